@@ -1,0 +1,41 @@
+# Stratagem — the two commands a new machine needs: `make run` and `make test`.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed-$(shell cksum pyproject.toml | cut -d' ' -f1)
+
+.PHONY: run test lint fmt bench sysdeps clean
+
+$(STAMP): pyproject.toml
+	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -e '.[dev]'
+	@rm -f $(VENV)/.installed-*; touch $(STAMP)
+
+sysdeps:
+	@bash scripts/system-deps.sh
+
+## Set up everything and start the app on 127.0.0.1:8000 (SQLite under var/, catalog loaded).
+run: $(STAMP) sysdeps
+	$(BIN)/stratagem serve --host 127.0.0.1 --port 8000
+
+lint: $(STAMP)
+	$(BIN)/ruff check app tests benchmarks migrations
+	$(BIN)/ruff format --check app tests benchmarks migrations
+	$(BIN)/mypy app
+
+fmt: $(STAMP)
+	$(BIN)/ruff check --fix app tests benchmarks migrations
+	$(BIN)/ruff format app tests benchmarks migrations
+
+## Set up everything and pass the tests: lint, then the whole suite (SQLite and PostgreSQL).
+test: $(STAMP) sysdeps lint
+	TEST_POSTGRES_URL="$$(bash scripts/ensure-postgres.sh)" $(BIN)/pytest
+
+## Benchmarks (not part of `make test`: timings are reported, never asserted).
+bench: $(STAMP)
+	$(BIN)/python -m pip install -q -e '.[dev,bench]'
+	$(BIN)/pytest benchmarks --benchmark-only -p no:randomly
+
+clean:
+	rm -rf $(VENV) var .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,216 @@
+"""The `stratagem` command: estimate from a terminal, serve the app, keep the catalog."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from pydantic import ValidationError
+from rich.console import Console
+from rich.table import Table
+
+from app.engine.estimate import InputError, estimate
+from app.engine.schemas import EstimateRequest, EstimateResponse
+
+cli = typer.Typer(help="Stratagem — plan and quote AI GPU infrastructure.", no_args_is_help=True)
+console = Console()
+
+
+def _fail(lines: list[str]) -> None:
+    for line in lines:
+        typer.echo(f"error: {line}", err=True)
+    raise typer.Exit(2)
+
+
+@cli.command("estimate")
+def estimate_cmd(
+    task: Annotated[str, typer.Option(help="pretrain|full_finetune|lora|qlora|inference|image")],
+    model: Annotated[str | None, typer.Option(help="Preset id, e.g. llama-3.1-70b")] = None,
+    params_b: Annotated[float | None, typer.Option(help="Custom model size, 10^9 params")] = None,
+    config: Annotated[Path | None, typer.Option(help="A Hugging Face config.json")] = None,
+    precision: Annotated[str, typer.Option()] = "bf16",
+    seq_len: Annotated[int, typer.Option()] = 4096,
+    micro_batch: Annotated[int, typer.Option()] = 1,
+    global_batch: Annotated[int | None, typer.Option()] = None,
+    tokens: Annotated[float | None, typer.Option(help="Training tokens in total")] = None,
+    epochs: Annotated[float | None, typer.Option()] = None,
+    dataset_gb: Annotated[float, typer.Option()] = 0.0,
+    deadline_days: Annotated[float | None, typer.Option()] = None,
+    concurrency: Annotated[int, typer.Option()] = 1,
+    avg_context_tokens: Annotated[int, typer.Option()] = 2048,
+    gpu: Annotated[str | None, typer.Option(help="GPU id (stratagem gpus)")] = None,
+    gpu_count: Annotated[int | None, typer.Option()] = None,
+    zero_stage: Annotated[int | None, typer.Option()] = None,
+    tp: Annotated[int | None, typer.Option()] = None,
+    pp: Annotated[int | None, typer.Option()] = None,
+    recompute: Annotated[str | None, typer.Option()] = None,
+    mfu: Annotated[float | None, typer.Option()] = None,
+    interconnect: Annotated[str | None, typer.Option()] = None,
+    utilization: Annotated[float | None, typer.Option()] = None,
+    term_months: Annotated[int | None, typer.Option()] = None,
+    currency: Annotated[str, typer.Option()] = "TWD",
+    as_json: Annotated[bool, typer.Option("--json", help="Print the API's JSON")] = False,
+    explain: Annotated[bool, typer.Option(help="Show every figure's formula and source")] = False,
+) -> None:
+    """Size a workload and print the plan (a table, or --json)."""
+    m: dict[str, Any] = {}
+    if model:
+        m["preset"] = model
+    if params_b is not None:
+        m["params_b"] = params_b
+    if config is not None:
+        try:
+            m["hf_config"] = json.loads(config.read_text(encoding="utf-8"))
+        except (OSError, json.JSONDecodeError) as e:
+            _fail([f"--config: cannot read {config}: {e}"])
+    body: dict[str, Any] = {
+        "model": m,
+        "task": task,
+        "precision": precision,
+        "seq_len": seq_len,
+        "micro_batch": micro_batch,
+        "dataset_gb": dataset_gb,
+        "concurrency": concurrency,
+        "avg_context_tokens": avg_context_tokens,
+        "currency": currency,
+    }
+    optional = {
+        "global_batch": global_batch,
+        "tokens": tokens,
+        "epochs": epochs,
+        "deadline_days": deadline_days,
+        "gpu": gpu,
+        "gpu_count": gpu_count,
+        "zero_stage": zero_stage,
+        "tp": tp,
+        "pp": pp,
+        "recompute": recompute,
+        "mfu": mfu,
+        "interconnect": interconnect,
+        "utilization": utilization,
+        "term_months": term_months,
+    }
+    body.update({k: v for k, v in optional.items() if v is not None})
+    try:
+        req = EstimateRequest.model_validate(body)
+        res = estimate(req, prices=_shipped_prices())
+    except ValidationError as e:
+        _fail(
+            [
+                f"{'.'.join(str(p) for p in err['loc']) or 'input'}: {err['msg']}"
+                for err in e.errors()
+            ]
+        )
+        return
+    except InputError as e:
+        _fail([f"{e.field}: {e}"])
+        return
+    if as_json:
+        typer.echo(res.model_dump_json(indent=2))
+        return
+    _print_plan(res, explain=explain)
+
+
+def _shipped_prices() -> Any:
+    """Prices for the CLI: the shipped price list (the CLI needs no database)."""
+    try:
+        from app.catalog.shipped import shipped_price_book
+    except ImportError:
+        return None
+    return shipped_price_book()
+
+
+def _print_plan(r: EstimateResponse, *, explain: bool) -> None:
+    t = Table(title=f"{r.model['name']} — {r.task} ({r.precision})", show_header=False)
+    t.add_column("figure", style="bold")
+    t.add_column("value")
+    frac = f" (MIG {r.gpu.fraction:g} slice)" if r.gpu.fraction else ""
+    t.add_row("Tier", r.tier.replace("_", " "))
+    t.add_row("GPUs", f"{r.gpu.count} × {r.gpu.name}{frac} on {r.gpu.nodes} node(s)")
+    p = r.parallelism
+    t.add_row(
+        "Parallelism",
+        f"DP {p.dp} · TP {p.tp} · PP {p.pp} · ZeRO-{p.zero_stage} · recompute {p.recompute}",
+    )
+    mg = r.memory_per_gpu_gb
+    t.add_row(
+        "Memory per GPU",
+        f"{mg.total:,.1f} GB (weights {mg.weights:,.1f}, grads {mg.gradients:,.1f}, "
+        f"optimizer {mg.optimizer:,.1f}, activations {mg.activations:,.1f}, "
+        f"KV {mg.kv_cache:,.1f}, overhead {mg.overhead:,.1f})",
+    )
+    t.add_row("Memory, one replica", f"{r.memory_gb.total:,.1f} GB")
+    if r.training:
+        tr = r.training
+        t.add_row(
+            "Training",
+            f"{tr.days:,.2f} days · {tr.gpu_hours:,.0f} GPU-hours · "
+            f"MFU {tr.mfu:.1%} · {tr.flops:.3g} FLOP",
+        )
+    if r.inference:
+        i = r.inference
+        t.add_row(
+            "Serving",
+            f"{i.max_concurrency:,} max concurrent · {i.tokens_per_s:,.0f} tok/s "
+            f"· {i.tokens_per_s_per_user:,.1f} tok/s/user · TTFT {i.time_to_first_token_s:.2f} s",
+        )
+    f = r.infra
+    t.add_row(
+        "Node",
+        f"{f.cpu_cores_per_node} cores · {f.ram_gb_per_node:,} GB RAM · "
+        f"{f.nvme_tb_per_node:g} TB NVMe per node",
+    )
+    t.add_row(
+        "Storage",
+        f"NVMe {f.nvme_tb:g} TB · NAS {f.nas_tb:g} TB · checkpoint "
+        f"{f.checkpoint_gb:,.0f} GB ({f.checkpoint_kind})",
+    )
+    t.add_row(
+        "Network",
+        f"uplink {f.network.uplink_gbps:g} Gbps · {f.network.internal}"
+        + (f" · {f.network.scale_out}" if f.network.scale_out else ""),
+    )
+    t.add_row("Power", f"{f.power_kw:,.1f} kW provisioned · {f.power_typical_kw:,.1f} kW typical")
+    if r.cost:
+        for o in r.cost.get("options", []):
+            t.add_row(
+                f"Cost: {o['label']}",
+                f"{o['monthly']:,.0f} {o['currency']}/month · {o['total']:,.0f} total",
+            )
+    console.print(t)
+    for w in r.warnings:
+        console.print(f"[yellow]⚠[/yellow] {w}")
+    if explain:
+        et = Table(title="How each figure was reached")
+        for col in ("figure", "formula", "source"):
+            et.add_column(col, overflow="fold")
+        for e in r.explain:
+            et.add_row(e.figure, e.formula, e.source)
+        console.print(et)
+
+
+@cli.command("serve")
+def serve_cmd(
+    host: Annotated[str, typer.Option()] = "127.0.0.1",
+    port: Annotated[int, typer.Option()] = 8000,
+) -> None:
+    """Migrate the database to head, load the shipped catalog if empty, and serve."""
+    import uvicorn
+
+    from app.bootstrap import prepare_database
+    from app.settings import Settings
+
+    settings = Settings()
+    prepare_database(settings, echo=typer.echo)
+    typer.echo(f"Stratagem on http://{host}:{port}  (database: {settings.database_url})")
+    uvicorn.run("app.main:app", host=host, port=port, proxy_headers=True)
+
+
+def main() -> None:
+    try:
+        cli()
+    except KeyboardInterrupt:
+        sys.exit(130)

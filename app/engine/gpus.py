@@ -1,0 +1,45 @@
+"""The default GPU list the planner searches, read from the shipped `app/data/gpus.yaml`."""
+
+from __future__ import annotations
+
+import dataclasses
+import difflib
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from app.engine.hardware import GpuSpec
+
+GPUS_PATH = Path(__file__).resolve().parent.parent / "data" / "gpus.yaml"
+DEFAULT_GPU = "h100-sxm-80gb"  # the provider's fleet (seed 003 T1: every tier is H100)
+_FIELDS = {f.name for f in dataclasses.fields(GpuSpec)}
+
+
+def gpu_from_record(record: dict[str, Any]) -> GpuSpec:
+    """A GpuSpec from a data row; keys that are not GpuSpec fields (notes…) are ignored."""
+    return GpuSpec(**{k: v for k, v in record.items() if k in _FIELDS})
+
+
+@cache
+def _default() -> tuple[GpuSpec, ...]:
+    with GPUS_PATH.open(encoding="utf-8") as fh:
+        data = yaml.safe_load(fh)
+    return tuple(gpu_from_record(r) for r in data["gpus"])
+
+
+def default_gpus() -> list[GpuSpec]:
+    return list(_default())
+
+
+def find_gpu(gpu_id: str, gpus: list[GpuSpec] | None = None) -> GpuSpec:
+    """The GPU with `gpu_id`; KeyError names the closest ids."""
+    pool = gpus if gpus is not None else default_gpus()
+    for g in pool:
+        if g.id == gpu_id:
+            return g
+    ids = [g.id for g in pool]
+    close = difflib.get_close_matches(gpu_id, ids, n=3, cutoff=0.4)
+    hint = f" Did you mean {', '.join(close)}?" if close else ""
+    raise KeyError(f"unknown GPU '{gpu_id}'.{hint} Allowed: {', '.join(ids)}")

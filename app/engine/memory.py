@@ -1,0 +1,326 @@
+"""GPU memory: every term named, for one model replica and for the most-loaded GPU.
+
+Sources
+- Model states: Rajbhandari et al. 2019, "ZeRO" (arXiv:1910.02054) §3.1 — mixed-precision
+  Adam keeps 2Ψ (fp16 weights) + 2Ψ (fp16 gradients) + KΨ optimizer state with K = 12
+  (fp32 master weights, momentum, variance): 16 bytes/param. ZeRO stages 1/2/3 partition
+  optimizer state / + gradients / + parameters across the Nd data-parallel ranks (§5).
+- Activations: Korthikanti et al. 2022, "Reducing Activation Recomputation in Large
+  Transformer Models" (arXiv:2205.05198) §4: per layer s·b·h·(34 + 5·a·s/h) bytes without
+  parallelism; s·b·h/t·(34 + 5·a·s/h) with tensor + sequence parallelism; selective
+  recomputation drops the 5·a·s/h attention term (s·b·h·34/t); full recomputation keeps the
+  layer input only, 2·s·b·h. FlashAttention (Dao et al. 2022) never materialises the s×s
+  scores, so it removes the same 5·a·s/h term.
+- QLoRA: Dettmers et al. 2023 (arXiv:2305.14314) §3: NF4 with double quantisation costs
+  4 + 0.127 bits/param (block 64 absmax in 8-bit, second-level block 256).
+- KV cache: 2 × layers × kv_heads × head_dim × bytes per token (vLLM, Kwon et al. 2023 §3).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from app.engine.explain import Explanation
+from app.engine.models import ModelSpec
+from app.engine.units import GB, fmt
+
+# Bytes per parameter of stored weights. int4 is weight-only with an fp16 scale and zero per
+# group of 128 (AWQ/GPTQ default group size): 4 bits + 32/128 bits = 4.25 bits.
+WEIGHT_BYTES: dict[str, float] = {
+    "fp32": 4.0,
+    "bf16": 2.0,
+    "fp16": 2.0,
+    "fp8": 1.0,
+    "int8": 1.0 + 2.0 / 128,  # per-group fp16 scale
+    "int4": 0.5 + 4.0 / 128,
+}
+NF4_DQ_BYTES = (4 + 0.127) / 8  # QLoRA §3 double quantisation
+KV_BYTES: dict[str, float] = {
+    "fp32": 4.0,
+    "bf16": 2.0,
+    "fp16": 2.0,
+    "fp8": 1.0,
+    "int8": 1.0,
+    "int4": 0.5,
+}
+
+# Optimizer state bytes per *trainable* parameter, beyond the 16-bit weights and gradients.
+# AdamW mixed precision: fp32 master + m + v = 12 (ZeRO K=12). 8-bit Adam (Dettmers et al.
+# 2022, arXiv:2110.02861): fp32 master + two 8-bit states = 6. SGD with momentum: master +
+# momentum = 8. Adafactor (Shazeer & Stern 2018): master + factored second moment ≈ 4.
+OPTIMIZER_BYTES: dict[str, float] = {"adamw": 12.0, "adamw_8bit": 6.0, "sgd": 8.0, "adafactor": 4.0}
+
+CUDA_CONTEXT_GB = 1.0  # CUDA context + cuBLAS/cuDNN workspaces, measured 0.5–1 GB on H100
+NCCL_BUFFERS_GB = 0.5  # NCCL communicator buffers per GPU when it talks to peers
+FRAGMENTATION = 0.05  # PyTorch caching allocator: reserved-but-unused share of live memory
+SOURCE_OVERHEAD = (
+    "PyTorch CUDA semantics (caching allocator); NCCL environment docs (NCCL_BUFFSIZE 4 MiB "
+    "per channel and peer); measured CUDA context 0.5–1 GB"
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Layout:
+    """How one job is spread over GPUs."""
+
+    dp: int = 1
+    tp: int = 1
+    pp: int = 1
+    zero_stage: int = 0
+    recompute: str = "selective"
+    micro_batch: int = 1
+
+    @property
+    def gpus(self) -> int:
+        return self.dp * self.tp * self.pp
+
+
+@dataclass(slots=True)
+class Memory:
+    """Bytes per term. `explain` says how each was reached."""
+
+    weights: float = 0.0
+    gradients: float = 0.0
+    optimizer: float = 0.0
+    activations: float = 0.0
+    kv_cache: float = 0.0
+    overhead: float = 0.0
+    explain: list[Explanation] = field(default_factory=list)
+
+    @property
+    def total(self) -> float:
+        return (
+            self.weights
+            + self.gradients
+            + self.optimizer
+            + self.activations
+            + self.kv_cache
+            + self.overhead
+        )
+
+    def gb(self) -> dict[str, float]:
+        terms = ("weights", "gradients", "optimizer", "activations", "kv_cache", "overhead")
+        out = {t: getattr(self, t) / GB for t in terms}
+        out["total"] = self.total / GB
+        return out
+
+
+# --------------------------------------------------------------------------- model states
+
+
+def lora_params(model: ModelSpec, rank: int, targets: str) -> int:
+    """Trainable LoRA parameters: r·(d_in + d_out) per adapted matrix (Hu et al. 2021 §4.1).
+
+    `attention` adapts q, k, v, o; `all_linear` also the FFN matrices (QLoRA's recipe, §4:
+    "LoRA on all linear transformer block layers"). MoE experts are adapted one by one.
+    """
+    h, hd = model.hidden, model.head_dim
+    q_out, kv_out = model.heads * hd, model.kv_heads * hd
+    attn = (h + q_out) + 2 * (h + kv_out) + (q_out + h)
+    per_layer = attn
+    if targets == "all_linear":
+        ffn_mats = 3 if model.ffn_type == "gated" else 2
+        if model.is_moe:
+            moe_layers = model.layers - model.dense_layers
+            ffn = ffn_mats * (h + model.moe_ffn_hidden) * (model.experts + model.shared_experts)
+            dense = ffn_mats * (h + model.ffn_hidden)
+            total_ffn = moe_layers * ffn + model.dense_layers * dense
+            return rank * (model.layers * attn + total_ffn)
+        per_layer += ffn_mats * (h + model.ffn_hidden)
+    return rank * model.layers * per_layer
+
+
+def model_states(
+    model: ModelSpec,
+    *,
+    task: str,
+    precision: str,
+    optimizer: str,
+    lora_rank: int,
+    lora_targets: str,
+) -> tuple[Memory, int]:
+    """Weights, gradients and optimizer state of one replica (bytes), and trainable params."""
+    n = model.params
+    m = Memory()
+    opt_b = OPTIMIZER_BYTES[optimizer]
+    if task in ("pretrain", "full_finetune"):
+        # fp8 training (Transformer Engine) still keeps bf16 weights and fp32 master copies;
+        # fp32 training keeps fp32 weights and gradients and needs no separate master copy.
+        w_b = 4.0 if precision == "fp32" else 2.0
+        master = 0.0 if precision == "fp32" else 4.0
+        state_b = opt_b - 4.0 + master
+        m.weights, m.gradients, m.optimizer = n * w_b, n * w_b, n * state_b
+        m.explain += [
+            Explanation(
+                "memory_gb.weights",
+                m.weights / GB,
+                "GB",
+                f"{fmt(n)} params × {fmt(w_b)} B = {fmt(m.weights / GB)} GB",
+                "ZeRO (Rajbhandari et al. 2019) §3.1: 16-bit weights 2Ψ",
+            ),
+            Explanation(
+                "memory_gb.gradients",
+                m.gradients / GB,
+                "GB",
+                f"{fmt(n)} params × {fmt(w_b)} B = {fmt(m.gradients / GB)} GB",
+                "ZeRO §3.1: 16-bit gradients 2Ψ",
+            ),
+            Explanation(
+                "memory_gb.optimizer",
+                m.optimizer / GB,
+                "GB",
+                f"{fmt(n)} params × {fmt(state_b)} B ({optimizer}) = {fmt(m.optimizer / GB)} GB",
+                "ZeRO §3.1: Adam K = 12 (fp32 master, momentum, variance); "
+                "8-bit Adam (Dettmers et al. 2022) 6 B; SGD+momentum 8 B; Adafactor ≈4 B",
+            ),
+        ]
+        return m, n
+    trainable = lora_params(model, lora_rank, lora_targets)
+    if task == "qlora":
+        base_b, base_src = NF4_DQ_BYTES, "QLoRA (Dettmers et al. 2023) §3: NF4 + double quant"
+    else:
+        base_b = WEIGHT_BYTES["int8"] if precision == "int8" else 2.0
+        base_src = "LoRA (Hu et al. 2021): frozen base in 16-bit"
+    # LoRA adapters train in bf16 with fp32 Adam states: the same 16 B/param as full training.
+    m.weights = n * base_b + trainable * 2
+    m.gradients = trainable * 2.0
+    m.optimizer = trainable * (opt_b - 4.0 + 4.0)
+    m.explain += [
+        Explanation(
+            "memory_gb.weights",
+            m.weights / GB,
+            "GB",
+            f"{fmt(n)} frozen × {fmt(base_b)} B + {fmt(trainable)} LoRA × 2 B "
+            f"= {fmt(m.weights / GB)} GB",
+            base_src,
+        ),
+        Explanation(
+            "lora.trainable_params",
+            trainable,
+            "params",
+            f"r = {lora_rank} × Σ(d_in + d_out) over {lora_targets} matrices × "
+            f"{model.layers} layers = {fmt(trainable)}",
+            "LoRA (Hu et al. 2021) §4.1",
+        ),
+        Explanation(
+            "memory_gb.optimizer",
+            m.optimizer / GB,
+            "GB",
+            f"{fmt(trainable)} trainable × {fmt(opt_b)} B = {fmt(m.optimizer / GB)} GB",
+            "ZeRO §3.1 K = 12 applied to the adapters only",
+        ),
+    ]
+    return m, trainable
+
+
+def inference_weights(model: ModelSpec, precision: str) -> tuple[float, Explanation]:
+    b = WEIGHT_BYTES[precision]
+    w = model.params * b
+    return w, Explanation(
+        "memory_gb.weights",
+        w / GB,
+        "GB",
+        f"{fmt(model.params)} params × {fmt(b, 4)} B ({precision}) = {fmt(w / GB)} GB",
+        "bytes per parameter by precision; int4/int8 weight-only with an fp16 scale per "
+        "group of 128 (AWQ, Lin et al. 2023)",
+    )
+
+
+# ----------------------------------------------------------------------------- activations
+
+
+def activation_bytes_per_layer(
+    *, s: int, b: int, h: int, a: int, t: int, recompute: str, flash: bool
+) -> float:
+    """Korthikanti et al. 2022 eq. for one transformer layer, 16-bit activations, bytes.
+
+    With t > 1 sequence parallelism is assumed alongside tensor parallelism (their Table 2,
+    "tensor + sequence parallel"), which divides every term by t.
+    """
+    if recompute == "full":
+        return 2.0 * s * b * h / t
+    attn_scores = 0.0 if (flash or recompute == "selective") else 5.0 * a * s / h
+    return s * b * h * (34.0 + attn_scores) / t
+
+
+def activations(
+    model: ModelSpec, *, seq_len: int, layout: Layout, flash: bool
+) -> tuple[float, float, str]:
+    """(replica bytes, most-loaded-GPU bytes, formula) for one micro-batch in flight per stage.
+
+    With 1F1B pipelining the first stage holds p micro-batches of L/p layers: L layers' worth
+    in all (Korthikanti §4.2.3), so the per-GPU figure does not shrink with p.
+    Logits are kept in fp32 for the loss: 4·s·b·V bytes, split by t (vocab-parallel).
+    """
+    s, b, h, a, L = seq_len, layout.micro_batch, model.hidden, model.heads, model.layers
+    one = activation_bytes_per_layer(
+        s=s, b=b, h=h, a=a, t=1, recompute=layout.recompute, flash=flash
+    )
+    per_gpu_layer = activation_bytes_per_layer(
+        s=s, b=b, h=h, a=a, t=layout.tp, recompute=layout.recompute, flash=flash
+    )
+    logits = 4.0 * s * b * model.vocab
+    # Full recomputation re-materialises one whole layer during its backward pass.
+    working = 0.0
+    if layout.recompute == "full":
+        working = activation_bytes_per_layer(
+            s=s, b=b, h=h, a=a, t=layout.tp, recompute="selective", flash=flash
+        )
+    replica = L * one + logits + (working * layout.tp if working else 0.0)
+    per_gpu = L * per_gpu_layer + logits / layout.tp + working
+    if layout.recompute == "full":
+        term = "2·s·b·h"
+    elif flash or layout.recompute == "selective":
+        term = "s·b·h·34"
+    else:
+        term = "s·b·h·(34 + 5·a·s/h)"
+    formula = (
+        f"L·{term}/t + 4·s·b·V: {L} × {term} with s={s}, b={b}, h={h}, a={a}, t={layout.tp}"
+        f" + 4 × {s} × {b} × {model.vocab} = {fmt(per_gpu / GB)} GB per GPU"
+    )
+    return replica, per_gpu, formula
+
+
+# ----------------------------------------------------------------------------------- KV
+
+
+def kv_cache_bytes(model: ModelSpec, *, tokens: float, kv_dtype: str) -> float:
+    """KV cache for `tokens` tokens in flight across all sequences, bytes."""
+    return model.kv_cache_bytes_per_token(KV_BYTES[kv_dtype]) * tokens
+
+
+# ----------------------------------------------------------------------------- sharding
+
+
+def overhead_bytes(live: float, gpus_in_job: int) -> float:
+    """Per-GPU runtime overhead: CUDA context, NCCL buffers, allocator fragmentation."""
+    fixed = CUDA_CONTEXT_GB + (NCCL_BUFFERS_GB if gpus_in_job > 1 else 0.0)
+    return fixed * GB + FRAGMENTATION * live
+
+
+def embedding_params(model: ModelSpec) -> int:
+    """Input embedding + untied output head: the pipeline's first/last stage carry these."""
+    emb = model.vocab * model.hidden
+    return emb if model.tied_embeddings else 2 * emb
+
+
+def shard_states(states: Memory, model: ModelSpec, layout: Layout) -> Memory:
+    """Per-GPU model states on the most-loaded GPU.
+
+    Tensor and pipeline parallelism split every state by t and (for the transformer layers) by
+    p; the first pipeline stage also holds the input embedding (the last, the output head:
+    whichever is larger counts). ZeRO then partitions across the dp ranks: stage 1 the
+    optimizer state, stage 2 also gradients, stage 3 also parameters (ZeRO §5, Figure 1).
+    """
+    t, p, d, z = layout.tp, layout.pp, layout.dp, layout.zero_stage
+    if p > 1:
+        emb = embedding_params(model) / (1 if model.tied_embeddings else 2)
+        share = ((model.params - embedding_params(model)) / p + emb) / model.params
+    else:
+        share = 1.0
+    mp = share / t
+    out = Memory()
+    out.weights = states.weights * mp / (d if z >= 3 else 1)
+    out.gradients = states.gradients * mp / (d if z >= 2 else 1)
+    out.optimizer = states.optimizer * mp / (d if z >= 1 else 1)
+    return out

@@ -1,0 +1,268 @@
+"""The estimate contract (PRODUCT.md §5): request and response models.
+
+These Pydantic models are the API's JSON and the CLI's input alike. Every field states its
+unit and allowed range; a value outside it is a 422 naming the field. Sizes are GB (10^9 B).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+Task = Literal["pretrain", "full_finetune", "lora", "qlora", "inference", "image"]
+Precision = Literal["fp32", "bf16", "fp16", "fp8", "int8", "int4"]
+KvDtype = Literal["fp32", "bf16", "fp16", "fp8", "int8", "int4"]
+Recompute = Literal["none", "selective", "full"]
+Interconnect = Literal["nvlink", "pcie", "infiniband", "roce", "ethernet"]
+Optimizer = Literal["adamw", "adamw_8bit", "sgd", "adafactor"]
+Tier = Literal["single_gpu", "multi_gpu", "multi_node"]
+Currency = Literal["TWD", "USD"]
+
+TRAINING_TASKS: frozenset[str] = frozenset({"pretrain", "full_finetune", "lora", "qlora"})
+
+
+class ModelInput(BaseModel):
+    """A preset id, a parameter count (architecture inferred unless given), or a config.json."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    preset: str | None = Field(None, description="Preset id, e.g. 'llama-3.1-70b'.")
+    params_b: float | None = Field(None, gt=0, le=100_000, description="Total parameters, 10^9.")
+    layers: int | None = Field(None, ge=1, le=1_000)
+    hidden: int | None = Field(None, ge=64, le=131_072)
+    heads: int | None = Field(None, ge=1, le=1_024)
+    kv_heads: int | None = Field(None, ge=1, le=1_024)
+    vocab: int | None = Field(None, ge=2, le=2_000_000)
+    ffn_hidden: int | None = Field(None, ge=64, le=1_048_576)
+    experts: int | None = Field(None, ge=1, le=4_096)
+    experts_per_token: int | None = Field(None, ge=1, le=256)
+    active_params_b: float | None = Field(None, gt=0, le=100_000)
+    hf_config: dict[str, Any] | None = Field(
+        None,
+        description="A pasted Hugging Face config.json (llama, mistral, qwen2, mixtral, "
+        "gemma2, phi3, deepseek_v3).",
+    )
+
+    @model_validator(mode="after")
+    def _one_source(self) -> ModelInput:
+        given = [n for n in ("preset", "params_b", "hf_config") if getattr(self, n) is not None]
+        if len(given) != 1:
+            raise ValueError(
+                "model needs exactly one of 'preset', 'params_b' or 'hf_config' "
+                f"(got {', '.join(given) or 'none'})"
+            )
+        if self.active_params_b and self.params_b and self.active_params_b > self.params_b:
+            raise ValueError("model.active_params_b must not exceed model.params_b")
+        if self.heads and self.kv_heads and self.heads % self.kv_heads:
+            raise ValueError("model.heads must be a multiple of model.kv_heads")
+        return self
+
+
+class EstimateRequest(BaseModel):
+    """A workload: what to run, how much data, how soon. Optional pins override the planner."""
+
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={
+            "examples": [
+                {
+                    "model": {"preset": "llama-3.1-8b"},
+                    "task": "lora",
+                    "precision": "bf16",
+                    "seq_len": 4096,
+                    "tokens": 2e8,
+                    "dataset_gb": 1,
+                    "deadline_days": 7,
+                },
+                {
+                    "model": {"preset": "llama-3.1-70b"},
+                    "task": "inference",
+                    "precision": "fp8",
+                    "concurrency": 64,
+                    "avg_context_tokens": 2048,
+                    "currency": "USD",
+                },
+            ]
+        },
+    )
+
+    model: ModelInput
+    task: Task
+    precision: Precision = Field(
+        "bf16",
+        description="Weights/compute precision. Training: fp32, bf16, fp16 or fp8; "
+        "inference also int8 and int4 (weight-only).",
+    )
+    seq_len: int = Field(4096, ge=16, le=1_048_576, description="Training sequence length, tokens.")
+    micro_batch: int = Field(1, ge=1, le=4_096, description="Sequences per GPU per step.")
+    global_batch: int | None = Field(
+        None, ge=1, le=1_000_000, description="Sequences per optimizer step (default derived)."
+    )
+    tokens: float | None = Field(
+        None, ge=0, le=1e17, description="Training tokens in total (all epochs)."
+    )
+    epochs: float | None = Field(None, gt=0, le=1_000, description="Passes over dataset_gb.")
+    dataset_gb: float = Field(0, ge=0, le=1e8, description="Training data on disk, GB.")
+    deadline_days: float | None = Field(None, gt=0, le=3_650, description="Finish within, days.")
+    concurrency: int = Field(1, ge=1, le=10_000_000, description="Concurrent sequences served.")
+    avg_context_tokens: int = Field(
+        2048, ge=1, le=1_048_576, description="Prompt + output tokens held per sequence."
+    )
+    output_tokens: int = Field(256, ge=1, le=262_144, description="Output tokens per request.")
+    images: int = Field(1_000, ge=1, le=1e9, description="Images to generate (task=image).")
+    image_resolution: int = Field(1024, ge=256, le=4096, description="Image side, pixels.")
+    image_steps: int = Field(30, ge=1, le=200, description="Diffusion steps per image.")
+    optimizer: Optimizer = "adamw"
+    lora_rank: int = Field(16, ge=1, le=4_096)
+    lora_targets: Literal["attention", "all_linear"] = "all_linear"
+    kv_dtype: KvDtype | None = Field(None, description="KV-cache dtype (default: bf16).")
+    flash_attention: bool = True
+    # Optional pins: the planner fills what is left out.
+    gpu: str | None = Field(None, description="GPU id from GET /api/v1/gpus.")
+    gpu_count: int | None = Field(None, ge=1, le=100_000)
+    zero_stage: Literal[0, 1, 2, 3] | None = None
+    tp: int | None = Field(None, ge=1, le=64, description="Tensor-parallel degree.")
+    pp: int | None = Field(None, ge=1, le=512, description="Pipeline-parallel degree.")
+    recompute: Recompute | None = None
+    mfu: float | None = Field(None, gt=0, le=0.9, description="Model FLOPs utilisation, 0–0.9.")
+    interconnect: Interconnect | None = None
+    utilization: float | None = Field(
+        None, gt=0, le=1, description="Share of the month's hours the GPUs are busy."
+    )
+    term_months: int | None = Field(None, ge=1, le=60, description="Contract length, months.")
+    currency: Currency = "TWD"
+
+    @model_validator(mode="after")
+    def _coherent(self) -> EstimateRequest:
+        quantised = self.precision in ("int8", "int4")
+        lora_int8 = self.task == "lora" and self.precision == "int8"
+        if quantised and self.task in ("pretrain", "full_finetune", "lora") and not lora_int8:
+            raise ValueError(
+                f"precision '{self.precision}' is not a training precision for task "
+                f"'{self.task}': use fp32, bf16, fp16 or fp8 (or task 'qlora' for a 4-bit base)"
+            )
+        if self.tp and self.gpu_count and self.gpu_count % self.tp:
+            raise ValueError("gpu_count must be a multiple of tp")
+        if self.tp and self.pp and self.gpu_count and self.gpu_count % (self.tp * self.pp):
+            raise ValueError("gpu_count must be a multiple of tp × pp")
+        if self.global_batch and self.global_batch < self.micro_batch:
+            raise ValueError("global_batch must be at least micro_batch")
+        return self
+
+
+class MemoryTerms(BaseModel):
+    weights: float
+    gradients: float
+    optimizer: float
+    activations: float
+    kv_cache: float
+    overhead: float
+    total: float
+
+
+class MemoryGB(MemoryTerms):
+    per_gpu: float
+
+
+class GpuOut(BaseModel):
+    id: str
+    name: str
+    count: int
+    nodes: int
+    memory_gb: float
+    fraction: float | None = Field(None, description="MIG share of one GPU when under 1.")
+
+
+class ParallelismOut(BaseModel):
+    dp: int
+    tp: int
+    pp: int
+    zero_stage: int
+    recompute: Recompute
+    micro_batch: int
+    global_batch: int
+    gradient_accumulation: int
+
+
+class TrainingOut(BaseModel):
+    flops: float
+    tokens: float
+    gpu_hours: float
+    days: float
+    mfu: float
+    tokens_per_s: float
+    meets_deadline: bool | None
+
+
+class InferenceOut(BaseModel):
+    max_concurrency: int
+    tokens_per_s: float
+    tokens_per_s_per_user: float
+    time_to_first_token_s: float
+    cost_per_million_tokens: float | None
+    replicas: int
+    images_per_hour: float | None = None
+
+
+class NetworkOut(BaseModel):
+    uplink_gbps: float
+    transfer_hours: float
+    internal: str
+    scale_out: str | None
+    rails: int
+
+
+class InfraOut(BaseModel):
+    nodes: int
+    gpus_per_node: int
+    cpu_cores: int
+    cpu_cores_per_node: int
+    ram_gb: int
+    ram_gb_per_node: int
+    nvme_tb: float
+    nvme_tb_per_node: float
+    nas_tb: float
+    checkpoint_gb: float
+    checkpoint_kind: str
+    network: NetworkOut
+    power_kw: float
+    power_typical_kw: float
+    cooling: str
+    cooling_btu_h: float
+    storage_tiers: list[dict[str, Any]]
+
+
+class ExplainOut(BaseModel):
+    figure: str
+    value: float
+    unit: str
+    formula: str
+    source: str
+
+
+class CandidateOut(BaseModel):
+    gpu: str
+    count: int
+    feasible: bool
+    days: float | None
+    per_gpu_gb: float | None
+    reason: str = ""
+
+
+class EstimateResponse(BaseModel):
+    model: dict[str, Any]
+    task: Task
+    precision: Precision
+    tier: Tier
+    gpu: GpuOut
+    parallelism: ParallelismOut
+    memory_gb: MemoryGB
+    memory_per_gpu_gb: MemoryTerms
+    training: TrainingOut | None
+    inference: InferenceOut | None
+    infra: InfraOut
+    cost: dict[str, Any] | None
+    warnings: list[str]
+    explain: list[ExplainOut]
+    candidates: list[CandidateOut]

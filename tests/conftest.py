@@ -1,0 +1,32 @@
+"""Shared fixtures: an app built with its own settings on a fresh database."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from fastapi.testclient import TestClient
+
+from app.bootstrap import prepare_database
+from app.main import create_app
+from app.settings import Settings
+
+
+@pytest.fixture(scope="session")
+def sqlite_url(tmp_path_factory: pytest.TempPathFactory) -> str:
+    path: Path = tmp_path_factory.mktemp("db") / "stratagem.db"
+    return f"sqlite:///{path}"
+
+
+@pytest.fixture(scope="session")
+def settings(sqlite_url: str) -> Settings:
+    s = Settings(DATABASE_URL=sqlite_url, STRATAGEM_SECRET_KEY="test-secret")
+    prepare_database(s, echo=lambda _: None)
+    return s
+
+
+@pytest.fixture(scope="session")
+def client(settings: Settings) -> Iterator[TestClient]:
+    with TestClient(create_app(settings)) as c:
+        yield c
