@@ -156,6 +156,7 @@ def _training_job(
         optimizer=states.optimizer,
         base_flops=flops,
         interconnect=req.interconnect,
+        batch_pinned=req.global_batch is not None,
     )
     return job, states, trainable, fx
 
@@ -306,7 +307,11 @@ def _plan_training(
                 "",
                 f"TP {layout.tp} ({planner.TP_EFFICIENCY}^log2 t) × 1F1B bubble "
                 f"1/(1 + (p−1)/m) with p={layout.pp}"
-                + (f" × ZeRO-3 {planner.ZERO3_EFFICIENCY}" if layout.zero_stage == 3 else "")
+                + (
+                    f" × ZeRO-3 {planner.ZERO3_EFFICIENCY if chosen.nodes == 1 else planner.ZERO3_CROSS_NODE_EFFICIENCY}"
+                    if layout.zero_stage == 3 and layout.dp > 1
+                    else ""
+                )
                 + f" = {chosen.layout_efficiency:.3f}",
                 "Narayanan et al. 2021 §2.2.1 (pipeline bubble), §3.2 (TP); ZeRO §7.2.2",
             )
@@ -399,7 +404,7 @@ def _plan_training(
         per_gpu=per_gpu,
         interconnect=chosen.interconnect,
         trainable=trainable,
-        global_batch=job.global_batch,
+        global_batch=max(job.global_batch, layout.dp * layout.micro_batch),
         training=training,
         inference=None,
         days=chosen.days,
@@ -770,7 +775,7 @@ def estimate(
         )
         warnings.extend(cost_warnings)
         explain.extend(cost_explain)
-        if plan.inference and cost.get("cost_per_million_tokens") is not None:
+        if plan.inference and cost and cost.get("cost_per_million_tokens") is not None:
             plan.inference.cost_per_million_tokens = cost["cost_per_million_tokens"]
 
     rep = plan.replica.gb()

@@ -121,12 +121,9 @@ def serve(
         ),
     ]
     warnings: list[str] = []
-    if cap == 0:
-        return Serving(
-            tp, 0, 0, weights_gpu, 0.0, act_gpu, over_gpu, 0.0, 0.0, math.inf, explain, warnings
-        )
-    replicas = max(1, math.ceil(concurrency / cap))
-    batch = min(concurrency, cap) if replicas == 1 else math.ceil(concurrency / replicas)
+    # Nothing fits: still report one sequence's figures (the caller warns it overflows).
+    replicas = 0 if cap == 0 else max(1, math.ceil(concurrency / cap))
+    batch = 1
 
     def step_time(b: int) -> float:
         w = active_weight_bytes(model, precision, b) / tp
@@ -139,14 +136,14 @@ def serve(
         return max(t_mem, t_comp) + t_comm
 
     # Replicas grow until every user decodes at least at reading speed.
-    while replicas < 100_000:
+    while 0 < replicas < 100_000:
         batch = math.ceil(concurrency / replicas)
         if 1 / step_time(batch) >= MIN_TOKENS_PER_S_PER_USER or batch == 1:
             break
         replicas += 1
     st = step_time(batch)
     per_user = 1.0 / st
-    agg = per_user * min(concurrency, batch * replicas)
+    agg = per_user * min(concurrency, batch * max(replicas, 1))
     prompt = max(1, avg_context_tokens - output_tokens)
     pf_flops = 2.0 * model.active_params * prompt + 2.0 * model.layers * prompt**2 * (
         model.heads * model.head_dim

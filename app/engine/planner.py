@@ -36,7 +36,11 @@ COUNTS: tuple[int, ...] = (
 MAX_SEARCH_GPUS = 32768
 HEADROOM = 0.95  # keep 5% of HBM free for allocator spikes
 TP_EFFICIENCY = 0.97  # per doubling of TP: exposed all-reduces (Narayanan et al. 2021 §3.2)
-ZERO3_EFFICIENCY = 0.93  # ZeRO-3 moves 1.5× the data-parallel volume (ZeRO §7.2.2)
+# ZeRO-3 moves 1.5× the data-parallel volume and re-gathers parameters for every micro-batch
+# (ZeRO §7.2.2): nearly hidden inside an NVLink node, communication-bound across nodes where a
+# GPU has one 400 Gb/s rail (50 GB/s) against 450 GB/s of NVLink.
+ZERO3_EFFICIENCY = 0.93
+ZERO3_CROSS_NODE_EFFICIENCY = 0.80
 RECOMPUTE_FLOPS = {"none": 1.0, "selective": 1.0, "full": 4.0 / 3.0}
 
 
@@ -57,6 +61,7 @@ class TrainingJob:
     optimizer: float
     base_flops: float  # FLOPs without recomputation (6N·D form)
     interconnect: str | None  # pinned interconnect, or None for the GPU's natural one
+    batch_pinned: bool = False  # global_batch given by the user (else it grows with dp)
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,14 +140,16 @@ def _layouts(
                 continue
             d = n // (t * p)
             micro = job.micro_batch
-            steps = max(1, math.ceil(job.global_batch / (d * micro)))
+            if job.batch_pinned and d * micro > job.global_batch:
+                continue  # more data-parallel ranks than sequences in a step
+            steps = max(1, math.ceil(max(job.global_batch, d * micro) / (d * micro)))
             bubble = 1.0 + (p - 1) / steps  # 1F1B bubble (Narayanan et al. 2021 §2.2.1)
             zs = [zero] if zero is not None else ([0] if d == 1 else [1, 2, 3])
             for rc in rcs:
                 for z in zs:
                     eff = TP_EFFICIENCY ** math.log2(t) / bubble
                     if z == 3 and d > 1:
-                        eff *= ZERO3_EFFICIENCY
+                        eff *= ZERO3_EFFICIENCY if n <= per_node else ZERO3_CROSS_NODE_EFFICIENCY
                     cost = RECOMPUTE_FLOPS[rc] / eff
                     yield (
                         cost,
@@ -170,7 +177,8 @@ def best_layout(
     for cost, layout in options:
         mem = per_gpu_memory(job, layout, n).total
         if mem <= cap:
-            return layout, mem, 1.0 / cost
+            # efficiency excludes recomputation, which the FLOP count already carries
+            return layout, mem, RECOMPUTE_FLOPS[layout.recompute] / cost
     return None
 
 

@@ -1,0 +1,287 @@
+"""Compare every way of paying for a need: rent (hourly, monthly, term), buy, public cloud.
+
+PRODUCT.md journey 3. Options are costed over `horizon_months` from the day the capacity is
+usable; the need itself lasts `usage.months` (costs stop when it ends, except contracts that
+run longer). All money is converted into the requested currency with the price list's own
+FX rates.
+"""
+
+from __future__ import annotations
+
+import math
+
+from app.engine.costs.cloud import cloud_options
+from app.engine.costs.context import Context, convert
+from app.engine.costs.formulas import (
+    break_even_utilization_explained,
+    crossing,
+)
+from app.engine.costs.model import (
+    HOURS_PER_MONTH,
+    MAX_HORIZON_MONTHS,
+    STORAGE_NETWORK_MIN_SHARE,
+    BreakEven,
+    CostComparison,
+    CostInputError,
+    CostOption,
+    Usage,
+)
+from app.engine.costs.ownership import buy_option
+from app.engine.costs.rental import OfferSelection, rental_options, select_offers
+from app.engine.costs.validate import fraction, in_range, non_negative, positive, whole
+from app.engine.explain import Explanation, money, number, percent
+from app.engine.prices import EnergyPrice, PriceBook
+
+
+def priced_gpus(book: PriceBook) -> list[str]:
+    """GPU ids that have any price in the list (rental, server or cloud)."""
+    ids = {o.gpu_id for o in book.offers} | {s.gpu_id for s in book.servers}
+    return sorted(ids | {c.gpu_id for c in book.cloud})
+
+
+def _energy(book: PriceBook, energy_id: str | None) -> EnergyPrice | None:
+    if energy_id is None:
+        return book.energy[0] if book.energy else None
+    for e in book.energy:
+        if e.id == energy_id:
+            return e
+    known = ", ".join(e.id for e in book.energy) or "none"
+    raise CostInputError("energy_id", f"one of the energy prices in the list ({known})", energy_id)
+
+
+def resolve(
+    usage: Usage,
+    book: PriceBook,
+    *,
+    horizon_months: int,
+    currency: str,
+    term_months: int | None,
+    utilization: float | None,
+    energy_id: str | None,
+) -> Context:
+    """Validate the request and resolve hours, months and currency."""
+    whole("horizon_months", horizon_months, 1, MAX_HORIZON_MONTHS)
+    positive("gpu_count", usage.gpu_count)
+    positive("months", usage.months)
+    non_negative("power_kw", usage.power_kw)
+    non_negative("storage_network_monthly", usage.storage_network_monthly)
+    if utilization is not None:
+        hours = HOURS_PER_MONTH * fraction("utilization", utilization)
+    else:
+        hours = in_range("hours_per_month", usage.hours_per_month, 0, HOURS_PER_MONTH, lo_open=True)
+    if term_months is not None:
+        whole("term_months", term_months, 1, MAX_HORIZON_MONTHS)
+    if not isinstance(currency, str) or not currency:
+        raise CostInputError("currency", "a currency code such as TWD or USD", currency)
+    storage = convert(book, usage.storage_network_monthly, book.currency, currency)
+    if usage.gpu_id not in priced_gpus(book):
+        raise CostInputError(
+            "gpu_id",
+            f"one of the GPUs priced in price list {book.name!r} "
+            f"({', '.join(priced_gpus(book)) or 'none'})",
+            usage.gpu_id,
+        )
+    return Context(
+        book=book,
+        currency=currency,
+        horizon=horizon_months,
+        hours=hours,
+        need_months=usage.months,
+        covered=min(usage.months, float(horizon_months)),
+        storage_network=storage,
+        energy=_energy(book, energy_id),
+        term_months=term_months,
+    )
+
+
+def break_evens(options: list[CostOption]) -> list[BreakEven]:
+    """Break-even month for every pair of options (cheaper-first option as `a`)."""
+    out: list[BreakEven] = []
+    for i, x in enumerate(options):
+        for y in options[i + 1 :]:
+            first, month = crossing(x.cumulative, y.cumulative)
+            a, b = (y, x) if first == 1 else (x, y)
+            out.append(BreakEven(a.key, b.key, month, _resale_note(a, b, month)))
+    return out
+
+
+def _resale_note(a: CostOption, b: CostOption, month: float | None) -> str:
+    """Say so when the curves cross only because bought hardware is resold that month."""
+    if month is None:
+        return ""
+    i = math.ceil(month - 1e-9)
+
+    def credit(o: CostOption) -> float:
+        res = o.cumulative_parts.get("residual")
+        return (res[i] - res[i - 1]) if res and i >= 1 else 0.0
+
+    ca, cb = credit(a), credit(b)
+    if ca == 0 and cb == 0:
+        return ""
+    # Without the resale credits, would `a` still be at least as expensive as `b` at month i?
+    if (a.cumulative[i] - ca) - (b.cumulative[i] - cb) >= 0:
+        return ""
+    return (
+        f"Crosses only because the bought hardware is resold at book value in month {i}; "
+        "before that the first option stays cheaper."
+    )
+
+
+def _storage_share(
+    cheapest: CostOption, usage: Usage, warnings: list[str]
+) -> tuple[float | None, Explanation | None]:
+    """Seed 003 T13: storage + network should be ≥ 15 % of the budget (the cheapest option)."""
+    part = cheapest.breakdown.get("storage_network", 0.0)
+    if part <= 0 or cheapest.total <= 0:
+        if usage.storage_network_monthly <= 0:
+            warnings.append(
+                "Storage and network are not budgeted: seed 003 T13 says they should be at "
+                "least 15 % of the budget (NVMe, NAS, 10GbE/InfiniBand, uplink)."
+            )
+        return None, None
+    share = part / cheapest.total
+    ccy = cheapest.currency
+    if share < STORAGE_NETWORK_MIN_SHARE:
+        warnings.append(
+            f"Storage + network is {percent(share)} of the budget of the cheapest option "
+            f"({cheapest.label}); seed 003 T13 says at least 15 %: a GPU starved by slow "
+            "storage sits idle while the rent runs."
+        )
+    return share, Explanation(
+        "Storage + network share of the budget",
+        share,
+        "fraction",
+        f"{money(part, ccy)} / {money(cheapest.total, ccy)} = {percent(share)} "
+        f"({'≥' if share >= STORAGE_NETWORK_MIN_SHARE else '<'} 15 %)",
+        f"seed 003 T13 (storage + network ≥ 15 % of the budget); option {cheapest.key}",
+    )
+
+
+def _explain_comparison(
+    ctx: Context,
+    sel: OfferSelection | None,
+    options: list[CostOption],
+    utilization: float | None,
+) -> list[Explanation]:
+    ccy = ctx.currency
+    out = [
+        Explanation(
+            "Busy GPU hours per month",
+            ctx.hours,
+            "h/month",
+            f"730 h × {number(utilization)} = {number(ctx.hours)} h/month"
+            if utilization is not None
+            else f"{number(ctx.hours)} h/month as entered ({percent(ctx.hours / HOURS_PER_MONTH)} "
+            "of 730 h)",
+            "730 h = 8,760 h / 12; metered options (hourly rent, cloud on demand) scale with it",
+        )
+    ]
+    by_kind = {o.kind: o for o in options}
+    if sel is not None:
+        hourly, monthly = sel.hourly(ctx.conv), sel.monthly(ctx.conv)
+        if hourly:
+            hours = monthly / hourly
+            out.append(
+                Explanation(
+                    "Hourly vs monthly rent crossover",
+                    hours,
+                    "h/month",
+                    f"{money(monthly, ccy)}/month / {money(hourly, ccy)}/h = {number(hours, 1)} "
+                    f"h/month ({percent(hours / HOURS_PER_MONTH)} of 730 h)",
+                    f"seed 003 T8 (hourly beats monthly below ≈400 h/month); offers "
+                    f"{', '.join(sel.ids)}",
+                )
+            )
+        fixed = by_kind.get("rent_monthly") or by_kind.get("mig")
+        if "rent_hourly" in by_kind and fixed is not None:
+            x = break_even_utilization_explained(by_kind["rent_hourly"], fixed)
+            if x is not None:
+                out.append(x)
+    rent = by_kind.get("rent_monthly") or by_kind.get("mig")
+    rent_part = rent.breakdown.get("rent", 0.0) / ctx.covered if rent is not None else 0.0
+    if rent is not None and rent_part > 0:
+        for o in options:
+            if o.kind != "cloud":
+                continue
+            # compute only: storage/network is the same on both sides and would blur the ratio
+            cloud_part = o.breakdown.get("cloud", 0.0) / ctx.covered
+            ratio = cloud_part / rent_part
+            out.append(
+                Explanation(
+                    f"{o.label} vs monthly rent",
+                    ratio,
+                    "×",
+                    f"{money(cloud_part, ccy)} / {money(rent_part, ccy)} = {number(ratio)}×",
+                    "seed 003 T10 (p5.48xlarge a full month ≈NT$2.22M vs NT$350,000 "
+                    "rented; PRODUCT.md §4: ≈NT$1.29M at the June 2025 price)",
+                )
+            )
+    return out
+
+
+def compare_costs(
+    usage: Usage,
+    book: PriceBook,
+    *,
+    horizon_months: int,
+    currency: str = "TWD",
+    term_months: int | None = None,
+    utilization: float | None = None,
+    energy_id: str | None = None,
+) -> CostComparison:
+    """Cost every way of meeting `usage` over `horizon_months` (1–120), in `currency`.
+
+    utilization (0–1] overrides usage.hours_per_month with 730 × utilization. term_months
+    is the rental contract length (default: the whole need, rounded down). energy_id picks
+    the site for buying (default: the list's first energy price). Raises CostInputError (a
+    ValueError) naming the field and its allowed range.
+    """
+    ctx = resolve(
+        usage,
+        book,
+        horizon_months=horizon_months,
+        currency=currency,
+        term_months=term_months,
+        utilization=utilization,
+        energy_id=energy_id,
+    )
+    warnings: list[str] = []
+    options: list[CostOption] = []
+    sel = select_offers(book, usage.gpu_id, usage.gpu_count)
+    rent_monthly = None
+    if sel is not None:
+        options += rental_options(ctx, usage, sel, warnings)
+        rent_monthly = sel.monthly(ctx.conv)
+    bought = buy_option(ctx, usage, warnings, rent_monthly)
+    if bought is not None:
+        options.append(bought)
+    options += cloud_options(ctx, usage, warnings)
+
+    candidates = [o for o in options if o.feasible] or options
+    cheapest = min(candidates, key=lambda o: o.total)
+    share, share_x = _storage_share(cheapest, usage, warnings)
+    explain = _explain_comparison(ctx, sel, options, utilization)
+    if share_x is not None:
+        explain.append(share_x)
+    explain.append(
+        Explanation(
+            "Cheapest option",
+            cheapest.total,
+            ctx.currency,
+            f"{cheapest.label}: {money(cheapest.total, ctx.currency)} over "
+            f"{number(ctx.covered)} months",
+            "lowest total among the feasible options",
+        )
+    )
+    return CostComparison(
+        options=options,
+        break_even=break_evens(options),
+        cheapest=cheapest.key,
+        storage_network_share=share,
+        warnings=warnings,
+        explain=explain,
+        currency=ctx.currency,
+        horizon_months=horizon_months,
+        hours_per_month=ctx.hours,
+        utilization=ctx.hours / HOURS_PER_MONTH,
+    )

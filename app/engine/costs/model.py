@@ -1,0 +1,193 @@
+"""The cost engine's inputs and results: plain frozen dataclasses, no I/O.
+
+Money fields are in the `currency` the caller asked for (converted with the price list's
+own FX rates, never a live one). Months are average calendar months of 730 h
+(8,760 h / 12), the convention of the whole engine (`app.engine.units`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from app.engine.explain import Explanation
+from app.engine.units import HOURS_PER_MONTH
+
+DAYS_PER_MONTH = 365.0 / 12  # 30.42 days: the same average month as HOURS_PER_MONTH
+MAX_HORIZON_MONTHS = 120
+STORAGE_NETWORK_MIN_SHARE = 0.15  # seed 003 T13: storage + network ≥ 15% of the budget
+RESERVED_TERM_MONTHS = 12  # CloudInstance.reserved_hourly is a 1-year commitment
+
+__all__ = [
+    "DAYS_PER_MONTH",
+    "HOURS_PER_MONTH",
+    "MAX_HORIZON_MONTHS",
+    "RESERVED_TERM_MONTHS",
+    "STORAGE_NETWORK_MIN_SHARE",
+    "BreakEven",
+    "CostComparison",
+    "CostInputError",
+    "CostOption",
+    "Phase",
+    "PhaseCost",
+    "ScheduleCost",
+    "TcoCurve",
+    "Usage",
+]
+
+
+class CostInputError(ValueError):
+    """Invalid input to the cost engine; `field` names the input, `allowed` its range.
+
+    A ValueError, so callers that only know ValueError still catch it; the API layer can
+    turn `field` and `allowed` into a 422 without parsing the message.
+    """
+
+    def __init__(self, field: str, allowed: str, got: object) -> None:
+        self.field = field
+        self.allowed = allowed
+        self.got = got
+        super().__init__(f"{field} must be {allowed} (got {got!r})")
+
+
+@dataclass(frozen=True)
+class Usage:
+    """What the customer needs, independent of how it is paid for.
+
+    gpu_id: `GpuSpec.id`; gpu_count: GPUs needed (0.25 = a MIG 1/4 slice);
+    hours_per_month: hours the GPUs are busy per month (730 = always on);
+    months: how long the need lasts; power_kw: IT power of the whole configuration when
+    running (GPUs + CPUs + the rest), kW; storage_network_monthly: separately priced storage
+    and network per month, in the price list's home currency (seed 003 T13).
+    """
+
+    gpu_id: str
+    gpu_count: float
+    hours_per_month: float
+    months: float
+    power_kw: float
+    storage_network_monthly: float = 0.0
+
+
+@dataclass(frozen=True)
+class CostOption:
+    """One way of paying for a `Usage`, over the comparison horizon.
+
+    kind: rent_hourly | rent_monthly | rent_term | mig | buy | cloud | cloud_reserved.
+    key: unique within a comparison, "<kind>:<main source id>" (what `BreakEven` and
+    `CostComparison.cheapest` refer to). monthly: `total` divided by the months of need
+    inside the horizon (= total / horizon when the need lasts the whole horizon).
+    upfront: paid at month 0 (capex when buying). breakdown: named parts that sum to
+    `total` (rent, cloud, capex, storage_network, power, facility, maintenance, staff,
+    residual ≤ 0). cumulative: cumulative cost at the end of months 0..horizon, index 0 =
+    upfront; cumulative_parts: the same per breakdown part. fixed_monthly and
+    metered_monthly_full: the run-rate per month that does not depend on utilisation and
+    the part that does, at 100 % (730 h) — `break_even_utilization` uses them.
+    """
+
+    kind: str
+    label: str
+    monthly: float
+    total: float
+    upfront: float
+    currency: str
+    breakdown: dict[str, float]
+    cumulative: list[float]
+    lead_time_days: float
+    source_ids: list[str]
+    explain: list[Explanation]
+    feasible: bool = True
+    note: str = ""
+    key: str = ""
+    fixed_monthly: float = 0.0
+    metered_monthly_full: float = 0.0
+    cumulative_parts: dict[str, list[float]] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class BreakEven:
+    """Where two options' cumulative cost curves cross.
+
+    a: key of the option that is cheaper first; b: the other; month: the first (fractional)
+    month at which `a` stops being cheaper, or None if it never does within the horizon.
+    """
+
+    a: str
+    b: str
+    month: float | None
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class CostComparison:
+    """All options for one `Usage` side by side (PRODUCT.md journey 3)."""
+
+    options: list[CostOption]
+    break_even: list[BreakEven]
+    cheapest: str  # key of the feasible option with the lowest total
+    storage_network_share: float | None  # seed 003 T13; None when nothing is budgeted
+    warnings: list[str]
+    explain: list[Explanation]
+    currency: str = "TWD"
+    horizon_months: int = 0
+    hours_per_month: float = HOURS_PER_MONTH
+    utilization: float = 1.0
+
+    def option(self, key: str) -> CostOption:
+        """The option with this key, or the first of this kind ("buy", "rent_monthly")."""
+        for o in self.options:
+            if o.key == key:
+                return o
+        for o in self.options:
+            if o.kind == key:
+                return o
+        raise KeyError(f"no option {key!r}; options: {', '.join(o.key for o in self.options)}")
+
+
+@dataclass(frozen=True)
+class Phase:
+    """One stretch of a mixed schedule (seed 003 T16: 2 months LoRA on 1 GPU, …)."""
+
+    gpu_id: str
+    gpu_count: float
+    months: float
+    hours_per_month: float = HOURS_PER_MONTH
+    label: str = ""
+
+
+@dataclass(frozen=True)
+class PhaseCost:
+    """What one phase costs when rented the cheapest way for its hours and length."""
+
+    phase: Phase
+    kind: str  # rent_hourly | rent_monthly | rent_term | mig
+    start_month: float
+    monthly: float
+    total: float
+    source_ids: list[str]
+    explain: list[Explanation]
+
+
+@dataclass(frozen=True)
+class ScheduleCost:
+    """A sequence of rented phases (PRODUCT.md journey 4, seed 003 T16)."""
+
+    phases: list[PhaseCost]
+    total: float
+    months: float
+    monthly: float  # total / months
+    currency: str
+    cumulative: list[float]  # at the end of months 0..ceil(months)
+    explain: list[Explanation]
+
+
+@dataclass(frozen=True)
+class TcoCurve:
+    """Cumulative cost of one option at the end of each year, split into stacked parts."""
+
+    key: str
+    kind: str
+    label: str
+    currency: str
+    months: list[int]
+    parts: dict[str, list[float]]  # capex, storage_network, residual, power, facility, …
+    total: list[float]

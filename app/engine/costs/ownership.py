@@ -1,0 +1,257 @@
+"""Buying servers: capex, power, colocation, maintenance, staff and resale.
+
+Rules and their sources
+- Capex = servers needed × price (servers = ceil(GPUs / GPUs per server)), plus
+  installation (`install_pct`) and network + storage (`network_storage_pct`, seed 003 T13)
+  as shares of the server capex. Seed 003 T9: an 8-GPU HGX H100 costs ≥ NT$12M.
+- Electricity = IT kW × busy hours × PUE × tariff (seed 003 T7). Idle draw is not counted.
+- Facility (colocation) = provisioned kW × price per kW-month: rack capacity is paid for
+  whether it is used or not, so it is the larger of the usage's kW and the servers' rated kW
+  (T9: "10 kW rack").
+- Maintenance = maintenance_pct_per_year × hardware capex / 12 per month; staff per month.
+- Resale: hardware (servers + network/storage, not installation labour) loses value in a
+  straight line from its price to `residual_pct` of it over the amortisation period; it is
+  sold at that book value at the end of the need (or of the horizon), a negative
+  "residual" part.
+- Amortised run-rate = (capex − residual) / (amortisation_years × 12) + monthly costs
+  (seed 003 T9: 3-year amortised > NT$400,000/month, above the NT$350,000 rent).
+- Lead time: the server's `lead_time_weeks` (T9/T13: 8–12 weeks). The rent paid while
+  waiting (`cost_of_delay`) is shown in the note and the explanations but is *not* added to
+  the buy total: every option is costed from the day the capacity is usable, and adding a
+  rental bridge would mix two options into one.
+"""
+
+from __future__ import annotations
+
+import math
+
+from app.engine.costs.context import Context, finish_option
+from app.engine.costs.formulas import cost_of_delay
+from app.engine.costs.ledger import Ledger
+from app.engine.costs.model import (
+    DAYS_PER_MONTH,
+    HOURS_PER_MONTH,
+    CostInputError,
+    CostOption,
+    Usage,
+)
+from app.engine.explain import Explanation, money, number, percent
+from app.engine.prices import ServerSku
+
+_EPS = 1e-9
+
+
+def servers_needed(gpu_count: float, server: ServerSku) -> int:
+    """Whole servers to hold `gpu_count` GPUs: ceil(gpu_count / GPUs per server)."""
+    return max(1, math.ceil(gpu_count / server.gpu_count - _EPS))
+
+
+def book_value(
+    hardware: float, residual_pct: float, amortisation_months: float, age: float
+) -> float:
+    """Straight-line value of hardware after `age` months, floored at the residual share."""
+    used = min(age, amortisation_months) / amortisation_months
+    return hardware * (1 - (1 - residual_pct) * used)
+
+
+def buy_option(
+    ctx: Context,
+    usage: Usage,
+    warnings: list[str],
+    rent_monthly: float | None = None,
+) -> CostOption | None:
+    """Buying the cheapest server SKU set that holds the GPUs; None if none is listed."""
+    book, ccy, conv = ctx.book, ctx.currency, ctx.conv
+    skus = [s for s in book.servers if s.gpu_id == usage.gpu_id and s.gpu_count > 0]
+    if not skus:
+        return None
+    server = min(skus, key=lambda s: servers_needed(usage.gpu_count, s) * conv(s.price, s.currency))
+    p = book.buy
+    if p.amortisation_years <= 0:
+        raise CostInputError("buy.amortisation_years", "> 0", p.amortisation_years)
+    n = servers_needed(usage.gpu_count, server)
+    price = conv(server.price, server.currency)
+    server_capex = n * price
+    install = p.install_pct * server_capex
+    netstore = p.network_storage_pct * server_capex
+    hardware = server_capex + netstore
+    upfront = server_capex + install + netstore
+    staff = conv(p.staff_per_month, p.currency)
+    maintenance = p.maintenance_pct_per_year * hardware / 12
+    amort_months = p.amortisation_years * 12
+    src_buy = f"{ctx.book_ref} buy parameters{'; ' + p.source if p.source else ''}"
+    src_srv = f"seed 003 T9 (8-GPU HGX H100 ≥ NT$12M); server {server.id}"
+    ledger = Ledger(ctx.horizon)
+    ledger.upfront("capex", server_capex + install)
+    ledger.upfront("storage_network", netstore)
+    explain = [
+        Explanation(
+            "Servers",
+            server_capex,
+            ccy,
+            f"ceil({number(usage.gpu_count)} GPUs / {server.gpu_count} per server) = {n} × "
+            f"{money(price, ccy)} = {money(server_capex, ccy)}",
+            src_srv + (f"; {server.source}" if server.source else ""),
+        ),
+        Explanation(
+            "Installation and integration",
+            install,
+            ccy,
+            f"{percent(p.install_pct)} × {money(server_capex, ccy)} = {money(install, ccy)}",
+            src_buy,
+        ),
+        Explanation(
+            "Network + storage capex",
+            netstore,
+            ccy,
+            f"{percent(p.network_storage_pct)} × {money(server_capex, ccy)} = "
+            f"{money(netstore, ccy)}",
+            f"seed 003 T13 (storage + network ≥ 15 % of budget); {src_buy}",
+        ),
+        Explanation(
+            "Upfront capex",
+            upfront,
+            ccy,
+            f"{money(server_capex, ccy)} + {money(install, ccy)} + {money(netstore, ccy)} = "
+            f"{money(upfront, ccy)}",
+            "servers + installation + network/storage",
+        ),
+    ]
+
+    feasible, notes = True, []
+    power = facility = 0.0
+    provisioned_kw = max(usage.power_kw, n * server.power_kw)
+    if ctx.energy is None:
+        feasible = False
+        notes.append(
+            "The price list has no energy price: electricity and colocation are missing, "
+            "so this total is too low."
+        )
+        warnings.append("Buying is shown without electricity or colocation: no energy price.")
+    else:
+        e = ctx.energy
+        tariff = conv(e.tariff_per_kwh, e.currency)
+        colo = conv(e.colo_per_kw_month, e.currency)
+        kwh = usage.power_kw * ctx.hours
+        power = kwh * e.pue * tariff
+        facility = provisioned_kw * colo
+        ledger.recurring("power", power, ctx.covered)
+        ledger.recurring("facility", facility, ctx.covered)
+        src_e = f"energy {e.id} ({e.region}){'; ' + e.source if e.source else ''}"
+        explain += [
+            Explanation(
+                "Electricity per month",
+                power,
+                f"{ccy}/month",
+                f"{number(usage.power_kw)} kW × {number(ctx.hours)} h = {number(kwh)} kWh × PUE "
+                f"{number(e.pue)} × {money(tariff, ccy)}/kWh = {money(power, ccy)}/month",
+                f"seed 003 T7 (7,200 kWh/month ≈ NT$25,000–30,000); {src_e}",
+            ),
+            Explanation(
+                "Colocation (rack, cooling) per month",
+                facility,
+                f"{ccy}/month",
+                f"max({number(usage.power_kw)} kW used, {n} × {number(server.power_kw)} kW "
+                f"rated) = {number(provisioned_kw)} kW × {money(colo, ccy)}/kW-month "
+                f"= {money(facility, ccy)}/month",
+                f"seed 003 T9 (10 kW rack); capacity is paid whether used or not; {src_e}",
+            ),
+        ]
+    ledger.recurring("maintenance", maintenance, ctx.covered)
+    explain.append(
+        Explanation(
+            "Maintenance per month",
+            maintenance,
+            f"{ccy}/month",
+            f"{percent(p.maintenance_pct_per_year)}/year × {money(hardware, ccy)} / 12 = "
+            f"{money(maintenance, ccy)}/month",
+            src_buy,
+        )
+    )
+    if staff:
+        ledger.recurring("staff", staff, ctx.covered)
+        explain.append(
+            Explanation(
+                "Operations staff per month",
+                staff,
+                f"{ccy}/month",
+                f"{money(staff, ccy)}/month × {number(ctx.covered)} months = "
+                f"{money(staff * ctx.covered, ccy)}",
+                src_buy,
+            )
+        )
+
+    resale = book_value(hardware, p.residual_pct, amort_months, ctx.covered)
+    ledger.at_end_of("residual", ctx.covered, -resale)
+    explain.append(
+        Explanation(
+            "Resale at the end (residual)",
+            -resale,
+            ccy,
+            f"{money(hardware, ccy)} × (1 − {number(1 - p.residual_pct)} × "
+            f"min({number(ctx.covered)}, {number(amort_months)}) / {number(amort_months)} months) "
+            f"= {money(resale, ccy)} back",
+            f"straight-line to {percent(p.residual_pct)} over {number(p.amortisation_years)} "
+            f"years; {src_buy}",
+        )
+    )
+
+    residual_full = p.residual_pct * hardware
+    amortised = (upfront - residual_full) / amort_months
+    run_rate = amortised + power + facility + maintenance + staff
+    explain += [
+        Explanation(
+            "Amortised capex per month",
+            amortised,
+            f"{ccy}/month",
+            f"({money(upfront, ccy)} − {money(residual_full, ccy)} residual) / "
+            f"({number(p.amortisation_years)} years × 12) = {money(amortised, ccy)}/month",
+            "seed 003 T9 (3-year amortisation)",
+        ),
+        Explanation(
+            "Amortised cost per month",
+            run_rate,
+            f"{ccy}/month",
+            f"{money(amortised, ccy)} + power {money(power, ccy)} + colocation "
+            f"{money(facility, ccy)} + maintenance {money(maintenance, ccy)} + staff "
+            f"{money(staff, ccy)} = {money(run_rate, ccy)}/month",
+            "seed 003 T9 (> NT$400,000/month, above the NT$350,000 rent)",
+        ),
+    ]
+
+    lead_days = server.lead_time_weeks * 7
+    if rent_monthly:
+        delay = cost_of_delay(lead_days, rent_monthly)
+        months = lead_days / DAYS_PER_MONTH
+        explain.append(
+            Explanation(
+                "Cost of delay (rent while waiting for delivery)",
+                delay,
+                ccy,
+                f"{number(lead_days, 0)} days / {number(DAYS_PER_MONTH)} = {number(months)} "
+                f"months × {money(rent_monthly, ccy)}/month = {money(delay, ccy)}",
+                "seed 003 T9/T13 (purchase 8–12 weeks, rental 2 hours)",
+            )
+        )
+        notes.append(
+            f"Delivery takes ≈{number(server.lead_time_weeks)} weeks (seed 003 T9: 8–12): "
+            f"renting meanwhile costs ≈{money(delay, ccy)} ({number(months, 1)} months × "
+            f"{money(rent_monthly, ccy)}), not included in this total."
+        )
+    if n * server.gpu_count > usage.gpu_count + _EPS:
+        notes.append(f"Buys {n * server.gpu_count} GPUs to cover {number(usage.gpu_count)}.")
+
+    return finish_option(
+        ctx,
+        ledger,
+        kind="buy",
+        key=f"buy:{server.id}",
+        label=f"Buy — {n} × {server.name} ({n * server.gpu_count} GPUs)",
+        lead_time_days=lead_days,
+        source_ids=[server.id, *([ctx.energy.id] if ctx.energy else [])],
+        explain=explain,
+        fixed_monthly=amortised + facility + maintenance + staff,
+        metered_monthly_full=(power / ctx.hours * HOURS_PER_MONTH) if ctx.hours else 0.0,
+        feasible=feasible,
+        note=" ".join(notes),
+    )

@@ -1,0 +1,337 @@
+"""Bare-metal rental: which offers cover a need, and what hourly, monthly and term rent cost.
+
+Rules (seed 003 T8): MIG 1/4 NT$15,000, 1×H100 NT$50,000, 2× NT$100,000, 4× NT$200,000,
+8× NT$350,000 per month; hourly ≈NT$120 per GPU; 3-month contracts at list price, 6 months
+−10 %, 12 months −20 %. Rent includes power and bandwidth (T8). Deployment takes 2 hours
+(T13). More than one node is "quoted per project, roughly nodes × single-node price" (T1,
+FAQ); the engine prices it as that product, before any volume discount.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from app.engine.costs.context import Context, add_storage_network, convert, finish_option
+from app.engine.costs.formulas import term_discount
+from app.engine.costs.ledger import Ledger
+from app.engine.costs.model import HOURS_PER_MONTH, CostOption, Usage
+from app.engine.explain import Explanation, money, number, percent
+from app.engine.prices import PriceBook, RentalOffer
+
+_EPS = 1e-9
+_INTERCONNECT = {"pcie": "PCIe", "nvlink": "NVLink", "infiniband": "InfiniBand"}
+
+Converter = Callable[[float, str], float]
+
+
+@dataclass(frozen=True)
+class OfferSelection:
+    """The offers of one provider that together cover a GPU need: ((offer, how many), …)."""
+
+    provider: str
+    parts: tuple[tuple[RentalOffer, int], ...]
+
+    @property
+    def gpus(self) -> float:
+        return sum(o.gpu_count * k for o, k in self.parts)
+
+    @property
+    def ids(self) -> list[str]:
+        return [o.id for o, _ in self.parts]
+
+    @property
+    def main(self) -> RentalOffer:
+        return self.parts[0][0]
+
+    @property
+    def nodes(self) -> int:
+        return sum(k for _, k in self.parts)
+
+    @property
+    def is_slice(self) -> bool:
+        """A MIG slice (less than one whole GPU)."""
+        return self.gpus < 1 - _EPS
+
+    @property
+    def includes_power(self) -> bool:
+        return all(o.includes_power for o, _ in self.parts)
+
+    @property
+    def lead_time_hours(self) -> float:
+        return max(o.lead_time_hours for o, _ in self.parts)
+
+    def monthly(self, conv: Converter) -> float:
+        return sum(k * conv(o.monthly_price, o.currency) for o, k in self.parts)
+
+    def hourly(self, conv: Converter) -> float | None:
+        """Hourly price of the whole selection; None if any offer is not rented hourly."""
+        if any(o.hourly_price is None for o, _ in self.parts):
+            return None
+        return sum(k * conv(o.hourly_price or 0.0, o.currency) for o, k in self.parts)
+
+    def term_monthly(self, conv: Converter, term_months: float) -> float:
+        """Monthly rent under a `term_months` contract, each offer with its own tier."""
+        return sum(
+            k * conv(o.monthly_price, o.currency) * (1 - term_discount(o, term_months)[1])
+            for o, k in self.parts
+        )
+
+    def formula(
+        self,
+        conv: Converter,
+        currency: str,
+        price: Callable[[RentalOffer], float],
+        unit: str = "",
+        group: bool = False,
+    ) -> str:
+        """Per-offer prices summed: "2 × NT$350,000 (h100-8x) + NT$200,000 (h100-4x)".
+
+        `unit` follows each price ("/h" gives "NT$960/h (h100-8x)"); `group` puts a sum of
+        several offers in parentheses, for a formula that multiplies it.
+        """
+        terms = []
+        for o, k in self.parts:
+            each = f"{money(conv(price(o), o.currency), currency)}{unit} ({o.id})"
+            terms.append(f"{k} × {each}" if k > 1 else each)
+        joined = " + ".join(terms)
+        return f"({joined})" if group and len(terms) > 1 else joined
+
+    def describe(self, gpu_id: str) -> str:
+        """ "4× h100-sxm-80gb NVLink" or "12× h100-sxm-80gb as 8 + 4 GPUs"."""
+        if self.nodes == 1:
+            link = _INTERCONNECT.get(self.main.interconnect, self.main.interconnect)
+            if self.is_slice:
+                return f"MIG {number(self.gpus)} × {gpu_id}"
+            return f"{number(self.gpus)}× {gpu_id} {link}"
+        split = " + ".join(number(o.gpu_count) for o, k in self.parts for _ in range(k))
+        return f"{number(self.gpus)}× {gpu_id} as {split} GPUs"
+
+
+def _cover(
+    provider: str, offers: list[RentalOffer], need: float, price: Converter
+) -> OfferSelection:
+    """Fewest GPUs covering `need` from one provider's offers, then the lowest monthly price.
+
+    One offer when one is big enough; otherwise as many of the largest offer as fit, plus the
+    smallest offer that covers the rest (16 = 2 × 8; 12 = 8 + 4).
+    """
+
+    def cost(o: RentalOffer) -> tuple[float, float]:
+        return (o.gpu_count, price(o.monthly_price, o.currency))
+
+    covering = [o for o in offers if o.gpu_count >= need - _EPS]
+    if covering:
+        return OfferSelection(provider, ((min(covering, key=cost), 1),))
+    largest = min(offers, key=lambda o: (-o.gpu_count, price(o.monthly_price, o.currency)))
+    k = math.floor((need + _EPS) / largest.gpu_count)
+    rest_need = need - k * largest.gpu_count
+    if rest_need <= _EPS:
+        return OfferSelection(provider, ((largest, k),))
+    rest = min((o for o in offers if o.gpu_count >= rest_need - _EPS), key=cost)
+    if rest.gpu_count >= largest.gpu_count - _EPS:
+        return OfferSelection(provider, ((largest, k + 1),))
+    return OfferSelection(provider, ((largest, k), (rest, 1)))
+
+
+def select_offers(book: PriceBook, gpu_id: str, gpu_count: float) -> OfferSelection | None:
+    """The rental offers that cover `gpu_count` GPUs of `gpu_id`, or None if none are listed.
+
+    Offers are combined within one provider only (one contract); across providers the
+    selection with the fewest GPUs, then the lowest monthly price, wins. A need of ≤ 0.25
+    GPU picks a MIG 1/4 slice when the list has one (seed 003 T8).
+    """
+    by_provider: dict[str, list[RentalOffer]] = {}
+    for o in book.offers:
+        if o.gpu_id == gpu_id and o.gpu_count > 0:
+            by_provider.setdefault(o.provider, []).append(o)
+    if not by_provider:
+        return None
+
+    def in_book_ccy(amount: float, ccy: str) -> float:
+        return convert(book, amount, ccy, book.currency)
+
+    choices = [_cover(p, offers, gpu_count, in_book_ccy) for p, offers in by_provider.items()]
+    return min(choices, key=lambda s: (round(s.gpus, 9), s.monthly(in_book_ccy)))
+
+
+def _extras(
+    ctx: Context, usage: Usage, sel: OfferSelection, ledger: Ledger, src: str
+) -> tuple[list[Explanation], float, float, str]:
+    """Storage/network and, for offers without power, electricity.
+
+    Returns (explanations, fixed per month, metered per month at 730 h, note).
+    """
+    explain: list[Explanation] = []
+    fixed = metered = 0.0
+    note = ""
+    ccy = ctx.currency
+    explain += add_storage_network(ctx, ledger)
+    fixed += ctx.storage_network
+    if not sel.includes_power:
+        if ctx.energy is None:
+            note = "Rent excludes power and the price list has no energy price: total too low."
+        else:
+            e = ctx.energy
+            tariff = ctx.conv(e.tariff_per_kwh, e.currency)
+            per_hour = usage.power_kw * e.pue * tariff
+            ledger.recurring("power", per_hour * ctx.hours, ctx.covered)
+            metered += per_hour * HOURS_PER_MONTH
+            explain.append(
+                Explanation(
+                    "Electricity (not included in rent)",
+                    per_hour * ctx.hours,
+                    f"{ccy}/month",
+                    f"{number(usage.power_kw)} kW × {number(ctx.hours)} h × PUE {number(e.pue)} "
+                    f"× {money(tariff, ccy)}/kWh = {money(per_hour * ctx.hours, ccy)}/month",
+                    f"seed 003 T7; energy {e.id}; {src}",
+                )
+            )
+    return explain, fixed, metered, note
+
+
+def rental_options(
+    ctx: Context, usage: Usage, sel: OfferSelection, warnings: list[str]
+) -> list[CostOption]:
+    """Hourly, monthly (or MIG) and term rent for one offer selection (seed 003 T8)."""
+    conv, ccy, hours = ctx.conv, ctx.currency, ctx.hours
+    who = f"{sel.describe(usage.gpu_id)} ({sel.provider})"
+    src = f"seed 003 T8; {ctx.book_ref}; offers {', '.join(sel.ids)}"
+    lead_days = sel.lead_time_hours / 24
+    notes = []
+    if sel.nodes > 1:
+        notes.append(
+            f"{sel.nodes} nodes: seed 003 T1 quotes multi-node clusters per project; priced "
+            "here as nodes × single-node rent, before any volume discount."
+        )
+    if sel.gpus > usage.gpu_count + _EPS:
+        notes.append(f"Rents {number(sel.gpus)} GPUs to cover {number(usage.gpu_count)}.")
+    base_note = " ".join(notes)
+    options: list[CostOption] = []
+
+    def build(
+        kind: str,
+        label: str,
+        rate: float,
+        months: float,
+        rent_x: Explanation,
+        fixed: float,
+        metered: float,
+        note: str = "",
+    ) -> None:
+        ledger = Ledger(ctx.horizon)
+        ledger.recurring("rent", rate, months)
+        rent_total = ledger.breakdown()["rent"]
+        paid = rent_total / rate if rate else 0.0
+        extra_x, ex_fixed, ex_metered, ex_note = _extras(ctx, usage, sel, ledger, src)
+        rent_total_x = Explanation(
+            f"{label}: rent",
+            rent_total,
+            ccy,
+            f"{money(rate, ccy)}/month × {number(paid)} months = {money(rent_total, ccy)}",
+            src,
+        )
+        options.append(
+            finish_option(
+                ctx,
+                ledger,
+                kind=kind,
+                key=f"{kind}:{sel.main.id}",
+                label=label,
+                lead_time_days=lead_days,
+                source_ids=sel.ids,
+                explain=[rent_x, rent_total_x, *extra_x],
+                fixed_monthly=fixed + ex_fixed,
+                metered_monthly_full=metered + ex_metered,
+                note=" ".join(n for n in (base_note, note, ex_note) if n),
+            )
+        )
+
+    hourly = sel.hourly(conv)
+    if hourly is not None:
+        rate = hourly * hours
+        build(
+            "rent_hourly",
+            f"Hourly rent — {who}",
+            rate,
+            ctx.covered,
+            Explanation(
+                "Hourly rent per month",
+                rate,
+                f"{ccy}/month",
+                f"{sel.formula(conv, ccy, lambda o: o.hourly_price or 0.0, '/h', group=True)} × "
+                f"{number(hours)} h/month = {money(rate, ccy)}/month",
+                src,
+            ),
+            0.0,
+            hourly * HOURS_PER_MONTH,
+        )
+
+    monthly = sel.monthly(conv)
+    kind = "mig" if sel.is_slice else "rent_monthly"
+    build(
+        kind,
+        f"{'MIG slice monthly rent' if sel.is_slice else 'Monthly rent'} — {who}",
+        monthly,
+        ctx.covered,
+        Explanation(
+            "Monthly rent",
+            monthly,
+            f"{ccy}/month",
+            f"{sel.formula(conv, ccy, lambda o: o.monthly_price)} = {money(monthly, ccy)}/month",
+            src,
+        ),
+        monthly,
+        0.0,
+    )
+
+    explicit = ctx.term_months is not None
+    term = ctx.term_months if ctx.term_months is not None else math.floor(ctx.need_months + _EPS)
+    tier, discount = term_discount(sel.main, term) if term >= 1 else (None, 0.0)
+    if tier is None:
+        if explicit:
+            tiers = sorted({m for o, _ in sel.parts for m in o.term_discounts})
+            warnings.append(
+                f"No contract tier of {term} months or less for {', '.join(sel.ids)} "
+                f"(tiers: {', '.join(map(str, tiers)) or 'none'}); no term rent shown."
+            )
+        return options
+    if discount == 0 and not explicit:
+        return options  # same as monthly rent: nothing to compare
+    term_rate = sel.term_monthly(conv, term)
+    paid_months = max(float(term), ctx.need_months)
+    note = ""
+    if term > ctx.need_months + _EPS:
+        note = (
+            f"The {term}-month contract outlasts the {number(ctx.need_months)}-month need: "
+            "the unused months are paid too."
+        )
+    build(
+        "rent_term",
+        f"{term}-month contract — {who}",
+        term_rate,
+        paid_months,
+        Explanation(
+            f"{term}-month contract rent",
+            term_rate,
+            f"{ccy}/month",
+            _term_formula(sel, conv, ccy, term)
+            + f" = {money(term_rate, ccy)}/month ({tier}-month tier, {percent(discount)} off)",
+            src,
+        ),
+        term_rate,
+        0.0,
+        note,
+    )
+    return options
+
+
+def _term_formula(sel: OfferSelection, conv: Converter, ccy: str, term: int) -> str:
+    """ "NT$350,000 (h100-8x) × (1 − 0.2)", or per offer when their tiers differ."""
+    discounts = {term_discount(o, term)[1] for o, _ in sel.parts}
+    if len(discounts) == 1:
+        (d,) = discounts
+        list_price = sel.formula(conv, ccy, lambda o: o.monthly_price, group=True)
+        return f"{list_price} × (1 − {number(d)})"
+    return sel.formula(conv, ccy, lambda o: o.monthly_price * (1 - term_discount(o, term)[1]))

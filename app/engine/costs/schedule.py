@@ -1,0 +1,120 @@
+"""Mixed schedules: phases rented one after another (PRODUCT.md journey 4, seed 003 T16).
+
+T16: a 13B customer-service model — two months of LoRA on one GPU, one month of full
+fine-tuning on four, then back to one GPU for inference — costs under NT$400,000; renting
+four GPUs from day one costs "nearly twice as much". Each phase is rented the cheapest way
+for its own hours and length: hourly, or monthly with the discount of the largest contract
+tier that fits inside the phase (seed 003 T8).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from app.engine.costs.context import convert
+from app.engine.costs.formulas import term_discount
+from app.engine.costs.ledger import Ledger
+from app.engine.costs.model import HOURS_PER_MONTH, CostInputError, Phase, PhaseCost, ScheduleCost
+from app.engine.costs.rental import select_offers
+from app.engine.costs.validate import in_range, positive
+from app.engine.explain import Explanation, money, number, percent
+from app.engine.prices import PriceBook
+
+
+def schedule_cost(phases: Sequence[Phase], book: PriceBook, currency: str = "TWD") -> ScheduleCost:
+    """Total rent of consecutive phases, each billed the cheapest way (seed 003 T8, T16).
+
+    Money in `currency`; months are 730-hour months. Raises CostInputError naming the phase
+    field (`phases[1].gpu_count`) and its allowed range.
+    """
+    if not phases:
+        raise CostInputError("phases", "at least one phase", list(phases))
+    convert(book, 1.0, book.currency, currency)  # fails early on an unknown currency
+
+    def conv(amount: float, ccy: str) -> float:
+        return convert(book, amount, ccy, currency)
+
+    total_months = 0.0
+    for i, ph in enumerate(phases):
+        positive(f"phases[{i}].gpu_count", ph.gpu_count)
+        total_months += positive(f"phases[{i}].months", ph.months)
+        in_range(
+            f"phases[{i}].hours_per_month", ph.hours_per_month, 0, HOURS_PER_MONTH, lo_open=True
+        )
+    ledger = Ledger(max(1, math.ceil(total_months - 1e-9)))
+    results: list[PhaseCost] = []
+    start = 0.0
+    for i, ph in enumerate(phases):
+        label = ph.label or f"Phase {i + 1}"
+        sel = select_offers(book, ph.gpu_id, ph.gpu_count)
+        if sel is None:
+            rentable = sorted({o.gpu_id for o in book.offers})
+            raise CostInputError(
+                f"phases[{i}].gpu_id",
+                f"a GPU with rental offers in price list {book.name!r} ({', '.join(rentable)})",
+                ph.gpu_id,
+            )
+        src = f"seed 003 T8/T16; price list {book.name!r}; offers {', '.join(sel.ids)}"
+        term = math.floor(ph.months + 1e-9)
+        tier, discount = term_discount(sel.main, term) if term >= 1 else (None, 0.0)
+        monthly = sel.term_monthly(conv, term) if tier is not None else sel.monthly(conv)
+        kind = "mig" if sel.is_slice else ("rent_term" if discount > 0 else "rent_monthly")
+        list_price = sel.formula(conv, currency, lambda o: o.monthly_price, group=discount > 0)
+        how = (
+            f"{list_price} × (1 − {number(discount)}) ({tier}-month tier)"
+            if discount
+            else list_price
+        )
+        hourly = sel.hourly(conv)
+        if hourly is not None and hourly * ph.hours_per_month < monthly:
+            kind, monthly = "rent_hourly", hourly * ph.hours_per_month
+            how = f"{money(hourly, currency)}/h × {number(ph.hours_per_month)} h/month"
+        ledger.recurring(label, monthly, ph.months, start)
+        cost = monthly * ph.months
+        x = Explanation(
+            f"{label}: {number(sel.gpus)}× {ph.gpu_id}",
+            cost,
+            currency,
+            f"{how} = {money(monthly, currency)}/month × {number(ph.months)} months "
+            f"= {money(cost, currency)}",
+            src,
+        )
+        results.append(PhaseCost(ph, kind, start, monthly, cost, sel.ids, [x]))
+        start += ph.months
+
+    total = sum(p.total for p in results)
+    explain = [x for p in results for x in p.explain]
+    explain.append(
+        Explanation(
+            "Schedule total",
+            total,
+            currency,
+            " + ".join(money(p.total, currency) for p in results)
+            + f" = {money(total, currency)} over {number(total_months)} months "
+            f"({money(total / total_months, currency)}/month on average)",
+            "seed 003 T16 (phased rental: < NT$400,000 for the worked example)",
+        )
+    )
+    return ScheduleCost(
+        phases=results,
+        total=total,
+        months=total_months,
+        monthly=total / total_months,
+        currency=currency,
+        cumulative=ledger.cumulative(),
+        explain=explain,
+    )
+
+
+def schedule_ratio_explained(a: ScheduleCost, b: ScheduleCost, what: str) -> Explanation:
+    """How many times `b` costs `a` ("4 GPUs from day one" vs the phased plan, T16)."""
+    ratio = b.total / a.total
+    return Explanation(
+        what,
+        ratio,
+        "×",
+        f"{money(b.total, b.currency)} / {money(a.total, a.currency)} = {number(ratio)}× "
+        f"({percent(ratio - 1)} more)",
+        'seed 003 T16 ("nearly twice as much")',
+    )

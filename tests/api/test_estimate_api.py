@@ -1,0 +1,186 @@
+"""JSON API v1: the estimate contract (PRODUCT.md §5), its errors and its documentation."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from fastapi.testclient import TestClient
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+CONTRACT_MEMORY = {
+    "weights",
+    "gradients",
+    "optimizer",
+    "activations",
+    "kv_cache",
+    "overhead",
+    "total",
+    "per_gpu",
+}
+
+
+def test_estimate_returns_the_contract(client: TestClient) -> None:
+    r = client.post(
+        "/api/v1/estimate",
+        json={"model": {"preset": "llama-3.1-70b"}, "task": "lora", "tokens": 1e8},
+    )
+    assert r.status_code == 200, r.text
+    body = r.json()
+    assert body["tier"] in ("single_gpu", "multi_gpu", "multi_node")
+    assert {"id", "count", "nodes"} <= body["gpu"].keys()
+    assert {"dp", "tp", "pp", "zero_stage"} <= body["parallelism"].keys()
+    assert CONTRACT_MEMORY <= body["memory_gb"].keys()
+    assert CONTRACT_MEMORY - {"per_gpu"} <= body["memory_per_gpu_gb"].keys()
+    assert {"flops", "gpu_hours", "days", "mfu"} <= body["training"].keys()
+    assert {"cpu_cores", "ram_gb", "nvme_tb", "nas_tb", "network", "power_kw"} <= body[
+        "infra"
+    ].keys()
+    assert body["explain"] and {"figure", "value", "formula", "source"} <= body["explain"][0].keys()
+    # the replica total is the sum of its terms
+    m = body["memory_gb"]
+    assert m["total"] == pytest.approx(sum(m[k] for k in CONTRACT_MEMORY - {"total", "per_gpu"}))
+
+
+def test_inference_block(client: TestClient) -> None:
+    r = client.post(
+        "/api/v1/estimate",
+        json={
+            "model": {"preset": "llama-2-7b"},
+            "task": "inference",
+            "precision": "int4",
+            "concurrency": 100,
+        },
+    )
+    assert r.status_code == 200
+    inf = r.json()["inference"]
+    assert {
+        "max_concurrency",
+        "tokens_per_s",
+        "tokens_per_s_per_user",
+        "time_to_first_token_s",
+        "cost_per_million_tokens",
+    } <= inf.keys()
+
+
+@pytest.mark.parametrize(
+    ("body", "loc", "words"),
+    [
+        ({"model": {"preset": "llama-2-7b"}, "task": "dance"}, ["body", "task"], "pretrain"),
+        (
+            {"model": {"preset": "llama-2-7b"}, "task": "lora", "deadline_days": 0},
+            ["body", "deadline_days"],
+            "greater than 0",
+        ),
+        (
+            {"model": {"preset": "llama-2-7b"}, "task": "lora", "utilization": 1.5},
+            ["body", "utilization"],
+            "less than or equal to 1",
+        ),
+        (
+            {"model": {"preset": "llama-2-7b"}, "task": "lora", "seq_len": 1},
+            ["body", "seq_len"],
+            "16",
+        ),
+        (
+            {"model": {"preset": "llama-2-7b"}, "task": "lora", "interconnect": "wifi"},
+            ["body", "interconnect"],
+            "nvlink",
+        ),
+        ({"model": {"preset": "gpt-9"}, "task": "lora"}, ["body", "model", "preset"], "preset"),
+        (
+            {"model": {"preset": "llama-2-7b"}, "task": "lora", "gpu": "tpu-v5"},
+            ["body", "gpu"],
+            "h100-sxm-80gb",
+        ),
+        ({"model": {}, "task": "lora"}, ["body", "model"], "exactly one"),
+        (
+            {"model": {"preset": "llama-2-7b"}, "task": "pretrain", "precision": "int4"},
+            ["body"],
+            "not a training precision",
+        ),
+        (
+            {"model": {"hf_config": {"model_type": "bert"}}, "task": "lora"},
+            ["body", "model", "hf_config"],
+            "model_type",
+        ),
+    ],
+)
+def test_bad_input_is_a_422_naming_the_field(
+    client: TestClient, body: dict, loc: list, words: str
+) -> None:
+    r = client.post("/api/v1/estimate", json=body)
+    assert r.status_code == 422, r.text
+    detail = r.json()["detail"]
+    assert any(d["loc"][: len(loc)] == loc for d in detail), detail
+    assert words in json.dumps(detail)
+
+
+def test_absurd_but_valid_input_gets_a_plan_with_warnings(client: TestClient) -> None:
+    huge = client.post(
+        "/api/v1/estimate", json={"model": {"params_b": 10000}, "task": "full_finetune"}
+    )
+    assert huge.status_code == 200 and huge.json()["warnings"]
+    rush = client.post(
+        "/api/v1/estimate",
+        json={"model": {"preset": "llama-3.1-70b"}, "task": "pretrain", "deadline_days": 1 / 24},
+    )
+    assert rush.status_code == 200
+    assert any("Misses the deadline" in w for w in rush.json()["warnings"])
+
+
+def test_models_and_gpus(client: TestClient) -> None:
+    models = client.get("/api/v1/models").json()
+    assert len(models) >= 25 and {"llama-2-7b", "deepseek-v3"} <= {m["id"] for m in models}
+    gpus = client.get("/api/v1/gpus").json()
+    assert all({"id", "name"} <= g.keys() for g in gpus)
+
+
+def test_openapi_documents_every_route_with_examples(client: TestClient) -> None:
+    spec = client.get("/openapi.json").json()
+    for path, ops in spec["paths"].items():
+        for method, op in ops.items():
+            assert op.get("summary") or op.get("description"), f"{method} {path}"
+    schema = spec["components"]["schemas"]["EstimateRequest"]
+    assert schema.get("examples")
+
+
+json_values = st.recursive(
+    st.none() | st.booleans() | st.floats(allow_nan=False) | st.integers() | st.text(max_size=8),
+    lambda c: st.lists(c, max_size=3) | st.dictionaries(st.text(max_size=8), c, max_size=3),
+    max_leaves=8,
+)
+
+
+@settings(
+    max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    task=st.sampled_from(["pretrain", "full_finetune", "lora", "qlora", "inference", "image", "x"]),
+    field=st.sampled_from(
+        [
+            "seq_len",
+            "tokens",
+            "gpu_count",
+            "tp",
+            "pp",
+            "mfu",
+            "concurrency",
+            "dataset_gb",
+            "deadline_days",
+            "zero_stage",
+            "global_batch",
+            "avg_context_tokens",
+            "micro_batch",
+        ]
+    ),
+    value=json_values,
+    preset=st.sampled_from(["llama-2-7b", "mixtral-8x7b", "flux-1-dev", "deepseek-v3"]),
+)
+def test_fuzzed_requests_never_500(
+    client: TestClient, task: str, field: str, value: object, preset: str
+) -> None:
+    body = {"model": {"preset": preset}, "task": task, field: value}
+    r = client.post("/api/v1/estimate", json=body)
+    assert r.status_code in (200, 422), (body, r.text)
