@@ -63,8 +63,11 @@ def comparison_dict(cmp: CostComparison) -> dict[str, Any]:
 
 def tco_dict(cmp: CostComparison) -> list[dict[str, Any]]:
     """Per option, cumulative cost at the end of years 1–5 split into stacked parts."""
-    out = []
-    for c in tco_curves(cmp):
+    out: list[dict[str, Any]] = []
+    years = range(1, min(5, cmp.horizon_months // 12) + 1)
+    if not years:
+        return out
+    for c in tco_curves(cmp, years):
         years = []
         for i, month in enumerate(c.months):
             row: dict[str, float] = {"year": month / 12}
