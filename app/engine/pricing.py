@@ -54,6 +54,8 @@ def comparison_dict(cmp: CostComparison) -> dict[str, Any]:
                 "source_ids": o.source_ids,
                 "feasible": o.feasible,
                 "note": o.note,
+                "fixed_monthly": o.fixed_monthly,
+                "metered_monthly_full": o.metered_monthly_full,
             }
             for o in cmp.options
         ],
@@ -64,18 +66,18 @@ def comparison_dict(cmp: CostComparison) -> dict[str, Any]:
 def tco_dict(cmp: CostComparison) -> list[dict[str, Any]]:
     """Per option, cumulative cost at the end of years 1–5 split into stacked parts."""
     out: list[dict[str, Any]] = []
-    years = range(1, min(5, cmp.horizon_months // 12) + 1)
-    if not years:
+    span = range(1, min(5, cmp.horizon_months // 12) + 1)
+    if not span:
         return out
-    for c in tco_curves(cmp, years):
-        years = []
+    for c in tco_curves(cmp, span):
+        rows = []
         for i, month in enumerate(c.months):
             row: dict[str, float] = {"year": month / 12}
             for part, values in c.parts.items():
                 row[part] = values[i]
             row["total"] = c.total[i]
-            years.append(row)
-        out.append({"key": c.key, "kind": c.kind, "label": c.label, "years": years})
+            rows.append(row)
+        out.append({"key": c.key, "kind": c.kind, "label": c.label, "years": rows})
     return out
 
 

@@ -1,0 +1,438 @@
+"""app.charts: each figure has the traces, marks and labels its inputs call for.
+
+Inputs are the plain dicts of the estimate response (app/charts.py docstring); the expected
+figures come from the inputs themselves (a break-even at month 7.5 is drawn at x = 7.5) or
+from the engine's own formulas (break_even_utilization).
+"""
+
+from __future__ import annotations
+
+import ast
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from app import charts
+from app.engine.costs import CostOption, break_even_utilization
+from tests.charts import samples
+
+MEMORY = {
+    "weights": 6.5,
+    "gradients": 6.5,
+    "optimizer": 39.0,
+    "activations": 14.5,
+    "kv_cache": 0.0,
+    "overhead": 4.8,
+    "total": 71.3,
+}
+
+
+def option(key: str, kind: str, label: str, cumulative: list[float], **extra: Any) -> dict:
+    return {
+        "key": key,
+        "kind": kind,
+        "label": label,
+        "monthly": cumulative[-1] / max(1, len(cumulative) - 1),
+        "total": cumulative[-1],
+        "upfront": cumulative[0],
+        "currency": "TWD",
+        "breakdown": {},
+        "cumulative": cumulative,
+        **extra,
+    }
+
+
+# Buying: NT$1.2M upfront then NT$40,000/month; renting NT$200,000/month. They cross at
+# 1,200,000 / 160,000 = 7.5 months.
+RENT = option(
+    "rent_monthly:x",
+    "rent_monthly",
+    "Monthly rent",
+    [200_000.0 * m for m in range(13)],
+    fixed_monthly=200_000.0,
+    metered_monthly_full=0.0,
+)
+BUY = option(
+    "buy:x",
+    "buy",
+    "Buy",
+    [1_200_000.0 + 40_000.0 * m for m in range(13)],
+    fixed_monthly=140_000.0,
+    metered_monthly_full=20_000.0,
+)
+HOURLY = option(
+    "rent_hourly:x",
+    "rent_hourly",
+    "Hourly rent",
+    [120.0 * 730 * m for m in range(13)],
+    fixed_monthly=0.0,
+    metered_monthly_full=120.0 * 730,
+)
+BREAK_EVEN = [{"a": "rent_monthly:x", "b": "buy:x", "month": 7.5}]
+
+
+def fonts(node: Any, path: str = "") -> Iterator[tuple[str, float]]:
+    """Every font size set anywhere in a figure dict."""
+    if isinstance(node, dict):
+        for k, v in node.items():
+            if k == "size" and "font" in path.rsplit(".", 1)[-1] and isinstance(v, int | float):
+                yield path, v
+            yield from fonts(v, f"{path}.{k}")
+    elif isinstance(node, list):
+        for i, v in enumerate(node):
+            yield from fonts(v, f"{path}[{i}]")
+
+
+def all_sample_figures() -> dict[str, Any]:
+    return samples.all_figures(samples.zh) | {
+        f"{k}.en": v for k, v in samples.all_figures(lambda s: s).items()
+    }
+
+
+@pytest.fixture(scope="module")
+def figures() -> dict[str, Any]:
+    return all_sample_figures()
+
+
+# --- memory -------------------------------------------------------------------------------
+
+
+def test_memory_bar_stacks_the_nonzero_parts_to_the_total() -> None:
+    fig = charts.memory_bar(MEMORY, 80)
+    parts = [tr.meta["part"] for tr in fig.data]
+    assert parts == ["weights", "gradients", "optimizer", "activations", "overhead"]
+    assert fig.layout.barmode == "stack"
+    assert sum(tr.x[0] for tr in fig.data) == pytest.approx(71.3)
+    assert all(tr.orientation == "h" for tr in fig.data)
+    assert fig.data[2].name == "Optimizer states 39 GB"
+    assert fig.data[2].text == ("39",)
+
+
+def test_memory_bar_marks_the_capacity() -> None:
+    fig = charts.memory_bar(MEMORY, 80)
+    (line,) = fig.layout.shapes
+    assert (line.x0, line.x1, line.yref) == (80, 80, "paper")
+    texts = {a.name: a.text for a in fig.layout.annotations}
+    assert texts == {"capacity": "GPU memory 80 GB", "total": "Used 71.3 GB"}
+    assert fig.layout.xaxis.range[1] >= 80
+
+
+def test_memory_bar_over_capacity_turns_the_line_red() -> None:
+    fig = charts.memory_bar({**MEMORY, "optimizer": 100.0}, 80)
+    assert fig.layout.shapes[0].line.color == charts.ALERT
+    assert fig.layout.xaxis.range[1] >= 132.3
+
+
+def test_memory_bar_in_chinese() -> None:
+    fig = charts.memory_bar(MEMORY, 80, t=samples.zh)
+    assert fig.layout.title.text == "每張 GPU 的記憶體用量（GB）"
+    assert fig.data[0].name == "權重 6.5 GB"
+    assert fig.layout.annotations[0].text == "GPU 記憶體 80 GB"
+
+
+# --- GPUs vs days -------------------------------------------------------------------------
+
+POINTS = [(8, 5.2), (1, 40.0), (2, 20.5), (4, 10.6), (16, 2.7)]
+
+
+def test_gpus_vs_days_log_x_sorted_points() -> None:
+    fig = charts.gpus_vs_days(POINTS, deadline_days=7, chosen=8)
+    curve = next(tr for tr in fig.data if tr.meta["role"] == "curve")
+    assert curve.x == (1, 2, 4, 8, 16)
+    assert curve.y == (40.0, 20.5, 10.6, 5.2, 2.7)
+    assert fig.layout.xaxis.type == "log"
+    assert fig.layout.xaxis.tickvals == (1, 2, 4, 8, 16)
+
+
+def test_gpus_vs_days_deadline_is_a_horizontal_line_at_the_deadline() -> None:
+    fig = charts.gpus_vs_days(POINTS, deadline_days=7, chosen=8)
+    deadline = next(tr for tr in fig.data if tr.meta["role"] == "deadline")
+    assert deadline.y == (7, 7)
+    assert deadline.x[0] < 1 and deadline.x[1] > 16
+    assert deadline.name == "Deadline: 7 days"
+
+
+def test_gpus_vs_days_marks_the_chosen_count() -> None:
+    fig = charts.gpus_vs_days(POINTS, deadline_days=7, chosen=8, t=samples.zh)
+    chosen = next(tr for tr in fig.data if tr.meta["role"] == "chosen")
+    assert (chosen.x, chosen.y) == ((8,), (5.2,))
+    assert "選定：8 張 GPU，5.2 天" in chosen.text[0]
+
+
+def test_gpus_vs_days_without_deadline_or_choice() -> None:
+    fig = charts.gpus_vs_days([(1, 3.0), (2, 1.6)])
+    assert [tr.meta["role"] for tr in fig.data] == ["curve"]
+    assert fig.layout.yaxis.type != "log"
+
+
+def test_gpus_vs_days_log_y_when_days_span_decades() -> None:
+    fig = charts.gpus_vs_days([(1, 100.0), (64, 1.7), (128, 0.9)], deadline_days=7)
+    assert fig.layout.yaxis.type == "log"
+    assert {1, 2, 5, 10, 20, 50, 100} <= set(fig.layout.yaxis.tickvals)
+
+
+def test_gpus_vs_days_needs_points() -> None:
+    with pytest.raises(ValueError, match="at least one"):
+        charts.gpus_vs_days([])
+
+
+# --- cumulative costs ---------------------------------------------------------------------
+
+
+def test_cumulative_costs_one_line_per_option_over_the_months() -> None:
+    fig = charts.cumulative_costs([RENT, BUY], BREAK_EVEN, currency="TWD")
+    lines = [tr for tr in fig.data if tr.meta.get("key")]
+    assert [tr.meta["key"] for tr in lines] == ["rent_monthly:x", "buy:x"]
+    assert lines[0].x == tuple(range(13))
+    assert lines[1].y[0] == 1_200_000
+
+
+def test_cumulative_costs_marks_break_even_at_the_month() -> None:
+    fig = charts.cumulative_costs([RENT, BUY], BREAK_EVEN, currency="TWD")
+    marker = next(tr for tr in fig.data if tr.meta.get("role") == "break_even")
+    assert marker.x == (7.5,)
+    assert marker.y[0] == pytest.approx(1_500_000)  # both curves: 200,000 × 7.5
+    (note,) = fig.layout.annotations
+    assert (note.x, note.text) == (7.5, "Month 7.5")
+    assert note.y == pytest.approx(1_500_000)
+
+
+def test_cumulative_costs_money_axis_has_the_currency() -> None:
+    twd = charts.cumulative_costs([RENT, BUY], BREAK_EVEN, currency="TWD")
+    usd = charts.cumulative_costs([RENT, BUY], BREAK_EVEN, currency="USD")
+    assert twd.layout.yaxis.tickprefix == "NT$"
+    assert usd.layout.yaxis.tickprefix == "US$"
+    assert twd.layout.yaxis.tickformat == ",.0f"
+    assert twd.layout.yaxis.title.text == "Cumulative cost (NT$)"
+
+
+def test_cumulative_costs_months_cuts_the_horizon_and_later_break_evens() -> None:
+    fig = charts.cumulative_costs([RENT, BUY], BREAK_EVEN, currency="TWD", months=6)
+    assert all(len(tr.x) == 7 for tr in fig.data)
+    assert not fig.layout.annotations
+    assert fig.layout.xaxis.range == (0, 6)
+
+
+def test_cumulative_costs_in_chinese() -> None:
+    fig = charts.cumulative_costs([RENT, BUY], BREAK_EVEN, currency="TWD", t=samples.zh)
+    assert fig.layout.annotations[0].text == "第 7.5 個月"
+    assert fig.layout.yaxis.title.text == "累計成本（NT$）"
+
+
+def test_cumulative_costs_from_the_engine_marks_every_crossing() -> None:
+    cost = samples.cost_dict(samples.comparison())
+    fig = charts.cumulative_costs(cost["options"], cost["break_even"], currency="TWD")
+    marker = next(tr for tr in fig.data if tr.meta.get("role") == "break_even")
+    months = sorted(b["month"] for b in cost["break_even"] if b["month"] is not None)
+    assert sorted(marker.x) == pytest.approx(months)
+    assert len(fig.layout.annotations) == min(len(months), charts.MAX_CALLOUTS)
+
+
+def test_option_colours_follow_the_kind_on_every_chart() -> None:
+    cum = charts.cumulative_costs([RENT, BUY, HOURLY], [], currency="TWD")
+    sens = charts.utilization_sensitivity([HOURLY, BUY, RENT], currency="TWD")
+    colour = {tr.meta["key"]: tr.line.color for tr in cum.data}
+    assert colour == {tr.meta["key"]: tr.line.color for tr in sens.data if tr.meta.get("key")}
+    assert colour["buy:x"] == charts.KIND_COLOURS["buy"]
+
+
+def test_a_repeated_kind_gets_another_colour() -> None:
+    other = {**RENT, "key": "rent_monthly:y", "label": "Other rent"}
+    fig = charts.cumulative_costs([RENT, other], [], currency="TWD")
+    assert fig.data[0].line.color != fig.data[1].line.color
+    assert fig.data[1].line.dash == "dash"
+
+
+# --- TCO ----------------------------------------------------------------------------------
+
+
+def test_tco_bars_stack_to_the_totals() -> None:
+    cost = samples.cost_dict(samples.comparison())
+    fig = charts.tco_bars(cost["tco"], currency="TWD")
+    assert fig.layout.barmode == "relative"
+    bars = [tr for tr in fig.data if tr.type == "bar"]
+    total = next(tr for tr in fig.data if tr.meta.get("role") == "total")
+    expected = [y["total"] for curve in cost["tco"] for y in curve["years"]]
+    assert total.x == pytest.approx(expected)
+    sums = [sum(tr.x[i] for tr in bars) for i in range(len(expected))]
+    assert sums == pytest.approx(expected)
+    # the residual (resale) is negative: it stacks below zero
+    assert any(v < 0 for tr in bars if tr.meta["part"] == "residual" for v in tr.x)
+
+
+def test_tco_bars_one_bar_per_option_and_year() -> None:
+    tco = [
+        {"label": "Buy", "years": [{"year": y, "capex": 100, "power": 10 * y} for y in (1, 2)]},
+        {"label": "Rent", "years": [{"year": y, "rent": 60 * y} for y in (1, 2)]},
+    ]
+    fig = charts.tco_bars(tco, currency="USD", t=samples.zh)
+    capex = next(tr for tr in fig.data if tr.meta.get("part") == "capex")
+    assert [list(level) for level in capex.y] == [
+        ["Buy", "Buy", "Rent", "Rent"],
+        ["第 1 年", "第 2 年", "第 1 年", "第 2 年"],
+    ]
+    assert capex.name == "硬體（資本支出）"
+    assert [tr.meta.get("part") for tr in fig.data if tr.type == "bar"] == [
+        "capex",
+        "power",
+        "rent",
+    ]
+    assert fig.layout.xaxis.tickprefix == "US$"
+    total = next(tr for tr in fig.data if tr.meta.get("role") == "total")
+    assert total.x == (110, 120, 60, 120)
+
+
+def test_tco_bars_year_filter_and_unknown_parts() -> None:
+    tco = [
+        {"label": "X", "years": [{"year": y, "rent": 1.0, "licences": 2.0} for y in range(1, 6)]}
+    ]
+    fig = charts.tco_bars(tco, currency="TWD", years=[1, 5])
+    parts = [tr.meta.get("part") for tr in fig.data if tr.type == "bar"]
+    assert parts == ["rent", "licences"]
+    assert len(fig.data[0].x) == 2
+
+
+# --- utilisation --------------------------------------------------------------------------
+
+
+def test_utilization_sensitivity_lines_are_fixed_plus_metered() -> None:
+    fig = charts.utilization_sensitivity([HOURLY, RENT], currency="TWD")
+    hourly = next(tr for tr in fig.data if tr.meta.get("key") == "rent_hourly:x")
+    assert hourly.x[0] == 0 and hourly.x[-1] == 100
+    assert hourly.y[-1] == pytest.approx(87_600)
+    assert fig.layout.xaxis.ticksuffix == "%"
+
+
+def test_utilization_sensitivity_marks_the_engine_break_even() -> None:
+    # seed 003 T8: NT$50,000 a month vs NT$120/h → 50,000 / 87,600 = 57 %
+    monthly = {**RENT, "fixed_monthly": 50_000.0}
+    fig = charts.utilization_sensitivity([HOURLY, monthly], currency="TWD", utilization=0.8)
+    u = break_even_utilization(_cost_option(HOURLY), _cost_option(monthly))
+    assert u == pytest.approx(50_000 / 87_600)
+    marker = next(tr for tr in fig.data if tr.meta.get("role") == "break_even")
+    assert marker.x == pytest.approx((u * 100,))
+    assert marker.y == pytest.approx((50_000,))
+    texts = [a.text for a in fig.layout.annotations]
+    assert "Break-even at 57%" in texts
+    assert "This plan: 80%" in texts
+    assert fig.layout.shapes[0].x0 == 80
+
+
+def test_utilization_sensitivity_skips_options_without_run_rates() -> None:
+    bare = {k: v for k, v in RENT.items() if k != "fixed_monthly"}
+    fig = charts.utilization_sensitivity([bare, HOURLY], currency="USD", t=samples.zh)
+    assert [tr.meta.get("key") for tr in fig.data] == ["rent_hourly:x"]
+    assert fig.layout.yaxis.tickprefix == "US$"
+    assert fig.layout.xaxis.title.text == "GPU 使用率（每月 730 小時的比例）"
+
+
+def _cost_option(d: dict) -> CostOption:
+    return CostOption(
+        kind=d["kind"],
+        label=d["label"],
+        monthly=d["monthly"],
+        total=d["total"],
+        upfront=d["upfront"],
+        currency=d["currency"],
+        breakdown={},
+        cumulative=d["cumulative"],
+        lead_time_days=0,
+        source_ids=[],
+        explain=[],
+        key=d["key"],
+        fixed_monthly=d["fixed_monthly"],
+        metered_monthly_full=d["metered_monthly_full"],
+    )
+
+
+# --- reference architectures --------------------------------------------------------------
+
+
+def test_architectures_compare_three_panels_with_values() -> None:
+    fig = charts.architectures_compare(samples.TEMPLATES, currency="TWD")
+    bars = {tr.meta["metric"]: tr for tr in fig.data if tr.type == "bar"}
+    assert list(bars) == ["monthly", "gpu_memory_gb", "power_kw"]
+    assert bars["monthly"].y == (50_000, 200_000, 700_000)
+    assert bars["monthly"].text == ("NT$50,000", "NT$200,000", "NT$700,000")
+    assert bars["gpu_memory_gb"].text == ("80 GB", "320 GB", "1,280 GB")
+    assert bars["power_kw"].text == ("0.64 kW", "3 kW", "20.4 kW")
+    assert fig.layout.yaxis.tickprefix == "NT$"
+    # the same template has the same colour in every panel
+    assert len({tuple(tr.marker.color) for tr in bars.values()}) == 1
+
+
+def test_architectures_compare_price_range_only_where_given() -> None:
+    fig = charts.architectures_compare(samples.TEMPLATES, currency="TWD", t=samples.zh)
+    (band,) = [tr for tr in fig.data if tr.meta.get("role") == "price_range"]
+    assert band.x == ("Training<br>16× H100",)
+    assert band.error_y.arrayminus == (140_000,)
+    assert band.error_y.array == (0,)
+    assert [a.text for a in fig.layout.annotations][:1] == ["月租價格（NT$）"]
+
+
+# --- every figure -------------------------------------------------------------------------
+
+
+def test_every_figure_is_legible(figures: dict[str, Any]) -> None:
+    for name, fig in figures.items():
+        spec = fig.to_plotly_json()
+        sizes = list(fonts(spec["layout"])) + list(fonts({"data": spec["data"]}))
+        assert sizes, name
+        assert all(size >= 13 for _, size in sizes), (name, [s for s in sizes if s[1] < 13])
+        layout = fig.layout
+        assert layout.font.family == charts.FONT_FAMILY
+        assert layout.paper_bgcolor == "white" and layout.plot_bgcolor == "white"
+        assert layout.title.text, name
+        if layout.showlegend is not False:
+            assert layout.legend.orientation == "h", name
+
+
+def test_chinese_figures_carry_no_untranslated_chart_text(figures: dict[str, Any]) -> None:
+    for name, fig in figures.items():
+        if name.endswith(".en"):
+            continue
+        english = fig.to_json()
+        for msgid in charts.MSGIDS:
+            if "%(" not in msgid and len(msgid) > 4 and msgid != "Power":
+                assert f'"{msgid}"' not in english, (name, msgid)
+
+
+def test_to_json_round_trips_with_config() -> None:
+    fig = charts.cumulative_costs([RENT, BUY], BREAK_EVEN, currency="TWD")
+    spec = json.loads(charts.to_json(fig))
+    assert set(spec) == {"data", "layout", "config"}
+    assert spec["config"]["displaylogo"] is False
+    assert spec["config"]["responsive"] is True
+    assert "template" not in spec["layout"]
+    assert spec["data"][0]["y"] == RENT["cumulative"]
+    assert spec["layout"]["annotations"][0]["text"] == "Month 7.5"
+    assert spec["layout"]["yaxis"]["tickprefix"] == "NT$"
+
+
+def test_to_json_is_safe_inside_a_script_element() -> None:
+    evil = {**RENT, "label": "</script><script>alert(1)</script> & co"}
+    text = charts.to_json(charts.cumulative_costs([evil, BUY], [], currency="TWD"))
+    assert "<" not in text and ">" not in text and "&" not in text
+    names = [tr["name"] for tr in json.loads(text)["data"]]
+    assert "&lt;/script&gt;&lt;script&gt;alert(1)&lt;/script&gt; &amp; co" in names[0]
+    assert '": ' not in text and '", "' not in text  # compact separators
+
+
+def test_msgids_list_every_string_given_to_t() -> None:
+    source = Path(charts.__file__).read_text(encoding="utf-8")
+    used: set[str] = set()
+    for node in ast.walk(ast.parse(source)):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Name)
+            and node.func.id == "t"
+            and node.args
+            and isinstance(node.args[0], ast.Constant)
+        ):
+            used.add(node.args[0].value)
+    used |= {label for _, label, _ in (*charts.MEMORY_PARTS, *charts.TCO_PARTS)}
+    assert used == set(charts.MSGIDS)
+    assert set(samples.ZH_TW) == set(charts.MSGIDS)
