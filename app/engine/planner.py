@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import lru_cache
 
 from app.engine import compute
 from app.engine.hardware import GpuSpec
@@ -157,6 +158,28 @@ def _layouts(
                     )
 
 
+@lru_cache(maxsize=4096)
+def _ranked_layouts(
+    job: TrainingJob,
+    n: int,
+    per_node: int,
+    tp: int | None,
+    pp: int | None,
+    zero: int | None,
+    recompute: str | None,
+) -> tuple[tuple[float, Layout, float], ...]:
+    """(cost, layout, per-GPU bytes) of every layout of `n` GPUs, cheapest first.
+
+    Independent of which GPU type runs them (only the memory cap differs), so a search over
+    every default GPU ranks each count once.
+    """
+    ranked = sorted(
+        _layouts(job, n, per_node, tp=tp, pp=pp, zero=zero, recompute=recompute),
+        key=lambda c: c[0],
+    )
+    return tuple((cost, lay, per_gpu_memory(job, lay, n).total) for cost, lay in ranked)
+
+
 def best_layout(
     job: TrainingJob,
     gpu: GpuSpec,
@@ -170,12 +193,7 @@ def best_layout(
     """(layout, per-GPU bytes, efficiency) of the fastest layout of `n` GPUs that fits."""
     per_node = min(n, gpu.gpus_per_node)
     cap = gpu.memory_gb * GB * HEADROOM
-    options = sorted(
-        _layouts(job, n, per_node, tp=tp, pp=pp, zero=zero, recompute=recompute),
-        key=lambda c: c[0],
-    )
-    for cost, layout in options:
-        mem = per_gpu_memory(job, layout, n).total
+    for cost, layout, mem in _ranked_layouts(job, n, per_node, tp, pp, zero, recompute):
         if mem <= cap:
             # efficiency excludes recomputation, which the FLOP count already carries
             return layout, mem, RECOMPUTE_FLOPS[layout.recompute] / cost

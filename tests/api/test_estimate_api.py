@@ -147,7 +147,11 @@ def test_openapi_documents_every_route_with_examples(client: TestClient) -> None
 
 
 json_values = st.recursive(
-    st.none() | st.booleans() | st.floats(allow_nan=False) | st.integers() | st.text(max_size=8),
+    st.none()
+    | st.booleans()
+    | st.floats(allow_nan=False, allow_infinity=False)
+    | st.integers()
+    | st.text(max_size=8),
     lambda c: st.lists(c, max_size=3) | st.dictionaries(st.text(max_size=8), c, max_size=3),
     max_leaves=8,
 )

@@ -1,0 +1,1 @@
+"""Accounts: users (Argon2 passwords, admin|sales roles) and API tokens."""

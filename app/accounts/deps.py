@@ -1,0 +1,63 @@
+"""Authentication dependencies for the JSON API: bearer tokens and role checks."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Annotated
+
+from fastapi import Depends, HTTPException, status
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
+
+from app.accounts import service
+from app.accounts.models import ROLES, User
+from app.deps import SessionDep
+
+# auto_error=False: the 401 below names the problem and carries WWW-Authenticate (RFC 6750).
+_bearer = HTTPBearer(auto_error=False, description="An API token: `stratagem tokens create`.")
+
+
+def _unauthorized(detail: str, error: str | None = None) -> HTTPException:
+    challenge = 'Bearer realm="stratagem"'
+    if error:
+        challenge += f', error="{error}"'
+    return HTTPException(
+        status_code=status.HTTP_401_UNAUTHORIZED,
+        detail=detail,
+        headers={"WWW-Authenticate": challenge},
+    )
+
+
+def api_user(
+    session: SessionDep,
+    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
+) -> User:
+    """The user whose token is in `Authorization: Bearer …`; 401 when missing or not valid."""
+    if credentials is None or credentials.scheme.lower() != "bearer":
+        raise _unauthorized("authentication required: send Authorization: Bearer <token>")
+    user = service.user_for_token(session=session, token=credentials.credentials)
+    if user is None:
+        raise _unauthorized("the token is invalid or revoked", error="invalid_token")
+    return user
+
+
+ApiUser = Annotated[User, Depends(api_user)]
+
+
+def require_role(*roles: str) -> Callable[[User], User]:
+    """A dependency that passes users holding one of `roles` and answers 403 otherwise."""
+    unknown = set(roles) - set(ROLES)
+    if unknown:
+        raise ValueError(f"unknown roles: {', '.join(sorted(unknown))}")
+
+    def check(user: ApiUser) -> User:
+        if user.role not in roles:
+            raise HTTPException(
+                status_code=status.HTTP_403_FORBIDDEN,
+                detail=f"requires role {' or '.join(roles)} (you are {user.role})",
+            )
+        return user
+
+    return check
+
+
+AdminUser = Annotated[User, Depends(require_role("admin"))]

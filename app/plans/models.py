@@ -1,0 +1,269 @@
+"""Plan tables: `Plan` (the current state of a quote) and `PlanRevision` (every saved state).
+
+Concurrency is optimistic: `Plan.version` goes up by one on every save, and a save names the
+version it was based on. A revision row holds the full state after that save, so any two
+versions can be compared and nothing a save wrote is ever lost.
+
+`tier` is copied out of the stored result so lists can filter on it with an index instead of
+reading every result JSON.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Annotated, Any, ClassVar, Final
+
+from pydantic import AfterValidator, ConfigDict, field_validator
+from sqlalchemy import JSON, Column, ForeignKeyConstraint, Index, UniqueConstraint
+from sqlmodel import Field, SQLModel
+
+import app.accounts.models
+import app.catalog.models  # noqa: F401  (the price_list table the FK points at)
+from app.engine.schemas import EstimateRequest
+
+STATUSES: Final = ("draft", "sent", "accepted", "lost")
+# The fields a save may change; a revision snapshots these plus the computed ones.
+EDITABLE: Final = ("name", "customer", "status", "notes", "tags", "workload")
+SNAPSHOT: Final = (
+    "name",
+    "customer",
+    "status",
+    "notes",
+    "tags",
+    "archived",
+    "price_list_id",
+    "workload",
+    "result",
+)
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+def _status(value: str) -> str:
+    if value not in STATUSES:
+        raise ValueError(f"must be one of {', '.join(STATUSES)} (got {value!r})")
+    return value
+
+
+def _text(value: str) -> str:
+    value = value.strip()
+    if not value:
+        raise ValueError("must not be empty")
+    return value
+
+
+Status = Annotated[str, AfterValidator(_status)]
+Name = Annotated[str, AfterValidator(_text)]
+
+
+def _clean_tags(tags: list[str]) -> list[str]:
+    seen: dict[str, None] = {}
+    for t in tags:
+        t = t.strip()
+        if t:
+            seen.setdefault(t[:50], None)
+    return list(seen)
+
+
+class Plan(SQLModel, table=True):
+    __tablename__: ClassVar[Any] = "plan"
+    __table_args__ = (
+        UniqueConstraint("quote_number", name="uq_plan_quote_number"),
+        ForeignKeyConstraint(["owner_id"], ["app_user.id"], name="fk_plan_owner"),
+        ForeignKeyConstraint(
+            ["price_list_id"], ["price_list.id"], ondelete="SET NULL", name="fk_plan_price_list"
+        ),
+        # The default list: live plans, most recently touched first.
+        Index("ix_plan_archived_updated_at", "archived", "updated_at"),
+        Index("ix_plan_owner_id", "owner_id", "updated_at"),
+        Index("ix_plan_status", "status"),
+        Index("ix_plan_tier", "tier"),
+        Index("ix_plan_customer", "customer"),
+        Index("ix_plan_name", "name"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    quote_number: str = Field(max_length=48, description="Q-<year>-<6 digits>.")
+    name: str = Field(max_length=200)
+    customer: str = Field(default="", max_length=200)
+    owner_id: int
+    status: str = Field(default="draft", max_length=20)
+    notes: str = Field(default="")
+    tags: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
+    archived: bool = Field(default=False)
+    version: int = Field(default=1)
+    price_list_id: int | None = None
+    tier: str = Field(default="", max_length=20)
+    workload: dict[str, Any] = Field(sa_column=Column(JSON, nullable=False))
+    result: dict[str, Any] = Field(sa_column=Column(JSON, nullable=False))
+    created_at: datetime = Field(default_factory=utcnow)
+    updated_at: datetime = Field(default_factory=utcnow)
+
+
+class PlanRevision(SQLModel, table=True):
+    __tablename__: ClassVar[Any] = "plan_revision"
+    __table_args__ = (
+        UniqueConstraint("plan_id", "version", name="uq_plan_revision_version"),
+        ForeignKeyConstraint(
+            ["plan_id"], ["plan.id"], ondelete="CASCADE", name="fk_plan_revision_plan"
+        ),
+        ForeignKeyConstraint(["author_id"], ["app_user.id"], name="fk_plan_revision_author"),
+        ForeignKeyConstraint(
+            ["price_list_id"],
+            ["price_list.id"],
+            ondelete="SET NULL",
+            name="fk_plan_revision_price_list",
+        ),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    plan_id: int
+    version: int
+    author_id: int
+    created_at: datetime = Field(default_factory=utcnow)
+    name: str = Field(max_length=200)
+    customer: str = Field(default="", max_length=200)
+    status: str = Field(default="draft", max_length=20)
+    notes: str = Field(default="")
+    tags: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
+    archived: bool = Field(default=False)
+    price_list_id: int | None = None
+    workload: dict[str, Any] = Field(sa_column=Column(JSON, nullable=False))
+    result: dict[str, Any] = Field(sa_column=Column(JSON, nullable=False))
+    change_summary: str = Field(default="", description="What this save changed.")
+
+
+# --------------------------------------------------------------------------------------------
+# API models
+# --------------------------------------------------------------------------------------------
+
+
+class PlanCreate(SQLModel):
+    model_config = ConfigDict(extra="forbid")  # type: ignore[assignment]
+
+    name: Name = Field(max_length=200)
+    customer: str = Field(default="", max_length=200)
+    workload: EstimateRequest
+    status: Status = "draft"
+    notes: str = Field(default="", max_length=20_000)
+    tags: list[str] = Field(default_factory=list, max_length=50)
+
+    @field_validator("tags")
+    @classmethod
+    def _tags(cls, v: list[str]) -> list[str]:
+        return _clean_tags(v)
+
+
+class PlanUpdate(SQLModel):
+    """A save: the version it was based on plus the fields to change (absent = unchanged)."""
+
+    model_config = ConfigDict(extra="forbid")  # type: ignore[assignment]
+
+    version: int = Field(ge=1, description="The version the client last read.")
+    name: Name | None = Field(default=None, max_length=200)
+    customer: str | None = Field(default=None, max_length=200)
+    status: Status | None = None
+    notes: str | None = Field(default=None, max_length=20_000)
+    tags: list[str] | None = Field(default=None, max_length=50)
+    workload: EstimateRequest | None = None
+
+    @field_validator("tags")
+    @classmethod
+    def _tags(cls, v: list[str] | None) -> list[str] | None:
+        return None if v is None else _clean_tags(v)
+
+    def changes(self) -> dict[str, Any]:
+        out = self.model_dump(exclude_none=True, exclude={"version", "workload"})
+        if self.workload is not None:
+            out["workload"] = self.workload
+        return out
+
+
+class PlanSummary(SQLModel):
+    id: int
+    quote_number: str
+    name: str
+    customer: str
+    owner_id: int
+    status: str
+    notes: str
+    tags: list[str]
+    archived: bool
+    version: int
+    price_list_id: int | None
+    tier: str
+    created_at: datetime
+    updated_at: datetime
+
+
+class PlanPublic(PlanSummary):
+    workload: dict[str, Any]
+    result: dict[str, Any]
+
+
+class PlanPage(SQLModel):
+    items: list[PlanSummary]
+    total: int
+    page: int
+    per_page: int
+
+
+class RevisionPublic(SQLModel):
+    id: int
+    version: int
+    author_id: int
+    created_at: datetime
+    name: str
+    customer: str
+    status: str
+    notes: str
+    tags: list[str]
+    archived: bool
+    price_list_id: int | None
+    change_summary: str
+
+
+class ConflictOut(SQLModel):
+    detail: str
+    current_version: int
+    changed_fields: list[str]
+
+
+class RepriceIn(SQLModel):
+    model_config = ConfigDict(extra="forbid")  # type: ignore[assignment]
+
+    version: int | None = Field(default=None, ge=1, description="Optional optimistic check.")
+    price_list_id: int | None = Field(default=None, description="Default: the current list.")
+
+
+class CostDelta(SQLModel):
+    key: str
+    label: str
+    before: float | None
+    after: float | None
+    delta: float | None
+
+
+class RepriceOut(SQLModel):
+    plan: PlanPublic
+    price_list_before: int | None
+    price_list_after: int | None
+    currency: str
+    options: list[CostDelta]
+    cheapest_before: float | None
+    cheapest_after: float | None
+    cheapest_delta: float | None
+
+
+class FieldChange(SQLModel):
+    field: str
+    before: Any
+    after: Any
+
+
+class RevisionDiff(SQLModel):
+    from_version: int
+    to_version: int
+    changes: list[FieldChange]

@@ -1,0 +1,193 @@
+"""JSON API v1: saved plans (quotes). Every route needs a bearer token.
+
+Who may do what is decided in `app.plans.service` (read: everyone signed in; change: the
+owner or an admin).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, FastAPI, Query, Request, status
+from fastapi.responses import JSONResponse
+
+from app.accounts.deps import ApiUser
+from app.deps import SessionDep
+from app.errors import field_error
+from app.plans import service
+from app.plans.models import (
+    STATUSES,
+    ConflictOut,
+    CostDelta,
+    FieldChange,
+    Plan,
+    PlanCreate,
+    PlanPage,
+    PlanPublic,
+    PlanRevision,
+    PlanSummary,
+    PlanUpdate,
+    RepriceIn,
+    RepriceOut,
+    RevisionDiff,
+    RevisionPublic,
+)
+
+router = APIRouter(
+    prefix="/api/v1/plans",
+    tags=["plans"],
+    responses={
+        401: {"description": "No token, or an invalid or revoked one."},
+        404: {"description": "No such plan."},
+    },
+)
+_FORBIDDEN: dict[int | str, dict[str, Any]] = {
+    403: {"description": "Only the owner or an admin may change this plan."}
+}
+_CONFLICT: dict[int | str, dict[str, Any]] = {
+    409: {"model": ConflictOut, "description": "Saved by someone else since `version`."},
+    **_FORBIDDEN,
+}
+
+
+@router.post("", status_code=status.HTTP_201_CREATED, response_model=PlanPublic)
+def create_plan(body: PlanCreate, session: SessionDep, user: ApiUser) -> Plan:
+    """Save a workload as a new plan, priced with the current price list (version 1)."""
+    return service.create_plan(session=session, owner=user, **dict(body))
+
+
+@router.get("", response_model=PlanPage)
+def list_plans(
+    session: SessionDep,
+    _: ApiUser,
+    search: Annotated[str | None, Query(description="In name, customer, quote number.")] = None,
+    status: Annotated[str | None, Query(description=" | ".join(STATUSES))] = None,
+    customer: Annotated[str | None, Query(description="Exact customer name.")] = None,
+    owner_id: Annotated[int | None, Query()] = None,
+    tier: Annotated[str | None, Query(description="single_gpu | multi_gpu | multi_node")] = None,
+    archived: Annotated[bool, Query(description="List archived plans instead.")] = False,
+    sort: Annotated[str, Query(description="Field, '-' prefix for descending.")] = "-updated_at",
+    page: Annotated[int, Query(ge=1)] = 1,
+    per_page: Annotated[int, Query(ge=1, le=service.MAX_PER_PAGE)] = 25,
+) -> PlanPage:
+    """List plans (without workload and result), filtered, sorted and paginated."""
+    p = service.list_plans(
+        session=session,
+        search=search,
+        status=status,
+        customer=customer,
+        owner_id=owner_id,
+        tier=tier,
+        archived=archived,
+        sort=sort,
+        page=page,
+        per_page=per_page,
+    )
+    items = [PlanSummary.model_validate(x, from_attributes=True) for x in p.items]
+    return PlanPage(items=items, total=p.total, page=p.page, per_page=p.per_page)
+
+
+@router.get("/{plan_id}", response_model=PlanPublic)
+def get_plan(plan_id: int, session: SessionDep, _: ApiUser) -> Plan:
+    """One plan with its version, workload and computed result."""
+    return service.get_plan(session=session, plan_id=plan_id)
+
+
+@router.put("/{plan_id}", response_model=PlanPublic, responses=_CONFLICT)
+def update_plan(plan_id: int, body: PlanUpdate, session: SessionDep, user: ApiUser) -> Plan:
+    """Save changes made on top of `version`; 409 with what changed if someone saved since."""
+    return service.update_plan(
+        session=session,
+        plan_id=plan_id,
+        expected_version=body.version,
+        changes=body.changes(),
+        actor=user,
+    )
+
+
+@router.get("/{plan_id}/revisions", response_model=list[RevisionPublic])
+def list_revisions(plan_id: int, session: SessionDep, _: ApiUser) -> list[PlanRevision]:
+    """Every saved version of the plan, oldest first."""
+    return service.list_revisions(session=session, plan_id=plan_id)
+
+
+@router.get("/{plan_id}/diff", response_model=RevisionDiff)
+def diff_revisions(
+    plan_id: int,
+    session: SessionDep,
+    _: ApiUser,
+    from_version: Annotated[int, Query(alias="from", ge=1)],
+    to_version: Annotated[int, Query(alias="to", ge=1)],
+) -> RevisionDiff:
+    """What changed between two versions of the plan, field by field."""
+    a = service.get_revision(session=session, plan_id=plan_id, version=from_version)
+    b = service.get_revision(session=session, plan_id=plan_id, version=to_version)
+    changes = [FieldChange(field=f, before=x, after=y) for f, x, y in service.diff_revisions(a, b)]
+    return RevisionDiff(from_version=from_version, to_version=to_version, changes=changes)
+
+
+@router.post("/{plan_id}/duplicate", status_code=201, response_model=PlanPublic)
+def duplicate_plan(plan_id: int, session: SessionDep, user: ApiUser) -> Plan:
+    """Copy the plan into a new draft owned by you (same workload and prices)."""
+    return service.duplicate_plan(session=session, plan_id=plan_id, actor=user)
+
+
+@router.post("/{plan_id}/archive", response_model=PlanPublic, responses=_CONFLICT)
+def archive_plan(plan_id: int, session: SessionDep, user: ApiUser) -> Plan:
+    """Archive the plan: hidden from the default list, kept with its history."""
+    return service.archive_plan(session=session, plan_id=plan_id, actor=user)
+
+
+@router.post("/{plan_id}/restore", response_model=PlanPublic, responses=_CONFLICT)
+def restore_plan(plan_id: int, session: SessionDep, user: ApiUser) -> Plan:
+    """Bring an archived plan back to the list."""
+    return service.restore_plan(session=session, plan_id=plan_id, actor=user)
+
+
+@router.post("/{plan_id}/reprice", response_model=RepriceOut, responses=_CONFLICT)
+def reprice_plan(
+    plan_id: int, session: SessionDep, user: ApiUser, body: RepriceIn | None = None
+) -> RepriceOut:
+    """Recompute with the current (or a given) price list; returns cost totals before/after."""
+    body = body or RepriceIn()
+    r = service.reprice_plan(
+        session=session,
+        plan_id=plan_id,
+        actor=user,
+        price_list_id=body.price_list_id,
+        expected_version=body.version,
+    )
+    return RepriceOut(
+        plan=PlanPublic.model_validate(r.plan, from_attributes=True),
+        price_list_before=r.price_list_before,
+        price_list_after=r.price_list_after,
+        currency=r.currency,
+        options=[CostDelta(**o) for o in r.options],
+        cheapest_before=r.cheapest_before,
+        cheapest_after=r.cheapest_after,
+        cheapest_delta=r.cheapest_delta,
+    )
+
+
+def install(app: FastAPI) -> None:
+    """Mount the plans API and map the service's errors to status codes."""
+    app.include_router(router)
+
+    @app.exception_handler(service.NotFound)
+    async def _not_found(_: Request, exc: service.NotFound) -> JSONResponse:
+        return JSONResponse(status_code=404, content={"detail": str(exc)})
+
+    @app.exception_handler(service.Forbidden)
+    async def _forbidden(_: Request, exc: service.Forbidden) -> JSONResponse:
+        return JSONResponse(status_code=403, content={"detail": str(exc)})
+
+    @app.exception_handler(service.Invalid)
+    async def _invalid(_: Request, exc: service.Invalid) -> JSONResponse:
+        return field_error(exc.field, str(exc))
+
+    @app.exception_handler(service.Conflict)
+    async def _conflict(_: Request, exc: service.Conflict) -> JSONResponse:
+        body = ConflictOut(
+            detail=str(exc), current_version=exc.current_version, changed_fields=exc.changed_fields
+        )
+        return JSONResponse(status_code=409, content=body.model_dump())

@@ -1,0 +1,550 @@
+"""Plan service: create, list, save (optimistically), duplicate, archive, reprice, compare.
+
+The only place plan rows commit. Every function takes keyword-only arguments.
+
+Permissions (enforced here, so the API and later the pages share them):
+* any signed-in user (admin or sales) can read every plan and its revisions, and duplicate
+  any plan into a new one they own;
+* sales can save, archive, restore and reprice only plans they own;
+* admin can do everything to every plan.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Final, cast
+
+from pydantic import ValidationError
+from sqlalchemy import func, or_, update
+from sqlalchemy.orm import defer
+from sqlmodel import Session, col, select
+
+from app.accounts.models import User
+from app.catalog import service as catalog
+from app.engine.estimate import InputError, estimate
+from app.engine.prices import PriceBook
+from app.engine.schemas import EstimateRequest
+from app.plans.models import EDITABLE, SNAPSHOT, Plan, PlanRevision, utcnow
+
+SORTS: Final = ("updated_at", "created_at", "name", "customer", "quote_number", "status")
+MAX_PER_PAGE: Final = 100
+# Lists never need the workload and result JSON (tens of kilobytes a row): leave them unread.
+_HEAVY_PLAN: Final = (defer(cast(Any, Plan.workload)), defer(cast(Any, Plan.result)))
+_HEAVY_REVISION: Final = (
+    defer(cast(Any, PlanRevision.workload)),
+    defer(cast(Any, PlanRevision.result)),
+)
+
+
+class PlanError(Exception):
+    """Base of the errors the plan service raises; the API maps each to a status code."""
+
+
+class NotFound(PlanError):
+    pass
+
+
+class Forbidden(PlanError):
+    pass
+
+
+class Invalid(PlanError):
+    """A value the service refuses; `field` is its dotted path (a 422)."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(message)
+        self.field = field
+
+
+class Conflict(PlanError):
+    """The save was based on an old version; `changed_fields` changed since then."""
+
+    def __init__(self, *, current_version: int, changed_fields: list[str]) -> None:
+        super().__init__(
+            "the plan was changed by someone else since you loaded it: reload and reapply "
+            f"your changes (now at version {current_version})"
+        )
+        self.current_version = current_version
+        self.changed_fields = changed_fields
+
+
+# --------------------------------------------------------------------------------------------
+# Permissions
+# --------------------------------------------------------------------------------------------
+
+
+def can_edit(user: User, plan: Plan) -> bool:
+    return user.role == "admin" or plan.owner_id == user.id
+
+
+def _require_edit(user: User, plan: Plan) -> None:
+    if not can_edit(user, plan):
+        raise Forbidden(f"only the owner or an admin can change {plan.quote_number}")
+
+
+# --------------------------------------------------------------------------------------------
+# Pricing
+# --------------------------------------------------------------------------------------------
+
+
+def _book(session: Session, price_list_id: int | None) -> PriceBook | None:
+    if price_list_id is None:
+        return None
+    try:
+        return catalog.price_book_for(session=session, price_list_id=price_list_id)
+    except catalog.NotFound as e:
+        raise Invalid("price_list_id", str(e)) from e
+
+
+def _current_list_id(session: Session) -> int | None:
+    pl = catalog.current_price_list(session=session)
+    return pl.id if pl is not None else None
+
+
+def _compute(
+    session: Session, workload: EstimateRequest | Mapping[str, Any], price_list_id: int | None
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(workload dump, result dump) for `workload` priced with `price_list_id`."""
+    try:
+        req = (
+            workload
+            if isinstance(workload, EstimateRequest)
+            else EstimateRequest.model_validate(workload)
+        )
+    except ValidationError as e:
+        err = e.errors()[0]
+        loc = ".".join(str(p) for p in err["loc"])
+        raise Invalid(f"workload.{loc}" if loc else "workload", err["msg"]) from e
+    try:
+        res = estimate(req, prices=_book(session, price_list_id))
+    except InputError as e:
+        # The engine names the field inside the workload; the API body nests it.
+        raise InputError(f"workload.{e.field}", str(e)) from e
+    return req.model_dump(mode="json"), res.model_dump(mode="json")
+
+
+# --------------------------------------------------------------------------------------------
+# Reading
+# --------------------------------------------------------------------------------------------
+
+
+def get_plan(*, session: Session, plan_id: int) -> Plan:
+    plan = session.get(Plan, plan_id)
+    if plan is None:
+        raise NotFound(f"no plan {plan_id}")
+    return plan
+
+
+@dataclass(frozen=True, slots=True)
+class Page:
+    items: list[Plan]
+    total: int
+    page: int
+    per_page: int
+
+
+def _like(text: str) -> str:
+    escaped = text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    return f"%{escaped}%"
+
+
+def list_plans(
+    *,
+    session: Session,
+    search: str | None = None,
+    status: str | None = None,
+    owner_id: int | None = None,
+    tier: str | None = None,
+    customer: str | None = None,
+    archived: bool = False,
+    sort: str = "-updated_at",
+    page: int = 1,
+    per_page: int = 25,
+) -> Page:
+    """One page of plans (without workload and result); `sort` is a field, '-' for descending.
+
+    `search` matches name, customer or quote number anywhere, case-insensitively; the other
+    filters are exact. Archived plans are listed only with `archived=True`.
+    """
+    field = sort.removeprefix("-")
+    if field not in SORTS:
+        raise Invalid("sort", f"must be one of {', '.join(SORTS)}, '-' for descending")
+    page = max(page, 1)
+    per_page = min(max(per_page, 1), MAX_PER_PAGE)
+    conds: list[Any] = [col(Plan.archived) == archived]
+    if search and search.strip():
+        pattern = _like(search.strip())
+        conds.append(
+            or_(
+                col(Plan.name).ilike(pattern, escape="\\"),
+                col(Plan.customer).ilike(pattern, escape="\\"),
+                col(Plan.quote_number).ilike(pattern, escape="\\"),
+            )
+        )
+    if status:
+        conds.append(col(Plan.status) == status)
+    if owner_id is not None:
+        conds.append(col(Plan.owner_id) == owner_id)
+    if tier:
+        conds.append(col(Plan.tier) == tier)
+    if customer:
+        conds.append(col(Plan.customer) == customer)
+    order = col(getattr(Plan, field))
+    tiebreak = col(Plan.id)
+    ordering = (order.desc(), tiebreak.desc()) if sort.startswith("-") else (order, tiebreak)
+    total = session.exec(select(func.count()).select_from(Plan).where(*conds)).one()
+    stmt = (
+        select(Plan)
+        .where(*conds)
+        .options(*_HEAVY_PLAN)
+        .order_by(*ordering)
+        .offset((page - 1) * per_page)
+        .limit(per_page)
+    )
+    return Page(items=list(session.exec(stmt)), total=total, page=page, per_page=per_page)
+
+
+def list_revisions(*, session: Session, plan_id: int) -> list[PlanRevision]:
+    get_plan(session=session, plan_id=plan_id)
+    stmt = (
+        select(PlanRevision)
+        .where(PlanRevision.plan_id == plan_id)
+        .options(*_HEAVY_REVISION)
+        .order_by(col(PlanRevision.version))
+    )
+    return list(session.exec(stmt))
+
+
+def get_revision(*, session: Session, plan_id: int, version: int) -> PlanRevision:
+    stmt = select(PlanRevision).where(
+        PlanRevision.plan_id == plan_id, PlanRevision.version == version
+    )
+    rev = session.exec(stmt).first()
+    if rev is None:
+        raise NotFound(f"plan {plan_id} has no version {version}")
+    return rev
+
+
+# --------------------------------------------------------------------------------------------
+# Comparing
+# --------------------------------------------------------------------------------------------
+
+
+def result_summary(result: Mapping[str, Any]) -> dict[str, Any]:
+    """The figures of a result worth naming in a diff (the whole result is kilobytes)."""
+    gpu = result.get("gpu") or {}
+    cost = result.get("cost") or {}
+    totals = [o.get("total") for o in cost.get("options", []) if o.get("total") is not None]
+    return {
+        "tier": result.get("tier"),
+        "gpu": f"{gpu.get('count')} × {gpu.get('name')}" if gpu else None,
+        "cheapest_total": min(totals) if totals else None,
+        "currency": cost.get("currency"),
+    }
+
+
+def _flatten(prefix: str, value: Any, out: dict[str, Any]) -> None:
+    if isinstance(value, Mapping) and value:
+        for k, v in value.items():
+            _flatten(f"{prefix}.{k}", v, out)
+    else:
+        out[prefix] = value
+
+
+def snapshot(obj: Plan | PlanRevision) -> dict[str, Any]:
+    return {f: getattr(obj, f) for f in SNAPSHOT}
+
+
+def diff_snapshots(a: Mapping[str, Any], b: Mapping[str, Any]) -> list[tuple[str, Any, Any]]:
+    """(field, before, after) for every field that differs; workload fields are dotted
+    (`workload.seq_len`) and a result is compared by its summary (`result.tier`)."""
+    flat_a: dict[str, Any] = {}
+    flat_b: dict[str, Any] = {}
+    for f in SNAPSHOT:
+        if f == "result":
+            _flatten("result", result_summary(a.get(f) or {}), flat_a)
+            _flatten("result", result_summary(b.get(f) or {}), flat_b)
+        else:
+            _flatten(f, a.get(f), flat_a)
+            _flatten(f, b.get(f), flat_b)
+    keys = list(dict.fromkeys([*flat_a, *flat_b]))
+    return [(k, flat_a.get(k), flat_b.get(k)) for k in keys if flat_a.get(k) != flat_b.get(k)]
+
+
+def diff_revisions(a: PlanRevision, b: PlanRevision) -> list[tuple[str, Any, Any]]:
+    """What changed from revision `a` to revision `b` (see `diff_snapshots`)."""
+    return diff_snapshots(snapshot(a), snapshot(b))
+
+
+def _changed_since(session: Session, plan: Plan, version: int) -> list[str]:
+    assert plan.id is not None
+    try:
+        then = get_revision(session=session, plan_id=plan.id, version=version)
+    except NotFound:
+        return []
+    return [field for field, _, _ in diff_snapshots(snapshot(then), snapshot(plan))]
+
+
+# --------------------------------------------------------------------------------------------
+# Writing
+# --------------------------------------------------------------------------------------------
+
+
+def _revision(plan: Plan, *, author: User, summary: str) -> PlanRevision:
+    assert plan.id is not None and author.id is not None
+    return PlanRevision(
+        plan_id=plan.id,
+        version=plan.version,
+        author_id=author.id,
+        change_summary=summary,
+        **snapshot(plan),
+    )
+
+
+def create_plan(
+    *,
+    session: Session,
+    owner: User,
+    name: str,
+    workload: EstimateRequest | Mapping[str, Any],
+    customer: str = "",
+    status: str = "draft",
+    notes: str = "",
+    tags: list[str] | None = None,
+) -> Plan:
+    """Validate and price the workload with the current price list, save version 1."""
+    assert owner.id is not None
+    price_list_id = _current_list_id(session)
+    workload_dump, result = _compute(session, workload, price_list_id)
+    plan = Plan(
+        # A placeholder until the id exists: the quote number is derived from it.
+        quote_number=f"pending-{uuid.uuid4().hex}",
+        name=name,
+        customer=customer,
+        owner_id=owner.id,
+        status=status,
+        notes=notes,
+        tags=list(tags or []),
+        price_list_id=price_list_id,
+        tier=str(result.get("tier", "")),
+        workload=workload_dump,
+        result=result,
+    )
+    session.add(plan)
+    session.flush()
+    plan.quote_number = f"Q-{plan.created_at.year}-{plan.id:06d}"
+    session.add(_revision(plan, author=owner, summary="created"))
+    session.commit()
+    session.refresh(plan)
+    return plan
+
+
+def _save(
+    session: Session,
+    plan: Plan,
+    *,
+    expected_version: int,
+    values: dict[str, Any],
+    actor: User,
+    summary: str,
+) -> Plan:
+    """Write `values` if the plan is still at `expected_version`, plus the new revision, in
+    one transaction. The UPDATE's WHERE clause is the arbiter: of two writers that read the
+    same version only one matches a row; the other gets a Conflict (nothing is lost)."""
+    assert plan.id is not None
+    plan_id = plan.id
+    now = utcnow()
+    stmt = (
+        update(Plan)
+        .where(col(Plan.id) == plan_id, col(Plan.version) == expected_version)
+        .values(**values, version=expected_version + 1, updated_at=now)
+        .execution_options(synchronize_session=False)
+    )
+    if session.execute(stmt).rowcount != 1:  # type: ignore[attr-defined]
+        session.rollback()
+        current = get_plan(session=session, plan_id=plan_id)
+        session.refresh(current)
+        raise Conflict(
+            current_version=current.version,
+            changed_fields=_changed_since(session, current, expected_version),
+        )
+    session.expire(plan)
+    plan = get_plan(session=session, plan_id=plan_id)
+    session.add(_revision(plan, author=actor, summary=summary))
+    session.commit()
+    session.refresh(plan)
+    return plan
+
+
+def update_plan(
+    *,
+    session: Session,
+    plan_id: int,
+    expected_version: int,
+    changes: Mapping[str, Any],
+    actor: User,
+) -> Plan:
+    """Save `changes` made on top of `expected_version`.
+
+    Conflict when the plan has moved on since (with the fields changed since then). A new
+    workload is priced with the plan's own price list (a saved quote keeps the prices of its
+    day; `reprice` moves it to another list). A save that changes nothing writes nothing.
+    """
+    plan = get_plan(session=session, plan_id=plan_id)
+    _require_edit(actor, plan)
+    if plan.version != expected_version:
+        raise Conflict(
+            current_version=plan.version,
+            changed_fields=_changed_since(session, plan, expected_version),
+        )
+    unknown = set(changes) - set(EDITABLE)
+    if unknown:
+        raise Invalid(sorted(unknown)[0], "cannot be changed by a save")
+    values = dict(changes)
+    if "workload" in values:
+        values["workload"], values["result"] = _compute(
+            session, values["workload"], plan.price_list_id
+        )
+        values["tier"] = str(values["result"].get("tier", ""))
+    before = snapshot(plan)
+    after = {**before, **{k: v for k, v in values.items() if k in SNAPSHOT}}
+    changed = [f for f, _, _ in diff_snapshots(before, after)]
+    if not changed:
+        return plan
+    return _save(
+        session,
+        plan,
+        expected_version=expected_version,
+        values=values,
+        actor=actor,
+        summary=", ".join(changed),
+    )
+
+
+def duplicate_plan(*, session: Session, plan_id: int, actor: User) -> Plan:
+    """A new draft owned by `actor` with the same workload, result and price list."""
+    src = get_plan(session=session, plan_id=plan_id)
+    assert actor.id is not None
+    plan = Plan(
+        quote_number=f"pending-{uuid.uuid4().hex}",
+        name=f"{src.name} (copy)"[:200],
+        customer=src.customer,
+        owner_id=actor.id,
+        status="draft",
+        notes=src.notes,
+        tags=list(src.tags),
+        price_list_id=src.price_list_id,
+        tier=src.tier,
+        workload=dict(src.workload),
+        result=dict(src.result),
+    )
+    session.add(plan)
+    session.flush()
+    plan.quote_number = f"Q-{plan.created_at.year}-{plan.id:06d}"
+    session.add(_revision(plan, author=actor, summary=f"duplicated from {src.quote_number}"))
+    session.commit()
+    session.refresh(plan)
+    return plan
+
+
+def _set_archived(
+    session: Session, plan_id: int, actor: User, archived: bool, expected_version: int | None
+) -> Plan:
+    plan = get_plan(session=session, plan_id=plan_id)
+    _require_edit(actor, plan)
+    version = plan.version if expected_version is None else expected_version
+    if plan.archived == archived and plan.version == version:
+        return plan
+    return _save(
+        session,
+        plan,
+        expected_version=version,
+        values={"archived": archived},
+        actor=actor,
+        summary="archived" if archived else "restored",
+    )
+
+
+def archive_plan(
+    *, session: Session, plan_id: int, actor: User, expected_version: int | None = None
+) -> Plan:
+    """Hide the plan from the default list (kept, with its history)."""
+    return _set_archived(session, plan_id, actor, True, expected_version)
+
+
+def restore_plan(
+    *, session: Session, plan_id: int, actor: User, expected_version: int | None = None
+) -> Plan:
+    """Bring an archived plan back to the list."""
+    return _set_archived(session, plan_id, actor, False, expected_version)
+
+
+@dataclass(frozen=True, slots=True)
+class Reprice:
+    plan: Plan
+    price_list_before: int | None
+    price_list_after: int | None
+    currency: str
+    options: list[dict[str, Any]]
+    cheapest_before: float | None
+    cheapest_after: float | None
+    cheapest_delta: float | None
+
+
+def _totals(result: Mapping[str, Any]) -> dict[str, tuple[str, float]]:
+    cost = result.get("cost") or {}
+    return {
+        o["key"]: (str(o.get("label", o["key"])), float(o["total"]))
+        for o in cost.get("options", [])
+        if o.get("total") is not None
+    }
+
+
+def reprice_plan(
+    *,
+    session: Session,
+    plan_id: int,
+    actor: User,
+    price_list_id: int | None = None,
+    expected_version: int | None = None,
+) -> Reprice:
+    """Recompute the plan with `price_list_id` (default: the current list) as a new revision,
+    and report the cost totals before and after, option by option."""
+    plan = get_plan(session=session, plan_id=plan_id)
+    _require_edit(actor, plan)
+    version = plan.version if expected_version is None else expected_version
+    target = price_list_id if price_list_id is not None else _current_list_id(session)
+    if target is None:
+        raise Invalid("price_list_id", "the catalog has no published price list to price with")
+    before_list, before_result = plan.price_list_id, dict(plan.result)
+    _, result = _compute(session, plan.workload, target)
+    plan = _save(
+        session,
+        plan,
+        expected_version=version,
+        values={"price_list_id": target, "result": result, "tier": str(result.get("tier", ""))},
+        actor=actor,
+        summary=f"repriced: price list {before_list} → {target}",
+    )
+    old, new = _totals(before_result), _totals(result)
+    options = []
+    for key in dict.fromkeys([*old, *new]):
+        b = old.get(key, (None, None))[1]
+        a = new.get(key, (None, None))[1]
+        label = (new.get(key) or old.get(key) or (key, 0.0))[0]
+        delta = a - b if a is not None and b is not None else None
+        options.append({"key": key, "label": label, "before": b, "after": a, "delta": delta})
+    cb = min((t for _, t in old.values()), default=None)
+    ca = min((t for _, t in new.values()), default=None)
+    return Reprice(
+        plan=plan,
+        price_list_before=before_list,
+        price_list_after=target,
+        currency=str((result.get("cost") or {}).get("currency", "")),
+        options=options,
+        cheapest_before=cb,
+        cheapest_after=ca,
+        cheapest_delta=ca - cb if ca is not None and cb is not None else None,
+    )

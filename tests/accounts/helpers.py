@@ -1,0 +1,43 @@
+"""Users and tokens for tests, made through the account service."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from fastapi.testclient import TestClient
+from sqlmodel import Session
+
+from app.accounts import service
+from app.accounts.models import User
+
+PASSWORD = "correct horse battery"
+
+
+@dataclass
+class Account:
+    user: User
+    token: str
+
+    @property
+    def headers(self) -> dict[str, str]:
+        return {"Authorization": f"Bearer {self.token}"}
+
+
+MakeAccount = Callable[[str], Account]
+
+
+def make_account(client: TestClient, role: str = "sales") -> Account:
+    with Session(client.app.state.engine) as session:  # type: ignore[attr-defined]
+        user = service.create_user(
+            session=session,
+            email=f"{role}-{uuid.uuid4().hex[:8]}@Example.COM",
+            password=PASSWORD,
+            role=role,
+            name=f"Test {role}",
+        )
+        _, token = service.create_token(session=session, user=user, name="tests")
+        session.refresh(user)
+        session.expunge(user)
+    return Account(user=user, token=token)

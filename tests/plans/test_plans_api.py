@@ -1,0 +1,248 @@
+"""The plans API: create, read, list, save with versions, revisions, duplicate, archive,
+reprice, permissions."""
+
+from __future__ import annotations
+
+import uuid
+from typing import Any
+
+from fastapi.testclient import TestClient
+
+from tests.accounts.helpers import Account, MakeAccount
+
+WORKLOAD: dict[str, Any] = {"model": {"preset": "llama-2-13b"}, "task": "lora", "seq_len": 2048}
+
+
+def _create(client: TestClient, who: Account, **extra: Any) -> dict[str, Any]:
+    body = {"name": "Lab fine-tune", "customer": "NTU AI Lab", "workload": WORKLOAD, **extra}
+    r = client.post("/api/v1/plans", json=body, headers=who.headers)
+    assert r.status_code == 201, r.text
+    return r.json()
+
+
+def test_create_returns_quote_number_version_and_result(
+    client: TestClient, account: MakeAccount
+) -> None:
+    a = account("sales")
+    p = _create(client, a, tags=["lora", " lora ", "h100"])
+    assert p["quote_number"].startswith("Q-20") and len(p["quote_number"].split("-")[2]) == 6
+    assert p["version"] == 1 and p["status"] == "draft" and p["owner_id"] == a.user.id
+    assert p["tags"] == ["lora", "h100"]
+    assert p["result"]["tier"] == p["tier"]
+    assert p["result"]["cost"]["options"], "priced with the current price list"
+    assert p["price_list_id"] is not None
+    assert p["workload"]["seq_len"] == 2048
+
+    r = client.get(f"/api/v1/plans/{p['id']}", headers=a.headers)
+    assert r.status_code == 200
+    assert r.json()["version"] == 1 and r.json()["result"] == p["result"]
+
+
+def test_invalid_workload_is_422_naming_the_field(client: TestClient, account: MakeAccount) -> None:
+    a = account("sales")
+    bad = {**WORKLOAD, "seq_len": -1}
+    r = client.post("/api/v1/plans", json={"name": "x", "workload": bad}, headers=a.headers)
+    assert r.status_code == 422
+    assert ["body", "workload", "seq_len"] in [e["loc"] for e in r.json()["detail"]]
+
+    r = client.post(
+        "/api/v1/plans",
+        json={"name": "x", "workload": {**WORKLOAD, "gpu": "no-such-gpu"}},
+        headers=a.headers,
+    )
+    assert r.status_code == 422
+    assert r.json()["detail"][0]["loc"] == ["body", "workload", "gpu"]
+
+    r = client.post("/api/v1/plans", json={"name": "  ", "workload": WORKLOAD}, headers=a.headers)
+    assert r.status_code == 422 and r.json()["detail"][0]["loc"] == ["body", "name"]
+
+
+def test_update_bumps_version_and_writes_a_revision(
+    client: TestClient, account: MakeAccount
+) -> None:
+    a = account("sales")
+    p = _create(client, a)
+    url = f"/api/v1/plans/{p['id']}"
+    r = client.put(
+        url, json={"version": 1, "notes": "call back Monday", "status": "sent"}, headers=a.headers
+    )
+    assert r.status_code == 200, r.text
+    assert r.json()["version"] == 2 and r.json()["status"] == "sent"
+    r = client.put(
+        url, json={"version": 2, "workload": {**WORKLOAD, "seq_len": 4096}}, headers=a.headers
+    )
+    assert r.status_code == 200 and r.json()["version"] == 3
+    assert r.json()["workload"]["seq_len"] == 4096
+
+    revs = client.get(f"{url}/revisions", headers=a.headers).json()
+    assert [x["version"] for x in revs] == [1, 2, 3]
+    assert revs[0]["change_summary"] == "created"
+    assert revs[1]["change_summary"] == "status, notes"
+    assert "workload.seq_len" in revs[2]["change_summary"]
+
+    d = client.get(f"{url}/diff", params={"from": 1, "to": 3}, headers=a.headers).json()
+    fields = {c["field"]: c for c in d["changes"]}
+    assert fields["workload.seq_len"]["before"] == 2048
+    assert fields["workload.seq_len"]["after"] == 4096
+    assert fields["notes"]["after"] == "call back Monday"
+
+    # A save that changes nothing writes nothing.
+    r = client.put(url, json={"version": 3, "notes": "call back Monday"}, headers=a.headers)
+    assert r.status_code == 200 and r.json()["version"] == 3
+
+
+def test_stale_version_is_409_with_the_changed_fields(
+    client: TestClient, account: MakeAccount
+) -> None:
+    a = account("sales")
+    p = _create(client, a)
+    url = f"/api/v1/plans/{p['id']}"
+    assert client.put(url, json={"version": 1, "customer": "NTHU"}, headers=a.headers).is_success
+    r = client.put(url, json={"version": 1, "notes": "mine"}, headers=a.headers)
+    assert r.status_code == 409
+    body = r.json()
+    assert body["current_version"] == 2
+    assert body["changed_fields"] == ["customer"]
+    assert "version 2" in body["detail"]
+    assert client.get(url, headers=a.headers).json()["notes"] == ""
+
+
+def test_update_rejects_unknown_fields(client: TestClient, account: MakeAccount) -> None:
+    a = account("sales")
+    p = _create(client, a)
+    r = client.put(
+        f"/api/v1/plans/{p['id']}", json={"version": 1, "owner_id": 1}, headers=a.headers
+    )
+    assert r.status_code == 422
+    r = client.put(
+        f"/api/v1/plans/{p['id']}", json={"version": 1, "status": "won"}, headers=a.headers
+    )
+    assert r.status_code == 422 and r.json()["detail"][0]["loc"] == ["body", "status"]
+
+
+def test_permissions(client: TestClient, account: MakeAccount) -> None:
+    """Sales read every plan and edit their own; admins edit all; anyone can duplicate."""
+    owner, other, admin = account("sales"), account("sales"), account("admin")
+    p = _create(client, owner)
+    url = f"/api/v1/plans/{p['id']}"
+    assert client.get(url, headers=other.headers).status_code == 200
+    assert client.get(f"{url}/revisions", headers=other.headers).status_code == 200
+    for method, path, body in [
+        ("PUT", url, {"version": 1, "notes": "x"}),
+        ("POST", f"{url}/archive", None),
+        ("POST", f"{url}/restore", None),
+        ("POST", f"{url}/reprice", None),
+    ]:
+        r = client.request(method, path, json=body, headers=other.headers)
+        assert r.status_code == 403, (method, path)
+    r = client.put(url, json={"version": 1, "notes": "admin"}, headers=admin.headers)
+    assert r.status_code == 200 and r.json()["owner_id"] == owner.user.id
+
+    dup = client.post(f"{url}/duplicate", headers=other.headers)
+    assert dup.status_code == 201
+    d = dup.json()
+    assert d["owner_id"] == other.user.id and d["id"] != p["id"]
+    assert d["quote_number"] != p["quote_number"] and d["name"] == "Lab fine-tune (copy)"
+    assert d["version"] == 1 and d["result"] == p["result"] and d["notes"] == "admin"
+    assert (
+        client.put(
+            f"/api/v1/plans/{d['id']}", json={"version": 1, "notes": "mine"}, headers=other.headers
+        ).status_code
+        == 200
+    )
+
+
+def test_archive_and_restore(client: TestClient, account: MakeAccount) -> None:
+    a = account("sales")
+    p = _create(client, a, customer=f"archive-{uuid.uuid4().hex[:6]}")
+    url = f"/api/v1/plans/{p['id']}"
+    listed = {"customer": p["customer"]}
+    r = client.post(f"{url}/archive", headers=a.headers)
+    assert r.status_code == 200 and r.json()["archived"] and r.json()["version"] == 2
+    assert client.get("/api/v1/plans", params=listed, headers=a.headers).json()["total"] == 0
+    arch = client.get("/api/v1/plans", params={**listed, "archived": True}, headers=a.headers)
+    assert [x["id"] for x in arch.json()["items"]] == [p["id"]]
+    r = client.post(f"{url}/restore", headers=a.headers)
+    assert r.status_code == 200 and not r.json()["archived"] and r.json()["version"] == 3
+    assert client.get("/api/v1/plans", params=listed, headers=a.headers).json()["total"] == 1
+    summaries = [
+        x["change_summary"] for x in client.get(f"{url}/revisions", headers=a.headers).json()
+    ]
+    assert summaries == ["created", "archived", "restored"]
+
+
+def test_list_search_filter_sort_paginate(client: TestClient, account: MakeAccount) -> None:
+    a = account("sales")
+    tag = uuid.uuid4().hex[:8]
+    ids = [
+        _create(client, a, name=f"{tag} plan {i}", customer=f"Cust {tag}")["id"] for i in range(3)
+    ]
+    h = a.headers
+    r = client.get("/api/v1/plans", params={"search": tag.upper(), "per_page": 2}, headers=h)
+    assert r.status_code == 200
+    body = r.json()
+    assert body["total"] == 3 and body["per_page"] == 2 and len(body["items"]) == 2
+    assert "workload" not in body["items"][0] and "result" not in body["items"][0]
+    assert [x["id"] for x in body["items"]] == ids[::-1][:2]  # newest first
+    r = client.get("/api/v1/plans", params={"search": tag, "per_page": 2, "page": 2}, headers=h)
+    assert [x["id"] for x in r.json()["items"]] == [ids[0]]
+    r = client.get("/api/v1/plans", params={"search": tag, "sort": "name"}, headers=h)
+    assert [x["id"] for x in r.json()["items"]] == ids
+    r = client.get("/api/v1/plans", params={"customer": f"Cust {tag}", "status": "sent"}, headers=h)
+    assert r.json()["total"] == 0
+    r = client.get(
+        "/api/v1/plans",
+        params={"search": tag, "owner_id": a.user.id, "tier": "single_gpu"},
+        headers=h,
+    )
+    assert r.json()["total"] in (0, 3)
+    q = client.get(f"/api/v1/plans/{ids[1]}", headers=h).json()["quote_number"]
+    r = client.get("/api/v1/plans", params={"search": q}, headers=h)
+    assert [x["id"] for x in r.json()["items"]] == [ids[1]]
+    r = client.get("/api/v1/plans", params={"search": "%"}, headers=h)
+    assert r.status_code == 200
+    r = client.get("/api/v1/plans", params={"sort": "password"}, headers=h)
+    assert r.status_code == 422 and r.json()["detail"][0]["loc"] == ["body", "sort"]
+
+
+def test_reprice_reports_the_cost_difference(client: TestClient, account: MakeAccount) -> None:
+    a = account("sales")
+    p = _create(client, a)
+    r = client.post(f"/api/v1/plans/{p['id']}/reprice", headers=a.headers)
+    assert r.status_code == 200, r.text
+    body = r.json()
+    assert body["plan"]["version"] == 2
+    assert body["price_list_after"] == p["price_list_id"]
+    assert body["options"] and all(o["delta"] == 0 for o in body["options"])
+    assert body["cheapest_delta"] == 0
+    revs = client.get(f"/api/v1/plans/{p['id']}/revisions", headers=a.headers).json()
+    assert revs[-1]["change_summary"].startswith("repriced")
+    stale = client.post(f"/api/v1/plans/{p['id']}/reprice", json={"version": 1}, headers=a.headers)
+    assert stale.status_code == 409
+
+
+def test_unknown_plan_is_404(client: TestClient, account: MakeAccount) -> None:
+    a = account("admin")
+    assert client.get("/api/v1/plans/999999", headers=a.headers).status_code == 404
+    r = client.put("/api/v1/plans/999999", json={"version": 1}, headers=a.headers)
+    assert r.status_code == 404
+
+
+def test_script_in_text_comes_back_verbatim_as_json(
+    client: TestClient, account: MakeAccount
+) -> None:
+    """The API returns data, not markup: escaping is the templates' job (pages come later)."""
+    a = account("sales")
+    evil = '<script>alert("x")</script>'
+    p = _create(client, a, name=evil, customer=evil, notes=evil)
+    r = client.get(f"/api/v1/plans/{p['id']}", headers=a.headers)
+    assert r.headers["content-type"] == "application/json"
+    assert (r.json()["name"], r.json()["customer"], r.json()["notes"]) == (evil, evil, evil)
+
+
+def test_every_plan_route_has_a_docstring(client: TestClient) -> None:
+    spec = client.get("/openapi.json").json()
+    for path, ops in spec["paths"].items():
+        if path.startswith("/api/v1/plans") or path == "/api/v1/me":
+            for op in ops.values():
+                assert op.get("description"), path
