@@ -12,11 +12,16 @@ from pydantic import ValidationError
 from rich.console import Console
 from rich.table import Table
 
+from app.accounts.cli import tokens_cli, users_cli
+from app.catalog.cli import catalog_cli
 from app.engine.estimate import InputError, estimate
 from app.engine.schemas import EstimateRequest, EstimateResponse
 
 cli = typer.Typer(help="Stratagem — plan and quote AI GPU infrastructure.", no_args_is_help=True)
+cli.add_typer(catalog_cli, name="catalog")
 console = Console()
+cli.add_typer(users_cli, name="users")
+cli.add_typer(tokens_cli, name="tokens")
 
 
 def _fail(lines: list[str]) -> None:

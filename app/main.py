@@ -3,11 +3,15 @@
 from __future__ import annotations
 
 from fastapi import FastAPI
-from fastapi.responses import RedirectResponse
 
-from app import errors
+from app import errors, web
+from app.accounts import routes as accounts_api
+from app.api import costs as costs_api
 from app.api import estimate as estimate_api
+from app.catalog import pages as catalog_pages
+from app.catalog import routes as catalog_routes
 from app.db import make_engine
+from app.plans import routes as plans_api
 from app.settings import Settings
 
 OPENAPI_DESCRIPTION = """
@@ -32,12 +36,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.engine = make_engine(settings.database_url)
     errors.install(app)
     app.include_router(estimate_api.router)
+    app.include_router(accounts_api.router)
+    plans_api.install(app)  # /api/v1/plans and its error mapping
+    app.include_router(catalog_routes.router)
+    app.include_router(catalog_pages.router)
+    app.include_router(costs_api.router)
 
-    @app.get("/", include_in_schema=False)
-    def root() -> RedirectResponse:
-        """The API documentation until the web pages are mounted."""
-        return RedirectResponse("/docs")
-
+    web.install(app)  # HTML pages, /static, language/currency switches (app/web/)
     return app
 
 

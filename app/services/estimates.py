@@ -15,9 +15,19 @@ from app.engine.schemas import EstimateRequest, EstimateResponse
 
 
 def current_prices(request: Request) -> PriceBook | None:
-    """The price list estimates are priced with (the catalog's current list)."""
-    provider = getattr(request.app.state, "price_book", None)
-    return provider() if callable(provider) else None
+    """The price list estimates are priced with (the catalog's current list); None when the
+    catalog is empty. Cached per list revision, so a call costs one small query."""
+    from sqlalchemy.exc import OperationalError, ProgrammingError
+    from sqlmodel import Session
+
+    from app.catalog.service import current_price_book
+
+    try:
+        with Session(request.app.state.engine) as session:
+            return current_price_book(session=session)
+    except (OperationalError, ProgrammingError):
+        # A database not migrated yet (no catalog tables): estimate without prices.
+        return None
 
 
 PriceBookDep = Annotated[PriceBook | None, Depends(current_prices)]

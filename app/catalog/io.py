@@ -1,0 +1,533 @@
+"""CSV and JSON import/export of the catalog, with validation and a preview diff.
+
+Nothing here touches the database: the service hands in the rows a list already has and the
+GPU ids it knows, and gets back a preview (added / changed / removed / rejected). Applying is
+the service's job, all-or-nothing.
+
+Formats
+-------
+* JSON — a document ``{"price_list": {...}, "gpus": [...], "gpu_prices": [...], "servers":
+  [...], "offers": [...], "cloud": [...], "energy": [...], "buy": {...}, "fx": [...]}`` (any
+  subset of kinds; the layout of ``app/data/catalog.yaml``), or a bare list of rows of one
+  ``kind``. Rows are numbered from 1 within their kind.
+* CSV — one kind per file, UTF-8 (a BOM is fine), a header row with the kind's columns.
+  Rows are numbered as a spreadsheet shows them: the header is row 1, the first data row is
+  row 2. Empty cells mean "not given" (the column's default, or an error when required).
+  ``term_discounts`` is written ``1:0;3:0;6:0.1;12:0.2`` (months:fraction) or a JSON object.
+"""
+
+from __future__ import annotations
+
+import csv
+import difflib
+import io
+import json
+import math
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import date
+from typing import Any, Literal
+
+from pydantic import BaseModel, ValidationError
+from pydantic import Field as PydField
+from sqlmodel import SQLModel
+
+from app.catalog.kinds import GPU_REFERENCING, KINDS, ORDER, Kind
+
+Format = Literal["csv", "json"]
+Mode = Literal["sync", "upsert"]
+MAX_BYTES = 10 * 1024 * 1024
+
+
+# --------------------------------------------------------------------------------------------
+# Preview models (also the API's response)
+# --------------------------------------------------------------------------------------------
+
+
+class FieldChange(BaseModel):
+    field: str
+    old: Any = None
+    new: Any = None
+
+
+class RowChange(BaseModel):
+    kind: str
+    key: str
+    row: int | None = PydField(default=None, description="Row number in the file")
+    fields: list[FieldChange] = PydField(default_factory=list)
+
+
+class RejectedRow(BaseModel):
+    kind: str
+    row: int
+    key: str = ""
+    messages: list[str]
+
+
+class ImportPreview(BaseModel):
+    """What an import would do (or did, when `applied`)."""
+
+    ok: bool = PydField(description="True when nothing is rejected: the import can be applied")
+    format: str
+    kinds: list[str] = PydField(default_factory=list)
+    mode: str = "sync"
+    target_price_list_id: int | None = PydField(
+        default=None, description="The draft it goes into; null = a new copy of the current list"
+    )
+    target_name: str = ""
+    added: list[RowChange] = PydField(default_factory=list)
+    changed: list[RowChange] = PydField(default_factory=list)
+    removed: list[RowChange] = PydField(default_factory=list)
+    unchanged: int = 0
+    rejected: list[RejectedRow] = PydField(default_factory=list)
+    errors: list[str] = PydField(default_factory=list, description="Problems with the whole file")
+    messages: list[str] = PydField(
+        default_factory=list, description="Every error, row-numbered ('row 4: …')"
+    )
+    applied: bool = False
+    price_list_id: int | None = PydField(default=None, description="Where it was applied")
+
+
+# --------------------------------------------------------------------------------------------
+# Parsing
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class RawRow:
+    row: int
+    values: dict[str, Any]
+    errors: list[str] = field(default_factory=list)  # found while parsing cells
+
+
+@dataclass(slots=True)
+class Parsed:
+    format: Format
+    rows: dict[str, list[RawRow]] = field(default_factory=dict)
+    errors: list[str] = field(default_factory=list)
+    header: dict[str, Any] = field(default_factory=dict)  # JSON "price_list" block
+
+
+@dataclass(slots=True)
+class ValidRow:
+    row: int
+    key: str
+    data: SQLModel  # the kind's Create model
+
+
+@dataclass(slots=True)
+class Validated:
+    parsed: Parsed
+    valid: dict[str, list[ValidRow]] = field(default_factory=dict)
+    rejected: list[RejectedRow] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.parsed.errors and not self.rejected
+
+    def messages(self) -> list[str]:
+        many = len(self.parsed.rows) > 1
+        out = list(self.parsed.errors)
+        for r in self.rejected:
+            prefix = (
+                f"{r.kind} row {r.row}" if many or self.parsed.format == "json" else f"row {r.row}"
+            )
+            out.extend(f"{prefix}: {msg}" for msg in r.messages)
+        return out
+
+
+def decode(data: bytes | str) -> tuple[str | None, str | None]:
+    """UTF-8 text (BOM dropped), or an error naming the line of the first undecodable byte."""
+    if isinstance(data, str):
+        return data.removeprefix("\ufeff"), None
+    if len(data) > MAX_BYTES:
+        return None, f"the file is {len(data):,} bytes; the limit is {MAX_BYTES:,}"
+    try:
+        return data.decode("utf-8-sig"), None
+    except UnicodeDecodeError as e:
+        line = data[: e.start].count(b"\n") + 1
+        return None, (
+            f"row {line}: the file is not UTF-8 (byte 0x{data[e.start]:02x} cannot be decoded; "
+            "Big5 or Latin-1 text?). Save it as UTF-8 (Excel: 'CSV UTF-8') and import again"
+        )
+
+
+def parse(data: bytes | str, *, fmt: Format, kind: str | None = None) -> Parsed:
+    """Read a CSV (one `kind`) or JSON upload into raw rows; never raises on bad input."""
+    parsed = Parsed(format=fmt)
+    text, err = decode(data)
+    if err or text is None:
+        parsed.errors.append(err or "empty file")
+        return parsed
+    if fmt == "csv":
+        if kind not in KINDS:
+            parsed.errors.append(f"kind: choose one of {', '.join(KINDS)} for a CSV file")
+            return parsed
+        _parse_csv(text, KINDS[kind], parsed)
+    else:
+        _parse_json(text, kind, parsed)
+    return parsed
+
+
+def _parse_csv(text: str, k: Kind, parsed: Parsed) -> None:
+    records = list(csv.reader(io.StringIO(text, newline="")))
+    if not records or not any(c.strip() for c in records[0]):
+        parsed.errors.append("row 1: the file has no header row")
+        return
+    header = [c.strip() for c in records[0]]
+    dupes = sorted({c for c in header if header.count(c) > 1 and c})
+    missing = [c for c in k.required if c not in header]
+    unknown = [c for c in header if c and c not in k.columns]
+    if dupes:
+        parsed.errors.append(f"row 1: duplicate column(s): {', '.join(dupes)}")
+    if missing:
+        parsed.errors.append(f"row 1: missing column(s): {', '.join(missing)}")
+    if unknown:
+        parsed.errors.append(
+            f"row 1: unknown column(s): {', '.join(unknown)} (allowed: {', '.join(k.columns)})"
+        )
+    if parsed.errors:
+        return
+    rows: list[RawRow] = []
+    for n, cells in enumerate(records[1:], start=2):
+        if not any(c.strip() for c in cells):
+            continue
+        raw = RawRow(row=n, values={})
+        if len(cells) > len(header):
+            raw.errors.append(f"has {len(cells)} cells but the header has {len(header)} columns")
+        for name, cell in zip(header, cells, strict=False):
+            value = cell.strip()
+            if not name or value == "":
+                continue
+            if name == "term_discounts":
+                terms, terr = parse_terms(value)
+                if terr:
+                    raw.errors.append(f"term_discounts {terr}")
+                    continue
+                raw.values[name] = terms
+            else:
+                raw.values[name] = value
+        rows.append(raw)
+    parsed.rows[k.name] = rows
+
+
+def _parse_json(text: str, kind: str | None, parsed: Parsed) -> None:
+    try:
+        doc = json.loads(text)
+    except json.JSONDecodeError as e:
+        parsed.errors.append(f"row {e.lineno}: not valid JSON (column {e.colno}: {e.msg})")
+        return
+    if isinstance(doc, list):
+        if kind not in KINDS:
+            parsed.errors.append(
+                f"kind: a JSON list needs a kind, one of {', '.join(KINDS)}; or send a document "
+                "with the kinds as keys"
+            )
+            return
+        doc = {kind: doc}
+    if not isinstance(doc, dict):
+        parsed.errors.append("the JSON must be an object with the kinds as keys, or a list")
+        return
+    meta = {"price_list", "format", "version"}
+    unknown = [key for key in doc if key not in KINDS and key not in meta]
+    if unknown:
+        parsed.errors.append(
+            f"unknown key(s): {', '.join(unknown)} (allowed: {', '.join((*KINDS, 'price_list'))})"
+        )
+        return
+    if isinstance(doc.get("price_list"), dict):
+        parsed.header = doc["price_list"]
+    for name in ORDER:
+        if name not in doc or (kind and kind != name):
+            continue
+        items = doc[name]
+        if name == "buy" and isinstance(items, dict):
+            items = [items]
+        if not isinstance(items, list):
+            parsed.errors.append(f"{name}: expected a list of rows")
+            continue
+        rows: list[RawRow] = []
+        for n, item in enumerate(items, start=1):
+            if not isinstance(item, dict):
+                rows.append(RawRow(row=n, values={}, errors=["must be an object"]))
+                continue
+            extra = [key for key in item if key not in KINDS[name].columns]
+            raw = RawRow(row=n, values={k: v for k, v in item.items() if v is not None})
+            if extra:
+                raw.errors.append(f"unknown field(s): {', '.join(map(str, extra))}")
+            rows.append(raw)
+        parsed.rows[name] = rows
+    if not parsed.rows and not parsed.errors:
+        parsed.errors.append(f"no rows: expected one of {', '.join(KINDS)}")
+
+
+def parse_terms(text: str) -> tuple[dict[int, float], str | None]:
+    """'1:0;3:0;6:0.1;12:0.2' or '{"6": 0.1}' → {months: fraction}."""
+    text = text.strip()
+    if not text:
+        return {}, None
+    if text.startswith("{"):
+        try:
+            obj = json.loads(text)
+            return {int(k): float(v) for k, v in obj.items()}, None
+        except (ValueError, TypeError, AttributeError):
+            return {}, f"is not a JSON object of months → fraction (got {text!r})"
+    out: dict[int, float] = {}
+    for part in text.replace(",", ";").split(";"):
+        if not part.strip():
+            continue
+        months, sep, off = part.partition(":")
+        try:
+            if not sep:
+                raise ValueError
+            out[int(months.strip())] = float(off.strip())
+        except ValueError:
+            return {}, f"must look like 3:0;6:0.1;12:0.2 (months:fraction) (got {text!r})"
+    return out, None
+
+
+def format_terms(terms: Mapping[Any, float]) -> str:
+    return ";".join(
+        f"{int(k)}:{_num(float(v))}" for k, v in sorted(terms.items(), key=lambda t: int(t[0]))
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Validation
+# --------------------------------------------------------------------------------------------
+
+
+def _show(value: Any) -> str:
+    if isinstance(value, str):
+        try:
+            float(value)
+            return value
+        except ValueError:
+            return repr(value)
+    if isinstance(value, float):
+        return _num(value)
+    return repr(value) if not isinstance(value, int | bool) else str(value)
+
+
+def describe(err: Mapping[str, Any]) -> tuple[str, str]:
+    """(field, message) for one pydantic error, in words an admin can act on."""
+    loc = [str(p) for p in err.get("loc", ()) if p != "body"]
+    name = loc[0] if loc else ""
+    t = err.get("type", "")
+    ctx = err.get("ctx") or {}
+    got = f" (got {_show(err.get('input'))})"
+    if t == "missing":
+        return name, "is required"
+    if t == "greater_than_equal":
+        return name, f"must be ≥ {_show(ctx.get('ge'))}{got}"
+    if t == "greater_than":
+        return name, f"must be > {_show(ctx.get('gt'))}{got}"
+    if t == "less_than_equal":
+        return name, f"must be ≤ {_show(ctx.get('le'))}{got}"
+    if t == "less_than":
+        return name, f"must be < {_show(ctx.get('lt'))}{got}"
+    if t in {"float_parsing", "float_type", "finite_number"}:
+        return name, f"must be a number{got}"
+    if t in {"int_parsing", "int_type", "int_from_float"}:
+        return name, f"must be a whole number{got}"
+    if t in {"bool_parsing", "bool_type"}:
+        return name, f"must be true or false{got}"
+    if t.startswith("date") or t.startswith("datetime"):
+        return name, f"must be a date YYYY-MM-DD{got}"
+    if t == "string_too_long":
+        return name, f"must be at most {ctx.get('max_length')} characters"
+    if t == "value_error":
+        error = ctx.get("error")
+        return name, str(error) if error else str(err.get("msg", ""))
+    return name, str(err.get("msg", "is not valid"))
+
+
+def field_errors(exc: ValidationError) -> dict[str, str]:
+    """{field: message} for inline form errors (the first error per field)."""
+    out: dict[str, str] = {}
+    for err in exc.errors():
+        name, msg = describe(err)
+        out.setdefault(name or "__all__", msg)
+    return out
+
+
+def validate(parsed: Parsed, *, known_gpus: Iterable[str]) -> Validated:
+    """Validate every row: types and ranges (the Create models), duplicate keys within the
+    file, GPU ids that exist (in the catalog or among the file's own `gpus`)."""
+    out = Validated(parsed=parsed)
+    gpus = set(known_gpus)
+    gpus.update(str(r.values.get("id")) for r in parsed.rows.get("gpus", []) if r.values.get("id"))
+    for name in ORDER:
+        if name not in parsed.rows:
+            continue
+        k = KINDS[name]
+        seen: dict[str, int] = {}
+        valid: list[ValidRow] = []
+        if k.single and len(parsed.rows[name]) > 1:
+            parsed.errors.append(
+                f"{name}: a price list has one row of {name}, the file has {len(parsed.rows[name])}"
+            )
+        for raw in parsed.rows[name]:
+            messages = list(raw.errors)
+            data: SQLModel | None = None
+            try:
+                data = k.create.model_validate(raw.values)
+            except ValidationError as e:
+                messages.extend(f"{f} {msg}" if f else msg for f, msg in map(describe, e.errors()))
+            key = k.key_of(data) if data is not None else _raw_key(k, raw.values)
+            if k.key_fields and key in seen:
+                messages.append(
+                    f"duplicate {'/'.join(k.key_fields)} {key!r} (first on row {seen[key]})"
+                )
+            elif k.key_fields:
+                seen[key] = raw.row
+            gpu_id = raw.values.get("gpu_id")
+            if name in GPU_REFERENCING and gpu_id is not None and str(gpu_id) not in gpus:
+                close = difflib.get_close_matches(str(gpu_id), sorted(gpus), n=1, cutoff=0.5)
+                hint = f"; did you mean {close[0]}?" if close else ""
+                messages.append(f"gpu_id {str(gpu_id)!r} is not a known GPU{hint}")
+            if messages or data is None:
+                out.rejected.append(RejectedRow(kind=name, row=raw.row, key=key, messages=messages))
+            else:
+                valid.append(ValidRow(row=raw.row, key=key, data=data))
+        out.valid[name] = valid
+    return out
+
+
+def _raw_key(k: Kind, values: Mapping[str, Any]) -> str:
+    if not k.key_fields:
+        return "buy"
+    return "/".join(str(values.get(f, "")) for f in k.key_fields)
+
+
+# --------------------------------------------------------------------------------------------
+# Diff
+# --------------------------------------------------------------------------------------------
+
+
+def comparable(k: Kind, data: Mapping[str, Any]) -> dict[str, Any]:
+    """Column values normalised so a database row and a parsed row compare equal."""
+    out: dict[str, Any] = {}
+    for c in k.columns:
+        v = data.get(c)
+        if c == "term_discounts":
+            v = {int(m): float(f) for m, f in (v or {}).items()}
+        elif isinstance(v, int) and not isinstance(v, bool) and _is_float(k, c):
+            v = float(v)
+        out[c] = v
+    return out
+
+
+def _is_float(k: Kind, column: str) -> bool:
+    ann = k.create.model_fields[column].annotation
+    return ann is float or "float" in str(ann)
+
+
+def diff(
+    validated: Validated,
+    existing: Mapping[str, Mapping[str, Mapping[str, Any]]],
+    *,
+    mode: Mode = "sync",
+) -> ImportPreview:
+    """Compare validated rows with `existing` ({kind: {key: comparable row}})."""
+    parsed = validated.parsed
+    preview = ImportPreview(
+        ok=validated.ok,
+        format=parsed.format,
+        kinds=[n for n in ORDER if n in parsed.rows],
+        mode=mode,
+        rejected=validated.rejected,
+        errors=list(parsed.errors),
+        messages=validated.messages(),
+    )
+    for name in preview.kinds:
+        k = KINDS[name]
+        have = existing.get(name, {})
+        incoming = validated.valid.get(name, [])
+        keys = set()
+        for vr in incoming:
+            keys.add(vr.key)
+            new = comparable(k, vr.data.model_dump())
+            old = have.get(vr.key)
+            if old is None:
+                preview.added.append(RowChange(kind=name, key=vr.key, row=vr.row))
+                continue
+            changes = [
+                FieldChange(field=c, old=_jsonable(old.get(c)), new=_jsonable(new[c]))
+                for c in k.columns
+                if not _same(old.get(c), new[c])
+            ]
+            if changes:
+                preview.changed.append(RowChange(kind=name, key=vr.key, row=vr.row, fields=changes))
+            else:
+                preview.unchanged += 1
+        # Rejected rows are not "removed": their keys are in the file.
+        keys.update(r.key for r in validated.rejected if r.kind == name)
+        if mode == "sync" and k.scoped and not k.single:
+            preview.removed.extend(
+                RowChange(kind=name, key=key) for key in sorted(have) if key not in keys
+            )
+    return preview
+
+
+def _same(a: Any, b: Any) -> bool:
+    if isinstance(a, float) and isinstance(b, float):
+        return math.isclose(a, b, rel_tol=1e-12, abs_tol=1e-12)
+    return bool(a == b)
+
+
+def _jsonable(v: Any) -> Any:
+    if isinstance(v, date):
+        return v.isoformat()
+    if isinstance(v, dict):
+        return {str(k): x for k, x in v.items()}
+    return v
+
+
+# --------------------------------------------------------------------------------------------
+# Export
+# --------------------------------------------------------------------------------------------
+
+
+def _num(v: float) -> str:
+    if v.is_integer() and abs(v) < 1e15:
+        return str(int(v))
+    return repr(v)
+
+
+def _cell(v: Any) -> str:
+    if v is None:
+        return ""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, float):
+        return _num(v)
+    if isinstance(v, date):
+        return v.isoformat()
+    if isinstance(v, dict):
+        return format_terms(v)
+    return str(v)
+
+
+def to_csv(k: Kind, rows: Iterable[Mapping[str, Any]]) -> str:
+    """One kind as CSV text (UTF-8 BOM first, so Excel shows the Chinese sources)."""
+    buf = io.StringIO(newline="")
+    w = csv.writer(buf, lineterminator="\r\n")
+    w.writerow(k.columns)
+    for r in rows:
+        w.writerow([_cell(r.get(c)) for c in k.columns])
+    return "\ufeff" + buf.getvalue()
+
+
+def to_document(
+    header: Mapping[str, Any], rows: Mapping[str, Sequence[Mapping[str, Any]]]
+) -> dict[str, Any]:
+    """A JSON document: the price list header and each kind's rows (buy as one object)."""
+    doc: dict[str, Any] = {"format": "stratagem-catalog", "version": 1}
+    doc["price_list"] = {k: _jsonable(v) for k, v in header.items()}
+    for name in ORDER:
+        if name not in rows:
+            continue
+        items = [{c: _jsonable(r.get(c)) for c in KINDS[name].columns} for r in rows[name]]
+        doc[name] = (items[0] if items else None) if KINDS[name].single else items
+    return doc

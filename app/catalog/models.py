@@ -1,0 +1,502 @@
+"""Catalog tables: versioned price lists and the rows that belong to them.
+
+Layout
+------
+* ``PriceList`` — one dated, versioned list (draft → published → archived). Plans store its id,
+  so a published list is never edited in place: changes go into a new draft copied from it.
+* Price rows — ``GpuPrice``, ``ServerSku``, ``RentalOffer``, ``CloudInstance``, ``EnergyPrice``,
+  ``FxRate``, ``BuyParameters`` — each carries ``price_list_id`` (ON DELETE CASCADE), a
+  ``source`` and a catalog key unique within its list. The catalog key is the column ``id``
+  (the same id as the engine dataclasses, the shipped YAML and the CSV files); the database's
+  own primary key is ``row_id`` and never leaves the service layer.
+* ``Gpu`` — accelerator specifications. Physics does not change with a price list, so specs are
+  global; only the purchase price (``GpuPrice.price_usd``) is versioned.
+* ``AuditEntry`` — who changed what, when, with the row before and after.
+
+Model families follow the SQLModel "multiple models" pattern: ``XBase`` holds the validated
+fields (constraints run in the non-table ``XCreate`` models: forms, imports, the API), the
+``table=True`` class adds keys, ``XPublic`` is what the API returns. Datetimes are UTC.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, date, datetime
+from typing import Annotated, Any, ClassVar, Final
+
+import annotated_types as at
+from pydantic import AfterValidator, field_validator
+from sqlalchemy import JSON, ForeignKeyConstraint, Index, UniqueConstraint
+from sqlmodel import Field, SQLModel
+
+CURRENCIES: Final = ("TWD", "USD")
+INTERCONNECTS: Final = ("pcie", "nvlink", "infiniband")
+FORM_FACTORS: Final = ("sxm", "pcie", "oam", "superchip")
+STATUSES: Final = ("draft", "published", "archived")
+_SLUG = re.compile(r"^[a-z0-9][a-z0-9._-]{0,79}$")
+
+
+def utcnow() -> datetime:
+    """Aware UTC. PostgreSQL keeps the zone (timestamptz); SQLite hands back naive UTC."""
+    return datetime.now(UTC)
+
+
+def _one_of(allowed: tuple[str, ...]) -> Any:
+    def check(value: str) -> str:
+        if value not in allowed:
+            raise ValueError(f"must be one of {', '.join(allowed)} (got {value!r})")
+        return value
+
+    return AfterValidator(check)
+
+
+def _slug(value: str) -> str:
+    if not _SLUG.match(value):
+        raise ValueError(
+            "must be 1–80 lowercase letters, digits, '.', '-' or '_', starting with a letter "
+            f"or digit (got {value!r})"
+        )
+    return value
+
+
+def _text(value: str) -> str:
+    value = value.strip()
+    if not value:
+        raise ValueError("must not be empty")
+    return value
+
+
+Currency = Annotated[str, _one_of(CURRENCIES)]
+Interconnect = Annotated[str, _one_of(INTERCONNECTS)]
+FormFactor = Annotated[str, _one_of(FORM_FACTORS)]
+Slug = Annotated[str, AfterValidator(_slug)]
+Text = Annotated[str, AfterValidator(_text)]
+Money = Annotated[float, at.Ge(0)]
+Positive = Annotated[float, at.Gt(0)]
+NonNegative = Annotated[float, at.Ge(0)]
+Count = Annotated[int, at.Ge(1)]
+Fraction = Annotated[float, at.Ge(0), at.Le(1)]
+
+
+def _row_table_args(table: str, *, key: tuple[str, ...] = ("id",), gpu: bool = False) -> Any:
+    """FK to the price list (cascade), the unique catalog key, and the GPU FK when present."""
+    args: list[Any] = [
+        ForeignKeyConstraint(
+            ["price_list_id"],
+            ["price_list.id"],
+            ondelete="CASCADE",
+            name=f"fk_{table}_price_list",
+        ),
+        UniqueConstraint("price_list_id", *key, name=f"uq_{table}_key"),
+    ]
+    if gpu:
+        args.append(ForeignKeyConstraint(["gpu_id"], ["gpu.id"], name=f"fk_{table}_gpu"))
+        args.append(Index(f"ix_{table}_gpu_id", "gpu_id"))
+    return tuple(args)
+
+
+# --------------------------------------------------------------------------------------------
+# Price lists
+# --------------------------------------------------------------------------------------------
+
+
+class PriceListBase(SQLModel):
+    name: Text = Field(max_length=100, description="Unique name, e.g. '2026-11 list'.")
+    effective_date: date = Field(description="Prices apply from this day.")
+    currency: Currency = Field(default="TWD", description="Home currency of the list.")
+    notes: str = Field(default="", description="Free text: what changed and why.")
+    source: str = Field(default="", description="Where the list as a whole comes from.")
+
+
+class PriceList(PriceListBase, table=True):
+    __tablename__: ClassVar[Any] = "price_list"
+    __table_args__ = (
+        UniqueConstraint("name", name="uq_price_list_name"),
+        Index("ix_price_list_status_date", "status", "effective_date"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    status: str = Field(default="draft", description="draft | published | archived")
+    created_at: datetime = Field(default_factory=utcnow)
+    created_by: str = Field(default="")
+    updated_at: datetime = Field(default_factory=utcnow)
+    # Bumped on every change to the list or its rows: the price-book cache key.
+    revision: int = Field(default=0)
+
+
+class PriceListCreate(PriceListBase):
+    pass
+
+
+class PriceListUpdate(SQLModel):
+    name: Text | None = Field(default=None, max_length=100)
+    effective_date: date | None = None
+    notes: str | None = None
+    source: str | None = None
+
+
+class PriceListPublic(PriceListBase):
+    id: int
+    status: str
+    is_current: bool = Field(description="The list estimates are priced with today.")
+    created_at: datetime
+    created_by: str
+    updated_at: datetime
+    revision: int
+    counts: dict[str, int] = Field(default_factory=dict, description="Rows per kind.")
+
+
+# --------------------------------------------------------------------------------------------
+# GPUs (specifications are global; the purchase price is in GpuPrice, per list)
+# --------------------------------------------------------------------------------------------
+
+
+class GpuBase(SQLModel):
+    id: Slug = Field(primary_key=True, max_length=80, description="e.g. h100-sxm-80gb")
+    name: Text
+    vendor: Text
+    generation: Text
+    memory_gb: Positive = Field(description="HBM/GDDR capacity, GB (10^9 B)")
+    bandwidth_gbs: Positive = Field(description="Memory bandwidth, GB/s")
+    bf16_tflops: Positive = Field(description="Dense BF16/FP16 tensor TFLOPS (never sparse)")
+    fp8_tflops: NonNegative | None = Field(default=None, description="Dense FP8 TFLOPS")
+    int8_tops: NonNegative | None = Field(default=None, description="Dense INT8 TOPS")
+    fp32_tflops: NonNegative
+    tdp_w: Positive = Field(description="Board power, W")
+    form_factor: FormFactor
+    nvlink_gbs: NonNegative = Field(description="Per-GPU bidirectional NVLink GB/s; 0 if none")
+    pcie_gbs: NonNegative = Field(description="Per-GPU bidirectional PCIe GB/s")
+    gpus_per_node: Count
+    mig_max: Annotated[int, at.Ge(0)] = Field(default=0, description="MIG instances; 0 if none")
+    launch_year: Annotated[int, at.Ge(1990), at.Le(2100)]
+    source: Text
+    notes: str = ""
+
+    @field_validator("fp8_tflops")
+    @classmethod
+    def _fp8_dense(cls, v: float | None, info: Any) -> float | None:
+        # A dense FP8 figure above 2.5× dense BF16 is a sparsity number typed as dense
+        # (PRODUCT.md §4): Hopper/Blackwell dense FP8 is exactly 2× dense BF16.
+        bf16 = info.data.get("bf16_tflops")
+        if v is not None and bf16 and v > 2.5 * bf16:
+            raise ValueError(
+                f"{v:g} is more than 2.5× bf16_tflops ({bf16:g}): enter the dense figure, "
+                "not the with-sparsity headline"
+            )
+        return v
+
+
+class Gpu(GpuBase, table=True):
+    __tablename__: ClassVar[Any] = "gpu"
+
+
+class GpuCreate(GpuBase):
+    pass
+
+
+class GpuPublic(GpuBase):
+    price_usd: float | None = Field(default=None, description="In the selected price list.")
+
+
+class GpuPriceBase(SQLModel):
+    gpu_id: Slug = Field(max_length=80)
+    price_usd: Money = Field(description="Street price per GPU, USD")
+    source: Text
+
+
+class GpuPrice(GpuPriceBase, table=True):
+    __tablename__: ClassVar[Any] = "gpu_price"
+    __table_args__ = _row_table_args("gpu_price", key=("gpu_id",), gpu=True)
+
+    row_id: int | None = Field(default=None, primary_key=True)
+    price_list_id: int
+
+
+class GpuPriceCreate(GpuPriceBase):
+    pass
+
+
+# --------------------------------------------------------------------------------------------
+# Servers, rental offers, cloud instances
+# --------------------------------------------------------------------------------------------
+
+
+class ServerSkuBase(SQLModel):
+    id: Slug = Field(max_length=80)
+    name: Text
+    gpu_id: Slug = Field(max_length=80)
+    gpu_count: Count
+    cpu_cores: Count
+    ram_gb: Count
+    nvme_tb: NonNegative
+    nics: str = ""
+    power_kw: Positive = Field(description="Planned maximum draw of the server, kW")
+    price: Money = Field(description="Purchase price per server, in `currency`")
+    currency: Currency
+    lead_time_weeks: NonNegative = 10.0
+    source: Text
+
+
+class ServerSku(ServerSkuBase, table=True):
+    __tablename__: ClassVar[Any] = "server_sku"
+    __table_args__ = _row_table_args("server_sku", gpu=True)
+
+    row_id: int | None = Field(default=None, primary_key=True)
+    price_list_id: int
+
+
+class ServerSkuCreate(ServerSkuBase):
+    pass
+
+
+class ServerSkuPublic(ServerSkuBase):
+    price_list_id: int
+
+
+class RentalOfferBase(SQLModel):
+    id: Slug = Field(max_length=80)
+    provider: Text
+    gpu_id: Slug = Field(max_length=80)
+    gpu_count: Positive = Field(description="GPUs in the offer; 0.25 for a MIG 1/4 slice")
+    monthly_price: Money = Field(description="List price per month, in `currency`")
+    hourly_price: Money | None = Field(default=None, description="Per offer-hour; empty if none")
+    currency: Currency
+    term_discounts: dict[int, float] = Field(
+        default_factory=dict,
+        sa_type=JSON,
+        description="Contract months → fraction off the monthly list price",
+    )
+    lead_time_hours: NonNegative = 2.0
+    includes_power: bool = True
+    interconnect: Interconnect = "pcie"
+    source: Text
+
+    @field_validator("term_discounts")
+    @classmethod
+    def _terms(cls, v: dict[int, float]) -> dict[int, float]:
+        for months, off in v.items():
+            if months < 1:
+                raise ValueError(f"contract length must be ≥ 1 month (got {months})")
+            if not 0 <= off < 1:
+                raise ValueError(f"discount for {months} months must be in [0, 1) (got {off:g})")
+        return dict(sorted(v.items()))
+
+
+class RentalOffer(RentalOfferBase, table=True):
+    __tablename__: ClassVar[Any] = "rental_offer"
+    __table_args__ = _row_table_args("rental_offer", gpu=True)
+
+    row_id: int | None = Field(default=None, primary_key=True)
+    price_list_id: int
+
+
+class RentalOfferCreate(RentalOfferBase):
+    pass
+
+
+class RentalOfferPublic(SQLModel):
+    """A rental offer as the API returns it (`gpu` is the GPU id)."""
+
+    id: str
+    price_list_id: int
+    provider: str
+    gpu: str = Field(description="GPU id (GET /api/v1/gpus)")
+    gpu_name: str
+    gpu_count: float = Field(description="GPUs in the offer; a fraction for MIG slices")
+    monthly_price: float
+    hourly_price: float | None
+    currency: str
+    term_discounts: dict[int, float]
+    lead_time_hours: float
+    includes_power: bool
+    interconnect: str
+    source: str
+
+
+class CloudInstanceBase(SQLModel):
+    id: Slug = Field(max_length=80)
+    provider: Text
+    name: Text = Field(description="Instance type, e.g. p5.48xlarge")
+    region: Text
+    gpu_id: Slug = Field(max_length=80)
+    gpu_count: Count
+    on_demand_hourly: Money = Field(description="Per instance-hour, in `currency`")
+    reserved_hourly: Money | None = Field(default=None, description="1-year reserved, per hour")
+    currency: Currency
+    price_date: date = Field(description="When the provider charged this price")
+    source: Text
+
+
+class CloudInstance(CloudInstanceBase, table=True):
+    __tablename__: ClassVar[Any] = "cloud_instance"
+    __table_args__ = _row_table_args("cloud_instance", gpu=True)
+
+    row_id: int | None = Field(default=None, primary_key=True)
+    price_list_id: int
+
+
+class CloudInstanceCreate(CloudInstanceBase):
+    pass
+
+
+class CloudInstancePublic(SQLModel):
+    """A cloud instance as the API returns it (`gpu` is the GPU id)."""
+
+    id: str
+    price_list_id: int
+    provider: str
+    name: str
+    region: str
+    gpu: str
+    gpu_name: str
+    gpu_count: int
+    on_demand_hourly: float
+    reserved_hourly: float | None
+    currency: str
+    price_date: date
+    source: str
+
+
+# --------------------------------------------------------------------------------------------
+# Energy, buying, FX
+# --------------------------------------------------------------------------------------------
+
+
+class EnergyPriceBase(SQLModel):
+    id: Slug = Field(max_length=80)
+    region: Text
+    tariff_per_kwh: Money = Field(description="`currency` per kWh")
+    pue: Annotated[float, at.Ge(1), at.Le(5)] = Field(description="Facility / IT power")
+    colo_per_kw_month: Money = Field(description="Rack + cooling per IT kW per month")
+    currency: Currency
+    source: Text
+
+
+class EnergyPrice(EnergyPriceBase, table=True):
+    __tablename__: ClassVar[Any] = "energy_price"
+    __table_args__ = _row_table_args("energy_price")
+
+    row_id: int | None = Field(default=None, primary_key=True)
+    price_list_id: int
+
+
+class EnergyPriceCreate(EnergyPriceBase):
+    pass
+
+
+class EnergyPricePublic(EnergyPriceBase):
+    price_list_id: int
+
+
+class BuyParametersBase(SQLModel):
+    amortisation_years: Annotated[float, at.Gt(0), at.Le(20)] = 3.0
+    maintenance_pct_per_year: Fraction = 0.08
+    staff_per_month: Money = 0.0
+    residual_pct: Fraction = 0.10
+    install_pct: Fraction = 0.05
+    network_storage_pct: Fraction = 0.15
+    currency: Currency = "TWD"
+    source: Text
+
+
+class BuyParameters(BuyParametersBase, table=True):
+    __tablename__: ClassVar[Any] = "buy_parameters"
+    __table_args__ = (
+        ForeignKeyConstraint(
+            ["price_list_id"],
+            ["price_list.id"],
+            ondelete="CASCADE",
+            name="fk_buy_parameters_price_list",
+        ),
+        UniqueConstraint("price_list_id", name="uq_buy_parameters_key"),
+    )
+
+    row_id: int | None = Field(default=None, primary_key=True)
+    price_list_id: int
+
+
+class BuyParametersCreate(BuyParametersBase):
+    pass
+
+
+class BuyParametersPublic(BuyParametersBase):
+    price_list_id: int
+
+
+class FxRateBase(SQLModel):
+    base: Currency
+    quote: Currency
+    rate: Positive = Field(description="Units of `quote` per one `base`")
+    as_of: date
+    source: Text
+
+    @field_validator("quote")
+    @classmethod
+    def _different(cls, v: str, info: Any) -> str:
+        if v == info.data.get("base"):
+            raise ValueError(f"must differ from base (both {v})")
+        return v
+
+
+class FxRate(FxRateBase, table=True):
+    __tablename__: ClassVar[Any] = "fx_rate"
+    __table_args__ = _row_table_args("fx_rate", key=("base", "quote"))
+
+    row_id: int | None = Field(default=None, primary_key=True)
+    price_list_id: int
+
+
+class FxRateCreate(FxRateBase):
+    pass
+
+
+class FxRatePublic(FxRateBase):
+    price_list_id: int
+
+
+# --------------------------------------------------------------------------------------------
+# Audit trail
+# --------------------------------------------------------------------------------------------
+
+
+class AuditEntry(SQLModel, table=True):
+    """One change. No FK to the price list: the trail outlives what it describes."""
+
+    __tablename__: ClassVar[Any] = "audit_entry"
+    __table_args__ = (Index("ix_audit_entry_at", "at"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    at: datetime = Field(default_factory=utcnow)
+    actor: str = ""
+    action: str = Field(description="create | update | delete | import | copy | publish | …")
+    entity: str = Field(description="Kind of row: offers, gpus, price_lists, …")
+    entity_key: str = ""
+    price_list_id: int | None = None
+    before: dict[str, Any] | None = Field(default=None, sa_type=JSON)
+    after: dict[str, Any] | None = Field(default=None, sa_type=JSON)
+    summary: str = ""
+
+
+class AuditEntryPublic(SQLModel):
+    id: int
+    at: datetime
+    actor: str
+    action: str
+    entity: str
+    entity_key: str
+    price_list_id: int | None
+    before: dict[str, Any] | None
+    after: dict[str, Any] | None
+    summary: str
+
+
+class PriceListDetail(PriceListPublic):
+    """A price list with all its rows."""
+
+    gpus: list[GpuPublic] = Field(default_factory=list)
+    servers: list[ServerSkuPublic] = Field(default_factory=list)
+    offers: list[RentalOfferPublic] = Field(default_factory=list)
+    cloud: list[CloudInstancePublic] = Field(default_factory=list)
+    energy: list[EnergyPricePublic] = Field(default_factory=list)
+    buy: BuyParametersPublic | None = None
+    fx: list[FxRatePublic] = Field(default_factory=list)

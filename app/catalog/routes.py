@@ -1,0 +1,255 @@
+"""JSON API v1: the catalog (rental offers, cloud instances, price lists, import and export).
+
+Reads are public; the import sits on `admin`, a router whose dependencies come from
+`app.catalog.access.ADMIN_DEPENDENCIES`. Service errors become 404 / 409 / 422 answers in
+FastAPI's own error shape, naming the parameter at fault.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Coroutine
+from datetime import date
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Query, Request
+from fastapi.responses import JSONResponse, Response
+from fastapi.routing import APIRoute
+from starlette.datastructures import UploadFile
+
+from app.catalog import io, service
+from app.catalog.access import ADMIN_DEPENDENCIES, ActorDep
+from app.catalog.models import (
+    AuditEntryPublic,
+    CloudInstancePublic,
+    PriceListDetail,
+    PriceListPublic,
+    RentalOfferPublic,
+)
+from app.catalog.service import CatalogError, InvalidRow
+from app.deps import SessionDep
+
+BODY_FIELDS = frozenset({"file"})
+
+
+def error_response(exc: CatalogError) -> JSONResponse:
+    """FastAPI's validation-error shape, so clients parse one format for every 4xx."""
+    errors = exc.errors if isinstance(exc, InvalidRow) else {exc.field or "": exc.message}
+    detail = [
+        {
+            "loc": ["body" if f in BODY_FIELDS else "query", *([f] if f else [])],
+            "msg": msg,
+            "type": "value_error",
+        }
+        for f, msg in errors.items()
+    ]
+    return JSONResponse(status_code=exc.status, content={"detail": detail})
+
+
+class CatalogRoute(APIRoute):
+    """Turns a `CatalogError` raised below a route into its 4xx JSON answer."""
+
+    def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
+        handler = super().get_route_handler()
+
+        async def run(request: Request) -> Response:
+            try:
+                return await handler(request)
+            except CatalogError as exc:
+                return error_response(exc)
+
+        return run
+
+
+router = APIRouter(prefix="/api/v1", tags=["catalog"], route_class=CatalogRoute)
+# Included below into `router` (which adds the /api/v1 prefix).
+admin = APIRouter(tags=["catalog"], route_class=CatalogRoute, dependencies=ADMIN_DEPENDENCIES)
+
+PriceListQuery = Annotated[
+    int | None, Query(ge=1, description="Price list id; the current list when omitted")
+]
+SearchQuery = Annotated[str, Query(max_length=200, description="Text to search for")]
+SortQuery = Annotated[str | None, Query(max_length=40, description="Column to sort by")]
+DirQuery = Annotated[Literal["asc", "desc"], Query(description="Sort direction")]
+KindName = Literal["gpus", "gpu_prices", "servers", "offers", "cloud", "energy", "buy", "fx"]
+
+
+@router.get("/offers", response_model=list[RentalOfferPublic])
+def list_offers(
+    session: SessionDep,
+    price_list: PriceListQuery = None,
+    q: SearchQuery = "",
+    sort: SortQuery = None,
+    dir: DirQuery = "asc",
+) -> list[RentalOfferPublic]:
+    """Bare-metal rental offers of a price list (gpu_count is a fraction for MIG slices)."""
+    pl = service.resolve_price_list(session=session, price_list_id=price_list)
+    assert pl.id is not None
+    return service.offers_public(
+        session=session, price_list_id=pl.id, q=q, sort=sort, descending=dir == "desc"
+    )
+
+
+@router.get("/cloud", response_model=list[CloudInstancePublic])
+def list_cloud(
+    session: SessionDep,
+    price_list: PriceListQuery = None,
+    q: SearchQuery = "",
+    sort: SortQuery = None,
+    dir: DirQuery = "asc",
+) -> list[CloudInstancePublic]:
+    """Public-cloud GPU instances of a price list, with on-demand and reserved hourly prices."""
+    pl = service.resolve_price_list(session=session, price_list_id=price_list)
+    assert pl.id is not None
+    return service.cloud_public(
+        session=session, price_list_id=pl.id, q=q, sort=sort, descending=dir == "desc"
+    )
+
+
+@router.get("/price-lists", response_model=list[PriceListPublic])
+def list_price_lists(session: SessionDep) -> list[PriceListPublic]:
+    """Every price list (newest first) with its status, whether it is current and row counts."""
+    return service.price_lists_public(session=session)
+
+
+@router.get("/price-lists/current", response_model=PriceListDetail)
+def get_current_price_list(session: SessionDep) -> PriceListDetail:
+    """The price list estimates are priced with today, with all its rows."""
+    return service.price_list_detail(session=session, price_list_id=None)
+
+
+@router.get("/price-lists/{price_list_id}", response_model=PriceListDetail)
+def get_price_list(session: SessionDep, price_list_id: int) -> PriceListDetail:
+    """One price list with all its rows (GPUs, servers, offers, cloud, energy, buying, FX)."""
+    return service.price_list_detail(session=session, price_list_id=price_list_id)
+
+
+@router.get(
+    "/catalog/export",
+    responses={
+        200: {
+            "content": {"application/json": {}, "text/csv": {}},
+            "description": "A JSON document (all kinds, or one `kind`), or one kind as CSV.",
+        }
+    },
+)
+def export_catalog(
+    session: SessionDep,
+    format: Literal["json", "csv"] = "json",
+    kind: KindName | None = None,
+    price_list: PriceListQuery = None,
+) -> Response:
+    """Export a price list as JSON (every kind, or one) or one kind as CSV (UTF-8)."""
+    pl = service.resolve_price_list(session=session, price_list_id=price_list)
+    assert pl.id is not None
+    body, media, filename = service.export_file(
+        session=session, price_list_id=pl.id, fmt=format, kind=kind
+    )
+    return Response(
+        body,
+        media_type=media,
+        headers={"Content-Disposition": f'attachment; filename="{filename}"'},
+    )
+
+
+_IMPORT_BODY = {
+    "requestBody": {
+        "description": "The file: a JSON document or list, a CSV text, or a multipart upload "
+        "with the field `file`.",
+        "content": {
+            "application/json": {"schema": {"type": "object"}},
+            "text/csv": {"schema": {"type": "string"}},
+            "multipart/form-data": {
+                "schema": {
+                    "type": "object",
+                    "properties": {"file": {"type": "string", "format": "binary"}},
+                    "required": ["file"],
+                }
+            },
+        },
+    }
+}
+
+
+@admin.post(
+    "/catalog/import",
+    response_model=io.ImportPreview,
+    openapi_extra=_IMPORT_BODY,
+    responses={
+        201: {"model": io.ImportPreview, "description": "Applied"},
+        422: {"model": io.ImportPreview, "description": "Rejected rows: nothing was written"},
+    },
+)
+async def import_catalog(
+    request: Request,
+    session: SessionDep,
+    actor: ActorDep,
+    dry_run: bool = True,
+    format: Literal["json", "csv"] | None = None,
+    kind: KindName | None = None,
+    price_list: Annotated[
+        int | None,
+        Query(ge=1, description="A draft to import into; omitted: a new copy of the current list"),
+    ] = None,
+    mode: Literal["sync", "upsert"] = "sync",
+    name: Annotated[str | None, Query(max_length=100, description="Name of the new draft")] = None,
+    effective_date: date | None = None,
+) -> Response:
+    """Preview (dry_run, the default) or apply a CSV/JSON import; all-or-nothing."""
+    data, fmt = await read_upload(request, format)
+    parsed = io.parse(data, fmt=fmt, kind=kind)
+    if dry_run:
+        preview = service.preview_import(
+            session=session, parsed=parsed, target=price_list, mode=mode
+        )
+        return JSONResponse(preview.model_dump(mode="json"))
+    result = service.apply_import(
+        session=session,
+        parsed=parsed,
+        target=price_list,
+        actor=actor,
+        mode=mode,
+        new_name=name,
+        effective_date=effective_date,
+    )
+    return JSONResponse(result.model_dump(mode="json"), status_code=201 if result.applied else 422)
+
+
+async def read_upload(request: Request, fmt: str | None) -> tuple[bytes, io.Format]:
+    """The uploaded bytes and their format (the `format` parameter, else the content type or
+    the file name)."""
+    ctype = request.headers.get("content-type", "").lower()
+    filename = ""
+    if ctype.startswith("multipart/form-data"):
+        form = await request.form()
+        upload = form.get("file")
+        if not isinstance(upload, UploadFile):
+            raise CatalogError("send the file in the multipart field 'file'", field="file")
+        data = await upload.read()
+        filename = (upload.filename or "").lower()
+        ctype = (upload.content_type or "").lower()
+    else:
+        data = await request.body()
+    if not data:
+        raise CatalogError("the request has no file", field="file")
+    if fmt in ("json", "csv"):
+        return data, fmt  # type: ignore[return-value]
+    if "json" in ctype or filename.endswith(".json"):
+        return data, "json"
+    if "csv" in ctype or filename.endswith(".csv"):
+        return data, "csv"
+    raise CatalogError("say format=json or format=csv (or send a .json/.csv file)", field="format")
+
+
+@admin.get("/catalog/audit", response_model=list[AuditEntryPublic])
+def list_audit(
+    session: SessionDep,
+    limit: Annotated[int, Query(ge=1, le=500)] = 100,
+    offset: Annotated[int, Query(ge=0)] = 0,
+    price_list: Annotated[int | None, Query(ge=1)] = None,
+) -> list[AuditEntryPublic]:
+    """The audit trail: who changed which catalog row, when, before and after (newest first)."""
+    rows = service.list_audit(session=session, limit=limit, offset=offset, price_list_id=price_list)
+    return [AuditEntryPublic.model_validate(r, from_attributes=True) for r in rows]
+
+
+router.include_router(admin)

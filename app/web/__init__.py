@@ -1,0 +1,34 @@
+"""The web application: HTML pages (Jinja2 + HTMX), /static, language and currency switches.
+
+`install(app)` is the one call `create_app` makes; see `templating` for the conventions.
+"""
+
+from __future__ import annotations
+
+from fastapi import FastAPI, Request
+from fastapi.responses import Response
+from starlette.middleware.gzip import GZipMiddleware
+
+from app.web.csrf import CSRFError, CSRFMiddleware
+from app.web.static import StaticAssets
+from app.web.templating import STATIC_DIR, render
+
+
+def install(app: FastAPI) -> None:
+    """Mount /static, add the middleware, the CSRF error page and every page router."""
+    from app.web import architectures, assess, pages, plan, tco
+
+    settings = app.state.settings
+    assets = StaticAssets(STATIC_DIR)
+    app.state.static_assets = assets
+    app.mount("/static", assets, name="static")
+    app.add_middleware(CSRFMiddleware, secret=settings.resolved_secret_key(), secure=settings.https)
+    app.add_middleware(GZipMiddleware, minimum_size=800, compresslevel=6)
+
+    @app.exception_handler(CSRFError)
+    async def _csrf_error(request: Request, _: CSRFError) -> Response:
+        return render(request, "_error.html", {"status": 403, "kind": "csrf"}, status_code=403)
+
+    assets.warm_in_background()
+    for module in (pages, assess, plan, tco, architectures):
+        app.include_router(module.router)

@@ -1,0 +1,86 @@
+"""Form parsing shared by the pages: numbers with suffixes, and translated validation errors."""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic import ValidationError
+
+from app.web.i18n import gettext as _
+
+_SUFFIX = {"k": 1e3, "m": 1e6, "b": 1e9, "g": 1e9, "t": 1e12}
+_NUMBER = re.compile(r"^\s*([-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:e[-+]?\d+)?)\s*([kmbgt]?)\s*$", re.I)
+
+
+class FieldError(ValueError):
+    """A value that cannot be read; `field` names the form input."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(message)
+        self.field = field
+
+
+def parse_number(field: str, raw: str | None, *, integer: bool = False) -> float | int | None:
+    """'4096', '1,000', '2e9', '1.5B' → a number; '' → None; anything else → FieldError."""
+    if raw is None or not raw.strip():
+        return None
+    text = raw.replace(",", "").replace("_", "").strip()
+    m = _NUMBER.match(text)
+    if not m:
+        raise FieldError(field, _("Enter a number, e.g. %(example)s.") % {"example": "4096"})
+    value = float(m.group(1)) * _SUFFIX.get(m.group(2).lower(), 1.0)
+    if not math.isfinite(value):
+        raise FieldError(field, _("Enter a number, e.g. %(example)s.") % {"example": "4096"})
+    if integer:
+        if value != int(value):
+            raise FieldError(field, _("Enter a whole number."))
+        return int(value)
+    return value
+
+
+def validation_messages(
+    exc: ValidationError, aliases: Mapping[str, str] | None = None
+) -> dict[str, str]:
+    """Pydantic errors as {form field: translated message}; '' is the whole form."""
+    out: dict[str, str] = {}
+    for err in exc.errors():
+        loc = [str(p) for p in err.get("loc", ()) if not isinstance(p, int)]
+        key = ".".join(loc)
+        field = (aliases or {}).get(key, loc[-1] if loc else "")
+        out.setdefault(field, message_for(err))
+    return out
+
+
+def message_for(err: Mapping[str, Any]) -> str:
+    """One pydantic error in the page's language."""
+    kind = str(err.get("type", ""))
+    ctx = err.get("ctx") or {}
+    if kind in ("greater_than_equal",):
+        return _("Must be at least %(limit)s.") % {"limit": _fmt(ctx.get("ge"))}
+    if kind in ("greater_than",):
+        return _("Must be more than %(limit)s.") % {"limit": _fmt(ctx.get("gt"))}
+    if kind in ("less_than_equal",):
+        return _("Must be at most %(limit)s.") % {"limit": _fmt(ctx.get("le"))}
+    if kind in ("less_than",):
+        return _("Must be less than %(limit)s.") % {"limit": _fmt(ctx.get("lt"))}
+    if kind in ("literal_error", "enum"):
+        return _("Choose one of the listed options.")
+    if kind in ("int_parsing", "int_from_float", "float_parsing", "int_type", "float_type"):
+        return _("Enter a number, e.g. %(example)s.") % {"example": "4096"}
+    if kind in ("missing",):
+        return _("This field is required.")
+    if kind in ("string_too_long",):
+        return _("Too long: at most %(limit)s characters.") % {"limit": ctx.get("max_length")}
+    msg = str(err.get("msg", ""))
+    return msg.removeprefix("Value error, ")
+
+
+def _fmt(value: Any) -> str:
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    if isinstance(value, int):
+        return f"{value:,}"
+    return str(value)

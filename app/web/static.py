@@ -1,0 +1,150 @@
+"""/static: content-hashed URLs cached for a year, compressed once (brotli or gzip), ETags.
+
+``static_url()`` (templating) appends ``?v=<hash>``; such a request is answered with
+``Cache-Control: public, max-age=31536000, immutable``. Text assets are compressed on first
+request (or by :func:`warm` at start-up) and kept in memory with their ETag.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import mimetypes
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Final
+
+import brotli
+from starlette.datastructures import Headers
+from starlette.responses import PlainTextResponse, Response
+from starlette.types import Receive, Scope, Send
+
+COMPRESSIBLE: Final = (".js", ".css", ".svg", ".json", ".html", ".txt", ".map", ".mjs")
+LONG_CACHE: Final = "public, max-age=31536000, immutable"
+SHORT_CACHE: Final = "public, max-age=300"
+
+mimetypes.add_type("text/javascript", ".js")
+mimetypes.add_type("text/javascript", ".mjs")
+mimetypes.add_type("image/svg+xml", ".svg")
+mimetypes.add_type("font/woff2", ".woff2")
+
+
+@dataclass
+class _Asset:
+    mtime: float
+    raw: bytes
+    etag: str
+    media_type: str
+    variants: dict[str, bytes] = field(default_factory=dict)
+
+
+_CACHES: dict[Path, dict[str, _Asset]] = {}
+_LOCK = threading.Lock()
+_WARMED: set[Path] = set()
+
+
+class StaticAssets:
+    """A small ASGI app for /static (mount it; it resolves paths under `directory` only)."""
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory.resolve()
+        # One cache per process (apps built by tests share it): compressing plotly.js once
+        # takes seconds at brotli quality 11.
+        self._cache = _CACHES.setdefault(self.directory, {})
+        self._lock = _LOCK
+
+    def _resolve(self, rel: str) -> Path | None:
+        target = (self.directory / rel.lstrip("/")).resolve()
+        if not target.is_relative_to(self.directory) or not target.is_file():
+            return None
+        return target
+
+    def asset(self, rel: str) -> _Asset | None:
+        path = self._resolve(rel)
+        if path is None:
+            return None
+        mtime = path.stat().st_mtime
+        cached = self._cache.get(rel)
+        if cached and cached.mtime == mtime:
+            return cached
+        raw = path.read_bytes()
+        media = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
+        if media.startswith("text/") or media in ("image/svg+xml", "application/json"):
+            media += "; charset=utf-8"
+        asset = _Asset(mtime, raw, '"' + hashlib.sha256(raw).hexdigest()[:20] + '"', media)
+        self._cache[rel] = asset
+        return asset
+
+    def variant(self, rel: str, asset: _Asset, encoding: str) -> bytes:
+        """The `br` or `gzip` body of an asset, compressed once."""
+        body = asset.variants.get(encoding)
+        if body is not None:
+            return body
+        with self._lock:
+            body = asset.variants.get(encoding)
+            if body is None:
+                if encoding == "br":
+                    body = brotli.compress(asset.raw, quality=11, mode=brotli.MODE_TEXT)
+                else:
+                    body = gzip.compress(asset.raw, compresslevel=9, mtime=0)
+                asset.variants[encoding] = body
+        return body
+
+    def warm_in_background(self) -> None:
+        """Start `warm` in a daemon thread, once per process and directory."""
+        with self._lock:
+            if self.directory in _WARMED:
+                return
+            _WARMED.add(self.directory)
+        threading.Thread(target=self.warm, name="static-warm", daemon=True).start()
+
+    def warm(self) -> None:
+        """Compress every text asset now, so the first visitor does not wait."""
+        for path in sorted(self.directory.rglob("*")):
+            if path.is_file() and path.suffix in COMPRESSIBLE:
+                rel = path.relative_to(self.directory).as_posix()
+                asset = self.asset(rel)
+                if asset and len(asset.raw) > 512:
+                    self.variant(rel, asset, "br")
+                    self.variant(rel, asset, "gzip")
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        path: str = scope["path"]
+        root: str = scope.get("root_path", "")
+        rel = (path[len(root) :] if root and path.startswith(root) else path).lstrip("/")
+        if scope["method"] not in ("GET", "HEAD"):
+            await PlainTextResponse("Method Not Allowed", 405)(scope, receive, send)
+            return
+        asset = self.asset(rel)
+        if asset is None:
+            await PlainTextResponse("Not Found", 404)(scope, receive, send)
+            return
+        headers = Headers(scope=scope)
+        versioned = b"v=" in scope.get("query_string", b"")
+        out = {
+            "Cache-Control": LONG_CACHE if versioned else SHORT_CACHE,
+            "ETag": asset.etag,
+            "Vary": "Accept-Encoding",
+            "X-Content-Type-Options": "nosniff",
+        }
+        if asset.etag in headers.get("if-none-match", ""):
+            await Response(status_code=304, headers=out)(scope, receive, send)
+            return
+        body = asset.raw
+        accepted = headers.get("accept-encoding", "")
+        if path_compressible(rel) and len(asset.raw) > 512:
+            if "br" in accepted:
+                body = self.variant(rel, asset, "br")
+                out["Content-Encoding"] = "br"
+            elif "gzip" in accepted:
+                body = self.variant(rel, asset, "gzip")
+                out["Content-Encoding"] = "gzip"
+        if scope["method"] == "HEAD":
+            out["Content-Length"] = str(len(body))
+            body = b""
+        await Response(body, headers=out, media_type=asset.media_type)(scope, receive, send)
+
+
+def path_compressible(rel: str) -> bool:
+    return rel.endswith(COMPRESSIBLE)

@@ -1,0 +1,254 @@
+"""Jinja2 templates for every HTML page: one environment, translated per request.
+
+Conventions (follow them in every page)
+---------------------------------------
+* Pages call :func:`render` — ``render(request, "pages/plan.html", {...})`` — never
+  ``templates.TemplateResponse`` directly: ``render`` activates the request's language and
+  adds the shared context below. An HTMX request gets one block only:
+  ``render(request, "pages/plan.html", ctx, block_name="results")`` (jinja2-fragments);
+  such a block must not depend on variables set outside it.
+* Every page extends ``base.html`` and fills the blocks ``title``, ``head`` (extra <link>s),
+  ``content`` and ``scripts`` (extra <script src> tags — never inline scripts, never
+  ``on*=`` handlers: a CSP without 'unsafe-inline' is coming). Plotly figures travel as
+  JSON in ``<script type="application/json" class="plotly-figure">`` data islands and
+  static/js/charts.js draws them.
+* Shared partials are ``templates/_*.html``; pages live in ``templates/pages/`` or
+  ``templates/<area>/``.
+* Text: ALL visible strings go through gettext, msgids in English —
+  ``{{ _("Planner") }}``, ``{% trans %}…{% endtrans %}``, ``{{ _("%(n)s GPUs", n=4) }}``
+  (newstyle gettext: keyword placeholders, auto-escaped). Python strings use
+  ``app.web.i18n.gettext``/``N_``. Translations go into a ``.po`` file in
+  ``app/locale/zh_Hant_TW/LC_MESSAGES/`` (each area may keep its own ``<area>.po``).
+* Context every template gets: ``request``, ``lang`` ("zh-TW"|"en"), ``currency``
+  ("TWD"|"USD"), ``csrf_token``, ``price_list`` (the PriceBook or None), ``nav_active``
+  (set it in your context to highlight a nav entry: "home", "assess", "plan", "tco",
+  "architectures", "catalog", "plans").
+* Globals/filters: ``_``/``gettext``/``ngettext``; ``money(value, currency)`` →
+  "NT$1,234,567" / "US$1,234.56"; ``number(value, digits=0)`` → locale digits;
+  ``value|data`` (data such as a price list's name, marked translate="no");
+  ``pairs|translate_pairs`` ((value, msgid) → (value, label));
+  ``percent(value, digits=0)`` (0.25 → "25%"); ``value|date`` (locale date); ``static_url("css/app.css")`` →
+  "/static/css/app.css?v=<content hash>"; ``csrf_field()`` → the hidden input for POST forms.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any, Final
+
+from babel.dates import format_date
+from babel.numbers import format_decimal
+from jinja2_fragments.fastapi import Jinja2Blocks
+from markupsafe import Markup, escape
+from starlette.requests import Request
+from starlette.responses import Response
+
+from app.settings import REPO_ROOT
+from app.web import i18n
+from app.web.csrf import FIELD as CSRF_FIELD
+from app.web.csrf import token_for
+
+TEMPLATE_DIR: Final = REPO_ROOT / "templates"
+STATIC_DIR: Final = REPO_ROOT / "static"
+CURRENCY_COOKIE: Final = "currency"
+CURRENCIES: Final = ("TWD", "USD")
+#: Symbols printed before amounts. Babel prints a bare "$" for TWD in zh_Hant_TW.
+CURRENCY_SYMBOLS: Final = {"TWD": "NT$", "USD": "US$"}
+#: Decimal places shown per currency (NT$ amounts are whole dollars).
+CURRENCY_DIGITS: Final = {"TWD": 0, "USD": 2}
+
+
+def money(value: float | int | None, currency: str | None = None, digits: int | None = None) -> str:
+    """'NT$1,234,567' / 'US$1,234.56' in the request's locale; '—' for None."""
+    if value is None:
+        return "—"
+    ccy = (currency or "TWD").upper()
+    places = CURRENCY_DIGITS.get(ccy, 2) if digits is None else digits
+    pattern = "#,##0" + ("." + "0" * places if places > 0 else "")
+    body = format_decimal(abs(value), format=pattern, locale=i18n.babel_locale())
+    sign = "-" if value < 0 and body.strip("0.,") else ""
+    return f"{sign}{CURRENCY_SYMBOLS.get(ccy, ccy + ' ')}{body}"
+
+
+def number(value: float | int | None, digits: int = 0) -> str:
+    """A number with the locale's grouping and exactly `digits` decimals; '—' for None."""
+    if value is None:
+        return "—"
+    pattern = "#,##0" + ("." + "0" * digits if digits > 0 else "")
+    return format_decimal(value, format=pattern, locale=i18n.babel_locale())
+
+
+def figure(value: float | int | None) -> str:
+    """Any magnitude readably: 0.52 → '0.52', 1,234 → '1,234', 3.4e18 → '3.43×10^18'."""
+    if value is None:
+        return "—"
+    v = float(value)
+    if v.is_integer() and abs(v) < 1e7:
+        return number(v, 0)
+    if v != 0 and (abs(v) >= 1e7 or abs(v) < 0.01):
+        mantissa, exp = f"{v:.2e}".split("e")
+        return f"{mantissa}×10^{int(exp)}"
+    return number(v, 2 if abs(v) < 10 else 1 if abs(v) < 100 else 0)
+
+
+def date(value: Any, fmt: str = "medium") -> str:
+    """A date in the locale's format ('2025年6月1日' / 'Jun 1, 2025'); '' for None."""
+    if value is None:
+        return ""
+    return format_date(value, format=fmt, locale=i18n.babel_locale())
+
+
+def percent(value: float | None, digits: int = 0) -> str:
+    """0.25 → '25%'; '—' for None."""
+    if value is None:
+        return "—"
+    return number(value * 100, digits) + "%"
+
+
+_static_hashes: dict[str, tuple[float, str]] = {}
+
+
+def static_url(path: str) -> str:
+    """The versioned URL of a file under static/ (content hash, so caches never go stale)."""
+    clean = path.lstrip("/")
+    file = STATIC_DIR / clean
+    try:
+        mtime = file.stat().st_mtime
+    except OSError:
+        return f"/static/{clean}"
+    cached = _static_hashes.get(clean)
+    if cached and cached[0] == mtime:
+        return f"/static/{clean}?v={cached[1]}"
+    digest = hashlib.sha256(file.read_bytes()).hexdigest()[:12]
+    _static_hashes[clean] = (mtime, digest)
+    return f"/static/{clean}?v={digest}"
+
+
+def data(value: Any) -> Markup:
+    """Data shown as entered (a price list's name): marked translate="no" for the browser."""
+    return Markup('<span translate="no">%s</span>') % value
+
+
+def translate_pairs(pairs: Any) -> list[tuple[str, str]]:
+    """(value, msgid) pairs → (value, translated label), for <select> options."""
+    return [(str(v), i18n.gettext(str(label))) for v, label in pairs]
+
+
+def choose_currency(request: Request) -> str:
+    """The `currency` cookie, else the configured default."""
+    value = (request.cookies.get(CURRENCY_COOKIE) or "").upper()
+    if value in CURRENCIES:
+        return value
+    default = str(request.app.state.settings.default_currency).upper()
+    return default if default in CURRENCIES else "TWD"
+
+
+def _make_templates() -> Jinja2Blocks:
+    import jinja2
+
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(TEMPLATE_DIR)),
+        autoescape=jinja2.select_autoescape(default=True, default_for_string=True),
+        extensions=["jinja2.ext.i18n"],
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    # The callables read the request's language from a context variable (set by `render`),
+    # so one shared environment serves both languages safely, imported macros included.
+    env.install_gettext_callables(  # type: ignore[attr-defined]
+        i18n.gettext, i18n.ngettext, newstyle=True, pgettext=i18n.pgettext
+    )
+    env.globals.update(
+        _=env.globals["gettext"],
+        money=money,
+        number=number,
+        percent=percent,
+        figure=figure,
+        static_url=static_url,
+        languages=i18n.LANGUAGE_NAMES,
+        currencies=CURRENCIES,
+    )
+    env.filters.update(
+        money=money,
+        number=number,
+        percent=percent,
+        date=date,
+        translate_pairs=translate_pairs,
+        data=data,
+    )
+    return Jinja2Blocks(env=env)
+
+
+templates: Final = _make_templates()
+
+
+def base_context(request: Request) -> dict[str, Any]:
+    """What every template may use (see the module docstring)."""
+    from app.web.prices import price_book
+
+    token = token_for(request)
+    return {
+        "request": request,
+        "lang": i18n.current_language(),
+        "currency": choose_currency(request),
+        "csrf_token": token,
+        "csrf_field": lambda: Markup(
+            f'<input type="hidden" name="{CSRF_FIELD}" value="{escape(token)}">'
+        ),
+        "price_list": price_book(request),
+        "nav_active": None,
+        "is_htmx": is_fragment(request),
+    }
+
+
+def activate(request: Request) -> str:
+    """Choose and activate the request's language; returns it."""
+    lang = getattr(request.state, "lang", None)
+    if lang is None:
+        default = str(request.app.state.settings.default_language)
+        lang = i18n.choose_language(request, default)
+        request.state.lang = lang
+    i18n.activate(lang)
+    return lang
+
+
+def is_fragment(request: Request) -> bool:
+    """An HTMX request for part of a page (not a history restore, which needs the page)."""
+    h = request.headers
+    return h.get("hx-request") == "true" and h.get("hx-history-restore-request") != "true"
+
+
+def render(
+    request: Request,
+    name: str,
+    context: Mapping[str, Any] | None = None,
+    block_name: str | Sequence[str] | None = None,
+    *,
+    status_code: int = 200,
+    headers: Mapping[str, str] | None = None,
+) -> Response:
+    """Render a page (or only `block_name` of it — a name or a list — for HTMX)."""
+    activate(request)
+    ctx = base_context(request)
+    if context:
+        ctx.update(context)
+    all_headers = {"Vary": "Accept-Language, Cookie, HX-Request"}
+    if headers:
+        all_headers.update(headers)
+    if isinstance(block_name, str):
+        return templates.TemplateResponse(
+            request, name, ctx, status_code, all_headers, block_name=block_name
+        )
+    if block_name:
+        return templates.TemplateResponse(
+            request, name, ctx, status_code, all_headers, block_names=list(block_name)
+        )
+    return templates.TemplateResponse(
+        request, name, ctx, status_code=status_code, headers=all_headers
+    )
+
+
+def template_path(name: str) -> Path:
+    return TEMPLATE_DIR / name

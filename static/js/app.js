@@ -1,0 +1,121 @@
+// Stratagem — progressive enhancement only: every page works without this file.
+(function () {
+  "use strict";
+
+  // Language/currency switches keep the page's current address (the planner pushes its
+  // form into the URL as it updates), so switching never loses the workload.
+  document.addEventListener("click", function (event) {
+    var link = event.target.closest && event.target.closest("a[data-keep-location]");
+    if (!link) return;
+    var url = new URL(link.href, window.location.href);
+    url.searchParams.set("next", window.location.pathname + window.location.search);
+    link.href = url.toString();
+  });
+
+  // Range inputs show their value in the <output> named by data-output.
+  function syncOutputs(root) {
+    root.querySelectorAll("input[type=range][data-output]").forEach(function (input) {
+      var out = document.getElementById(input.dataset.output);
+      if (out) out.textContent = input.value + (input.dataset.suffix || "");
+    });
+  }
+  document.addEventListener("input", function (event) {
+    var el = event.target;
+    if (el.matches && el.matches("input[type=range][data-output]")) {
+      var out = document.getElementById(el.dataset.output);
+      if (out) out.textContent = el.value + (el.dataset.suffix || "");
+    }
+  });
+  document.addEventListener("DOMContentLoaded", function () { syncOutputs(document); });
+})();
+
+// Self-assessment: show the data question for training tasks and the users question for
+// serving (both stay visible without JavaScript); move focus to the answer when it arrives.
+(function () {
+  "use strict";
+  function sync(form) {
+    var checked = form.querySelector("input[name=task]:checked");
+    var task = checked ? checked.value : "";
+    form.querySelectorAll("[data-show-for]").forEach(function (el) {
+      var show = !task || el.dataset.showFor.split(" ").indexOf(task) >= 0;
+      if (el.dataset.showFor === "inference" && !task) show = false;
+      el.hidden = !show;
+    });
+  }
+  function syncSize(form) {
+    var checked = form.querySelector("input[name=size]:checked");
+    var other = form.querySelector(".other-size");
+    if (other) other.hidden = !(checked && checked.value === "other");
+  }
+  document.addEventListener("change", function (event) {
+    var form = event.target.closest && event.target.closest("#assess-form");
+    if (form && event.target.name === "task") sync(form);
+    if (form && event.target.name === "size") syncSize(form);
+  });
+  document.addEventListener("DOMContentLoaded", function () {
+    var form = document.getElementById("assess-form");
+    if (form) { sync(form); syncSize(form); }
+  });
+  document.addEventListener("htmx:afterSettle", function (event) {
+    var target = event.detail.elt;
+    if (target && (target.id === "result" || target.closest("#result"))) {
+      target.focus({ preventScroll: false });
+    }
+  });
+})();
+
+// Planner: show only the model field that the chosen source uses (all show without JS).
+(function () {
+  "use strict";
+  function sync(form) {
+    var checked = form.querySelector("input[name=model_source]:checked");
+    var source = checked ? checked.value : "preset";
+    var map = { preset: "[data-source=preset]", custom: ".source-custom", config: ".source-config" };
+    Object.keys(map).forEach(function (key) {
+      form.querySelectorAll(map[key]).forEach(function (el) {
+        el.hidden = key !== source;
+        el.setAttribute("data-show-for", key);
+      });
+    });
+  }
+  document.addEventListener("change", function (event) {
+    var form = event.target.closest && event.target.closest("#plan-form");
+    if (form && event.target.name === "model_source") sync(form);
+  });
+  document.addEventListener("DOMContentLoaded", function () {
+    var form = document.getElementById("plan-form");
+    if (form) sync(form);
+  });
+  // "How?" links open the explain entry they point to.
+  document.addEventListener("click", function (event) {
+    var link = event.target.closest && event.target.closest("a[data-open-explain]");
+    if (!link) return;
+    var target = document.getElementById(link.getAttribute("href").slice(1));
+    if (target && target.tagName === "DETAILS") target.open = true;
+  });
+})();
+
+// Planner: show the fields the chosen task uses (training, serving or images).
+(function () {
+  "use strict";
+  var GROUPS = {
+    "for-train": ["pretrain", "full_finetune", "lora", "qlora"],
+    "for-serve": ["inference"],
+    "for-image": ["image"]
+  };
+  function sync(form) {
+    var task = (form.querySelector("#f-task") || {}).value || "";
+    Object.keys(GROUPS).forEach(function (cls) {
+      form.querySelectorAll("." + cls).forEach(function (el) {
+        el.hidden = GROUPS[cls].indexOf(task) < 0;
+      });
+    });
+  }
+  document.addEventListener("change", function (event) {
+    if (event.target.id === "f-task") sync(event.target.form);
+  });
+  document.addEventListener("DOMContentLoaded", function () {
+    var form = document.getElementById("plan-form");
+    if (form) sync(form);
+  });
+})();

@@ -1,0 +1,196 @@
+"""End-to-end in Chromium: self-assessment, live planner, charts, switches, keyboard, console."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from playwright.sync_api import ConsoleMessage, Page, expect
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture
+def console_errors(page: Page) -> list[str]:
+    errors: list[str] = []
+
+    def on_console(msg: ConsoleMessage) -> None:
+        if msg.type == "error":
+            errors.append(msg.text)
+
+    page.on("console", on_console)
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    return errors
+
+
+@pytest.fixture
+def en(page: Page) -> Page:
+    page.set_extra_http_headers({"Accept-Language": "en"})
+    return page
+
+
+def test_self_assessment_end_to_end(en: Page, base_url: str, console_errors: list[str]) -> None:
+    page = en
+    page.goto(f"{base_url}/assess")
+    page.get_by_text("Adapt a model to our data").click()
+    page.locator("label[for=size-13]").click()
+    page.locator("label[for=data-10]").click()
+    page.locator("label[for=deadline-30]").click()
+    page.get_by_role("button", name="Show my tier").click()
+    result = page.locator("section#result")
+    expect(result.locator(".tier-name")).to_be_visible()
+    expect(page).to_have_url(re.compile(r"/assess\?.*task=lora"))
+    expect(result.locator("table.tier-table tr.is-you")).to_have_count(1)
+    expect(result.locator("ol.signals li")).to_have_count(3)
+    # Request a quote: an invalid e-mail first, then a good one.
+    page.locator("#f-name").fill("Chen")
+    page.locator("#f-company").fill("Formosa AI")
+    page.locator("#f-email").fill("chen@")
+    page.get_by_role("button", name="Send my request").click()
+    expect(page.locator("#err-email")).to_contain_text("e-mail")
+    page.locator("#f-email").fill("chen@formosa.ai")
+    page.get_by_role("button", name="Send my request").click()
+    expect(page.locator("#quote .notice.ok")).to_be_visible()
+    assert console_errors == []
+
+
+def test_planner_updates_live(en: Page, base_url: str, console_errors: list[str]) -> None:
+    page = en
+    page.goto(f"{base_url}/plan")
+    expect(page.locator("#results .tier-name")).to_have_text("Multi-GPU")
+    page.evaluate("window.__sameDocument = true")
+    page.select_option("#f-preset", "llama-3.1-8b")
+    page.select_option("#f-task", "lora")
+    expect(page.locator("#results .tier-name")).to_have_text("Single GPU", timeout=5000)
+    assert page.evaluate("window.__sameDocument") is True  # no reload: an HTMX swap
+    expect(page).to_have_url(re.compile(r"preset=llama-3\.1-8b"))
+    # A bad value shows inline, then clears.
+    page.fill("#f-seq_len", "8")
+    expect(page.locator("#err-seq_len")).to_contain_text("at least 16")
+    page.fill("#f-seq_len", "2048")
+    expect(page.locator("#err-seq_len")).to_have_text("")
+    expect(page.locator("#results .tier-name")).to_be_visible()
+    page.locator("#chart-memory svg.main-svg").first.wait_for()
+    assert console_errors == []
+
+
+@pytest.mark.parametrize(
+    "path, charts",
+    [
+        ("/plan", ["memory", "scaling", "cumulative", "tco"]),
+        ("/tco", ["cumulative", "tco"]),
+        ("/architectures", ["architectures"]),
+    ],
+)
+def test_charts_are_drawn(
+    en: Page, base_url: str, console_errors: list[str], path: str, charts: list[str]
+) -> None:
+    en.goto(f"{base_url}{path}")
+    for key in charts:
+        svg = en.locator(f"#chart-{key} svg.main-svg").first
+        svg.wait_for(timeout=10000)
+        assert en.locator(f"#chart-{key} .plot path, #chart-{key} .plot rect").count() > 0 or (
+            en.locator(f"#chart-{key} g.trace").count() > 0
+        ), key
+    assert console_errors == []
+
+
+def test_language_and_currency_switches(
+    page: Page, base_url: str, console_errors: list[str]
+) -> None:
+    page.set_extra_http_headers({"Accept-Language": "zh-TW"})
+    page.goto(f"{base_url}/plan?example=70b-lora")
+    expect(page.locator("h1")).to_have_text("規劃器")
+    page.locator("nav.switch a[hreflang=en]").click()
+    expect(page.locator("h1")).to_have_text("Planner")
+    expect(page).to_have_url(re.compile(r"/plan\?example=70b-lora"))
+    page.locator("nav.switch a", has_text="USD").click()
+    expect(page.locator("table.costs-table td.num strong").first).to_contain_text("US$")
+    page.goto(f"{base_url}/")  # both stick (cookies)
+    expect(page.locator("h1")).to_contain_text("How big is the model")
+    expect(page.locator("table.tier-table")).to_contain_text("US$")
+    page.locator("nav.switch a[hreflang=zh-TW]").click()
+    page.locator("nav.switch a", has_text="TWD").click()
+    expect(page.locator("table.tier-table")).to_contain_text("NT$50,000")
+    assert console_errors == []
+
+
+def test_keyboard_only_self_assessment(en: Page, base_url: str, console_errors: list[str]) -> None:
+    """Tab, arrows, Space, Enter and typing only: no clicks, no focus() calls."""
+    page = en
+    page.goto(f"{base_url}/assess")
+
+    def focused() -> str:
+        return str(page.evaluate("document.activeElement.id || document.activeElement.className"))
+
+    def tab_to(element_id: str, limit: int = 40) -> None:
+        for _ in range(limit):
+            page.keyboard.press("Tab")
+            if focused() == element_id:
+                return
+        raise AssertionError(f"Tab never reached #{element_id} (at {focused()})")
+
+    page.keyboard.press("Tab")
+    expect(page.locator("a.skip-link")).to_be_focused()
+    page.keyboard.press("Enter")  # skip the navigation
+    tab_to("task-lora")  # first radio of question 1
+    page.keyboard.press("Space")
+    page.keyboard.press("Tab")  # into question 2
+    assert focused() == "size-7"
+    page.keyboard.press("Space")
+    page.keyboard.press("Tab")  # the custom size box stays hidden: straight to question 3
+    assert focused() == "data-1"
+    page.keyboard.press("Space")
+    page.keyboard.press("Tab")  # the users question is hidden for training
+    assert focused() == "deadline-7"
+    page.keyboard.press("ArrowRight")  # arrows move and select within a group
+    assert focused() == "deadline-30"
+    page.keyboard.press("Tab")
+    page.keyboard.press("Enter")  # "Show my tier"
+    expect(page.locator("#result .tier-name")).to_have_text("Single GPU")
+    tab_to("f-name")
+    page.keyboard.type("Wang")
+    page.keyboard.press("Tab")
+    page.keyboard.type("Keelung Labs")
+    page.keyboard.press("Tab")
+    page.keyboard.type("wang@keelung.tw")
+    page.keyboard.press("Tab")
+    page.keyboard.type("Keyboard only")
+    page.keyboard.press("Tab")
+    page.keyboard.press("Enter")
+    expect(page.locator("#quote .notice.ok")).to_be_visible()
+    assert console_errors == []
+
+
+SHOTS = [
+    ("home", "/"),
+    ("assess", "/assess?task=lora&size=13&data=10&deadline=30"),
+    ("plan", "/plan"),
+    ("tco", "/tco"),
+    ("architectures", "/architectures"),
+]
+
+
+@pytest.mark.parametrize("lang", ["zh-TW", "en"])
+@pytest.mark.parametrize("width, height", [(1440, 900), (820, 1180)])
+def test_screenshots(
+    page: Page,
+    base_url: str,
+    artifacts: Path,
+    console_errors: list[str],
+    lang: str,
+    width: int,
+    height: int,
+) -> None:
+    """Every page at desktop and tablet width, both languages, for people to look at."""
+    page.set_viewport_size({"width": width, "height": height})
+    page.set_extra_http_headers({"Accept-Language": lang})
+    for name, path in SHOTS:
+        page.goto(f"{base_url}{path}")
+        page.wait_for_load_state("networkidle")
+        # Nothing sticks out sideways on a tablet.
+        overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+        assert overflow <= 1, (name, width, overflow)
+        page.screenshot(path=str(artifacts / f"{name}-{width}-{lang}.png"), full_page=True)
+    assert console_errors == []

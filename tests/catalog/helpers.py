@@ -1,0 +1,43 @@
+"""Helpers for the catalog's page and API tests."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bs4 import BeautifulSoup
+from fastapi.testclient import TestClient
+from sqlmodel import Session, func, select
+
+from app.catalog.kinds import KINDS
+from app.catalog.models import AuditEntry, PriceList
+
+
+def csrf(client: TestClient, url: str = "/catalog") -> str:
+    """The CSRF token of the client's session (a GET sets the cookie, the form carries it)."""
+    page = client.get(url)
+    token = BeautifulSoup(page.text, "html.parser").select_one("meta[name=csrf-token]")
+    assert token is not None
+    return str(token["content"])
+
+
+def post_form(client: TestClient, url: str, data: dict[str, Any], **kw: Any) -> Any:
+    return client.post(url, data={**data, "csrf_token": csrf(client)}, follow_redirects=False, **kw)
+
+
+def soup(html: str) -> BeautifulSoup:
+    return BeautifulSoup(html, "html.parser")
+
+
+def catalog_counts(session: Session) -> dict[str, int]:
+    """Rows in every catalog table (all price lists), to prove nothing changed."""
+    session.expire_all()
+    out = {
+        name: int(session.exec(select(func.count()).select_from(k.table)).one())
+        for name, k in KINDS.items()
+    }
+    out["price_lists"] = int(session.exec(select(func.count()).select_from(PriceList)).one())
+    return out
+
+
+def audit_count(session: Session) -> int:
+    return int(session.exec(select(func.count()).select_from(AuditEntry)).one())

@@ -1,0 +1,319 @@
+"""Catalog pages: tables with search and sort, forms with inline 422 errors, import preview."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from babel.messages.extract import extract_from_file
+from fastapi.testclient import TestClient
+
+from app.settings import REPO_ROOT
+from app.web import i18n
+
+from .helpers import csrf, post_form, soup
+
+KIND_PAGES = ["offers", "gpus", "servers", "cloud", "energy", "fx", "buy", "gpu-prices"]
+
+
+def _draft(client: TestClient, name: str = "Draft A") -> int:
+    """A new draft copied from the current list, made through the page's form."""
+    r = post_form(
+        client,
+        "/catalog/price-lists/new",
+        {"name": name, "effective_date": "2027-01-01", "source_list": _current_id(client)},
+    )
+    assert r.status_code == 303, r.text
+    return int(r.headers["location"].rsplit("=", 1)[1])
+
+
+def _current_id(client: TestClient) -> str:
+    return str(client.get("/api/v1/price-lists/current").json()["id"])
+
+
+def _rows(html: str) -> list[list[str]]:
+    table = soup(html).select_one("#catalog-table table")
+    assert table is not None
+    return [[td.get_text(strip=True) for td in tr.select("td")] for tr in table.select("tbody tr")]
+
+
+def test_overview_shows_the_current_list(catalog_client: TestClient) -> None:
+    r = catalog_client.get("/catalog")
+    assert r.status_code == 200
+    page = soup(r.text)
+    assert page.select_one("#list-summary h2").get_text(strip=True) == "2026-11 list"
+    counts = {
+        tr.select("td")[0].get_text(strip=True): tr.select("td")[1].get_text(strip=True)
+        for tr in page.select("#kind-counts tbody tr")
+    }
+    assert counts["Rental offers"] == "17"
+    assert page.select_one('a[href^="/catalog/offers?price_list="]') is not None
+    assert page.select_one('nav.main-nav a[aria-current="page"]').get_text(strip=True) == "Catalog"
+
+
+@pytest.mark.parametrize("slug", KIND_PAGES)
+def test_every_kind_page_renders_a_table(catalog_client: TestClient, slug: str) -> None:
+    r = catalog_client.get(f"/catalog/{slug}")
+    assert r.status_code == 200
+    assert _rows(r.text), slug
+
+
+def test_offers_table_sorts_with_links_that_work_without_js(catalog_client: TestClient) -> None:
+    page = soup(catalog_client.get("/catalog/offers").text)
+    assert len(page.select("#catalog-table tbody tr")) == 17
+    link = page.select_one('th a.sort[href*="sort=monthly_price"]')
+    assert link is not None and "dir=asc" in link["href"]
+    asc = catalog_client.get(link["href"])
+    first = _rows(asc.text)[0]
+    assert first[0] == "runpod-secure-l4-x1"  # the cheapest figure (US$313.90)
+    header = soup(asc.text).select_one('th[aria-sort="ascending"] a')
+    assert header is not None and "dir=desc" in header["href"]  # the link now flips
+    desc = catalog_client.get(header["href"])
+    assert _rows(desc.text)[0][0] == "stratagem-tpe-h100-x16-ib"
+    mig = next(r for r in _rows(desc.text) if r[0] == "stratagem-tpe-h100-mig-1of4")
+    assert mig[3] == "0.25 (MIG)" and mig[4] == "NT$15,000"
+
+
+def test_search_fragment_returns_only_the_table(catalog_client: TestClient) -> None:
+    r = catalog_client.get(
+        "/catalog/offers",
+        params={"q": "runpod", "sort": "monthly_price", "dir": "desc"},
+        headers={"HX-Request": "true", "HX-Target": "catalog-table"},
+    )
+    assert r.status_code == 200
+    assert "<html" not in r.text and "<form" not in r.text
+    fragment = soup(r.text)
+    tops = [el for el in fragment.children if getattr(el, "name", None)]
+    assert tops[0].name == "div" and tops[0]["id"] == "sort-state"  # out-of-band sort state
+    assert tops[0]["hx-swap-oob"] == "true"
+    assert [el["id"] for el in tops[1:]] == ["catalog-table"]
+    rows = _rows(r.text)
+    assert len(rows) == 11 and all(row[1] == "RunPod" for row in rows)
+    full = soup(catalog_client.get("/catalog/offers", params={"q": "runpod"}).text)
+    assert len(full.select("#catalog-table tbody tr")) == 11  # the same without JavaScript
+    search = full.select_one("#f-q")
+    assert search["hx-trigger"] == "keyup changed delay:300ms, search"
+    assert search["hx-target"] == "#catalog-table"
+
+
+def test_invalid_form_is_422_with_errors_beside_the_fields(catalog_client: TestClient) -> None:
+    draft = _draft(catalog_client)
+    form = soup(catalog_client.get(f"/catalog/offers/new?price_list={draft}").text)
+    assert form.select_one("#row-form") is not None
+    data = {
+        "id": "tpe-h100-x3", "provider": "Stratagem Taipei", "gpu_id": "h100-sxm-80gb",
+        "gpu_count": "3", "monthly_price": "-5", "currency": "TWD", "interconnect": "nvlink",
+        "includes_power": "true", "lead_time_hours": "2", "source": "",
+    }  # fmt: skip
+    r = post_form(catalog_client, f"/catalog/offers/new?price_list={draft}", data)
+    assert r.status_code == 422
+    page = soup(r.text)
+    assert page.select_one("#err-monthly_price").get_text(strip=True) == "Must be at least 0."
+    assert page.select_one("#f-monthly_price")["aria-invalid"] == "true"
+    assert page.select_one("#err-source").get_text(strip=True)  # required: a source
+    assert page.select_one("#err-provider").get_text(strip=True) == ""
+    assert page.select_one("#f-provider")["value"] == "Stratagem Taipei"  # input kept
+    fragment = post_form(
+        catalog_client, f"/catalog/offers/new?price_list={draft}", data,
+        headers={"HX-Request": "true"},
+    )  # fmt: skip
+    assert fragment.status_code == 422 and "<html" not in fragment.text
+    assert soup(fragment.text).select_one("form#row-form #err-monthly_price").get_text(strip=True)
+
+
+def test_create_edit_and_delete_a_row(catalog_client: TestClient) -> None:
+    draft = _draft(catalog_client)
+    data = {
+        "id": "tpe-h100-x3", "provider": "Stratagem Taipei", "gpu_id": "h100-sxm-80gb",
+        "gpu_count": "3", "monthly_price": "150000", "currency": "TWD", "interconnect": "nvlink",
+        "includes_power": "true", "lead_time_hours": "2", "term_discounts": "6:0.1;12:0.2",
+        "source": "test quote 2027-01",
+    }  # fmt: skip
+    created = post_form(catalog_client, f"/catalog/offers/new?price_list={draft}", data)
+    assert created.status_code == 303
+    assert created.headers["location"] == f"/catalog/offers?price_list={draft}"
+    row = next(r for r in _rows(catalog_client.get(created.headers["location"]).text)
+               if r[0] == "tpe-h100-x3")  # fmt: skip
+    assert row[4] == "NT$150,000" and "6 mo −10%" in row[6]
+    edit_url = f"/catalog/offers/tpe-h100-x3/edit?price_list={draft}"
+    form = soup(catalog_client.get(edit_url).text)
+    assert form.select_one("#f-monthly_price")["value"] == "150000"
+    edited = post_form(catalog_client, edit_url, {**data, "monthly_price": "140000"})
+    assert edited.status_code == 303
+    api = catalog_client.get("/api/v1/offers", params={"price_list": draft}).json()
+    assert next(o for o in api if o["id"] == "tpe-h100-x3")["monthly_price"] == 140_000
+    deleted = post_form(
+        catalog_client, f"/catalog/offers/tpe-h100-x3/delete?price_list={draft}", {}
+    )
+    assert deleted.status_code == 303
+    assert "tpe-h100-x3" not in catalog_client.get(f"/catalog/offers?price_list={draft}").text
+    audit = soup(catalog_client.get("/catalog/audit").text)
+    actions = [
+        tr.select("td")[2].get_text(strip=True) for tr in audit.select("#audit > tbody > tr")
+    ]
+    assert actions[:4] == ["delete", "update", "create", "copy"]
+
+
+def test_fx_rows_have_a_two_part_key(catalog_client: TestClient) -> None:
+    draft = _draft(catalog_client)
+    url = f"/catalog/fx/USD/TWD/edit?price_list={draft}"
+    assert catalog_client.get(url).status_code == 200
+    r = post_form(
+        catalog_client, url,
+        {"base": "USD", "quote": "TWD", "rate": "31.5", "as_of": "2027-01-01", "source": "t"},
+    )  # fmt: skip
+    assert r.status_code == 303
+    fx = catalog_client.get(f"/api/v1/price-lists/{draft}").json()["fx"]
+    assert fx[0]["rate"] == 31.5
+
+
+def test_published_lists_are_read_only_pages(catalog_client: TestClient) -> None:
+    current = _current_id(catalog_client)
+    view = soup(catalog_client.get("/catalog/offers/stratagem-tpe-h100-x1/edit").text)
+    assert view.select_one("#row-form fieldset")["disabled"] is not None
+    assert view.select_one("#row-form button[type=submit]") is None
+    r = post_form(
+        catalog_client,
+        f"/catalog/offers/stratagem-tpe-h100-x1/edit?price_list={current}",
+        {"monthly_price": "1"},
+    )
+    assert r.status_code == 409
+    assert "frozen" in soup(r.text).select_one(".error-page").get_text()
+    assert catalog_client.get(f"/catalog/offers/new?price_list={current}").status_code == 409
+
+
+def test_posts_need_the_csrf_token(catalog_client: TestClient) -> None:
+    csrf(catalog_client)
+    r = catalog_client.post(
+        "/catalog/price-lists/new", data={"name": "x", "effective_date": "2027-01-01"}
+    )
+    assert r.status_code == 403
+
+
+def test_price_list_pages_copy_publish_and_validate(catalog_client: TestClient) -> None:
+    page = soup(catalog_client.get("/catalog/price-lists/new").text)
+    assert page.select_one("#f-source_list option[selected]")["value"] == _current_id(
+        catalog_client
+    )
+    dupe = post_form(
+        catalog_client, "/catalog/price-lists/new",
+        {"name": "2026-11 list", "effective_date": "2027-01-01"},
+    )  # fmt: skip
+    assert dupe.status_code == 422
+    assert "already exists" in soup(dupe.text).select_one("#err-name").get_text()
+    draft = _draft(catalog_client, "2027-01 list")
+    published = post_form(catalog_client, f"/catalog/price-lists/{draft}/publish", {})
+    assert published.status_code == 303
+    lists = soup(catalog_client.get("/catalog/price-lists").text)
+    row = next(tr for tr in lists.select("#price-lists tbody tr") if "2027-01 list" in tr.text)
+    assert "Published" in row.get_text()
+
+
+def test_import_page_rejects_a_bad_csv_and_applies_a_good_one(
+    catalog_client: TestClient,
+) -> None:
+    csv_text = catalog_client.get(
+        "/api/v1/catalog/export", params={"format": "csv", "kind": "offers"}
+    ).text
+    lists_before = catalog_client.get("/api/v1/price-lists").json()
+    bad = csv_text.replace(",50000,120,", ",-5,120,")
+    r = post_form(
+        catalog_client, "/catalog/import", {"kind": "offers", "target": "new"},
+        files={"file": ("offers.csv", bad.encode("utf-8"), "text/csv")},
+    )  # fmt: skip
+    assert r.status_code == 422
+    page = soup(r.text)
+    errors = [li.get_text(strip=True) for li in page.select("#import-errors li")]
+    assert errors == ["row 3: monthly_price must be ≥ 0 (got -5)"]
+    assert page.select_one("#apply-form") is None
+    assert catalog_client.get("/api/v1/price-lists").json() == lists_before
+
+    good = csv_text.replace(",50000,120,", ",52000,120,")
+    preview = post_form(
+        catalog_client, "/catalog/import",
+        {"kind": "offers", "target": "new", "name": "From the page"},
+        files={"file": ("offers.csv", good.encode("utf-8"), "text/csv")},
+    )  # fmt: skip
+    assert preview.status_code == 200
+    page = soup(preview.text)
+    assert page.select_one("#n-changed").get_text(strip=True) == "1"
+    cells = [td.get_text(strip=True) for td in page.select("#changed-rows tbody td")]
+    assert cells[2:] == ["stratagem-tpe-h100-x1", "Monthly price", "50000", "52000"]
+    apply_form = page.select_one("#apply-form")
+    fields = {el["name"]: el.get("value", el.get_text()) for el in apply_form.select("[name]")}
+    applied = catalog_client.post("/catalog/import/apply", data=fields, follow_redirects=False)
+    assert applied.status_code == 303
+    landing = soup(catalog_client.get(applied.headers["location"]).text)
+    assert landing.select_one(".notice.ok") is not None
+    assert landing.select_one("#list-summary h2").get_text(strip=True) == "From the page"
+
+
+def test_unknown_pages_and_lists_are_404(catalog_client: TestClient) -> None:
+    assert catalog_client.get("/catalog/widgets").status_code == 404
+    assert catalog_client.get("/catalog/offers?price_list=99999").status_code == 404
+    assert catalog_client.get("/catalog/offers/nope/edit").status_code == 404
+
+
+def test_pages_speak_traditional_chinese(catalog_client: TestClient) -> None:
+    r = catalog_client.get("/catalog/offers", headers={"Accept-Language": "zh-TW"})
+    page = soup(r.text)
+    assert page.select_one("h1").get_text(strip=True) == "租賃方案"
+    headers = [th.get_text(strip=True) for th in page.select("#catalog-table thead th")]
+    assert "供應商" in headers
+    assert page.select_one("#catalog-table caption").get_text(strip=True).startswith("17 項")
+    form = soup(
+        catalog_client.get(
+            "/catalog/offers/stratagem-tpe-h100-x1/edit", headers={"Accept-Language": "zh-TW"}
+        ).text
+    )
+    assert form.select_one('label[for="f-provider"]').get_text(strip=True) == "供應商"
+    assert form.select_one("#row-form legend").get_text(strip=True) == "租賃方案"
+    imp = soup(catalog_client.get("/catalog/import", headers={"Accept-Language": "zh-TW"}).text)
+    assert imp.select_one('#f-target option[value="new"]').get_text(strip=True).startswith("新草稿")
+
+
+def _catalog_msgids() -> set[str]:
+    keywords = {"_": None, "gettext": None, "ngettext": (1, 2), "N_": None}
+    ids: set[str] = set()
+    opts = {"extensions": "jinja2.ext.i18n", "trim_blocks": "true", "lstrip_blocks": "true"}
+    for path in sorted((REPO_ROOT / "templates" / "catalog").glob("*.html")):
+        for _line, msg, _c, _ctx in extract_from_file("jinja2", str(path), keywords, options=opts):
+            ids.add(msg[0] if isinstance(msg, tuple) else msg)
+    for name in ("pages.py", "kinds.py"):
+        path = Path(REPO_ROOT / "app" / "catalog" / name)
+        for _line, msg, _c, _ctx in extract_from_file("python", str(path), keywords):
+            ids.add(msg[0] if isinstance(msg, tuple) else msg)
+    return ids
+
+
+def test_every_catalog_string_has_a_chinese_translation() -> None:
+    ids = _catalog_msgids()
+    assert len(ids) > 150
+    i18n.reload()
+    zh = i18n.zh_translations()
+    # msgids that read the same in both languages (units, acronyms)
+    same = {"GPU"}
+    missing = sorted(m for m in ids if zh.gettext(m) == m and m not in same)
+    assert missing == [], missing
+
+
+@pytest.mark.parametrize("lang", ["en", "zh-TW"])
+def test_fast_cell_format_matches_the_shared_filters(lang: str) -> None:
+    """The table's fast formatter prints exactly what the Babel-based filters print."""
+    from app.catalog.pages import CellFormat
+    from app.web import templating
+
+    i18n.activate(lang)
+    try:
+        fmt = CellFormat()
+        assert fmt.fast
+        values = [0, 0.125, 2.675, 1.005, 15_000, 2_182.7, 0.0862, 12e6, -5, -0.004, 1e15 / 7]
+        for v in values:
+            for digits in (0, 1, 2, 4):
+                assert fmt.number(v, digits) == templating.number(v, digits), (v, digits)
+                assert fmt.percent(v, digits) == templating.percent(v, digits), (v, digits)
+            for ccy in ("TWD", "USD"):
+                assert fmt.money(v, ccy) == templating.money(v, ccy), (v, ccy)
+                assert fmt.money(v, ccy, 4) == templating.money(v, ccy, 4), (v, ccy)
+    finally:
+        i18n.activate("en")

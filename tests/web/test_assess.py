@@ -1,0 +1,172 @@
+"""Self-assessment: answers → tier in the seed's table, why, template, price, signals, quote."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+from bs4 import BeautifulSoup
+from fastapi.testclient import TestClient
+from sqlmodel import Session, select
+
+from app.web.leads import Lead
+from tests.web.conftest import htmx
+
+CASES = [
+    ("task=lora&size=7&data=1&deadline=7", "single_gpu"),
+    ("task=full_finetune&size=13&data=10&deadline=30", "multi_gpu"),
+    ("task=lora&size=70&data=10&deadline=30", "multi_gpu"),
+    ("task=full_finetune&size=70&data=1000&deadline=30", "multi_node"),
+    ("task=inference&size=7&users=200&deadline=none", "single_gpu"),
+    ("task=image&size=13&deadline=none", "single_gpu"),
+    ("task=lora&size=other&size_other=32&data=10&deadline=90", "multi_gpu"),
+]
+
+
+@pytest.mark.parametrize("query, tier", CASES)
+def test_answer_gives_the_tier(
+    get_soup: Callable[..., BeautifulSoup], lang: str, query: str, tier: str
+) -> None:
+    soup = get_soup(f"/assess?{query}")
+    result = soup.select_one("section#result")
+    assert result.select_one(f".tier-result.{tier}")
+    you = result.select("table.tier-table tr.is-you")
+    assert len(you) == 1 and you[0]["data-tier"] == tier
+    assert len(result.select(".tier-result ul.why li")) == 2  # memory and time
+    assert len(result.select("ol.signals li")) == 3  # T14
+    assert result.select_one("dl.specs")  # the reference template
+    price = result.select_one(".price-range").get_text(strip=True)
+    assert "NT$" in price or price == ("專案報價" if lang == "zh-TW" else "Quoted per project")
+    form = result.select_one("form[action='/assess/quote']")
+    assert form["method"] == "post"
+    assert form.select_one("input[name=csrf_token]")["value"]
+
+
+def test_single_gpu_price_range_is_the_seed_rent(get_soup: Callable[..., BeautifulSoup]) -> None:
+    soup = get_soup("/assess?task=lora&size=7&data=1&deadline=7")
+    assert soup.select_one(".price-range").get_text(strip=True) == "NT$40,000 – NT$50,000"
+
+
+def test_questions_are_fieldsets_with_legends(get_soup: Callable[..., BeautifulSoup]) -> None:
+    soup = get_soup("/assess")
+    legends = [fs.legend.get_text(" ", strip=True) for fs in soup.select("fieldset.question")]
+    assert len(legends) == 5
+    for fs in soup.select("fieldset.question"):
+        radios = fs.select("input[type=radio]")
+        assert radios and len({r["name"] for r in radios}) == 1
+    assert soup.select_one("section#result .placeholder")
+
+
+def test_missing_answers_are_listed(get_soup: Callable[..., BeautifulSoup]) -> None:
+    soup = get_soup("/assess?task=lora")
+    assert soup.select(".errors-summary li")
+    assert soup.select_one("#err-size").get_text(strip=True)
+    assert soup.select_one("#err-deadline").get_text(strip=True)
+
+
+def test_fragment_is_only_the_result(web: TestClient) -> None:
+    r = web.get("/assess?task=lora&size=7&data=1&deadline=7", headers=htmx())
+    assert "<html" not in r.text and 'id="assess-form"' not in r.text
+    soup = BeautifulSoup(r.text, "html.parser")
+    assert soup.find(True)["id"] == "result"
+
+
+def _lead_count(web: TestClient) -> int:
+    with Session(web.app.state.engine) as s:  # type: ignore[attr-defined]
+        return len(s.exec(select(Lead)).all())
+
+
+ANSWERS = {"task": "lora", "size": "13", "data": "10", "deadline": "30"}
+
+
+def test_quote_request_is_stored(web: TestClient) -> None:
+    web.get("/assess")
+    before = _lead_count(web)
+    token = web.cookies.get("csrf")
+    r = web.post(
+        "/assess/quote",
+        data={
+            **ANSWERS,
+            "name": "林小姐",
+            "company": "台灣電商",
+            "email": "Lin@Shop.com.tw",
+            "notes": "上線前要驗收",
+            "csrf_token": token,
+        },
+        headers={"Accept-Language": "zh-TW"},
+        follow_redirects=False,
+    )
+    assert r.status_code == 303
+    assert r.headers["location"].startswith("/assess?") and "sent=1" in r.headers["location"]
+    assert _lead_count(web) == before + 1
+    with Session(web.app.state.engine) as s:  # type: ignore[attr-defined]
+        lead = s.exec(select(Lead).order_by(Lead.id.desc())).first()  # type: ignore[union-attr]
+    assert lead is not None
+    assert (lead.name, lead.company, lead.email, lead.status) == (
+        "林小姐",
+        "台灣電商",
+        "lin@shop.com.tw",
+        "new",
+    )
+    assert lead.tier == "single_gpu" or lead.tier == "multi_gpu"
+    assert lead.answers["task"] == "lora" and lead.lang == "zh-TW"
+    page = BeautifulSoup(web.get(r.headers["location"]).text, "html.parser")
+    assert page.select_one("#quote .notice.ok")
+
+
+def test_quote_request_via_htmx(web: TestClient) -> None:
+    web.get("/assess")
+    token = web.cookies.get("csrf")
+    r = web.post(
+        "/assess/quote",
+        data={**ANSWERS, "name": "A", "company": "B", "email": "a@b.tw"},
+        headers=htmx(**{"X-CSRF-Token": token}),
+    )
+    assert r.status_code == 200 and "<html" not in r.text
+    soup = BeautifulSoup(r.text, "html.parser")
+    assert soup.find(True)["id"] == "quote" and soup.select_one(".notice.ok")
+
+
+@pytest.mark.parametrize(
+    "fields, bad",
+    [
+        ({"name": "", "company": "B", "email": "a@b.tw"}, "name"),
+        ({"name": "A", "company": " ", "email": "a@b.tw"}, "company"),
+        ({"name": "A", "company": "B", "email": "not-an-email"}, "email"),
+        ({"name": "A" * 121, "company": "B", "email": "a@b.tw"}, "name"),
+        ({"name": "A", "company": "B", "email": "a@b.tw", "notes": "x" * 2001}, "notes"),
+    ],
+)
+def test_invalid_quote_is_inline_and_not_saved(
+    web: TestClient, lang: str, fields: dict[str, str], bad: str
+) -> None:
+    web.get("/assess")
+    before = _lead_count(web)
+    r = web.post(
+        "/assess/quote",
+        data={**ANSWERS, **fields, "csrf_token": web.cookies.get("csrf")},
+        headers={"Accept-Language": lang},
+    )
+    assert r.status_code == 422
+    soup = BeautifulSoup(r.text, "html.parser")
+    assert soup.select_one(f"#err-{bad}").get_text(strip=True)
+    assert soup.select_one(f"#f-{bad}")["aria-invalid"] == "true"
+    if bad != "notes":
+        assert soup.select_one(f"#f-{bad}").get("value", "") == fields[bad]
+    assert _lead_count(web) == before
+
+
+def test_quote_without_csrf_is_refused(web: TestClient, lang: str) -> None:
+    web.get("/assess")
+    before = _lead_count(web)
+    r = web.post(
+        "/assess/quote",
+        data={**ANSWERS, "name": "A", "company": "B", "email": "a@b.tw", "csrf_token": "forged"},
+        headers={"Accept-Language": lang},
+    )
+    assert r.status_code == 403
+    soup = BeautifulSoup(r.text, "html.parser")
+    assert soup.h1.get_text(strip=True) == (
+        "這份表單已失效" if lang == "zh-TW" else "This form has expired"
+    )
+    assert _lead_count(web) == before

@@ -1,0 +1,168 @@
+"""Language and currency: choice, switches that stick, locale formatting, no untranslated text."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from babel.messages.extract import extract_from_dir
+from bs4 import BeautifulSoup
+from fastapi.testclient import TestClient
+
+from app import charts
+from app.web import i18n
+from app.web.templating import figure, money, number, percent
+
+ROOT = Path(__file__).resolve().parents[2]
+KEYWORDS = {"_": None, "gettext": None, "ngettext": (1, 2), "N_": None, "t": None}
+
+
+def _lang_of(r_text: str) -> str:
+    return BeautifulSoup(r_text, "html.parser").html["lang"]
+
+
+@pytest.mark.parametrize(
+    "header, expected",
+    [
+        ("zh-TW,zh;q=0.9,en;q=0.8", "zh-Hant-TW"),
+        ("en-US,en;q=0.9", "en"),
+        ("fr-FR, en;q=0.5", "en"),
+        ("ja, zh-Hant;q=0.8", "zh-Hant-TW"),
+        ("en;q=0.2, zh;q=0.9", "zh-Hant-TW"),
+        ("", "zh-Hant-TW"),  # settings.default_language
+        ("fr", "zh-Hant-TW"),
+    ],
+)
+def test_accept_language(web: TestClient, header: str, expected: str) -> None:
+    assert _lang_of(web.get("/", headers={"Accept-Language": header}).text) == expected
+
+
+def test_language_switch_sticks_and_beats_the_header(web: TestClient) -> None:
+    r = web.get("/set-language?lang=en&next=/plan%3Fexample%3D70b-lora", follow_redirects=False)
+    assert r.status_code == 303 and r.headers["location"] == "/plan?example=70b-lora"
+    cookie = r.headers["set-cookie"]
+    assert "lang=en" in cookie and "Max-Age=31536000" in cookie and "SameSite=lax" in cookie
+    assert _lang_of(web.get("/", headers={"Accept-Language": "zh-TW"}).text) == "en"
+    web.get("/set-language?lang=zh-TW&next=/")
+    assert _lang_of(web.get("/", headers={"Accept-Language": "en"}).text) == "zh-Hant-TW"
+
+
+@pytest.mark.parametrize("target", ["https://evil.example/", "//evil.example/", "/\\evil", "evil"])
+def test_switch_never_redirects_off_site(web: TestClient, target: str) -> None:
+    r = web.get("/set-language", params={"lang": "en", "next": target}, follow_redirects=False)
+    assert r.headers["location"] == "/"
+
+
+def test_currency_switch(web: TestClient) -> None:
+    r = web.get("/set-currency?currency=usd&next=/", follow_redirects=False)
+    assert r.status_code == 303 and "currency=USD" in r.headers["set-cookie"]
+    soup = BeautifulSoup(web.get("/", headers={"Accept-Language": "en"}).text, "html.parser")
+    rows = soup.select("table.tier-table tbody tr")
+    assert "US$1,562.50" in rows[0].get_text()  # NT$50,000 at the list's 32 NT$/US$
+    on = soup.select_one("nav.switch a[aria-current=true]:not([hreflang])")
+    assert on.get_text(strip=True) == "USD"
+    bad = web.get("/set-currency?currency=EUR&next=/", follow_redirects=False)
+    assert "currency=TWD" in bad.headers["set-cookie"]
+
+
+@pytest.mark.parametrize(
+    "lang, value, currency, expected",
+    [
+        ("zh-TW", 1234567, "TWD", "NT$1,234,567"),
+        ("en", 1234567.4, "TWD", "NT$1,234,567"),
+        ("en", 1234.564, "USD", "US$1,234.56"),
+        ("zh-TW", 1234.5, "USD", "US$1,234.50"),
+        ("en", -2500, "TWD", "-NT$2,500"),
+        ("en", None, "TWD", "—"),
+    ],
+)
+def test_money(lang: str, value: float | None, currency: str, expected: str) -> None:
+    i18n.activate(lang)
+    assert money(value, currency) == expected
+
+
+def test_numbers() -> None:
+    i18n.activate("en")
+    assert number(1234567.891, 1) == "1,234,567.9"
+    assert percent(0.256) == "26%"
+    assert figure(3.43e18) == "3.43×10^18"
+    assert figure(4.0) == "4"
+
+
+#: Areas of the UI and the files Babel extracts their msgids from (babel.cfg says the same).
+AREAS = {
+    "web": [
+        ("app/web/**.py", "python"),
+        ("app/charts.py", "python"),
+        ("templates/*.html", "jinja2"),
+        ("templates/pages/**.html", "jinja2"),
+    ],
+    **{
+        d.name: [(f"templates/{d.name}/**.html", "jinja2"), (f"app/{d.name}/**.py", "python")]
+        for d in sorted((ROOT / "templates").iterdir())
+        if d.is_dir() and d.name != "pages"
+    },
+}
+
+
+def _msgids(method_map: list[tuple[str, str]]) -> set[str]:
+    """The msgids Babel extracts with `method_map` (the charts' MSGIDS for the web area)."""
+    found: set[str] = set()
+    options = {
+        pattern: {"extensions": "jinja2.ext.i18n"} for pattern, m in method_map if m == "jinja2"
+    }
+    for _file, _line, message, _comments, _ctx in extract_from_dir(
+        str(ROOT), method_map, options, keywords=KEYWORDS
+    ):
+        found.add(message[0] if isinstance(message, tuple) else message)
+    if any(p == "app/charts.py" for p, _m in method_map):
+        found.update(charts.MSGIDS)
+    return found
+
+
+@pytest.mark.parametrize("area", sorted(AREAS))
+def test_every_msgid_has_a_zh_tw_translation(area: str) -> None:
+    """Each area's msgids are translated in one of the merged .po files (messages.po, <area>.po)."""
+    i18n.reload()
+    trans = i18n.zh_translations()
+    msgids = _msgids(AREAS[area])
+    if area == "web":
+        assert len(msgids) > 300
+    missing = sorted(m for m in msgids if m and trans.gettext(m) == m and not _untranslatable(m))
+    assert not missing, f"{area}: {len(missing)} msgids without a zh-TW translation: {missing[:20]}"
+
+
+def _untranslatable(msgid: str) -> bool:
+    """Identical in both languages (product names, units)."""
+    return msgid in {
+        "API",
+        "GPU",
+        "JSON API",
+        "70B LoRA",
+        "Hugging Face config.json",
+        "100 GB–1 TB",
+        "10–100 GB",
+        "1–10 GB",
+        "MFU %(mfu)s",
+    }
+
+
+def test_no_english_left_on_chinese_pages(web: TestClient) -> None:
+    """Visible text of the Chinese pages: only product names, units and numbers in Latin."""
+    import re
+
+    allowed = re.compile(
+        r"(NT\$|US\$|GB|TB|kW|BTU/h|H100|NVIDIA|SXM5?|NVLink|PCIe|InfiniBand|NVSwitch|Gbps|Mbps|"
+        r"LoRA|QLoRA|NVMe|NAS|GbE|MFU|ZeRO|TP|PP|DP|GPU|CPU|API|JSON|TWD|USD|English|Llama|"
+        r"Stratagem|BF16|FP\d+|INT\d|KV|token|epoch|MIG|config\.json|Hugging|Face|SDXL|FLUX|"
+        r"rank|Docker|CRM|notebook|OpenAPI|B\b|[\d.,×–\-+/%:()≈])"
+    )
+    for path in ["/", "/assess?task=lora&size=13&data=10&deadline=30", "/architectures"]:
+        soup = BeautifulSoup(
+            web.get(path, headers={"Accept-Language": "zh-TW"}).text, "html.parser"
+        )
+        for el in soup.select("script, [lang=en], [translate=no], option, .formula, .source"):
+            el.decompose()
+        words = re.findall(r"[A-Za-z][A-Za-z]{2,}", allowed.sub(" ", soup.body.get_text(" ")))
+        leftovers = {w for w in words if w not in {"Mistral", "Qwen", "Stable", "Diffusion"}}
+        assert not leftovers, (path, sorted(leftovers)[:20])

@@ -1,0 +1,148 @@
+"""The planner (/plan): the example workload, live fragments, inline errors, never a 500."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+
+import pytest
+from bs4 import BeautifulSoup
+from fastapi.testclient import TestClient
+
+from tests.web.conftest import htmx
+
+
+def test_opens_with_example_results(get_soup: Callable[..., BeautifulSoup], lang: str) -> None:
+    soup = get_soup("/plan")
+    form = soup.select_one("form#plan-form")
+    assert form["method"] == "get" and form["action"] == "/plan"  # works without JavaScript
+    assert form["hx-get"] == "/plan" and form["hx-target"] == "#results"
+    assert "delay:" in form["hx-trigger"]  # debounced
+    assert soup.select_one("#f-preset option[selected]")["value"] == "llama-2-13b"
+    results = soup.select_one("section#results")
+    assert results.select_one(".tier-result.multi_gpu .tier-name").get_text(strip=True) == (
+        "多卡" if lang == "zh-TW" else "Multi-GPU"
+    )
+    assert results.select(".kpi")
+    assert results.select_one("table.bom")
+    assert results.select_one("table.costs-table tbody tr.is-you")  # the cheapest marked
+    assert len(results.select(".nodes .gpu")) == 4
+    # Every figure opens its formula and source.
+    details = results.select("section.explain details")
+    assert len(details) >= 10
+    assert all(d.select_one(".formula") and d.select_one(".source") for d in details)
+    for link in results.select("a.how"):
+        assert results.select_one(link["href"]) is not None
+
+
+def test_fragment_is_only_the_results_block(web: TestClient, lang: str) -> None:
+    r = web.get("/plan?example=70b-full", headers=htmx(**{"Accept-Language": lang}))
+    assert r.status_code == 200
+    assert "<html" not in r.text and "<body" not in r.text and "<form" not in r.text
+    soup = BeautifulSoup(r.text, "html.parser")
+    top = [t for t in soup.children if getattr(t, "name", None)]
+    assert top[0].name == "section" and top[0]["id"] == "results"
+    assert soup.select_one(".tier-result.multi_node")
+    # Out-of-band error slots clear old messages.
+    oob = soup.select("p.error[hx-swap-oob=true]")
+    assert oob and all(not p.get_text(strip=True) for p in oob)
+
+
+def test_history_restore_gets_the_whole_page(web: TestClient) -> None:
+    r = web.get("/plan", headers=htmx(**{"HX-History-Restore-Request": "true"}))
+    assert "<html" in r.text
+
+
+@pytest.mark.parametrize(
+    "query, field",
+    [
+        ("seq_len=abc", "seq_len"),
+        ("seq_len=8", "seq_len"),
+        ("deadline_days=-3", "deadline_days"),
+        ("model_source=custom&params_b=", "params_b"),
+        ("model_source=config&hf_config=%7Bnot+json", "hf_config"),
+        ("model_source=config&hf_config=%5B1%2C2%5D", "hf_config"),
+        ("task=lora&precision=int4", ""),
+        ("gpu=no-such-gpu", "gpu"),
+        ("task=nonsense", "task"),
+        ("mfu=500", "mfu"),
+    ],
+)
+def test_invalid_input_is_an_inline_error(
+    web: TestClient, lang: str, query: str, field: str
+) -> None:
+    r = web.get(f"/plan?{query}", headers={"Accept-Language": lang})
+    assert r.status_code == 200
+    soup = BeautifulSoup(r.text, "html.parser")
+    summary = soup.select_one("#results .errors-summary")
+    assert summary is not None and summary.get_text(strip=True)
+    if field:
+        msg = soup.select_one(f"#err-{field}")
+        assert msg is not None and msg.get_text(strip=True), field
+        control = soup.select_one(f"#f-{field}")
+        if control is not None:
+            assert control.get("aria-invalid") == "true"
+        # The HTMX response carries the message out of band.
+        f = web.get(f"/plan?{query}", headers=htmx(**{"Accept-Language": lang}))
+        oob = BeautifulSoup(f.text, "html.parser").select_one(f"p#err-{field}[hx-swap-oob]")
+        assert oob is not None and oob.get_text(strip=True)
+
+
+def test_error_messages_are_translated(web: TestClient) -> None:
+    r = web.get("/plan?seq_len=8", headers={"Accept-Language": "zh-TW"})
+    msg = BeautifulSoup(r.text, "html.parser").select_one("#err-seq_len").get_text(strip=True)
+    assert msg == "至少須為 16。"
+
+
+def test_pasted_config_json(web: TestClient) -> None:
+    cfg = {
+        "architectures": ["LlamaForCausalLM"],
+        "model_type": "llama",
+        "hidden_size": 4096,
+        "intermediate_size": 11008,
+        "num_attention_heads": 32,
+        "num_hidden_layers": 32,
+        "num_key_value_heads": 32,
+        "vocab_size": 32000,
+        "max_position_embeddings": 4096,
+    }
+    r = web.get(
+        "/plan",
+        params={"model_source": "config", "hf_config": json.dumps(cfg), "task": "lora"},
+        headers=htmx(),
+    )
+    soup = BeautifulSoup(r.text, "html.parser")
+    assert soup.select_one(".tier-result.single_gpu"), r.text[:500]
+
+
+@pytest.mark.parametrize(
+    "example", ["8b-lora", "13b-full", "70b-lora", "70b-full", "7b-chat", "images"]
+)
+def test_examples(web: TestClient, example: str) -> None:
+    r = web.get(f"/plan?example={example}", headers=htmx())
+    soup = BeautifulSoup(r.text, "html.parser")
+    assert soup.select_one(".tier-result"), example
+    assert soup.select_one("script.plotly-figure[data-target='chart-memory']")
+
+
+def test_inference_shows_cost_per_million_tokens(web: TestClient) -> None:
+    r = web.get("/plan?example=7b-chat", headers=htmx(**{"Accept-Language": "en"}))
+    soup = BeautifulSoup(r.text, "html.parser")
+    assert soup.select_one("p.cpm") is not None
+    assert "NT$" in soup.select_one("p.cpm").get_text()
+
+
+def test_usd_currency(web: TestClient) -> None:
+    web.cookies.set("currency", "USD")
+    r = web.get("/plan", headers=htmx())
+    soup = BeautifulSoup(r.text, "html.parser")
+    cells = soup.select("table.costs-table td.num")
+    assert any(c.get_text(strip=True).startswith("US$") for c in cells)
+    assert not any("NT$" in c.get_text() for c in cells)
+
+
+def test_pinned_layout_draws_every_gpu(web: TestClient) -> None:
+    r = web.get("/plan?gpu_count=16&tp=8&example=", headers=htmx())
+    soup = BeautifulSoup(r.text, "html.parser")
+    assert len(soup.select(".nodes .node")) == 2
+    assert len(soup.select(".nodes .gpu")) == 16
