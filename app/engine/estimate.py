@@ -22,6 +22,7 @@ from app.engine.prices import PriceBook
 from app.engine.schemas import (
     TRAINING_TASKS,
     CandidateOut,
+    CurvePoint,
     EstimateRequest,
     EstimateResponse,
     ExplainOut,
@@ -159,6 +160,17 @@ def _training_job(
         batch_pinned=req.global_batch is not None,
     )
     return job, states, trainable, fx
+
+
+def scaling_curve(
+    job: planner.TrainingJob, gpu: GpuSpec, chosen: int, pins: dict[str, Any]
+) -> list[CurvePoint]:
+    """Days at each count the planner considers, up to 8× the chosen count (≥ 8 GPUs)."""
+    kw = {k: v for k, v in pins.items() if k != "gpu_count"}
+    return [
+        CurvePoint(gpus=c.count, days=c.days, gpu_hours=c.gpu_hours)
+        for c in planner.walk(job, gpu, up_to=max(8, chosen * 8), **kw)
+    ]
 
 
 def _infeasible_candidate(job: planner.TrainingJob, gpu: GpuSpec) -> planner.Candidate:
@@ -386,7 +398,9 @@ def _plan_training(
             )
         )
     tps = tokens / (chosen.days * 86400) if chosen.days > 0 else 0.0
+    curve = scaling_curve(job, gpu, chosen.count, pins)
     training = TrainingOut(
+        curve=curve,
         flops=rc_flops,
         tokens=tokens,
         gpu_hours=chosen.gpu_hours,

@@ -11,9 +11,10 @@ the estimated days meet the deadline. Tier follows T1 from the chosen count.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
-from dataclasses import dataclass
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, replace
 from functools import lru_cache
+from typing import Any
 
 from app.engine import compute
 from app.engine.hardware import GpuSpec
@@ -239,6 +240,42 @@ def evaluate(
     return Candidate(gpu, n, nodes, layout, mem, days, days * 24 * n, value, eff, ic)
 
 
+def at_most_linear(c: Candidate, floor_gpu_hours: float) -> Candidate:
+    """Never credit more than linear scaling (PRODUCT.md §4; seed 000's "≈13×" is wrong).
+
+    A larger count can fit a cheaper layout (no recomputation, less pipelining), which would
+    make it use fewer GPU-hours than a smaller count. That memory relief is real but small and
+    uncertain, so the plan keeps the GPU-hours of the smaller count: days = hours / (24 n).
+    """
+    if c.gpu_hours >= floor_gpu_hours:
+        return c
+    days = floor_gpu_hours / (24 * c.count)
+    return replace(c, days=days, gpu_hours=floor_gpu_hours)
+
+
+def walk(
+    job: TrainingJob,
+    gpu: GpuSpec,
+    *,
+    up_to: int,
+    **kw: Any,
+) -> Iterator[Candidate]:
+    """Fitting candidates at every count the planner considers, up to `up_to` GPUs, with
+    GPU-hours carried forward so they never fall as the count grows."""
+    floor = 0.0
+    for n in COUNTS:
+        if n > up_to:
+            break
+        if n > gpu.gpus_per_node and n % gpu.gpus_per_node:
+            continue
+        c = evaluate(job, gpu, n, **kw)
+        if c is None:
+            continue
+        c = at_most_linear(c, floor)
+        floor = c.gpu_hours
+        yield c
+
+
 def plan_training(
     job: TrainingJob,
     gpu: GpuSpec,
@@ -254,31 +291,27 @@ def plan_training(
 ) -> tuple[Candidate | None, Candidate | None]:
     """(chosen, minimum) candidates on one GPU type. chosen is None when nothing fits.
 
-    With `gpu_count` pinned only that count is evaluated. Otherwise the minimum fitting count
-    is found, then larger counts are tried until the deadline is met (more GPUs never give
-    fewer GPU-hours, so the first count that meets it is the cheapest that does).
+    With `gpu_count` pinned only that count is planned (its GPU-hours floored by the smaller
+    counts that fit). Otherwise the minimum fitting count is found, then larger counts are
+    tried until the deadline is met (GPU-hours never fall with more GPUs, so the first count
+    that meets it is the cheapest that does).
     """
-    kw = {"mfu": mfu, "tp": tp, "pp": pp, "zero": zero, "recompute": recompute}
+    kw: dict[str, Any] = {"mfu": mfu, "tp": tp, "pp": pp, "zero": zero, "recompute": recompute}
     if gpu_count:
-        c = evaluate(job, gpu, gpu_count, **kw)  # type: ignore[arg-type]
+        c = evaluate(job, gpu, gpu_count, **kw)
+        if c is None:
+            return None, None
+        floor = max((x.gpu_hours for x in walk(job, gpu, up_to=gpu_count - 1, **kw)), default=0)
+        c = at_most_linear(c, floor)
         return c, c
     minimum: Candidate | None = None
     last: Candidate | None = None
-    for n in COUNTS:
-        if n > max_gpus:
-            break
-        if n > gpu.gpus_per_node and n % gpu.gpus_per_node:
-            continue
-        c = evaluate(job, gpu, n, **kw)  # type: ignore[arg-type]
-        if c is None:
-            continue
+    for c in walk(job, gpu, up_to=max_gpus, **kw):
         if minimum is None:
             minimum = c
+        last = c
         if deadline_days is None or c.days <= deadline_days:
             return c, minimum
-        last = c
-    if minimum is None:
-        return None, None
     return last, minimum
 
 

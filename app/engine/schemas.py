@@ -185,6 +185,12 @@ class ParallelismOut(BaseModel):
     gradient_accumulation: int
 
 
+class CurvePoint(BaseModel):
+    gpus: int
+    days: float
+    gpu_hours: float
+
+
 class TrainingOut(BaseModel):
     flops: float
     tokens: float
@@ -193,6 +199,11 @@ class TrainingOut(BaseModel):
     mfu: float
     tokens_per_s: float
     meets_deadline: bool | None
+    curve: list[CurvePoint] = Field(
+        default_factory=list,
+        description="Days and GPU-hours on the chosen GPU from the smallest fitting count up "
+        "to 8× the chosen one (the planner's own search).",
+    )
 
 
 class InferenceOut(BaseModel):

@@ -353,34 +353,13 @@ def run_estimate(
 
 
 def scaling_points(req: EstimateRequest, resp: EstimateResponse) -> list[tuple[int, float]]:
-    """(GPU count, days) for the chosen GPU from the smallest fitting count upwards."""
-    if resp.training is None or req.task not in ("pretrain", "full_finetune", "lora", "qlora"):
+    """(GPU count, days) for the chosen GPU, from the engine's own scaling curve."""
+    if resp.training is None:
         return []
-    try:
-        from app.engine import estimate as est
-        from app.engine import planner
-        from app.engine.gpus import find_gpu
-
-        model = est.resolve_model(req)
-        tokens = est.training_tokens(req, model, [])
-        job = est._training_job(req, model, tokens)[0]
-        gpu = find_gpu(resp.gpu.id, default_gpus())
-        top = max(8, resp.gpu.count * 8)
-        points: list[tuple[int, float]] = []
-        for n in planner.COUNTS:
-            if n > top:
-                break
-            if n > gpu.gpus_per_node and n % gpu.gpus_per_node:
-                continue
-            c = planner.evaluate(job, gpu, n, mfu=req.mfu, recompute=req.recompute)
-            if c is not None:
-                points.append((n, c.days))
-        if not any(n == resp.gpu.count for n, _d in points):
-            points.append((resp.gpu.count, resp.training.days))
-        return sorted(points)
-    except Exception:  # a chart is a nicety: the figures themselves are in the results
-        log.exception("scaling points failed")
-        return []
+    points = [(p.gpus, p.days) for p in resp.training.curve]
+    if not any(n == resp.gpu.count for n, _d in points):
+        points.append((resp.gpu.count, resp.training.days))
+    return sorted(points)
 
 
 def parallel_layout(resp: EstimateResponse, max_nodes: int = 4) -> dict[str, Any]:

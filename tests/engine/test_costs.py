@@ -795,3 +795,20 @@ def test_currency_round_trip_property(amount: float, rate: float) -> None:
     book = seed003_book(fx=(FxRate("USD", "TWD", rate, date(2026, 1, 1)),))
     back = book.convert(book.convert(amount, "TWD", "USD"), "USD", "TWD")
     assert back == pytest.approx(amount, rel=1e-12, abs=1e-9)
+
+
+def test_monthly_rent_is_billed_by_the_whole_month() -> None:
+    # T8: a 3-day job on a monthly offer still pays the month (NT$50,000), and its "per month"
+    # is that month's cost, not the total scaled up to 30 days.
+    from app.catalog.shipped import shipped_price_book
+    from app.engine.costs import Usage, compare_costs
+
+    cmp = compare_costs(
+        Usage(gpu_id="h100-sxm-80gb", gpu_count=1, hours_per_month=730, months=0.1, power_kw=1.0),
+        shipped_price_book(),
+        horizon_months=1,
+    )
+    monthly = cmp.option("rent_monthly")
+    assert monthly.total == 50_000 and monthly.monthly == 50_000
+    hourly = cmp.option("rent_hourly")
+    assert hourly.total == 120 * 73  # 0.1 month × 730 h × NT$120/h

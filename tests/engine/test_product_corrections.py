@@ -70,3 +70,12 @@ def test_peak_is_dense_not_sparse() -> None:
 def test_high_pinned_mfu_is_warned() -> None:
     r = est("llama-2-7b", task="lora", tokens=1e9, mfu=0.8)
     assert any("sparsity" in w for w in r.warnings)
+
+
+def test_scaling_curve_is_monotone_and_contains_the_plan() -> None:
+    # The GPUs-vs-days curve the planner reports: more GPUs, fewer days, never fewer GPU-hours.
+    r = est("llama-2-13b", task="full_finetune", seq_len=2048, tokens=2e10, deadline_days=3)
+    curve = r.training.curve
+    assert any(p.gpus == r.gpu.count for p in curve)
+    for a, b in zip(curve, curve[1:], strict=False):
+        assert b.gpus > a.gpus and b.days <= a.days and b.gpu_hours >= a.gpu_hours * (1 - 1e-9)

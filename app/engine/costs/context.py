@@ -77,7 +77,9 @@ def finish_option(
     breakdown = ledger.breakdown()
     total = sum(breakdown.values())
     cumulative = ledger.cumulative()
-    months = ctx.covered
+    # A need shorter than a month is shown per month of calendar it occupies (one), so a
+    # 3-day job's "per month" is what that month costs, not the total scaled up 10×.
+    months = max(ctx.covered, min(1.0, float(ctx.horizon)))
     monthly = total / months
     parts = " + ".join(
         f"{name} {money(v, ctx.currency)}" for name, v in breakdown.items() if v != 0

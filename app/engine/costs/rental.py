@@ -270,11 +270,19 @@ def rental_options(
 
     monthly = sel.monthly(conv)
     kind = "mig" if sel.is_slice else "rent_monthly"
+    # A monthly rental is billed by the whole month: a 3-day job still pays one month.
+    billed = min(float(ctx.horizon), max(1.0, float(math.ceil(ctx.covered - _EPS))))
+    whole_note = (
+        f"Monthly rent is billed by whole months: {number(billed)} for a "
+        f"{number(ctx.covered)}-month need."
+        if billed > ctx.covered + _EPS
+        else ""
+    )
     build(
         kind,
         f"{'MIG slice monthly rent' if sel.is_slice else 'Monthly rent'} — {who}",
         monthly,
-        ctx.covered,
+        billed,
         Explanation(
             "Monthly rent",
             monthly,
@@ -284,6 +292,7 @@ def rental_options(
         ),
         monthly,
         0.0,
+        whole_note,
     )
 
     explicit = ctx.term_months is not None
