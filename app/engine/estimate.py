@@ -18,6 +18,7 @@ from app.engine.gpus import DEFAULT_GPU, default_gpus, find_gpu
 from app.engine.hardware import GpuSpec
 from app.engine.infra import Infra, size_infra
 from app.engine.models import ModelSpec, from_hf_config, from_param_count, get_preset
+from app.engine.notices import Notice, as_pair
 from app.engine.prices import PriceBook
 from app.engine.schemas import (
     TRAINING_TASKS,
@@ -32,6 +33,7 @@ from app.engine.schemas import (
     MemoryGB,
     MemoryTerms,
     NetworkOut,
+    NoticeOut,
     ParallelismOut,
     TrainingOut,
 )
@@ -111,12 +113,18 @@ def training_tokens(req: EstimateRequest, model: ModelSpec, warnings: list[str])
     if req.task == "pretrain":
         t = CHINCHILLA_TOKENS_PER_PARAM * model.params
         warnings.append(
-            f"No tokens given: assumed the compute-optimal {fmt(t)} tokens (20 per parameter, "
-            "Hoffmann et al. 2022)."
+            Notice(
+                "No tokens given: assumed the compute-optimal %(tokens)s tokens (20 per "
+                "parameter, Hoffmann et al. 2022).",
+                tokens=fmt(t),
+            )
         )
         return t
     warnings.append(
-        f"No tokens or dataset given: assumed {fmt(DEFAULT_FINETUNE_TOKENS)} fine-tuning tokens."
+        Notice(
+            "No tokens or dataset given: assumed %(tokens)s fine-tuning tokens.",
+            tokens=fmt(DEFAULT_FINETUNE_TOKENS),
+        )
     )
     return DEFAULT_FINETUNE_TOKENS
 
@@ -264,9 +272,18 @@ def _plan_training(
                 req.interconnect or "infiniband",
             )
         warnings.append(
-            f"{model.name} {req.task} does not fit in {fmt(gpu.memory_gb)} GB per GPU on "
-            f"{chosen.count:,} × {gpu.name} with any layout (ZeRO-3, full recomputation, "
-            f"TP {chosen.layout.tp}, PP {chosen.layout.pp}): the figures shown overflow memory."
+            Notice(
+                "%(model)s %(task)s does not fit in %(memory)s GB per GPU on %(count)s × "
+                "%(gpu)s with any layout (ZeRO-3, full recomputation, TP %(tp)s, PP %(pp)s): "
+                "the figures shown overflow memory.",
+                model=model.name,
+                task=req.task,
+                memory=fmt(gpu.memory_gb),
+                count=f"{chosen.count:,}",
+                gpu=gpu.name,
+                tp=chosen.layout.tp,
+                pp=chosen.layout.pp,
+            )
         )
     elif minimum is not None and chosen.count > minimum.count:
         explain.append(
@@ -386,15 +403,19 @@ def _plan_training(
     )
     meets = None if req.deadline_days is None else chosen.days <= req.deadline_days
     if meets is False:
+        if req.gpu_count:
+            why = "Misses the deadline: %(days)s days on %(count)s × %(gpu)s against %(deadline)s days (the GPU count is pinned)."
+        elif chosen.count >= planner.MAX_SEARCH_GPUS:
+            why = "Misses the deadline: %(days)s days on %(count)s × %(gpu)s against %(deadline)s days even at the planner's limit of %(count)s GPUs."
+        else:
+            why = "Misses the deadline: %(days)s days on %(count)s × %(gpu)s against %(deadline)s days."
         warnings.append(
-            f"Misses the deadline: {fmt(chosen.days)} days on {chosen.count:,} × {gpu.name} "
-            f"against {fmt(req.deadline_days or 0)} days"
-            + (
-                " (the GPU count is pinned)."
-                if req.gpu_count
-                else f" even at the planner's limit of {planner.MAX_SEARCH_GPUS:,} GPUs."
-                if chosen.count >= planner.MAX_SEARCH_GPUS
-                else "."
+            Notice(
+                why,
+                days=fmt(chosen.days),
+                count=f"{chosen.count:,}",
+                gpu=gpu.name,
+                deadline=fmt(req.deadline_days or 0),
             )
         )
     tps = tokens / (chosen.days * 86400) if chosen.days > 0 else 0.0
@@ -474,15 +495,26 @@ def _plan_inference(
         )
         best.replicas = max(best.replicas, 1)
         warnings.append(
-            f"{model.name} in {req.precision} does not fit on {tp} × {gpu.name} with room for "
-            "one sequence of KV cache: the figures shown overflow memory."
+            Notice(
+                "%(model)s in %(precision)s does not fit on %(count)s × %(gpu)s with room for "
+                "one sequence of KV cache: the figures shown overflow memory.",
+                model=model.name,
+                precision=req.precision,
+                count=tp,
+                gpu=gpu.name,
+            )
         )
     count = best.gpus
     if req.gpu_count and req.gpu_count != count:
         if req.gpu_count < count:
             warnings.append(
-                f"The pinned {req.gpu_count} GPUs hold {best.max_concurrency_per_replica * max(1, req.gpu_count // best.tp)} "
-                f"concurrent sequences, fewer than the {req.concurrency} asked."
+                Notice(
+                    "The pinned %(count)s GPUs hold %(held)s concurrent sequences, fewer than "
+                    "the %(asked)s asked.",
+                    count=req.gpu_count,
+                    held=best.max_concurrency_per_replica * max(1, req.gpu_count // best.tp),
+                    asked=req.concurrency,
+                )
             )
         count = max(req.gpu_count, best.tp)
     explain.extend(best.explain)
@@ -577,8 +609,13 @@ def _plan_image(
     days = req.images * secs / gpus / 86400
     if per.total > gpu.memory_gb * GB:
         warnings.append(
-            f"{model.name} needs {fmt(per.total / GB)} GB and does not fit one {gpu.name}; "
-            "use CPU offload or a larger GPU."
+            Notice(
+                "%(model)s needs %(need)s GB and does not fit one %(gpu)s; use CPU offload or "
+                "a larger GPU.",
+                model=model.name,
+                need=fmt(per.total / GB),
+                gpu=gpu.name,
+            )
         )
     inf = InferenceOut(
         max_concurrency=gpus,
@@ -619,25 +656,34 @@ def _seed_warnings(
         and plan.interconnect == "pcie"
     ):
         warnings.append(
-            "No NVLink for a 13B+ full-parameter job: gradient sync over PCIe 5.0 (≈128 GB/s "
-            "vs NVLink 900 GB/s) makes it ≈30% slower (seed 003 T5); choose an NVLink/NVSwitch "
-            "server."
+            Notice(
+                "No NVLink for a 13B+ full-parameter job: gradient sync over PCIe 5.0 "
+                "(≈128 GB/s vs NVLink 900 GB/s) makes it ≈30%% slower (seed 003 T5); choose an "
+                "NVLink/NVSwitch server."
+            )
         )
     if nodes > 1 and plan.interconnect in ("pcie", "ethernet", "nvlink"):
         warnings.append(
-            "Multi-node training over plain Ethernet/PCIe: cross-node gradient sync needs "
-            "RDMA — InfiniBand NDR 400 Gb/s or RoCE (85–95% of InfiniBand, seed 000 U6)."
+            Notice(
+                "Multi-node training over plain Ethernet/PCIe: cross-node gradient sync needs "
+                "RDMA — InfiniBand NDR 400 Gb/s or RoCE (85–95%% of InfiniBand, seed 000 U6)."
+            )
         )
     if nodes > 1 and plan.interconnect == "roce" and plan.count >= 2048:
         warnings.append(
-            "RoCE at 2,048+ GPUs: seed 000 U6 says InfiniBand pays off from that scale."
+            Notice("RoCE at 2,048+ GPUs: seed 000 U6 says InfiniBand pays off from that scale.")
         )
     if plan.training and req.task == "pretrain" and plan.count <= 16 and plan.training.days > 30:
         warnings.append(
-            f"Seed 000 says 8×A100 train a 7B model on 1T tokens in about a month; 6·N·D says "
-            f"otherwise: this run needs {fmt(plan.training.days)} days "
-            f"({fmt(plan.training.days / 30.4)} months) on {plan.count} × {plan.gpu.name} "
-            "(PRODUCT.md §4: ≈16 months at 40% MFU)."
+            Notice(
+                "Seed 000 says 8×A100 train a 7B model on 1T tokens in about a month; 6·N·D "
+                "says otherwise: this run needs %(days)s days (%(months)s months) on "
+                "%(count)s × %(gpu)s (PRODUCT.md §4: ≈16 months at 40%% MFU).",
+                days=fmt(plan.training.days),
+                months=fmt(plan.training.days / 30.4),
+                count=plan.count,
+                gpu=plan.gpu.name,
+            )
         )
     if plan.training and plan.count > 1 and req.task in TRAINING_TASKS:
         one = math.prod(
@@ -655,18 +701,29 @@ def _seed_warnings(
         speedup = plan.count * plan.training.mfu / one
         if nodes > 1:
             warnings.append(
-                f"Speed-up over one GPU: {speedup:.1f}× on {plan.count} GPUs — never more than "
-                "linear (seed 000's '2 nodes, 8 GPUs ≈13× one GPU' is super-linear; PRODUCT.md §4)."
+                Notice(
+                    "Speed-up over one GPU: %(speedup)s× on %(count)s GPUs — never more than "
+                    "linear (seed 000's '2 nodes, 8 GPUs ≈13× one GPU' is super-linear; "
+                    "PRODUCT.md §4).",
+                    speedup=f"{speedup:.1f}",
+                    count=plan.count,
+                )
             )
     if per_node > 1 and plan.gpu.memory_gb >= 80:
         warnings.append(
-            "RAM follows the 2× VRAM rule (T6/U5); seed 003's own 4-GPU (512 GB for 320 GB) "
-            "and 16-GPU (1 TB per 640 GB node) templates are only ≈1.6× (PRODUCT.md §4)."
+            Notice(
+                "RAM follows the 2× VRAM rule (T6/U5); seed 003's own 4-GPU (512 GB for "
+                "320 GB) and 16-GPU (1 TB per 640 GB node) templates are only ≈1.6× "
+                "(PRODUCT.md §4)."
+            )
         )
     if req.mfu and req.mfu > 0.6:
         warnings.append(
-            f"Pinned MFU {req.mfu:.0%} is above what published large runs reach (≈40–55%); "
-            "peak TFLOPS quoted with sparsity are not dense training throughput (PRODUCT.md §4)."
+            Notice(
+                "Pinned MFU %(mfu)s is above what published large runs reach (≈40–55%%); peak "
+                "TFLOPS quoted with sparsity are not dense training throughput (PRODUCT.md §4).",
+                mfu=f"{req.mfu:.0%}",
+            )
         )
 
 
@@ -733,8 +790,11 @@ def estimate(
     candidates: list[CandidateOut] = []
     if model.inferred:
         warnings.append(
-            f"Architecture inferred from {fmt(model.params / 1e9)}B parameters "
-            "(Llama-like shape); paste the config.json for exact figures."
+            Notice(
+                "Architecture inferred from %(params)sB parameters (Llama-like shape); paste "
+                "the config.json for exact figures.",
+                params=fmt(model.params / 1e9),
+            )
         )
     if task in TRAINING_TASKS:
         plan = _plan_training(
@@ -838,6 +898,7 @@ def estimate(
         infra=_infra_out(infra),
         cost=cost,
         warnings=warnings,
+        notices=[NoticeOut.model_validate(as_pair(w)) for w in warnings],
         explain=[
             ExplainOut(
                 figure=e.figure, value=e.value, unit=e.unit, formula=e.formula, source=e.source

@@ -16,6 +16,7 @@ from app.engine.explain import Explanation
 from app.engine.hardware import GpuSpec
 from app.engine.memory import CUDA_CONTEXT_GB, KV_BYTES, NCCL_BUFFERS_GB, WEIGHT_BYTES
 from app.engine.models import ModelSpec
+from app.engine.notices import Notice
 from app.engine.units import GB, fmt
 
 GPU_MEMORY_UTILIZATION = 0.90  # vLLM default gpu_memory_utilization
@@ -180,8 +181,11 @@ def serve(
     ]
     if per_user < MIN_TOKENS_PER_S_PER_USER:
         warnings.append(
-            f"Each user decodes at {per_user:.1f} tokens/s, below reading speed "
-            f"({MIN_TOKENS_PER_S_PER_USER:.0f} tokens/s)."
+            Notice(
+                "Each user decodes at %(rate)s tokens/s, below reading speed (%(floor)s tokens/s).",
+                rate=f"{per_user:.1f}",
+                floor=f"{MIN_TOKENS_PER_S_PER_USER:.0f}",
+            )
         )
     return Serving(
         tp,

@@ -13,6 +13,7 @@ from typing import Any
 from app.engine.explain import Explanation
 from app.engine.hardware import GpuSpec
 from app.engine.models import ModelSpec
+from app.engine.notices import Notice
 from app.engine.units import fmt
 
 # T6 reference templates: CPU cores per node by GPUs in the node (1 → 16 cores, 4 → 48,
@@ -169,9 +170,13 @@ def size_infra(
         )
         if model.params >= 10e9:
             warnings.append(
-                f"Checkpoints are sized resumable ({fmt(ckpt_gb)} GB each, 14 B/param with Adam "
-                f"state), not weights-only ({fmt(weights_only)} GB): seed 003's '70B checkpoint "
-                "≈140 GB' counts weights only (PRODUCT.md §4)."
+                Notice(
+                    "Checkpoints are sized resumable (%(size)s GB each, 14 B/param with Adam "
+                    "state), not weights-only (%(weights)s GB): seed 003's '70B checkpoint "
+                    "≈140 GB' counts weights only (PRODUCT.md §4).",
+                    size=fmt(ckpt_gb),
+                    weights=fmt(weights_only),
+                )
             )
 
     if nodes == 1 and per_node == 1 and dataset_gb < 500:

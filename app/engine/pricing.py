@@ -22,6 +22,7 @@ from app.engine.costs.formulas import break_even_utilization
 from app.engine.explain import Explanation
 from app.engine.hardware import GpuSpec
 from app.engine.infra import Infra
+from app.engine.notices import Notice
 from app.engine.prices import PriceBook
 from app.engine.schemas import EstimateRequest, InferenceOut
 
@@ -158,7 +159,7 @@ def price_plan(
             utilization=req.utilization,
         )
     except ValueError as e:
-        warnings.append(f"Not priced: {e}")
+        warnings.append(Notice("Not priced: %(reason)s", reason=e))
         return None, warnings, []
     warnings.extend(job.warnings)
     explain = list(job.explain)

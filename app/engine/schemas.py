@@ -252,6 +252,13 @@ class ExplainOut(BaseModel):
     source: str
 
 
+class NoticeOut(BaseModel):
+    """A warning as a translatable template (English, %(name)s placeholders) and its values."""
+
+    template: str
+    params: dict[str, str]
+
+
 class CandidateOut(BaseModel):
     gpu: str
     count: int
@@ -275,5 +282,9 @@ class EstimateResponse(BaseModel):
     infra: InfraOut
     cost: dict[str, Any] | None
     warnings: list[str]
+    notices: list[NoticeOut] = Field(
+        default_factory=list,
+        description="The warnings again, as gettext templates and values for translation.",
+    )
     explain: list[ExplainOut]
     candidates: list[CandidateOut]

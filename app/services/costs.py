@@ -12,6 +12,7 @@ from app.engine.estimate import InputError
 from app.engine.gpus import find_gpu
 from app.engine.infra import size_infra
 from app.engine.models import from_param_count
+from app.engine.notices import as_pair
 from app.engine.prices import PriceBook
 from app.engine.pricing import (
     TCO_MONTHS,
@@ -125,6 +126,7 @@ def compare(req: CostRequest, *, prices: PriceBook) -> dict[str, Any]:
     out["tco"] = tco_dict(tco)
     out["break_even_utilization"] = utilization_pairs(cmp)
     out["warnings"] = cmp.warnings
+    out["notices"] = [as_pair(w) for w in cmp.warnings]
     out["explain"] = [
         {
             "figure": e.figure,

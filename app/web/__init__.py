@@ -11,7 +11,7 @@ from starlette.middleware.gzip import GZipMiddleware
 
 from app.web.csrf import CSRFError, CSRFMiddleware
 from app.web.static import StaticAssets
-from app.web.templating import STATIC_DIR, render
+from app.web.templating import STATIC_DIR, render, templates
 
 
 def install(app: FastAPI) -> None:
@@ -29,6 +29,9 @@ def install(app: FastAPI) -> None:
     async def _csrf_error(request: Request, _: CSRFError) -> Response:
         return render(request, "_error.html", {"status": 403, "kind": "csrf"}, status_code=403)
 
+    from app.web.notices import notice_text
+
+    templates.env.filters["notice"] = notice_text
     assets.warm_in_background()
     for module in (pages, assess, plan, tco, architectures):
         app.include_router(module.router)

@@ -14,6 +14,7 @@ from app.engine.costs.context import Context, add_storage_network, finish_option
 from app.engine.costs.ledger import Ledger
 from app.engine.costs.model import HOURS_PER_MONTH, RESERVED_TERM_MONTHS, CostOption, Usage
 from app.engine.explain import Explanation, money, number
+from app.engine.notices import Notice
 from app.engine.prices import CloudInstance
 
 _EPS = 1e-9
@@ -55,9 +56,16 @@ def cloud_options(ctx: Context, usage: Usage, warnings: list[str]) -> list[CostO
         age = (ctx.book.effective_date - inst.price_date).days
         if age > PRICE_AGE_WARNING_DAYS:
             warnings.append(
-                f"{inst.provider} {inst.name} price is dated {inst.price_date.isoformat()}, "
-                f"{age} days before the price list ({ctx.book.effective_date.isoformat()}): "
-                "cloud prices change (AWS cut P5 prices by up to 45 % in June 2025)."
+                Notice(
+                    "%(provider)s %(name)s price is dated %(date)s, %(age)s days before the "
+                    "price list (%(list_date)s): cloud prices change (AWS cut P5 prices by up "
+                    "to 45 %% in June 2025).",
+                    provider=inst.provider,
+                    name=inst.name,
+                    date=inst.price_date.isoformat(),
+                    age=age,
+                    list_date=ctx.book.effective_date.isoformat(),
+                )
             )
 
         hourly = ctx.conv(inst.on_demand_hourly, inst.currency)

@@ -30,6 +30,7 @@ from app.engine.costs.ownership import buy_option
 from app.engine.costs.rental import OfferSelection, rental_options, select_offers
 from app.engine.costs.validate import fraction, in_range, non_negative, positive, whole
 from app.engine.explain import Explanation, money, number, percent
+from app.engine.notices import Notice
 from app.engine.prices import EnergyPrice, PriceBook
 
 
@@ -135,17 +136,23 @@ def _storage_share(
     if part <= 0 or cheapest.total <= 0:
         if usage.storage_network_monthly <= 0:
             warnings.append(
-                "Storage and network are not budgeted: seed 003 T13 says they should be at "
-                "least 15 % of the budget (NVMe, NAS, 10GbE/InfiniBand, uplink)."
+                Notice(
+                    "Storage and network are not budgeted: seed 003 T13 says they should be "
+                    "at least 15 %% of the budget (NVMe, NAS, 10GbE/InfiniBand, uplink)."
+                )
             )
         return None, None
     share = part / cheapest.total
     ccy = cheapest.currency
     if share < STORAGE_NETWORK_MIN_SHARE:
         warnings.append(
-            f"Storage + network is {percent(share)} of the budget of the cheapest option "
-            f"({cheapest.label}); seed 003 T13 says at least 15 %: a GPU starved by slow "
-            "storage sits idle while the rent runs."
+            Notice(
+                "Storage + network is %(share)s of the budget of the cheapest option "
+                "(%(option)s); seed 003 T13 says at least 15 %%: a GPU starved by slow "
+                "storage sits idle while the rent runs.",
+                share=percent(share),
+                option=cheapest.label,
+            )
         )
     return share, Explanation(
         "Storage + network share of the budget",

@@ -36,6 +36,7 @@ from app.engine.costs.model import (
     Usage,
 )
 from app.engine.explain import Explanation, money, number, percent
+from app.engine.notices import Notice
 from app.engine.prices import ServerSku
 
 _EPS = 1e-9
@@ -127,7 +128,9 @@ def buy_option(
             "The price list has no energy price: electricity and colocation are missing, "
             "so this total is too low."
         )
-        warnings.append("Buying is shown without electricity or colocation: no energy price.")
+        warnings.append(
+            Notice("Buying is shown without electricity or colocation: no energy price.")
+        )
     else:
         e = ctx.energy
         tariff = conv(e.tariff_per_kwh, e.currency)

@@ -18,6 +18,7 @@ from app.engine.costs.formulas import term_discount
 from app.engine.costs.ledger import Ledger
 from app.engine.costs.model import HOURS_PER_MONTH, CostOption, Usage
 from app.engine.explain import Explanation, money, number, percent
+from app.engine.notices import Notice
 from app.engine.prices import PriceBook, RentalOffer
 
 _EPS = 1e-9
@@ -302,8 +303,13 @@ def rental_options(
         if explicit:
             tiers = sorted({m for o, _ in sel.parts for m in o.term_discounts})
             warnings.append(
-                f"No contract tier of {term} months or less for {', '.join(sel.ids)} "
-                f"(tiers: {', '.join(map(str, tiers)) or 'none'}); no term rent shown."
+                Notice(
+                    "No contract tier of %(term)s months or less for %(offers)s (tiers: "
+                    "%(tiers)s); no term rent shown.",
+                    term=term,
+                    offers=", ".join(sel.ids),
+                    tiers=", ".join(map(str, tiers)) or "none",
+                )
             )
         return options
     if discount == 0 and not explicit:

@@ -1,0 +1,26 @@
+"""Engine warnings on pages, in the reader's language.
+
+The engine returns each warning as a template (English, %(name)s placeholders — the gettext
+msgid) and its formatted values (`app.engine.notices`); the translations live in
+`app/locale/zh_Hant_TW/LC_MESSAGES/engine.po`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from markupsafe import Markup, escape
+
+from app.web import i18n
+
+
+def notice_text(notice: Any) -> Markup:
+    """The warning in the active language; marked lang="en" when no translation exists."""
+    template = notice["template"] if isinstance(notice, Mapping) else notice.template
+    params = notice["params"] if isinstance(notice, Mapping) else notice.params
+    translated = i18n.gettext(template)
+    text = translated % params if params else translated.replace("%%", "%")
+    if translated == template and i18n.current_language() != "en":
+        return Markup('<span lang="en">%s</span>') % escape(text)
+    return Markup(escape(text))
