@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import itertools
+
 import pytest
 
 from app.engine.gpus import default_gpus, find_gpu
@@ -77,5 +79,5 @@ def test_scaling_curve_is_monotone_and_contains_the_plan() -> None:
     r = est("llama-2-13b", task="full_finetune", seq_len=2048, tokens=2e10, deadline_days=3)
     curve = r.training.curve
     assert any(p.gpus == r.gpu.count for p in curve)
-    for a, b in zip(curve, curve[1:], strict=False):
+    for a, b in itertools.pairwise(curve):
         assert b.gpus > a.gpus and b.days <= a.days and b.gpu_hours >= a.gpu_hours * (1 - 1e-9)
