@@ -210,6 +210,11 @@ def serve_cmd(
 
     settings = Settings()
     prepare_database(settings, echo=typer.echo)
+    from app.accounts.admin_hint import first_admin_hint
+
+    hint = first_admin_hint(settings)
+    if hint:
+        typer.echo(hint)
     typer.echo(f"Stratagem on http://{host}:{port}  (database: {settings.database_url})")
     uvicorn.run("app.main:app", host=host, port=port, proxy_headers=True)
 

@@ -2,17 +2,27 @@
 
 from __future__ import annotations
 
-from fastapi import FastAPI
+from fastapi import Depends, FastAPI
 
 from app import errors, web
+from app.accounts import pages as accounts_pages
 from app.accounts import routes as accounts_api
+from app.accounts import web as accounts_web
+from app.accounts.deps import optional_api_user
 from app.api import costs as costs_api
 from app.api import estimate as estimate_api
 from app.catalog import pages as catalog_pages
 from app.catalog import routes as catalog_routes
 from app.db import make_engine
+from app.plans import pages as plans_pages
 from app.plans import routes as plans_api
+from app.quotes import routes as quotes_api
+from app.security import docs as api_docs
+from app.security.headers import SecurityHeadersMiddleware
 from app.settings import Settings
+from app.sharing import pages as sharing_pages
+from app.sharing import routes as sharing_api
+from app.web import leads_pages
 
 OPENAPI_DESCRIPTION = """
 Stratagem sizes AI GPU workloads and prices them.
@@ -31,18 +41,34 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         version="1.0.0",
         description=OPENAPI_DESCRIPTION,
         openapi_tags=[{"name": "engine", "description": "The sizing engine."}],
+        docs_url=None,  # self-hosted instead (app/security/docs.py): no CDN
+        redoc_url=None,  # ReDoc loads from a CDN; Swagger UI at /docs is enough
     )
     app.state.settings = settings
     app.state.engine = make_engine(settings.database_url)
     errors.install(app)
-    app.include_router(estimate_api.router)
+    accounts_web.install(app)  # sign-in redirects and 403 pages for PageUser/page_role
+    # Public API: anonymous, or a bearer token (an invalid one is a 401).
+    bearer_optional = [Depends(optional_api_user)]
+    app.include_router(estimate_api.router, dependencies=bearer_optional)
     app.include_router(accounts_api.router)
+    app.include_router(quotes_api.router)  # before plans: /api/v1/plans/import
+    app.include_router(sharing_api.router)
     plans_api.install(app)  # /api/v1/plans and its error mapping
-    app.include_router(catalog_routes.router)
-    app.include_router(catalog_pages.router)
-    app.include_router(costs_api.router)
+    app.include_router(sharing_pages.router)  # /s/{token}, share forms, quote PDFs
+    app.include_router(catalog_routes.router, dependencies=bearer_optional)
+    # Catalog pages: signed-in users read, admins edit (app/catalog/access.py).
+    app.include_router(
+        catalog_pages.router, dependencies=[Depends(accounts_web.page_role("sales", "admin"))]
+    )
+    app.include_router(costs_api.router, dependencies=bearer_optional)
+    app.include_router(accounts_pages.router)  # /login, /logout, /account
+    api_docs.install(app)  # /docs with the vendored Swagger UI
 
     web.install(app)  # HTML pages, /static, language/currency switches (app/web/)
+    app.include_router(plans_pages.router)  # /plans, /plans/{id}, /compare (sales, admin)
+    app.include_router(leads_pages.router)  # /leads: the sales queue
+    app.add_middleware(SecurityHeadersMiddleware, https=settings.https)  # outermost
     return app
 
 

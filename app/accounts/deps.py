@@ -14,6 +14,8 @@ from app.deps import SessionDep
 
 # auto_error=False: the 401 below names the problem and carries WWW-Authenticate (RFC 6750).
 _bearer = HTTPBearer(auto_error=False, description="An API token: `stratagem tokens create`.")
+#: The bearer scheme, for dependencies that read the token themselves.
+bearer_scheme = _bearer
 
 
 def _unauthorized(detail: str, error: str | None = None) -> HTTPException:
@@ -41,6 +43,20 @@ def api_user(
 
 
 ApiUser = Annotated[User, Depends(api_user)]
+
+
+def optional_api_user(
+    session: SessionDep,
+    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(_bearer)],
+) -> User | None:
+    """For public API routes: None without a token, the user with a valid one, and 401 for
+    a token that is invalid or revoked (a client that sends one wants to know)."""
+    if credentials is None:
+        return None
+    return api_user(session, credentials)
+
+
+OptionalApiUser = Annotated[User | None, Depends(optional_api_user)]
 
 
 def require_role(*roles: str) -> Callable[[User], User]:

@@ -7,6 +7,7 @@ Datetimes are UTC.
 
 from __future__ import annotations
 
+import secrets
 from datetime import UTC, datetime
 from typing import Any, ClassVar, Final
 
@@ -18,6 +19,10 @@ ROLES: Final = ("admin", "sales")
 
 def utcnow() -> datetime:
     return datetime.now(UTC)
+
+
+def new_session_nonce() -> str:
+    return secrets.token_urlsafe(16)
 
 
 class User(SQLModel, table=True):
@@ -32,6 +37,11 @@ class User(SQLModel, table=True):
     password_hash: str = Field(max_length=255)
     is_active: bool = Field(default=True)
     created_at: datetime = Field(default_factory=utcnow)
+    session_nonce: str = Field(
+        default_factory=new_session_nonce,
+        max_length=32,
+        description="In every session cookie; a new one signs the user out everywhere.",
+    )
 
 
 class ApiToken(SQLModel, table=True):
@@ -52,6 +62,21 @@ class ApiToken(SQLModel, table=True):
     created_at: datetime = Field(default_factory=utcnow)
     last_used_at: datetime | None = None
     revoked_at: datetime | None = None
+
+
+class LoginAttempt(SQLModel, table=True):
+    """One failed sign-in, kept for the throttle (15 minutes) so it holds across workers."""
+
+    __tablename__: ClassVar[Any] = "login_attempt"
+    __table_args__ = (
+        Index("ix_login_attempt_email_at", "email", "attempted_at"),
+        Index("ix_login_attempt_ip_at", "ip", "attempted_at"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    email: str = Field(max_length=254, description="As typed, lower-case.")
+    ip: str = Field(max_length=64)
+    attempted_at: datetime = Field(default_factory=utcnow)
 
 
 class UserPublic(SQLModel):

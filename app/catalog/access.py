@@ -1,8 +1,11 @@
 """Who may change the catalog, decided in one place.
 
 Every route that changes the catalog (API and pages) sits on a router built with
-`dependencies=ADMIN_DEPENDENCIES`; access control adds its `Depends(require_role("admin"))`
-to that list and nothing else changes. Reading the catalog stays public.
+`dependencies=ADMIN_DEPENDENCIES`. The one dependency in it asks for an admin in the way the
+route's audience signs in: a bearer token (`require_role("admin")`, 401/403 JSON) under
+/api/, the session cookie (`page_role("admin")`: sign-in redirect, 403 page) elsewhere.
+Reading catalog pages needs any signed-in user (create_app includes the page router with
+`page_role("sales", "admin")`); the catalog's read API stays public.
 """
 
 from __future__ import annotations
@@ -10,9 +13,32 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from fastapi import Depends, Request
+from fastapi.security import HTTPAuthorizationCredentials
+
+from app.accounts.deps import api_user, bearer_scheme, require_role
+from app.accounts.models import User
+from app.accounts.web import page_role, page_user
+from app.deps import SessionDep
+
+_api_admin = require_role("admin")
+_page_admin = page_role("admin")
+
+
+def require_catalog_admin(
+    request: Request,
+    session: SessionDep,
+    credentials: Annotated[HTTPAuthorizationCredentials | None, Depends(bearer_scheme)],
+) -> User:
+    """An admin: by bearer token on the JSON API, by session cookie on the pages."""
+    if request.url.path.startswith("/api/"):
+        user = _api_admin(api_user(session, credentials))
+        request.state.user = user  # the audit trail's actor
+        return user
+    return _page_admin(page_user(request))
+
 
 #: Router-level dependencies of the catalog's editing routes.
-ADMIN_DEPENDENCIES: list[Any] = []
+ADMIN_DEPENDENCIES: list[Any] = [Depends(require_catalog_admin)]
 
 
 def current_actor(request: Request) -> str:

@@ -106,7 +106,17 @@ def _current_list_id(session: Session) -> int | None:
 def _compute(
     session: Session, workload: EstimateRequest | Mapping[str, Any], price_list_id: int | None
 ) -> tuple[dict[str, Any], dict[str, Any]]:
-    """(workload dump, result dump) for `workload` priced with `price_list_id`."""
+    """(workload dump, result dump) for `workload` priced with `price_list_id`.
+
+    A phased workload (``{"schedule": …}``) is priced by `app.plans.schedule`."""
+    from app.plans import schedule
+
+    if schedule.is_schedule(workload):
+        assert isinstance(workload, Mapping)
+        try:
+            return schedule.compute(workload, _book(session, price_list_id))
+        except schedule.ScheduleError as e:
+            raise Invalid(e.field, str(e)) from e
     try:
         req = (
             workload
@@ -547,4 +557,72 @@ def reprice_plan(
         cheapest_before=cb,
         cheapest_after=ca,
         cheapest_delta=ca - cb if ca is not None and cb is not None else None,
+    )
+
+
+# --------------------------------------------------------------------------------------------
+# Pages (lists of names for filters, revision comparisons)
+# --------------------------------------------------------------------------------------------
+
+
+def users_by_id(*, session: Session, ids: list[int] | None = None) -> dict[int, User]:
+    """Users by id (all staff when `ids` is None): owners and revision authors by name."""
+    stmt = select(User)
+    if ids is not None:
+        if not ids:
+            return {}
+        stmt = stmt.where(col(User.id).in_(set(ids)))
+    return {u.id: u for u in session.exec(stmt) if u.id is not None}
+
+
+def list_customers(*, session: Session, limit: int = 300) -> list[str]:
+    """Distinct non-empty customer names of live plans (the customer filter's choices)."""
+    stmt = (
+        select(Plan.customer)
+        .where(col(Plan.archived).is_(False), col(Plan.customer) != "")
+        .distinct()
+        .order_by(col(Plan.customer))
+        .limit(limit)
+    )
+    return list(session.exec(stmt))
+
+
+@dataclass(frozen=True, slots=True)
+class RevisionComparison:
+    plan: Plan
+    a: PlanRevision
+    b: PlanRevision
+    changes: list[tuple[str, Any, Any]]
+    currency: str
+    options: list[dict[str, Any]]
+    cheapest_before: float | None
+    cheapest_after: float | None
+
+
+def compare_revisions(
+    *, session: Session, plan_id: int, from_version: int, to_version: int
+) -> RevisionComparison:
+    """What changed between two versions of a plan, with cost totals option by option."""
+    plan = get_plan(session=session, plan_id=plan_id)
+    a = get_revision(session=session, plan_id=plan_id, version=from_version)
+    b = get_revision(session=session, plan_id=plan_id, version=to_version)
+    old, new = _totals(a.result), _totals(b.result)
+    options = []
+    for key in dict.fromkeys([*old, *new]):
+        before = old.get(key, (None, None))[1]
+        after = new.get(key, (None, None))[1]
+        label = (new.get(key) or old.get(key) or (key, 0.0))[0]
+        delta = after - before if after is not None and before is not None else None
+        options.append(
+            {"key": key, "label": label, "before": before, "after": after, "delta": delta}
+        )
+    return RevisionComparison(
+        plan=plan,
+        a=a,
+        b=b,
+        changes=diff_revisions(a, b),
+        currency=str((b.result.get("cost") or {}).get("currency", "")),
+        options=options,
+        cheapest_before=min((t for _, t in old.values()), default=None),
+        cheapest_after=min((t for _, t in new.values()), default=None),
     )

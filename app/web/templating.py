@@ -22,7 +22,8 @@ Conventions (follow them in every page)
 * Context every template gets: ``request``, ``lang`` ("zh-TW"|"en"), ``currency``
   ("TWD"|"USD"), ``csrf_token``, ``price_list`` (the PriceBook or None), ``nav_active``
   (set it in your context to highlight a nav entry: "home", "assess", "plan", "tco",
-  "architectures", "catalog", "plans").
+  "architectures", "catalog", "plans"), ``current_user`` (the signed-in ``User`` or None;
+  see app/accounts/web.py).
 * Globals/filters: ``_``/``gettext``/``ngettext``; ``money(value, currency)`` →
   "NT$1,234,567" / "US$1,234.56"; ``number(value, digits=0)`` → locale digits;
   ``value|data`` (data such as a price list's name, marked translate="no");
@@ -186,6 +187,7 @@ templates: Final = _make_templates()
 
 def base_context(request: Request) -> dict[str, Any]:
     """What every template may use (see the module docstring)."""
+    from app.accounts.web import current_user
     from app.web.prices import price_book
 
     token = token_for(request)
@@ -200,6 +202,7 @@ def base_context(request: Request) -> dict[str, Any]:
         "price_list": price_book(request),
         "nav_active": None,
         "is_htmx": is_fragment(request),
+        "current_user": current_user(request),
     }
 
 

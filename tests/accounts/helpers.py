@@ -41,3 +41,18 @@ def make_account(client: TestClient, role: str = "sales") -> Account:
         session.refresh(user)
         session.expunge(user)
     return Account(user=user, token=token)
+
+
+def session_cookie(client: TestClient, user: User) -> str:
+    """The `session` cookie value that signs `user` in to the pages of `client`'s app."""
+    from app.accounts import web
+
+    secret = client.app.state.settings.resolved_secret_key()  # type: ignore[attr-defined]
+    return web.session_cookie(secret, user)
+
+
+def sign_in(client: TestClient, user: User) -> None:
+    """Sign `user` in on `client` (sets the cookie directly: no form, no Argon2 cost)."""
+    from app.accounts import web
+
+    client.cookies.set(web.COOKIE, session_cookie(client, user))

@@ -25,6 +25,7 @@ from app.catalog import service
 from app.db import make_engine, migrate
 from app.main import create_app
 from app.settings import Settings
+from tests.accounts.helpers import make_account, sign_in
 
 PG_ENV = "TEST_POSTGRES_URL"
 BACKENDS = [
@@ -214,5 +215,9 @@ def catalog_client(db_url: str) -> Iterator[TestClient]:
     app = create_app(settings)
     with TestClient(app) as c:
         c.headers["Accept-Language"] = "en"
+        # Editing the catalog takes an admin: signed in for the pages, a token for the API.
+        admin = make_account(c, "admin")
+        sign_in(c, admin.user)
+        c.headers.update(admin.headers)
         yield c
     app.state.engine.dispose()

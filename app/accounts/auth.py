@@ -1,0 +1,135 @@
+"""Signing in to the pages: the throttle against password guessing, sign-out, password change.
+
+The throttle counts failed sign-ins in the `login_attempt` table (so it holds across
+workers and restarts): 5 failures for one e-mail, or 20 from one IP address, within 15
+minutes block further tries from that e-mail / address until the oldest counted failure is
+15 minutes old. The check runs before the password is verified, so a blocked guesser learns
+nothing. A successful sign-in clears the e-mail's failures.
+"""
+
+from __future__ import annotations
+
+import math
+from datetime import datetime, timedelta
+from typing import Final
+
+from sqlalchemy import delete
+from sqlmodel import Session, col, select
+
+from app.accounts import service
+from app.accounts.models import ApiToken, LoginAttempt, User, new_session_nonce, utcnow
+
+WINDOW: Final = timedelta(minutes=15)
+MAX_PER_EMAIL: Final = 5
+MAX_PER_IP: Final = 20
+
+
+class Throttled(Exception):
+    """Too many failed sign-ins; try again in `retry_after` seconds."""
+
+    def __init__(self, retry_after: int) -> None:
+        super().__init__(f"too many failed sign-ins; retry in {retry_after} s")
+        self.retry_after = retry_after
+
+
+def _retry_after(times: list[datetime], limit: int, now: datetime) -> int | None:
+    """Seconds until fewer than `limit` of `times` (ascending) lie within the window."""
+    if len(times) < limit:
+        return None
+    unblocks_at = times[len(times) - limit] + WINDOW
+    return max(1, math.ceil((unblocks_at - now).total_seconds()))
+
+
+def retry_after(
+    *, session: Session, email: str, ip: str, now: datetime | None = None
+) -> int | None:
+    """None when a sign-in may be tried now, else the seconds to wait."""
+    now = now or utcnow()
+    since = now - WINDOW
+    stamp = col(LoginAttempt.attempted_at)
+    by_email = session.exec(
+        select(LoginAttempt.attempted_at)
+        .where(LoginAttempt.email == email, stamp > since)
+        .order_by(stamp)
+    ).all()
+    by_ip = session.exec(
+        select(LoginAttempt.attempted_at)
+        .where(LoginAttempt.ip == ip, stamp > since)
+        .order_by(stamp)
+    ).all()
+    waits = [
+        w
+        for w in (
+            _retry_after(list(by_email), MAX_PER_EMAIL, now),
+            _retry_after(list(by_ip), MAX_PER_IP, now),
+        )
+        if w is not None
+    ]
+    return max(waits) if waits else None
+
+
+def sign_in(*, session: Session, email: str, password: str, ip: str) -> User | None:
+    """The user these credentials sign in, or None (the failure is counted).
+
+    Raises `Throttled` while the e-mail or the address is blocked, without checking the
+    password.
+    """
+    key = email.strip().lower()[:254]
+    ip = ip[:64]
+    now = utcnow()
+    wait = retry_after(session=session, email=key, ip=ip, now=now)
+    if wait is not None:
+        raise Throttled(wait)
+    user = service.authenticate(session=session, email=key, password=password)
+    if user is None:
+        # Old rows are no longer counted; dropping them here keeps the table small.
+        session.exec(delete(LoginAttempt).where(col(LoginAttempt.attempted_at) <= now - WINDOW))
+        session.add(LoginAttempt(email=key, ip=ip, attempted_at=now))
+        session.commit()
+        return None
+    session.exec(delete(LoginAttempt).where(col(LoginAttempt.email) == key))
+    session.commit()
+    session.refresh(user)
+    return user
+
+
+def end_sessions(*, session: Session, user_id: int) -> None:
+    """Sign the user out everywhere: every session cookie issued so far stops working."""
+    user = session.get(User, user_id)
+    if user is None:
+        return
+    user.session_nonce = new_session_nonce()
+    session.add(user)
+    session.commit()
+
+
+def change_password(*, session: Session, user_id: int, current: str, new: str) -> User:
+    """Set a new password after checking the current one; ends every other session.
+
+    Raises `service.AccountError` (field "current_password" or "new_password").
+    """
+    user = session.get(User, user_id)
+    if (
+        user is None
+        or service.authenticate(session=session, email=user.email, password=current) is None
+    ):
+        raise service.AccountError("current_password", "the current password is not right")
+    if len(new) < service.MIN_PASSWORD:
+        raise service.AccountError(
+            "new_password", f"must be at least {service.MIN_PASSWORD} characters"
+        )
+    user.password_hash = service.hash_password(new)
+    user.session_nonce = new_session_nonce()
+    session.add(user)
+    session.commit()
+    session.refresh(user)
+    return user
+
+
+def revoke_own_token(*, session: Session, user: User, token_id: int) -> bool:
+    """Revoke one of `user`'s tokens; False when the token is not theirs (or not there)."""
+    token = session.get(ApiToken, token_id)
+    if token is None or token.user_id != user.id:
+        return False
+    service.revoke_token(session=session, token_id=token_id)
+    return True

@@ -1,0 +1,202 @@
+"""Plan pages (server-rendered, HTMX-enhanced) for sales and admins.
+
+* `/plans` list: search (an HTMX request gets only the table), filters, sort links that work
+  without JavaScript, pagination.
+* `/plans/new` (POST from the planner's "Save as plan"), `/plans/{id}` (summary, results,
+  history, actions), `/plans/{id}/edit`, `/plans/{id}/diff?a=&b=`.
+* `/compare?ids=1,2` or `?rev=ID:VERSION` — two to four scenarios side by side;
+  `POST /compare/t16` saves seed T16's two scenarios and opens their comparison.
+
+Every POST carries the CSRF token; every route needs a sales or admin user. Permission to
+change a plan is decided by `app.plans.service` (owner or admin).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Coroutine
+from typing import Any
+
+from fastapi import APIRouter, Request
+from fastapi.responses import RedirectResponse, Response
+from fastapi.routing import APIRoute
+
+from app.accounts.web import SalesPageUser
+from app.deps import SessionDep
+from app.engine.estimate import InputError
+from app.plans import schedule, service, views
+from app.web.csrf import CsrfDep
+from app.web.i18n import gettext as _
+from app.web.templating import activate, choose_currency, is_fragment, render
+
+
+class PlanPageRoute(APIRoute):
+    """Activates the language first and renders plan-service errors as an error page."""
+
+    def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
+        handler = super().get_route_handler()
+
+        async def run(request: Request) -> Response:
+            activate(request)
+            try:
+                return await handler(request)
+            except service.NotFound:
+                return render(request, "_error.html", {"status": 404}, status_code=404)
+            except service.Forbidden:
+                msg = _("Only the plan's owner or an admin can change it.")
+                ctx = {"status": 403, "message": msg, "nav_active": "plans"}
+                return render(request, "_error.html", ctx, status_code=403)
+            except (service.Invalid, InputError) as exc:
+                ctx = {"status": 422, "message": str(exc), "nav_active": "plans"}
+                return render(request, "_error.html", ctx, status_code=422)
+
+        return run
+
+
+router = APIRouter(include_in_schema=False, route_class=PlanPageRoute)
+
+
+async def _form(request: Request) -> dict[str, str]:
+    return {k: v for k, v in (await request.form()).items() if isinstance(v, str)}
+
+
+def _see(url: str) -> Response:
+    return RedirectResponse(url, status_code=303)
+
+
+@router.get("/plans")
+def plans_list(request: Request, session: SessionDep, user: SalesPageUser) -> Response:
+    """Saved plans: search, filters, sort and pages (HTMX: the table block only)."""
+    ctx = views.list_context(session=session, params=request.query_params, user=user)
+    return render(request, "plans/list.html", ctx, "table" if is_fragment(request) else None)
+
+
+@router.post("/plans/new")
+async def plans_new(
+    request: Request, session: SessionDep, user: SalesPageUser, _csrf: CsrfDep
+) -> Response:
+    """Save the planner's workload as a new plan, then open it."""
+    form = await _form(request)
+    plan, errors = views.save_from_planner(
+        session=session, form=form, user=user, currency=choose_currency(request)
+    )
+    if plan is None:
+        ctx = {"status": 422, "message": "; ".join(errors.values()), "nav_active": "plans"}
+        return render(request, "_error.html", ctx, status_code=422)
+    return _see(f"/plans/{plan.id}")
+
+
+@router.get("/plans/{plan_id}")
+def plan_detail(
+    plan_id: int, request: Request, session: SessionDep, user: SalesPageUser
+) -> Response:
+    """One plan: summary, results, notes, revision history and actions."""
+    ctx = views.detail_context(
+        session=session,
+        plan_id=plan_id,
+        user=user,
+        currency=choose_currency(request),
+        conflict=request.query_params.get("conflict"),
+    )
+    return render(request, "plans/detail.html", ctx)
+
+
+@router.get("/plans/{plan_id}/edit")
+def plan_edit_form(
+    plan_id: int, request: Request, session: SessionDep, user: SalesPageUser
+) -> Response:
+    """The edit form (name, customer, status, tags, notes) with the version it is based on."""
+    plan = service.get_plan(session=session, plan_id=plan_id)
+    ctx = {"nav_active": "plans", "plan": plan, "values": views.edit_values(plan), "errors": {}}
+    return render(request, "plans/edit.html", {**ctx, **views.form_choices()})
+
+
+@router.post("/plans/{plan_id}/edit")
+async def plan_edit(
+    plan_id: int, request: Request, session: SessionDep, user: SalesPageUser, _csrf: CsrfDep
+) -> Response:
+    """Save the edit; a stale version re-shows the form with the user's input and what changed."""
+    form = await _form(request)
+    ctx = views.save_edit(session=session, plan_id=plan_id, form=form, user=user)
+    if ctx is None:
+        return _see(f"/plans/{plan_id}")
+    return render(request, "plans/edit.html", ctx, status_code=ctx["status"])
+
+
+@router.post("/plans/{plan_id}/status")
+async def plan_status(
+    plan_id: int, request: Request, session: SessionDep, user: SalesPageUser, _csrf: CsrfDep
+) -> Response:
+    """Change the plan's status (draft, sent, accepted, lost)."""
+    form = await _form(request)
+    return _see(views.set_status(session=session, plan_id=plan_id, form=form, user=user))
+
+
+@router.post("/plans/{plan_id}/duplicate")
+def plan_duplicate(
+    plan_id: int, session: SessionDep, user: SalesPageUser, _csrf: CsrfDep
+) -> Response:
+    """Copy the plan into a new draft owned by the current user."""
+    plan = service.duplicate_plan(session=session, plan_id=plan_id, actor=user)
+    return _see(f"/plans/{plan.id}")
+
+
+@router.post("/plans/{plan_id}/archive")
+def plan_archive(
+    plan_id: int, session: SessionDep, user: SalesPageUser, _csrf: CsrfDep
+) -> Response:
+    """Archive the plan (hidden from the default list, history kept)."""
+    service.archive_plan(session=session, plan_id=plan_id, actor=user)
+    return _see(f"/plans/{plan_id}")
+
+
+@router.post("/plans/{plan_id}/restore")
+def plan_restore(
+    plan_id: int, session: SessionDep, user: SalesPageUser, _csrf: CsrfDep
+) -> Response:
+    """Bring an archived plan back to the list."""
+    service.restore_plan(session=session, plan_id=plan_id, actor=user)
+    return _see(f"/plans/{plan_id}")
+
+
+@router.post("/plans/{plan_id}/reprice")
+def plan_reprice(
+    plan_id: int, session: SessionDep, user: SalesPageUser, _csrf: CsrfDep
+) -> Response:
+    """Re-price with the current price list as a new revision; show the totals before/after."""
+    r = service.reprice_plan(session=session, plan_id=plan_id, actor=user)
+    return _see(f"/plans/{plan_id}/diff?a={r.plan.version - 1}&b={r.plan.version}")
+
+
+@router.get("/plans/{plan_id}/diff")
+def plan_diff(
+    plan_id: int,
+    request: Request,
+    session: SessionDep,
+    user: SalesPageUser,
+    a: int | None = None,
+    b: int | None = None,
+) -> Response:
+    """What changed between two revisions, with the cost totals before and after."""
+    ctx = views.diff_context(session=session, plan_id=plan_id, a=a, b=b)
+    return render(request, "plans/diff.html", ctx)
+
+
+@router.get("/compare")
+def compare(request: Request, session: SessionDep, user: SalesPageUser) -> Response:
+    """Two to four plans (or revisions) side by side, with overlaid charts."""
+    items, error = views.parse_compare(
+        request.query_params.get("ids", ""), request.query_params.getlist("rev")
+    )
+    ctx = views.compare_context(session=session, items=items, error=error)
+    return render(request, "plans/compare.html", ctx, status_code=422 if error else 200)
+
+
+@router.post("/compare/t16")
+def compare_t16(
+    request: Request, session: SessionDep, user: SalesPageUser, _csrf: CsrfDep
+) -> Response:
+    """Save seed T16's two scenarios as plans of the current user and compare them."""
+    plans = schedule.create_t16_example(
+        session=session, owner=user, currency=choose_currency(request)
+    )
+    return _see("/compare?ids=" + ",".join(str(p.id) for p in plans))

@@ -1,0 +1,250 @@
+"""Phased plans: a rental schedule of consecutive phases instead of one workload (seed T16).
+
+A phased plan stores ``{"schedule": {"phases": [...], "currency": "TWD"}}`` as its workload;
+each phase is ``{label, gpu, gpu_count, months, hours_per_month}``. It is priced with
+`app.engine.costs.schedule_cost` and its result has the same outline as an estimate's where
+lists, diffs and repricing look (``tier``, ``gpu``, ``cost.options`` with one option), plus a
+``schedule`` block (the priced phases and the cumulative cost by month) for the timeline.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any, Final
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from sqlmodel import Session
+
+from app.accounts.models import User
+from app.engine.costs import CostInputError, Phase, schedule_cost
+from app.engine.gpus import default_gpus
+from app.engine.prices import PriceBook
+from app.plans.models import Plan
+from app.web.i18n import N_
+from app.web.i18n import gettext as _
+
+H100: Final = "h100-sxm-80gb"
+SCHEDULE_KEY: Final = "schedule"
+OPTION_KEY: Final = "schedule"
+
+
+class PhaseIn(BaseModel):
+    """One phase as stored in the plan's workload JSON."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    label: str = Field(default="", max_length=120)
+    gpu: str = Field(default=H100, min_length=1, max_length=80)
+    gpu_count: float = Field(gt=0, le=4096)
+    months: float = Field(gt=0, le=120)
+    hours_per_month: float = Field(default=730.0, gt=0, le=730)
+
+
+class ScheduleIn(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    phases: list[PhaseIn] = Field(min_length=1, max_length=24)
+    currency: str = Field(default="TWD", pattern="^(TWD|USD)$")
+
+
+#: Seed 003 T16: a 13B customer-service model, phased vs four GPUs from day one.
+T16_PHASED: Final = (
+    {
+        "label": N_("LoRA fine-tune"),
+        "gpu": H100,
+        "gpu_count": 1,
+        "months": 2,
+        "hours_per_month": 730,
+    },
+    {
+        "label": N_("Full fine-tune"),
+        "gpu": H100,
+        "gpu_count": 4,
+        "months": 1,
+        "hours_per_month": 730,
+    },
+    {"label": N_("Inference"), "gpu": H100, "gpu_count": 1, "months": 1, "hours_per_month": 730},
+)
+T16_DAY_ONE: Final = (
+    {
+        "label": N_("4×H100 from day one"),
+        "gpu": H100,
+        "gpu_count": 4,
+        "months": 4,
+        "hours_per_month": 730,
+    },
+)
+
+
+class ScheduleError(ValueError):
+    """A schedule the engine cannot price; `field` is its dotted path in the workload."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(message)
+        self.field = field
+
+
+def is_schedule(workload: Any) -> bool:
+    return isinstance(workload, Mapping) and SCHEDULE_KEY in workload
+
+
+def _tier(max_gpus: float) -> str:
+    if max_gpus <= 1:
+        return "single_gpu"
+    return "multi_gpu" if max_gpus <= 8 else "multi_node"
+
+
+def _gpu_name(gpu_id: str) -> str:
+    return next((g.name for g in default_gpus() if g.id == gpu_id), gpu_id)
+
+
+def parse(workload: Mapping[str, Any]) -> ScheduleIn:
+    try:
+        return ScheduleIn.model_validate(workload[SCHEDULE_KEY])
+    except ValidationError as e:
+        err = e.errors()[0]
+        loc = ".".join(str(p) for p in err["loc"])
+        raise ScheduleError(f"workload.schedule.{loc}", err["msg"]) from e
+
+
+def compute(
+    workload: Mapping[str, Any], book: PriceBook | None
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(workload dump, result dump) for a phased workload priced with `book`."""
+    sched = parse(workload)
+    if book is None:
+        raise ScheduleError("price_list_id", "a phased plan needs a published price list")
+    phases = [Phase(p.gpu, p.gpu_count, p.months, p.hours_per_month, p.label) for p in sched.phases]
+    try:
+        cost = schedule_cost(phases, book, sched.currency)
+    except CostInputError as e:
+        raise ScheduleError(f"workload.schedule.{e.field}", str(e)) from e
+    top = max(sched.phases, key=lambda p: p.gpu_count)
+    priced = [
+        {
+            "label": pc.phase.label,
+            "gpu": pc.phase.gpu_id,
+            "gpu_name": _gpu_name(pc.phase.gpu_id),
+            "gpu_count": pc.phase.gpu_count,
+            "months": pc.phase.months,
+            "hours_per_month": pc.phase.hours_per_month,
+            "kind": pc.kind,
+            "start_month": pc.start_month,
+            "monthly": pc.monthly,
+            "total": pc.total,
+            "source_ids": list(pc.source_ids),
+        }
+        for pc in cost.phases
+    ]
+    explain = [
+        {
+            "figure": x.figure,
+            "value": x.value,
+            "unit": x.unit,
+            "formula": x.formula,
+            "source": x.source,
+        }
+        for x in cost.explain
+    ]
+    option = {
+        "key": OPTION_KEY,
+        "kind": "rent_monthly",
+        "label": "Phased rental",
+        "monthly": cost.monthly,
+        "total": cost.total,
+        "upfront": 0.0,
+        "currency": cost.currency,
+        "cumulative": list(cost.cumulative),
+        "source_ids": sorted({i for pc in cost.phases for i in pc.source_ids}),
+        "feasible": True,
+        "note": "",
+    }
+    result: dict[str, Any] = {
+        "kind": "schedule",
+        "tier": _tier(top.gpu_count),
+        "gpu": {"id": top.gpu, "name": _gpu_name(top.gpu), "count": top.gpu_count, "nodes": 1},
+        "schedule": {
+            "phases": priced,
+            "total": cost.total,
+            "months": cost.months,
+            "monthly": cost.monthly,
+            "currency": cost.currency,
+            "cumulative": list(cost.cumulative),
+        },
+        "cost": {
+            "currency": cost.currency,
+            "months": cost.months,
+            "cheapest": OPTION_KEY,
+            "options": [option],
+            "break_even": [],
+            "price_list": {
+                "name": book.name,
+                "effective_date": str(getattr(book, "effective_date", "") or ""),
+                "currency": book.currency,
+            },
+        },
+        "warnings": [],
+        "explain": explain,
+    }
+    return {SCHEDULE_KEY: sched.model_dump(mode="json")}, result
+
+
+def schedule_workload(phases: Sequence[Mapping[str, Any]], currency: str = "TWD") -> dict[str, Any]:
+    """The workload JSON of a phased plan."""
+    return {SCHEDULE_KEY: {"phases": [dict(p) for p in phases], "currency": currency}}
+
+
+def create_schedule_plan(
+    *,
+    session: Session,
+    owner: User,
+    name: str,
+    phases: Sequence[Mapping[str, Any]],
+    customer: str = "",
+    currency: str = "TWD",
+    notes: str = "",
+    tags: list[str] | None = None,
+) -> Plan:
+    """Save a phased rental schedule as a new plan (version 1), priced with the current list."""
+    from app.plans import service
+
+    return service.create_plan(
+        session=session,
+        owner=owner,
+        name=name,
+        workload=schedule_workload(phases, currency),
+        customer=customer,
+        notes=notes,
+        tags=tags,
+    )
+
+
+def create_t16_example(*, session: Session, owner: User, currency: str = "TWD") -> list[Plan]:
+    """Seed 003 T16's two scenarios as plans owned by `owner`: phased, and 4×H100 from day one.
+
+    Names and phase labels are written in the request's language (they are plan data)."""
+
+    def local(phases: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+        return [{**p, "label": _(str(p["label"]))} for p in phases]
+
+    customer = _("T16 example")
+    return [
+        create_schedule_plan(
+            session=session,
+            owner=owner,
+            name=_("T16: phased (1×H100 LoRA → 4×H100 full fine-tune → 1×H100 inference)"),
+            phases=local(T16_PHASED),
+            customer=customer,
+            currency=currency,
+            tags=["T16"],
+        ),
+        create_schedule_plan(
+            session=session,
+            owner=owner,
+            name=_("T16: 4×H100 from day one"),
+            phases=local(T16_DAY_ONE),
+            customer=customer,
+            currency=currency,
+            tags=["T16"],
+        ),
+    ]

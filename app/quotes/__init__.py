@@ -1,0 +1,1 @@
+"""Quotes: the PDF quote, the bill of materials (CSV) and plan export/import."""

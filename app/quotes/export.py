@@ -1,0 +1,80 @@
+"""Plan export (JSON, re-importable) and import (a new plan from an export)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Final, Literal
+
+from pydantic import ConfigDict
+from sqlmodel import Field, Session, SQLModel
+
+from app.accounts.models import User
+from app.plans import service as plans
+from app.plans.models import Plan
+
+FORMAT: Final = "stratagem.plan/1"
+
+
+class PlanExport(SQLModel):
+    """A plan as a file: what it asked, what it computed, and the prices it used."""
+
+    model_config = ConfigDict(extra="ignore")  # type: ignore[assignment]
+
+    format: Literal["stratagem.plan/1"] = FORMAT
+    quote_number: str = ""
+    name: str = Field(min_length=1, max_length=200)
+    customer: str = Field(default="", max_length=200)
+    status: str = "draft"
+    notes: str = Field(default="", max_length=20_000)
+    tags: list[str] = Field(default_factory=list)
+    version: int = 1
+    price_list_id: int | None = None
+    workload: dict[str, Any]
+    result: dict[str, Any] = Field(default_factory=dict)
+
+
+class PlanImport(PlanExport):
+    reprice: bool = Field(
+        default=True,
+        description="Price with the current list (true) or the export's own `price_list_id`.",
+    )
+
+
+def export_plan(plan: Plan) -> PlanExport:
+    return PlanExport(
+        quote_number=plan.quote_number,
+        name=plan.name,
+        customer=plan.customer,
+        status=plan.status,
+        notes=plan.notes,
+        tags=list(plan.tags),
+        version=plan.version,
+        price_list_id=plan.price_list_id,
+        workload=dict(plan.workload),
+        result=dict(plan.result),
+    )
+
+
+def import_plan(*, session: Session, owner: User, data: PlanImport) -> Plan:
+    """A new draft plan owned by `owner` from an export: re-priced with the current list, or
+    (reprice=false) priced with the export's own price list, which must still exist."""
+    plan = plans.create_plan(
+        session=session,
+        owner=owner,
+        name=data.name,
+        customer=data.customer,
+        workload=data.workload,
+        notes=data.notes,
+        tags=list(data.tags),
+    )
+    keep = data.price_list_id
+    if not data.reprice and keep is not None and keep != plan.price_list_id:
+        assert plan.id is not None
+        plan = plans.reprice_plan(
+            session=session, plan_id=plan.id, actor=owner, price_list_id=keep
+        ).plan
+    return plan
+
+
+def export_dict(plan: Plan) -> Mapping[str, Any]:
+    return export_plan(plan).model_dump(mode="json")

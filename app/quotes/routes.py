@@ -1,0 +1,61 @@
+"""JSON API v1: a plan's PDF quote, its bill of materials (CSV), export and import."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from fastapi import APIRouter, Query, status
+from fastapi.responses import Response
+
+from app.accounts.deps import ApiUser
+from app.deps import SessionDep
+from app.plans import service as plans
+from app.plans.models import Plan, PlanPublic
+from app.quotes import export
+from app.quotes.bom import bom_csv
+from app.quotes.pdf import filename, render_quote_pdf
+from app.quotes.service import bom_for
+
+router = APIRouter(prefix="/api/v1/plans", tags=["quotes"])
+Lang = Annotated[Literal["zh-TW", "en"], Query(description="Language of the quote.")]
+
+
+def pdf_response(plan: Plan, pdf: bytes, *, inline: bool = False) -> Response:
+    """application/pdf named `<quote_number>.pdf`."""
+    disposition = "inline" if inline else "attachment"
+    return Response(
+        pdf,
+        media_type="application/pdf",
+        headers={"Content-Disposition": f'{disposition}; filename="{filename(plan, "")}"'},
+    )
+
+
+@router.post("/import", status_code=status.HTTP_201_CREATED, response_model=PlanPublic)
+def import_plan(body: export.PlanImport, session: SessionDep, user: ApiUser) -> Plan:
+    """Create a new plan (owned by you) from an export, re-priced or with its price list."""
+    return export.import_plan(session=session, owner=user, data=body)
+
+
+@router.get("/{plan_id}/pdf", response_class=Response)
+def quote_pdf(plan_id: int, session: SessionDep, _: ApiUser, lang: Lang = "zh-TW") -> Response:
+    """The plan's PDF quote in 中文 or English."""
+    plan = plans.get_plan(session=session, plan_id=plan_id)
+    return pdf_response(plan, render_quote_pdf(plan, lang=lang, session=session))
+
+
+@router.get("/{plan_id}/export", response_model=export.PlanExport)
+def export_plan(plan_id: int, session: SessionDep, _: ApiUser) -> export.PlanExport:
+    """The plan as JSON that `POST /api/v1/plans/import` accepts."""
+    return export.export_plan(plans.get_plan(session=session, plan_id=plan_id))
+
+
+@router.get("/{plan_id}/bom.csv", response_class=Response)
+def bom(plan_id: int, session: SessionDep, _: ApiUser) -> Response:
+    """The bill of materials as CSV (UTF-8 with BOM, for Excel)."""
+    plan = plans.get_plan(session=session, plan_id=plan_id)
+    body = bom_csv(bom_for(session=session, plan=plan), quote_number=plan.quote_number)
+    return Response(
+        body,
+        media_type="text/csv; charset=utf-8",
+        headers={"Content-Disposition": f'attachment; filename="{plan.quote_number}-bom.csv"'},
+    )

@@ -1,0 +1,210 @@
+"""Signing in to the pages: cookie, redirects, throttle, sign-out, password, tokens."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from bs4 import BeautifulSoup
+from fastapi.testclient import TestClient
+from sqlmodel import Session
+
+from app.accounts import auth, service
+from app.accounts.models import LoginAttempt
+from app.bootstrap import prepare_database
+from app.main import create_app
+from app.security.headers import CSP
+from app.settings import Settings
+from tests.accounts.helpers import PASSWORD, make_account, sign_in
+
+
+@pytest.fixture
+def web(tmp_path: Path) -> Iterator[TestClient]:
+    """An app of its own (the throttle's counters must not leak between tests)."""
+    settings = Settings(
+        DATABASE_URL=f"sqlite:///{tmp_path / 'web.db'}",
+        STRATAGEM_SECRET_KEY="web-tests",
+        STRATAGEM_LANGUAGE="en",
+        STRATAGEM_LOAD_CATALOG=False,
+    )
+    prepare_database(settings, echo=lambda _: None)
+    app = create_app(settings)
+    with TestClient(app, follow_redirects=False) as c:
+        yield c
+    app.state.engine.dispose()
+
+
+def _token(client: TestClient) -> str:
+    client.get("/login")
+    return str(client.cookies["csrf"])
+
+
+def _login(client: TestClient, email: str, password: str, **extra: str) -> object:
+    data = {"email": email, "password": password, "csrf_token": _token(client), **extra}
+    return client.post("/login", data=data)
+
+
+def test_sign_in_sets_a_hardened_cookie_and_follows_a_local_next(web: TestClient) -> None:
+    a = make_account(web, "sales")
+    r = _login(web, a.user.email, PASSWORD, next="/account")
+    assert r.status_code == 303 and r.headers["location"] == "/account"  # type: ignore[attr-defined]
+    cookie = r.headers["set-cookie"]  # type: ignore[attr-defined]
+    assert cookie.startswith("session=") and "HttpOnly" in cookie and "SameSite=lax" in cookie
+    assert "Max-Age=43200" in cookie and "Secure" not in cookie
+    page = BeautifulSoup(web.get("/account").text, "html.parser")
+    assert a.user.email in page.select_one(".account-facts").get_text()
+    assert page.select_one(".user-menu a[href='/account']") is not None
+
+
+@pytest.mark.parametrize(
+    "target", ["https://evil.example/", "//evil.example/", "/\\evil", "javascript:x"]
+)
+def test_next_must_be_a_local_path(web: TestClient, target: str) -> None:
+    a = make_account(web, "sales")
+    r = _login(web, a.user.email, PASSWORD, next=target)
+    assert r.headers["location"] == "/"  # type: ignore[attr-defined]
+
+
+def test_wrong_credentials_do_not_say_which_part_was_wrong(web: TestClient) -> None:
+    a = make_account(web, "sales")
+    wrong_pw = _login(web, a.user.email, "not the password")
+    no_user = _login(web, "nobody@example.com", PASSWORD)
+    for r in (wrong_pw, no_user):
+        assert r.status_code == 400  # type: ignore[attr-defined]
+        soup = BeautifulSoup(r.text, "html.parser")  # type: ignore[attr-defined]
+        assert "session" not in r.cookies  # type: ignore[attr-defined]
+        msg = soup.select_one("#login-error").get_text(strip=True)
+        assert msg == "The e-mail address or password is not right."
+
+
+def test_anonymous_pages_redirect_to_login_and_htmx_gets_hx_redirect(web: TestClient) -> None:
+    r = web.get("/account?tab=1")
+    assert r.status_code == 303 and r.headers["location"] == "/login?next=/account%3Ftab%3D1"
+    r = web.get("/account", headers={"HX-Request": "true", "HX-Current-URL": "http://t/account"})
+    assert r.headers["HX-Redirect"] == "/login?next=/account"
+
+
+def test_wrong_role_gets_a_translated_403_page(web: TestClient) -> None:
+    a = make_account(web, "sales")
+    sign_in(web, a.user)
+    r = web.get("/catalog/import", headers={"Accept-Language": "zh-TW"})
+    assert r.status_code == 403
+    assert "僅限管理員" in BeautifulSoup(r.text, "html.parser").select_one("main").get_text()
+
+
+def test_throttle_after_five_failures_per_email(web: TestClient) -> None:
+    a = make_account(web, "sales")
+    for _ in range(auth.MAX_PER_EMAIL):
+        assert _login(web, a.user.email, "wrong wrong").status_code == 400  # type: ignore[attr-defined]
+    r = _login(web, a.user.email, PASSWORD, next="/account")  # even the right password
+    assert r.status_code == 429  # type: ignore[attr-defined]
+    assert 1 <= int(r.headers["Retry-After"]) <= 15 * 60  # type: ignore[attr-defined]
+    zh = web.post(
+        "/login",
+        data={"email": a.user.email, "password": PASSWORD, "csrf_token": _token(web)},
+        headers={"Accept-Language": "zh-TW"},
+    )
+    assert "登入失敗次數過多" in zh.text
+
+
+def test_throttle_per_ip_and_success_clears_the_email(web: TestClient) -> None:
+    a = make_account(web, "sales")
+    for _ in range(auth.MAX_PER_EMAIL - 1):
+        _login(web, a.user.email, "wrong wrong")
+    assert _login(web, a.user.email, PASSWORD).status_code == 303  # type: ignore[attr-defined]
+    with Session(web.app.state.engine) as s:  # type: ignore[attr-defined]
+        assert auth.retry_after(session=s, email=a.user.email, ip="testclient") is None
+        for i in range(auth.MAX_PER_IP):
+            s.add(LoginAttempt(email=f"guess{i}@example.com", ip="testclient"))
+        s.commit()
+    assert _login(web, a.user.email, PASSWORD).status_code == 429  # type: ignore[attr-defined]
+
+
+def test_sign_out_ends_every_session(web: TestClient) -> None:
+    a = make_account(web, "sales")
+    _login(web, a.user.email, PASSWORD)
+    old = web.cookies["session"]
+    r = web.post("/logout", data={"csrf_token": _token(web)})
+    assert r.status_code == 303 and 'session=""' in r.headers["set-cookie"]
+    web.cookies.set("session", old)  # a copy of the cookie kept elsewhere
+    assert web.get("/account").status_code == 303
+
+
+def test_password_change_keeps_this_device_and_ends_the_others(web: TestClient) -> None:
+    a = make_account(web, "sales")
+    _login(web, a.user.email, PASSWORD)
+    old = web.cookies["session"]
+    data = {
+        "current_password": PASSWORD,
+        "new_password": "a brand new password",
+        "repeat_password": "a brand new password",
+        "csrf_token": _token(web),
+    }
+    r = web.post("/account/password", data=data)
+    assert r.status_code == 303 and r.headers["location"] == "/account?done=password"
+    assert web.get("/account").status_code == 200
+    web.cookies.set("session", old)
+    assert web.get("/account").status_code == 303
+    bad = {**data, "current_password": "nope nope nope"}
+    sign_in(web, make_account(web, "sales").user)
+    assert web.post("/account/password", data=bad).status_code == 422
+
+
+def test_tokens_are_shown_once_listed_and_revoked(web: TestClient) -> None:
+    a = make_account(web, "sales")
+    sign_in(web, a.user)
+    r = web.post("/account/tokens", data={"name": "crm", "csrf_token": _token(web)})
+    assert r.status_code == 200 and r.headers["Cache-Control"] == "no-store"
+    secret = BeautifulSoup(r.text, "html.parser").select_one("code.token-secret").get_text()
+    assert web.get("/api/v1/me", headers={"Authorization": f"Bearer {secret}"}).status_code == 200
+    page = BeautifulSoup(web.get("/account").text, "html.parser")
+    assert page.select_one("code.token-secret") is None
+    rows = page.select("table.tokens tbody tr")
+    assert any(secret[:12] in row.get_text() for row in rows)
+    with Session(web.app.state.engine) as s:  # type: ignore[attr-defined]
+        token = next(t for t in service.list_tokens(session=s, user=a.user) if t.name == "crm")
+    r = web.post(f"/account/tokens/{token.id}/revoke", data={"csrf_token": _token(web)})
+    assert r.status_code == 303
+    assert web.get("/api/v1/me", headers={"Authorization": f"Bearer {secret}"}).status_code == 401
+
+
+def test_someone_elses_token_cannot_be_revoked(web: TestClient) -> None:
+    owner, other = make_account(web, "sales"), make_account(web, "sales")
+    sign_in(web, other.user)
+    with Session(web.app.state.engine) as s:  # type: ignore[attr-defined]
+        token = service.list_tokens(session=s, user=owner.user)[0]
+    web.post(f"/account/tokens/{token.id}/revoke", data={"csrf_token": _token(web)})
+    assert web.get("/api/v1/me", headers=owner.headers).status_code == 200
+
+
+def test_public_api_takes_a_token_but_refuses_a_bad_one(web: TestClient) -> None:
+    a = make_account(web, "sales")
+    assert web.get("/api/v1/gpus").status_code == 200
+    assert web.get("/api/v1/gpus", headers=a.headers).status_code == 200
+    bad = web.get("/api/v1/gpus", headers={"Authorization": "Bearer stg_nope"})
+    assert bad.status_code == 401
+
+
+def test_security_headers_and_self_hosted_docs(web: TestClient) -> None:
+    r = web.get("/")
+    assert r.headers["Content-Security-Policy"] == CSP
+    assert "'unsafe-inline'" not in CSP.split("script-src")[1].split(";")[0]
+    assert r.headers["X-Content-Type-Options"] == "nosniff"
+    assert r.headers["Referrer-Policy"] == "same-origin"
+    assert r.headers["X-Frame-Options"] == "DENY"
+    assert "camera=()" in r.headers["Permissions-Policy"]
+    docs = web.get("/docs")
+    assert docs.status_code == 200
+    assert "cdn" not in docs.text.lower() and "/static/vendor/swagger-ui/" in docs.text
+    assert "'sha256-" in docs.headers["Content-Security-Policy"]
+    assert web.get("/redoc").status_code == 404
+
+
+def test_first_admin_hint(web: TestClient) -> None:
+    from app.accounts.admin_hint import first_admin_hint
+
+    settings = web.app.state.settings  # type: ignore[attr-defined]
+    assert "--role admin" in (first_admin_hint(settings) or "")
+    make_account(web, "admin")
+    assert first_admin_hint(settings) is None

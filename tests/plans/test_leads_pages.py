@@ -1,0 +1,118 @@
+"""The sales queue (/leads): newest first, status filter, detail, status change, convert."""
+
+from __future__ import annotations
+
+import uuid
+
+import pytest
+from bs4 import BeautifulSoup
+from fastapi.testclient import TestClient
+from sqlmodel import Session
+
+from app.plans.models import Plan
+from app.web.leads import Lead, LeadCreate, create_lead
+from tests.accounts.helpers import MakeAccount, sign_in
+
+LANGS = ("zh-TW", "en")
+ANSWERS = {
+    "task": "lora",
+    "size": "13",
+    "size_other": "",
+    "data": "10",
+    "deadline": "30",
+    "users": "",
+}
+
+
+def soup(r: object) -> BeautifulSoup:
+    return BeautifulSoup(r.text, "html.parser")  # type: ignore[attr-defined]
+
+
+def make_lead(pages: TestClient, company: str, **extra: object) -> Lead:
+    with Session(pages.app.state.engine) as s:  # type: ignore[attr-defined]
+        data = LeadCreate(
+            name="Ms Lin",
+            company=company,
+            email="lin@example.com.tw",
+            notes=str(extra.get("notes", "Need it by March")),
+            lang="zh-TW",
+            tier="single_gpu",
+            answers=dict(ANSWERS),
+        )
+        lead = create_lead(session=s, data=data)
+        s.expunge(lead)
+    return lead
+
+
+def _token(page: BeautifulSoup) -> str:
+    return str(page.select_one("input[name=csrf_token]")["value"])
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_queue_lists_newest_first_and_filters(
+    pages: TestClient, account: MakeAccount, lang: str
+) -> None:
+    sign_in(pages, account("sales").user)
+    tag = uuid.uuid4().hex[:6]
+    older = make_lead(pages, f"Older {tag}")
+    newer = make_lead(pages, f"Newer {tag}")
+    page = soup(pages.get("/leads", headers={"Accept-Language": lang}))
+    companies = [tr.select("td")[1].get_text() for tr in page.select("table.leads-table tbody tr")]
+    assert companies.index(f"Newer {tag}") < companies.index(f"Older {tag}")
+    chips = page.select(".page-head nav a.chip")
+    assert len(chips) == 5 and chips[0].get("aria-current") == "page"
+    if lang == "zh-TW":
+        assert page.select_one("h1").get_text() == "報價需求"
+    # Filtering by status.
+    token = _token(soup(pages.get(f"/leads/{older.id}")))
+    pages.post(f"/leads/{older.id}/status", data={"csrf_token": token, "status": "contacted"})
+    contacted = soup(pages.get("/leads?status=contacted"))
+    names = [tr.select("td")[1].get_text() for tr in contacted.select("table.leads-table tbody tr")]
+    assert f"Older {tag}" in names and f"Newer {tag}" not in names
+    assert newer.id is not None
+
+
+def test_detail_status_change_and_convert_to_plan(pages: TestClient, account: MakeAccount) -> None:
+    a = account("sales")
+    sign_in(pages, a.user)
+    lead = make_lead(pages, "Formosa Robotics")
+    page = soup(pages.get(f"/leads/{lead.id}", headers={"Accept-Language": "en"}))
+    answers = {
+        tr.th.get_text(): tr.td.get_text() for tr in page.select("#answers-heading ~ table tr")
+    }
+    assert answers["Task"] == "LoRA fine-tuning" and answers["Deadline (days)"] == "30"
+    r = pages.post(f"/leads/{lead.id}/status", data={"csrf_token": _token(page), "status": "bogus"})
+    assert r.status_code == 422
+    r = pages.post(f"/leads/{lead.id}/convert", data={"csrf_token": _token(page)})
+    assert r.status_code == 303 and r.headers["location"].startswith("/plans/")
+    plan_id = int(r.headers["location"].rsplit("/", 1)[1])
+    with Session(pages.app.state.engine) as s:  # type: ignore[attr-defined]
+        plan = s.get(Plan, plan_id)
+        assert plan is not None
+        assert plan.customer == "Formosa Robotics" and plan.owner_id == a.user.id
+        assert plan.workload["task"] == "lora"
+        assert plan.workload["model"]["preset"] == "llama-2-13b"
+        assert plan.workload["deadline_days"] == 30
+        assert f"lead-{lead.id}" in plan.tags
+        stored = s.get(Lead, lead.id)
+        assert stored is not None and stored.status == "converted"
+        assert stored.answers["plan_id"] == plan_id
+    # The lead links to its plan; converting again opens the same plan.
+    page = soup(pages.get(f"/leads/{lead.id}"))
+    assert page.select_one(f"a[href='/plans/{plan_id}']") is not None
+    r = pages.post(f"/leads/{lead.id}/convert", data={"csrf_token": _token(page)})
+    assert r.headers["location"] == f"/plans/{plan_id}"
+
+
+def test_lead_text_is_escaped(pages: TestClient, account: MakeAccount) -> None:
+    sign_in(pages, account("sales").user)
+    evil = '<script>alert("x")</script>'
+    lead = make_lead(pages, evil, notes=evil)
+    for path in ("/leads", f"/leads/{lead.id}"):
+        r = pages.get(path)
+        assert evil not in r.text and "&lt;script&gt;" in r.text
+
+
+def test_unknown_lead_is_404(pages: TestClient, account: MakeAccount) -> None:
+    sign_in(pages, account("sales").user)
+    assert pages.get("/leads/99999999").status_code == 404

@@ -1,0 +1,515 @@
+"""Plan pages: list, create from the planner, detail, edit (conflicts), history, compare, T16.
+
+Structural assertions on the HTML (BeautifulSoup selectors); key pages in both languages.
+"""
+
+from __future__ import annotations
+
+import re
+import uuid
+from typing import Any
+
+import pytest
+from bs4 import BeautifulSoup
+from fastapi.testclient import TestClient
+from sqlmodel import Session
+
+from app.accounts.models import User
+from app.plans import service
+from app.plans.bulk import insert_plans
+from app.plans.models import Plan
+from tests.accounts.helpers import Account, MakeAccount, sign_in
+
+LANGS = ("zh-TW", "en")
+WORKLOAD: dict[str, Any] = {
+    "model": {"preset": "llama-3.1-8b"},
+    "task": "lora",
+    "dataset_gb": 1,
+    "deadline_days": 7,
+}
+EVIL = '<script>alert("x")</script>'
+
+
+def soup(r: Any) -> BeautifulSoup:
+    return BeautifulSoup(r.text, "html.parser")
+
+
+def signed_in(pages: TestClient, account: MakeAccount, role: str = "sales") -> Account:
+    a = account(role)
+    sign_in(pages, a.user)
+    return a
+
+
+def make_plan(pages: TestClient, user: User, **extra: Any) -> Plan:
+    with Session(pages.app.state.engine) as s:  # type: ignore[attr-defined]
+        owner = s.get(User, user.id)
+        assert owner is not None
+        args: dict[str, Any] = {"name": "Lab LoRA", "customer": "NTU AI Lab", **extra}
+        plan = service.create_plan(session=s, owner=owner, workload=WORKLOAD, **args)
+        s.expunge(plan)
+    return plan
+
+
+def money_text(text: str) -> int:
+    return int(re.sub(r"[^\d]", "", text))
+
+
+# -------------------------------------------------------------------------- access
+
+
+@pytest.mark.parametrize(
+    "path", ["/plans", "/plans/1", "/compare?ids=1,2", "/leads", "/plans/1/edit"]
+)
+def test_anonymous_visitors_are_sent_to_sign_in(pages: TestClient, path: str) -> None:
+    r = pages.get(path)
+    assert r.status_code == 303
+    assert r.headers["location"].startswith("/login")
+
+
+def test_posts_need_the_csrf_token(pages: TestClient, account: MakeAccount) -> None:
+    a = signed_in(pages, account)
+    plan = make_plan(pages, a.user)
+    r = pages.post(f"/plans/{plan.id}/duplicate")
+    assert r.status_code == 403
+
+
+# -------------------------------------------------------------------------- list
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_list_shows_plans_with_filters_and_sort_links(
+    pages: TestClient, account: MakeAccount, lang: str
+) -> None:
+    a = signed_in(pages, account)
+    tag = uuid.uuid4().hex[:8]
+    make_plan(pages, a.user, name=f"List {tag}", customer=f"Cust {tag}")
+    page = soup(pages.get("/plans", params={"q": tag}, headers={"Accept-Language": lang}))
+    assert page.select_one("html")["lang"] == ("zh-Hant-TW" if lang == "zh-TW" else "en")
+    rows = page.select("#plans-table tbody tr")
+    assert len(rows) == 1 and f"List {tag}" in rows[0].get_text()
+    form = page.select_one("form[role=search]")
+    assert form is not None and form["method"] == "get"
+    for name in ("q", "status", "owner", "tier", "customer", "archived"):
+        assert form.select_one(f"[name={name}]") is not None, name
+    # Sort links are real links (they work without JavaScript) and keep the search.
+    sorts = page.select("#plans-table thead a.sort")
+    assert len(sorts) == 5
+    assert all(s["href"].startswith("/plans?") and f"q={tag}" in s["href"] for s in sorts)
+
+
+def test_search_fragment_is_only_the_table(pages: TestClient, account: MakeAccount) -> None:
+    a = signed_in(pages, account)
+    tag = uuid.uuid4().hex[:8]
+    make_plan(pages, a.user, name=f"Frag {tag}")
+    r = pages.get("/plans", params={"q": tag}, headers={"HX-Request": "true"})
+    assert r.status_code == 200
+    frag = soup(r)
+    assert frag.select_one("html") is None and frag.select_one("form[role=search]") is None
+    assert frag.select_one("#plans-table") is not None
+    assert len(frag.select("#plans-table tbody tr")) == 1
+
+
+def test_filters_status_tier_owner_customer(pages: TestClient, account: MakeAccount) -> None:
+    a = signed_in(pages, account)
+    b = account("sales")
+    tag = uuid.uuid4().hex[:8]
+    make_plan(pages, a.user, name=f"F1 {tag}", customer=f"C1 {tag}", status="sent")
+    make_plan(pages, a.user, name=f"F2 {tag}", customer=f"C2 {tag}")
+    make_plan(pages, b.user, name=f"F3 {tag}", customer=f"C1 {tag}")
+
+    def names(**params: str) -> set[str]:
+        page = soup(pages.get("/plans", params={"q": tag, **params}))
+        return {r.select("td")[1].a.get_text() for r in page.select("#plans-table tbody tr") if r.a}
+
+    assert names() == {f"F1 {tag}", f"F2 {tag}", f"F3 {tag}"}
+    assert names(status="sent") == {f"F1 {tag}"}
+    assert names(owner="me") == {f"F1 {tag}", f"F2 {tag}"}
+    assert names(owner=str(b.user.id)) == {f"F3 {tag}"}
+    assert names(customer=f"C1 {tag}") == {f"F1 {tag}", f"F3 {tag}"}
+    assert names(tier="single_gpu") == {f"F1 {tag}", f"F2 {tag}", f"F3 {tag}"}
+    assert names(tier="multi_node") == set()
+
+
+def test_pagination_and_sort(pages: TestClient, account: MakeAccount) -> None:
+    a = signed_in(pages, account)
+    prefix = "pg" + uuid.uuid4().hex[:6]
+    with Session(pages.app.state.engine) as s:  # type: ignore[attr-defined]
+        assert a.user.id is not None
+        insert_plans(session=s, owner_id=a.user.id, count=60, prefix=prefix)
+    first = soup(pages.get("/plans", params={"q": prefix}))
+    # 60 rows, every 20th archived: 57 live, 25 a page.
+    assert "57" in first.select_one("#plans-table caption").get_text()
+    assert len(first.select("#plans-table tbody tr")) == 25
+    nxt = first.select_one("a[rel=next]")
+    assert nxt is not None and first.select_one("a[rel=prev]") is None
+    last = soup(pages.get(nxt["href"]))
+    assert last.select_one("a[rel=prev]") is not None
+    third = soup(pages.get(last.select_one("a[rel=next]")["href"]))
+    assert len(third.select("#plans-table tbody tr")) == 7
+    by_name = soup(pages.get("/plans", params={"q": prefix, "sort": "name"}))
+    got = [r.select("td")[1].a.get_text() for r in by_name.select("#plans-table tbody tr")]
+    assert got == sorted(got)
+    th = by_name.select_one("th[aria-sort]")
+    assert th is not None and th["aria-sort"] == "ascending"
+
+
+# -------------------------------------------------------------------------- create, detail
+
+
+def test_save_from_the_planner_creates_the_plan(pages: TestClient, account: MakeAccount) -> None:
+    a = signed_in(pages, account)
+    planner = soup(pages.get("/plan?example=8b-lora"))
+    form = planner.select_one("form[action='/plans/new']")
+    assert form is not None, "the planner shows 'Save as plan' when signed in"
+    data = {i["name"]: i.get("value", "") for i in form.select("input[name]")}
+    data.update(name="Saved from planner", customer="ACME Taiwan")
+    r = pages.post("/plans/new", data=data)
+    assert r.status_code == 303
+    page = soup(pages.get(r.headers["location"]))
+    assert page.select_one("h1").get_text() == "Saved from planner"
+    assert page.select_one("#tier-heading") is not None  # the planner's result partials
+    assert page.select_one("form[action='/plans/new']") is None  # no "save" on a saved plan
+    with Session(pages.app.state.engine) as s:  # type: ignore[attr-defined]
+        plan = s.get(Plan, int(r.headers["location"].rsplit("/", 1)[1]))
+        assert plan is not None
+        assert plan.owner_id == a.user.id and plan.customer == "ACME Taiwan"
+        assert (
+            plan.workload["task"] == "lora" and plan.workload["model"]["preset"] == "llama-3.1-8b"
+        )
+
+
+def test_planner_hides_save_for_visitors(pages: TestClient) -> None:
+    page = soup(pages.get("/plan?example=8b-lora"))
+    assert page.select_one("form[action='/plans/new']") is None
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_detail_shows_summary_results_history_and_actions(
+    pages: TestClient, account: MakeAccount, lang: str
+) -> None:
+    a = signed_in(pages, account)
+    plan = make_plan(pages, a.user, notes="Call back Monday", tags=["lora", "ntu"])
+    page = soup(pages.get(f"/plans/{plan.id}", headers={"Accept-Language": lang}))
+    assert plan.quote_number in page.select_one(".page-head .eyebrow").get_text()
+    facts = {
+        tr.th.get_text(strip=True): tr.td.get_text(" ", strip=True)
+        for tr in page.select("table.plan-facts tr")
+    }
+    assert "NTU AI Lab" in facts.values()
+    assert any("2026" in v or "20" in v for v in facts.values())
+    kpis = page.select("#summary-heading ~ .kpis .kpi .v")
+    assert len(kpis) == 4 and kpis[2].get_text().startswith("NT$")
+    assert page.select_one("#tier-heading") is not None
+    assert page.select_one("script.plotly-figure") is not None
+    assert page.select_one(".plan-notes").get_text() == "Call back Monday"
+    assert [c.get_text() for c in page.select(".plan-tags .chip")] == ["lora", "ntu"]
+    actions = {f["action"] for f in page.select(".plan-actions form")}
+    assert {
+        f"/plans/{plan.id}/duplicate",
+        f"/plans/{plan.id}/reprice",
+        f"/plans/{plan.id}/archive",
+    } <= actions
+    assert all(f.select_one("input[name=csrf_token]") for f in page.select("form[method=post]"))
+    assert page.select_one(f".plan-actions a[href='/plans/{plan.id}/edit']") is not None
+    assert len(page.select("#history tbody tr")) == 1
+    if lang == "zh-TW":
+        assert "修訂紀錄" in page.select_one("#history-heading").get_text()
+
+
+def test_other_sales_cannot_edit_but_can_read_and_duplicate(
+    pages: TestClient, account: MakeAccount
+) -> None:
+    owner = account("sales")
+    plan = make_plan(pages, owner.user)
+    signed_in(pages, account)
+    page = soup(pages.get(f"/plans/{plan.id}"))
+    assert page.select_one(".plan-actions a[href$='/edit']") is None
+    token = page.select_one("input[name=csrf_token]")["value"]
+    r = pages.post(f"/plans/{plan.id}/archive", data={"csrf_token": token})
+    assert r.status_code == 403
+    r = pages.post(f"/plans/{plan.id}/duplicate", data={"csrf_token": token})
+    assert r.status_code == 303
+
+
+def test_unknown_plan_is_404(pages: TestClient, account: MakeAccount) -> None:
+    signed_in(pages, account)
+    assert pages.get("/plans/99999999").status_code == 404
+
+
+# -------------------------------------------------------------------------- edit, conflict
+
+
+def _csrf(pages: TestClient, path: str) -> str:
+    return str(soup(pages.get(path)).select_one("input[name=csrf_token]")["value"])
+
+
+def test_edit_saves_a_new_revision(pages: TestClient, account: MakeAccount) -> None:
+    a = signed_in(pages, account)
+    plan = make_plan(pages, a.user)
+    form = soup(pages.get(f"/plans/{plan.id}/edit")).select_one("form[action$='/edit']")
+    data = {i["name"]: i.get("value", "") for i in form.select("input[name]")}
+    assert data["version"] == "1"
+    data.update(name="Lab LoRA v2", tags="a, b", notes="revised", status="sent", customer="NTU")
+    r = pages.post(f"/plans/{plan.id}/edit", data=data)
+    assert r.status_code == 303
+    page = soup(pages.get(f"/plans/{plan.id}"))
+    assert page.select_one("h1").get_text() == "Lab LoRA v2"
+    history = page.select("#history tbody tr")
+    assert len(history) == 2
+    assert "v2" in history[0].th.get_text()
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_stale_edit_keeps_the_input_and_lists_what_changed(
+    pages: TestClient, account: MakeAccount, lang: str
+) -> None:
+    a = signed_in(pages, account)
+    plan = make_plan(pages, a.user)
+    token = _csrf(pages, f"/plans/{plan.id}/edit")
+    # Someone else saves first (customer changed) …
+    with Session(pages.app.state.engine) as s:  # type: ignore[attr-defined]
+        actor = s.get(User, a.user.id)
+        assert actor is not None and plan.id is not None
+        service.update_plan(
+            session=s,
+            plan_id=plan.id,
+            expected_version=1,
+            changes={"customer": "NTHU"},
+            actor=actor,
+        )
+    # … then this user saves on top of version 1.
+    mine = {
+        "csrf_token": token,
+        "version": "1",
+        "name": "My new name",
+        "customer": "NTU AI Lab",
+        "status": "draft",
+        "tags": "mine",
+        "notes": "my long notes",
+    }
+    r = pages.post(f"/plans/{plan.id}/edit", data=mine, headers={"Accept-Language": lang})
+    assert r.status_code == 409
+    page = soup(r)
+    alert = page.select_one(".conflict[role=alert]")
+    assert alert is not None
+    changed = {
+        tr.th.get_text(): [td.get_text() for td in tr.select("td")]
+        for tr in alert.select("tbody tr")
+    }
+    label = "客戶" if lang == "zh-TW" else "Customer"
+    assert changed[label] == ["NTU AI Lab", "NTHU"]
+    form = page.select_one("form[action$='/edit']")
+    assert form.select_one("[name=name]")["value"] == "My new name"
+    assert form.select_one("[name=tags]")["value"] == "mine"
+    assert form.select_one("[name=notes]").get_text() == "my long notes"
+    assert form.select_one("[name=version]")["value"] == "2"
+    # Saving again (knowingly) keeps the user's version.
+    mine["version"] = "2"
+    assert pages.post(f"/plans/{plan.id}/edit", data=mine).status_code == 303
+    with Session(pages.app.state.engine) as s:  # type: ignore[attr-defined]
+        assert plan.id is not None
+        now = service.get_plan(session=s, plan_id=plan.id)
+        assert (now.name, now.customer, now.version) == ("My new name", "NTU AI Lab", 3)
+
+
+def test_edit_requires_a_name(pages: TestClient, account: MakeAccount) -> None:
+    a = signed_in(pages, account)
+    plan = make_plan(pages, a.user)
+    token = _csrf(pages, f"/plans/{plan.id}/edit")
+    r = pages.post(
+        f"/plans/{plan.id}/edit",
+        data={"csrf_token": token, "version": "1", "name": " ", "status": "draft"},
+    )
+    assert r.status_code == 422
+    assert soup(r).select_one("#err-name").get_text()
+
+
+def test_status_change_and_stale_status(pages: TestClient, account: MakeAccount) -> None:
+    a = signed_in(pages, account)
+    plan = make_plan(pages, a.user)
+    token = _csrf(pages, f"/plans/{plan.id}")
+    r = pages.post(
+        f"/plans/{plan.id}/status", data={"csrf_token": token, "version": "1", "status": "sent"}
+    )
+    assert r.status_code == 303 and r.headers["location"] == f"/plans/{plan.id}"
+    r = pages.post(
+        f"/plans/{plan.id}/status", data={"csrf_token": token, "version": "1", "status": "lost"}
+    )
+    assert r.headers["location"] == f"/plans/{plan.id}?conflict=1"
+    page = soup(pages.get(r.headers["location"]))
+    assert page.select_one(".notice.error[role=alert]") is not None
+    assert page.select_one("#f-status option[selected]")["value"] == "sent"
+
+
+# -------------------------------------------------------------------------- history and actions
+
+
+def test_revision_diff_between_any_two_versions(pages: TestClient, account: MakeAccount) -> None:
+    a = signed_in(pages, account)
+    plan = make_plan(pages, a.user)
+    with Session(pages.app.state.engine) as s:  # type: ignore[attr-defined]
+        actor = s.get(User, a.user.id)
+        assert actor is not None and plan.id is not None
+        service.update_plan(
+            session=s, plan_id=plan.id, expected_version=1, changes={"name": "B"}, actor=actor
+        )
+        service.update_plan(
+            session=s,
+            plan_id=plan.id,
+            expected_version=2,
+            changes={"workload": {**WORKLOAD, "dataset_gb": 4}},
+            actor=actor,
+        )
+    detail = soup(pages.get(f"/plans/{plan.id}"))
+    form = detail.select_one("#history form")
+    assert form["action"] == f"/plans/{plan.id}/diff" and form["method"] == "get"
+    assert len(form.select("input[name=a]")) == 3 and len(form.select("input[name=b]")) == 3
+    page = soup(
+        pages.get(
+            f"/plans/{plan.id}/diff", params={"a": 1, "b": 3}, headers={"Accept-Language": "en"}
+        )
+    )
+    rows = {
+        tr.th.get_text(): (tr.select("td")[0].get_text(), tr.select("td")[1].get_text())
+        for tr in page.select("table.diff-table tbody tr")
+    }
+    assert rows["Name"] == ("Lab LoRA", "B")
+    assert rows["Training data (GB)"] == ("1", "4")
+    totals = page.select("table.totals-table tbody tr")
+    assert totals and totals[0].select("td")[2].get_text().strip() != "—"
+
+
+def test_duplicate_archive_restore(pages: TestClient, account: MakeAccount) -> None:
+    a = signed_in(pages, account)
+    tag = uuid.uuid4().hex[:8]
+    plan = make_plan(pages, a.user, name=f"Dup {tag}")
+    token = _csrf(pages, f"/plans/{plan.id}")
+    r = pages.post(f"/plans/{plan.id}/duplicate", data={"csrf_token": token})
+    assert r.status_code == 303 and r.headers["location"] != f"/plans/{plan.id}"
+    copy = soup(pages.get(r.headers["location"]))
+    assert copy.select_one("h1").get_text() == f"Dup {tag} (copy)"
+
+    assert pages.post(f"/plans/{plan.id}/archive", data={"csrf_token": token}).status_code == 303
+    page = soup(pages.get(f"/plans/{plan.id}"))
+    assert page.select_one(".notice.warn") is not None
+    assert page.select_one(f"form[action='/plans/{plan.id}/restore']") is not None
+    live = soup(pages.get("/plans", params={"q": tag}))
+    assert len(live.select("#plans-table tbody tr a[href^='/plans/']")) == 2  # the copy only
+    archived = soup(pages.get("/plans", params={"q": tag, "archived": "1"}))
+    assert [r.select("td")[1].a.get_text() for r in archived.select("#plans-table tbody tr")] == [
+        f"Dup {tag}"
+    ]
+
+    assert pages.post(f"/plans/{plan.id}/restore", data={"csrf_token": token}).status_code == 303
+    assert soup(pages.get(f"/plans/{plan.id}")).select_one(".notice.warn") is None
+
+
+def test_reprice_shows_the_difference_in_totals(pages: TestClient, account: MakeAccount) -> None:
+    a = signed_in(pages, account)
+    plan = make_plan(pages, a.user)
+    token = _csrf(pages, f"/plans/{plan.id}")
+    r = pages.post(f"/plans/{plan.id}/reprice", data={"csrf_token": token})
+    assert r.status_code == 303
+    assert r.headers["location"] == f"/plans/{plan.id}/diff?a=1&b=2"
+    page = soup(pages.get(r.headers["location"], headers={"Accept-Language": "en"}))
+    assert "Repriced" in page.select_one(".page-head .lead").get_text()
+    cheapest = page.select_one("table.totals-table tbody tr.total")
+    before, after, delta = (td.get_text(strip=True) for td in cheapest.select("td"))
+    assert before.startswith("NT$") and after.startswith("NT$") and delta.endswith("0")
+
+
+# -------------------------------------------------------------------------- compare, T16
+
+
+def test_compare_marks_the_inputs_that_differ(pages: TestClient, account: MakeAccount) -> None:
+    a = signed_in(pages, account)
+    p1 = make_plan(pages, a.user, name="Small data")
+    with Session(pages.app.state.engine) as s:  # type: ignore[attr-defined]
+        owner = s.get(User, a.user.id)
+        assert owner is not None
+        p2 = service.create_plan(
+            session=s, owner=owner, name="Big data", workload={**WORKLOAD, "dataset_gb": 8}
+        )
+    page = soup(pages.get(f"/compare?ids={p1.id},{p2.id}", headers={"Accept-Language": "en"}))
+    table = page.select_one("table.compare-table")
+    assert len(table.select("thead th.scenario")) == 2
+    differs = {tr.th.mark.get_text() for tr in table.select("tr.input-row.differs")}
+    assert differs == {"Training data (GB)"}
+    same = {tr.th.get_text(strip=True) for tr in table.select("tr.input-row:not(.differs)")}
+    assert "Task" in same
+    assert table.select_one("tr.differs mark") is not None
+    assert len(page.select("script.plotly-figure")) == 2
+
+
+def test_compare_revisions_and_bad_input(pages: TestClient, account: MakeAccount) -> None:
+    a = signed_in(pages, account)
+    plan = make_plan(pages, a.user)
+    with Session(pages.app.state.engine) as s:  # type: ignore[attr-defined]
+        owner = s.get(User, a.user.id)
+        assert owner is not None and plan.id is not None
+        service.update_plan(
+            session=s,
+            plan_id=plan.id,
+            expected_version=1,
+            changes={"workload": {**WORKLOAD, "deadline_days": 3}},
+            actor=owner,
+        )
+    page = soup(pages.get(f"/compare?rev={plan.id}:1&rev={plan.id}:2"))
+    assert len(page.select("table.compare-table thead th.scenario")) == 2
+    assert page.select("tr.input-row.differs")
+    assert pages.get("/compare?ids=1,2,3,4,5").status_code == 422
+    assert pages.get("/compare?ids=x").status_code == 422
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_t16_example_shows_350000_vs_800000(
+    pages: TestClient, account: MakeAccount, lang: str
+) -> None:
+    signed_in(pages, account)
+    compare = soup(pages.get("/compare", headers={"Accept-Language": lang}))
+    form = compare.select_one("form[action='/compare/t16']")
+    assert form is not None
+    token = form.select_one("input[name=csrf_token]")["value"]
+    r = pages.post("/compare/t16", data={"csrf_token": token})
+    assert r.status_code == 303 and r.headers["location"].startswith("/compare?ids=")
+    page = soup(pages.get(r.headers["location"], headers={"Accept-Language": lang}))
+    totals = [
+        money_text(td.strong.get_text()) for td in page.select("table.compare-table td.total")
+    ]
+    # Hand calculation (seed 003 T8 prices): 2 × 50,000 + 200,000 + 50,000 = 350,000
+    # vs 4 × 200,000 = 800,000 — "nearly twice" (2.29×).
+    assert totals == [2 * 50_000 + 200_000 + 50_000, 4 * 200_000]
+    ratio = page.select_one("table.compare-table .ratio").get_text()
+    assert "2.29" in ratio
+    # The phases differ, and both charts (cumulative cost, time) are there.
+    assert page.select("tr.input-row.differs")
+    assert len(page.select("script.plotly-figure")) == 2
+    # Each scenario opens as a plan with its phases on a timeline.
+    link = page.select_one("table.compare-table tr.plan-row a")["href"]
+    plan = soup(pages.get(link, headers={"Accept-Language": lang}))
+    phases = plan.select("table.phases-table tbody tr")
+    assert len(phases) == 4  # three phases and the total
+    assert money_text(phases[-1].select("td")[-1].get_text()) == 350_000
+
+
+# -------------------------------------------------------------------------- escaping
+
+
+def test_stored_script_is_escaped_everywhere(pages: TestClient, account: MakeAccount) -> None:
+    a = signed_in(pages, account)
+    plan = make_plan(pages, a.user, name=EVIL, customer=EVIL, notes=EVIL, tags=[EVIL])
+    other = make_plan(pages, a.user, name="Other")
+    for path in (
+        f"/plans/{plan.id}",
+        f"/plans?q={plan.quote_number}",
+        f"/plans/{plan.id}/edit",
+        f"/compare?ids={plan.id},{other.id}",
+    ):
+        r = pages.get(path)
+        assert r.status_code == 200, path
+        assert EVIL not in r.text, path
+        assert "&lt;script&gt;" in r.text, path
+        page = soup(r)
+        assert all(
+            s.get("type") == "application/json" or s.get("src") for s in page.select("script")
+        ), path
