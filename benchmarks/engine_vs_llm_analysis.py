@@ -29,9 +29,8 @@ from bench_engine import (  # noqa: E402
     SEARCH_7D,
     llm_analysis_train,
     one_estimate,
+    search,
 )
-
-from app.engine.estimate import estimate  # noqa: E402
 
 
 def medians_s(fns: list[Callable[[], Any]], repeats: int, warmup: int = 5) -> list[float]:
@@ -63,7 +62,7 @@ def main() -> None:
     print(f"llm-analysis train median {lla * 1e6:8.1f} µs")
     print(f"ratio estimate / llm-analysis = {est / lla:.2f} (target ≤ 0.50)")
     for name, req in (("7-day deadline", SEARCH_7D), ("1-day deadline", SEARCH_1D)):
-        (m,) = medians_s([partial(estimate, req, search_all=True)], n, warmup=1)
+        (m,) = medians_s([partial(search, req)], n, warmup=1)
         print(f"planner search, all GPUs, {name}: median {m * 1e3:.1f} ms (target < 20 ms)")
 
 

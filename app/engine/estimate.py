@@ -173,11 +173,11 @@ def _training_job(
 def scaling_curve(
     job: planner.TrainingJob, gpu: GpuSpec, chosen: int, pins: dict[str, Any]
 ) -> list[CurvePoint]:
-    """Days at each count the planner considers, up to 8× the chosen count (≥ 8 GPUs)."""
+    """Days at each count the planner considers, up to 4× the chosen count (≥ 8 GPUs)."""
     kw = {k: v for k, v in pins.items() if k != "gpu_count"}
     return [
         CurvePoint(gpus=c.count, days=c.days, gpu_hours=c.gpu_hours)
-        for c in planner.walk(job, gpu, up_to=max(8, chosen * 8), **kw)
+        for c in planner.walk(job, gpu, up_to=max(8, chosen * planner.CURVE_SPAN), **kw)
     ]
 
 

@@ -36,6 +36,7 @@ COUNTS: tuple[int, ...] = (
     3072, 4096, 6144, 8192, 12288, 16384, 24576, 32768,
 )  # fmt: skip
 MAX_SEARCH_GPUS = 32768
+CURVE_SPAN = 4  # the scaling curve runs to 4× the chosen count
 HEADROOM = 0.95  # keep 5% of HBM free for allocator spikes
 TP_EFFICIENCY = 0.97  # per doubling of TP: exposed all-reduces (Narayanan et al. 2021 §3.2)
 # ZeRO-3 moves 1.5× the data-parallel volume and re-gathers parameters for every micro-batch
@@ -247,7 +248,7 @@ def at_most_linear(c: Candidate, floor_gpu_hours: float) -> Candidate:
     make it use fewer GPU-hours than a smaller count. That memory relief is real but small and
     uncertain, so the plan keeps the GPU-hours of the smaller count: days = hours / (24 n).
     """
-    if c.gpu_hours >= floor_gpu_hours:
+    if c.gpu_hours >= floor_gpu_hours * (1 - 1e-9):
         return c
     days = floor_gpu_hours / (24 * c.count)
     return replace(c, days=days, gpu_hours=floor_gpu_hours)
@@ -259,9 +260,21 @@ def walk(
     *,
     up_to: int,
     **kw: Any,
-) -> Iterator[Candidate]:
+) -> list[Candidate]:
     """Fitting candidates at every count the planner considers, up to `up_to` GPUs, with
     GPU-hours carried forward so they never fall as the count grows."""
+    return list(_walk(job, gpu, up_to, tuple(sorted(kw.items()))))
+
+
+@lru_cache(maxsize=512)
+def _walk(
+    job: TrainingJob, gpu: GpuSpec, up_to: int, pins: tuple[tuple[str, Any], ...]
+) -> tuple[Candidate, ...]:
+    return tuple(iter_walk(job, gpu, up_to=up_to, **dict(pins)))
+
+
+def iter_walk(job: TrainingJob, gpu: GpuSpec, *, up_to: int, **kw: Any) -> Iterator[Candidate]:
+    """`walk`, lazily: the deadline search stops at the first count that meets it."""
     floor = 0.0
     for n in COUNTS:
         if n > up_to:
@@ -301,12 +314,14 @@ def plan_training(
         c = evaluate(job, gpu, gpu_count, **kw)
         if c is None:
             return None, None
-        floor = max((x.gpu_hours for x in walk(job, gpu, up_to=gpu_count - 1, **kw)), default=0)
+        # The curve up to 4× the count serves the floor here and the estimate's scaling curve.
+        below = walk(job, gpu, up_to=max(8, gpu_count * CURVE_SPAN), **kw)
+        floor = max((x.gpu_hours for x in below if x.count < gpu_count), default=0)
         c = at_most_linear(c, floor)
         return c, c
     minimum: Candidate | None = None
     last: Candidate | None = None
-    for c in walk(job, gpu, up_to=max_gpus, **kw):
+    for c in iter_walk(job, gpu, up_to=max_gpus, **kw):
         if minimum is None:
             minimum = c
         last = c
