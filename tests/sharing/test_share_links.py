@@ -7,7 +7,7 @@ from datetime import timedelta
 
 from bs4 import BeautifulSoup
 from fastapi.testclient import TestClient
-from sqlmodel import Session
+from sqlmodel import Session, select
 
 from app.sharing import service
 from app.sharing.models import ShareLink
@@ -32,7 +32,7 @@ def test_token_is_long_random_and_only_its_hash_is_stored(
         # token_urlsafe(24): 32 characters of a 64-symbol alphabet = 192 bits ≥ 128.
         assert len(token) >= 32 and len(token) * math.log2(64) >= 128
     with Session(client.app.state.engine) as s:  # type: ignore[attr-defined]
-        hashes = {link.token_hash for link in s.query(ShareLink).all()}
+        hashes = {link.token_hash for link in s.exec(select(ShareLink))}
     assert service.hash_token(tokens[0]) in hashes
     assert not any(t in hashes for t in tokens)
 
