@@ -6,7 +6,7 @@ from typing import Any
 
 from fastapi import APIRouter
 
-from app.engine.gpus import default_gpus
+from app.engine.estimate import gpu_pool
 from app.engine.models import list_presets
 from app.engine.schemas import EstimateRequest, EstimateResponse
 from app.services import estimates
@@ -27,6 +27,6 @@ def get_models() -> list[dict[str, Any]]:
 
 
 @router.get("/gpus")
-def get_gpus() -> list[dict[str, Any]]:
+def get_gpus(prices: estimates.PriceBookDep) -> list[dict[str, Any]]:
     """The GPUs the planner searches, with dense throughput (never sparsity figures)."""
-    return [estimates.gpu_summary(g) for g in default_gpus()]
+    return [estimates.gpu_summary(g) for g in gpu_pool(None, prices)]

@@ -606,7 +606,18 @@ _books_lock = threading.Lock()
 
 def _book_key(session: Session, pl: PriceList) -> tuple[Any, ...]:
     bind = session.get_bind()
-    return (str(getattr(bind, "url", id(bind))), pl.id, pl.revision, str(pl.updated_at))
+    # GPU specs are shared by every list: their latest audit entry is part of the key, so an
+    # edited or added GPU reaches the planner on the next estimate.
+    gpu_stamp = session.exec(
+        select(func.max(AuditEntry.id)).where(AuditEntry.entity == "gpus")
+    ).one()
+    return (
+        str(getattr(bind, "url", id(bind))),
+        pl.id,
+        pl.revision,
+        str(pl.updated_at),
+        gpu_stamp,
+    )
 
 
 def price_book_for(*, session: Session, price_list_id: int) -> engine.PriceBook:
@@ -657,6 +668,7 @@ def build_price_book(*, session: Session, pl: PriceList) -> engine.PriceBook:
         energy=tuple(engine.EnergyPrice(**r) for r in rows("energy")),
         buy=engine.BuyParameters(**buy[0]) if buy else engine.BuyParameters(),
         fx=tuple(engine.FxRate(**r) for r in rows("fx")),
+        gpus=tuple(sorted(gpus_for(session=session, price_list_id=pl.id), key=lambda g: g.id)),
     )
 
 

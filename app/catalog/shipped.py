@@ -76,4 +76,5 @@ def shipped_price_book() -> PriceBook:
         energy=tuple(EnergyPrice(**r) for r in doc.get("energy", [])),
         buy=BuyParameters(**doc["buy"]) if doc.get("buy") else BuyParameters(),
         fx=tuple(FxRate(**r) for r in doc.get("fx", [])),
+        gpus=tuple(sorted(shipped_gpus(), key=lambda g: g.id)),
     )

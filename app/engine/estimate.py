@@ -755,6 +755,20 @@ def _infra_out(infra: Infra) -> InfraOut:
     )
 
 
+def gpu_pool(gpus: Sequence[GpuSpec] | None, prices: PriceBook | None) -> list[GpuSpec]:
+    """The GPUs to plan on: given ones, else the catalog's (with the price list), else shipped."""
+    if gpus is not None:
+        return list(gpus)
+    if prices is not None and prices.gpus:
+        return list(prices.gpus)
+    return default_gpus()
+
+
+def default_gpu_id(pool: Sequence[GpuSpec]) -> str:
+    """The provider's H100 when the pool has it, else the first GPU listed."""
+    return DEFAULT_GPU if any(g.id == DEFAULT_GPU for g in pool) else pool[0].id
+
+
 def estimate(
     req: EstimateRequest,
     *,
@@ -763,10 +777,10 @@ def estimate(
     search_all: bool = True,
 ) -> EstimateResponse:
     """Plan `req` on `gpus` (default: the shipped list); price it when `prices` is given."""
-    pool = list(gpus) if gpus is not None else default_gpus()
+    pool = gpu_pool(gpus, prices)
     model = resolve_model(req)
     try:
-        gpu = find_gpu(req.gpu or DEFAULT_GPU, pool)
+        gpu = find_gpu(req.gpu or default_gpu_id(pool), pool)
     except KeyError as e:
         raise InputError("gpu", str(e.args[0])) from e
     if req.gpu_count and req.tp and req.tp > gpu.gpus_per_node:

@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import date
 
+from app.engine.hardware import GpuSpec
+
 
 @dataclass(frozen=True, slots=True)
 class RentalOffer:
@@ -117,6 +119,8 @@ class PriceBook:
     energy: tuple[EnergyPrice, ...] = ()
     buy: BuyParameters = field(default_factory=BuyParameters)
     fx: tuple[FxRate, ...] = ()
+    # The catalog's GPU specs when the list was read (empty: the shipped app/data/gpus.yaml).
+    gpus: tuple[GpuSpec, ...] = ()
 
     def convert(self, amount: float, from_ccy: str, to_ccy: str) -> float:
         """Convert with this list's own FX rates (direct or inverse pair)."""

@@ -8,7 +8,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from app.engine.costs import CostInputError, Usage, compare_costs
-from app.engine.estimate import InputError
+from app.engine.estimate import InputError, gpu_pool
 from app.engine.gpus import find_gpu
 from app.engine.infra import size_infra
 from app.engine.models import from_param_count
@@ -58,7 +58,7 @@ class CostRequest(BaseModel):
 def compare(req: CostRequest, *, prices: PriceBook) -> dict[str, Any]:
     """Every option for `req` under `prices`: options, break-even, TCO, utilisation pairs."""
     try:
-        gpu = find_gpu(req.gpu)
+        gpu = find_gpu(req.gpu, gpu_pool(None, prices))
     except KeyError as e:
         raise InputError("gpu", str(e.args[0])) from e
     power = req.power_kw

@@ -16,8 +16,7 @@ from typing import Any, Final
 
 from pydantic import ValidationError
 
-from app.engine.estimate import InputError, estimate
-from app.engine.gpus import default_gpus
+from app.engine.estimate import InputError, estimate, gpu_pool
 from app.engine.models import list_presets
 from app.engine.prices import PriceBook
 from app.engine.schemas import EstimateRequest, EstimateResponse
@@ -225,8 +224,9 @@ def preset_groups() -> list[tuple[str, list[Choice]]]:
     return [(N_("Language models"), llm), (N_("Image models"), img)]
 
 
-def gpu_choices() -> list[Choice]:
-    return [Choice(g.id, g.name) for g in default_gpus()]
+def gpu_choices(book: PriceBook | None = None) -> list[Choice]:
+    """The GPUs the planner can use: the catalog's (read with the price list), else shipped."""
+    return [Choice(g.id, g.name) for g in gpu_pool(None, book)]
 
 
 def form_values(query: Mapping[str, str]) -> dict[str, str]:
@@ -422,7 +422,7 @@ def plan_page(
         "interconnects": INTERCONNECTS,
         "model_sources": MODEL_SOURCES,
         "preset_groups": preset_groups(),
-        "gpu_choices": gpu_choices(),
+        "gpu_choices": gpu_choices(book),
         "examples": EXAMPLES,
         "precision_choices": [(p, p.upper()) for p in PRECISIONS],
         "field_labels": FIELD_LABELS,

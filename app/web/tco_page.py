@@ -57,7 +57,7 @@ def tco_page(query: Mapping[str, str], *, currency: str, book: PriceBook | None)
         "nav_active": "tco",
         "values": values,
         "errors": errors,
-        "gpu_choices": gpu_choices(),
+        "gpu_choices": gpu_choices(book),
         "terms": TERMS,
         "costs": None,
         "cost": None,
