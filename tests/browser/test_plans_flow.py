@@ -1,6 +1,6 @@
 """End-to-end in Chromium: sign in, plan, save, revise, compare (journeys 2, 4, 5).
 
-C (share links + PDF quotes) extends `test_plan_quote_flow` at the marked hook, on the plan
+Share links and the PDF quote close `test_plan_quote_flow`, from the plan
 page this flow leaves open (`SavedPlan.url`).
 """
 
@@ -117,7 +117,27 @@ def test_plan_quote_flow(
     expect(totals).to_have_text(["NT$350,000", "NT$800,000"])
     page.locator("#chart-compare-time svg.main-svg").first.wait_for()
 
-    # Hook for share links and PDF quotes (C): continue from the saved plan's page.
+    # Share: create a link, then open it signed out in a fresh browser context.
     page.goto(saved.url)
     expect(page.locator(".plan-actions")).to_be_visible()
+    page.get_by_role("button", name="Create share link").click()
+    share_url = page.locator("#share-url").input_value()
+    assert "/s/" in share_url
+    visitor = page.context.browser.new_context(locale="en-US")  # type: ignore[union-attr]
+    try:
+        shared = visitor.new_page()
+        shared.set_extra_http_headers({"Accept-Language": "en"})
+        shared.goto(share_url)
+        expect(shared.locator("body")).to_contain_text(saved.quote_number)
+        expect(shared.locator("body")).not_to_contain_text("Customer asked for a 12-month term.")
+        expect(shared.locator("a[href^='/login']")).to_have_count(1)  # signed out
+    finally:
+        visitor.close()
+
+    # Download the PDF quote from the plan page.
+    page.goto(saved.url)
+    with page.expect_download() as download:
+        page.get_by_role("link", name="Download PDF (English)").click()
+    pdf = download.value.path().read_bytes()
+    assert pdf.startswith(b"%PDF") and len(pdf) > 10_000
     assert console_errors == []
