@@ -21,7 +21,7 @@ from app.quotes.bom import cents, quoted_option
 from app.web import i18n
 from app.web.templating import money
 from tests.accounts.helpers import MakeAccount
-from tests.quotes.conftest import XSS, create_plan
+from tests.plan_quotes import XSS, create_plan
 
 ARTIFACTS = Path(__file__).resolve().parents[2] / "test-artifacts" / "pdf"
 

@@ -12,7 +12,7 @@ from sqlmodel import Session, select
 from app.sharing import service
 from app.sharing.models import ShareLink
 from tests.accounts.helpers import MakeAccount
-from tests.sharing.conftest import XSS, create_plan
+from tests.plan_quotes import XSS, create_plan
 
 
 def _share(client: TestClient, plan_id: int, headers: dict[str, str], **body: int) -> dict:
