@@ -36,7 +36,6 @@ from app.catalog.kinds import GPU_REFERENCING, KINDS, ORDER, Kind, kind
 from app.catalog.models import (
     AuditEntry,
     BuyParametersPublic,
-    CloudInstance,
     CloudInstancePublic,
     EnergyPricePublic,
     FxRatePublic,
@@ -48,7 +47,6 @@ from app.catalog.models import (
     PriceListDetail,
     PriceListPublic,
     PriceListUpdate,
-    RentalOffer,
     RentalOfferPublic,
     ServerSkuPublic,
     utcnow,
@@ -533,8 +531,39 @@ def gpus_for(*, session: Session, price_list_id: int) -> list[GpuSpec]:
     return out
 
 
+_PublicT = TypeVar("_PublicT", RentalOfferPublic, CloudInstancePublic)
+
+
 def _gpu_names(session: Session) -> dict[str, str]:
     return {g.id: g.name for g in session.exec(select(Gpu))}
+
+
+def _with_gpu_names(
+    *,
+    session: Session,
+    kind_name: str,
+    public: type[_PublicT],
+    price_list_id: int,
+    q: str,
+    sort: str | None,
+    descending: bool,
+) -> list[_PublicT]:
+    """Rows of a GPU-referencing kind as API models that name their GPU (`gpu`, `gpu_name`)."""
+    names = _gpu_names(session)
+    rows = list_rows(
+        session=session,
+        kind_name=kind_name,
+        price_list_id=price_list_id,
+        q=q,
+        sort=sort,
+        descending=descending,
+    )
+    out = []
+    for r in rows:
+        v = row_values(KINDS[kind_name], r)
+        gpu = v.pop("gpu_id")
+        out.append(public(**v, gpu=gpu, gpu_name=names.get(gpu, gpu), price_list_id=price_list_id))
+    return out
 
 
 def offers_public(
@@ -545,25 +574,10 @@ def offers_public(
     sort: str | None = None,
     descending: bool = False,
 ) -> list[RentalOfferPublic]:
-    names = _gpu_names(session)
-    rows: Sequence[RentalOffer] = list_rows(
-        session=session,
-        kind_name="offers",
-        price_list_id=price_list_id,
-        q=q,
-        sort=sort,
-        descending=descending,
-    )
-    out = []
-    for r in rows:
-        v = row_values(KINDS["offers"], r)
-        gpu = v.pop("gpu_id")
-        out.append(
-            RentalOfferPublic(
-                **v, gpu=gpu, gpu_name=names.get(gpu, gpu), price_list_id=price_list_id
-            )
-        )
-    return out
+    return _with_gpu_names(
+        session=session, kind_name="offers", public=RentalOfferPublic,
+        price_list_id=price_list_id, q=q, sort=sort, descending=descending,
+    )  # fmt: skip
 
 
 def cloud_public(
@@ -574,25 +588,10 @@ def cloud_public(
     sort: str | None = None,
     descending: bool = False,
 ) -> list[CloudInstancePublic]:
-    names = _gpu_names(session)
-    rows: Sequence[CloudInstance] = list_rows(
-        session=session,
-        kind_name="cloud",
-        price_list_id=price_list_id,
-        q=q,
-        sort=sort,
-        descending=descending,
-    )
-    out = []
-    for r in rows:
-        v = row_values(KINDS["cloud"], r)
-        gpu = v.pop("gpu_id")
-        out.append(
-            CloudInstancePublic(
-                **v, gpu=gpu, gpu_name=names.get(gpu, gpu), price_list_id=price_list_id
-            )
-        )
-    return out
+    return _with_gpu_names(
+        session=session, kind_name="cloud", public=CloudInstancePublic,
+        price_list_id=price_list_id, q=q, sort=sort, descending=descending,
+    )  # fmt: skip
 
 
 # --------------------------------------------------------------------------------------------

@@ -73,7 +73,10 @@ class PgServer:
 def pg_server() -> Iterator[PgServer]:
     url = os.environ.get(PG_ENV)
     if not url:
-        pytest.skip(f"{PG_ENV} is not set")
+        pytest.skip(
+            f"{PG_ENV} is not set: `make test` sets it (scripts/ensure-postgres.sh); "
+            "a bare pytest run covers SQLite only"
+        )
     server = PgServer(url)
     yield server
     server.drop_all()
