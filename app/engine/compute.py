@@ -55,6 +55,8 @@ BASE_SOURCE = (
 NVLINK_EFFICIENCY = 0.90
 # Seed rule T5: 13B+ full fine-tuning without NVLink is ≈30% slower -> 1/1.3.
 PCIE_PENALTY = 1 / 1.3
+# Smaller or LoRA jobs sync little over PCIe: −10% against NVLink.
+PCIE_SMALL_JOB_PENALTY = 0.9
 # Across nodes: InfiniBand with one 400G rail per GPU keeps ≈95% (NCCL ring over EFA/IB
 # measured 365 GB/s of 400 per node, mostly overlapped with backward); RoCE gives 85–95% of
 # InfiniBand (seed U6, 0.9); plain TCP Ethernet without RDMA loses about half.
@@ -63,6 +65,9 @@ FABRIC_EFFICIENCY: dict[str, float] = {"infiniband": 0.95, "roce": 0.95 * 0.90, 
 # (DeepSeek-V3 report §3.2.1: "computation-to-communication ratio of approximately 1:1"), only
 # partly hidden by overlap.
 MOE_EFFICIENCY = 0.75
+# NF4 weights are dequantised to bf16 before every GEMM; QLoRA steps run ≈30% slower than
+# 16-bit LoRA (Dettmers et al. 2023, §4).
+NF4_DEQUANT_EFFICIENCY = 0.7
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,21 +76,38 @@ class Mfu:
     explain: Explanation
 
 
+def _flops_terms(
+    model: ModelSpec, *, seq_len: int, task: str, recompute: str
+) -> tuple[float, float, float]:
+    """(passes, 2N, attention FLOPs per token) of one training token.
+
+    A pass is 2N + 2·L·s·d_attn FLOPs per token: forward 1, backward 2 (LoRA skips the
+    weight gradients: 1), and one more forward under full recomputation.
+    """
+    n = model.active_params
+    attn = 2.0 * model.layers * seq_len * model.heads * model.head_dim
+    if task in ("lora", "qlora"):
+        mult = 3.0 if recompute == "full" else 2.0  # ×2N each: fwd, act-grad, (+recompute fwd)
+    else:
+        mult = 4.0 if recompute == "full" else 3.0
+    return mult, 2.0 * n, attn
+
+
+def training_flops_value(
+    model: ModelSpec, *, tokens: float, seq_len: int, task: str, recompute: str
+) -> float:
+    """Total training FLOPs for `tokens` tokens (the figure of `training_flops`, unexplained)."""
+    mult, two_n, attn = _flops_terms(model, seq_len=seq_len, task=task, recompute=recompute)
+    return mult * (two_n + attn) * tokens
+
+
 def training_flops(
     model: ModelSpec, *, tokens: float, seq_len: int, task: str, recompute: str
 ) -> tuple[float, Explanation]:
     """Total training FLOPs for `tokens` tokens."""
-    n = model.active_params
-    d_attn = model.heads * model.head_dim
-    attn = 2.0 * model.layers * seq_len * d_attn  # forward attention FLOPs per token
-    if task in ("lora", "qlora"):
-        mult = 3.0 if recompute == "full" else 2.0  # ×2N each: fwd, act-grad, (+recompute fwd)
-        label = f"{int(2 * mult)}N + {int(mult)}·2·L·s·d_attn"
-    else:
-        mult = 4.0 if recompute == "full" else 3.0
-        label = f"{int(2 * mult)}N + {int(mult)}·2·L·s·d_attn"
-    per_token = mult * (2.0 * n + attn)
-    flops = per_token * tokens
+    mult, two_n, attn = _flops_terms(model, seq_len=seq_len, task=task, recompute=recompute)
+    flops = mult * (two_n + attn) * tokens
+    label = f"{int(2 * mult)}N + {int(mult)}·2·L·s·d_attn"
     src = (
         "Kaplan et al. 2020 Table 1 (C_forward = 2N + 2·L·n_ctx·d_attn); training ×3, "
         "full recomputation ×4 (Narayanan et al. 2021 eq. 3); LoRA skips weight gradients"
@@ -93,7 +115,7 @@ def training_flops(
     if model.is_moe:
         src += "; MoE counts active parameters only"
     formula = (
-        f"({label}) × D = ({fmt(mult * 2 * n)} + {fmt(mult * attn)}) × {fmt(tokens)} tokens "
+        f"({label}) × D = ({fmt(mult * two_n)} + {fmt(mult * attn)}) × {fmt(tokens)} tokens "
         f"= {fmt(flops)} FLOP"
     )
     return flops, Explanation("training.flops", flops, "FLOP", formula, src)
@@ -156,14 +178,13 @@ def mfu_factors(
     if model.is_moe and gpus > 1:
         f.append(("MoE all-to-all", MOE_EFFICIENCY))
     if task == "qlora":
-        # NF4 weights are dequantised to bf16 before every GEMM; QLoRA steps run ≈30% slower
-        # than 16-bit LoRA (Dettmers et al. 2023, §4).
-        f.append(("NF4 dequant", 0.7))
+        f.append(("NF4 dequant", NF4_DEQUANT_EFFICIENCY))
     if gpus > 1:
         if interconnect == "pcie" and nodes == 1:
             # T5 compares like with like: the same box with and without NVLink.
             big = model.params >= 13e9 and task in ("pretrain", "full_finetune")
-            f.append(("PCIe, no NVLink", NVLINK_EFFICIENCY * (PCIE_PENALTY if big else 0.9)))
+            pcie = PCIE_PENALTY if big else PCIE_SMALL_JOB_PENALTY
+            f.append(("PCIe, no NVLink", NVLINK_EFFICIENCY * pcie))
         else:
             f.append(("intra-node NVLink", NVLINK_EFFICIENCY))
         if nodes > 1:
@@ -173,6 +194,54 @@ def mfu_factors(
         if sc < 1:
             f.append(("scale", sc))
     return f
+
+
+def default_mfu_value(
+    *,
+    gpu: GpuSpec,
+    model: ModelSpec,
+    precision: str,
+    task: str,
+    gpus: int,
+    nodes: int,
+    interconnect: str,
+) -> float:
+    """`math.prod` of `mfu_factors`, multiplied in the same order (so bit for bit the same)
+    without building the named list: the planner calls this for every count it walks."""
+    per_gpu = mfu_per_gpu(gpu, model, precision)
+    return mfu_at_scale(per_gpu, model, task, gpus=gpus, nodes=nodes, interconnect=interconnect)
+
+
+def mfu_per_gpu(gpu: GpuSpec, model: ModelSpec, precision: str) -> float:
+    """The factors that do not depend on the GPU count: generation × FP8 share × size."""
+    v = BASE_MFU.get(gpu.generation, 0.40)
+    if precision == "fp8" and gpu.fp8_tflops:
+        v *= FP8_SHARE
+    return v * size_factor(model.active_params)
+
+
+def mfu_at_scale(
+    per_gpu: float, model: ModelSpec, task: str, *, gpus: int, nodes: int, interconnect: str
+) -> float:
+    """`mfu_per_gpu` times the factors of the task and of `gpus` GPUs on `nodes` nodes."""
+    v = per_gpu
+    if model.experts > 1 and gpus > 1:
+        v *= MOE_EFFICIENCY
+    if task == "qlora":
+        v *= NF4_DEQUANT_EFFICIENCY
+    if gpus > 1:
+        if interconnect == "pcie" and nodes == 1:
+            big = model.params >= 13e9 and task in ("pretrain", "full_finetune")
+            v *= NVLINK_EFFICIENCY * (PCIE_PENALTY if big else PCIE_SMALL_JOB_PENALTY)
+        else:
+            v *= NVLINK_EFFICIENCY
+        if nodes > 1:
+            v *= FABRIC_EFFICIENCY.get(interconnect, FABRIC_EFFICIENCY["infiniband"])
+        if gpus > 64:
+            sc = scale_factor(gpus)
+            if sc < 1:
+                v *= sc
+    return v
 
 
 def default_mfu(

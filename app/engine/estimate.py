@@ -26,7 +26,6 @@ from app.engine.schemas import (
     CurvePoint,
     EstimateRequest,
     EstimateResponse,
-    ExplainOut,
     GpuOut,
     InferenceOut,
     InfraOut,
@@ -134,7 +133,7 @@ def training_tokens(req: EstimateRequest, model: ModelSpec, warnings: list[str])
 
 def _training_job(
     req: EstimateRequest, model: ModelSpec, tokens: float
-) -> tuple[planner.TrainingJob, memory.Memory, int, Explanation]:
+) -> tuple[planner.TrainingJob, memory.Memory, int]:
     states, trainable = memory.model_states(
         model,
         task=req.task,
@@ -149,7 +148,7 @@ def _training_job(
         gb = max(req.micro_batch, round(PRETRAIN_BATCH_TOKENS / req.seq_len))
     else:
         gb = max(req.micro_batch, FINETUNE_GLOBAL_BATCH)
-    flops, fx = compute.training_flops(
+    flops = compute.training_flops_value(
         model, tokens=tokens, seq_len=req.seq_len, task=req.task, recompute="selective"
     )
     job = planner.TrainingJob(
@@ -167,7 +166,7 @@ def _training_job(
         interconnect=req.interconnect,
         batch_pinned=req.global_batch is not None,
     )
-    return job, states, trainable, fx
+    return job, states, trainable
 
 
 def scaling_curve(
@@ -176,8 +175,8 @@ def scaling_curve(
     """Days at each count the planner considers, up to 4× the chosen count (≥ 8 GPUs)."""
     kw = {k: v for k, v in pins.items() if k != "gpu_count"}
     return [
-        CurvePoint(gpus=c.count, days=c.days, gpu_hours=c.gpu_hours)
-        for c in planner.walk(job, gpu, up_to=max(8, chosen * planner.CURVE_SPAN), **kw)
+        CurvePoint(c.count, c.days, c.gpu_hours)
+        for c in planner.walk(job, gpu, up_to=planner.curve_end(chosen), **kw)
     ]
 
 
@@ -222,7 +221,7 @@ def _plan_training(
     candidates: list[CandidateOut],
 ) -> _Plan:
     tokens = training_tokens(req, model, warnings)
-    job, states, trainable, _ = _training_job(req, model, tokens)
+    job, states, trainable = _training_job(req, model, tokens)
     explain.extend(states.explain)
     pins: dict[str, Any] = {
         "gpu_count": req.gpu_count,
@@ -913,11 +912,6 @@ def estimate(
         cost=cost,
         warnings=warnings,
         notices=[NoticeOut.model_validate(as_pair(w)) for w in warnings],
-        explain=[
-            ExplainOut(
-                figure=e.figure, value=e.value, unit=e.unit, formula=e.formula, source=e.source
-            )
-            for e in explain
-        ],
+        explain=explain,
         candidates=candidates,
     )

@@ -14,9 +14,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Explanation:
     """One computed figure and its derivation.
+
+    Not frozen: an estimate builds a score of these, and a frozen dataclass's __init__ sets
+    each field through object.__setattr__, twice as slow. Nothing mutates one after it is made.
 
     figure: what the number is ("Monthly rent"); value: the number itself; unit: its unit
     ("TWD/month", "h/month", "kWh", "months"); formula: the arithmetic with the user's numbers

@@ -11,10 +11,10 @@ the estimated days meet the deadline. Tier follows T1 from the chosen count.
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, replace
+from collections.abc import Iterator
+from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any
+from typing import Any, NamedTuple
 
 from app.engine import compute
 from app.engine.hardware import GpuSpec
@@ -47,6 +47,16 @@ ZERO3_CROSS_NODE_EFFICIENCY = 0.80
 RECOMPUTE_FLOPS = {"none": 1.0, "selective": 1.0, "full": 4.0 / 3.0}
 
 
+class Pins(NamedTuple):
+    """What the request fixes; the planner chooses the rest (None = free)."""
+
+    mfu: float | None = None
+    tp: int | None = None
+    pp: int | None = None
+    zero: int | None = None
+    recompute: str | None = None
+
+
 @dataclass(frozen=True, slots=True)
 class TrainingJob:
     """What the planner needs about a training workload (all figures plain numbers)."""
@@ -65,10 +75,28 @@ class TrainingJob:
     base_flops: float  # FLOPs without recomputation (6N·D form)
     interconnect: str | None  # pinned interconnect, or None for the GPU's natural one
     batch_pinned: bool = False  # global_batch given by the user (else it grows with dp)
+    # The planner's memo tables are keyed by the job: hash its fields once, not per lookup.
+    _hash: int = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        fields = tuple(getattr(self, f) for f in _JOB_FIELDS)
+        object.__setattr__(self, "_hash", hash(fields))
+
+    def __hash__(self) -> int:
+        return self._hash
 
 
-@dataclass(frozen=True, slots=True)
+_JOB_FIELDS = tuple(f for f in TrainingJob.__dataclass_fields__ if f != "_hash")
+
+
+@dataclass(slots=True)
 class Candidate:
+    """One GPU count on one GPU type: its best fitting layout and how long it takes.
+
+    Not frozen, because the planner makes one per count it walks and a frozen dataclass is
+    built at half the speed; nothing changes a candidate once made (the walk memoises them).
+    """
+
     gpu: GpuSpec
     count: int
     nodes: int
@@ -88,36 +116,100 @@ def natural_interconnect(gpu: GpuSpec, nodes: int, per_node: int) -> str:
     return "nvlink" if gpu.has_nvlink and per_node > 1 else "pcie"
 
 
-def per_gpu_memory(job: TrainingJob, layout: Layout, gpus: int) -> Memory:
-    """Most-loaded GPU's memory for `layout` (bytes), numbers only — the hot path."""
-    model = job.model
-    t, p, d, z = layout.tp, layout.pp, layout.dp, layout.zero_stage
-    if p > 1:
-        emb_total = embedding_params(model)
-        emb_stage = emb_total if model.tied_embeddings else emb_total / 2
-        share = ((model.params - emb_total) / p + emb_stage) / model.params
-    else:
-        share = 1.0
-    mp = share / t
-    m = Memory()
-    m.weights = job.weights * mp / (d if z >= 3 else 1)
-    m.gradients = job.gradients * mp / (d if z >= 2 else 1)
-    m.optimizer = job.optimizer * mp / (d if z >= 1 else 1)
-    s, b, h, a = job.seq_len, layout.micro_batch, model.hidden, model.heads
-    act = model.layers * activation_bytes_per_layer(
-        s=s, b=b, h=h, a=a, t=t, recompute=layout.recompute, flash=job.flash
-    )
-    if layout.recompute == "full":
-        act += activation_bytes_per_layer(
-            s=s, b=b, h=h, a=a, t=t, recompute="selective", flash=job.flash
+class _JobTerms:
+    """A job's memory terms that do not depend on the GPU count, computed once per job.
+
+    Per layout only the ZeRO division by dp and the NCCL buffers change with the count, so
+    the planner's walk over counts and GPU types reuses the model-parallel share of each
+    pipeline degree and the activations of each (tp, recomputation) pair.
+    """
+
+    __slots__ = ("_act", "_share", "job")
+
+    def __init__(self, job: TrainingJob) -> None:
+        self.job = job
+        self._share: dict[int, float] = {}
+        self._act: dict[tuple[int, str, int], float] = {}
+
+    def share(self, p: int) -> float:
+        """Share of the model's parameters on the most-loaded pipeline stage."""
+        got = self._share.get(p)
+        if got is None:
+            model = self.job.model
+            if p > 1:
+                emb_total = embedding_params(model)
+                emb_stage = emb_total if model.tied_embeddings else emb_total / 2
+                got = ((model.params - emb_total) / p + emb_stage) / model.params
+            else:
+                got = 1.0
+            self._share[p] = got
+        return got
+
+    def activations(self, t: int, recompute: str, b: int) -> float:
+        """Activation bytes of one micro-batch of `b` sequences on one GPU of a t-way
+        tensor-parallel group."""
+        got = self._act.get((t, recompute, b))
+        if got is None:
+            job, model = self.job, self.job.model
+            s, h, a = job.seq_len, model.hidden, model.heads
+            got = model.layers * activation_bytes_per_layer(
+                s=s, b=b, h=h, a=a, t=t, recompute=recompute, flash=job.flash
+            )
+            if recompute == "full":
+                got += activation_bytes_per_layer(
+                    s=s, b=b, h=h, a=a, t=t, recompute="selective", flash=job.flash
+                )
+            got += 4.0 * s * b * model.vocab / t
+            self._act[(t, recompute, b)] = got
+        return got
+
+    def memory(
+        self, t: int, p: int, d: int, z: int, recompute: str, gpus: int, micro: int
+    ) -> Memory:
+        """Every term on the most-loaded GPU of layout (t, p, d, ZeRO z, recompute), bytes."""
+        job = self.job
+        mp = self.share(p) / t
+        m = Memory()
+        m.weights = job.weights * mp / (d if z >= 3 else 1)
+        m.gradients = job.gradients * mp / (d if z >= 2 else 1)
+        m.optimizer = job.optimizer * mp / (d if z >= 1 else 1)
+        m.activations = self.activations(t, recompute, micro)
+        m.overhead = self._overhead(m.weights + m.gradients + m.optimizer + m.activations, gpus)
+        return m
+
+    def total(self, t: int, p: int, d: int, z: int, recompute: str, gpus: int, micro: int) -> float:
+        """`memory(...).total` without building the terms: the ranking's hot path."""
+        job = self.job
+        mp = self.share(p) / t
+        live = (
+            job.weights * mp / (d if z >= 3 else 1)
+            + job.gradients * mp / (d if z >= 2 else 1)
+            + job.optimizer * mp / (d if z >= 1 else 1)
+            + self.activations(t, recompute, micro)
         )
-    act += 4.0 * s * b * model.vocab / t
-    m.activations = act
-    live = m.weights + m.gradients + m.optimizer + act
-    m.overhead = (CUDA_CONTEXT_GB + (NCCL_BUFFERS_GB if gpus > 1 else 0.0)) * GB + (
-        FRAGMENTATION * live
+        return live + self._overhead(live, gpus)
+
+    @staticmethod
+    def _overhead(live: float, gpus: int) -> float:
+        nccl = NCCL_BUFFERS_GB if gpus > 1 else 0.0
+        return (CUDA_CONTEXT_GB + nccl) * GB + FRAGMENTATION * live
+
+
+@lru_cache(maxsize=256)
+def _terms(job: TrainingJob) -> _JobTerms:
+    return _JobTerms(job)
+
+
+def per_gpu_memory(job: TrainingJob, layout: Layout, gpus: int) -> Memory:
+    """Most-loaded GPU's memory for `layout` (bytes), each term named."""
+    lay = layout
+    return _terms(job).memory(
+        lay.tp, lay.pp, lay.dp, lay.zero_stage, lay.recompute, gpus, lay.micro_batch
     )
-    return m
+
+
+# (relative time, tp, pp, dp, ZeRO stage, recomputation) of one layout of n GPUs
+_Option = tuple[float, int, int, int, int, str]
 
 
 def _layouts(
@@ -129,57 +221,117 @@ def _layouts(
     pp: int | None,
     zero: int | None,
     recompute: str | None,
-) -> Iterable[tuple[float, Layout]]:
-    """(relative time, layout) for every layout of `n` GPUs, any order."""
-    heads = job.model.heads
-    tps = [tp] if tp else [x for x in (1, 2, 4, 8) if x <= per_node and heads % x == 0]
-    pps = [pp] if pp else [1, 2, 4, 8, 16, 32, 64, 128]
-    rcs = [recompute] if recompute else ["selective", "full"]
+) -> list[_Option]:
+    """Every layout of `n` GPUs with its relative time, in a fixed order (ties keep it)."""
+    heads, layers = job.model.heads, job.model.layers
+    tps = (tp,) if tp else tuple(x for x in (1, 2, 4, 8) if x <= per_node and heads % x == 0)
+    pps = (pp,) if pp else (1, 2, 4, 8, 16, 32, 64, 128)
+    rcs = (recompute,) if recompute else ("selective", "full")
+    micro, global_batch = job.micro_batch, job.global_batch
+    zero3 = ZERO3_EFFICIENCY if n <= per_node else ZERO3_CROSS_NODE_EFFICIENCY
+    out: list[_Option] = []
     for t in tps:
         if n % t:
             continue
+        tp_eff = TP_EFFICIENCY ** math.log2(t)
         for p in pps:
-            if n % (t * p) or p > job.model.layers:
+            if n % (t * p) or p > layers:
                 continue
             d = n // (t * p)
-            micro = job.micro_batch
-            if job.batch_pinned and d * micro > job.global_batch:
+            if job.batch_pinned and d * micro > global_batch:
                 continue  # more data-parallel ranks than sequences in a step
-            steps = max(1, math.ceil(max(job.global_batch, d * micro) / (d * micro)))
+            steps = max(1, math.ceil(max(global_batch, d * micro) / (d * micro)))
             bubble = 1.0 + (p - 1) / steps  # 1F1B bubble (Narayanan et al. 2021 §2.2.1)
-            zs = [zero] if zero is not None else ([0] if d == 1 else [1, 2, 3])
+            zs = (zero,) if zero is not None else ((0,) if d == 1 else (1, 2, 3))
             for rc in rcs:
                 for z in zs:
-                    eff = TP_EFFICIENCY ** math.log2(t) / bubble
+                    eff = tp_eff / bubble
                     if z == 3 and d > 1:
-                        eff *= ZERO3_EFFICIENCY if n <= per_node else ZERO3_CROSS_NODE_EFFICIENCY
-                    cost = RECOMPUTE_FLOPS[rc] / eff
-                    yield (
-                        cost,
-                        Layout(dp=d, tp=t, pp=p, zero_stage=z, recompute=rc, micro_batch=micro),
-                    )
+                        eff *= zero3
+                    out.append((RECOMPUTE_FLOPS[rc] / eff, t, p, d, z, rc))
+    return out
+
+
+class _Ranked:
+    """The layouts of `n` GPUs cheapest first, each one's per-GPU bytes computed on demand.
+
+    Independent of which GPU type runs them (only the memory cap differs), so a search over
+    every GPU type ranks each count once and sizes a layout's memory at most once.
+    """
+
+    __slots__ = ("gpus", "mem", "options", "terms")
+
+    def __init__(self, terms: _JobTerms, n: int, options: list[_Option]) -> None:
+        options.sort(key=_by_cost)
+        self.terms, self.gpus, self.options = terms, n, options
+        self.mem: list[float] = []
+
+    def first_fit(self, cap: float) -> tuple[_Option, float] | None:
+        mem, options = self.mem, self.options
+        for i, option in enumerate(options):
+            if i == len(mem):
+                _, t, p, d, z, rc = option
+                micro = self.terms.job.micro_batch
+                mem.append(self.terms.total(t, p, d, z, rc, self.gpus, micro))
+            if mem[i] <= cap:
+                return option, mem[i]
+        return None
+
+
+def _by_cost(option: _Option) -> float:
+    return option[0]
 
 
 @lru_cache(maxsize=4096)
-def _ranked_layouts(
-    job: TrainingJob,
-    n: int,
-    per_node: int,
-    tp: int | None,
-    pp: int | None,
-    zero: int | None,
-    recompute: str | None,
-) -> tuple[tuple[float, Layout, float], ...]:
-    """(cost, layout, per-GPU bytes) of every layout of `n` GPUs, cheapest first.
-
-    Independent of which GPU type runs them (only the memory cap differs), so a search over
-    every default GPU ranks each count once.
-    """
-    ranked = sorted(
-        _layouts(job, n, per_node, tp=tp, pp=pp, zero=zero, recompute=recompute),
-        key=lambda c: c[0],
+def _ranked_layouts(job: TrainingJob, n: int, per_node: int, pins: Pins) -> _Ranked:
+    options = _layouts(
+        job, n, per_node, tp=pins.tp, pp=pins.pp, zero=pins.zero, recompute=pins.recompute
     )
-    return tuple((cost, lay, per_gpu_memory(job, lay, n).total) for cost, lay in ranked)
+    return _Ranked(_terms(job), n, options)
+
+
+class _OnGpu:
+    """One job on one GPU type with its pins: what every count of a walk shares."""
+
+    __slots__ = ("cap", "gpu", "job", "layout_pins", "mfu", "mfu_per_gpu", "peak")
+
+    def __init__(self, job: TrainingJob, gpu: GpuSpec, pins: Pins) -> None:
+        self.job, self.gpu, self.mfu = job, gpu, pins.mfu
+        # the layout ranking ignores the MFU pin: one ranking serves pinned and default MFU
+        self.layout_pins = pins._replace(mfu=None)
+        self.cap = gpu.memory_gb * GB * HEADROOM
+        self.peak = gpu.peak_tflops(job.precision) * 1e12
+        self.mfu_per_gpu = compute.mfu_per_gpu(gpu, job.model, job.precision)
+
+    def best_layout(self, n: int) -> tuple[Layout, float, float] | None:
+        job = self.job
+        per_node = min(n, self.gpu.gpus_per_node)
+        found = _ranked_layouts(job, n, per_node, self.layout_pins).first_fit(self.cap)
+        if found is None:
+            return None
+        (cost, t, p, d, z, rc), mem = found
+        layout = Layout(d, t, p, z, rc, job.micro_batch)  # positional: the walk's hot path
+        # efficiency excludes recomputation, which the FLOP count already carries
+        return layout, mem, RECOMPUTE_FLOPS[rc] / cost
+
+    def evaluate(self, n: int) -> Candidate | None:
+        found = self.best_layout(n)
+        if found is None:
+            return None
+        layout, mem, eff = found
+        job, gpu = self.job, self.gpu
+        gpn = gpu.gpus_per_node
+        nodes = -(-n // gpn)
+        ic = job.interconnect or natural_interconnect(gpu, nodes, min(n, gpn))
+        value = self.mfu
+        if value is None:
+            value = compute.mfu_at_scale(
+                self.mfu_per_gpu, job.model, job.task, gpus=n, nodes=nodes, interconnect=ic
+            )
+        flops = job.base_flops * RECOMPUTE_FLOPS[layout.recompute]
+        days = flops / (n * self.peak * value * eff) / compute.SECONDS_PER_DAY
+        days /= compute.goodput(n, days)
+        return Candidate(gpu, n, nodes, layout, mem, days, days * 24 * n, value, eff, ic)
 
 
 def best_layout(
@@ -193,13 +345,7 @@ def best_layout(
     recompute: str | None = None,
 ) -> tuple[Layout, float, float] | None:
     """(layout, per-GPU bytes, efficiency) of the fastest layout of `n` GPUs that fits."""
-    per_node = min(n, gpu.gpus_per_node)
-    cap = gpu.memory_gb * GB * HEADROOM
-    for cost, layout, mem in _ranked_layouts(job, n, per_node, tp, pp, zero, recompute):
-        if mem <= cap:
-            # efficiency excludes recomputation, which the FLOP count already carries
-            return layout, mem, RECOMPUTE_FLOPS[layout.recompute] / cost
-    return None
+    return _OnGpu(job, gpu, Pins(None, tp, pp, zero, recompute)).best_layout(n)
 
 
 def evaluate(
@@ -214,31 +360,7 @@ def evaluate(
     recompute: str | None = None,
 ) -> Candidate | None:
     """Best fitting layout of `n` GPUs and its time, or None when nothing fits."""
-    found = best_layout(job, gpu, n, tp=tp, pp=pp, zero=zero, recompute=recompute)
-    if found is None:
-        return None
-    layout, mem, eff = found
-    per_node = min(n, gpu.gpus_per_node)
-    nodes = math.ceil(n / gpu.gpus_per_node)
-    ic = job.interconnect or natural_interconnect(gpu, nodes, per_node)
-    if mfu is None:
-        factors = compute.mfu_factors(
-            gpu=gpu,
-            model=job.model,
-            precision=job.precision,
-            task=job.task,
-            gpus=n,
-            nodes=nodes,
-            interconnect=ic,
-        )
-        value = math.prod(v for _, v in factors)
-    else:
-        value = mfu
-    flops = job.base_flops * RECOMPUTE_FLOPS[layout.recompute]
-    peak = gpu.peak_tflops(job.precision) * 1e12
-    days = flops / (n * peak * value * eff) / compute.SECONDS_PER_DAY
-    days /= compute.goodput(n, days)
-    return Candidate(gpu, n, nodes, layout, mem, days, days * 24 * n, value, eff, ic)
+    return _OnGpu(job, gpu, Pins(mfu, tp, pp, zero, recompute)).evaluate(n)
 
 
 def at_most_linear(c: Candidate, floor_gpu_hours: float) -> Candidate:
@@ -251,37 +373,46 @@ def at_most_linear(c: Candidate, floor_gpu_hours: float) -> Candidate:
     if c.gpu_hours >= floor_gpu_hours * (1 - 1e-9):
         return c
     days = floor_gpu_hours / (24 * c.count)
-    return replace(c, days=days, gpu_hours=floor_gpu_hours)
+    return Candidate(
+        c.gpu,
+        c.count,
+        c.nodes,
+        c.layout,
+        c.per_gpu_bytes,
+        days,
+        floor_gpu_hours,
+        c.mfu,
+        c.layout_efficiency,
+        c.interconnect,
+    )
 
 
-def walk(
-    job: TrainingJob,
-    gpu: GpuSpec,
-    *,
-    up_to: int,
-    **kw: Any,
-) -> list[Candidate]:
+def walk(job: TrainingJob, gpu: GpuSpec, *, up_to: int, **pins: Any) -> list[Candidate]:
     """Fitting candidates at every count the planner considers, up to `up_to` GPUs, with
     GPU-hours carried forward so they never fall as the count grows."""
-    return list(_walk(job, gpu, up_to, tuple(sorted(kw.items()))))
+    return list(_walk(job, gpu, up_to, Pins(**pins)))
 
 
 @lru_cache(maxsize=512)
-def _walk(
-    job: TrainingJob, gpu: GpuSpec, up_to: int, pins: tuple[tuple[str, Any], ...]
-) -> tuple[Candidate, ...]:
-    return tuple(iter_walk(job, gpu, up_to=up_to, **dict(pins)))
+def _walk(job: TrainingJob, gpu: GpuSpec, up_to: int, pins: Pins) -> tuple[Candidate, ...]:
+    return tuple(_iter_walk(job, gpu, up_to, pins))
 
 
-def iter_walk(job: TrainingJob, gpu: GpuSpec, *, up_to: int, **kw: Any) -> Iterator[Candidate]:
+def iter_walk(job: TrainingJob, gpu: GpuSpec, *, up_to: int, **pins: Any) -> Iterator[Candidate]:
     """`walk`, lazily: the deadline search stops at the first count that meets it."""
+    return _iter_walk(job, gpu, up_to, Pins(**pins))
+
+
+def _iter_walk(job: TrainingJob, gpu: GpuSpec, up_to: int, pins: Pins) -> Iterator[Candidate]:
+    on_gpu = _OnGpu(job, gpu, pins)
+    gpn = gpu.gpus_per_node
     floor = 0.0
     for n in COUNTS:
         if n > up_to:
             break
-        if n > gpu.gpus_per_node and n % gpu.gpus_per_node:
+        if n > gpn and n % gpn:
             continue
-        c = evaluate(job, gpu, n, **kw)
+        c = on_gpu.evaluate(n)
         if c is None:
             continue
         c = at_most_linear(c, floor)
@@ -309,25 +440,33 @@ def plan_training(
     tried until the deadline is met (GPU-hours never fall with more GPUs, so the first count
     that meets it is the cheapest that does).
     """
-    kw: dict[str, Any] = {"mfu": mfu, "tp": tp, "pp": pp, "zero": zero, "recompute": recompute}
+    pins = Pins(mfu, tp, pp, zero, recompute)
     if gpu_count:
-        c = evaluate(job, gpu, gpu_count, **kw)
+        # The curve up to 4× the count serves the floor here and the estimate's scaling curve.
+        curve = _walk(job, gpu, curve_end(gpu_count), pins)
+        on_curve = next((x for x in curve if x.count == gpu_count), None)
+        if on_curve is not None:
+            return on_curve, on_curve  # already floored by the smaller counts before it
+        c = _OnGpu(job, gpu, pins).evaluate(gpu_count)
         if c is None:
             return None, None
-        # The curve up to 4× the count serves the floor here and the estimate's scaling curve.
-        below = walk(job, gpu, up_to=max(8, gpu_count * CURVE_SPAN), **kw)
-        floor = max((x.gpu_hours for x in below if x.count < gpu_count), default=0)
+        floor = max((x.gpu_hours for x in curve if x.count < gpu_count), default=0)
         c = at_most_linear(c, floor)
         return c, c
     minimum: Candidate | None = None
     last: Candidate | None = None
-    for c in iter_walk(job, gpu, up_to=max_gpus, **kw):
+    for c in _iter_walk(job, gpu, max_gpus, pins):
         if minimum is None:
             minimum = c
         last = c
         if deadline_days is None or c.days <= deadline_days:
             return c, minimum
     return last, minimum
+
+
+def curve_end(chosen: int) -> int:
+    """The scaling curve runs to `CURVE_SPAN` × the chosen count, and at least one node of 8."""
+    return max(8, chosen * CURVE_SPAN)
 
 
 def tier_for(count: float, per_node: int, nodes: int) -> str:

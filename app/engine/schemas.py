@@ -6,9 +6,12 @@ unit and allowed range; a value outside it is a 422 naming the field. Sizes are 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from app.engine.explain import Explanation
 
 Task = Literal["pretrain", "full_finetune", "lora", "qlora", "inference", "image"]
 Precision = Literal["fp32", "bf16", "fp16", "fp8", "int8", "int4"]
@@ -185,7 +188,14 @@ class ParallelismOut(BaseModel):
     gradient_accumulation: int
 
 
-class CurvePoint(BaseModel):
+@dataclass(slots=True)
+class CurvePoint:
+    """One point of the planner's scaling curve: days and GPU-hours at a GPU count.
+
+    A plain dataclass (like `Explanation`): the engine builds several per estimate, and
+    Pydantic takes dataclass instances as they are instead of validating each again.
+    """
+
     gpus: int
     days: float
     gpu_hours: float
@@ -202,7 +212,7 @@ class TrainingOut(BaseModel):
     curve: list[CurvePoint] = Field(
         default_factory=list,
         description="Days and GPU-hours on the chosen GPU from the smallest fitting count up "
-        "to 8× the chosen one (the planner's own search).",
+        "to 4× the chosen one (at least 8 GPUs): the planner's own search.",
     )
 
 
@@ -244,14 +254,6 @@ class InfraOut(BaseModel):
     storage_tiers: list[dict[str, Any]]
 
 
-class ExplainOut(BaseModel):
-    figure: str
-    value: float
-    unit: str
-    formula: str
-    source: str
-
-
 class NoticeOut(BaseModel):
     """A warning as a translatable template (English, %(name)s placeholders) and its values."""
 
@@ -286,5 +288,5 @@ class EstimateResponse(BaseModel):
         default_factory=list,
         description="The warnings again, as gettext templates and values for translation.",
     )
-    explain: list[ExplainOut]
+    explain: list[Explanation]
     candidates: list[CandidateOut]

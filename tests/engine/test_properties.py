@@ -7,8 +7,9 @@ import math
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from app.engine import memory, planner
+from app.engine import compute, memory, planner
 from app.engine.estimate import InputError, estimate
+from app.engine.gpus import default_gpus, find_gpu
 from app.engine.models import from_param_count, get_preset
 from app.engine.schemas import EstimateRequest
 from tests.engine.helpers import est
@@ -44,7 +45,7 @@ def test_more_gpus_never_need_fewer_gpu_hours(preset: str, n: int, k: int, task:
     r = EstimateRequest(model={"preset": preset}, task=task, tokens=1e10, seq_len=2048)
     from app.engine.estimate import _training_job  # the planner's input, built once
 
-    job, _, _, _ = _training_job(r, get_preset(preset), 1e10)
+    job, _, _ = _training_job(r, get_preset(preset), 1e10)
     from app.engine.gpus import find_gpu
 
     gpu = find_gpu("h100-sxm-80gb")
@@ -184,3 +185,32 @@ def test_inferred_architecture_is_flagged() -> None:
     assert r.model["inferred"] is True
     assert any("inferred" in w for w in r.warnings)
     assert from_param_count(33).inferred
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    gpu_id=st.sampled_from([g.id for g in default_gpus()]),
+    preset=st.sampled_from(["llama-3.2-1b", "llama-2-13b", "mixtral-8x7b", "deepseek-v3"]),
+    precision=st.sampled_from(["bf16", "fp8", "fp32"]),
+    task=st.sampled_from(["pretrain", "full_finetune", "lora", "qlora"]),
+    gpus=st.sampled_from([1, 2, 8, 16, 64, 96, 1024, 32768]),
+    interconnect=st.sampled_from(["nvlink", "pcie", "infiniband", "roce", "ethernet"]),
+)
+def test_planner_mfu_is_the_product_of_the_explained_factors(
+    gpu_id: str, preset: str, precision: str, task: str, gpus: int, interconnect: str
+) -> None:
+    # The planner multiplies the factors without naming them (its hot path); the explanation
+    # names them. Both must give the same number to the last bit, or a page would show a
+    # formula that does not reproduce the plan's MFU.
+    args = {
+        "gpu": find_gpu(gpu_id),
+        "model": get_preset(preset),
+        "precision": precision,
+        "task": task,
+        "gpus": gpus,
+        "nodes": max(1, gpus // 8),
+        "interconnect": interconnect,
+    }
+    named = math.prod(v for _, v in compute.mfu_factors(**args))
+    assert compute.default_mfu_value(**args) == named
+    assert compute.default_mfu(**args).value == named
