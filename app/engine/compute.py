@@ -209,7 +209,7 @@ def default_mfu_value(
     """`math.prod` of `mfu_factors`, multiplied in the same order (so bit for bit the same)
     without building the named list: the planner calls this for every count it walks."""
     per_gpu = mfu_per_gpu(gpu, model, precision)
-    return mfu_at_scale(per_gpu, model, task, gpus=gpus, nodes=nodes, interconnect=interconnect)
+    return mfu_at_scale(per_gpu, model, task, gpus, nodes, interconnect)
 
 
 def mfu_per_gpu(gpu: GpuSpec, model: ModelSpec, precision: str) -> float:
@@ -221,7 +221,7 @@ def mfu_per_gpu(gpu: GpuSpec, model: ModelSpec, precision: str) -> float:
 
 
 def mfu_at_scale(
-    per_gpu: float, model: ModelSpec, task: str, *, gpus: int, nodes: int, interconnect: str
+    per_gpu: float, model: ModelSpec, task: str, gpus: int, nodes: int, interconnect: str
 ) -> float:
     """`mfu_per_gpu` times the factors of the task and of `gpus` GPUs on `nodes` nodes."""
     v = per_gpu

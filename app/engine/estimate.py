@@ -18,7 +18,7 @@ from app.engine.gpus import DEFAULT_GPU, default_gpus, find_gpu
 from app.engine.hardware import GpuSpec
 from app.engine.infra import Infra, size_infra
 from app.engine.models import ModelSpec, from_hf_config, from_param_count, get_preset
-from app.engine.notices import Notice, as_pair
+from app.engine.notices import Notice, template_and_params
 from app.engine.prices import PriceBook
 from app.engine.schemas import (
     TRAINING_TASKS,
@@ -170,13 +170,12 @@ def _training_job(
 
 
 def scaling_curve(
-    job: planner.TrainingJob, gpu: GpuSpec, chosen: int, pins: dict[str, Any]
+    job: planner.TrainingJob, gpu: GpuSpec, chosen: int, pins: planner.Pins
 ) -> list[CurvePoint]:
     """Days at each count the planner considers, up to 4× the chosen count (≥ 8 GPUs)."""
-    kw = {k: v for k, v in pins.items() if k != "gpu_count"}
     return [
         CurvePoint(c.count, c.days, c.gpu_hours)
-        for c in planner.walk(job, gpu, up_to=planner.curve_end(chosen), **kw)
+        for c in planner.scaling_walk(job, gpu, chosen, pins)
     ]
 
 
@@ -418,7 +417,9 @@ def _plan_training(
             )
         )
     tps = tokens / (chosen.days * 86400) if chosen.days > 0 else 0.0
-    curve = scaling_curve(job, gpu, chosen.count, pins)
+    curve = scaling_curve(
+        job, gpu, chosen.count, planner.Pins(req.mfu, req.tp, req.pp, req.zero_stage, req.recompute)
+    )
     training = TrainingOut(
         curve=curve,
         flops=rc_flops,
@@ -684,7 +685,7 @@ def _seed_warnings(
                 gpu=plan.gpu.name,
             )
         )
-    if plan.training and plan.count > 1 and req.task in TRAINING_TASKS:
+    if plan.training and nodes > 1 and req.task in TRAINING_TASKS:
         one = math.prod(
             v
             for _, v in compute.mfu_factors(
@@ -698,16 +699,15 @@ def _seed_warnings(
             )
         )
         speedup = plan.count * plan.training.mfu / one
-        if nodes > 1:
-            warnings.append(
-                Notice(
-                    "Speed-up over one GPU: %(speedup)s× on %(count)s GPUs — never more than "
-                    "linear (seed 000's '2 nodes, 8 GPUs ≈13× one GPU' is super-linear; "
-                    "PRODUCT.md §4).",
-                    speedup=f"{speedup:.1f}",
-                    count=plan.count,
-                )
+        warnings.append(
+            Notice(
+                "Speed-up over one GPU: %(speedup)s× on %(count)s GPUs — never more than "
+                "linear (seed 000's '2 nodes, 8 GPUs ≈13× one GPU' is super-linear; "
+                "PRODUCT.md §4).",
+                speedup=f"{speedup:.1f}",
+                count=plan.count,
             )
+        )
     if per_node > 1 and plan.gpu.memory_gb >= 80:
         warnings.append(
             Notice(
@@ -868,6 +868,7 @@ def estimate(
     rep = plan.replica.gb()
     pg = plan.per_gpu.gb()
     lay = plan.layout
+    # The parts are dataclasses, which Pydantic takes as they are: only the top level is checked.
     return EstimateResponse(
         model={
             "id": model.id,
@@ -886,20 +887,13 @@ def estimate(
         task=req.task,
         precision=req.precision,
         tier=tier,
-        gpu=GpuOut(
-            id=gpu.id,
-            name=gpu.name,
-            count=plan.count,
-            nodes=nodes,
-            memory_gb=gpu.memory_gb,
-            fraction=plan.fraction,
-        ),
+        gpu=GpuOut(gpu.id, gpu.name, plan.count, nodes, gpu.memory_gb, plan.fraction),
         parallelism=ParallelismOut(
             dp=lay.dp,
             tp=lay.tp,
             pp=lay.pp,
             zero_stage=lay.zero_stage,
-            recompute=lay.recompute,
+            recompute=lay.recompute,  # type: ignore[arg-type]
             micro_batch=lay.micro_batch,
             global_batch=plan.global_batch,
             gradient_accumulation=max(1, math.ceil(plan.global_batch / (lay.dp * lay.micro_batch))),
@@ -911,7 +905,7 @@ def estimate(
         infra=_infra_out(infra),
         cost=cost,
         warnings=warnings,
-        notices=[NoticeOut.model_validate(as_pair(w)) for w in warnings],
+        notices=[NoticeOut(*template_and_params(w)) for w in warnings],
         explain=explain,
         candidates=candidates,
     )

@@ -103,10 +103,16 @@ class Memory:
         )
 
     def gb(self) -> dict[str, float]:
-        terms = ("weights", "gradients", "optimizer", "activations", "kv_cache", "overhead")
-        out = {t: getattr(self, t) / GB for t in terms}
-        out["total"] = self.total / GB
-        return out
+        """Every term and the total in GB (10^9 B)."""
+        return {
+            "weights": self.weights / GB,
+            "gradients": self.gradients / GB,
+            "optimizer": self.optimizer / GB,
+            "activations": self.activations / GB,
+            "kv_cache": self.kv_cache / GB,
+            "overhead": self.overhead / GB,
+            "total": self.total / GB,
+        }
 
 
 # --------------------------------------------------------------------------- model states

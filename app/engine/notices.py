@@ -23,8 +23,14 @@ class Notice(str):
         return obj
 
 
-def as_pair(text: str) -> dict[str, object]:
-    """{template, params} for any warning; a plain string is its own template."""
+def template_and_params(text: str) -> tuple[str, dict[str, str]]:
+    """(template, params) for any warning; a plain string is its own template."""
     if isinstance(text, Notice):
-        return {"template": text.template, "params": dict(text.params)}
-    return {"template": text.replace("%", "%%"), "params": {}}
+        return text.template, dict(text.params)
+    return text.replace("%", "%%"), {}
+
+
+def as_pair(text: str) -> dict[str, object]:
+    """{template, params} for any warning, as JSON."""
+    template, params = template_and_params(text)
+    return {"template": template, "params": params}

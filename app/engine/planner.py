@@ -14,6 +14,7 @@ import math
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
+from operator import attrgetter, itemgetter
 from typing import Any, NamedTuple
 
 from app.engine import compute
@@ -79,14 +80,13 @@ class TrainingJob:
     _hash: int = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        fields = tuple(getattr(self, f) for f in _JOB_FIELDS)
-        object.__setattr__(self, "_hash", hash(fields))
+        object.__setattr__(self, "_hash", hash(_job_key(self)))
 
     def __hash__(self) -> int:
         return self._hash
 
 
-_JOB_FIELDS = tuple(f for f in TrainingJob.__dataclass_fields__ if f != "_hash")
+_job_key = attrgetter(*(f for f in TrainingJob.__dataclass_fields__ if f != "_hash"))
 
 
 @dataclass(slots=True)
@@ -124,12 +124,21 @@ class _JobTerms:
     pipeline degree and the activations of each (tp, recomputation) pair.
     """
 
-    __slots__ = ("_act", "_share", "job")
+    __slots__ = ("_act", "_ranked", "_share", "job")
 
     def __init__(self, job: TrainingJob) -> None:
         self.job = job
         self._share: dict[int, float] = {}
         self._act: dict[tuple[int, str, int], float] = {}
+        self._ranked: dict[tuple[int, int, Pins], _Ranked] = {}
+
+    def ranked(self, n: int, per_node: int, pins: Pins) -> _Ranked:
+        """The layouts of `n` GPUs (`per_node` to a node) under `pins`, cheapest first."""
+        key = (n, per_node, pins)
+        got = self._ranked.get(key)
+        if got is None:
+            got = self._ranked[key] = _Ranked(self, n, _layouts(self.job, n, per_node, pins))
+        return got
 
     def share(self, p: int) -> float:
         """Share of the model's parameters on the most-loaded pipeline stage."""
@@ -195,7 +204,7 @@ class _JobTerms:
         return (CUDA_CONTEXT_GB + nccl) * GB + FRAGMENTATION * live
 
 
-@lru_cache(maxsize=256)
+@lru_cache(maxsize=32)  # a search over every GPU type reuses one job's terms and rankings
 def _terms(job: TrainingJob) -> _JobTerms:
     return _JobTerms(job)
 
@@ -212,28 +221,25 @@ def per_gpu_memory(job: TrainingJob, layout: Layout, gpus: int) -> Memory:
 _Option = tuple[float, int, int, int, int, str]
 
 
-def _layouts(
-    job: TrainingJob,
-    n: int,
-    per_node: int,
-    *,
-    tp: int | None,
-    pp: int | None,
-    zero: int | None,
-    recompute: str | None,
-) -> list[_Option]:
+_TP_DEGREES = (1, 2, 4, 8)
+_PP_DEGREES = (1, 2, 4, 8, 16, 32, 64, 128)
+_TP_EFFICIENCY_AT = {t: TP_EFFICIENCY ** math.log2(t) for t in (*_TP_DEGREES, 16, 32, 64)}
+
+
+def _layouts(job: TrainingJob, n: int, per_node: int, pins: Pins) -> list[_Option]:
     """Every layout of `n` GPUs with its relative time, in a fixed order (ties keep it)."""
-    heads, layers = job.model.heads, job.model.layers
-    tps = (tp,) if tp else tuple(x for x in (1, 2, 4, 8) if x <= per_node and heads % x == 0)
-    pps = (pp,) if pp else (1, 2, 4, 8, 16, 32, 64, 128)
-    rcs = (recompute,) if recompute else ("selective", "full")
+    model, tp, pp, zero = job.model, pins.tp, pins.pp, pins.zero
+    heads, layers = model.heads, model.layers
+    tps = (tp,) if tp else tuple(x for x in _TP_DEGREES if x <= per_node and heads % x == 0)
+    pps = (pp,) if pp else _PP_DEGREES
+    rcs = (pins.recompute,) if pins.recompute else ("selective", "full")
     micro, global_batch = job.micro_batch, job.global_batch
     zero3 = ZERO3_EFFICIENCY if n <= per_node else ZERO3_CROSS_NODE_EFFICIENCY
     out: list[_Option] = []
     for t in tps:
         if n % t:
             continue
-        tp_eff = TP_EFFICIENCY ** math.log2(t)
+        tp_eff = _TP_EFFICIENCY_AT.get(t) or TP_EFFICIENCY ** math.log2(t)
         for p in pps:
             if n % (t * p) or p > layers:
                 continue
@@ -242,13 +248,15 @@ def _layouts(
                 continue  # more data-parallel ranks than sequences in a step
             steps = max(1, math.ceil(max(global_batch, d * micro) / (d * micro)))
             bubble = 1.0 + (p - 1) / steps  # 1F1B bubble (Narayanan et al. 2021 §2.2.1)
+            eff = tp_eff / bubble
             zs = (zero,) if zero is not None else ((0,) if d == 1 else (1, 2, 3))
             for rc in rcs:
+                rc_flops = RECOMPUTE_FLOPS[rc]
                 for z in zs:
-                    eff = tp_eff / bubble
                     if z == 3 and d > 1:
-                        eff *= zero3
-                    out.append((RECOMPUTE_FLOPS[rc] / eff, t, p, d, z, rc))
+                        out.append((rc_flops / (eff * zero3), t, p, d, z, rc))
+                    else:
+                        out.append((rc_flops / eff, t, p, d, z, rc))
     return out
 
 
@@ -262,7 +270,7 @@ class _Ranked:
     __slots__ = ("gpus", "mem", "options", "terms")
 
     def __init__(self, terms: _JobTerms, n: int, options: list[_Option]) -> None:
-        options.sort(key=_by_cost)
+        options.sort(key=_by_cost)  # stable: equal costs keep the generation order
         self.terms, self.gpus, self.options = terms, n, options
         self.mem: list[float] = []
 
@@ -278,43 +286,36 @@ class _Ranked:
         return None
 
 
-def _by_cost(option: _Option) -> float:
-    return option[0]
-
-
-@lru_cache(maxsize=4096)
-def _ranked_layouts(job: TrainingJob, n: int, per_node: int, pins: Pins) -> _Ranked:
-    options = _layouts(
-        job, n, per_node, tp=pins.tp, pp=pins.pp, zero=pins.zero, recompute=pins.recompute
-    )
-    return _Ranked(_terms(job), n, options)
+_by_cost = itemgetter(0)
 
 
 class _OnGpu:
     """One job on one GPU type with its pins: what every count of a walk shares."""
 
-    __slots__ = ("cap", "gpu", "job", "layout_pins", "mfu", "mfu_per_gpu", "peak")
+    __slots__ = ("cap", "gpu", "job", "layout_pins", "mfu", "mfu_per_gpu", "peak", "terms")
 
     def __init__(self, job: TrainingJob, gpu: GpuSpec, pins: Pins) -> None:
         self.job, self.gpu, self.mfu = job, gpu, pins.mfu
+        self.terms = _terms(job)
         # the layout ranking ignores the MFU pin: one ranking serves pinned and default MFU
-        self.layout_pins = pins._replace(mfu=None)
+        self.layout_pins = Pins(None, pins.tp, pins.pp, pins.zero, pins.recompute)
         self.cap = gpu.memory_gb * GB * HEADROOM
         self.peak = gpu.peak_tflops(job.precision) * 1e12
         self.mfu_per_gpu = compute.mfu_per_gpu(gpu, job.model, job.precision)
 
     def best_layout(self, n: int) -> tuple[Layout, float, float] | None:
-        job = self.job
-        per_node = min(n, self.gpu.gpus_per_node)
-        found = _ranked_layouts(job, n, per_node, self.layout_pins).first_fit(self.cap)
+        """(layout, per-GPU bytes, efficiency) of the fastest layout of `n` GPUs that fits."""
+        gpn = self.gpu.gpus_per_node
+        found = self.terms.ranked(n, n if n < gpn else gpn, self.layout_pins).first_fit(self.cap)
         if found is None:
             return None
         (cost, t, p, d, z, rc), mem = found
-        layout = Layout(d, t, p, z, rc, job.micro_batch)  # positional: the walk's hot path
+        layout = Layout(d, t, p, z, rc, self.job.micro_batch)  # positional: the hot path
         # efficiency excludes recomputation, which the FLOP count already carries
         return layout, mem, RECOMPUTE_FLOPS[rc] / cost
 
     def evaluate(self, n: int) -> Candidate | None:
+        """The best fitting layout of `n` GPUs and how long the job takes on it."""
         found = self.best_layout(n)
         if found is None:
             return None
@@ -322,12 +323,10 @@ class _OnGpu:
         job, gpu = self.job, self.gpu
         gpn = gpu.gpus_per_node
         nodes = -(-n // gpn)
-        ic = job.interconnect or natural_interconnect(gpu, nodes, min(n, gpn))
+        ic = job.interconnect or natural_interconnect(gpu, nodes, n if n < gpn else gpn)
         value = self.mfu
         if value is None:
-            value = compute.mfu_at_scale(
-                self.mfu_per_gpu, job.model, job.task, gpus=n, nodes=nodes, interconnect=ic
-            )
+            value = compute.mfu_at_scale(self.mfu_per_gpu, job.model, job.task, n, nodes, ic)
         flops = job.base_flops * RECOMPUTE_FLOPS[layout.recompute]
         days = flops / (n * self.peak * value * eff) / compute.SECONDS_PER_DAY
         days /= compute.goodput(n, days)
@@ -462,6 +461,12 @@ def plan_training(
         if deadline_days is None or c.days <= deadline_days:
             return c, minimum
     return last, minimum
+
+
+def scaling_walk(job: TrainingJob, gpu: GpuSpec, chosen: int, pins: Pins) -> tuple[Candidate, ...]:
+    """The walk behind the scaling curve of a plan of `chosen` GPUs (memoised: planning a
+    pinned count has already walked it)."""
+    return _walk(job, gpu, curve_end(chosen), pins)
 
 
 def curve_end(chosen: int) -> int:

@@ -6,8 +6,8 @@ unit and allowed range; a value outside it is a 422 naming the field. Sizes are 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any, Literal
+from dataclasses import dataclass, field
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -154,7 +154,14 @@ class EstimateRequest(BaseModel):
         return self
 
 
-class MemoryTerms(BaseModel):
+# The response's parts are slots dataclasses rather than Pydantic models: the engine builds
+# them itself, and Pydantic takes a dataclass instance as it is where a model would be built
+# and validated field by field (several times the cost). The JSON, the OpenAPI schema and the
+# parsing of stored responses are the same.
+
+
+@dataclass(slots=True)
+class MemoryTerms:
     weights: float
     gradients: float
     optimizer: float
@@ -164,20 +171,25 @@ class MemoryTerms(BaseModel):
     total: float
 
 
+@dataclass(slots=True)
 class MemoryGB(MemoryTerms):
     per_gpu: float
 
 
-class GpuOut(BaseModel):
+@dataclass(slots=True)
+class GpuOut:
     id: str
     name: str
     count: int
     nodes: int
     memory_gb: float
-    fraction: float | None = Field(None, description="MIG share of one GPU when under 1.")
+    fraction: Annotated[float | None, Field(description="MIG share of one GPU when under 1.")] = (
+        None
+    )
 
 
-class ParallelismOut(BaseModel):
+@dataclass(slots=True)
+class ParallelismOut:
     dp: int
     tp: int
     pp: int
@@ -190,18 +202,15 @@ class ParallelismOut(BaseModel):
 
 @dataclass(slots=True)
 class CurvePoint:
-    """One point of the planner's scaling curve: days and GPU-hours at a GPU count.
-
-    A plain dataclass (like `Explanation`): the engine builds several per estimate, and
-    Pydantic takes dataclass instances as they are instead of validating each again.
-    """
+    """One point of the planner's scaling curve: days and GPU-hours at a GPU count."""
 
     gpus: int
     days: float
     gpu_hours: float
 
 
-class TrainingOut(BaseModel):
+@dataclass(slots=True)
+class TrainingOut:
     flops: float
     tokens: float
     gpu_hours: float
@@ -209,14 +218,17 @@ class TrainingOut(BaseModel):
     mfu: float
     tokens_per_s: float
     meets_deadline: bool | None
-    curve: list[CurvePoint] = Field(
-        default_factory=list,
-        description="Days and GPU-hours on the chosen GPU from the smallest fitting count up "
-        "to 4× the chosen one (at least 8 GPUs): the planner's own search.",
-    )
+    curve: Annotated[
+        list[CurvePoint],
+        Field(
+            description="Days and GPU-hours on the chosen GPU from the smallest fitting count "
+            "up to 4× the chosen one (at least 8 GPUs): the planner's own search."
+        ),
+    ] = field(default_factory=list)
 
 
-class InferenceOut(BaseModel):
+@dataclass(slots=True)
+class InferenceOut:
     max_concurrency: int
     tokens_per_s: float
     tokens_per_s_per_user: float
@@ -226,7 +238,8 @@ class InferenceOut(BaseModel):
     images_per_hour: float | None = None
 
 
-class NetworkOut(BaseModel):
+@dataclass(slots=True)
+class NetworkOut:
     uplink_gbps: float
     transfer_hours: float
     internal: str
@@ -234,7 +247,8 @@ class NetworkOut(BaseModel):
     rails: int
 
 
-class InfraOut(BaseModel):
+@dataclass(slots=True)
+class InfraOut:
     nodes: int
     gpus_per_node: int
     cpu_cores: int
@@ -254,14 +268,16 @@ class InfraOut(BaseModel):
     storage_tiers: list[dict[str, Any]]
 
 
-class NoticeOut(BaseModel):
+@dataclass(slots=True)
+class NoticeOut:
     """A warning as a translatable template (English, %(name)s placeholders) and its values."""
 
     template: str
     params: dict[str, str]
 
 
-class CandidateOut(BaseModel):
+@dataclass(slots=True)
+class CandidateOut:
     gpu: str
     count: int
     feasible: bool

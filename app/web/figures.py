@@ -12,6 +12,7 @@ import logging
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import asdict
 from typing import Any
 
 from app.engine.schemas import EstimateResponse
@@ -61,7 +62,7 @@ def _draw(name: str, *args: Any, **kwargs: Any) -> str | None:
 def memory(resp: EstimateResponse) -> str | None:
     """Memory of the most-loaded GPU by part, against the GPU's capacity."""
     capacity = resp.gpu.memory_gb * (resp.gpu.fraction or 1.0)
-    return _draw("memory_bar", resp.memory_per_gpu_gb.model_dump(), capacity)
+    return _draw("memory_bar", asdict(resp.memory_per_gpu_gb), capacity)
 
 
 def scaling(

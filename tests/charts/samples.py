@@ -153,7 +153,9 @@ def all_figures(t: Callable[[str], str]) -> dict[str, Any]:
     cost = cost_dict(comparison())
     cur = cost["currency"]
     return {
-        "memory_bar": charts.memory_bar(r.memory_per_gpu_gb.model_dump(), r.gpu.memory_gb, t=t),
+        "memory_bar": charts.memory_bar(
+            dataclasses.asdict(r.memory_per_gpu_gb), r.gpu.memory_gb, t=t
+        ),
         "gpus_vs_days": charts.gpus_vs_days(gpu_points(), deadline_days=7, chosen=8, t=t),
         "cumulative_costs": charts.cumulative_costs(
             cost["options"], cost["break_even"], currency=cur, t=t

@@ -11,6 +11,7 @@ import re
 import shutil
 import subprocess
 import sys
+from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +27,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_to_svg_renders_the_chinese_title() -> None:
-    fig = charts.memory_bar(samples.estimate_13b().memory_per_gpu_gb.model_dump(), 80, t=samples.zh)
+    fig = charts.memory_bar(asdict(samples.estimate_13b().memory_per_gpu_gb), 80, t=samples.zh)
     svg = charts.to_svg(fig, 800, 300, timeout_s=90)
     assert svg.startswith("<svg") and svg.rstrip().endswith("</svg>")
     assert 'viewBox="0 0 800 300"' in svg
