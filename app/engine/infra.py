@@ -7,6 +7,7 @@ Rules come from seed 003 (T6 node specs, T7 power, T11 storage, T12 network) and
 from __future__ import annotations
 
 import math
+from bisect import bisect_left
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -69,10 +70,9 @@ class Infra:
 
 
 def round_up(value: float, steps: tuple[float, ...] | tuple[int, ...]) -> float:
-    for s in steps:
-        if s >= value - 1e-9:
-            return s
-    return steps[-1] * math.ceil(value / steps[-1])
+    """The first of the ascending `steps` that holds `value`; past the last, its multiples."""
+    i = bisect_left(steps, value - 1e-9)
+    return steps[i] if i < len(steps) else steps[-1] * math.ceil(value / steps[-1])
 
 
 def pow2_tb(value: float) -> float:
@@ -202,14 +202,11 @@ def size_infra(
 
     move_gb = model.params * 2 / 1e9 + dataset_gb
     floor = 1.0 if (per_node > 1 or nodes > 1) else 0.1
-    uplink = next(
-        (
-            u
-            for u in UPLINK_STEPS_GBPS
-            if u >= floor and move_gb * 8 / u / 3600 <= TRANSFER_TARGET_H
-        ),
-        UPLINK_STEPS_GBPS[-1],
-    )
+    uplink = UPLINK_STEPS_GBPS[-1]
+    for u in UPLINK_STEPS_GBPS:
+        if u >= floor and move_gb * 8 / u / 3600 <= TRANSFER_TARGET_H:
+            uplink = u
+            break
     hours = move_gb * 8 / uplink / 3600
     ex.append(
         Explanation(

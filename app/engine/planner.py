@@ -265,6 +265,9 @@ class _Ranked:
 
     Independent of which GPU type runs them (only the memory cap differs), so a search over
     every GPU type ranks each count once and sizes a layout's memory at most once.
+
+    Shared between requests (the job memo), so it is safe under threads: a slot of `mem` is
+    filled by one assignment, and two threads that size the same layout write the same bytes.
     """
 
     __slots__ = ("gpus", "mem", "options", "terms")
@@ -272,17 +275,18 @@ class _Ranked:
     def __init__(self, terms: _JobTerms, n: int, options: list[_Option]) -> None:
         options.sort(key=_by_cost)  # stable: equal costs keep the generation order
         self.terms, self.gpus, self.options = terms, n, options
-        self.mem: list[float] = []
+        self.mem: list[float | None] = [None] * len(options)
 
     def first_fit(self, cap: float) -> tuple[_Option, float] | None:
-        mem, options = self.mem, self.options
-        for i, option in enumerate(options):
-            if i == len(mem):
+        mem = self.mem
+        for i, option in enumerate(self.options):
+            m = mem[i]
+            if m is None:
                 _, t, p, d, z, rc = option
-                micro = self.terms.job.micro_batch
-                mem.append(self.terms.total(t, p, d, z, rc, self.gpus, micro))
-            if mem[i] <= cap:
-                return option, mem[i]
+                m = self.terms.total(t, p, d, z, rc, self.gpus, self.terms.job.micro_batch)
+                mem[i] = m
+            if m <= cap:
+                return option, m
         return None
 
 
