@@ -124,12 +124,13 @@ class _JobTerms:
     pipeline degree and the activations of each (tp, recomputation) pair.
     """
 
-    __slots__ = ("_act", "_ranked", "_share", "job")
+    __slots__ = ("_act", "_degrees", "_ranked", "_share", "job")
 
     def __init__(self, job: TrainingJob) -> None:
         self.job = job
         self._share: dict[int, float] = {}
         self._act: dict[tuple[int, str, int], float] = {}
+        self._degrees: dict[tuple[int, Pins], tuple[tuple[int, int, float], ...]] = {}
         self._ranked: dict[tuple[int, int, Pins], _Ranked] = {}
 
     def ranked(self, n: int, per_node: int, pins: Pins) -> _Ranked:
@@ -137,7 +138,11 @@ class _JobTerms:
         key = (n, per_node, pins)
         got = self._ranked.get(key)
         if got is None:
-            got = self._ranked[key] = _Ranked(self, n, _layouts(self.job, n, per_node, pins))
+            degrees = self._degrees.get((per_node, pins))
+            if degrees is None:
+                degrees = self._degrees[(per_node, pins)] = _degrees(self.job, per_node, pins)
+            options = _layouts(self.job, n, per_node, pins, degrees)
+            got = self._ranked[key] = _Ranked(self, n, options)
         return got
 
     def share(self, p: int) -> float:
@@ -226,38 +231,54 @@ _PP_DEGREES = (1, 2, 4, 8, 16, 32, 64, 128)
 _TP_EFFICIENCY_AT = {t: TP_EFFICIENCY ** math.log2(t) for t in (*_TP_DEGREES, 16, 32, 64)}
 
 
-def _layouts(job: TrainingJob, n: int, per_node: int, pins: Pins) -> list[_Option]:
+def _degrees(job: TrainingJob, per_node: int, pins: Pins) -> tuple[tuple[int, int, float], ...]:
+    """(tensor degree t, pipeline degree p, TP efficiency) of every pair the pins allow on nodes
+    of `per_node` GPUs, in search order: TP within a node and dividing the heads, PP up to the
+    layer count (Narayanan et al. 2021 §3)."""
+    heads, layers = job.model.heads, job.model.layers
+    tps = (pins.tp,) if pins.tp else [x for x in _TP_DEGREES if x <= per_node and heads % x == 0]
+    pps = (pins.pp,) if pins.pp else _PP_DEGREES
+    return tuple(
+        (t, p, _TP_EFFICIENCY_AT.get(t) or TP_EFFICIENCY ** math.log2(t))
+        for t in tps
+        for p in pps
+        if p <= layers
+    )
+
+
+def _layouts(
+    job: TrainingJob, n: int, per_node: int, pins: Pins, degrees: tuple[tuple[int, int, float], ...]
+) -> list[_Option]:
     """Every layout of `n` GPUs with its relative time, in a fixed order (ties keep it)."""
-    model, tp, pp, zero = job.model, pins.tp, pins.pp, pins.zero
-    heads, layers = model.heads, model.layers
-    tps = (tp,) if tp else tuple(x for x in _TP_DEGREES if x <= per_node and heads % x == 0)
-    pps = (pp,) if pp else _PP_DEGREES
-    rcs = (pins.recompute,) if pins.recompute else ("selective", "full")
+    zero = pins.zero
+    rcs = _RECOMPUTE_CHOICES[pins.recompute]
     micro, global_batch = job.micro_batch, job.global_batch
     zero3 = ZERO3_EFFICIENCY if n <= per_node else ZERO3_CROSS_NODE_EFFICIENCY
     out: list[_Option] = []
-    for t in tps:
-        if n % t:
+    for t, p, tp_eff in degrees:
+        if n % (t * p):
             continue
-        tp_eff = _TP_EFFICIENCY_AT.get(t) or TP_EFFICIENCY ** math.log2(t)
-        for p in pps:
-            if n % (t * p) or p > layers:
-                continue
-            d = n // (t * p)
-            if job.batch_pinned and d * micro > global_batch:
-                continue  # more data-parallel ranks than sequences in a step
-            steps = max(1, math.ceil(max(global_batch, d * micro) / (d * micro)))
-            bubble = 1.0 + (p - 1) / steps  # 1F1B bubble (Narayanan et al. 2021 §2.2.1)
-            eff = tp_eff / bubble
-            zs = (zero,) if zero is not None else ((0,) if d == 1 else (1, 2, 3))
-            for rc in rcs:
-                rc_flops = RECOMPUTE_FLOPS[rc]
-                for z in zs:
-                    if z == 3 and d > 1:
-                        out.append((rc_flops / (eff * zero3), t, p, d, z, rc))
-                    else:
-                        out.append((rc_flops / eff, t, p, d, z, rc))
+        d = n // (t * p)
+        if job.batch_pinned and d * micro > global_batch:
+            continue  # more data-parallel ranks than sequences in a step
+        steps = max(1, math.ceil(max(global_batch, d * micro) / (d * micro)))
+        bubble = 1.0 + (p - 1) / steps  # 1F1B bubble (Narayanan et al. 2021 §2.2.1)
+        eff = tp_eff / bubble
+        zs = (zero,) if zero is not None else ((0,) if d == 1 else (1, 2, 3))
+        for rc, rc_flops in rcs:
+            for z in zs:
+                if z == 3 and d > 1:
+                    out.append((rc_flops / (eff * zero3), t, p, d, z, rc))
+                else:
+                    out.append((rc_flops / eff, t, p, d, z, rc))
     return out
+
+
+# (recomputation, its FLOP multiplier) to try: the pinned one, else selective then full
+_RECOMPUTE_CHOICES: dict[str | None, tuple[tuple[str, float], ...]] = {
+    None: (("selective", RECOMPUTE_FLOPS["selective"]), ("full", RECOMPUTE_FLOPS["full"])),
+    **{rc: ((rc, f),) for rc, f in RECOMPUTE_FLOPS.items()},
+}
 
 
 class _Ranked:
