@@ -196,22 +196,6 @@ def mfu_factors(
     return f
 
 
-def default_mfu_value(
-    *,
-    gpu: GpuSpec,
-    model: ModelSpec,
-    precision: str,
-    task: str,
-    gpus: int,
-    nodes: int,
-    interconnect: str,
-) -> float:
-    """`math.prod` of `mfu_factors`, multiplied in the same order (so bit for bit the same)
-    without building the named list: the planner calls this for every count it walks."""
-    per_gpu = mfu_per_gpu(gpu, model, precision)
-    return mfu_at_scale(per_gpu, model, task, gpus, nodes, interconnect)
-
-
 def mfu_per_gpu(gpu: GpuSpec, model: ModelSpec, precision: str) -> float:
     """The factors that do not depend on the GPU count: generation × FP8 share × size."""
     v = BASE_MFU.get(gpu.generation, 0.40)
@@ -223,7 +207,12 @@ def mfu_per_gpu(gpu: GpuSpec, model: ModelSpec, precision: str) -> float:
 def mfu_at_scale(
     per_gpu: float, model: ModelSpec, task: str, gpus: int, nodes: int, interconnect: str
 ) -> float:
-    """`mfu_per_gpu` times the factors of the task and of `gpus` GPUs on `nodes` nodes."""
+    """`mfu_per_gpu` times the factors of the task and of `gpus` GPUs on `nodes` nodes.
+
+    With `mfu_per_gpu` this is `math.prod` of `mfu_factors`, multiplied in the same order (so
+    bit for bit the same; a property test holds them together) without building the named list:
+    the planner calls it for every count it walks.
+    """
     v = per_gpu
     if model.experts > 1 and gpus > 1:
         v *= MOE_EFFICIENCY

@@ -222,23 +222,16 @@ def _plan_training(
     tokens = training_tokens(req, model, warnings)
     job, states, trainable = _training_job(req, model, tokens)
     explain.extend(states.explain)
-    pins: dict[str, Any] = {
-        "gpu_count": req.gpu_count,
-        "mfu": req.mfu,
-        "tp": req.tp,
-        "pp": req.pp,
-        "zero": req.zero_stage,
-        "recompute": req.recompute,
-    }
-    chosen, minimum = planner.plan_training(job, gpu, deadline_days=req.deadline_days, **pins)
+    pins = planner.Pins(req.mfu, req.tp, req.pp, req.zero_stage, req.recompute)
+    chosen, minimum = planner.plan_training(
+        job, gpu, deadline_days=req.deadline_days, gpu_count=req.gpu_count, pins=pins
+    )
     if req.gpu is None and req.gpu_count is None:
         for other in pool:
             c, _ = (
                 (chosen, minimum)
                 if other.id == gpu.id
-                else planner.plan_training(
-                    job, other, deadline_days=req.deadline_days, **{**pins, "gpu_count": None}
-                )
+                else planner.plan_training(job, other, deadline_days=req.deadline_days, pins=pins)
             )
             candidates.append(
                 CandidateOut(
@@ -417,9 +410,7 @@ def _plan_training(
             )
         )
     tps = tokens / (chosen.days * 86400) if chosen.days > 0 else 0.0
-    curve = scaling_curve(
-        job, gpu, chosen.count, planner.Pins(req.mfu, req.tp, req.pp, req.zero_stage, req.recompute)
-    )
+    curve = scaling_curve(job, gpu, chosen.count, pins)
     training = TrainingOut(
         curve=curve,
         flops=rc_flops,

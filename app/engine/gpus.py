@@ -14,7 +14,7 @@ from app.engine.hardware import GpuSpec
 
 GPUS_PATH = Path(__file__).resolve().parent.parent / "data" / "gpus.yaml"
 DEFAULT_GPU = "h100-sxm-80gb"  # the provider's fleet (seed 003 T1: every tier is H100)
-_FIELDS = {f.name for f in dataclasses.fields(GpuSpec) if f.init}
+_FIELDS = {f.name for f in dataclasses.fields(GpuSpec)}
 
 
 def gpu_from_record(record: dict[str, Any]) -> GpuSpec:

@@ -7,8 +7,7 @@ Blackwell headline numbers with sparsity, which is twice what a training step ca
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from operator import attrgetter
+from dataclasses import dataclass
 from typing import Literal
 
 FormFactor = Literal["sxm", "pcie", "oam", "superchip"]
@@ -37,14 +36,6 @@ class GpuSpec:
     price_usd: float | None  # street price per GPU, USD; None when unknown
     launch_year: int
     source: str  # datasheet(s) the figures come from
-    # The planner's memo keys hold the GPU: hash its fields once, not per lookup.
-    _hash: int = field(init=False, repr=False, compare=False)
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "_hash", hash(_gpu_key(self)))
-
-    def __hash__(self) -> int:
-        return self._hash
 
     def peak_tflops(self, precision: str) -> float:
         """Dense tensor throughput for a compute precision (TFLOPS).
@@ -63,6 +54,3 @@ class GpuSpec:
     @property
     def has_nvlink(self) -> bool:
         return self.nvlink_gbs > 0
-
-
-_gpu_key = attrgetter(*(f for f in GpuSpec.__dataclass_fields__ if f != "_hash"))

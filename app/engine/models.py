@@ -17,9 +17,8 @@ import dataclasses
 import difflib
 import math
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from functools import cache
-from operator import attrgetter
 from pathlib import Path
 from typing import Any, Literal
 
@@ -126,8 +125,6 @@ class ModelSpec:
     learned_positions: int = 0  # rows of a learned absolute position table (GPT)
     published_active_params_b: float | None = None  # MoE active / image denoiser, billions
     components: tuple[Component, ...] = ()  # image pipelines only
-    # The planner's memo keys hold the model: hash its forty fields once, not per lookup.
-    _hash: int = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         if not self.id or self.id != self.id.strip():
@@ -137,10 +134,6 @@ class ModelSpec:
                 f"{self.id}: need 0 < active_params ({self.active_params}) "
                 f"<= params ({self.params})"
             )
-        object.__setattr__(self, "_hash", hash(_spec_key(self)))
-
-    def __hash__(self) -> int:
-        return self._hash
 
     def kv_cache_bytes_per_token(self, kv_bytes: float) -> float:
         """Bytes of KV cache one token occupies across all layers.
@@ -174,9 +167,6 @@ class ModelSpec:
     def architecture(self) -> dict[str, Any]:
         """The fields `count_params` reads, as keyword arguments for it."""
         return {name: getattr(self, name) for name in ARCH_FIELDS}
-
-
-_spec_key = attrgetter(*(f for f in ModelSpec.__dataclass_fields__ if f != "_hash"))
 
 
 # --------------------------------------------------------------------------- counting
@@ -393,7 +383,7 @@ def build_llm_spec(
 
 # Image presets may describe their denoiser's transformer shape; the counts come from
 # the components, never from the data file.
-_IMAGE_RECORD_KEYS = {f.name for f in dataclasses.fields(ModelSpec) if f.init} - {
+_IMAGE_RECORD_KEYS = {f.name for f in dataclasses.fields(ModelSpec)} - {
     "params",
     "active_params",
 }

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
 from operator import attrgetter, itemgetter
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 from app.engine import compute
 from app.engine.hardware import GpuSpec
@@ -177,30 +177,31 @@ class _JobTerms:
             self._act[(t, recompute, b)] = got
         return got
 
+    def states(self, t: int, p: int, d: int, z: int) -> tuple[float, float, float]:
+        """(weights, gradients, optimizer) bytes on the most-loaded GPU: split by t and the
+        pipeline stage, then ZeRO stage z partitions over the d data-parallel ranks."""
+        job = self.job
+        mp = self.share(p) / t
+        return (
+            job.weights * mp / (d if z >= 3 else 1),
+            job.gradients * mp / (d if z >= 2 else 1),
+            job.optimizer * mp / (d if z >= 1 else 1),
+        )
+
     def memory(
         self, t: int, p: int, d: int, z: int, recompute: str, gpus: int, micro: int
     ) -> Memory:
         """Every term on the most-loaded GPU of layout (t, p, d, ZeRO z, recompute), bytes."""
-        job = self.job
-        mp = self.share(p) / t
         m = Memory()
-        m.weights = job.weights * mp / (d if z >= 3 else 1)
-        m.gradients = job.gradients * mp / (d if z >= 2 else 1)
-        m.optimizer = job.optimizer * mp / (d if z >= 1 else 1)
+        m.weights, m.gradients, m.optimizer = self.states(t, p, d, z)
         m.activations = self.activations(t, recompute, micro)
         m.overhead = self._overhead(m.weights + m.gradients + m.optimizer + m.activations, gpus)
         return m
 
     def total(self, t: int, p: int, d: int, z: int, recompute: str, gpus: int, micro: int) -> float:
         """`memory(...).total` without building the terms: the ranking's hot path."""
-        job = self.job
-        mp = self.share(p) / t
-        live = (
-            job.weights * mp / (d if z >= 3 else 1)
-            + job.gradients * mp / (d if z >= 2 else 1)
-            + job.optimizer * mp / (d if z >= 1 else 1)
-            + self.activations(t, recompute, micro)
-        )
+        w, g, o = self.states(t, p, d, z)
+        live = w + g + o + self.activations(t, recompute, micro)
         return live + self._overhead(live, gpus)
 
     @staticmethod
@@ -228,7 +229,6 @@ _Option = tuple[float, int, int, int, int, str]
 
 _TP_DEGREES = (1, 2, 4, 8)
 _PP_DEGREES = (1, 2, 4, 8, 16, 32, 64, 128)
-_TP_EFFICIENCY_AT = {t: TP_EFFICIENCY ** math.log2(t) for t in (*_TP_DEGREES, 16, 32, 64)}
 
 
 def _degrees(job: TrainingJob, per_node: int, pins: Pins) -> tuple[tuple[int, int, float], ...]:
@@ -238,12 +238,7 @@ def _degrees(job: TrainingJob, per_node: int, pins: Pins) -> tuple[tuple[int, in
     heads, layers = job.model.heads, job.model.layers
     tps = (pins.tp,) if pins.tp else [x for x in _TP_DEGREES if x <= per_node and heads % x == 0]
     pps = (pins.pp,) if pins.pp else _PP_DEGREES
-    return tuple(
-        (t, p, _TP_EFFICIENCY_AT.get(t) or TP_EFFICIENCY ** math.log2(t))
-        for t in tps
-        for p in pps
-        if p <= layers
-    )
+    return tuple((t, p, TP_EFFICIENCY ** math.log2(t)) for t in tps for p in pps if p <= layers)
 
 
 def _layouts(
@@ -411,23 +406,16 @@ def at_most_linear(c: Candidate, floor_gpu_hours: float) -> Candidate:
     )
 
 
-def walk(job: TrainingJob, gpu: GpuSpec, *, up_to: int, **pins: Any) -> list[Candidate]:
-    """Fitting candidates at every count the planner considers, up to `up_to` GPUs, with
-    GPU-hours carried forward so they never fall as the count grows."""
-    return list(_walk(job, gpu, up_to, Pins(**pins)))
-
-
 @lru_cache(maxsize=512)
 def _walk(job: TrainingJob, gpu: GpuSpec, up_to: int, pins: Pins) -> tuple[Candidate, ...]:
+    """`_iter_walk` to its end, memoised: planning a pinned count and drawing its curve share it."""
     return tuple(_iter_walk(job, gpu, up_to, pins))
 
 
-def iter_walk(job: TrainingJob, gpu: GpuSpec, *, up_to: int, **pins: Any) -> Iterator[Candidate]:
-    """`walk`, lazily: the deadline search stops at the first count that meets it."""
-    return _iter_walk(job, gpu, up_to, Pins(**pins))
-
-
 def _iter_walk(job: TrainingJob, gpu: GpuSpec, up_to: int, pins: Pins) -> Iterator[Candidate]:
+    """Fitting candidates at every count the planner considers, up to `up_to` GPUs, lazily
+    (the deadline search stops at the first count that meets it), with GPU-hours carried
+    forward so they never fall as the count grows."""
     on_gpu = _OnGpu(job, gpu, pins)
     gpn = gpu.gpus_per_node
     floor = 0.0
@@ -450,11 +438,7 @@ def plan_training(
     *,
     deadline_days: float | None,
     gpu_count: int | None = None,
-    mfu: float | None = None,
-    tp: int | None = None,
-    pp: int | None = None,
-    zero: int | None = None,
-    recompute: str | None = None,
+    pins: Pins = Pins(),
     max_gpus: int = MAX_SEARCH_GPUS,
 ) -> tuple[Candidate | None, Candidate | None]:
     """(chosen, minimum) candidates on one GPU type. chosen is None when nothing fits.
@@ -464,7 +448,6 @@ def plan_training(
     tried until the deadline is met (GPU-hours never fall with more GPUs, so the first count
     that meets it is the cheapest that does).
     """
-    pins = Pins(mfu, tp, pp, zero, recompute)
     if gpu_count:
         # The curve up to 4× the count serves the floor here and the estimate's scaling curve.
         curve = _walk(job, gpu, curve_end(gpu_count), pins)

@@ -64,4 +64,4 @@ def model_summary(m: ModelSpec) -> dict[str, Any]:
 
 
 def gpu_summary(g: GpuSpec) -> dict[str, Any]:
-    return {f.name: getattr(g, f.name) for f in dataclasses.fields(g) if f.init}
+    return dataclasses.asdict(g)

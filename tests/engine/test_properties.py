@@ -212,5 +212,7 @@ def test_planner_mfu_is_the_product_of_the_explained_factors(
         "interconnect": interconnect,
     }
     named = math.prod(v for _, v in compute.mfu_factors(**args))
-    assert compute.default_mfu_value(**args) == named
+    per_gpu = compute.mfu_per_gpu(args["gpu"], args["model"], precision)
+    planned = compute.mfu_at_scale(per_gpu, args["model"], task, gpus, args["nodes"], interconnect)
+    assert planned == named
     assert compute.default_mfu(**args).value == named
