@@ -9,20 +9,20 @@ from app.accounts import pages as accounts_pages
 from app.accounts import routes as accounts_api
 from app.accounts import web as accounts_web
 from app.accounts.deps import optional_api_user
-from app.api import costs as costs_api
-from app.api import estimate as estimate_api
 from app.catalog import pages as catalog_pages
 from app.catalog import routes as catalog_routes
+from app.costs import routes as costs_api
 from app.db import make_engine
+from app.leads import pages as leads_pages
+from app.planner import routes as estimate_api
 from app.plans import pages as plans_pages
 from app.plans import routes as plans_api
 from app.quotes import routes as quotes_api
-from app.security import docs as api_docs
-from app.security.headers import SecurityHeadersMiddleware
 from app.settings import Settings
 from app.sharing import pages as sharing_pages
 from app.sharing import routes as sharing_api
-from app.web import leads_pages
+from app.web import docs as api_docs
+from app.web.headers import SecurityHeadersMiddleware
 
 OPENAPI_DESCRIPTION = """
 Stratagem sizes AI GPU workloads and prices them.

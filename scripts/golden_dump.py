@@ -157,7 +157,9 @@ def main(out: Path) -> None:
         sales_headers = {"Authorization": f"Bearer {users['sales'][1]}"}
 
         for i, body in enumerate(estimate_grid()):
-            dump_json(out / f"api/estimate-{i:04d}.json", client.post("/api/v1/estimate", json=body))
+            dump_json(
+                out / f"api/estimate-{i:04d}.json", client.post("/api/v1/estimate", json=body)
+            )
         for i, body in enumerate(cost_grid()):
             dump_json(out / f"api/costs-{i:04d}.json", client.post("/api/v1/costs", json=body))
         for name, url in (
@@ -195,7 +197,9 @@ def main(out: Path) -> None:
         plan_id = plan["id"]
         share = client.post(f"/api/v1/plans/{plan_id}/share", json={}, headers=sales_headers)
         share_url = share.json().get("url", "") if share.status_code < 300 else ""
-        dump_json(out / "api/plan.json", client.get(f"/api/v1/plans/{plan_id}", headers=sales_headers))
+        dump_json(
+            out / "api/plan.json", client.get(f"/api/v1/plans/{plan_id}", headers=sales_headers)
+        )
         csv = client.get(f"/api/v1/plans/{plan_id}/bom.csv", headers=sales_headers)
         write(out / "api/bom.csv", normalise(csv.text))
 
@@ -241,10 +245,16 @@ def main(out: Path) -> None:
             client.cookies.set("lang", lang)
             for url in pages_public:
                 r = client.get(url)
-                write(out / f"pages/{lang}/{_slug(url)}.html", f"{r.status_code}\n" + normalise(r.text))
+                write(
+                    out / f"pages/{lang}/{_slug(url)}.html",
+                    f"{r.status_code}\n" + normalise(r.text),
+                )
             for url in fragments:
                 r = client.get(url, headers={"HX-Request": "true"})
-                write(out / f"pages/{lang}/frag{_slug(url)}.html", f"{r.status_code}\n" + normalise(r.text))
+                write(
+                    out / f"pages/{lang}/frag{_slug(url)}.html",
+                    f"{r.status_code}\n" + normalise(r.text),
+                )
             if share_url:
                 path = "/s/" + share_url.rsplit("/s/", 1)[-1]
                 r = client.get(path)
@@ -256,7 +266,10 @@ def main(out: Path) -> None:
             )
             for url in pages_signed_in:
                 r = client.get(url)
-                write(out / f"pages/{lang}/admin{_slug(url)}.html", f"{r.status_code}\n" + normalise(r.text))
+                write(
+                    out / f"pages/{lang}/admin{_slug(url)}.html",
+                    f"{r.status_code}\n" + normalise(r.text),
+                )
 
         client.cookies.clear()
         for lang in ("zh-TW", "en"):

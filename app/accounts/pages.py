@@ -21,9 +21,9 @@ from app.accounts.web import (
     set_session_cookie,
 )
 from app.deps import SessionDep
+from app.i18n import N_
+from app.i18n import gettext as _
 from app.web.csrf import verify_csrf
-from app.web.i18n import N_
-from app.web.i18n import gettext as _
 from app.web.templating import activate, render
 
 router = APIRouter(include_in_schema=False)

@@ -27,6 +27,7 @@ from pydantic import ValidationError
 from sqlmodel import Session
 from starlette.datastructures import UploadFile
 
+from app import i18n
 from app.catalog import io, service
 from app.catalog.access import ADMIN_DEPENDENCIES, ActorDep
 from app.catalog.kinds import KINDS, Kind
@@ -40,11 +41,10 @@ from app.catalog.models import (
 )
 from app.catalog.service import CatalogError, InvalidRow
 from app.deps import SessionDep
-from app.web import i18n
+from app.i18n import N_
+from app.i18n import gettext as _
 from app.web.csrf import verify_csrf
 from app.web.forms import validation_messages
-from app.web.i18n import N_
-from app.web.i18n import gettext as _
 from app.web.templating import (
     CURRENCY_DIGITS,
     CURRENCY_SYMBOLS,

@@ -52,7 +52,7 @@ from app.catalog.models import (
     utcnow,
 )
 from app.catalog.shipped import shipped_document
-from app.engine import prices as engine
+from app.engine import price_book as engine
 from app.engine.hardware import GpuSpec
 
 SYSTEM: Final = "system"

@@ -16,7 +16,7 @@ import yaml
 
 from app.engine.gpus import gpu_from_record
 from app.engine.hardware import GpuSpec
-from app.engine.prices import (
+from app.engine.price_book import (
     BuyParameters,
     CloudInstance,
     EnergyPrice,

@@ -17,9 +17,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from app.engine.architectures import ModelSpec
 from app.engine.explain import Explanation
 from app.engine.hardware import GpuSpec
-from app.engine.models import ModelSpec
 from app.engine.units import fmt
 
 SECONDS_PER_DAY = 86_400.0

@@ -13,13 +13,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from app.engine import compute, inference, memory, planner
+from app.engine.architectures import ModelSpec, from_hf_config, from_param_count, get_preset
 from app.engine.explain import Explanation
 from app.engine.gpus import DEFAULT_GPU, default_gpus, find_gpu
 from app.engine.hardware import GpuSpec
 from app.engine.infra import Infra, size_infra
-from app.engine.models import ModelSpec, from_hf_config, from_param_count, get_preset
 from app.engine.notices import Notice, template_and_params
-from app.engine.prices import PriceBook
+from app.engine.price_book import PriceBook
 from app.engine.schemas import (
     TRAINING_TASKS,
     CandidateOut,
@@ -839,7 +839,7 @@ def estimate(
 
     cost: dict[str, Any] | None = None
     if prices is not None:
-        from app.engine.pricing import price_plan
+        from app.engine.plan_costs import price_plan
 
         cost, cost_warnings, cost_explain = price_plan(
             req=req,

@@ -12,10 +12,10 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
+from app.engine.architectures import ModelSpec
 from app.engine.explain import Explanation
 from app.engine.hardware import GpuSpec
 from app.engine.memory import CUDA_CONTEXT_GB, KV_BYTES, NCCL_BUFFERS_GB, WEIGHT_BYTES
-from app.engine.models import ModelSpec
 from app.engine.notices import Notice
 from app.engine.units import GB, fmt
 

@@ -11,9 +11,9 @@ from bisect import bisect_left
 from dataclasses import dataclass, field
 from typing import Any
 
+from app.engine.architectures import ModelSpec
 from app.engine.explain import Explanation
 from app.engine.hardware import GpuSpec
-from app.engine.models import ModelSpec
 from app.engine.notices import Notice
 from app.engine.units import fmt
 

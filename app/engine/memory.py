@@ -21,8 +21,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
+from app.engine.architectures import ModelSpec
 from app.engine.explain import Explanation
-from app.engine.models import ModelSpec
 from app.engine.units import GB, fmt
 
 # Bytes per parameter of stored weights. int4 is weight-only with an fp16 scale and zero per

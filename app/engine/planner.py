@@ -18,6 +18,7 @@ from operator import attrgetter, itemgetter
 from typing import NamedTuple
 
 from app.engine import compute
+from app.engine.architectures import ModelSpec
 from app.engine.hardware import GpuSpec
 from app.engine.memory import (
     CUDA_CONTEXT_GB,
@@ -28,7 +29,6 @@ from app.engine.memory import (
     activation_bytes_per_layer,
     embedding_params,
 )
-from app.engine.models import ModelSpec
 from app.engine.units import GB
 
 # GPU counts the planner considers: whole nodes of 8 beyond one node, with a geometric step.

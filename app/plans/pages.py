@@ -23,9 +23,9 @@ from fastapi.routing import APIRoute
 from app.accounts.web import SalesPageUser
 from app.deps import SessionDep
 from app.engine.estimate import InputError
+from app.i18n import gettext as _
 from app.plans import schedule, service, views
 from app.web.csrf import CsrfDep
-from app.web.i18n import gettext as _
 from app.web.templating import activate, choose_currency, is_fragment, render
 
 

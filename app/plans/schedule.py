@@ -18,10 +18,10 @@ from sqlmodel import Session
 from app.accounts.models import User
 from app.engine.costs import CostInputError, Phase, schedule_cost
 from app.engine.gpus import default_gpus
-from app.engine.prices import PriceBook
+from app.engine.price_book import PriceBook
+from app.i18n import N_
+from app.i18n import gettext as _
 from app.plans.models import Plan
-from app.web.i18n import N_
-from app.web.i18n import gettext as _
 
 H100: Final = "h100-sxm-80gb"
 SCHEDULE_KEY: Final = "schedule"

@@ -24,7 +24,7 @@ from sqlmodel import Session, col, select
 from app.accounts.models import User
 from app.catalog import service as catalog
 from app.engine.estimate import InputError, estimate
-from app.engine.prices import PriceBook
+from app.engine.price_book import PriceBook
 from app.engine.schemas import EstimateRequest
 from app.plans.models import EDITABLE, SNAPSHOT, Plan, PlanRevision, utcnow
 

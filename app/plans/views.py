@@ -17,15 +17,17 @@ from urllib.parse import urlencode
 from pydantic import ValidationError
 from sqlmodel import Session
 
+from app import charts_figures as figures
 from app.accounts.models import User
 from app.catalog import service as catalog
-from app.engine.prices import PriceBook
+from app.costs import presenters as costs_view
+from app.engine.price_book import PriceBook
 from app.engine.schemas import EstimateRequest, EstimateResponse
+from app.i18n import N_, ngettext
+from app.i18n import gettext as _
+from app.planner import views as planner
 from app.plans import schedule, service
 from app.plans.models import STATUSES, Plan, PlanRevision
-from app.web import costs_view, figures, planner
-from app.web.i18n import N_, ngettext
-from app.web.i18n import gettext as _
 
 log = logging.getLogger("stratagem.web")
 

@@ -21,7 +21,7 @@ from decimal import ROUND_HALF_UP, Decimal
 from typing import Any, Final
 
 from app.engine.costs.formulas import term_discount
-from app.engine.prices import PriceBook, RentalOffer
+from app.engine.price_book import PriceBook, RentalOffer
 
 RENTAL_KINDS: Final = ("rent_hourly", "rent_monthly", "rent_term", "mig")
 CENT: Final = Decimal("0.01")

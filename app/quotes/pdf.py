@@ -18,10 +18,9 @@ from typing import Any, Final
 
 from sqlmodel import Session
 
-from app import charts
+from app import charts, i18n
 from app.plans.models import Plan
 from app.quotes.service import quote_view
-from app.web import i18n
 from app.web.templating import templates
 
 log = logging.getLogger("stratagem.quotes")

@@ -2,7 +2,7 @@
 
 Everything comes from the plan's stored workload and result (and its own price list for the
 rental offers), so a quote never changes when the catalog does. Call with the language
-active (`app.web.i18n.activate`): labels and money are formatted in it.
+active (`app.i18n.activate`): labels and money are formatted in it.
 """
 
 from __future__ import annotations
@@ -15,10 +15,10 @@ from sqlmodel import Session
 
 from app.accounts.models import User
 from app.catalog import service as catalog
-from app.engine.prices import PriceBook
+from app.engine.price_book import PriceBook
+from app.i18n import N_, gettext, zh_translations
 from app.plans.models import Plan
 from app.quotes.bom import Bom, build_bom
-from app.web.i18n import N_, gettext, zh_translations
 
 VALID_DAYS: Final = 30
 

@@ -14,7 +14,7 @@ from app.quotes.pdf import render_quote_pdf
 from app.quotes.routes import pdf_response
 from app.sharing import service
 from app.sharing.routes import share_url
-from app.sharing.view import shared_context
+from app.sharing.views import shared_context
 from app.web.csrf import CsrfDep
 from app.web.templating import render
 

@@ -16,7 +16,11 @@ from app.web.templating import STATIC_DIR, render, templates
 
 def install(app: FastAPI) -> None:
     """Mount /static, add the middleware, the CSRF error page and every page router."""
-    from app.web import architectures, assess, pages, plan, tco
+    from app.architectures import pages as architectures
+    from app.assess import pages as assess
+    from app.costs import pages as tco
+    from app.home import pages
+    from app.planner import pages as plan
 
     settings = app.state.settings
     assets = StaticAssets(STATIC_DIR)

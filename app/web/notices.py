@@ -12,7 +12,7 @@ from typing import Any
 
 from markupsafe import Markup, escape
 
-from app.web import i18n
+from app import i18n
 
 
 def notice_text(notice: Any) -> Markup:

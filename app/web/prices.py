@@ -8,7 +8,7 @@ from typing import Any
 import yaml
 from starlette.requests import Request
 
-from app.engine.prices import PriceBook
+from app.engine.price_book import PriceBook
 from app.settings import REPO_ROOT
 
 CATALOG_YAML = REPO_ROOT / "app" / "data" / "catalog.yaml"
@@ -21,7 +21,7 @@ def price_book(request: Request) -> PriceBook | None:
         return cached if isinstance(cached, PriceBook) else None
     book: PriceBook | None = None
     try:
-        from app.services.estimates import current_prices
+        from app.planner.service import current_prices
 
         book = current_prices(request)
     except Exception:
@@ -51,7 +51,7 @@ def shipped() -> PriceBook | None:
 
 @lru_cache(maxsize=1)
 def _yaml_price_book() -> PriceBook:
-    from app.engine import prices as p
+    from app.engine import price_book as p
 
     data = yaml.safe_load(CATALOG_YAML.read_text(encoding="utf-8"))
     head = data["price_list"]

@@ -17,7 +17,7 @@ Conventions (follow them in every page)
 * Text: ALL visible strings go through gettext, msgids in English —
   ``{{ _("Planner") }}``, ``{% trans %}…{% endtrans %}``, ``{{ _("%(n)s GPUs", n=4) }}``
   (newstyle gettext: keyword placeholders, auto-escaped). Python strings use
-  ``app.web.i18n.gettext``/``N_``. Translations go into a ``.po`` file in
+  ``app.i18n.gettext``/``N_``. Translations go into a ``.po`` file in
   ``app/locale/zh_Hant_TW/LC_MESSAGES/`` (each area may keep its own ``<area>.po``).
 * Context every template gets: ``request``, ``lang`` ("zh-TW"|"en"), ``currency``
   ("TWD"|"USD"), ``csrf_token``, ``price_list`` (the PriceBook or None), ``nav_active``
@@ -46,8 +46,8 @@ from markupsafe import Markup, escape
 from starlette.requests import Request
 from starlette.responses import Response
 
+from app import i18n
 from app.settings import REPO_ROOT
-from app.web import i18n
 from app.web.csrf import FIELD as CSRF_FIELD
 from app.web.csrf import token_for
 

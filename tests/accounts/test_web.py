@@ -14,8 +14,8 @@ from app.accounts import auth, service
 from app.accounts.models import LoginAttempt
 from app.bootstrap import prepare_database
 from app.main import create_app
-from app.security.headers import CSP
 from app.settings import Settings
+from app.web.headers import CSP
 from tests.accounts.helpers import PASSWORD, make_account, sign_in
 
 

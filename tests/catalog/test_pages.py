@@ -8,8 +8,8 @@ import pytest
 from babel.messages.extract import extract_from_file
 from fastapi.testclient import TestClient
 
+from app import i18n
 from app.settings import REPO_ROOT
-from app.web import i18n
 
 from .helpers import csrf, post_form, soup
 

@@ -46,7 +46,7 @@ from app.engine.costs import (
     tco_curves,
 )
 from app.engine.explain import Explanation
-from app.engine.prices import (
+from app.engine.price_book import (
     BuyParameters,
     CloudInstance,
     EnergyPrice,

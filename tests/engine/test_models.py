@@ -20,7 +20,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.engine.models import (
+from app.engine.architectures import (
     ARCH_FIELDS,
     ModelSpec,
     count_params,
@@ -465,7 +465,7 @@ def test_architecture_covers_count_params_arguments() -> None:
 
 def test_models_module_is_pure() -> None:
     code = (
-        "import sys, app.engine.models as m; m.list_presets(); "
+        "import sys, app.engine.architectures as m; m.list_presets(); "
         "bad = {'fastapi', 'sqlmodel', 'jinja2', 'plotly'} & set(sys.modules); "
         "sys.exit(sorted(bad) or 0)"
     )

@@ -8,9 +8,9 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
 from app.engine import compute, memory, planner
+from app.engine.architectures import from_param_count, get_preset
 from app.engine.estimate import InputError, estimate
 from app.engine.gpus import default_gpus, find_gpu
-from app.engine.models import from_param_count, get_preset
 from app.engine.schemas import EstimateRequest
 from tests.engine.helpers import est
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from app.engine import memory, planner
-from app.engine.models import from_param_count, get_preset
+from app.engine.architectures import from_param_count, get_preset
 from app.engine.units import GB
 from tests.engine.helpers import est, rel
 

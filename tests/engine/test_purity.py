@@ -8,7 +8,7 @@ import sys
 
 def test_engine_imports_no_web_or_database_modules() -> None:
     code = (
-        "import sys, app.engine.estimate, app.engine.costs, app.engine.pricing;"
+        "import sys, app.engine.estimate, app.engine.costs, app.engine.plan_costs;"
         "bad = [m for m in ('fastapi', 'sqlmodel', 'sqlalchemy', 'jinja2', 'plotly') "
         "if m in sys.modules]; print(bad); sys.exit(1 if bad else 0)"
     )

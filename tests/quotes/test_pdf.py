@@ -15,10 +15,10 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlmodel import Session
 
+from app import i18n
 from app.plans.models import Plan
 from app.quotes import pdf as quote_pdf
 from app.quotes.bom import cents, quoted_option
-from app.web import i18n
 from app.web.templating import money
 from tests.accounts.helpers import MakeAccount
 from tests.plan_quotes import XSS, create_plan

@@ -22,10 +22,10 @@ from app.catalog import service as catalog
 from app.catalog.kinds import KINDS
 from app.catalog.models import RentalOffer
 from app.db import make_engine
+from app.leads.models import LeadCreate, create_lead
 from app.main import create_app
 from app.plans import service as plans
 from app.settings import Settings
-from app.web.leads import LeadCreate, create_lead
 from tests.security.route_rules import World
 
 PASSWORD = "correct horse battery"

@@ -9,7 +9,7 @@ from bs4 import BeautifulSoup
 from fastapi.testclient import TestClient
 from sqlmodel import Session, select
 
-from app.web.leads import Lead
+from app.leads.models import Lead
 from tests.web.conftest import htmx
 
 CASES = [

@@ -8,7 +8,7 @@ from pathlib import Path
 from bs4 import BeautifulSoup
 from fastapi.testclient import TestClient
 
-from app.web import i18n
+from app import i18n
 
 ROOT = Path(__file__).resolve().parents[2]
 

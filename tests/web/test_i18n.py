@@ -9,8 +9,7 @@ from babel.messages.extract import extract_from_dir
 from bs4 import BeautifulSoup
 from fastapi.testclient import TestClient
 
-from app import charts
-from app.web import i18n
+from app import charts, i18n
 from app.web.templating import figure, money, number, percent
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -92,8 +91,7 @@ def test_numbers() -> None:
 #: Areas of the UI and the files Babel extracts their msgids from (babel.cfg says the same).
 AREAS = {
     "web": [
-        ("app/web/**.py", "python"),
-        ("app/charts.py", "python"),
+        ("app/**.py", "python"),
         ("templates/*.html", "jinja2"),
         ("templates/pages/**.html", "jinja2"),
     ],
@@ -115,7 +113,7 @@ def _msgids(method_map: list[tuple[str, str]]) -> set[str]:
         str(ROOT), method_map, options, keywords=KEYWORDS
     ):
         found.add(message[0] if isinstance(message, tuple) else message)
-    if any(p == "app/charts.py" for p, _m in method_map):
+    if any(p == "app/**.py" for p, _m in method_map):
         found.update(charts.MSGIDS)
     return found
 

@@ -7,8 +7,8 @@ from sqlalchemy import inspect
 from sqlmodel import Session
 
 from app.db import downgrade, make_engine, migrate
-from app.web.i18n import activate
-from app.web.leads import Lead, create_lead, parse_lead
+from app.i18n import activate
+from app.leads.models import Lead, create_lead, parse_lead
 
 
 @pytest.fixture(autouse=True)

@@ -15,7 +15,7 @@ from app.engine.costs.ledger import Ledger
 from app.engine.costs.model import HOURS_PER_MONTH, RESERVED_TERM_MONTHS, CostOption, Usage
 from app.engine.explain import Explanation, money, number
 from app.engine.notices import Notice
-from app.engine.prices import CloudInstance
+from app.engine.price_book import CloudInstance
 
 _EPS = 1e-9
 PRICE_AGE_WARNING_DAYS = 365

@@ -31,7 +31,7 @@ from app.engine.costs.rental import OfferSelection, rental_options, select_offer
 from app.engine.costs.validate import fraction, in_range, non_negative, positive, whole
 from app.engine.explain import Explanation, money, number, percent
 from app.engine.notices import Notice
-from app.engine.prices import EnergyPrice, PriceBook
+from app.engine.price_book import EnergyPrice, PriceBook
 
 
 def priced_gpus(book: PriceBook) -> list[str]:

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from app.engine.costs.ledger import Ledger
 from app.engine.costs.model import CostInputError, CostOption
 from app.engine.explain import Explanation, money, number
-from app.engine.prices import EnergyPrice, PriceBook
+from app.engine.price_book import EnergyPrice, PriceBook
 
 
 def book_currencies(book: PriceBook) -> list[str]:

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from app.engine.costs.model import DAYS_PER_MONTH, HOURS_PER_MONTH, CostInputError, CostOption
 from app.engine.costs.validate import fraction, non_negative, positive
 from app.engine.explain import Explanation, money, number, percent
-from app.engine.prices import RentalOffer
+from app.engine.price_book import RentalOffer
 
 # --------------------------------------------------------------------------- energy (T7)
 

@@ -37,7 +37,7 @@ from app.engine.costs.model import (
 )
 from app.engine.explain import Explanation, money, number, percent
 from app.engine.notices import Notice
-from app.engine.prices import ServerSku
+from app.engine.price_book import ServerSku
 
 _EPS = 1e-9
 

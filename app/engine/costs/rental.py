@@ -19,7 +19,7 @@ from app.engine.costs.ledger import Ledger
 from app.engine.costs.model import HOURS_PER_MONTH, CostOption, Usage
 from app.engine.explain import Explanation, money, number, percent
 from app.engine.notices import Notice
-from app.engine.prices import PriceBook, RentalOffer
+from app.engine.price_book import PriceBook, RentalOffer
 
 _EPS = 1e-9
 _INTERCONNECT = {"pcie": "PCIe", "nvlink": "NVLink", "infiniband": "InfiniBand"}

@@ -19,7 +19,7 @@ from app.engine.costs.model import HOURS_PER_MONTH, CostInputError, Phase, Phase
 from app.engine.costs.rental import select_offers
 from app.engine.costs.validate import in_range, positive
 from app.engine.explain import Explanation, money, number, percent
-from app.engine.prices import PriceBook
+from app.engine.price_book import PriceBook
 
 
 def schedule_cost(phases: Sequence[Phase], book: PriceBook, currency: str = "TWD") -> ScheduleCost:

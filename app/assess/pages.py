@@ -1,0 +1,68 @@
+"""The self-assessment (/assess): three questions and the task → tier; 'request a quote'."""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import urlencode
+
+from fastapi import APIRouter, Request
+from fastapi.responses import RedirectResponse, Response
+
+from app.architectures import content
+from app.assess import views as assessment
+from app.deps import SessionDep
+from app.leads import models as leads
+from app.web.csrf import CsrfDep
+from app.web.prices import price_book
+from app.web.templating import activate, choose_currency, is_fragment, render
+
+router = APIRouter(include_in_schema=False)
+
+
+def _context(request: Request, query: Any) -> dict[str, Any]:
+    currency = choose_currency(request)
+    book = price_book(request)
+    a = assessment.assess(query, currency=currency, book=book)
+    return {
+        "nav_active": "assess",
+        "a": a,
+        "options": assessment,
+        "tier_rows": content.tier_rows(request, currency),
+        "lead": {},
+        "lead_errors": {},
+        "errors": a.errors,
+        "sent": query.get("sent") == "1",
+        **assessment.result_context(a, book=book, currency=currency),
+    }
+
+
+@router.get("/assess")
+def assess(request: Request) -> Response:
+    """Self-assessment: the questions, and once answered the tier (HTMX: the result only)."""
+    activate(request)
+    ctx = _context(request, request.query_params)
+    return render(request, "pages/assess.html", ctx, "result" if is_fragment(request) else None)
+
+
+@router.post("/assess/quote")
+async def request_quote(request: Request, session: SessionDep, _csrf: CsrfDep) -> Response:
+    """Store a 'request a quote' lead for sales; inline errors when the form is incomplete."""
+    lang = activate(request)
+    form = {k: v for k, v in (await request.form()).items() if isinstance(v, str)}
+    ctx = _context(request, form)
+    a = ctx["a"]
+    tier = a.resp.tier if a.resp else ""
+    data, errors = leads.parse_lead(form, lang=lang, tier=tier, answers=a.answers)
+    if data is None or a.resp is None:
+        errors = errors or {"": ""}
+        ctx.update(lead=form, lead_errors=errors, errors={**a.errors, **errors})
+        # A full page says 422; an HTMX swap gets 200 (browsers log every 4xx as an error).
+        if is_fragment(request):
+            return render(request, "pages/assess.html", ctx, "quote")
+        return render(request, "pages/assess.html", ctx, status_code=422)
+    leads.create_lead(session=session, data=data)
+    if is_fragment(request):
+        ctx.update(sent=True)
+        return render(request, "pages/assess.html", ctx, "quote")
+    query = urlencode({**{k: v for k, v in a.answers.items() if v}, "sent": "1"})
+    return RedirectResponse(f"/assess?{query}#quote", status_code=303)

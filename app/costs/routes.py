@@ -1,0 +1,20 @@
+"""JSON API v1: cost comparison for a configuration."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, HTTPException
+
+from app.costs import service as costs
+from app.planner import service as estimates
+
+router = APIRouter(prefix="/api/v1", tags=["costs"])
+
+
+@router.post("/costs")
+def post_costs(req: costs.CostRequest, prices: estimates.PriceBookDep) -> dict[str, Any]:
+    """Compare renting (hourly, monthly, term), buying and public cloud for a configuration."""
+    if prices is None:
+        raise HTTPException(503, "No price list is loaded; run `stratagem catalog load`.")
+    return costs.compare(req, prices=prices)

@@ -1,0 +1,140 @@
+"""Cost comparison service: a configuration (GPU, count, months, utilisation) priced every way."""
+
+from __future__ import annotations
+
+import math
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from app.engine.architectures import from_param_count
+from app.engine.costs import CostInputError, Usage, compare_costs
+from app.engine.estimate import InputError, gpu_pool
+from app.engine.gpus import find_gpu
+from app.engine.infra import size_infra
+from app.engine.notices import as_pair
+from app.engine.plan_costs import (
+    TCO_MONTHS,
+    comparison_dict,
+    latest_cloud_prices,
+    tco_dict,
+    utilization_pairs,
+)
+from app.engine.price_book import PriceBook
+
+
+class CostRequest(BaseModel):
+    """A configuration to price: which GPUs, how many, for how long, how busy."""
+
+    model_config = ConfigDict(
+        extra="forbid",
+        json_schema_extra={
+            "examples": [
+                {"gpu": "h100-sxm-80gb", "gpu_count": 8, "months": 36, "utilization": 0.8},
+                {"gpu": "h100-sxm-80gb", "gpu_count": 0.25, "months": 6, "currency": "USD"},
+            ]
+        },
+    )
+
+    gpu: str = Field("h100-sxm-80gb", description="GPU id from GET /api/v1/gpus.")
+    gpu_count: float = Field(1, gt=0, le=100_000, description="GPUs; 0.25 is a MIG 1/4 slice.")
+    months: float = Field(12, gt=0, le=120, description="How long the capacity is needed.")
+    utilization: float = Field(
+        1.0, gt=0, le=1, description="Share of the month's 730 hours the GPUs are busy."
+    )
+    horizon_months: int | None = Field(
+        None, ge=1, le=120, description="Months compared (default: the need, at least 12)."
+    )
+    term_months: int | None = Field(None, ge=1, le=60, description="Rental contract length.")
+    power_kw: float | None = Field(
+        None, gt=0, le=100_000, description="IT power when running (default: sized, T7)."
+    )
+    storage_network_monthly: float = Field(
+        0, ge=0, le=1e12, description="Storage and network per month, price-list currency."
+    )
+    currency: Literal["TWD", "USD"] = "TWD"
+
+
+def compare(req: CostRequest, *, prices: PriceBook) -> dict[str, Any]:
+    """Every option for `req` under `prices`: options, break-even, TCO, utilisation pairs."""
+    try:
+        gpu = find_gpu(req.gpu, gpu_pool(None, prices))
+    except KeyError as e:
+        raise InputError("gpu", str(e.args[0])) from e
+    power = req.power_kw
+    if power is None:
+        count = max(1, math.ceil(req.gpu_count))
+        infra = size_infra(
+            gpu=gpu,
+            gpus=count,
+            gpus_per_node=gpu.gpus_per_node,
+            model=from_param_count(7),
+            task="inference",
+            dataset_gb=0,
+            trainable=0,
+            interconnect="nvlink",
+            days=None,
+        )
+        power = infra.power_typical_kw * min(1.0, req.gpu_count / count)
+    usage = Usage(
+        gpu_id=gpu.id,
+        gpu_count=req.gpu_count,
+        hours_per_month=730.0 * req.utilization,
+        months=req.months,
+        power_kw=power,
+        storage_network_monthly=req.storage_network_monthly,
+    )
+    horizon = req.horizon_months or max(12, math.ceil(req.months))
+    book = latest_cloud_prices(prices)
+    try:
+        cmp = compare_costs(
+            usage,
+            book,
+            horizon_months=horizon,
+            currency=req.currency,
+            term_months=req.term_months,
+            utilization=req.utilization,
+        )
+    except CostInputError as e:
+        raise InputError(e.field, str(e)) from e
+    except ValueError as e:
+        raise InputError("gpu", str(e)) from e
+    out = comparison_dict(cmp)
+    out["power_kw"] = power
+    out["price_list"] = {
+        "name": prices.name,
+        "effective_date": prices.effective_date.isoformat(),
+        "currency": prices.currency,
+    }
+    # The 1–5-year TCO view keeps the same configuration busy for five years.
+    five_years = Usage(
+        gpu_id=usage.gpu_id,
+        gpu_count=usage.gpu_count,
+        hours_per_month=usage.hours_per_month,
+        months=TCO_MONTHS,
+        power_kw=usage.power_kw,
+        storage_network_monthly=usage.storage_network_monthly,
+    )
+    tco = compare_costs(
+        five_years,
+        book,
+        horizon_months=TCO_MONTHS,
+        currency=req.currency,
+        term_months=req.term_months or 12,
+        utilization=req.utilization,
+    )
+    out["tco"] = tco_dict(tco)
+    out["break_even_utilization"] = utilization_pairs(cmp)
+    out["warnings"] = cmp.warnings
+    out["notices"] = [as_pair(w) for w in cmp.warnings]
+    out["explain"] = [
+        {
+            "figure": e.figure,
+            "value": e.value,
+            "unit": e.unit,
+            "formula": e.formula,
+            "source": e.source,
+        }
+        for e in cmp.explain
+    ]
+    return out

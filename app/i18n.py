@@ -1,0 +1,151 @@
+"""Language choice and translations for the web pages (Babel catalogs, gettext at run time).
+
+Conventions
+-----------
+* Two languages: ``zh-TW`` (Traditional Chinese, Taiwan) and ``en``. msgids are written in
+  English, so English needs no catalog: it is the msgid itself.
+* The language of a request: the ``lang`` cookie (set by ``/set-language``) > the browser's
+  ``Accept-Language`` > ``settings.default_language``.
+* Translations are read at start-up from EVERY ``*.po`` file in
+  ``app/locale/zh_Hant_TW/LC_MESSAGES/`` (compiled in memory, merged). A team that adds its
+  own pages adds its own ``<area>.po`` beside ``messages.po``; nobody compiles ``.mo`` files.
+* Python code translates through :func:`gettext` / :func:`ngettext` (they read the
+  request's language from a context variable set by :func:`activate`). Strings defined at
+  import time are marked with :func:`N_` and translated when shown.
+"""
+
+from __future__ import annotations
+
+import gettext as _gettext
+from contextvars import ContextVar
+from functools import lru_cache
+from io import BytesIO
+from pathlib import Path
+from typing import Final
+
+from babel.messages.mofile import write_mo
+from babel.messages.pofile import read_po
+from starlette.requests import HTTPConnection
+
+LOCALE_DIR: Final = Path(__file__).resolve().parent / "locale"
+SUPPORTED: Final = ("zh-TW", "en")
+LANG_COOKIE: Final = "lang"
+#: Babel locale identifiers for number, date and money formatting.
+BABEL_LOCALES: Final = {"zh-TW": "zh_Hant_TW", "en": "en_US"}
+#: The name each language is shown under in the language switch (never translated).
+LANGUAGE_NAMES: Final = {"zh-TW": "中文", "en": "English"}
+
+_current: ContextVar[str] = ContextVar("stratagem_lang", default="en")
+
+
+def normalise(value: str | None) -> str | None:
+    """'zh-tw', 'zh_TW', 'zh-Hant', 'zh' → 'zh-TW'; 'en-GB' → 'en'; anything else → None."""
+    if not value:
+        return None
+    v = value.strip().replace("_", "-").lower()
+    if v.startswith("zh"):
+        return "zh-TW"
+    if v.startswith("en"):
+        return "en"
+    return None
+
+
+def parse_accept_language(header: str) -> str | None:
+    """The first supported language in an Accept-Language header, by quality then order."""
+    choices: list[tuple[float, int, str]] = []
+    for i, part in enumerate(header.split(",")):
+        piece = part.strip()
+        if not piece:
+            continue
+        tag, _, params = piece.partition(";")
+        q = 1.0
+        params = params.strip()
+        if params.startswith("q="):
+            try:
+                q = float(params[2:])
+            except ValueError:
+                q = 0.0
+        lang = normalise(tag)
+        if lang and q > 0:
+            choices.append((-q, i, lang))
+    return min(choices)[2] if choices else None
+
+
+def choose_language(conn: HTTPConnection, default: str = "zh-TW") -> str:
+    """The request's language: cookie > Accept-Language > the configured default."""
+    cookie = normalise(conn.cookies.get(LANG_COOKIE))
+    if cookie:
+        return cookie
+    header = parse_accept_language(conn.headers.get("accept-language", ""))
+    if header:
+        return header
+    return normalise(default) or "zh-TW"
+
+
+@lru_cache(maxsize=1)
+def zh_translations() -> _gettext.GNUTranslations:
+    """Every .po file under LC_MESSAGES, compiled in memory and merged (first file wins)."""
+    merged: _gettext.GNUTranslations | None = None
+    folder = LOCALE_DIR / "zh_Hant_TW" / "LC_MESSAGES"
+    for po_path in sorted(folder.glob("*.po"), key=lambda p: (p.name != "messages.po", p.name)):
+        with po_path.open("rb") as fh:
+            catalog = read_po(fh, locale="zh_Hant_TW")
+        buf = BytesIO()
+        write_mo(buf, catalog)
+        buf.seek(0)
+        trans = _gettext.GNUTranslations(buf)
+        if merged is None:
+            merged = trans
+        else:
+            merged.add_fallback(trans)
+    if merged is None:
+        empty = BytesIO()
+        from babel.messages.catalog import Catalog
+
+        write_mo(empty, Catalog(locale="zh_Hant_TW"))
+        empty.seek(0)
+        merged = _gettext.GNUTranslations(empty)
+    return merged
+
+
+def reload() -> None:
+    """Forget the compiled catalogs (tests and a developer editing a .po file)."""
+    zh_translations.cache_clear()
+
+
+def translations(lang: str) -> _gettext.NullTranslations:
+    return zh_translations() if lang == "zh-TW" else _gettext.NullTranslations()
+
+
+def activate(lang: str) -> None:
+    """Make `lang` the language of the current request (a context variable)."""
+    _current.set(lang if lang in SUPPORTED else "en")
+
+
+def current_language() -> str:
+    return _current.get()
+
+
+def babel_locale(lang: str | None = None) -> str:
+    return BABEL_LOCALES.get(lang or _current.get(), "en_US")
+
+
+def gettext(message: str) -> str:
+    """Translate `message` into the current request's language."""
+    return translations(_current.get()).gettext(message)
+
+
+def ngettext(singular: str, plural: str, n: int) -> str:
+    return translations(_current.get()).ngettext(singular, plural, n)
+
+
+def pgettext(context: str, message: str) -> str:
+    return translations(_current.get()).pgettext(context, message)
+
+
+def N_(message: str) -> str:
+    """Mark a string for extraction without translating it now (translate when shown)."""
+    return message
+
+
+_ = gettext

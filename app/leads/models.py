@@ -1,0 +1,111 @@
+"""Leads: 'request a quote' submissions from the self-assessment, stored for sales.
+
+`Lead` is the table (migration 0002_leads); `LeadCreate` validates what the form sent
+(required name and company, an e-mail address, length limits). `create_lead` is the only
+place that commits; it stores the whole lead or nothing.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime
+from typing import Any, ClassVar, Final, Literal
+
+from pydantic import ValidationError, field_validator
+from sqlalchemy import JSON, Column, Index
+from sqlmodel import Field, Session, SQLModel
+
+from app.i18n import gettext as _
+from app.web.forms import validation_messages
+
+LeadStatus = Literal["new", "contacted", "converted", "closed"]
+LEAD_STATUSES: Final = ("new", "contacted", "converted", "closed")
+NAME_MAX: Final = 120
+COMPANY_MAX: Final = 160
+EMAIL_MAX: Final = 254
+NOTES_MAX: Final = 2000
+_EMAIL: Final = re.compile(r"^[^@\s<>\"',;]+@[^@\s<>\"',;]+\.[^@\s<>\"',;.]{2,}$")
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+class LeadBase(SQLModel):
+    name: str = Field(max_length=NAME_MAX)
+    company: str = Field(max_length=COMPANY_MAX)
+    email: str = Field(max_length=EMAIL_MAX)
+    notes: str = Field(default="", max_length=NOTES_MAX)
+    lang: str = Field(default="zh-TW", max_length=8)
+    tier: str = Field(default="", max_length=20)
+
+
+class Lead(LeadBase, table=True):
+    """One quote request; the sales queue works through them by `status`."""
+
+    __tablename__: ClassVar[Any] = "lead"
+    __table_args__ = (Index("ix_lead_status_created", "status", "created_at"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    created_at: datetime = Field(default_factory=utcnow)
+    status: str = Field(default="new", max_length=12, description="new|contacted|converted|closed")
+    answers: dict[str, Any] = Field(default_factory=dict, sa_column=Column(JSON, nullable=False))
+
+
+class LeadCreate(LeadBase):
+    """What the 'request a quote' form may set, validated."""
+
+    answers: dict[str, Any] = {}
+
+    @field_validator("name", "company", "email", "notes", mode="before")
+    @classmethod
+    def _strip(cls, v: Any) -> Any:
+        return v.strip() if isinstance(v, str) else v
+
+    @field_validator("name", "company")
+    @classmethod
+    def _required(cls, v: str) -> str:
+        if not v:
+            raise ValueError(_("This field is required."))
+        return v
+
+    @field_validator("email")
+    @classmethod
+    def _email(cls, v: str) -> str:
+        if not v:
+            raise ValueError(_("This field is required."))
+        if not _EMAIL.match(v):
+            raise ValueError(_("Enter an e-mail address such as name@company.com.tw."))
+        return v.lower()
+
+
+def parse_lead(
+    form: dict[str, str], *, lang: str, tier: str, answers: dict[str, Any]
+) -> tuple[LeadCreate | None, dict[str, str]]:
+    """The validated lead, or None and {field: translated message}."""
+    try:
+        data = LeadCreate(
+            name=form.get("name", ""),
+            company=form.get("company", ""),
+            email=form.get("email", ""),
+            notes=form.get("notes", ""),
+            lang=lang,
+            tier=tier,
+            answers=answers,
+        )
+    except ValidationError as exc:
+        return None, validation_messages(exc)
+    return data, {}
+
+
+def create_lead(*, session: Session, data: LeadCreate) -> Lead:
+    """Store a lead (status 'new'); all of it or, on any error, nothing."""
+    lead = Lead.model_validate(data.model_dump())
+    session.add(lead)
+    try:
+        session.commit()
+    except Exception:
+        session.rollback()
+        raise
+    session.refresh(lead)
+    return lead

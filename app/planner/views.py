@@ -1,0 +1,446 @@
+"""The planner's service: form → EstimateRequest → estimate → everything the results show.
+
+Routes stay thin: `plan_page(...)` returns the template context. The form is a GET form (it
+works without JavaScript and its URL can be shared); HTMX sends the same query to /plan and
+gets only the results block back.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Final
+
+from pydantic import ValidationError
+
+from app import charts_figures as figures
+from app.costs import presenters as costs_view
+from app.engine.architectures import list_presets
+from app.engine.estimate import InputError, estimate, gpu_pool
+from app.engine.price_book import PriceBook
+from app.engine.schemas import EstimateRequest, EstimateResponse
+from app.i18n import N_
+from app.i18n import gettext as _
+from app.web.forms import FieldError, parse_number, validation_messages
+
+log = logging.getLogger("stratagem.web")
+
+TASKS: Final = (
+    ("pretrain", N_("Pre-training")),
+    ("full_finetune", N_("Full fine-tuning")),
+    ("lora", N_("LoRA fine-tuning")),
+    ("qlora", N_("QLoRA fine-tuning (4-bit base)")),
+    ("inference", N_("Inference (serving)")),
+    ("image", N_("Image generation")),
+)
+TASK_NAMES: Final = dict(TASKS)
+PRECISIONS: Final = ("bf16", "fp16", "fp8", "fp32", "int8", "int4")
+RECOMPUTE: Final = (
+    ("none", N_("None")),
+    ("selective", N_("Selective")),
+    ("full", N_("Full")),
+)
+INTERCONNECTS: Final = (
+    ("nvlink", "NVLink"),
+    ("pcie", "PCIe"),
+    ("infiniband", "InfiniBand"),
+    ("roce", "RoCE"),
+    ("ethernet", N_("Ethernet")),
+)
+TIER_NAMES: Final = {
+    "single_gpu": N_("Single GPU"),
+    "multi_gpu": N_("Multi-GPU"),
+    "multi_node": N_("Multi-node"),
+}
+MODEL_SOURCES: Final = (
+    ("preset", N_("Preset")),
+    ("custom", N_("Parameter count")),
+    ("config", N_("Paste config.json")),
+)
+
+#: The example the planner opens with: a 13B customer-service model, full fine-tune, in
+#: two weeks (seed 003 T16's middle phase).
+DEFAULTS: Final[dict[str, str]] = {
+    "model_source": "preset",
+    "preset": "llama-2-13b",
+    "params_b": "",
+    "hf_config": "",
+    "task": "full_finetune",
+    "precision": "bf16",
+    "seq_len": "4096",
+    "micro_batch": "1",
+    "global_batch": "",
+    "tokens": "",
+    "epochs": "2",
+    "dataset_gb": "5",
+    "deadline_days": "14",
+    "concurrency": "64",
+    "avg_context_tokens": "2048",
+    "output_tokens": "256",
+    "images": "10000",
+    "image_resolution": "1024",
+    "image_steps": "30",
+    "gpu": "",
+    "gpu_count": "",
+    "zero_stage": "",
+    "tp": "",
+    "pp": "",
+    "recompute": "",
+    "mfu": "",
+    "interconnect": "",
+    "utilization": "100",
+    "term_months": "12",
+    "optimizer": "adamw",
+    "lora_rank": "16",
+}
+FIELDS: Final = tuple(DEFAULTS)
+
+#: Example workloads (links that fill the form; they work without JavaScript).
+EXAMPLES: Final[tuple[tuple[str, str, dict[str, str]], ...]] = (
+    (
+        "8b-lora",
+        N_("8B LoRA, one week"),
+        {"preset": "llama-3.1-8b", "task": "lora", "dataset_gb": "1", "deadline_days": "7"},
+    ),
+    (
+        "13b-full",
+        N_("13B full fine-tune, two weeks"),
+        {"preset": "llama-2-13b", "task": "full_finetune", "dataset_gb": "5"},
+    ),
+    (
+        "70b-lora",
+        N_("70B LoRA"),
+        {"preset": "llama-3.1-70b", "task": "lora", "dataset_gb": "10", "deadline_days": "14"},
+    ),
+    (
+        "70b-full",
+        N_("70B full fine-tune, one month"),
+        {
+            "preset": "llama-3.1-70b",
+            "task": "full_finetune",
+            "dataset_gb": "50",
+            "deadline_days": "30",
+        },
+    ),
+    (
+        "7b-chat",
+        N_("7B chat, 200 users"),
+        {
+            "preset": "qwen2.5-7b",
+            "task": "inference",
+            "precision": "int4",
+            "concurrency": "200",
+            "deadline_days": "",
+        },
+    ),
+    (
+        "images",
+        N_("Image generation"),
+        {"preset": "flux-1-dev", "task": "image", "deadline_days": ""},
+    ),
+)
+EXAMPLE_BY_KEY: Final = {k: v for k, _label, v in EXAMPLES}
+
+#: Form fields with their label msgids (error summary, out-of-band error slots).
+FIELD_LABELS: Final = {
+    "model_source": N_("Model"),
+    "preset": N_("Preset"),
+    "params_b": N_("Parameters (billions)"),
+    "hf_config": N_("Hugging Face config.json"),
+    "task": N_("Task"),
+    "precision": N_("Precision"),
+    "dataset_gb": N_("Training data (GB)"),
+    "epochs": N_("Epochs"),
+    "tokens": N_("Training tokens"),
+    "deadline_days": N_("Deadline (days)"),
+    "seq_len": N_("Sequence length (tokens)"),
+    "micro_batch": N_("Micro-batch per GPU"),
+    "global_batch": N_("Global batch (sequences)"),
+    "concurrency": N_("Concurrent users"),
+    "avg_context_tokens": N_("Context per user (tokens)"),
+    "output_tokens": N_("Output tokens per request"),
+    "images": N_("Images to generate"),
+    "image_resolution": N_("Image size (pixels)"),
+    "image_steps": N_("Diffusion steps"),
+    "gpu": N_("GPU"),
+    "gpu_count": N_("GPU count"),
+    "zero_stage": N_("ZeRO stage"),
+    "tp": N_("Tensor parallel"),
+    "pp": N_("Pipeline parallel"),
+    "recompute": N_("Activation recomputation"),
+    "interconnect": N_("Interconnect"),
+    "mfu": N_("MFU (%%)"),
+    "lora_rank": N_("LoRA rank"),
+    "utilization": N_("Utilisation (%% of the month’s hours)"),
+    "term_months": N_("Contract term"),
+    "optimizer": N_("Optimizer"),
+}
+
+#: Explain entries whose figure the results show, with a readable name.
+FIGURE_NAMES: Final = {
+    "memory_gb.weights": N_("Weights memory"),
+    "memory_gb.gradients": N_("Gradient memory"),
+    "memory_gb.optimizer": N_("Optimizer-state memory"),
+    "memory_gb.activations": N_("Activation memory"),
+    "memory_gb.kv_cache": N_("KV-cache memory"),
+    "memory_gb.overhead": N_("Framework overhead"),
+    "memory_gb.per_gpu": N_("Memory per GPU"),
+    "gpu.count": N_("GPUs needed"),
+    "training.flops": N_("Training compute"),
+    "training.mfu": N_("Model FLOPs utilisation"),
+    "training.days": N_("Days to finish"),
+    "parallelism.efficiency": N_("Parallel efficiency"),
+    "tier": N_("Tier"),
+    "infra.cpu_cores": N_("CPU cores"),
+    "infra.ram_gb": N_("System memory"),
+    "infra.nvme_tb": N_("NVMe storage"),
+    "infra.checkpoint_gb": N_("Checkpoint size"),
+    "infra.nas_tb": N_("NAS storage"),
+    "infra.network.uplink_gbps": N_("Uplink bandwidth"),
+    "infra.power_kw": N_("Power"),
+    "lora.trainable_params": N_("LoRA trainable parameters"),
+    "inference.max_concurrency": N_("Concurrent users per replica"),
+    "inference.tokens_per_s": N_("Output tokens per second"),
+    "inference.cost_per_million_tokens": N_("Cost per 1M tokens"),
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Choice:
+    value: str
+    label: str
+
+    @property
+    def pair(self) -> tuple[str, str]:
+        return (self.value, self.label)
+
+
+def preset_groups() -> list[tuple[str, list[Choice]]]:
+    """Model presets for the <select>, language models first, then image models."""
+    llm = [Choice(m.id, m.name) for m in list_presets() if m.kind == "llm"]
+    img = [Choice(m.id, m.name) for m in list_presets() if m.kind != "llm"]
+    return [(N_("Language models"), llm), (N_("Image models"), img)]
+
+
+def gpu_choices(book: PriceBook | None = None) -> list[Choice]:
+    """The GPUs the planner can use: the catalog's (read with the price list), else shipped."""
+    return [Choice(g.id, g.name) for g in gpu_pool(None, book)]
+
+
+def form_values(query: Mapping[str, str]) -> dict[str, str]:
+    """The raw form: defaults, overlaid by an example, overlaid by what was sent."""
+    values = dict(DEFAULTS)
+    example = EXAMPLE_BY_KEY.get(query.get("example", ""))
+    if example:
+        values.update(example)
+        return values
+    for name in FIELDS:
+        if name in query:
+            values[name] = str(query[name]).strip()
+    if "deadline_days" in query and not query["deadline_days"].strip():
+        values["deadline_days"] = ""
+    return values
+
+
+_INT_FIELDS: Final = (
+    "seq_len",
+    "micro_batch",
+    "global_batch",
+    "concurrency",
+    "avg_context_tokens",
+    "output_tokens",
+    "images",
+    "image_resolution",
+    "image_steps",
+    "gpu_count",
+    "tp",
+    "pp",
+    "term_months",
+    "lora_rank",
+)
+_FLOAT_FIELDS: Final = ("tokens", "epochs", "dataset_gb", "deadline_days")
+_ALIASES: Final = {
+    "model": "model_source",
+    "model.preset": "preset",
+    "model.params_b": "params_b",
+    "model.hf_config": "hf_config",
+}
+
+
+def build_request(
+    values: Mapping[str, str], currency: str
+) -> tuple[EstimateRequest | None, dict[str, str]]:
+    """The EstimateRequest the form describes, or None and {field: message}."""
+    errors: dict[str, str] = {}
+    data: dict[str, Any] = {"currency": currency}
+
+    source = values.get("model_source") or "preset"
+    if source == "custom":
+        try:
+            params = parse_number("params_b", values.get("params_b"))
+        except FieldError as e:
+            errors[e.field] = str(e)
+            params = None
+        if params is None and "params_b" not in errors:
+            errors["params_b"] = _("Enter the model size in billions of parameters, e.g. 13.")
+        data["model"] = {"params_b": params}
+    elif source == "config":
+        text = (values.get("hf_config") or "").strip()
+        if not text:
+            errors["hf_config"] = _("Paste the model's config.json here.")
+        else:
+            try:
+                cfg = json.loads(text)
+            except ValueError as e:
+                errors["hf_config"] = _("This is not valid JSON: %(error)s") % {"error": e}
+                cfg = None
+            if cfg is not None and not isinstance(cfg, dict):
+                errors["hf_config"] = _("config.json must be a JSON object.")
+            data["model"] = {"hf_config": cfg if isinstance(cfg, dict) else {}}
+    else:
+        data["model"] = {"preset": values.get("preset") or DEFAULTS["preset"]}
+
+    data["task"] = values.get("task") or DEFAULTS["task"]
+    data["precision"] = values.get("precision") or "bf16"
+    for name in _INT_FIELDS:
+        try:
+            v = parse_number(name, values.get(name), integer=True)
+        except FieldError as e:
+            errors[e.field] = str(e)
+            continue
+        if v is not None:
+            data[name] = v
+    for name in _FLOAT_FIELDS:
+        try:
+            v = parse_number(name, values.get(name))
+        except FieldError as e:
+            errors[e.field] = str(e)
+            continue
+        if v is not None:
+            data[name] = v
+    for name in ("gpu", "recompute", "interconnect", "optimizer"):
+        if values.get(name):
+            data[name] = values[name]
+    if values.get("zero_stage", "") in ("0", "1", "2", "3"):
+        data["zero_stage"] = int(values["zero_stage"])
+    for name, scale in (("mfu", 100.0), ("utilization", 100.0)):
+        try:
+            pct = parse_number(name, values.get(name))
+        except FieldError as e:
+            errors[e.field] = str(e)
+            continue
+        if pct is not None:
+            data[name] = pct / scale
+    if errors:
+        return None, errors
+    try:
+        return EstimateRequest.model_validate(data), {}
+    except ValidationError as exc:
+        return None, validation_messages(exc, _ALIASES)
+
+
+def run_estimate(
+    req: EstimateRequest, book: PriceBook | None
+) -> tuple[EstimateResponse | None, dict[str, str]]:
+    """The engine's answer, or None and the field it rejected (never raises on bad input)."""
+    try:
+        return estimate(req, prices=book, search_all=False), {}
+    except InputError as e:
+        field = _ALIASES.get(e.field, e.field.split(".")[-1] or "")
+        return None, {field: str(e)}
+
+
+def scaling_points(req: EstimateRequest, resp: EstimateResponse) -> list[tuple[int, float]]:
+    """(GPU count, days) for the chosen GPU, from the engine's own scaling curve."""
+    if resp.training is None:
+        return []
+    points = [(p.gpus, p.days) for p in resp.training.curve]
+    if not any(n == resp.gpu.count for n, _d in points):
+        points.append((resp.gpu.count, resp.training.days))
+    return sorted(points)
+
+
+def parallel_layout(resp: EstimateResponse, max_nodes: int = 4) -> dict[str, Any]:
+    """The GPUs of the first nodes, each labelled with its TP rank, PP stage and DP replica."""
+    p = resp.parallelism
+    per_node = max(1, resp.infra.gpus_per_node)
+    total = max(1, math.ceil(resp.gpu.count))
+    nodes = []
+    for node in range(min(resp.infra.nodes, max_nodes)):
+        gpus = []
+        for local in range(per_node):
+            rank = node * per_node + local
+            if rank >= total:
+                break
+            tp = rank % p.tp
+            pp = (rank // p.tp) % p.pp
+            dp = rank // (p.tp * p.pp)
+            gpus.append({"rank": rank, "tp": tp, "pp": pp, "dp": dp})
+        nodes.append({"index": node, "gpus": gpus})
+    return {"nodes": nodes, "hidden_nodes": max(0, resp.infra.nodes - max_nodes)}
+
+
+def explain_items(resp: EstimateResponse) -> list[dict[str, Any]]:
+    out = []
+    for i, e in enumerate(resp.explain):
+        out.append(
+            {
+                "id": "x-" + "".join(ch if ch.isalnum() else "-" for ch in e.figure)[:60] + f"-{i}",
+                "figure": e.figure,
+                "name": FIGURE_NAMES.get(e.figure),
+                "value": e.value,
+                "unit": e.unit,
+                "formula": e.formula,
+                "source": e.source,
+            }
+        )
+    return out
+
+
+def plan_page(
+    query: Mapping[str, str], *, currency: str, book: PriceBook | None, lang: str
+) -> dict[str, Any]:
+    """Everything /plan shows for `query` (the form's values)."""
+    values = form_values(query)
+    req, errors = build_request(values, currency)
+    resp: EstimateResponse | None = None
+    if req is not None:
+        resp, errors = run_estimate(req, book)
+    ctx: dict[str, Any] = {
+        "nav_active": "plan",
+        "values": values,
+        "errors": errors,
+        "req": req,
+        "resp": resp,
+        "tasks": TASKS,
+        "task_names": TASK_NAMES,
+        "tier_names": TIER_NAMES,
+        "precisions": PRECISIONS,
+        "recompute_choices": RECOMPUTE,
+        "interconnects": INTERCONNECTS,
+        "model_sources": MODEL_SOURCES,
+        "preset_groups": preset_groups(),
+        "gpu_choices": gpu_choices(book),
+        "examples": EXAMPLES,
+        "precision_choices": [(p, p.upper()) for p in PRECISIONS],
+        "field_labels": FIELD_LABELS,
+    }
+    if resp is None or req is None:
+        return ctx
+    explain = explain_items(resp)
+    ctx.update(
+        explain=explain,
+        explain_ids={e["figure"]: e["id"] for e in explain},
+        layout=parallel_layout(resp),
+        charts={
+            "memory": figures.memory(resp),
+            "scaling": figures.scaling(
+                scaling_points(req, resp), req.deadline_days, resp.gpu.count
+            ),
+        },
+        costs=costs_view.view(resp.cost, book, currency, utilization=req.utilization),
+    )
+    return ctx

@@ -1,0 +1,36 @@
+"""The shared page's context: the quote's customer-facing content plus page charts."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from sqlmodel import Session
+
+from app import charts_figures as figures
+from app.plans.models import Plan
+from app.quotes.service import quote_view
+
+
+def shared_context(*, session: Session, plan: Plan, token: str) -> dict[str, Any]:
+    """quote_view (no notes, no owner e-mail) plus chart JSON for the page."""
+    ctx = quote_view(session=session, plan=plan)
+    result = plan.result or {}
+    cost = result.get("cost") or {}
+    gpu = result.get("gpu") or {}
+    view = cost.get("tco_options") or cost
+    currency = str(cost.get("currency") or "TWD")
+    memory = result.get("memory_per_gpu_gb")
+    ctx["figures"] = {
+        "memory": figures._draw(
+            "memory_bar", memory, float(gpu.get("memory_gb") or 0) * float(gpu.get("fraction") or 1)
+        )
+        if memory and gpu.get("memory_gb")
+        else None,
+        "cumulative": figures.cumulative(
+            view.get("options") or [], view.get("break_even") or [], currency
+        ),
+        "tco": figures.tco(cost.get("tco") or [], currency),
+    }
+    ctx["token"] = token
+    ctx["nav_active"] = None
+    return ctx
