@@ -1,27 +1,100 @@
-"""Errors become clear 4xx answers: the field, what is wrong, what is allowed. Never a 500."""
+"""The one family of errors domain code raises, and how each reads as JSON.
+
+Services, the engine bridge and the page dependencies raise a `DomainError` (or a subclass
+with its own status); `app.web.errors` turns it into the JSON answer of an `/api/...` route
+or the error page of an HTML route, with the message translated into the request's language.
+Nothing here imports the web framework, so services can raise these freely.
+
+Shapes on the wire (unchanged from before the family existed, so clients parse one format):
+
+* an error that names a `field` — FastAPI's validation shape,
+  ``{"detail": [{"loc": ["body", *field], "msg": …, "type": "value_error"}]}``;
+* one that does not — ``{"detail": "message"}``;
+* a subclass may add members to the body (`Conflict` adds the current version).
+"""
 
 from __future__ import annotations
 
-import logging
+from typing import Any, ClassVar
 
-from fastapi import FastAPI, Request
-from fastapi.responses import JSONResponse
-
-from app.engine.estimate import InputError
-
-log = logging.getLogger("stratagem")
+from app.i18n import gettext
 
 
-def field_error(field: str, message: str, status: int = 422) -> JSONResponse:
-    """The same shape FastAPI uses for validation errors, so clients parse one format."""
-    loc = ["body", *field.split(".")] if field else ["body"]
-    return JSONResponse(
-        status_code=status,
-        content={"detail": [{"loc": loc, "msg": message, "type": "value_error"}]},
-    )
+class DomainError(Exception):
+    """A request the domain refuses: `status`, the `field` at fault, a message id and its
+    parameters (``message % params`` after translation)."""
+
+    status: ClassVar[int] = 422
+    #: The error page's variant ("csrf", "forbidden", …); None for the generic page.
+    kind: ClassVar[str | None] = None
+
+    def __init__(self, message: str = "", *, field: str | None = None, **params: Any) -> None:
+        super().__init__(message % params if params else message)
+        self.message_id = message
+        self.field = field
+        self.params = params
+
+    @property
+    def message(self) -> str:
+        """The message in the active language (the msgid itself where no translation exists)."""
+        text = gettext(self.message_id) if self.message_id else ""
+        return text % self.params if self.params else text
+
+    def json_body(self) -> dict[str, Any]:
+        if self.field is not None:
+            return {"detail": [field_detail(self.field, self.message)]}
+        return {"detail": self.message}
 
 
-def install(app: FastAPI) -> None:
-    @app.exception_handler(InputError)
-    async def _input_error(_: Request, exc: InputError) -> JSONResponse:
-        return field_error(exc.field, str(exc))
+def field_detail(field: str, message: str, *, where: str = "body") -> dict[str, Any]:
+    """One item of FastAPI's validation-error list: `field` is a dotted path."""
+    loc = [where, *field.split(".")] if field else [where]
+    return {"loc": loc, "msg": message, "type": "value_error"}
+
+
+class Invalid(DomainError):
+    """A value the domain refuses (422); `field` is its dotted path."""
+
+    status = 422
+
+
+class NotFound(DomainError):
+    status = 404
+
+
+class Forbidden(DomainError):
+    """A signed-in user may not do this (403)."""
+
+    status = 403
+
+
+class Conflict(DomainError):
+    """The change contradicts the current state (409)."""
+
+    status = 409
+
+
+class LoginRequired(DomainError):
+    """An anonymous visitor asked for a page that needs a signed-in user (→ /login)."""
+
+    status = 401
+
+    def __init__(self, next_path: str) -> None:
+        super().__init__("Sign in to continue.")
+        self.next_path = next_path
+
+
+class PageForbidden(Forbidden):
+    """A signed-in user without the role a page needs (rendered as the 403 page)."""
+
+    kind = "forbidden"
+
+    def __init__(self, roles: tuple[str, ...]) -> None:
+        super().__init__(", ".join(roles))
+        self.roles = roles
+
+
+class FormExpired(Forbidden):
+    """A page write without a valid CSRF token (403, the "form has expired" page)."""
+
+    kind = "csrf"

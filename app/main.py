@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fastapi import Depends, FastAPI
 
-from app import errors, web
+from app import web
 from app.accounts import pages as accounts_pages
 from app.accounts import routes as accounts_api
 from app.accounts import web as accounts_web
@@ -46,15 +46,13 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     app.state.settings = settings
     app.state.engine = make_engine(settings.database_url)
-    errors.install(app)
-    accounts_web.install(app)  # sign-in redirects and 403 pages for PageUser/page_role
     # Public API: anonymous, or a bearer token (an invalid one is a 401).
     bearer_optional = [Depends(optional_api_user)]
     app.include_router(estimate_api.router, dependencies=bearer_optional)
     app.include_router(accounts_api.router)
     app.include_router(quotes_api.router)  # before plans: /api/v1/plans/import
     app.include_router(sharing_api.router)
-    plans_api.install(app)  # /api/v1/plans and its error mapping
+    app.include_router(plans_api.router)
     app.include_router(sharing_pages.router)  # /s/{token}, share forms, quote PDFs
     app.include_router(catalog_routes.router, dependencies=bearer_optional)
     # Catalog pages: signed-in users read, admins edit (app/catalog/access.py).

@@ -22,36 +22,21 @@ a new nonce, so every cookie issued before stops working on every device.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Annotated, Any, Final
+from typing import Annotated, Final
 from urllib.parse import quote, urlsplit
 
-from fastapi import Depends, FastAPI, Request
-from fastapi.responses import RedirectResponse, Response
+from fastapi import Depends, Request
+from fastapi.responses import Response
 from itsdangerous import BadSignature, URLSafeTimedSerializer
 from sqlmodel import Session
 
 from app.accounts.models import ROLES, User
+from app.errors import LoginRequired, PageForbidden
 
 COOKIE: Final = "session"
 MAX_AGE: Final = 12 * 60 * 60  # seconds: a working day, then sign in again
 _SALT: Final = "stratagem.session"
 _UNSET: Final = object()
-
-
-class LoginRequired(Exception):
-    """An anonymous visitor asked for a page that needs a signed-in user."""
-
-    def __init__(self, next_path: str) -> None:
-        super().__init__(next_path)
-        self.next_path = next_path
-
-
-class PageForbidden(Exception):
-    """A signed-in user without the role a page needs (rendered as a 403 page)."""
-
-    def __init__(self, roles: tuple[str, ...]) -> None:
-        super().__init__(", ".join(roles))
-        self.roles = roles
 
 
 def _serializer(request: Request) -> URLSafeTimedSerializer:
@@ -187,20 +172,3 @@ def is_local_path(value: str | None) -> bool:
         return False
     parts = urlsplit(value)
     return not parts.scheme and not parts.netloc
-
-
-def install(app: FastAPI) -> None:
-    """The exception handlers behind `PageUser` and `page_role` (create_app calls this)."""
-    from app.web.templating import render
-
-    @app.exception_handler(LoginRequired)
-    async def _login_required(request: Request, exc: LoginRequired) -> Response:
-        target = login_url(exc.next_path)
-        if request.headers.get("hx-request") == "true":
-            return Response(status_code=204, headers={"HX-Redirect": target})
-        return RedirectResponse(target, status_code=303)
-
-    @app.exception_handler(PageForbidden)
-    async def _forbidden(request: Request, exc: PageForbidden) -> Response:
-        ctx: dict[str, Any] = {"status": 403, "kind": "forbidden", "roles": exc.roles}
-        return render(request, "accounts/forbidden.html", ctx, status_code=403)

@@ -13,46 +13,16 @@ change a plan is decided by `app.plans.service` (owner or admin).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Coroutine
-from typing import Any
-
 from fastapi import APIRouter, Request
 from fastapi.responses import RedirectResponse, Response
-from fastapi.routing import APIRoute
 
 from app.accounts.web import SalesPageUser
 from app.deps import SessionDep
-from app.engine.estimate import InputError
-from app.i18n import gettext as _
 from app.plans import schedule, service, views
 from app.web.csrf import CsrfDep
-from app.web.templating import activate, choose_currency, is_fragment, render
+from app.web.templating import choose_currency, is_fragment, render
 
-
-class PlanPageRoute(APIRoute):
-    """Activates the language first and renders plan-service errors as an error page."""
-
-    def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
-        handler = super().get_route_handler()
-
-        async def run(request: Request) -> Response:
-            activate(request)
-            try:
-                return await handler(request)
-            except service.NotFound:
-                return render(request, "_error.html", {"status": 404}, status_code=404)
-            except service.Forbidden:
-                msg = _("Only the plan's owner or an admin can change it.")
-                ctx = {"status": 403, "message": msg, "nav_active": "plans"}
-                return render(request, "_error.html", ctx, status_code=403)
-            except (service.Invalid, InputError) as exc:
-                ctx = {"status": 422, "message": str(exc), "nav_active": "plans"}
-                return render(request, "_error.html", ctx, status_code=422)
-
-        return run
-
-
-router = APIRouter(include_in_schema=False, route_class=PlanPageRoute)
+router = APIRouter(include_in_schema=False)
 
 
 async def _form(request: Request) -> dict[str, str]:

@@ -8,12 +8,10 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, FastAPI, Query, Request, status
-from fastapi.responses import JSONResponse
+from fastapi import APIRouter, Query, status
 
 from app.accounts.deps import ApiUser
 from app.deps import SessionDep
-from app.errors import field_error
 from app.plans import service
 from app.plans.models import (
     STATUSES,
@@ -167,27 +165,3 @@ def reprice_plan(
         cheapest_after=r.cheapest_after,
         cheapest_delta=r.cheapest_delta,
     )
-
-
-def install(app: FastAPI) -> None:
-    """Mount the plans API and map the service's errors to status codes."""
-    app.include_router(router)
-
-    @app.exception_handler(service.NotFound)
-    async def _not_found(_: Request, exc: service.NotFound) -> JSONResponse:
-        return JSONResponse(status_code=404, content={"detail": str(exc)})
-
-    @app.exception_handler(service.Forbidden)
-    async def _forbidden(_: Request, exc: service.Forbidden) -> JSONResponse:
-        return JSONResponse(status_code=403, content={"detail": str(exc)})
-
-    @app.exception_handler(service.Invalid)
-    async def _invalid(_: Request, exc: service.Invalid) -> JSONResponse:
-        return field_error(exc.field, str(exc))
-
-    @app.exception_handler(service.Conflict)
-    async def _conflict(_: Request, exc: service.Conflict) -> JSONResponse:
-        body = ConflictOut(
-            detail=str(exc), current_version=exc.current_version, changed_fields=exc.changed_fields
-        )
-        return JSONResponse(status_code=409, content=body.model_dump())

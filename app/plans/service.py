@@ -21,6 +21,7 @@ from sqlalchemy import func, or_, update
 from sqlalchemy.orm import defer
 from sqlmodel import Session, col, select
 
+from app import errors
 from app.accounts.models import User
 from app.catalog import service as catalog
 from app.engine.estimate import InputError, estimate
@@ -38,27 +39,26 @@ _HEAVY_REVISION: Final = (
 )
 
 
-class PlanError(Exception):
-    """Base of the errors the plan service raises; the API maps each to a status code."""
+class PlanError(errors.DomainError):
+    """Base of the errors the plan service raises (app/errors.py maps each to its status)."""
 
 
-class NotFound(PlanError):
+class NotFound(PlanError, errors.NotFound):
     pass
 
 
-class Forbidden(PlanError):
+class Forbidden(PlanError, errors.Forbidden):
     pass
 
 
-class Invalid(PlanError):
+class Invalid(PlanError, errors.Invalid):
     """A value the service refuses; `field` is its dotted path (a 422)."""
 
     def __init__(self, field: str, message: str) -> None:
-        super().__init__(message)
-        self.field = field
+        super().__init__(message, field=field)
 
 
-class Conflict(PlanError):
+class Conflict(PlanError, errors.Conflict):
     """The save was based on an old version; `changed_fields` changed since then."""
 
     def __init__(self, *, current_version: int, changed_fields: list[str]) -> None:
@@ -68,6 +68,13 @@ class Conflict(PlanError):
         )
         self.current_version = current_version
         self.changed_fields = changed_fields
+
+    def json_body(self) -> dict[str, Any]:
+        return {
+            "detail": self.message,
+            "current_version": self.current_version,
+            "changed_fields": self.changed_fields,
+        }
 
 
 # --------------------------------------------------------------------------------------------
@@ -81,7 +88,7 @@ def can_edit(user: User, plan: Plan) -> bool:
 
 def _require_edit(user: User, plan: Plan) -> None:
     if not can_edit(user, plan):
-        raise Forbidden(f"only the owner or an admin can change {plan.quote_number}")
+        raise Forbidden("Only the plan's owner or an admin can change it.")
 
 
 # --------------------------------------------------------------------------------------------

@@ -5,13 +5,14 @@
 
 from __future__ import annotations
 
-from fastapi import FastAPI, Request
-from fastapi.responses import Response
+from fastapi import FastAPI
 from starlette.middleware.gzip import GZipMiddleware
 
-from app.web.csrf import CSRFError, CSRFMiddleware
+from app.web import errors
+from app.web.csrf import CSRFMiddleware
+from app.web.language import LanguageMiddleware
 from app.web.static import StaticAssets
-from app.web.templating import STATIC_DIR, render, templates
+from app.web.templating import STATIC_DIR, templates
 
 
 def install(app: FastAPI) -> None:
@@ -28,10 +29,8 @@ def install(app: FastAPI) -> None:
     app.mount("/static", assets, name="static")
     app.add_middleware(CSRFMiddleware, secret=settings.resolved_secret_key(), secure=settings.https)
     app.add_middleware(GZipMiddleware, minimum_size=800, compresslevel=6)
-
-    @app.exception_handler(CSRFError)
-    async def _csrf_error(request: Request, _: CSRFError) -> Response:
-        return render(request, "_error.html", {"status": 403, "kind": "csrf"}, status_code=403)
+    app.add_middleware(LanguageMiddleware, default=str(settings.default_language))
+    errors.install(app)
 
     from app.web.notices import notice_text
 

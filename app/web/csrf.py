@@ -25,6 +25,8 @@ from fastapi import Depends, Request
 from itsdangerous import BadSignature, Signer
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from app.errors import FormExpired
+
 COOKIE: Final = "csrf"
 HEADER: Final = "x-csrf-token"
 FIELD: Final = "csrf_token"
@@ -32,8 +34,7 @@ EXEMPT_PREFIXES: Final = ("/api/", "/static/", "/docs", "/openapi.json", "/redoc
 SAFE_METHODS: Final = frozenset({"GET", "HEAD", "OPTIONS", "TRACE"})
 
 
-class CSRFError(Exception):
-    """A state-changing request without a valid CSRF token (rendered as a 403 page)."""
+CSRFError = FormExpired  # a state-changing request without a valid CSRF token (403 page)
 
 
 def _signer(secret: str) -> Signer:
