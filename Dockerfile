@@ -26,22 +26,29 @@ ENV PIP_NO_CACHE_DIR=1 \
 # Every pinned dependency ships a manylinux wheel for CPython 3.11, so no compiler is needed.
 # If one ever needs building, install build-essential (and the -dev headers) here only:
 #   RUN apt-get update && apt-get install -y --no-install-recommends build-essential
-RUN python3 -m venv /opt/venv \
- && /opt/venv/bin/pip install --upgrade pip
-
+#
+# Behind an HTTPS-intercepting proxy, hand pip the proxy's CA bundle as a build secret
+# (it is mounted for the RUN step only and never stored in a layer):
+#   docker build --secret id=pip_cert,src=/etc/ssl/certs/ca-certificates.crt .
 WORKDIR /app
 
 # Dependencies first (from pyproject.toml's pinned list), so that a code change reuses this
 # layer. Wheels are built/downloaded into /wheels and installed from there only.
 COPY pyproject.toml README.md ./
-RUN python3 -c "import tomllib; print('\n'.join(tomllib.load(open('pyproject.toml', 'rb'))['project']['dependencies']))" \
+RUN --mount=type=secret,id=pip_cert \
+    if [ -s /run/secrets/pip_cert ]; then export PIP_CERT=/run/secrets/pip_cert; fi \
+ && python3 -m venv /opt/venv \
+ && /opt/venv/bin/pip install --upgrade pip \
+ && python3 -c "import tomllib; print('\n'.join(tomllib.load(open('pyproject.toml', 'rb'))['project']['dependencies']))" \
         > /tmp/requirements.txt \
  && /opt/venv/bin/pip wheel --wheel-dir /wheels -r /tmp/requirements.txt \
  && /opt/venv/bin/pip install --no-index --find-links /wheels -r /tmp/requirements.txt
 
 # The project itself: editable, pointing at /app (the runtime stage has the same path).
 COPY app ./app
-RUN /opt/venv/bin/pip install --no-deps --editable . \
+RUN --mount=type=secret,id=pip_cert \
+    if [ -s /run/secrets/pip_cert ]; then export PIP_CERT=/run/secrets/pip_cert; fi \
+ && /opt/venv/bin/pip install --no-deps --editable . \
  && /opt/venv/bin/stratagem --help > /dev/null
 
 # ---------------------------------------------------------------- runtime

@@ -8,6 +8,7 @@ from typing import Annotated
 from fastapi import Depends, Request
 from sqlmodel import Session
 
+from app.engine.price_book import PriceBook
 from app.settings import Settings
 
 
@@ -23,3 +24,22 @@ def get_session(request: Request) -> Iterator[Session]:
 
 SettingsDep = Annotated[Settings, Depends(get_settings)]
 SessionDep = Annotated[Session, Depends(get_session)]
+
+
+def current_prices(request: Request) -> PriceBook | None:
+    """The price list estimates are priced with (the catalog's current list); None when the
+    catalog is empty. Cached per list revision, so a call costs one small query."""
+    from sqlalchemy.exc import OperationalError, ProgrammingError
+    from sqlmodel import Session
+
+    from app.catalog.service import current_price_book
+
+    try:
+        with Session(request.app.state.engine) as session:
+            return current_price_book(session=session)
+    except (OperationalError, ProgrammingError):
+        # A database not migrated yet (no catalog tables): estimate without prices.
+        return None
+
+
+PriceBookDep = Annotated[PriceBook | None, Depends(current_prices)]

@@ -18,8 +18,8 @@
 #     only relies on `python3`, `python3 -m venv` and apt, which both bases provide.
 #   * apt (Debian's mirror) and PyPI must be reachable from the build (the build shares the
 #     host network). Where the host trusts an extra CA for HTTPS (pip's `cert` / PIP_CERT,
-#     e.g. behind an intercepting proxy), that bundle is mounted read-only into the RUN
-#     steps with a pip.conf naming it; nothing of it ends up in the image.
+#     e.g. behind an intercepting proxy), that bundle is passed as the build secret
+#     `pip_cert` that the Dockerfile's pip steps use; it is stored in no layer.
 #   * Everything lives in its own container store under var/image-build/ (the bookworm
 #     rootfs is cached there and reused). Without --keep the images, containers and store
 #     are removed at the end (vfs copies every layer: a build takes several GB).
@@ -150,18 +150,21 @@ base_python=$(chroot "$ROOTFS" python3 --version 2>&1)
 
 # ------------------------------------------------------------------ build
 # A host whose HTTPS goes through an intercepting proxy trusts an extra CA (pip's `cert`
-# setting / PIP_CERT). Lend that bundle and a pip.conf naming it to the RUN steps as
-# read-only mounts: they are not part of any layer, and the Dockerfile stays unchanged.
-BUILD_MOUNTS=()
+# setting / PIP_CERT). Hand that bundle to the build as the secret the Dockerfile's pip steps
+# look for: mounted for those RUN steps only, stored in no layer.
+BUILD_SECRETS=()
 HOST_CA=${PIP_CERT:-$(python3 -m pip config get global.cert 2> /dev/null || true)}
 if [ -n "$HOST_CA" ] && [ -f "$HOST_CA" ]; then
-  printf '[global]\ncert = /run/build-host-ca.crt\n' > "$CACHE/pip-build.conf"
-  BUILD_MOUNTS=(-v "$HOST_CA:/run/build-host-ca.crt:ro" -v "$CACHE/pip-build.conf:/etc/pip.conf:ro")
-  say "    (pip in the build trusts the host's CA bundle $HOST_CA)"
+  BUILD_SECRETS=(--secret "id=pip_cert,src=$HOST_CA")
+  say "    (pip in the build trusts the host's CA bundle $HOST_CA, as build secret pip_cert)"
 fi
 step "podman build (vfs, chroot isolation) -> $IMAGE"
 t_build0=$(now)
-if ! "${PODMAN[@]}" build --isolation chroot --pull=never --format docker "${BUILD_MOUNTS[@]}" \
+# --layers=false: commit once per stage, not once per instruction (vfs copies the whole
+# tree at every commit: with layers a build takes ~40 GB of disk and twice the time).
+# --format docker keeps HEALTHCHECK (the OCI image format has no such field).
+if ! "${PODMAN[@]}" build --isolation chroot --pull=never --format docker --layers=false \
+      "${BUILD_SECRETS[@]}" \
       -t "$IMAGE" -f Dockerfile . > "$LOGS/build.log" 2>&1; then
   tail -40 "$LOGS/build.log"
   echo "BUILD FAILED (full log: $LOGS/build.log)" >&2
@@ -170,6 +173,7 @@ fi
 t_build1=$(now)
 size_bytes=$("${PODMAN[@]}" image inspect "$IMAGE" --format '{{.Size}}')
 size_mb=$(python3 -c "import sys; print(f'{int(sys.argv[1]) / 1e6:.0f}')" "$size_bytes")
+store_mb=$(du -sm "$STORE" | cut -f1)
 layers=$("${PODMAN[@]}" image inspect "$IMAGE" --format '{{len .RootFS.Layers}}')
 healthcheck=$("${PODMAN[@]}" image inspect "$IMAGE" --format '{{json .Config.Healthcheck}}' 2> /dev/null || echo '?')
 img_user=$("${PODMAN[@]}" image inspect "$IMAGE" --format '{{.Config.User}}')
@@ -281,6 +285,8 @@ PY
   echo "pg_dump    $(pg_dump --version)"
   echo "harfbuzz-subset $(ls /usr/lib/x86_64-linux-gnu/libharfbuzz-subset.so.0 2>/dev/null || echo MISSING)"
   echo "user       $(id -un) (uid $(id -u)); /app/var owner $(stat -c %U /app/var)"
+  left=$(ls -d /run/secrets/pip_cert /wheels /etc/pip.conf 2>/dev/null | tr "\n" " ")
+  echo "leftovers  ${left:-none (no build secret, wheels or pip.conf in the image)}"
 ' 2>&1 | grep -v "unexpected operator") || inside="(inside checks failed)"
 
 # ------------------------------------------------------------------ report
@@ -295,7 +301,7 @@ store            vfs, chroot isolation, $STORE
 base             $BASE (substitute: debootstrap bookworm minbase + $base_python)
 base prep        ${base_s} s (0 when the cached rootfs and base image are reused)
 image            $IMAGE
-image size       ${size_mb} MB (${layers} layers)
+image size       ${size_mb} MB (${layers} layers); vfs store after the build ${store_mb} MB
 build time       ${build_s} s
 config           user=${img_user} cmd=${img_cmd}
 healthcheck      ${healthcheck}

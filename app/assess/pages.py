@@ -11,7 +11,8 @@ from fastapi.responses import RedirectResponse, Response
 from app.architectures import content
 from app.assess import views as assessment
 from app.deps import SessionDep
-from app.leads import models as leads
+from app.leads import service as lead_service
+from app.leads import views as lead_views
 from app.web.csrf import CsrfDep
 from app.web.prices import price_book
 from app.web.templating import activate, choose_currency, is_fragment, render
@@ -52,7 +53,7 @@ async def request_quote(request: Request, session: SessionDep, _csrf: CsrfDep) -
     ctx = _context(request, form)
     a = ctx["a"]
     tier = a.resp.tier if a.resp else ""
-    data, errors = leads.parse_lead(form, lang=lang, tier=tier, answers=a.answers)
+    data, errors = lead_views.parse_lead(form, lang=lang, tier=tier, answers=a.answers)
     if data is None or a.resp is None:
         errors = errors or {"": ""}
         ctx.update(lead=form, lead_errors=errors, errors={**a.errors, **errors})
@@ -60,7 +61,7 @@ async def request_quote(request: Request, session: SessionDep, _csrf: CsrfDep) -
         if is_fragment(request):
             return render(request, "pages/assess.html", ctx, "quote")
         return render(request, "pages/assess.html", ctx, status_code=422)
-    leads.create_lead(session=session, data=data)
+    lead_service.create_lead(session=session, data=data)
     if is_fragment(request):
         ctx.update(sent=True)
         return render(request, "pages/assess.html", ctx, "quote")

@@ -7,13 +7,13 @@ from typing import Any
 from fastapi import APIRouter, HTTPException
 
 from app.costs import service as costs
-from app.planner import service as estimates
+from app.deps import PriceBookDep
 
 router = APIRouter(prefix="/api/v1", tags=["costs"])
 
 
 @router.post("/costs")
-def post_costs(req: costs.CostRequest, prices: estimates.PriceBookDep) -> dict[str, Any]:
+def post_costs(req: costs.CostRequest, prices: PriceBookDep) -> dict[str, Any]:
     """Compare renting (hourly, monthly, term), buying and public cloud for a configuration."""
     if prices is None:
         raise HTTPException(503, "No price list is loaded; run `stratagem catalog load`.")

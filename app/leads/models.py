@@ -1,8 +1,7 @@
 """Leads: 'request a quote' submissions from the self-assessment, stored for sales.
 
 `Lead` is the table (migration 0002_leads); `LeadCreate` validates what the form sent
-(required name and company, an e-mail address, length limits). `create_lead` is the only
-place that commits; it stores the whole lead or nothing.
+(required name and company, an e-mail address, length limits); `app.leads.service` stores it.
 """
 
 from __future__ import annotations
@@ -11,12 +10,11 @@ import re
 from datetime import UTC, datetime
 from typing import Any, ClassVar, Final, Literal
 
-from pydantic import ValidationError, field_validator
+from pydantic import field_validator
 from sqlalchemy import JSON, Column, Index
-from sqlmodel import Field, Session, SQLModel
+from sqlmodel import Field, SQLModel
 
 from app.i18n import gettext as _
-from app.web.forms import validation_messages
 
 LeadStatus = Literal["new", "contacted", "converted", "closed"]
 LEAD_STATUSES: Final = ("new", "contacted", "converted", "closed")
@@ -77,35 +75,3 @@ class LeadCreate(LeadBase):
         if not _EMAIL.match(v):
             raise ValueError(_("Enter an e-mail address such as name@company.com.tw."))
         return v.lower()
-
-
-def parse_lead(
-    form: dict[str, str], *, lang: str, tier: str, answers: dict[str, Any]
-) -> tuple[LeadCreate | None, dict[str, str]]:
-    """The validated lead, or None and {field: translated message}."""
-    try:
-        data = LeadCreate(
-            name=form.get("name", ""),
-            company=form.get("company", ""),
-            email=form.get("email", ""),
-            notes=form.get("notes", ""),
-            lang=lang,
-            tier=tier,
-            answers=answers,
-        )
-    except ValidationError as exc:
-        return None, validation_messages(exc)
-    return data, {}
-
-
-def create_lead(*, session: Session, data: LeadCreate) -> Lead:
-    """Store a lead (status 'new'); all of it or, on any error, nothing."""
-    lead = Lead.model_validate(data.model_dump())
-    session.add(lead)
-    try:
-        session.commit()
-    except Exception:
-        session.rollback()
-        raise
-    session.refresh(lead)
-    return lead

@@ -6,6 +6,7 @@ from typing import Any
 
 from fastapi import APIRouter
 
+from app.deps import PriceBookDep
 from app.engine.architectures import list_presets
 from app.engine.estimate import gpu_pool
 from app.engine.schemas import EstimateRequest, EstimateResponse
@@ -15,7 +16,7 @@ router = APIRouter(prefix="/api/v1", tags=["engine"])
 
 
 @router.post("/estimate", response_model=EstimateResponse)
-def post_estimate(req: EstimateRequest, prices: estimates.PriceBookDep) -> EstimateResponse:
+def post_estimate(req: EstimateRequest, prices: PriceBookDep) -> EstimateResponse:
     """Size a workload: memory, GPUs, parallelism, time, tier, infrastructure and costs."""
     return estimates.run(req, prices=prices)
 
@@ -27,6 +28,6 @@ def get_models() -> list[dict[str, Any]]:
 
 
 @router.get("/gpus")
-def get_gpus(prices: estimates.PriceBookDep) -> list[dict[str, Any]]:
+def get_gpus(prices: PriceBookDep) -> list[dict[str, Any]]:
     """The GPUs the planner searches, with dense throughput (never sparsity figures)."""
     return [estimates.gpu_summary(g) for g in gpu_pool(None, prices)]

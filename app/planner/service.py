@@ -1,36 +1,15 @@
-"""Estimate service: the web layer's one door into the engine."""
+"""Estimate service: the routes' one door into the engine, and the summaries of what it knows."""
 
 from __future__ import annotations
 
 import dataclasses
-from typing import Annotated, Any
-
-from fastapi import Depends, Request
+from typing import Any
 
 from app.engine.architectures import ModelSpec
 from app.engine.estimate import estimate
 from app.engine.hardware import GpuSpec
 from app.engine.price_book import PriceBook
 from app.engine.schemas import EstimateRequest, EstimateResponse
-
-
-def current_prices(request: Request) -> PriceBook | None:
-    """The price list estimates are priced with (the catalog's current list); None when the
-    catalog is empty. Cached per list revision, so a call costs one small query."""
-    from sqlalchemy.exc import OperationalError, ProgrammingError
-    from sqlmodel import Session
-
-    from app.catalog.service import current_price_book
-
-    try:
-        with Session(request.app.state.engine) as session:
-            return current_price_book(session=session)
-    except (OperationalError, ProgrammingError):
-        # A database not migrated yet (no catalog tables): estimate without prices.
-        return None
-
-
-PriceBookDep = Annotated[PriceBook | None, Depends(current_prices)]
 
 
 def run(req: EstimateRequest, *, prices: PriceBook | None) -> EstimateResponse:

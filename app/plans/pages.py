@@ -18,7 +18,7 @@ from fastapi.responses import RedirectResponse, Response
 
 from app.accounts.web import SalesPageUser
 from app.deps import SessionDep
-from app.plans import schedule, service, views
+from app.plans import service, views
 from app.web.csrf import CsrfDep
 from app.web.templating import choose_currency, is_fragment, render
 
@@ -166,7 +166,7 @@ def compare_t16(
     request: Request, session: SessionDep, user: SalesPageUser, _csrf: CsrfDep
 ) -> Response:
     """Save seed T16's two scenarios as plans of the current user and compare them."""
-    plans = schedule.create_t16_example(
+    plans = service.create_t16_example(
         session=session, owner=user, currency=choose_currency(request)
     )
     return _see("/compare?ids=" + ",".join(str(p.id) for p in plans))

@@ -13,15 +13,11 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
-from sqlmodel import Session
 
-from app.accounts.models import User
 from app.engine.costs import CostInputError, Phase, schedule_cost
 from app.engine.gpus import default_gpus
 from app.engine.price_book import PriceBook
 from app.i18n import N_
-from app.i18n import gettext as _
-from app.plans.models import Plan
 
 H100: Final = "h100-sxm-80gb"
 SCHEDULE_KEY: Final = "schedule"
@@ -192,59 +188,3 @@ def compute(
 def schedule_workload(phases: Sequence[Mapping[str, Any]], currency: str = "TWD") -> dict[str, Any]:
     """The workload JSON of a phased plan."""
     return {SCHEDULE_KEY: {"phases": [dict(p) for p in phases], "currency": currency}}
-
-
-def create_schedule_plan(
-    *,
-    session: Session,
-    owner: User,
-    name: str,
-    phases: Sequence[Mapping[str, Any]],
-    customer: str = "",
-    currency: str = "TWD",
-    notes: str = "",
-    tags: list[str] | None = None,
-) -> Plan:
-    """Save a phased rental schedule as a new plan (version 1), priced with the current list."""
-    from app.plans import service
-
-    return service.create_plan(
-        session=session,
-        owner=owner,
-        name=name,
-        workload=schedule_workload(phases, currency),
-        customer=customer,
-        notes=notes,
-        tags=tags,
-    )
-
-
-def create_t16_example(*, session: Session, owner: User, currency: str = "TWD") -> list[Plan]:
-    """Seed 003 T16's two scenarios as plans owned by `owner`: phased, and 4×H100 from day one.
-
-    Names and phase labels are written in the request's language (they are plan data)."""
-
-    def local(phases: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
-        return [{**p, "label": _(str(p["label"]))} for p in phases]
-
-    customer = _("T16 example")
-    return [
-        create_schedule_plan(
-            session=session,
-            owner=owner,
-            name=_("T16: phased (1×H100 LoRA → 4×H100 full fine-tune → 1×H100 inference)"),
-            phases=local(T16_PHASED),
-            customer=customer,
-            currency=currency,
-            tags=["T16"],
-        ),
-        create_schedule_plan(
-            session=session,
-            owner=owner,
-            name=_("T16: 4×H100 from day one"),
-            phases=local(T16_DAY_ONE),
-            customer=customer,
-            currency=currency,
-            tags=["T16"],
-        ),
-    ]

@@ -12,7 +12,7 @@ Permissions (enforced here, so the API and later the pages share them):
 from __future__ import annotations
 
 import uuid
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, cast
 
@@ -27,6 +27,8 @@ from app.catalog import service as catalog
 from app.engine.estimate import InputError, estimate
 from app.engine.price_book import PriceBook
 from app.engine.schemas import EstimateRequest
+from app.i18n import gettext as _
+from app.plans import schedule
 from app.plans.models import EDITABLE, SNAPSHOT, Plan, PlanRevision, utcnow
 
 SORTS: Final = ("updated_at", "created_at", "name", "customer", "quote_number", "status")
@@ -116,8 +118,6 @@ def _compute(
     """(workload dump, result dump) for `workload` priced with `price_list_id`.
 
     A phased workload (``{"schedule": …}``) is priced by `app.plans.schedule`."""
-    from app.plans import schedule
-
     if schedule.is_schedule(workload):
         assert isinstance(workload, Mapping)
         try:
@@ -633,3 +633,62 @@ def compare_revisions(
         cheapest_before=min((t for _, t in old.values()), default=None),
         cheapest_after=min((t for _, t in new.values()), default=None),
     )
+
+
+# --------------------------------------------------------------------------------------------
+# Phased schedules (seed 003 T16)
+# --------------------------------------------------------------------------------------------
+
+
+def create_schedule_plan(
+    *,
+    session: Session,
+    owner: User,
+    name: str,
+    phases: Sequence[Mapping[str, Any]],
+    customer: str = "",
+    currency: str = "TWD",
+    notes: str = "",
+    tags: list[str] | None = None,
+) -> Plan:
+    """Save a phased rental schedule as a new plan (version 1), priced with the current list."""
+    return create_plan(
+        session=session,
+        owner=owner,
+        name=name,
+        workload=schedule.schedule_workload(phases, currency),
+        customer=customer,
+        notes=notes,
+        tags=tags,
+    )
+
+
+def create_t16_example(*, session: Session, owner: User, currency: str = "TWD") -> list[Plan]:
+    """Seed 003 T16's two scenarios as plans owned by `owner`: phased, and 4×H100 from day one.
+
+    Names and phase labels are written in the request's language (they are plan data)."""
+
+    def local(phases: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+        return [{**p, "label": _(str(p["label"]))} for p in phases]
+
+    customer = _("T16 example")
+    return [
+        create_schedule_plan(
+            session=session,
+            owner=owner,
+            name=_("T16: phased (1×H100 LoRA → 4×H100 full fine-tune → 1×H100 inference)"),
+            phases=local(schedule.T16_PHASED),
+            customer=customer,
+            currency=currency,
+            tags=["T16"],
+        ),
+        create_schedule_plan(
+            session=session,
+            owner=owner,
+            name=_("T16: 4×H100 from day one"),
+            phases=local(schedule.T16_DAY_ONE),
+            customer=customer,
+            currency=currency,
+            tags=["T16"],
+        ),
+    ]

@@ -21,7 +21,7 @@ def price_book(request: Request) -> PriceBook | None:
         return cached if isinstance(cached, PriceBook) else None
     book: PriceBook | None = None
     try:
-        from app.planner.service import current_prices
+        from app.deps import current_prices
 
         book = current_prices(request)
     except Exception:

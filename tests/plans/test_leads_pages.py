@@ -9,7 +9,8 @@ from bs4 import BeautifulSoup
 from fastapi.testclient import TestClient
 from sqlmodel import Session
 
-from app.leads.models import Lead, LeadCreate, create_lead
+from app.leads.models import Lead, LeadCreate
+from app.leads.service import create_lead
 from app.plans.models import Plan
 from tests.accounts.helpers import MakeAccount, sign_in
 

@@ -22,7 +22,8 @@ from app.catalog import service as catalog
 from app.catalog.kinds import KINDS
 from app.catalog.models import RentalOffer
 from app.db import make_engine
-from app.leads.models import LeadCreate, create_lead
+from app.leads.models import LeadCreate
+from app.leads.service import create_lead
 from app.main import create_app
 from app.plans import service as plans
 from app.settings import Settings

@@ -157,7 +157,7 @@ RULES.update(
     }
 )
 
-# Plan pages, scenario comparison and the sales queue (app/plans/pages.py, app/web/leads_pages.py).
+# Plan pages, scenario comparison and the sales queue (app/plans/pages.py, app/leads/pages.py).
 RULES.update(
     {
         ("GET", "/plans"): SIGNED_IN_PAGE,

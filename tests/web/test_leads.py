@@ -8,7 +8,9 @@ from sqlmodel import Session
 
 from app.db import downgrade, make_engine, migrate
 from app.i18n import activate
-from app.leads.models import Lead, create_lead, parse_lead
+from app.leads.models import Lead
+from app.leads.service import create_lead
+from app.leads.views import parse_lead
 
 
 @pytest.fixture(autouse=True)

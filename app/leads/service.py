@@ -1,0 +1,114 @@
+"""The sales queue's service: list, open, move and convert leads (the only place they commit).
+
+A lead has no plan column (its table belongs to the self-assessment), so the link to the plan
+made from it is kept in its `answers` JSON as ``plan_id`` and the plan is tagged ``lead-<id>``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import func
+from sqlalchemy.orm.attributes import flag_modified
+from sqlmodel import Session, col, select
+
+from app.accounts.models import User
+from app.errors import Invalid, NotFound
+from app.i18n import gettext as _
+from app.leads.models import LEAD_STATUSES, Lead, LeadCreate
+from app.plans import service as plans
+
+PER_PAGE = 50
+
+
+class LeadNotFound(NotFound):
+    pass
+
+
+def create_lead(*, session: Session, data: LeadCreate) -> Lead:
+    """Store a lead (status 'new'); all of it or, on any error, nothing."""
+    lead = Lead.model_validate(data.model_dump())
+    session.add(lead)
+    try:
+        session.commit()
+    except Exception:
+        session.rollback()
+        raise
+    session.refresh(lead)
+    return lead
+
+
+@dataclass(frozen=True, slots=True)
+class LeadPage:
+    items: list[Lead]
+    total: int
+    counts: dict[str, int]
+
+
+def list_leads(*, session: Session, status: str | None = None, limit: int = PER_PAGE) -> LeadPage:
+    """Leads newest first, optionally of one status, with the count per status."""
+    stmt = select(Lead)
+    if status:
+        stmt = stmt.where(col(Lead.status) == status)
+    stmt = stmt.order_by(col(Lead.created_at).desc(), col(Lead.id).desc()).limit(limit)
+    counts = dict(session.exec(select(Lead.status, func.count()).group_by(col(Lead.status))).all())
+    total = counts.get(status, 0) if status else sum(counts.values())
+    return LeadPage(items=list(session.exec(stmt)), total=total, counts=counts)
+
+
+def get_lead(*, session: Session, lead_id: int) -> Lead:
+    lead = session.get(Lead, lead_id)
+    if lead is None:
+        raise LeadNotFound("no lead %(id)s", id=lead_id)
+    return lead
+
+
+def set_lead_status(*, session: Session, lead_id: int, status: str) -> Lead:
+    """Move a lead through the queue (new → contacted → converted / closed)."""
+    if status not in LEAD_STATUSES:
+        raise Invalid("Choose a status.", field="status")
+    lead = get_lead(session=session, lead_id=lead_id)
+    lead.status = status
+    session.add(lead)
+    session.commit()
+    session.refresh(lead)
+    return lead
+
+
+def convert_lead(
+    *, session: Session, lead_id: int, owner: User, workload: Callable[[Lead], Any]
+) -> int:
+    """A plan prefilled from the lead's answers, linked to it; the lead becomes 'converted'.
+
+    `workload(lead)` builds the plan's workload from the lead's answers (the page passes the
+    self-assessment's request builder). Converting twice opens the plan made the first time.
+    Returns the plan id."""
+    lead = get_lead(session=session, lead_id=lead_id)
+    existing = lead.answers.get("plan_id")
+    if isinstance(existing, int):
+        return existing
+    plan = plans.create_plan(
+        session=session,
+        owner=owner,
+        name=_("Quote request from %(company)s") % {"company": lead.company},
+        customer=lead.company,
+        workload=workload(lead),
+        notes=_("From quote request #%(id)s: %(name)s <%(email)s>")
+        % {
+            "id": lead.id,
+            "name": lead.name,
+            "email": lead.email,
+        }
+        + (f"\n\n{lead.notes}" if lead.notes else ""),
+        tags=[f"lead-{lead.id}"],
+    )
+    lead = get_lead(session=session, lead_id=lead_id)
+    lead.answers = {**lead.answers, "plan_id": plan.id}
+    flag_modified(lead, "answers")
+    lead.status = "converted"
+    session.add(lead)
+    session.commit()
+    assert plan.id is not None
+    return plan.id
