@@ -9,8 +9,8 @@ from typing import Any
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
-from app import charts_figures as figures
 from app.architectures import content
+from app.charts import figures
 from app.engine.estimate import estimate
 from app.engine.gpus import default_gpus, find_gpu
 from app.engine.schemas import EstimateRequest, InfraOut

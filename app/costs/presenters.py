@@ -6,7 +6,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from app import charts_figures as figures
+from app.charts import figures
 from app.engine.price_book import PriceBook
 from app.i18n import N_
 from app.i18n import gettext as _

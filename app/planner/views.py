@@ -16,7 +16,7 @@ from typing import Any, Final
 
 from pydantic import ValidationError
 
-from app import charts_figures as figures
+from app.charts import figures
 from app.costs import presenters as costs_view
 from app.engine.architectures import list_presets
 from app.engine.estimate import InputError, estimate, gpu_pool

@@ -17,9 +17,9 @@ from urllib.parse import urlencode
 from pydantic import ValidationError
 from sqlmodel import Session
 
-from app import charts_figures as figures
 from app.accounts.models import User
 from app.catalog import service as catalog
+from app.charts import figures
 from app.costs import presenters as costs_view
 from app.engine.price_book import PriceBook
 from app.engine.schemas import EstimateRequest, EstimateResponse
@@ -348,47 +348,6 @@ def results_context(
     }
 
 
-def timeline_chart(rows: Sequence[tuple[str, Sequence[Mapping[str, Any]]]]) -> str | None:
-    """Phases of each scenario as a horizontal timeline (months); a scenario per row."""
-    try:
-        import plotly.graph_objects as go
-
-        from app import charts
-
-        # One colour per GPU count (1, 2, 4, 8, 16+), so a phase's size reads at a glance.
-        palette = ("#2563eb", "#0f766e", "#c2410c", "#7c3aed", "#be123c")
-        fig = go.Figure()
-        for name, phases in rows:
-            for p in phases:
-                count = f"{float(p.get('gpu_count') or 0):g}"
-                fig.add_bar(
-                    y=[name],
-                    x=[float(p.get("months") or 0)],
-                    base=[float(p.get("start_month") or 0)],
-                    orientation="h",
-                    marker={"color": palette[min(int(math.log2(max(1.0, float(count)))), 4)]},
-                    text=[f"{count}× · {p.get('label') or ''}"],
-                    textposition="inside",
-                    insidetextanchor="middle",
-                    hovertemplate=f"{name}<br>{p.get('label') or ''}: {count} GPU<extra></extra>",
-                    showlegend=False,
-                )
-        fig.update_layout(
-            barmode="overlay",
-            height=120 + 60 * len(rows),
-            margin={"l": 10, "r": 10, "t": 10, "b": 40},
-            xaxis={"title": {"text": _("Months")}, "rangemode": "tozero", "dtick": 1},
-            yaxis={"automargin": True, "autorange": "reversed"},
-            paper_bgcolor="rgba(0,0,0,0)",
-            plot_bgcolor="rgba(0,0,0,0)",
-            font={"family": "system-ui, 'Noto Sans TC', sans-serif", "size": 13},
-        )
-        return str(charts.to_json(fig))
-    except Exception:
-        log.exception("timeline chart could not be drawn")
-        return None
-
-
 def schedule_context(result: Mapping[str, Any]) -> dict[str, Any]:
     sched = result.get("schedule") or {}
     cost = result.get("cost") or {}
@@ -398,7 +357,7 @@ def schedule_context(result: Mapping[str, Any]) -> dict[str, Any]:
         "resp": None,
         "phased": sched,
         "charts": {
-            "timeline": timeline_chart([(_("Schedule"), sched.get("phases") or [])]),
+            "timeline": figures.timeline([(_("Schedule"), sched.get("phases") or [])]),
             "cumulative": figures.cumulative([option], [], ccy),
         },
         "explain": result.get("explain") or [],
@@ -672,7 +631,7 @@ def compare_context(
         "error": error,
         "charts": {
             "cumulative": figures.cumulative(options, [], ccy) if options else None,
-            "timeline": timeline_chart(rows) if any(p for _n, p in rows) else None,
+            "timeline": figures.timeline(rows) if any(p for _n, p in rows) else None,
         },
     }
 

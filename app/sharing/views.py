@@ -6,7 +6,7 @@ from typing import Any
 
 from sqlmodel import Session
 
-from app import charts_figures as figures
+from app.charts import figures
 from app.plans.models import Plan
 from app.quotes.service import quote_view
 

@@ -1,7 +1,7 @@
 """Sample chart inputs built from the real engine, shared by the tests and the benchmark.
 
 Run `python -m tests.charts.samples [OUTDIR]` to render every chart to PNG in English and
-Chinese (default OUTDIR: test-artifacts/charts/) — look at them after changing app/charts.py.
+Chinese (default OUTDIR: test-artifacts/charts/) — look at them after changing app/charts/.
 """
 
 from __future__ import annotations
@@ -37,6 +37,7 @@ ZH_TW: dict[str, str] = {
     "Gradients": "梯度",
     "Hardware (capex)": "硬體（資本支出）",
     "KV cache": "KV 快取",
+    "Months": "月",
     "Memory (GB)": "記憶體（GB）",
     "Memory per GPU (GB)": "每張 GPU 的記憶體用量（GB）",
     "Month %(month)s": "第 %(month)s 個月",

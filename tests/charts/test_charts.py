@@ -1,6 +1,6 @@
 """app.charts: each figure has the traces, marks and labels its inputs call for.
 
-Inputs are the plain dicts of the estimate response (app/charts.py docstring); the expected
+Inputs are the plain dicts of the estimate response (app/charts/__init__.py docstring); the expected
 figures come from the inputs themselves (a break-even at month 7.5 is drawn at x = 7.5) or
 from the engine's own formulas (break_even_utilization).
 """
@@ -422,9 +422,12 @@ def test_to_json_is_safe_inside_a_script_element() -> None:
 
 
 def test_msgids_list_every_string_given_to_t() -> None:
-    source = Path(charts.__file__).read_text(encoding="utf-8")
     used: set[str] = set()
-    for node in ast.walk(ast.parse(source)):
+    package = Path(charts.__file__).parent
+    nodes = (
+        n for f in package.glob("*.py") for n in ast.walk(ast.parse(f.read_text(encoding="utf-8")))
+    )
+    for node in nodes:
         if (
             isinstance(node, ast.Call)
             and isinstance(node.func, ast.Name)

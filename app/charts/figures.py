@@ -108,3 +108,8 @@ def architectures(templates: Sequence[Mapping[str, Any]], currency: str) -> str 
     if not templates:
         return None
     return _draw("architectures_compare", templates, currency=currency)
+
+
+def timeline(rows: Sequence[tuple[str, Sequence[Mapping[str, Any]]]]) -> str | None:
+    """A phased plan (or several, one row each) as a timeline of its phases."""
+    return _draw("plan_timeline", [(name, list(phases)) for name, phases in rows])

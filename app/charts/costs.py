@@ -1,0 +1,424 @@
+"""Cost charts: cumulative cost by month with break-evens, TCO bars, utilisation sensitivity."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import plotly.graph_objects as go
+
+from app.charts.theme import (
+    INK,
+    MUTED,
+    PALETTE,
+    TCO_PARTS,
+    TICK_FONT_SIZE,
+    Translate,
+    _axis,
+    _esc,
+    _figure,
+    _identity,
+    _layout,
+    _money,
+    _money_axis,
+    _num,
+    _option_key,
+    _option_name,
+    _option_styles,
+    _unit,
+    _wrap,
+    currency_prefix,
+)
+
+# --- Costs ------------------------------------------------------------------------------
+
+
+def _at(series: Sequence[float], x: float) -> float:
+    """Linear interpolation of a per-month series at fractional month `x`."""
+    if x <= 0:
+        return float(series[0])
+    i = min(math.floor(x), len(series) - 2)
+    frac = x - i
+    return float(series[i]) * (1 - frac) + float(series[i + 1]) * frac
+
+
+def _callouts(
+    points: Sequence[tuple[float, float, str]], x_span: float, y_top: float
+) -> list[dict[str, Any]]:
+    """Boxed labels with a leader line for (x, y, text) points, placed so they do not collide.
+
+    Points low on the chart get their label above, high ones below, the rest alternate;
+    a label within 12 % of the x span of the previous one on the same side moves further out.
+    """
+    out: list[dict[str, Any]] = []
+    last: dict[bool, tuple[float, int]] = {}
+    for n, (x, y, text) in enumerate(sorted(points)):
+        share = y / y_top if y_top > 0 else 0.5
+        up = True if share < 0.3 else False if share > 0.8 else n % 2 == 0
+        level = 0
+        if up in last and x - last[up][0] < 0.12 * x_span:
+            level = last[up][1] + 1
+        last[up] = (x, level)
+        out.append(
+            {
+                "x": x,
+                "y": y,
+                "xref": "x",
+                "yref": "y",
+                "text": _esc(text),
+                "showarrow": True,
+                "arrowhead": 0,
+                "arrowwidth": 1.5,
+                "arrowcolor": INK,
+                "ax": 0,
+                "ay": (-1 if up else 1) * (40 + 30 * level),
+                "font": {"size": TICK_FONT_SIZE, "color": INK},
+                "bgcolor": "rgba(255,255,255,0.9)",
+                "bordercolor": INK,
+                "borderwidth": 1,
+                "borderpad": 3,
+                "name": "break_even",
+            }
+        )
+    return out
+
+
+MAX_CALLOUTS = 6
+
+
+def cumulative_costs(
+    options: Sequence[Mapping[str, Any]],
+    break_even: Sequence[Mapping[str, Any]],
+    *,
+    currency: str,
+    t: Translate = _identity,
+    months: int | None = None,
+    title: str | None = None,
+) -> go.Figure:
+    """Cumulative cost per option by month, with the months where the curves cross marked.
+
+    options: cost options (module docstring); `cumulative[i]` is the money spent by the end of
+    month i (index 0 = upfront). break_even: [{"a", "b", "month"}] with `a`/`b` matching an
+    option's "key" (or "kind", or "label"); `month` None or beyond the horizon is skipped.
+    months: months to show (default: the longest series). Every crossing gets a marker; the
+    crossings where the cheapest option changes (on the lower envelope) also get a
+    "Month N" callout. Money axis: `currency` prefix, thousands separators.
+    """
+    horizon = max((len(o.get("cumulative") or []) - 1 for o in options), default=0)
+    if months is not None:
+        horizon = min(horizon, int(months))
+    styles = _option_styles(options)
+    by_key: dict[str, Mapping[str, Any]] = {}
+    for o in options:
+        for ref in (o.get("key"), o.get("kind"), o.get("label")):
+            if ref:
+                by_key.setdefault(str(ref), o)
+    # plotly fills %{x}: the translated "Month %(month)s" keeps its own word order.
+    month_at = _esc(t("Month %(month)s") % {"month": "%{x}"})
+    traces: list[Any] = []
+    for option, (colour, dash) in zip(options, styles, strict=True):
+        series = [float(v) for v in (option.get("cumulative") or [])][: horizon + 1]
+        traces.append(
+            go.Scatter(
+                x=list(range(len(series))),
+                y=series,
+                mode="lines",
+                name=_option_name(option, t),
+                line={"color": colour, "width": 3, "dash": dash},
+                hovertemplate=(
+                    f"{_esc(str(option.get('label', '')))}<br>{month_at}: "
+                    f"{currency_prefix(currency)}%{{y:,.0f}}<extra></extra>"
+                ),
+                meta={"key": _option_key(option)},
+            )
+        )
+    xs: list[float] = []
+    ys: list[float] = []
+    hover: list[str] = []
+    labels: list[tuple[bool, float, float, str]] = []  # (off the envelope, x, y, text)
+    for be in break_even:
+        month = be.get("month")
+        a, b = by_key.get(str(be.get("a"))), by_key.get(str(be.get("b")))
+        if month is None or a is None or b is None or not 0 < float(month) <= horizon:
+            continue
+        month = float(month)
+        y = _at(a["cumulative"], month)
+        text = t("Month %(month)s") % {"month": _num(month, 1)}
+        xs.append(month)
+        ys.append(y)
+        hover.append(
+            f"{_esc(text)}: {_esc(str(b.get('label', '')))} = {_esc(str(a.get('label', '')))}"
+            f"<br>{_money(y, currency)}"
+        )
+        lowest = min(
+            _at(o["cumulative"], month) for o in options if len(o.get("cumulative") or []) > 1
+        )
+        labels.append((y > lowest + max(1.0, abs(lowest) * 1e-6), month, y, text))
+    # Where the cheapest option changes matters most; other crossings are labelled while
+    # there is room (every crossing keeps its marker and hover text).
+    chosen = [(x, y, text) for _, x, y, text in sorted(labels)[:MAX_CALLOUTS]]
+    y_top = max((max(tr.y, default=0.0) for tr in traces), default=0.0)
+    annotations = _callouts(chosen, float(horizon or 1), float(y_top))
+    if xs:
+        traces.append(
+            go.Scatter(
+                x=xs,
+                y=ys,
+                mode="markers",
+                name=_esc(t("Break-even")),
+                marker={
+                    "size": 12,
+                    "color": "white",
+                    "line": {"color": INK, "width": 2.5},
+                    "symbol": "circle",
+                },
+                hovertext=hover,
+                hoverinfo="text",
+                cliponaxis=False,
+                meta={"role": "break_even"},
+            )
+        )
+    layout = _layout(
+        title or t("Cumulative cost by month"),
+        height=480,
+        xaxis=_axis(t("Months from start"), range=[0, horizon], rangemode="tozero"),
+        yaxis=_money_axis(
+            t("Cumulative cost (%(currency)s)") % {"currency": _unit(currency)}, currency
+        ),
+        annotations=annotations,
+    )
+    return _figure(traces, layout)
+
+
+def tco_bars(
+    tco: Sequence[Mapping[str, Any]],
+    *,
+    currency: str,
+    t: Translate = _identity,
+    years: Sequence[int] | None = None,
+    title: str | None = None,
+) -> go.Figure:
+    """Cumulative total cost of ownership at the end of each year, stacked by part, per option.
+
+    tco: [{"label", "years": [{"year": 1, "capex": …, "power": …, …}]}] (module docstring);
+    parts are stacked in a fixed order (capex, storage_network, power, facility, operations,
+    rent, cloud; residual, negative, to the left of zero). Horizontal bars, grouped by option
+    (its label on the left, however long) with one bar per year; a diamond marks each bar's
+    net total. years: the years to show (default: all given, normally 1–5).
+    """
+    known = [key for key, _, _ in TCO_PARTS]
+    extra: list[str] = []
+    for curve in tco:
+        for year in curve.get("years") or []:
+            for k, v in year.items():
+                if k not in ("year", "total", *known, *extra) and isinstance(v, int | float):
+                    extra.append(k)
+    spare = [c for c in PALETTE if c not in {c for _, _, c in TCO_PARTS}] or [MUTED]
+    parts = list(TCO_PARTS) + [
+        (k, k.replace("_", " ").capitalize(), spare[i % len(spare)]) for i, k in enumerate(extra)
+    ]
+    wanted = set(years) if years is not None else None
+    outer: list[str] = []
+    inner: list[str] = []
+    rows: list[Mapping[str, Any]] = []
+    for curve in tco:
+        name = _wrap(str(curve.get("label", "")), 30)
+        for year in sorted(curve.get("years") or [], key=lambda y: int(y["year"])):
+            if wanted is not None and int(year["year"]) not in wanted:
+                continue
+            outer.append(name)
+            inner.append(_esc(t("Year %(year)s") % {"year": int(year["year"])}))
+            rows.append(year)
+    prefix = currency_prefix(currency)
+    where = [[o.replace("<br>", " "), i] for o, i in zip(outer, inner, strict=True)]
+    traces: list[Any] = []
+    for key, label, colour in parts:
+        values = [float(r.get(key) or 0.0) for r in rows]
+        if not any(values):
+            continue
+        traces.append(
+            go.Bar(
+                x=values,
+                y=[outer, inner],
+                orientation="h",
+                name=_esc(t(label)),
+                marker={"color": colour, "line": {"color": "white", "width": 0.5}},
+                customdata=where,
+                hovertemplate=(
+                    f"%{{customdata[0]}}, %{{customdata[1]}}<br>"
+                    f"{_esc(t(label))}: {prefix}%{{x:,.0f}}<extra></extra>"
+                ),
+                meta={"part": key},
+            )
+        )
+    totals = [
+        float(r["total"])
+        if r.get("total") is not None
+        else sum(float(r.get(k) or 0.0) for k, _, _ in parts)
+        for r in rows
+    ]
+    net = t("Net total")
+    traces.append(
+        go.Scatter(
+            x=totals,
+            y=[outer, inner],
+            mode="markers",
+            name=_esc(net),
+            marker={"symbol": "diamond", "size": 10, "color": INK, "line": {"color": "white"}},
+            customdata=where,
+            hovertemplate=(
+                f"%{{customdata[0]}}, %{{customdata[1]}}<br>"
+                f"{_esc(net)}: {prefix}%{{x:,.0f}}<extra></extra>"
+            ),
+            cliponaxis=False,
+            meta={"role": "total"},
+        )
+    )
+    x_axis = _money_axis(
+        t("Cumulative cost (%(currency)s)") % {"currency": _unit(currency)}, currency
+    )
+    x_axis["rangemode"] = "normal"
+    layout = _layout(
+        title or t("Total cost of ownership by year"),
+        height=max(380, 190 + 20 * len(rows)),
+        barmode="relative",
+        bargap=0.18,
+        xaxis=x_axis,
+        yaxis=_axis("", type="multicategory", autorange="reversed", showgrid=False),
+    )
+    return _figure(traces, layout)
+
+
+def utilization_sensitivity(
+    options: Sequence[Mapping[str, Any]],
+    *,
+    currency: str,
+    t: Translate = _identity,
+    utilization: float | None = None,
+    title: str | None = None,
+) -> go.Figure:
+    """Monthly cost of each option vs GPU utilisation 0–100 %, break-even utilisations marked.
+
+    options: cost options with "fixed_monthly" and "metered_monthly_full" (money per month
+    independent of use, and the metered part at 100 % = 730 h); cost(u) = fixed + metered × u,
+    as `app.engine.costs.monthly_cost_at_utilization`. Options without both are left out.
+    Where two lines cross and the cheaper option changes (lower envelope), the utilisation is
+    marked and labelled. utilization (0–1): the plan's utilisation, a dotted vertical line.
+    """
+    usable = [
+        o
+        for o in options
+        if o.get("fixed_monthly") is not None and o.get("metered_monthly_full") is not None
+    ]
+    styles = _option_styles(usable)
+    us = [i / 100 for i in range(0, 101, 5)]
+    prefix = currency_prefix(currency)
+
+    def cost(o: Mapping[str, Any], u: float) -> float:
+        return float(o["fixed_monthly"]) + float(o["metered_monthly_full"]) * u
+
+    traces: list[Any] = []
+    for option, (colour, dash) in zip(usable, styles, strict=True):
+        traces.append(
+            go.Scatter(
+                x=[u * 100 for u in us],
+                y=[cost(option, u) for u in us],
+                mode="lines",
+                name=_option_name(option, t),
+                line={"color": colour, "width": 3, "dash": dash},
+                hovertemplate=(
+                    f"{_esc(str(option.get('label', '')))}<br>%{{x:.0f}}%: "
+                    f"{prefix}%{{y:,.0f}}<extra></extra>"
+                ),
+                meta={"key": _option_key(option)},
+            )
+        )
+    crossings: list[tuple[float, float, str]] = []
+    for i, a in enumerate(usable):
+        for b in usable[i + 1 :]:
+            slope = float(a["metered_monthly_full"]) - float(b["metered_monthly_full"])
+            if abs(slope) < 1e-9:
+                continue
+            u = (float(b["fixed_monthly"]) - float(a["fixed_monthly"])) / slope
+            if not 0 < u <= 1:
+                continue
+            y = cost(a, u)
+            lowest = min(cost(o, u) for o in usable)
+            if y <= lowest + max(1.0, abs(lowest) * 1e-6):
+                label = f"{_esc(str(a.get('label', '')))} = {_esc(str(b.get('label', '')))}"
+                crossings.append((u, y, label))
+    annotations: list[dict[str, Any]] = []
+    if crossings:
+        crossings.sort()
+        traces.append(
+            go.Scatter(
+                x=[u * 100 for u, _, _ in crossings],
+                y=[y for _, y, _ in crossings],
+                mode="markers",
+                name=_esc(t("Break-even")),
+                marker={"size": 12, "color": "white", "line": {"color": INK, "width": 2.5}},
+                hovertext=[
+                    f"{label}<br>{_num(u * 100, 0)}%: {_money(y, currency)}"
+                    for u, y, label in crossings
+                ],
+                hoverinfo="text",
+                cliponaxis=False,
+                meta={"role": "break_even"},
+            )
+        )
+        y_top = max((cost(o, 1.0) for o in usable), default=0.0)
+        annotations = _callouts(
+            [
+                (u * 100, y, t("Break-even at %(pct)s") % {"pct": f"{_num(u * 100, 0)}%"})
+                for u, y, _ in crossings[:MAX_CALLOUTS]
+            ],
+            100.0,
+            y_top,
+        )
+    shapes: list[dict[str, Any]] = []
+    if utilization is not None:
+        x = max(0.0, min(1.0, float(utilization))) * 100
+        shapes.append(
+            {
+                "type": "line",
+                "xref": "x",
+                "yref": "paper",
+                "x0": x,
+                "x1": x,
+                "y0": 0,
+                "y1": 1,
+                "line": {"color": MUTED, "width": 2, "dash": "dot"},
+                "name": "utilization",
+            }
+        )
+        annotations.append(
+            {
+                "x": x,
+                "y": 1,
+                "xref": "x",
+                "yref": "paper",
+                "yanchor": "bottom",
+                "xanchor": "right" if x > 50 else "left",
+                "text": _esc(t("This plan: %(pct)s") % {"pct": f"{_num(x, 0)}%"}),
+                "showarrow": False,
+                "font": {"size": TICK_FONT_SIZE, "color": MUTED},
+                "name": "utilization",
+            }
+        )
+    layout = _layout(
+        title or t("Monthly cost vs GPU utilisation"),
+        height=480,
+        xaxis=_axis(
+            t("GPU utilisation (share of 730 h a month)"),
+            range=[0, 100],
+            ticksuffix="%",
+            dtick=10,
+        ),
+        yaxis=_money_axis(
+            t("Cost per month (%(currency)s)") % {"currency": _unit(currency)}, currency
+        ),
+        shapes=shapes,
+        annotations=annotations,
+    )
+    return _figure(traces, layout)

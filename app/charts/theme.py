@@ -1,0 +1,220 @@
+"""The look every chart shares: palette, fonts, axes, money and option labels."""
+
+from __future__ import annotations
+
+import html
+import textwrap
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
+
+import plotly.graph_objects as go
+
+Translate = Callable[[str], str]
+
+
+def _identity(msgid: str) -> str:
+    return msgid
+
+
+# --- Look: one palette, one font, one set of axis defaults ------------------------------
+
+FONT_FAMILY = "Noto Sans CJK TC, Noto Sans, sans-serif"
+INK = "#1f2933"  # text and axis lines
+MUTED = "#52606d"  # secondary text, reference lines
+GRID = "#e4e7eb"
+ALERT = "#c0392b"  # deadline, over capacity
+
+# Tableau 10, reordered and with a darker teal: colour-blind-safe pairs, legible in print.
+PALETTE: tuple[str, ...] = (
+    "#4e79a7",  # 0 blue
+    "#f28e2b",  # 1 orange
+    "#59a14f",  # 2 green
+    "#e15759",  # 3 red
+    "#b07aa1",  # 4 purple
+    "#3d8c8c",  # 5 teal
+    "#9c755f",  # 6 brown
+    "#edc948",  # 7 gold (areas and bars only: too light for a line)
+    "#bab0ac",  # 8 warm grey
+    "#76b7b2",  # 9 light teal
+)
+
+# A cost option keeps its colour on every chart: rent blues/teals, buying green, cloud warm.
+KIND_COLOURS = {
+    "rent_monthly": PALETTE[0],
+    "rent_term": PALETTE[5],
+    "rent_hourly": PALETTE[4],
+    "mig": PALETTE[6],
+    "buy": PALETTE[2],
+    "cloud": PALETTE[1],
+    "cloud_reserved": PALETTE[3],
+}
+_LINE_SAFE = (0, 1, 2, 3, 4, 5, 6)  # palette entries dark enough for a line
+
+# Stacked parts: the same part has the same colour wherever it appears.
+MEMORY_PARTS: tuple[tuple[str, str, str], ...] = (
+    ("weights", "Weights", PALETTE[0]),
+    ("gradients", "Gradients", PALETTE[1]),
+    ("optimizer", "Optimizer states", PALETTE[2]),
+    ("activations", "Activations", PALETTE[3]),
+    ("kv_cache", "KV cache", PALETTE[4]),
+    ("overhead", "Overhead", PALETTE[8]),
+)
+TCO_PARTS: tuple[tuple[str, str, str], ...] = (
+    ("capex", "Hardware (capex)", PALETTE[2]),
+    ("storage_network", "Storage and network", PALETTE[9]),
+    ("power", "Power", PALETTE[7]),
+    ("facility", "Facility (colocation)", PALETTE[6]),
+    ("operations", "Operations", PALETTE[4]),
+    ("rent", "Rent", PALETTE[0]),
+    ("cloud", "Cloud", PALETTE[1]),
+    ("residual", "Resale value", PALETTE[8]),
+)
+_TEMPLATE_COLOURS = (PALETTE[0], PALETTE[5], PALETTE[2], PALETTE[4], PALETTE[6])
+
+BASE_FONT_SIZE = 14
+TICK_FONT_SIZE = 13
+TITLE_FONT_SIZE = 18
+
+# plotly.js `config` for every chart (the data island carries it; charts.js passes it on).
+CONFIG: dict[str, Any] = {
+    "displaylogo": False,
+    "responsive": True,
+    "displayModeBar": "hover",
+    "modeBarButtonsToRemove": ["select2d", "lasso2d", "autoScale2d", "toggleSpikelines"],
+    "toImageButtonOptions": {"format": "svg"},
+}
+
+_CURRENCY_PREFIX = {"TWD": "NT$", "USD": "US$"}
+
+
+def currency_prefix(currency: str) -> str:
+    """Money prefix for an ISO code: NT$ for TWD, US$ for USD, else "<CODE> "."""
+    code = currency.upper()
+    return _CURRENCY_PREFIX.get(code, f"{code} ")
+
+
+def _unit(currency: str) -> str:
+    """The currency as an axis unit: NT$, US$, or the ISO code."""
+    return currency_prefix(currency).strip()
+
+
+def _money(value: float, currency: str) -> str:
+    sign = "−" if value < 0 else ""
+    return f"{sign}{currency_prefix(currency)}{abs(value):,.0f}"
+
+
+def _num(value: float, digits: int = 1) -> str:
+    """1,234.5 with trailing zeros dropped (7.0 → 7)."""
+    text = f"{value:,.{digits}f}"
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+def _gb(value: float) -> str:
+    return f"{_num(value, 1 if value < 100 else 0)} GB"
+
+
+def _esc(text: str) -> str:
+    """Escape catalog text for plotly's pseudo-HTML labels (a label may contain < or &)."""
+    return html.escape(str(text), quote=False)
+
+
+def _wrap(text: str, width: int) -> str:
+    """Break a label into lines of about `width` characters (plotly breaks only at <br>)."""
+    lines = textwrap.wrap(str(text), width=width, break_long_words=True) or [""]
+    return "<br>".join(_esc(line) for line in lines)
+
+
+def _axis(title: str, **extra: Any) -> dict[str, Any]:
+    axis: dict[str, Any] = {
+        "title": {"text": title, "font": {"size": BASE_FONT_SIZE}, "standoff": 10},
+        "tickfont": {"size": TICK_FONT_SIZE},
+        "automargin": True,
+        "showline": True,
+        "linecolor": MUTED,
+        "ticks": "outside",
+        "tickcolor": MUTED,
+        "gridcolor": GRID,
+        "zeroline": False,
+    }
+    axis.update(extra)
+    return axis
+
+
+def _money_axis(title: str, currency: str, **extra: Any) -> dict[str, Any]:
+    return _axis(
+        title,
+        tickprefix=currency_prefix(currency),
+        tickformat=",.0f",
+        separatethousands=True,
+        rangemode="tozero",
+        **extra,
+    )
+
+
+def _layout(title: str, **extra: Any) -> dict[str, Any]:
+    layout: dict[str, Any] = {
+        "title": {
+            "text": title,
+            # From the figure's left edge: long category labels must not push the title.
+            "x": 0.01,
+            "xanchor": "left",
+            "xref": "container",
+            "font": {"size": TITLE_FONT_SIZE},
+        },
+        "font": {"family": FONT_FAMILY, "size": BASE_FONT_SIZE, "color": INK},
+        "paper_bgcolor": "white",
+        "plot_bgcolor": "white",
+        "separators": ".,",
+        "autosize": True,
+        "margin": {"l": 16, "r": 24, "t": 64, "b": 16, "autoexpand": True},
+        # Below the plot, in container coordinates: never on top of the axis title.
+        "legend": {
+            "orientation": "h",
+            "x": 0,
+            "xanchor": "left",
+            "y": 0,
+            "yanchor": "bottom",
+            "yref": "container",
+            "font": {"size": TICK_FONT_SIZE},
+            "bgcolor": "rgba(255,255,255,0)",
+        },
+        "hoverlabel": {"font": {"family": FONT_FAMILY, "size": TICK_FONT_SIZE}},
+        "hovermode": "closest",
+        "uniformtext": {"minsize": 12, "mode": "hide"},
+    }
+    layout.update(extra)
+    return layout
+
+
+def _figure(data: Iterable[Any], layout: dict[str, Any]) -> go.Figure:
+    return go.Figure(data=list(data), layout=layout)
+
+
+def _option_key(option: Mapping[str, Any]) -> str:
+    return str(option.get("key") or option.get("kind") or option.get("label", ""))
+
+
+def _option_styles(options: Sequence[Mapping[str, Any]]) -> list[tuple[str, str]]:
+    """(colour, dash) per option: its kind's colour, the next free one for a repeated kind."""
+    used: set[str] = set()
+    out: list[tuple[str, str]] = []
+    for option in options:
+        colour = KIND_COLOURS.get(str(option.get("kind", "")))
+        dash = "solid"
+        if colour is None or colour in used:
+            free = [PALETTE[i] for i in _LINE_SAFE if PALETTE[i] not in used]
+            if colour is not None:
+                dash = "dash"
+            colour = free[0] if free else PALETTE[_LINE_SAFE[len(out) % len(_LINE_SAFE)]]
+        if option.get("feasible") is False:
+            dash = "dot"
+        used.add(colour)
+        out.append((colour, dash))
+    return out
+
+
+def _option_name(option: Mapping[str, Any], t: Translate, width: int = 48) -> str:
+    name = _wrap(str(option.get("label") or _option_key(option)), width)
+    if option.get("feasible") is False:
+        name += f" ({_esc(t('not feasible'))})"
+    return name
