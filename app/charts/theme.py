@@ -9,6 +9,8 @@ from typing import Any
 
 import plotly.graph_objects as go
 
+from app.engine.formatting import currency_symbol, money, number
+
 Translate = Callable[[str], str]
 
 
@@ -84,13 +86,10 @@ CONFIG: dict[str, Any] = {
     "toImageButtonOptions": {"format": "svg"},
 }
 
-_CURRENCY_PREFIX = {"TWD": "NT$", "USD": "US$"}
-
 
 def currency_prefix(currency: str) -> str:
     """Money prefix for an ISO code: NT$ for TWD, US$ for USD, else "<CODE> "."""
-    code = currency.upper()
-    return _CURRENCY_PREFIX.get(code, f"{code} ")
+    return currency_symbol(currency.upper())
 
 
 def _unit(currency: str) -> str:
@@ -99,14 +98,12 @@ def _unit(currency: str) -> str:
 
 
 def _money(value: float, currency: str) -> str:
-    sign = "−" if value < 0 else ""
-    return f"{sign}{currency_prefix(currency)}{abs(value):,.0f}"
+    return money(value, currency.upper(), digits=0)
 
 
 def _num(value: float, digits: int = 1) -> str:
     """1,234.5 with trailing zeros dropped (7.0 → 7)."""
-    text = f"{value:,.{digits}f}"
-    return text.rstrip("0").rstrip(".") if "." in text else text
+    return number(value, digits)
 
 
 def _gb(value: float) -> str:

@@ -21,6 +21,7 @@ from decimal import ROUND_HALF_UP, Decimal
 from typing import Any, Final
 
 from app.engine.costs.formulas import term_discount
+from app.engine.formatting import number
 from app.engine.price_book import PriceBook, RentalOffer
 
 RENTAL_KINDS: Final = ("rent_hourly", "rent_monthly", "rent_term", "mig")
@@ -169,8 +170,7 @@ def _part_lines(option: Mapping[str, Any], currency: str) -> list[BomLine]:
 
 
 def _fmt(value: float) -> str:
-    text = f"{value:,.1f}"
-    return text[:-2] if text.endswith(".0") else text
+    return number(value, 1)
 
 
 def infrastructure_lines(infra: Mapping[str, Any], currency: str) -> list[BomLine]:

@@ -47,6 +47,9 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from app import i18n
+from app.engine.formatting import CURRENCY_DIGITS, CURRENCY_SYMBOLS, currency_symbol
+
+__all__ = ["CURRENCY_DIGITS", "CURRENCY_SYMBOLS"]  # re-exported for the catalog pages
 from app.settings import REPO_ROOT
 from app.web.csrf import FIELD as CSRF_FIELD
 from app.web.csrf import token_for
@@ -55,10 +58,6 @@ TEMPLATE_DIR: Final = REPO_ROOT / "templates"
 STATIC_DIR: Final = REPO_ROOT / "static"
 CURRENCY_COOKIE: Final = "currency"
 CURRENCIES: Final = ("TWD", "USD")
-#: Symbols printed before amounts. Babel prints a bare "$" for TWD in zh_Hant_TW.
-CURRENCY_SYMBOLS: Final = {"TWD": "NT$", "USD": "US$"}
-#: Decimal places shown per currency (NT$ amounts are whole dollars).
-CURRENCY_DIGITS: Final = {"TWD": 0, "USD": 2}
 
 
 def money(value: float | int | None, currency: str | None = None, digits: int | None = None) -> str:
@@ -70,7 +69,7 @@ def money(value: float | int | None, currency: str | None = None, digits: int | 
     pattern = "#,##0" + ("." + "0" * places if places > 0 else "")
     body = format_decimal(abs(value), format=pattern, locale=i18n.babel_locale())
     sign = "-" if value < 0 and body.strip("0.,") else ""
-    return f"{sign}{CURRENCY_SYMBOLS.get(ccy, ccy + ' ')}{body}"
+    return f"{sign}{currency_symbol(ccy)}{body}"
 
 
 def number(value: float | int | None, digits: int = 0) -> str:

@@ -1,0 +1,68 @@
+"""Numbers and money written one way everywhere: formulas, charts, templates, the catalog.
+
+Pure Python (the engine's formula strings use it); the web layer adds only the locale's
+digit grouping (`app.web.templating.money` formats with Babel but takes its symbols and
+decimal places from here).
+
+NT$ is written explicitly because Babel formats TWD as a bare "$" in zh_Hant_TW
+(shared/TOOLCHAIN.md).
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+#: Symbols printed before amounts.
+CURRENCY_SYMBOLS: Final = {"TWD": "NT$", "USD": "US$", "EUR": "€", "JPY": "¥", "CNY": "CN¥"}
+#: Decimal places shown per currency on pages and quotes (NT$ amounts are whole dollars).
+CURRENCY_DIGITS: Final = {"TWD": 0, "USD": 2}
+
+
+def currency_symbol(currency: str) -> str:
+    """ "NT$" for TWD, "US$" for USD, else the ISO code and a space."""
+    return CURRENCY_SYMBOLS.get(currency, f"{currency} ")
+
+
+def fmt(x: float, digits: int = 3) -> str:
+    """A number for a formula string: integers plainly, large/small values compactly."""
+    if x == 0:
+        return "0"
+    ax = abs(x)
+    if ax >= 1e7 or ax < 1e-3:
+        return f"{x:.{digits}g}"
+    if float(x).is_integer():
+        return f"{int(x):,}"
+    if ax >= 100:
+        return f"{x:,.0f}"
+    if ax >= 10:
+        return f"{x:,.1f}"
+    return f"{x:.{digits}g}"
+
+
+def money(amount: float, currency: str, digits: int | None = None) -> str:
+    """Format a money amount: ``money(280000, "TWD") == "NT$280,000"``.
+
+    Amounts of 1,000 or more, and whole amounts, get no decimals; smaller fractional amounts
+    (hourly prices such as US$55.04) get two. Negative amounts use a minus sign (−).
+    """
+    if digits is None:
+        digits = 0 if abs(amount) >= 1000 or float(amount).is_integer() else 2
+    text = f"{abs(amount):,.{digits}f}"
+    sign = "−" if amount < 0 and text.strip("0.,") else ""
+    return f"{sign}{currency_symbol(currency)}{text}"
+
+
+def number(value: float, digits: int = 2) -> str:
+    """Format a quantity with thousands separators and at most `digits` decimals.
+
+    Trailing zeros are dropped: ``number(730.0) == "730"``, ``number(416.666) == "416.67"``.
+    """
+    text = f"{value:,.{digits}f}"
+    if "." in text:
+        text = text.rstrip("0").rstrip(".")
+    return "0" if text in ("-0", "") else text
+
+
+def percent(fraction: float, digits: int = 1) -> str:
+    """Format a fraction as a percentage: ``percent(0.2) == "20%"``."""
+    return f"{number(fraction * 100, digits)}%"
