@@ -2,81 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from functools import lru_cache
-from typing import Any
-
 from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
-from app.architectures import content
-from app.charts import figures
-from app.engine.estimate import estimate
-from app.engine.gpus import default_gpus, find_gpu
-from app.engine.schemas import EstimateRequest, InfraOut
-from app.i18n import gettext as _
-from app.web.prices import price_book
-from app.web.templating import activate, choose_currency, render
+from app.architectures.views import architectures_context
+from app.web.templating import activate, render
 
 router = APIRouter(include_in_schema=False)
-
-#: A representative workload per template, to size its power with the engine (T6/T7).
-WORKLOADS = {
-    "entry": {"model": {"preset": "llama-3.1-8b"}, "task": "lora", "gpu_count": 1},
-    "growth": {"model": {"preset": "llama-2-13b"}, "task": "full_finetune", "gpu_count": 4},
-    "training": {"model": {"preset": "llama-3.1-70b"}, "task": "full_finetune", "gpu_count": 16},
-}
-
-
-@lru_cache(maxsize=8)
-def template_infra(key: str) -> InfraOut:
-    """The engine's infrastructure sizing for the template's representative workload."""
-    req = EstimateRequest.model_validate({**WORKLOADS[key], "gpu": content.REFERENCE_GPU})
-    return estimate(req, prices=None, search_all=False).infra
-
-
-@dataclass(frozen=True, slots=True)
-class Card:
-    arch: content.Architecture
-    infra: InfraOut
-    monthly: float | None  # list price per month, or None when not on the list
-    best: float | None  # the best term price per month
-    gpu_memory_gb: float
-
-
-def architectures_context(request: Request) -> dict[str, Any]:
-    currency = choose_currency(request)
-    book = price_book(request)
-    memory = find_gpu(content.REFERENCE_GPU, default_gpus()).memory_gb
-    cards: list[Card] = []
-    for arch in content.ARCHITECTURES:
-        monthly = content.monthly_offer(book, arch.gpus, currency)
-        offer = next((o for o in content.house_offers(book) if o.gpu_count == arch.gpus), None)
-        best = None
-        if monthly is not None and offer is not None:
-            best = monthly * (1 - max(offer.term_discounts.values(), default=0.0))
-        infra = template_infra(arch.key)
-        cards.append(Card(arch, infra, monthly, best, arch.gpus * memory))
-    chart = figures.architectures(
-        [
-            {
-                "label": _(c.arch.name),
-                "monthly": c.monthly or 0.0,
-                "monthly_min": c.best,
-                "monthly_max": c.monthly,
-                "gpu_memory_gb": c.gpu_memory_gb,
-                "power_kw": c.infra.power_kw,
-            }
-            for c in cards
-        ],
-        currency,
-    )
-    return {
-        "nav_active": "architectures",
-        "cards": cards,
-        "compare_chart": chart,
-        "tier_label": {t.key: t.name for t in content.TIERS},
-    }
 
 
 @router.get("/architectures")

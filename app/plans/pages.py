@@ -18,7 +18,7 @@ from fastapi.responses import RedirectResponse, Response
 
 from app.accounts.web import SalesPageUser
 from app.deps import SessionDep
-from app.plans import service, views
+from app.plans import forms, service, views
 from app.web.csrf import CsrfDep
 from app.web.templating import choose_currency, is_fragment, render
 
@@ -46,7 +46,7 @@ async def plans_new(
 ) -> Response:
     """Save the planner's workload as a new plan, then open it."""
     form = await _form(request)
-    plan, errors = views.save_from_planner(
+    plan, errors = forms.save_from_planner(
         session=session, form=form, user=user, currency=choose_currency(request)
     )
     if plan is None:
@@ -76,8 +76,8 @@ def plan_edit_form(
 ) -> Response:
     """The edit form (name, customer, status, tags, notes) with the version it is based on."""
     plan = service.get_plan(session=session, plan_id=plan_id)
-    ctx = {"nav_active": "plans", "plan": plan, "values": views.edit_values(plan), "errors": {}}
-    return render(request, "plans/edit.html", {**ctx, **views.form_choices()})
+    ctx = {"nav_active": "plans", "plan": plan, "values": forms.edit_values(plan), "errors": {}}
+    return render(request, "plans/edit.html", {**ctx, **forms.form_choices()})
 
 
 @router.post("/plans/{plan_id}/edit")
@@ -86,7 +86,7 @@ async def plan_edit(
 ) -> Response:
     """Save the edit; a stale version re-shows the form with the user's input and what changed."""
     form = await _form(request)
-    ctx = views.save_edit(session=session, plan_id=plan_id, form=form, user=user)
+    ctx = forms.save_edit(session=session, plan_id=plan_id, form=form, user=user)
     if ctx is None:
         return _see(f"/plans/{plan_id}")
     return render(request, "plans/edit.html", ctx, status_code=ctx["status"])
@@ -98,7 +98,7 @@ async def plan_status(
 ) -> Response:
     """Change the plan's status (draft, sent, accepted, lost)."""
     form = await _form(request)
-    return _see(views.set_status(session=session, plan_id=plan_id, form=form, user=user))
+    return _see(forms.set_status(session=session, plan_id=plan_id, form=form, user=user))
 
 
 @router.post("/plans/{plan_id}/duplicate")
@@ -154,7 +154,7 @@ def plan_diff(
 @router.get("/compare")
 def compare(request: Request, session: SessionDep, user: SalesPageUser) -> Response:
     """Two to four plans (or revisions) side by side, with overlaid charts."""
-    items, error = views.parse_compare(
+    items, error = forms.parse_compare(
         request.query_params.get("ids", ""), request.query_params.getlist("rev")
     )
     ctx = views.compare_context(session=session, items=items, error=error)

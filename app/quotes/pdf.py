@@ -151,6 +151,6 @@ def render_quote_pdf(plan: Plan, *, lang: str, session: Session) -> bytes:
     return data
 
 
-def filename(plan: Plan, lang: str) -> str:
+def filename(plan: Plan) -> str:
     """`<quote_number>.pdf` (the quote number is Q-<year>-<6 digits>: header-safe)."""
     return f"{plan.quote_number}.pdf"

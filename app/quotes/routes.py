@@ -26,7 +26,7 @@ def pdf_response(plan: Plan, pdf: bytes, *, inline: bool = False) -> Response:
     return Response(
         pdf,
         media_type="application/pdf",
-        headers={"Content-Disposition": f'{disposition}; filename="{filename(plan, "")}"'},
+        headers={"Content-Disposition": f'{disposition}; filename="{filename(plan)}"'},
     )
 
 

@@ -36,7 +36,6 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping, Sequence
-from pathlib import Path
 from typing import Any, Final
 
 from babel.dates import format_date
@@ -250,7 +249,3 @@ def render(
     return templates.TemplateResponse(
         request, name, ctx, status_code=status_code, headers=all_headers
     )
-
-
-def template_path(name: str) -> Path:
-    return TEMPLATE_DIR / name

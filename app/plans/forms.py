@@ -1,0 +1,238 @@
+"""Form handling of the plan pages: list filters, the edit form, compare picks, saving."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Final
+from urllib.parse import urlencode
+
+from sqlmodel import Session
+
+from app.accounts.models import User
+from app.engine.schemas import EstimateRequest
+from app.i18n import N_
+from app.i18n import gettext as _
+from app.planner import views as planner
+from app.plans import service
+from app.plans.models import STATUSES, Plan
+from app.plans.presenters import STATUS_NAMES, field_label, show_value
+
+#: List columns that sort, with their labels.
+SORT_COLUMNS: Final = (
+    ("quote_number", N_("Quote")),
+    ("name", N_("Name")),
+    ("customer", N_("Customer")),
+    ("status", N_("Status")),
+    ("updated_at", N_("Updated")),
+)
+
+
+PER_PAGE: Final = 25
+
+
+@dataclass(frozen=True, slots=True)
+class ListQuery:
+    q: str = ""
+    status: str = ""
+    owner: str = ""
+    tier: str = ""
+    customer: str = ""
+    sort: str = "-updated_at"
+    page: int = 1
+    archived: bool = False
+
+    @classmethod
+    def parse(cls, params: Mapping[str, str]) -> ListQuery:
+        sort = params.get("sort") or "-updated_at"
+        if sort.removeprefix("-") not in service.SORTS:
+            sort = "-updated_at"
+        try:
+            page = max(1, int(params.get("page") or 1))
+        except ValueError:
+            page = 1
+        status = params.get("status") or ""
+        tier = params.get("tier") or ""
+        return cls(
+            q=(params.get("q") or "").strip()[:100],
+            status=status if status in STATUSES else "",
+            owner=(params.get("owner") or "").strip()[:12],
+            tier=tier if tier in planner.TIER_NAMES else "",
+            customer=(params.get("customer") or "").strip()[:200],
+            sort=sort,
+            page=page,
+            archived=params.get("archived") == "1",
+        )
+
+    def url(self, **change: Any) -> str:
+        values = {
+            "q": self.q,
+            "status": self.status,
+            "owner": self.owner,
+            "tier": self.tier,
+            "customer": self.customer,
+            "sort": self.sort if self.sort != "-updated_at" else "",
+            "page": self.page if self.page != 1 else "",
+            "archived": "1" if self.archived else "",
+        }
+        values.update(change)
+        query = urlencode({k: v for k, v in values.items() if v not in ("", None)})
+        return "/plans" + (f"?{query}" if query else "")
+
+
+def edit_values(plan: Plan) -> dict[str, str]:
+    return {
+        "name": plan.name,
+        "customer": plan.customer,
+        "status": plan.status,
+        "tags": ", ".join(plan.tags),
+        "notes": plan.notes,
+        "version": str(plan.version),
+    }
+
+
+def parse_edit(form: Mapping[str, str]) -> tuple[int, dict[str, Any], dict[str, str]]:
+    """(version, changes, errors) from the edit form."""
+    errors: dict[str, str] = {}
+    try:
+        version = int(form.get("version") or "0")
+    except ValueError:
+        version = 0
+    name = (form.get("name") or "").strip()
+    if not name:
+        errors["name"] = _("Give the plan a name.")
+    elif len(name) > 200:
+        errors["name"] = _("At most %(n)s characters.") % {"n": 200}
+    customer = (form.get("customer") or "").strip()
+    if len(customer) > 200:
+        errors["customer"] = _("At most %(n)s characters.") % {"n": 200}
+    status = form.get("status") or "draft"
+    if status not in STATUSES:
+        errors["status"] = _("Choose a status.")
+    notes = form.get("notes") or ""
+    if len(notes) > 20_000:
+        errors["notes"] = _("At most %(n)s characters.") % {"n": 20_000}
+    tags = [t.strip()[:50] for t in (form.get("tags") or "").split(",") if t.strip()]
+    changes = {
+        "name": name,
+        "customer": customer,
+        "status": status,
+        "notes": notes,
+        "tags": list(dict.fromkeys(tags))[:50],
+    }
+    return version, changes, errors
+
+
+def parse_compare(ids: str, revs: Sequence[str]) -> tuple[list[tuple[int, int | None]], str]:
+    """[(plan id, version or None)] from `ids=1,2` and `rev=3:2` items, or an error message."""
+    items: list[tuple[int, int | None]] = []
+    try:
+        for part in (ids or "").replace(" ", "").split(","):
+            if part:
+                items.append((int(part), None))
+        for r in revs:
+            for part in r.replace(" ", "").split(","):
+                if part:
+                    pid, _sep, ver = part.partition(":")
+                    items.append((int(pid), int(ver) if ver else None))
+    except ValueError:
+        return [], _("Plans are numbers: ?ids=1,2 or ?rev=1:3 (plan 1, version 3).")
+    if len(items) > 4:
+        return [], _("Compare two to four plans.")
+    return items, ""
+
+
+def default_name(req: EstimateRequest) -> str:
+    """'llama-2-13b · Full fine-tuning' for a plan saved without a name."""
+    model = req.model.preset or (
+        f"{req.model.params_b:g}B" if req.model.params_b else _("Custom model")
+    )
+    return f"{model} · {_(planner.TASK_NAMES.get(req.task, req.task))}"
+
+
+def save_from_planner(
+    *, session: Session, form: Mapping[str, str], user: User, currency: str
+) -> tuple[Plan | None, dict[str, str]]:
+    """A new plan from the planner's form (its fields plus name and customer)."""
+    req, errors = planner.build_request(planner.form_values(form), currency)
+    if req is None:
+        return None, errors
+    plan = service.create_plan(
+        session=session,
+        owner=user,
+        name=(form.get("name") or "").strip()[:200] or default_name(req),
+        customer=(form.get("customer") or "").strip()[:200],
+        workload=req,
+    )
+    return plan, {}
+
+
+def form_choices() -> dict[str, Any]:
+    return {"statuses": [(s, STATUS_NAMES[s]) for s in STATUSES]}
+
+
+def save_edit(
+    *, session: Session, plan_id: int, form: Mapping[str, str], user: User
+) -> dict[str, Any] | None:
+    """Save the edit form; None when saved, else the form's context (errors or a conflict).
+
+    On a conflict the user's input stays in the form, the hidden version moves to the
+    current one (saving again overwrites, knowingly) and the changes since are listed."""
+    version, changes, errors = parse_edit(form)
+    values = {k: str(form.get(k, "")) for k in ("name", "customer", "status", "tags", "notes")}
+    values["version"] = str(version)
+    plan = service.get_plan(session=session, plan_id=plan_id)
+    ctx: dict[str, Any] = {
+        "nav_active": "plans",
+        "plan": plan,
+        "values": values,
+        "errors": errors,
+        "status": 422,
+        **form_choices(),
+    }
+    if errors:
+        return ctx
+    try:
+        service.update_plan(
+            session=session, plan_id=plan_id, expected_version=version, changes=changes, actor=user
+        )
+    except service.Conflict:
+        conflict = conflict_context(session=session, plan_id=plan_id, expected_version=version)
+        values["version"] = str(conflict["current_version"])
+        ctx.update(plan=conflict["current"], conflict=conflict, conflict_from=version, status=409)
+        return ctx
+    return None
+
+
+def set_status(*, session: Session, plan_id: int, form: Mapping[str, str], user: User) -> str:
+    """Change the status; the URL to go to next (the plan, with a note on a conflict)."""
+    status = form.get("status", "")
+    if status not in STATUSES:
+        raise service.Invalid("status", _("Choose a status."))
+    try:
+        version = int(form.get("version") or "0")
+    except ValueError:
+        version = 0
+    try:
+        service.update_plan(
+            session=session,
+            plan_id=plan_id,
+            expected_version=version,
+            changes={"status": status},
+            actor=user,
+        )
+    except service.Conflict:
+        return f"/plans/{plan_id}?conflict={version}"
+    return f"/plans/{plan_id}"
+
+
+def conflict_context(*, session: Session, plan_id: int, expected_version: int) -> dict[str, Any]:
+    """What changed since `expected_version`: [(label, then, now)] and the current plan."""
+    plan = service.get_plan(session=session, plan_id=plan_id)
+    try:
+        then = service.get_revision(session=session, plan_id=plan_id, version=expected_version)
+        diff = service.diff_snapshots(service.snapshot(then), service.snapshot(plan))
+    except service.NotFound:
+        diff = []
+    rows = [(field_label(f), show_value(a), show_value(b)) for f, a, b in diff]
+    return {"current": plan, "since": rows, "current_version": plan.version}
