@@ -810,8 +810,7 @@ def estimate(
         plan = _plan_inference(req, model, gpu, warnings, explain)
 
     nodes = math.ceil(plan.count / gpu.gpus_per_node)
-    per_node = min(plan.count, gpu.gpus_per_node)
-    tier = planner.tier_for(plan.fraction or plan.count, per_node, nodes)
+    tier = planner.tier_for(plan.fraction or plan.count, nodes)
     explain.append(
         Explanation(
             "tier",
@@ -831,7 +830,6 @@ def estimate(
         dataset_gb=req.dataset_gb,
         trainable=plan.trainable,
         interconnect=plan.interconnect,
-        days=plan.days,
     )
     explain.extend(infra.explain)
     warnings.extend(infra.warnings)

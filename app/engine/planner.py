@@ -482,7 +482,7 @@ def curve_end(chosen: int) -> int:
     return max(8, chosen * CURVE_SPAN)
 
 
-def tier_for(count: float, per_node: int, nodes: int) -> str:
+def tier_for(count: float, nodes: int) -> str:
     """T1: one GPU (or a MIG slice) → single_gpu; one node → multi_gpu; more → multi_node."""
     if nodes > 1:
         return "multi_node"
