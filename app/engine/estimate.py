@@ -54,7 +54,7 @@ class InputError(ValueError):
         self.field = field
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, kw_only=True)
 class _Plan:
     """What the task-specific planners hand back to the common assembly."""
 
@@ -174,7 +174,7 @@ def scaling_curve(
 ) -> list[CurvePoint]:
     """Days at each count the planner considers, up to 4× the chosen count (≥ 8 GPUs)."""
     return [
-        CurvePoint(c.count, c.days, c.gpu_hours)
+        CurvePoint(gpus=c.count, days=c.days, gpu_hours=c.gpu_hours)
         for c in planner.scaling_walk(job, gpu, chosen, pins)
     ]
 
@@ -206,7 +206,16 @@ def _infeasible_candidate(job: planner.TrainingJob, gpu: GpuSpec) -> planner.Can
     flops = job.base_flops * planner.RECOMPUTE_FLOPS["full"]
     days = flops / (n * gpu.peak_tflops(job.precision) * 1e12 * mfu) / 86400
     return planner.Candidate(
-        gpu, n, nodes, layout, mem, days, days * 24 * n, mfu, 1.0, "infiniband"
+        gpu=gpu,
+        count=n,
+        nodes=nodes,
+        layout=layout,
+        per_gpu_bytes=mem,
+        days=days,
+        gpu_hours=days * 24 * n,
+        mfu=mfu,
+        layout_efficiency=1.0,
+        interconnect="infiniband",
     )
 
 
@@ -222,7 +231,9 @@ def _plan_training(
     tokens = training_tokens(req, model, warnings)
     job, states, trainable = _training_job(req, model, tokens)
     explain.extend(states.explain)
-    pins = planner.Pins(req.mfu, req.tp, req.pp, req.zero_stage, req.recompute)
+    pins = planner.Pins(
+        mfu=req.mfu, tp=req.tp, pp=req.pp, zero=req.zero_stage, recompute=req.recompute
+    )
     chosen, minimum = planner.plan_training(
         job, gpu, deadline_days=req.deadline_days, gpu_count=req.gpu_count, pins=pins
     )
@@ -247,20 +258,20 @@ def _plan_training(
         chosen = _infeasible_candidate(job, gpu)
         if req.gpu_count:
             chosen = planner.Candidate(
-                gpu,
-                req.gpu_count,
-                math.ceil(req.gpu_count / gpu.gpus_per_node),
-                memory.Layout(dp=req.gpu_count, zero_stage=3, recompute="full"),
-                planner.per_gpu_memory(
+                gpu=gpu,
+                count=req.gpu_count,
+                nodes=math.ceil(req.gpu_count / gpu.gpus_per_node),
+                layout=memory.Layout(dp=req.gpu_count, zero_stage=3, recompute="full"),
+                per_gpu_bytes=planner.per_gpu_memory(
                     job,
                     memory.Layout(dp=req.gpu_count, zero_stage=3, recompute="full"),
                     req.gpu_count,
                 ).total,
-                chosen.days * planner.MAX_SEARCH_GPUS / req.gpu_count,
-                chosen.gpu_hours,
-                chosen.mfu,
-                1.0,
-                req.interconnect or "infiniband",
+                days=chosen.days * planner.MAX_SEARCH_GPUS / req.gpu_count,
+                gpu_hours=chosen.gpu_hours,
+                mfu=chosen.mfu,
+                layout_efficiency=1.0,
+                interconnect=req.interconnect or "infiniband",
             )
         warnings.append(
             Notice(
@@ -572,7 +583,20 @@ def _plan_inference(
     )
     nodes = math.ceil(count / gpu.gpus_per_node)
     ic = req.interconnect or planner.natural_interconnect(gpu, nodes, min(count, gpu.gpus_per_node))
-    return _Plan(gpu, count, fraction, layout, replica, per_gpu, ic, 0, 1, None, inf, None)
+    return _Plan(
+        gpu=gpu,
+        count=count,
+        fraction=fraction,
+        layout=layout,
+        replica=replica,
+        per_gpu=per_gpu,
+        interconnect=ic,
+        trainable=0,
+        global_batch=1,
+        training=None,
+        inference=inf,
+        days=None,
+    )
 
 
 def _plan_image(
@@ -628,7 +652,20 @@ def _plan_image(
         )
     )
     layout = memory.Layout(dp=gpus, recompute="none")
-    return _Plan(gpu, gpus, None, layout, per, per, "pcie", 0, 1, None, inf, days)
+    return _Plan(
+        gpu=gpu,
+        count=gpus,
+        fraction=None,
+        layout=layout,
+        replica=per,
+        per_gpu=per,
+        interconnect="pcie",
+        trainable=0,
+        global_batch=1,
+        training=None,
+        inference=inf,
+        days=days,
+    )
 
 
 # ------------------------------------------------------------------------------ assembly
@@ -715,6 +752,11 @@ def _seed_warnings(
                 mfu=f"{req.mfu:.0%}",
             )
         )
+
+
+def _notice_out(warning: str) -> NoticeOut:
+    template, params = template_and_params(warning)
+    return NoticeOut(template=template, params=params)
 
 
 def _infra_out(infra: Infra) -> InfraOut:
@@ -876,7 +918,14 @@ def estimate(
         task=req.task,
         precision=req.precision,
         tier=tier,
-        gpu=GpuOut(gpu.id, gpu.name, plan.count, nodes, gpu.memory_gb, plan.fraction),
+        gpu=GpuOut(
+            id=gpu.id,
+            name=gpu.name,
+            count=plan.count,
+            nodes=nodes,
+            memory_gb=gpu.memory_gb,
+            fraction=plan.fraction,
+        ),
         parallelism=ParallelismOut(
             dp=lay.dp,
             tp=lay.tp,
@@ -894,7 +943,7 @@ def estimate(
         infra=_infra_out(infra),
         cost=cost,
         warnings=warnings,
-        notices=[NoticeOut(*template_and_params(w)) for w in warnings],
+        notices=[_notice_out(w) for w in warnings],
         explain=explain,
         candidates=candidates,
     )
