@@ -32,9 +32,19 @@ for path in (ROOT, ROOT / "benchmarks"):
 
 from bench_engine import ONE, fresh, one_estimate  # noqa: E402
 
-from app.engine import compute, estimate, infra, memory, planner, units  # noqa: E402
+from app.engine import (  # noqa: E402
+    compute,
+    estimate,
+    image,
+    infra,
+    memory,
+    planner,
+    seed_warnings,
+    serving,
+    units,
+)
 
-FMT_USERS = (units, estimate, infra, memory, compute)
+FMT_USERS = (units, estimate, serving, image, seed_warnings, infra, memory, compute)
 
 
 def main() -> None:

@@ -1,24 +1,26 @@
 """One estimate: a workload in, a plan out (PRODUCT.md §5).
 
-This module only orchestrates: the model comes from `models`, memory from `memory`, time
-from `compute`, the search from `planner`, serving from `inference`, the bill of materials
-from `infra`, and money from `costs`. Every figure it returns carries an `Explanation`.
+This module only orchestrates: it checks the request, hands it to the task's planner
+(`training`, `serving`, `image`), then sizes the servers around the plan (`infra`), adds the
+seed warnings (`seed_warnings`), prices it when a price list is given (`plan_costs`) and
+assembles the response. Every figure it returns carries an `Explanation`.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Any
 
-from app.engine import compute, inference, memory, planner
+from app.engine import compute, memory, planner
 from app.engine.architectures import ModelSpec, from_hf_config, from_param_count, get_preset
 from app.engine.explain import Explanation
 from app.engine.gpus import DEFAULT_GPU, default_gpus, find_gpu
 from app.engine.hardware import GpuSpec
+from app.engine.image import plan_image
 from app.engine.infra import Infra, size_infra
 from app.engine.notices import Notice, template_and_params
+from app.engine.plan import Plan
 from app.engine.price_book import PriceBook
 from app.engine.schemas import (
     TRAINING_TASKS,
@@ -27,7 +29,6 @@ from app.engine.schemas import (
     EstimateRequest,
     EstimateResponse,
     GpuOut,
-    InferenceOut,
     InfraOut,
     MemoryGB,
     MemoryTerms,
@@ -36,6 +37,8 @@ from app.engine.schemas import (
     ParallelismOut,
     TrainingOut,
 )
+from app.engine.seed_warnings import seed_warnings
+from app.engine.serving import plan_inference
 from app.engine.units import GB, fmt
 
 BYTES_PER_TOKEN = 4.0  # ≈4 characters of English text per BPE token (OpenAI tokenizer guide)
@@ -43,7 +46,8 @@ CHINCHILLA_TOKENS_PER_PARAM = 20.0  # Hoffmann et al. 2022: compute-optimal D �
 DEFAULT_FINETUNE_TOKENS = 1e8
 PRETRAIN_BATCH_TOKENS = 4e6  # Llama 2 §2.2: global batch of 4M tokens
 FINETUNE_GLOBAL_BATCH = 64  # sequences per step, a common SFT/LoRA recipe
-MIG_QUARTER = 0.25  # T8: "H100 MIG 1/4"
+
+__all__ = ["InputError", "default_gpu_id", "estimate", "gpu_pool", "resolve_model"]
 
 
 class InputError(ValueError):
@@ -54,25 +58,79 @@ class InputError(ValueError):
         self.field = field
 
 
-@dataclass(slots=True, kw_only=True)
-class _Plan:
-    """What the task-specific planners hand back to the common assembly."""
+def estimate(
+    req: EstimateRequest,
+    *,
+    gpus: Sequence[GpuSpec] | None = None,
+    prices: PriceBook | None = None,
+    search_all: bool = True,
+) -> EstimateResponse:
+    """Plan `req` on `gpus` (default: the shipped list); price it when `prices` is given."""
+    pool = gpu_pool(gpus, prices)
+    model = resolve_model(req)
+    gpu = _chosen_gpu(req, pool)
+    task = _task(req, model)
+    warnings = _inferred_model_warnings(model)
+    explain: list[Explanation] = []
+    candidates: list[CandidateOut] = []
+    if task in TRAINING_TASKS:
+        plan = _plan_training(
+            req, model, gpu, pool if search_all else [gpu], warnings, explain, candidates
+        )
+    elif task == "image":
+        plan = plan_image(req, model, gpu, warnings, explain)
+    else:
+        plan = plan_inference(req, model, gpu, warnings, explain)
+    nodes = math.ceil(plan.count / gpu.gpus_per_node)
+    tier = planner.tier_for(plan.fraction or plan.count, nodes)
+    explain.append(_tier_explained(plan, nodes, tier))
+    infra = size_infra(
+        gpu=gpu,
+        gpus=plan.count,
+        gpus_per_node=gpu.gpus_per_node,
+        model=model,
+        task=task,
+        dataset_gb=req.dataset_gb,
+        trainable=plan.trainable,
+        interconnect=plan.interconnect,
+    )
+    explain.extend(infra.explain)
+    warnings.extend(infra.warnings)
+    warnings.extend(seed_warnings(req, model, plan))
+    cost = None if prices is None else _price(req, plan, infra, prices, warnings, explain)
+    per_gpu = plan.per_gpu.gb()
+    return EstimateResponse(
+        model=_model_out(model),
+        task=req.task,
+        precision=req.precision,
+        tier=tier,
+        gpu=GpuOut(
+            id=gpu.id,
+            name=gpu.name,
+            count=plan.count,
+            nodes=nodes,
+            memory_gb=gpu.memory_gb,
+            fraction=plan.fraction,
+        ),
+        parallelism=_parallelism_out(plan),
+        memory_gb=MemoryGB(**plan.replica.gb(), per_gpu=per_gpu["total"]),
+        memory_per_gpu_gb=MemoryTerms(**per_gpu),
+        training=plan.training,
+        inference=plan.inference,
+        infra=_infra_out(infra),
+        cost=cost,
+        warnings=warnings,
+        notices=[_notice_out(w) for w in warnings],
+        explain=explain,
+        candidates=candidates,
+    )
 
-    gpu: GpuSpec
-    count: int
-    fraction: float | None
-    layout: memory.Layout
-    replica: memory.Memory
-    per_gpu: memory.Memory
-    interconnect: str
-    trainable: int
-    global_batch: int
-    training: TrainingOut | None
-    inference: InferenceOut | None
-    days: float | None
+
+# ------------------------------------------------------------------------------ the request
 
 
 def resolve_model(req: EstimateRequest) -> ModelSpec:
+    """The request's model: a preset, a pasted config.json, or a parameter count's shape."""
     m = req.model
     try:
         if m.preset is not None:
@@ -101,6 +159,66 @@ def resolve_model(req: EstimateRequest) -> ModelSpec:
     except ValueError as e:
         where = "model.hf_config" if m.hf_config is not None else "model"
         raise InputError(where, str(e)) from e
+
+
+def gpu_pool(gpus: Sequence[GpuSpec] | None, prices: PriceBook | None) -> list[GpuSpec]:
+    """The GPUs to plan on: given ones, else the catalog's (with the price list), else shipped."""
+    if gpus is not None:
+        return list(gpus)
+    if prices is not None and prices.gpus:
+        return list(prices.gpus)
+    return default_gpus()
+
+
+def default_gpu_id(pool: Sequence[GpuSpec]) -> str:
+    """The provider's H100 when the pool has it, else the first GPU listed."""
+    return DEFAULT_GPU if any(g.id == DEFAULT_GPU for g in pool) else pool[0].id
+
+
+def _chosen_gpu(req: EstimateRequest, pool: list[GpuSpec]) -> GpuSpec:
+    """The GPU to plan on: the request's, else the pool's default; its TP pin checked."""
+    try:
+        gpu = find_gpu(req.gpu or default_gpu_id(pool), pool)
+    except KeyError as e:
+        raise InputError("gpu", str(e.args[0])) from e
+    if req.gpu_count and req.tp and req.tp > gpu.gpus_per_node:
+        raise InputError(
+            "tp", f"tp {req.tp} exceeds the {gpu.gpus_per_node} GPUs of one {gpu.name} node"
+        )
+    return gpu
+
+
+def _inferred_model_warnings(model: ModelSpec) -> list[str]:
+    """The estimate's first warnings: one when the architecture was guessed from its size."""
+    if not model.inferred:
+        return []
+    return [
+        Notice(
+            "Architecture inferred from %(params)sB parameters (Llama-like shape); paste "
+            "the config.json for exact figures.",
+            params=fmt(model.params / 1e9),
+        )
+    ]
+
+
+def _task(req: EstimateRequest, model: ModelSpec) -> str:
+    """The planner to use: the request's task, with an image model's inference as 'image'."""
+    task = req.task
+    if task == "image" and model.kind != "image":
+        raise InputError("task", "task 'image' needs an image model preset (sdxl, flux-1-dev)")
+    if task == "inference" and model.kind == "image":
+        task = "image"
+    if task in TRAINING_TASKS and model.kind == "image":
+        raise InputError(
+            "task",
+            f"training {model.name} is not sized by this engine (diffusion training "
+            "activations are not transformer activations); choose task 'image' to size "
+            "generation, or a language model",
+        )
+    return task
+
+
+# ---------------------------------------------------------------------------- training
 
 
 def training_tokens(req: EstimateRequest, model: ModelSpec, warnings: list[str]) -> float:
@@ -227,7 +345,7 @@ def _plan_training(
     warnings: list[str],
     explain: list[Explanation],
     candidates: list[CandidateOut],
-) -> _Plan:
+) -> Plan:
     tokens = training_tokens(req, model, warnings)
     job, states, trainable = _training_job(req, model, tokens)
     explain.extend(states.explain)
@@ -432,7 +550,7 @@ def _plan_training(
         tokens_per_s=tps,
         meets_deadline=meets,
     )
-    return _Plan(
+    return Plan(
         gpu=gpu,
         count=chosen.count,
         fraction=None,
@@ -448,310 +566,78 @@ def _plan_training(
     )
 
 
-# --------------------------------------------------------------------------- inference
+# ----------------------------------------------------------------------------- the response
 
 
-def _plan_inference(
+def _tier_explained(plan: Plan, nodes: int, tier: str) -> Explanation:
+    """T1: one GPU, one node of several GPUs, or several nodes."""
+    return Explanation(
+        "tier",
+        {"single_gpu": 1, "multi_gpu": 2, "multi_node": 3}[tier],
+        tier,
+        f"{plan.fraction or plan.count} GPU(s) on {nodes} node(s) → {tier}",
+        "T1: single GPU (7B–13B fine-tune, inference, image) · multi-GPU NVLink (13B full, "
+        "70B LoRA; 2–8 GPUs) · multi-node InfiniBand (70B full, pre-training; 16+)",
+    )
+
+
+def _price(
     req: EstimateRequest,
-    model: ModelSpec,
-    gpu: GpuSpec,
+    plan: Plan,
+    infra: Infra,
+    prices: PriceBook,
     warnings: list[str],
     explain: list[Explanation],
-) -> _Plan:
-    kv_dtype = req.kv_dtype or ("fp8" if req.precision == "fp8" else "bf16")
-    pinned_tp = req.tp * (req.pp or 1) if req.tp else None
-    best: inference.Serving | None = None
-    options = [pinned_tp] if pinned_tp else [1, 2, 4, 8, 16, 32, 64]
-    for tp in options:
-        if model.heads and model.heads % min(tp, model.heads) and tp <= gpu.gpus_per_node:
-            continue
-        s = inference.serve(
-            model,
-            gpu,
-            precision=req.precision,
-            kv_dtype=kv_dtype,
-            concurrency=req.concurrency,
-            avg_context_tokens=req.avg_context_tokens,
-            output_tokens=req.output_tokens,
-            tp=tp,
-        )
-        if s.replicas == 0:
-            continue
-        if req.gpu_count and s.gpus > req.gpu_count and not pinned_tp:
-            continue
-        if best is None or s.gpus < best.gpus:
-            best = s
-        if best is not None and tp >= gpu.gpus_per_node:
-            break
-    if best is None:
-        tp = pinned_tp or 64
-        best = inference.serve(
-            model,
-            gpu,
-            precision=req.precision,
-            kv_dtype=kv_dtype,
-            concurrency=1,
-            avg_context_tokens=req.avg_context_tokens,
-            output_tokens=req.output_tokens,
-            tp=tp,
-        )
-        best.replicas = max(best.replicas, 1)
-        warnings.append(
-            Notice(
-                "%(model)s in %(precision)s does not fit on %(count)s × %(gpu)s with room for "
-                "one sequence of KV cache: the figures shown overflow memory.",
-                model=model.name,
-                precision=req.precision,
-                count=tp,
-                gpu=gpu.name,
-            )
-        )
-    count = best.gpus
-    if req.gpu_count and req.gpu_count != count:
-        if req.gpu_count < count:
-            warnings.append(
-                Notice(
-                    "The pinned %(count)s GPUs hold %(held)s concurrent sequences, fewer than "
-                    "the %(asked)s asked.",
-                    count=req.gpu_count,
-                    held=best.max_concurrency_per_replica * max(1, req.gpu_count // best.tp),
-                    asked=req.concurrency,
-                )
-            )
-        count = max(req.gpu_count, best.tp)
-    explain.extend(best.explain)
-    warnings.extend(best.warnings)
-    fraction = None
-    # T8: a quarter-GPU MIG slice when the whole service fits in a quarter of the memory and
-    # a quarter of the bandwidth still decodes at reading speed.
-    need = best.weights_bytes_per_gpu + best.kv_bytes_per_gpu + best.activation_bytes_per_gpu
-    need += best.overhead_bytes_per_gpu
-    if (
-        gpu.mig_max
-        and count == 1
-        and not req.gpu_count
-        and need <= gpu.memory_gb * GB * MIG_QUARTER * inference.GPU_MEMORY_UTILIZATION
-        and best.tokens_per_s_per_user * MIG_QUARTER >= inference.MIN_TOKENS_PER_S_PER_USER
-    ):
-        fraction = MIG_QUARTER
-        explain.append(
-            Explanation(
-                "gpu.fraction",
-                MIG_QUARTER,
-                "GPU",
-                f"needs {fmt(need / GB)} GB ≤ {fmt(gpu.memory_gb * MIG_QUARTER)} GB slice × "
-                f"{inference.GPU_MEMORY_UTILIZATION}; {fmt(best.tokens_per_s_per_user * MIG_QUARTER)} "
-                "tokens/s per user on a quarter of the bandwidth",
-                "T8: H100 MIG 1/4 slice NT$15,000/month; NVIDIA MIG user guide (H100 2g.20gb)",
-            )
-        )
-    layout = memory.Layout(dp=best.replicas, tp=best.tp, pp=1, zero_stage=0, recompute="none")
-    per_gpu = memory.Memory(
-        weights=best.weights_bytes_per_gpu,
-        activations=best.activation_bytes_per_gpu,
-        kv_cache=best.kv_bytes_per_gpu,
-        overhead=best.overhead_bytes_per_gpu,
+) -> dict[str, Any] | None:
+    """The cost block (`plan_costs.price_plan`); fills in the service's cost per 1M tokens."""
+    from app.engine.plan_costs import price_plan
+
+    cost, cost_warnings, cost_explain = price_plan(
+        req=req,
+        gpu=plan.gpu,
+        count=plan.count,
+        fraction=plan.fraction,
+        infra=infra,
+        days=plan.days,
+        inference=plan.inference,
+        prices=prices,
     )
-    w, wx = memory.inference_weights(model, req.precision)
-    explain.append(wx)
-    replica = memory.Memory(
-        weights=w,
-        activations=best.activation_bytes_per_gpu * best.tp,
-        kv_cache=memory.kv_cache_bytes(
-            model, tokens=req.concurrency * req.avg_context_tokens, kv_dtype=kv_dtype
-        ),
-        overhead=memory.CUDA_CONTEXT_GB * GB,
-    )
-    explain.append(
-        Explanation(
-            "memory_gb.kv_cache",
-            replica.kv_cache / GB,
-            "GB",
-            f"{req.concurrency} sequences × {req.avg_context_tokens} tokens × "
-            f"{fmt(model.kv_cache_bytes_per_token(memory.KV_BYTES[kv_dtype]))} B = "
-            f"{fmt(replica.kv_cache / GB)} GB ({kv_dtype})",
-            "2 × layers × kv_heads × head_dim × bytes per token (vLLM, Kwon et al. 2023)",
-        )
-    )
-    inf = InferenceOut(
-        max_concurrency=best.max_concurrency,
-        tokens_per_s=best.tokens_per_s,
-        tokens_per_s_per_user=best.tokens_per_s_per_user,
-        time_to_first_token_s=best.ttft_s,
-        cost_per_million_tokens=None,
-        replicas=best.replicas,
-    )
-    nodes = math.ceil(count / gpu.gpus_per_node)
-    ic = req.interconnect or planner.natural_interconnect(gpu, nodes, min(count, gpu.gpus_per_node))
-    return _Plan(
-        gpu=gpu,
-        count=count,
-        fraction=fraction,
-        layout=layout,
-        replica=replica,
-        per_gpu=per_gpu,
-        interconnect=ic,
-        trainable=0,
-        global_batch=1,
-        training=None,
-        inference=inf,
-        days=None,
-    )
+    warnings.extend(cost_warnings)
+    explain.extend(cost_explain)
+    if plan.inference and cost and cost.get("cost_per_million_tokens") is not None:
+        plan.inference.cost_per_million_tokens = cost["cost_per_million_tokens"]
+    return cost
 
 
-def _plan_image(
-    req: EstimateRequest,
-    model: ModelSpec,
-    gpu: GpuSpec,
-    warnings: list[str],
-    explain: list[Explanation],
-) -> _Plan:
-    w = model.params * 2.0  # diffusion pipelines serve in bf16
-    # Activations of one 1024² image: the latent sequence through the denoiser's widest
-    # block; ≈3 GB at 1024² measured for SDXL/FLUX in diffusers (scaled with pixel count).
-    act = 3.0 * GB * (req.image_resolution / 1024) ** 2
-    over = memory.CUDA_CONTEXT_GB * GB
-    per = memory.Memory(weights=w, activations=act, overhead=over)
-    secs, sx = inference.image_seconds_per_image(
-        model, gpu, resolution=req.image_resolution, steps=req.image_steps, precision="bf16"
-    )
-    explain.append(sx)
-    gpus = 1
-    if req.deadline_days:
-        gpus = max(1, math.ceil(req.images * secs / (req.deadline_days * 86400)))
-    if req.gpu_count:
-        gpus = req.gpu_count
-    days = req.images * secs / gpus / 86400
-    if per.total > gpu.memory_gb * GB:
-        warnings.append(
-            Notice(
-                "%(model)s needs %(need)s GB and does not fit one %(gpu)s; use CPU offload or "
-                "a larger GPU.",
-                model=model.name,
-                need=fmt(per.total / GB),
-                gpu=gpu.name,
-            )
-        )
-    inf = InferenceOut(
-        max_concurrency=gpus,
-        tokens_per_s=0.0,
-        tokens_per_s_per_user=0.0,
-        time_to_first_token_s=secs,
-        cost_per_million_tokens=None,
-        replicas=gpus,
-        images_per_hour=3600 / secs * gpus,
-    )
-    explain.append(
-        Explanation(
-            "inference.images_per_hour",
-            3600 / secs * gpus,
-            "images/h",
-            f"3,600 s / {secs:.2f} s × {gpus} GPU(s) = {fmt(3600 / secs * gpus)} images/h; "
-            f"{req.images:,} images take {fmt(days)} days",
-            "compute-bound diffusion sampling",
-        )
-    )
-    layout = memory.Layout(dp=gpus, recompute="none")
-    return _Plan(
-        gpu=gpu,
-        count=gpus,
-        fraction=None,
-        layout=layout,
-        replica=per,
-        per_gpu=per,
-        interconnect="pcie",
-        trainable=0,
-        global_batch=1,
-        training=None,
-        inference=inf,
-        days=days,
-    )
+def _model_out(model: ModelSpec) -> dict[str, Any]:
+    return {
+        "id": model.id,
+        "name": model.name,
+        "kind": model.kind,
+        "params_b": model.params / 1e9,
+        "active_params_b": model.active_params / 1e9,
+        "layers": model.layers,
+        "hidden": model.hidden,
+        "heads": model.heads,
+        "kv_heads": model.kv_heads,
+        "vocab": model.vocab,
+        "inferred": model.inferred,
+        "source": model.source,
+    }
 
 
-# ------------------------------------------------------------------------------ assembly
-
-
-def _seed_warnings(
-    req: EstimateRequest, model: ModelSpec, plan: _Plan, warnings: list[str]
-) -> None:
-    """Warnings for risky plans and for each PRODUCT.md §4 seed statement the plan touches."""
-    nodes = math.ceil(plan.count / plan.gpu.gpus_per_node)
-    per_node = min(plan.count, plan.gpu.gpus_per_node)
-    if (
-        req.task in ("pretrain", "full_finetune")
-        and model.params >= 13e9
-        and plan.count > 1
-        and plan.interconnect == "pcie"
-    ):
-        warnings.append(
-            Notice(
-                "No NVLink for a 13B+ full-parameter job: gradient sync over PCIe 5.0 "
-                "(≈128 GB/s vs NVLink 900 GB/s) makes it ≈30%% slower (seed 003 T5); choose an "
-                "NVLink/NVSwitch server."
-            )
-        )
-    if nodes > 1 and plan.interconnect in ("pcie", "ethernet", "nvlink"):
-        warnings.append(
-            Notice(
-                "Multi-node training over plain Ethernet/PCIe: cross-node gradient sync needs "
-                "RDMA — InfiniBand NDR 400 Gb/s or RoCE (85–95%% of InfiniBand, seed 000 U6)."
-            )
-        )
-    if nodes > 1 and plan.interconnect == "roce" and plan.count >= 2048:
-        warnings.append(
-            Notice("RoCE at 2,048+ GPUs: seed 000 U6 says InfiniBand pays off from that scale.")
-        )
-    if plan.training and req.task == "pretrain" and plan.count <= 16 and plan.training.days > 30:
-        warnings.append(
-            Notice(
-                "Seed 000 says 8×A100 train a 7B model on 1T tokens in about a month; 6·N·D "
-                "says otherwise: this run needs %(days)s days (%(months)s months) on "
-                "%(count)s × %(gpu)s (PRODUCT.md §4: ≈16 months at 40%% MFU).",
-                days=fmt(plan.training.days),
-                months=fmt(plan.training.days / 30.4),
-                count=plan.count,
-                gpu=plan.gpu.name,
-            )
-        )
-    if plan.training and nodes > 1 and req.task in TRAINING_TASKS:
-        one = math.prod(
-            v
-            for _, v in compute.mfu_factors(
-                gpu=plan.gpu,
-                model=model,
-                precision=req.precision,
-                task=req.task,
-                gpus=1,
-                nodes=1,
-                interconnect="nvlink",
-            )
-        )
-        speedup = plan.count * plan.training.mfu / one
-        warnings.append(
-            Notice(
-                "Speed-up over one GPU: %(speedup)s× on %(count)s GPUs — never more than "
-                "linear (seed 000's '2 nodes, 8 GPUs ≈13× one GPU' is super-linear; "
-                "PRODUCT.md §4).",
-                speedup=f"{speedup:.1f}",
-                count=plan.count,
-            )
-        )
-    if per_node > 1 and plan.gpu.memory_gb >= 80:
-        warnings.append(
-            Notice(
-                "RAM follows the 2× VRAM rule (T6/U5); seed 003's own 4-GPU (512 GB for "
-                "320 GB) and 16-GPU (1 TB per 640 GB node) templates are only ≈1.6× "
-                "(PRODUCT.md §4)."
-            )
-        )
-    if req.mfu and req.mfu > 0.6:
-        warnings.append(
-            Notice(
-                "Pinned MFU %(mfu)s is above what published large runs reach (≈40–55%%); peak "
-                "TFLOPS quoted with sparsity are not dense training throughput (PRODUCT.md §4).",
-                mfu=f"{req.mfu:.0%}",
-            )
-        )
+def _parallelism_out(plan: Plan) -> ParallelismOut:
+    lay = plan.layout
+    return ParallelismOut(
+        dp=lay.dp,
+        tp=lay.tp,
+        pp=lay.pp,
+        zero_stage=lay.zero_stage,
+        recompute=lay.recompute,  # type: ignore[arg-type]
+        micro_batch=lay.micro_batch,
+        global_batch=plan.global_batch,
+        gradient_accumulation=max(1, math.ceil(plan.global_batch / (lay.dp * lay.micro_batch))),
+    )
 
 
 def _notice_out(warning: str) -> NoticeOut:
@@ -784,166 +670,4 @@ def _infra_out(infra: Infra) -> InfraOut:
         cooling=infra.cooling,
         cooling_btu_h=infra.power_kw * 3412.14,
         storage_tiers=infra.storage_tiers,
-    )
-
-
-def gpu_pool(gpus: Sequence[GpuSpec] | None, prices: PriceBook | None) -> list[GpuSpec]:
-    """The GPUs to plan on: given ones, else the catalog's (with the price list), else shipped."""
-    if gpus is not None:
-        return list(gpus)
-    if prices is not None and prices.gpus:
-        return list(prices.gpus)
-    return default_gpus()
-
-
-def default_gpu_id(pool: Sequence[GpuSpec]) -> str:
-    """The provider's H100 when the pool has it, else the first GPU listed."""
-    return DEFAULT_GPU if any(g.id == DEFAULT_GPU for g in pool) else pool[0].id
-
-
-def estimate(
-    req: EstimateRequest,
-    *,
-    gpus: Sequence[GpuSpec] | None = None,
-    prices: PriceBook | None = None,
-    search_all: bool = True,
-) -> EstimateResponse:
-    """Plan `req` on `gpus` (default: the shipped list); price it when `prices` is given."""
-    pool = gpu_pool(gpus, prices)
-    model = resolve_model(req)
-    try:
-        gpu = find_gpu(req.gpu or default_gpu_id(pool), pool)
-    except KeyError as e:
-        raise InputError("gpu", str(e.args[0])) from e
-    if req.gpu_count and req.tp and req.tp > gpu.gpus_per_node:
-        raise InputError(
-            "tp", f"tp {req.tp} exceeds the {gpu.gpus_per_node} GPUs of one {gpu.name} node"
-        )
-    task = req.task
-    if task == "image" and model.kind != "image":
-        raise InputError("task", "task 'image' needs an image model preset (sdxl, flux-1-dev)")
-    if task == "inference" and model.kind == "image":
-        task = "image"
-    if task in TRAINING_TASKS and model.kind == "image":
-        raise InputError(
-            "task",
-            f"training {model.name} is not sized by this engine (diffusion training "
-            "activations are not transformer activations); choose task 'image' to size "
-            "generation, or a language model",
-        )
-    warnings: list[str] = []
-    explain: list[Explanation] = []
-    candidates: list[CandidateOut] = []
-    if model.inferred:
-        warnings.append(
-            Notice(
-                "Architecture inferred from %(params)sB parameters (Llama-like shape); paste "
-                "the config.json for exact figures.",
-                params=fmt(model.params / 1e9),
-            )
-        )
-    if task in TRAINING_TASKS:
-        plan = _plan_training(
-            req, model, gpu, pool if search_all else [gpu], warnings, explain, candidates
-        )
-    elif task == "image":
-        plan = _plan_image(req, model, gpu, warnings, explain)
-    else:
-        plan = _plan_inference(req, model, gpu, warnings, explain)
-
-    nodes = math.ceil(plan.count / gpu.gpus_per_node)
-    tier = planner.tier_for(plan.fraction or plan.count, nodes)
-    explain.append(
-        Explanation(
-            "tier",
-            {"single_gpu": 1, "multi_gpu": 2, "multi_node": 3}[tier],
-            tier,
-            f"{plan.fraction or plan.count} GPU(s) on {nodes} node(s) → {tier}",
-            "T1: single GPU (7B–13B fine-tune, inference, image) · multi-GPU NVLink (13B full, "
-            "70B LoRA; 2–8 GPUs) · multi-node InfiniBand (70B full, pre-training; 16+)",
-        )
-    )
-    infra = size_infra(
-        gpu=gpu,
-        gpus=plan.count,
-        gpus_per_node=gpu.gpus_per_node,
-        model=model,
-        task=task,
-        dataset_gb=req.dataset_gb,
-        trainable=plan.trainable,
-        interconnect=plan.interconnect,
-    )
-    explain.extend(infra.explain)
-    warnings.extend(infra.warnings)
-    _seed_warnings(req, model, plan, warnings)
-
-    cost: dict[str, Any] | None = None
-    if prices is not None:
-        from app.engine.plan_costs import price_plan
-
-        cost, cost_warnings, cost_explain = price_plan(
-            req=req,
-            gpu=gpu,
-            count=plan.count,
-            fraction=plan.fraction,
-            infra=infra,
-            days=plan.days,
-            inference=plan.inference,
-            prices=prices,
-        )
-        warnings.extend(cost_warnings)
-        explain.extend(cost_explain)
-        if plan.inference and cost and cost.get("cost_per_million_tokens") is not None:
-            plan.inference.cost_per_million_tokens = cost["cost_per_million_tokens"]
-
-    rep = plan.replica.gb()
-    pg = plan.per_gpu.gb()
-    lay = plan.layout
-    # The parts are dataclasses, which Pydantic takes as they are: only the top level is checked.
-    return EstimateResponse(
-        model={
-            "id": model.id,
-            "name": model.name,
-            "kind": model.kind,
-            "params_b": model.params / 1e9,
-            "active_params_b": model.active_params / 1e9,
-            "layers": model.layers,
-            "hidden": model.hidden,
-            "heads": model.heads,
-            "kv_heads": model.kv_heads,
-            "vocab": model.vocab,
-            "inferred": model.inferred,
-            "source": model.source,
-        },
-        task=req.task,
-        precision=req.precision,
-        tier=tier,
-        gpu=GpuOut(
-            id=gpu.id,
-            name=gpu.name,
-            count=plan.count,
-            nodes=nodes,
-            memory_gb=gpu.memory_gb,
-            fraction=plan.fraction,
-        ),
-        parallelism=ParallelismOut(
-            dp=lay.dp,
-            tp=lay.tp,
-            pp=lay.pp,
-            zero_stage=lay.zero_stage,
-            recompute=lay.recompute,  # type: ignore[arg-type]
-            micro_batch=lay.micro_batch,
-            global_batch=plan.global_batch,
-            gradient_accumulation=max(1, math.ceil(plan.global_batch / (lay.dp * lay.micro_batch))),
-        ),
-        memory_gb=MemoryGB(**rep, per_gpu=pg["total"]),
-        memory_per_gpu_gb=MemoryTerms(**pg),
-        training=plan.training,
-        inference=plan.inference,
-        infra=_infra_out(infra),
-        cost=cost,
-        warnings=warnings,
-        notices=[_notice_out(w) for w in warnings],
-        explain=explain,
-        candidates=candidates,
     )
