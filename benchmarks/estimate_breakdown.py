@@ -41,10 +41,11 @@ from app.engine import (  # noqa: E402
     planner,
     seed_warnings,
     serving,
+    training,
     units,
 )
 
-FMT_USERS = (units, estimate, serving, image, seed_warnings, infra, memory, compute)
+FMT_USERS = (units, estimate, training, serving, image, seed_warnings, infra, memory, compute)
 
 
 def main() -> None:

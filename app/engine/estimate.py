@@ -12,7 +12,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from app.engine import compute, memory, planner
+from app.engine import planner
 from app.engine.architectures import ModelSpec, from_hf_config, from_param_count, get_preset
 from app.engine.explain import Explanation
 from app.engine.gpus import DEFAULT_GPU, default_gpus, find_gpu
@@ -25,7 +25,6 @@ from app.engine.price_book import PriceBook
 from app.engine.schemas import (
     TRAINING_TASKS,
     CandidateOut,
-    CurvePoint,
     EstimateRequest,
     EstimateResponse,
     GpuOut,
@@ -35,17 +34,11 @@ from app.engine.schemas import (
     NetworkOut,
     NoticeOut,
     ParallelismOut,
-    TrainingOut,
 )
 from app.engine.seed_warnings import seed_warnings
 from app.engine.serving import plan_inference
-from app.engine.units import GB, fmt
-
-BYTES_PER_TOKEN = 4.0  # ≈4 characters of English text per BPE token (OpenAI tokenizer guide)
-CHINCHILLA_TOKENS_PER_PARAM = 20.0  # Hoffmann et al. 2022: compute-optimal D ≈ 20 N
-DEFAULT_FINETUNE_TOKENS = 1e8
-PRETRAIN_BATCH_TOKENS = 4e6  # Llama 2 §2.2: global batch of 4M tokens
-FINETUNE_GLOBAL_BATCH = 64  # sequences per step, a common SFT/LoRA recipe
+from app.engine.training import plan_training
+from app.engine.units import fmt
 
 __all__ = ["InputError", "default_gpu_id", "estimate", "gpu_pool", "resolve_model"]
 
@@ -74,7 +67,7 @@ def estimate(
     explain: list[Explanation] = []
     candidates: list[CandidateOut] = []
     if task in TRAINING_TASKS:
-        plan = _plan_training(
+        plan = plan_training(
             req, model, gpu, pool if search_all else [gpu], warnings, explain, candidates
         )
     elif task == "image":
@@ -216,354 +209,6 @@ def _task(req: EstimateRequest, model: ModelSpec) -> str:
             "generation, or a language model",
         )
     return task
-
-
-# ---------------------------------------------------------------------------- training
-
-
-def training_tokens(req: EstimateRequest, model: ModelSpec, warnings: list[str]) -> float:
-    if req.tokens is not None and req.tokens > 0:
-        return req.tokens
-    if req.dataset_gb > 0:
-        per_epoch = req.dataset_gb * 1e9 / BYTES_PER_TOKEN
-        return per_epoch * (req.epochs or 1.0)
-    if req.task == "pretrain":
-        t = CHINCHILLA_TOKENS_PER_PARAM * model.params
-        warnings.append(
-            Notice(
-                "No tokens given: assumed the compute-optimal %(tokens)s tokens (20 per "
-                "parameter, Hoffmann et al. 2022).",
-                tokens=fmt(t),
-            )
-        )
-        return t
-    warnings.append(
-        Notice(
-            "No tokens or dataset given: assumed %(tokens)s fine-tuning tokens.",
-            tokens=fmt(DEFAULT_FINETUNE_TOKENS),
-        )
-    )
-    return DEFAULT_FINETUNE_TOKENS
-
-
-# ---------------------------------------------------------------------------- training
-
-
-def _training_job(
-    req: EstimateRequest, model: ModelSpec, tokens: float
-) -> tuple[planner.TrainingJob, memory.Memory, int]:
-    states, trainable = memory.model_states(
-        model,
-        task=req.task,
-        precision=req.precision,
-        optimizer=req.optimizer,
-        lora_rank=req.lora_rank,
-        lora_targets=req.lora_targets,
-    )
-    if req.global_batch:
-        gb = req.global_batch
-    elif req.task == "pretrain":
-        gb = max(req.micro_batch, round(PRETRAIN_BATCH_TOKENS / req.seq_len))
-    else:
-        gb = max(req.micro_batch, FINETUNE_GLOBAL_BATCH)
-    flops = compute.training_flops_value(
-        model, tokens=tokens, seq_len=req.seq_len, task=req.task, recompute="selective"
-    )
-    job = planner.TrainingJob(
-        model=model,
-        task=req.task,
-        precision=req.precision,
-        seq_len=req.seq_len,
-        micro_batch=req.micro_batch,
-        global_batch=gb,
-        flash=req.flash_attention,
-        weights=states.weights,
-        gradients=states.gradients,
-        optimizer=states.optimizer,
-        base_flops=flops,
-        interconnect=req.interconnect,
-        batch_pinned=req.global_batch is not None,
-    )
-    return job, states, trainable
-
-
-def scaling_curve(
-    job: planner.TrainingJob, gpu: GpuSpec, chosen: int, pins: planner.Pins
-) -> list[CurvePoint]:
-    """Days at each count the planner considers, up to 4× the chosen count (≥ 8 GPUs)."""
-    return [
-        CurvePoint(gpus=c.count, days=c.days, gpu_hours=c.gpu_hours)
-        for c in planner.scaling_walk(job, gpu, chosen, pins)
-    ]
-
-
-def _infeasible_candidate(job: planner.TrainingJob, gpu: GpuSpec) -> planner.Candidate:
-    """The most memory-frugal layout at the largest count, reported although it overflows."""
-    n = planner.MAX_SEARCH_GPUS
-    tp = max(t for t in (1, 2, 4, 8) if t <= gpu.gpus_per_node and job.model.heads % t == 0)
-    pp = 1
-    while pp * 2 <= job.model.layers and n % (tp * pp * 2) == 0 and pp < 128:
-        pp *= 2
-    layout = memory.Layout(
-        dp=n // (tp * pp), tp=tp, pp=pp, zero_stage=3, recompute="full", micro_batch=1
-    )
-    mem = planner.per_gpu_memory(job, layout, n).total
-    nodes = math.ceil(n / gpu.gpus_per_node)
-    mfu = math.prod(
-        v
-        for _, v in compute.mfu_factors(
-            gpu=gpu,
-            model=job.model,
-            precision=job.precision,
-            task=job.task,
-            gpus=n,
-            nodes=nodes,
-            interconnect="infiniband",
-        )
-    )
-    flops = job.base_flops * planner.RECOMPUTE_FLOPS["full"]
-    days = flops / (n * gpu.peak_tflops(job.precision) * 1e12 * mfu) / 86400
-    return planner.Candidate(
-        gpu=gpu,
-        count=n,
-        nodes=nodes,
-        layout=layout,
-        per_gpu_bytes=mem,
-        days=days,
-        gpu_hours=days * 24 * n,
-        mfu=mfu,
-        layout_efficiency=1.0,
-        interconnect="infiniband",
-    )
-
-
-def _plan_training(
-    req: EstimateRequest,
-    model: ModelSpec,
-    gpu: GpuSpec,
-    pool: Sequence[GpuSpec],
-    warnings: list[str],
-    explain: list[Explanation],
-    candidates: list[CandidateOut],
-) -> Plan:
-    tokens = training_tokens(req, model, warnings)
-    job, states, trainable = _training_job(req, model, tokens)
-    explain.extend(states.explain)
-    pins = planner.Pins(
-        mfu=req.mfu, tp=req.tp, pp=req.pp, zero=req.zero_stage, recompute=req.recompute
-    )
-    chosen, minimum = planner.plan_training(
-        job, gpu, deadline_days=req.deadline_days, gpu_count=req.gpu_count, pins=pins
-    )
-    if req.gpu is None and req.gpu_count is None:
-        for other in pool:
-            c, _ = (
-                (chosen, minimum)
-                if other.id == gpu.id
-                else planner.plan_training(job, other, deadline_days=req.deadline_days, pins=pins)
-            )
-            candidates.append(
-                CandidateOut(
-                    gpu=other.id,
-                    count=c.count if c else 0,
-                    feasible=c is not None,
-                    days=c.days if c else None,
-                    per_gpu_gb=c.per_gpu_bytes / GB if c else None,
-                    reason="" if c else f"does not fit on {planner.MAX_SEARCH_GPUS:,} GPUs",
-                )
-            )
-    if chosen is None:
-        chosen = _infeasible_candidate(job, gpu)
-        if req.gpu_count:
-            chosen = planner.Candidate(
-                gpu=gpu,
-                count=req.gpu_count,
-                nodes=math.ceil(req.gpu_count / gpu.gpus_per_node),
-                layout=memory.Layout(dp=req.gpu_count, zero_stage=3, recompute="full"),
-                per_gpu_bytes=planner.per_gpu_memory(
-                    job,
-                    memory.Layout(dp=req.gpu_count, zero_stage=3, recompute="full"),
-                    req.gpu_count,
-                ).total,
-                days=chosen.days * planner.MAX_SEARCH_GPUS / req.gpu_count,
-                gpu_hours=chosen.gpu_hours,
-                mfu=chosen.mfu,
-                layout_efficiency=1.0,
-                interconnect=req.interconnect or "infiniband",
-            )
-        warnings.append(
-            Notice(
-                "%(model)s %(task)s does not fit in %(memory)s GB per GPU on %(count)s × "
-                "%(gpu)s with any layout (ZeRO-3, full recomputation, TP %(tp)s, PP %(pp)s): "
-                "the figures shown overflow memory.",
-                model=model.name,
-                task=req.task,
-                memory=fmt(gpu.memory_gb),
-                count=f"{chosen.count:,}",
-                gpu=gpu.name,
-                tp=chosen.layout.tp,
-                pp=chosen.layout.pp,
-            )
-        )
-    elif minimum is not None and chosen.count > minimum.count:
-        explain.append(
-            Explanation(
-                "gpu.count",
-                chosen.count,
-                "GPUs",
-                f"minimum that fits: {minimum.count} GPUs ({fmt(minimum.days)} days); scaled to "
-                f"{chosen.count} GPUs for {fmt(chosen.days)} days ≤ deadline "
-                f"{fmt(req.deadline_days or 0)} days",
-                "planner: smallest feasible configuration, then scaled to the deadline",
-            )
-        )
-    else:
-        explain.append(
-            Explanation(
-                "gpu.count",
-                chosen.count,
-                "GPUs",
-                f"smallest count whose most-loaded GPU fits: {fmt(chosen.per_gpu_bytes / GB)} GB"
-                f" ≤ {fmt(gpu.memory_gb)} GB × {planner.HEADROOM}",
-                "planner: smallest feasible configuration",
-            )
-        )
-    layout = chosen.layout
-    rc_flops, fx = compute.training_flops(
-        model, tokens=tokens, seq_len=req.seq_len, task=req.task, recompute=layout.recompute
-    )
-    explain.append(fx)
-    mfu_ex = compute.default_mfu(
-        gpu=gpu,
-        model=model,
-        precision=req.precision,
-        task=req.task,
-        gpus=chosen.count,
-        nodes=chosen.nodes,
-        interconnect=chosen.interconnect,
-    )
-    if req.mfu is None:
-        explain.append(mfu_ex.explain)
-    else:
-        explain.append(
-            Explanation("training.mfu", req.mfu, "", f"pinned by the request: {req.mfu}", "input")
-        )
-    if chosen.layout_efficiency < 0.999:
-        explain.append(
-            Explanation(
-                "parallelism.efficiency",
-                chosen.layout_efficiency,
-                "",
-                f"TP {layout.tp} ({planner.TP_EFFICIENCY}^log2 t) × 1F1B bubble "
-                f"1/(1 + (p−1)/m) with p={layout.pp}"
-                + (
-                    f" × ZeRO-3 {planner.ZERO3_EFFICIENCY if chosen.nodes == 1 else planner.ZERO3_CROSS_NODE_EFFICIENCY}"
-                    if layout.zero_stage == 3 and layout.dp > 1
-                    else ""
-                )
-                + f" = {chosen.layout_efficiency:.3f}",
-                "Narayanan et al. 2021 §2.2.1 (pipeline bubble), §3.2 (TP); ZeRO §7.2.2",
-            )
-        )
-    peak = gpu.peak_tflops(req.precision)
-    g = compute.goodput(chosen.count, chosen.days)
-    explain.append(
-        Explanation(
-            "training.days",
-            chosen.days,
-            "days",
-            f"{fmt(rc_flops)} FLOP / ({chosen.count} × {fmt(peak)} TFLOPS dense × MFU "
-            f"{chosen.mfu:.3f} × layout {chosen.layout_efficiency:.3f}) / goodput {g:.3f} / "
-            f"86,400 s = {fmt(chosen.days)} days",
-            f"{gpu.name} dense {req.precision} peak (datasheet without sparsity, PRODUCT.md §4); "
-            "goodput from the Llama 3 interruption rate (Dubey et al. 2024 §3.3.4)",
-        )
-    )
-    # Memory: one replica (unsharded, one micro-batch) and the most-loaded GPU.
-    replica = memory.Memory(
-        weights=states.weights, gradients=states.gradients, optimizer=states.optimizer
-    )
-    act_replica, act_gpu, act_formula = memory.activations(
-        model, seq_len=req.seq_len, layout=layout, flash=req.flash_attention
-    )
-    replica.activations = act_replica
-    replica.overhead = memory.overhead_bytes(replica.total, 1)
-    per_gpu = planner.per_gpu_memory(job, layout, chosen.count)
-    explain.append(
-        Explanation(
-            "memory_gb.activations",
-            act_gpu / GB,
-            "GB",
-            act_formula,
-            "Korthikanti et al. 2022 §4 (Table 2); recomputation "
-            f"'{layout.recompute}', FlashAttention {'on' if req.flash_attention else 'off'}",
-        )
-    )
-    explain.append(
-        Explanation(
-            "memory_gb.per_gpu",
-            per_gpu.total / GB,
-            "GB",
-            f"states / (t={layout.tp} · p={layout.pp})"
-            + (f" / ZeRO-{layout.zero_stage} over dp={layout.dp}" if layout.zero_stage else "")
-            + f" + activations + overhead = {fmt(per_gpu.total / GB)} GB",
-            "ZeRO §5 (stage 1: optimizer, 2: + gradients, 3: + parameters); Megatron TP/PP",
-        )
-    )
-    explain.append(
-        Explanation(
-            "memory_gb.overhead",
-            per_gpu.overhead / GB,
-            "GB",
-            f"CUDA context {memory.CUDA_CONTEXT_GB} GB"
-            + (f" + NCCL {memory.NCCL_BUFFERS_GB} GB" if chosen.count > 1 else "")
-            + f" + {memory.FRAGMENTATION:.0%} fragmentation = {fmt(per_gpu.overhead / GB)} GB",
-            memory.SOURCE_OVERHEAD,
-        )
-    )
-    meets = None if req.deadline_days is None else chosen.days <= req.deadline_days
-    if meets is False:
-        if req.gpu_count:
-            why = "Misses the deadline: %(days)s days on %(count)s × %(gpu)s against %(deadline)s days (the GPU count is pinned)."
-        elif chosen.count >= planner.MAX_SEARCH_GPUS:
-            why = "Misses the deadline: %(days)s days on %(count)s × %(gpu)s against %(deadline)s days even at the planner's limit of %(count)s GPUs."
-        else:
-            why = "Misses the deadline: %(days)s days on %(count)s × %(gpu)s against %(deadline)s days."
-        warnings.append(
-            Notice(
-                why,
-                days=fmt(chosen.days),
-                count=f"{chosen.count:,}",
-                gpu=gpu.name,
-                deadline=fmt(req.deadline_days or 0),
-            )
-        )
-    tps = tokens / (chosen.days * 86400) if chosen.days > 0 else 0.0
-    curve = scaling_curve(job, gpu, chosen.count, pins)
-    training = TrainingOut(
-        curve=curve,
-        flops=rc_flops,
-        tokens=tokens,
-        gpu_hours=chosen.gpu_hours,
-        days=chosen.days,
-        mfu=chosen.mfu,
-        tokens_per_s=tps,
-        meets_deadline=meets,
-    )
-    return Plan(
-        gpu=gpu,
-        count=chosen.count,
-        fraction=None,
-        layout=layout,
-        replica=replica,
-        per_gpu=per_gpu,
-        interconnect=chosen.interconnect,
-        trainable=trainable,
-        global_batch=max(job.global_batch, layout.dp * layout.micro_batch),
-        training=training,
-        inference=None,
-        days=chosen.days,
-    )
 
 
 # ----------------------------------------------------------------------------- the response
