@@ -32,9 +32,20 @@ for path in (ROOT, ROOT / "benchmarks"):
 
 from bench_engine import ONE, fresh, one_estimate  # noqa: E402
 
-from app.engine import compute, estimate, infra, memory, planner, units  # noqa: E402
+from app.engine import (  # noqa: E402
+    compute,
+    estimate,
+    image,
+    infra,
+    memory,
+    planner,
+    seed_warnings,
+    serving,
+    training,
+    units,
+)
 
-FMT_USERS = (units, estimate, infra, memory, compute)
+FMT_USERS = (units, estimate, training, serving, image, seed_warnings, infra, memory, compute)
 
 
 def main() -> None:

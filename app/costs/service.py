@@ -73,7 +73,6 @@ def compare(req: CostRequest, *, prices: PriceBook) -> dict[str, Any]:
             dataset_gb=0,
             trainable=0,
             interconnect="nvlink",
-            days=None,
         )
         power = infra.power_typical_kw * min(1.0, req.gpu_count / count)
     usage = Usage(

@@ -53,10 +53,6 @@ class Serving:
         return self.max_concurrency_per_replica * self.replicas
 
 
-def kv_dtype_bytes(kv_dtype: str) -> float:
-    return KV_BYTES[kv_dtype]
-
-
 def active_weight_bytes(model: ModelSpec, precision: str, batch: int) -> float:
     """Weight bytes one decode step reads. MoE: dense part + the experts the batch touches.
 

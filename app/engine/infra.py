@@ -104,7 +104,6 @@ def size_infra(
     dataset_gb: float,
     trainable: int,
     interconnect: str,
-    days: float | None,
 ) -> Infra:
     """Bill of materials around `gpus` GPUs of type `gpu`, `gpus_per_node` to a node."""
     nodes = max(1, math.ceil(gpus / gpus_per_node))

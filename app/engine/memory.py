@@ -312,25 +312,3 @@ def embedding_params(model: ModelSpec) -> int:
     """Input embedding + untied output head: the pipeline's first/last stage carry these."""
     emb = model.vocab * model.hidden
     return emb if model.tied_embeddings else 2 * emb
-
-
-def shard_states(states: Memory, model: ModelSpec, layout: Layout) -> Memory:
-    """Per-GPU model states on the most-loaded GPU.
-
-    Tensor and pipeline parallelism split every state by t and (for the transformer layers) by
-    p; the first pipeline stage also holds the input embedding (the last, the output head:
-    whichever is larger counts). ZeRO then partitions across the dp ranks: stage 1 the
-    optimizer state, stage 2 also gradients, stage 3 also parameters (ZeRO §5, Figure 1).
-    """
-    t, p, d, z = layout.tp, layout.pp, layout.dp, layout.zero_stage
-    if p > 1:
-        emb = embedding_params(model) / (1 if model.tied_embeddings else 2)
-        share = ((model.params - embedding_params(model)) / p + emb) / model.params
-    else:
-        share = 1.0
-    mp = share / t
-    out = Memory()
-    out.weights = states.weights * mp / (d if z >= 3 else 1)
-    out.gradients = states.gradients * mp / (d if z >= 2 else 1)
-    out.optimizer = states.optimizer * mp / (d if z >= 1 else 1)
-    return out

@@ -89,7 +89,7 @@ class TrainingJob:
 _job_key = attrgetter(*(f for f in TrainingJob.__dataclass_fields__ if f != "_hash"))
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, kw_only=True)
 class Candidate:
     """One GPU count on one GPU type: its best fitting layout and how long it takes.
 
@@ -318,7 +318,7 @@ class _OnGpu:
         self.job, self.gpu, self.mfu = job, gpu, pins.mfu
         self.terms = _terms(job)
         # the layout ranking ignores the MFU pin: one ranking serves pinned and default MFU
-        self.layout_pins = Pins(None, pins.tp, pins.pp, pins.zero, pins.recompute)
+        self.layout_pins = pins._replace(mfu=None)
         self.cap = gpu.memory_gb * GB * HEADROOM
         self.peak = gpu.peak_tflops(job.precision) * 1e12
         self.mfu_per_gpu = compute.mfu_per_gpu(gpu, job.model, job.precision)
@@ -350,7 +350,18 @@ class _OnGpu:
         flops = job.base_flops * RECOMPUTE_FLOPS[layout.recompute]
         days = flops / (n * self.peak * value * eff) / compute.SECONDS_PER_DAY
         days /= compute.goodput(n, days)
-        return Candidate(gpu, n, nodes, layout, mem, days, days * 24 * n, value, eff, ic)
+        return Candidate(
+            gpu=gpu,
+            count=n,
+            nodes=nodes,
+            layout=layout,
+            per_gpu_bytes=mem,
+            days=days,
+            gpu_hours=days * 24 * n,
+            mfu=value,
+            layout_efficiency=eff,
+            interconnect=ic,
+        )
 
 
 def best_layout(
@@ -364,7 +375,7 @@ def best_layout(
     recompute: str | None = None,
 ) -> tuple[Layout, float, float] | None:
     """(layout, per-GPU bytes, efficiency) of the fastest layout of `n` GPUs that fits."""
-    return _OnGpu(job, gpu, Pins(None, tp, pp, zero, recompute)).best_layout(n)
+    return _OnGpu(job, gpu, Pins(tp=tp, pp=pp, zero=zero, recompute=recompute)).best_layout(n)
 
 
 def evaluate(
@@ -379,7 +390,7 @@ def evaluate(
     recompute: str | None = None,
 ) -> Candidate | None:
     """Best fitting layout of `n` GPUs and its time, or None when nothing fits."""
-    return _OnGpu(job, gpu, Pins(mfu, tp, pp, zero, recompute)).evaluate(n)
+    return _OnGpu(job, gpu, Pins(mfu=mfu, tp=tp, pp=pp, zero=zero, recompute=recompute)).evaluate(n)
 
 
 def at_most_linear(c: Candidate, floor_gpu_hours: float) -> Candidate:
@@ -393,16 +404,16 @@ def at_most_linear(c: Candidate, floor_gpu_hours: float) -> Candidate:
         return c
     days = floor_gpu_hours / (24 * c.count)
     return Candidate(
-        c.gpu,
-        c.count,
-        c.nodes,
-        c.layout,
-        c.per_gpu_bytes,
-        days,
-        floor_gpu_hours,
-        c.mfu,
-        c.layout_efficiency,
-        c.interconnect,
+        gpu=c.gpu,
+        count=c.count,
+        nodes=c.nodes,
+        layout=c.layout,
+        per_gpu_bytes=c.per_gpu_bytes,
+        days=days,
+        gpu_hours=floor_gpu_hours,
+        mfu=c.mfu,
+        layout_efficiency=c.layout_efficiency,
+        interconnect=c.interconnect,
     )
 
 
@@ -482,7 +493,7 @@ def curve_end(chosen: int) -> int:
     return max(8, chosen * CURVE_SPAN)
 
 
-def tier_for(count: float, per_node: int, nodes: int) -> str:
+def tier_for(count: float, nodes: int) -> str:
     """T1: one GPU (or a MIG slice) → single_gpu; one node → multi_gpu; more → multi_node."""
     if nodes > 1:
         return "multi_node"

@@ -160,7 +160,7 @@ class EstimateRequest(BaseModel):
 # parsing of stored responses are the same.
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, kw_only=True)
 class MemoryTerms:
     weights: float
     gradients: float
@@ -171,12 +171,12 @@ class MemoryTerms:
     total: float
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, kw_only=True)
 class MemoryGB(MemoryTerms):
     per_gpu: float
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, kw_only=True)
 class GpuOut:
     id: str
     name: str
@@ -188,7 +188,7 @@ class GpuOut:
     )
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, kw_only=True)
 class ParallelismOut:
     dp: int
     tp: int
@@ -200,7 +200,7 @@ class ParallelismOut:
     gradient_accumulation: int
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, kw_only=True)
 class CurvePoint:
     """One point of the planner's scaling curve: days and GPU-hours at a GPU count."""
 
@@ -209,7 +209,7 @@ class CurvePoint:
     gpu_hours: float
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, kw_only=True)
 class TrainingOut:
     flops: float
     tokens: float
@@ -227,7 +227,7 @@ class TrainingOut:
     ] = field(default_factory=list)
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, kw_only=True)
 class InferenceOut:
     max_concurrency: int
     tokens_per_s: float
@@ -238,7 +238,7 @@ class InferenceOut:
     images_per_hour: float | None = None
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, kw_only=True)
 class NetworkOut:
     uplink_gbps: float
     transfer_hours: float
@@ -247,7 +247,7 @@ class NetworkOut:
     rails: int
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, kw_only=True)
 class InfraOut:
     nodes: int
     gpus_per_node: int
@@ -268,7 +268,7 @@ class InfraOut:
     storage_tiers: list[dict[str, Any]]
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, kw_only=True)
 class NoticeOut:
     """A warning as a translatable template (English, %(name)s placeholders) and its values."""
 
@@ -276,7 +276,7 @@ class NoticeOut:
     params: dict[str, str]
 
 
-@dataclass(slots=True)
+@dataclass(slots=True, kw_only=True)
 class CandidateOut:
     gpu: str
     count: int

@@ -43,9 +43,9 @@ def test_more_parameters_never_need_less_memory(small: float, factor: float, tas
 def test_more_gpus_never_need_fewer_gpu_hours(preset: str, n: int, k: int, task: str) -> None:
     # Same layout family (ZeRO-3, no TP/PP) so only the count changes.
     r = EstimateRequest(model={"preset": preset}, task=task, tokens=1e10, seq_len=2048)
-    from app.engine.estimate import _training_job  # the planner's input, built once
+    from app.engine.training import training_job  # the planner's input, built once
 
-    job, _, _ = _training_job(r, get_preset(preset), 1e10)
+    job, _, _ = training_job(r, get_preset(preset), 1e10)
     from app.engine.gpus import find_gpu
 
     gpu = find_gpu("h100-sxm-80gb")

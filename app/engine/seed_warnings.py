@@ -1,0 +1,114 @@
+"""Warnings for risky plans and for the PRODUCT.md §4 seed statements a plan touches.
+
+The seed documents (000, 003) make claims the engine's arithmetic contradicts or qualifies:
+super-linear speed-ups, "a month" for a 7B pre-training run on 8 A100s, RAM templates under
+the 2× VRAM rule. When a plan is in the range of such a claim, the answer says so. Sources
+are named in each notice (seed rule ids T5, T6, U5, U6; PRODUCT.md §4).
+"""
+
+from __future__ import annotations
+
+import math
+
+from app.engine import compute
+from app.engine.architectures import ModelSpec
+from app.engine.notices import Notice
+from app.engine.plan import Plan
+from app.engine.schemas import TRAINING_TASKS, EstimateRequest
+from app.engine.units import fmt
+
+
+def seed_warnings(req: EstimateRequest, model: ModelSpec, plan: Plan) -> list[str]:
+    """The notices for `plan`, in the order the answer lists them."""
+    nodes = math.ceil(plan.count / plan.gpu.gpus_per_node)
+    per_node = min(plan.count, plan.gpu.gpus_per_node)
+    out = _network_warnings(req, model, plan, nodes)
+    out.extend(_scaling_warnings(req, model, plan, nodes))
+    if per_node > 1 and plan.gpu.memory_gb >= 80:
+        out.append(
+            Notice(
+                "RAM follows the 2× VRAM rule (T6/U5); seed 003's own 4-GPU (512 GB for "
+                "320 GB) and 16-GPU (1 TB per 640 GB node) templates are only ≈1.6× "
+                "(PRODUCT.md §4)."
+            )
+        )
+    if req.mfu and req.mfu > 0.6:
+        out.append(
+            Notice(
+                "Pinned MFU %(mfu)s is above what published large runs reach (≈40–55%%); peak "
+                "TFLOPS quoted with sparsity are not dense training throughput (PRODUCT.md §4).",
+                mfu=f"{req.mfu:.0%}",
+            )
+        )
+    return out
+
+
+def _network_warnings(req: EstimateRequest, model: ModelSpec, plan: Plan, nodes: int) -> list[str]:
+    """Interconnects too slow for the job: PCIe for 13B+, no RDMA across nodes (T5, U6)."""
+    out: list[str] = []
+    if (
+        req.task in ("pretrain", "full_finetune")
+        and model.params >= 13e9
+        and plan.count > 1
+        and plan.interconnect == "pcie"
+    ):
+        out.append(
+            Notice(
+                "No NVLink for a 13B+ full-parameter job: gradient sync over PCIe 5.0 "
+                "(≈128 GB/s vs NVLink 900 GB/s) makes it ≈30%% slower (seed 003 T5); choose an "
+                "NVLink/NVSwitch server."
+            )
+        )
+    if nodes > 1 and plan.interconnect in ("pcie", "ethernet", "nvlink"):
+        out.append(
+            Notice(
+                "Multi-node training over plain Ethernet/PCIe: cross-node gradient sync needs "
+                "RDMA — InfiniBand NDR 400 Gb/s or RoCE (85–95%% of InfiniBand, seed 000 U6)."
+            )
+        )
+    if nodes > 1 and plan.interconnect == "roce" and plan.count >= 2048:
+        out.append(
+            Notice("RoCE at 2,048+ GPUs: seed 000 U6 says InfiniBand pays off from that scale.")
+        )
+    return out
+
+
+def _scaling_warnings(req: EstimateRequest, model: ModelSpec, plan: Plan, nodes: int) -> list[str]:
+    """Seed 000's training times and speed-ups set against 6·N·D and sub-linear scaling."""
+    out: list[str] = []
+    if plan.training and req.task == "pretrain" and plan.count <= 16 and plan.training.days > 30:
+        out.append(
+            Notice(
+                "Seed 000 says 8×A100 train a 7B model on 1T tokens in about a month; 6·N·D "
+                "says otherwise: this run needs %(days)s days (%(months)s months) on "
+                "%(count)s × %(gpu)s (PRODUCT.md §4: ≈16 months at 40%% MFU).",
+                days=fmt(plan.training.days),
+                months=fmt(plan.training.days / 30.4),
+                count=plan.count,
+                gpu=plan.gpu.name,
+            )
+        )
+    if plan.training and nodes > 1 and req.task in TRAINING_TASKS:
+        one = math.prod(
+            v
+            for _, v in compute.mfu_factors(
+                gpu=plan.gpu,
+                model=model,
+                precision=req.precision,
+                task=req.task,
+                gpus=1,
+                nodes=1,
+                interconnect="nvlink",
+            )
+        )
+        speedup = plan.count * plan.training.mfu / one
+        out.append(
+            Notice(
+                "Speed-up over one GPU: %(speedup)s× on %(count)s GPUs — never more than "
+                "linear (seed 000's '2 nodes, 8 GPUs ≈13× one GPU' is super-linear; "
+                "PRODUCT.md §4).",
+                speedup=f"{speedup:.1f}",
+                count=plan.count,
+            )
+        )
+    return out
