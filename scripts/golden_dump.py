@@ -28,6 +28,9 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+# The checkout this script lives in, before the editable install's: a worktree dumps its own code.
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
 from fastapi.testclient import TestClient
 from sqlmodel import Session
 

@@ -9,12 +9,12 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from app.engine.architectures import from_param_count
 from app.engine.costs import CostInputError, Usage, compare_costs
+from app.engine.costs.model import TCO_MONTHS, five_year_usage
 from app.engine.estimate import InputError, gpu_pool
 from app.engine.gpus import find_gpu
 from app.engine.infra import size_infra
 from app.engine.notices import as_pair
 from app.engine.plan_costs import (
-    TCO_MONTHS,
     comparison_dict,
     latest_cloud_prices,
     tco_dict,
@@ -106,16 +106,8 @@ def compare(req: CostRequest, *, prices: PriceBook) -> dict[str, Any]:
         "currency": prices.currency,
     }
     # The 1–5-year TCO view keeps the same configuration busy for five years.
-    five_years = Usage(
-        gpu_id=usage.gpu_id,
-        gpu_count=usage.gpu_count,
-        hours_per_month=usage.hours_per_month,
-        months=TCO_MONTHS,
-        power_kw=usage.power_kw,
-        storage_network_monthly=usage.storage_network_monthly,
-    )
     tco = compare_costs(
-        five_years,
+        five_year_usage(usage),
         book,
         horizon_months=TCO_MONTHS,
         currency=req.currency,

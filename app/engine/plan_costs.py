@@ -19,6 +19,7 @@ from app.engine.costs import (
     tco_curves,
 )
 from app.engine.costs.formulas import break_even_utilization
+from app.engine.costs.model import TCO_MONTHS, five_year_usage
 from app.engine.explain import Explanation
 from app.engine.hardware import GpuSpec
 from app.engine.infra import Infra
@@ -27,7 +28,6 @@ from app.engine.price_book import PriceBook
 from app.engine.schemas import EstimateRequest, InferenceOut
 
 DAYS_PER_MONTH = 365.0 / 12
-TCO_MONTHS = 60
 DEFAULT_SERVICE_MONTHS = 12  # inference runs as a service: price a year unless told
 
 
@@ -143,15 +143,8 @@ def price_plan(
             term_months=req.term_months,
             utilization=req.utilization,
         )
-        long_usage = Usage(
-            gpu_id=usage.gpu_id,
-            gpu_count=usage.gpu_count,
-            hours_per_month=usage.hours_per_month,
-            months=TCO_MONTHS,
-            power_kw=usage.power_kw,
-        )
         tco = compare_costs(
-            long_usage,
+            five_year_usage(usage),
             prices,
             horizon_months=TCO_MONTHS,
             currency=req.currency,

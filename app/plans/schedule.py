@@ -9,6 +9,7 @@ lists, diffs and repricing look (``tier``, ``gpu``, ``cost.options`` with one op
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
@@ -16,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from app.engine.costs import CostInputError, Phase, schedule_cost
 from app.engine.gpus import default_gpus
+from app.engine.planner import tier_for
 from app.engine.price_book import PriceBook
 from app.i18n import N_
 
@@ -84,10 +86,10 @@ def is_schedule(workload: Any) -> bool:
     return isinstance(workload, Mapping) and SCHEDULE_KEY in workload
 
 
-def _tier(max_gpus: float) -> str:
-    if max_gpus <= 1:
-        return "single_gpu"
-    return "multi_gpu" if max_gpus <= 8 else "multi_node"
+def _nodes(gpu_id: str, count: float) -> int:
+    """Nodes the phase's GPUs fill (the GPU's node size; 8 when the GPU is unknown)."""
+    per_node = next((g.gpus_per_node for g in default_gpus() if g.id == gpu_id), 8)
+    return max(1, math.ceil(count / per_node))
 
 
 def _gpu_name(gpu_id: str) -> str:
@@ -155,10 +157,16 @@ def compute(
         "feasible": True,
         "note": "",
     }
+    nodes = _nodes(top.gpu, top.gpu_count)
     result: dict[str, Any] = {
         "kind": "schedule",
-        "tier": _tier(top.gpu_count),
-        "gpu": {"id": top.gpu, "name": _gpu_name(top.gpu), "count": top.gpu_count, "nodes": 1},
+        "tier": tier_for(top.gpu_count, nodes),
+        "gpu": {
+            "id": top.gpu,
+            "name": _gpu_name(top.gpu),
+            "count": top.gpu_count,
+            "nodes": nodes,
+        },
         "schedule": {
             "phases": priced,
             "total": cost.total,

@@ -7,7 +7,7 @@ own FX rates, never a live one). Months are average calendar months of 730 h
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from app.engine.explain import Explanation
 from app.engine.units import HOURS_PER_MONTH
@@ -66,6 +66,15 @@ class Usage:
     months: float
     power_kw: float
     storage_network_monthly: float = 0.0
+
+
+#: Months of the 1–5-year TCO view.
+TCO_MONTHS = 60
+
+
+def five_year_usage(usage: Usage) -> Usage:
+    """The same configuration kept busy for the five years of the TCO view."""
+    return replace(usage, months=TCO_MONTHS)
 
 
 @dataclass(frozen=True)
