@@ -11,11 +11,11 @@ from fastapi.responses import Response
 
 from app import charts_figures as figures
 from app.architectures import content
+from app.catalog.current import price_book
 from app.engine.estimate import estimate
 from app.engine.gpus import default_gpus, find_gpu
 from app.engine.schemas import EstimateRequest, InfraOut
 from app.i18n import gettext as _
-from app.web.prices import price_book
 from app.web.templating import activate, choose_currency, render
 
 router = APIRouter(include_in_schema=False)

@@ -10,10 +10,10 @@ from fastapi.responses import RedirectResponse, Response
 
 from app.architectures import content
 from app.assess import views as assessment
+from app.catalog.current import price_book
 from app.deps import SessionDep
 from app.leads import models as leads
 from app.web.csrf import CsrfDep
-from app.web.prices import price_book
 from app.web.templating import activate, choose_currency, is_fragment, render
 
 router = APIRouter(include_in_schema=False)
