@@ -12,6 +12,7 @@ from sqlmodel import Session, select
 
 from app.catalog.kinds import KINDS
 from app.catalog.models import AuditEntry, PriceList
+from app.catalog.price_book import BOOK_KINDS, build_price_book
 from app.catalog.service.rows import gpus_for, list_rows, row_values
 from app.catalog.service.versions import current_price_list, get_price_list
 from app.engine import price_book as engine
@@ -67,25 +68,19 @@ def _price_book(session: Session, pl: PriceList) -> engine.PriceBook:
 def stored_price_book(*, session: Session, pl: PriceList) -> engine.PriceBook:
     """Read every row of `pl` into the engine's dataclasses (no cache)."""
     assert pl.id is not None
-
-    def rows(name: str) -> list[dict[str, Any]]:
-        return [
+    rows = {
+        name: [
             row_values(KINDS[name], r)
             for r in list_rows(session=session, kind_name=name, price_list_id=pl.id)
         ]
-
-    buy = rows("buy")
-    return engine.PriceBook(
+        for name in BOOK_KINDS
+    }
+    return build_price_book(
         name=pl.name,
         effective_date=pl.effective_date,
         currency=pl.currency,
-        offers=tuple(engine.RentalOffer(**r) for r in rows("offers")),
-        cloud=tuple(engine.CloudInstance(**r) for r in rows("cloud")),
-        servers=tuple(engine.ServerSku(**r) for r in rows("servers")),
-        energy=tuple(engine.EnergyPrice(**r) for r in rows("energy")),
-        buy=engine.BuyParameters(**buy[0]) if buy else engine.BuyParameters(),
-        fx=tuple(engine.FxRate(**r) for r in rows("fx")),
-        gpus=tuple(sorted(gpus_for(session=session, price_list_id=pl.id), key=lambda g: g.id)),
+        rows=rows,
+        gpus=gpus_for(session=session, price_list_id=pl.id),
     )
 
 
