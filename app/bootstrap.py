@@ -13,12 +13,9 @@ def prepare_database(settings: Settings, echo: Callable[[str], object] = print) 
     migrate(settings.database_url)
     echo("Database at the latest migration.")
     if settings.load_catalog:
-        try:
-            from app.catalog.service import load_shipped_if_empty
-        except ImportError:
-            return
         from sqlmodel import Session
 
+        from app.catalog.service import load_shipped_if_empty
         from app.db import make_engine
 
         engine = make_engine(settings.database_url)

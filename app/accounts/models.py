@@ -86,13 +86,3 @@ class UserPublic(SQLModel):
     role: str
     is_active: bool
     created_at: datetime
-
-
-class ApiTokenPublic(SQLModel):
-    id: int
-    user_id: int
-    name: str
-    prefix: str
-    created_at: datetime
-    last_used_at: datetime | None
-    revoked_at: datetime | None

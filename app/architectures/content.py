@@ -1,7 +1,7 @@
 """The seed-003 tables the pages show (tiers, reference templates, T14 signals), priced live.
 
 Text is marked with `N_` and translated when rendered; prices come from the current price
-list (`app.web.prices.price_book`), so a new list changes every page at once.
+list (`app.catalog.current.price_book`), so a new list changes every page at once.
 """
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ from typing import Any
 
 from starlette.requests import Request
 
+from app.catalog.current import price_book
 from app.engine.price_book import PriceBook, RentalOffer
 from app.i18n import N_
-from app.web.prices import price_book
 
 REFERENCE_GPU = "h100-sxm-80gb"
 

@@ -10,11 +10,11 @@ from fastapi.responses import RedirectResponse, Response
 
 from app.architectures import content
 from app.assess import views as assessment
+from app.catalog.current import price_book
 from app.deps import SessionDep
 from app.leads import service as lead_service
 from app.leads import views as lead_views
 from app.web.csrf import CsrfDep
-from app.web.prices import price_book
 from app.web.templating import activate, choose_currency, is_fragment, render
 
 router = APIRouter(include_in_schema=False)

@@ -12,52 +12,47 @@
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Coroutine, Mapping
 from datetime import date
-from decimal import Decimal
 from typing import Any, Final
-from urllib.parse import quote, urlencode
 
-from babel.numbers import get_decimal_symbol, get_group_symbol
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import RedirectResponse, Response
 from fastapi.routing import APIRoute
-from pydantic import ValidationError
 from sqlmodel import Session
-from starlette.datastructures import UploadFile
 
-from app import i18n
 from app.catalog import io, service
 from app.catalog.access import ADMIN_DEPENDENCIES, ActorDep
-from app.catalog.kinds import KINDS, Kind
-from app.catalog.models import (
-    CURRENCIES,
-    FORM_FACTORS,
-    INTERCONNECTS,
-    PriceList,
-    PriceListCreate,
-    PriceListUpdate,
+from app.catalog.forms import (
+    form_strings,
+    import_mode,
+    import_target,
+    price_list_create,
+    price_list_update,
+    read_upload,
 )
+from app.catalog.kinds import Kind
+from app.catalog.models import PriceList
 from app.catalog.service import CatalogError, InvalidRow
+from app.catalog.views import (
+    editable_list,
+    form_context,
+    frame,
+    import_context,
+    input_value,
+    kind_for_slug,
+    kind_url,
+    pl_id,
+    preview_context,
+    price_list_form_context,
+    selected_list,
+    selected_list_or_404,
+    table_context,
+)
 from app.deps import SessionDep
-from app.i18n import N_
-from app.i18n import gettext as _
 from app.web.csrf import verify_csrf
 from app.web.forms import validation_messages
-from app.web.templating import (
-    CURRENCY_DIGITS,
-    CURRENCY_SYMBOLS,
-    activate,
-    is_fragment,
-    money,
-    number,
-    percent,
-    render,
-)
-from app.web.templating import (
-    date as fmt_date,
-)
+from app.web.templating import activate, is_fragment, render
 
 
 class CatalogPageRoute(APIRoute):
@@ -83,124 +78,16 @@ class CatalogPageRoute(APIRoute):
 
 
 public = APIRouter(include_in_schema=False, route_class=CatalogPageRoute)
+
+
 admin = APIRouter(
     include_in_schema=False,
     route_class=CatalogPageRoute,
     dependencies=[Depends(verify_csrf), *ADMIN_DEPENDENCIES],
 )
 
-#: Page order of the kinds, with their URL segment.
-PAGE_KINDS: Final = ("offers", "gpus", "servers", "cloud", "energy", "fx", "buy", "gpu_prices")
-SLUGS: Final = {name.replace("_", "-"): name for name in KINDS}
 
-COLUMN_LABELS: Final[dict[str, str]] = {
-    "id": N_("ID"),
-    "name": N_("Name"),
-    "vendor": N_("Vendor"),
-    "generation": N_("Generation"),
-    "memory_gb": N_("Memory (GB)"),
-    "bandwidth_gbs": N_("Bandwidth (GB/s)"),
-    "bf16_tflops": N_("BF16 dense (TFLOPS)"),
-    "fp8_tflops": N_("FP8 dense (TFLOPS)"),
-    "int8_tops": N_("INT8 dense (TOPS)"),
-    "fp32_tflops": N_("FP32 (TFLOPS)"),
-    "tdp_w": N_("TDP (W)"),
-    "form_factor": N_("Form factor"),
-    "nvlink_gbs": N_("NVLink (GB/s)"),
-    "pcie_gbs": N_("PCIe (GB/s)"),
-    "gpus_per_node": N_("GPUs per node"),
-    "mig_max": N_("MIG slices"),
-    "launch_year": N_("Launch year"),
-    "notes": N_("Notes"),
-    "source": N_("Source"),
-    "gpu_id": N_("GPU"),
-    "price_usd": N_("Purchase price (USD)"),
-    "gpu_count": N_("GPU count"),
-    "cpu_cores": N_("CPU cores"),
-    "ram_gb": N_("RAM (GB)"),
-    "nvme_tb": N_("NVMe (TB)"),
-    "nics": N_("Network cards"),
-    "power_kw": N_("Power (kW)"),
-    "price": N_("Price"),
-    "currency": N_("Currency"),
-    "lead_time_weeks": N_("Lead time (weeks)"),
-    "provider": N_("Provider"),
-    "monthly_price": N_("Monthly price"),
-    "hourly_price": N_("Hourly price"),
-    "term_discounts": N_("Term discounts"),
-    "lead_time_hours": N_("Lead time (hours)"),
-    "includes_power": N_("Includes power"),
-    "interconnect": N_("Interconnect"),
-    "region": N_("Region"),
-    "on_demand_hourly": N_("On demand, hourly"),
-    "reserved_hourly": N_("Reserved, hourly"),
-    "price_date": N_("Price date"),
-    "tariff_per_kwh": N_("Tariff per kWh"),
-    "pue": N_("PUE"),
-    "colo_per_kw_month": N_("Colocation per kW-month"),
-    "amortisation_years": N_("Amortisation (years)"),
-    "maintenance_pct_per_year": N_("Maintenance per year"),
-    "staff_per_month": N_("Operations staff per month"),
-    "residual_pct": N_("Residual value"),
-    "install_pct": N_("Installation"),
-    "network_storage_pct": N_("Network and storage"),
-    "base": N_("Base currency"),
-    "quote": N_("Quote currency"),
-    "rate": N_("Rate"),
-    "as_of": N_("As of"),
-}
-
-HINTS: Final[dict[str, str]] = {
-    "id": N_("Lowercase letters, digits and hyphens, e.g. h100-x8-monthly. Cannot change later."),
-    "gpu_count": N_("A fraction for a MIG slice: 0.25 = one quarter of a GPU."),
-    "bf16_tflops": N_("Dense figure: half of a with-sparsity headline."),
-    "fp8_tflops": N_("Dense figure; empty when the GPU has no FP8 tensor cores."),
-    "term_discounts": N_("Contract months:fraction off list, e.g. 3:0;6:0.1;12:0.2"),
-    "hourly_price": N_("Per offer-hour; empty when not rented by the hour."),
-    "reserved_hourly": N_("1-year reserved or committed price; empty when unknown."),
-    "maintenance_pct_per_year": N_("A fraction of hardware capex, e.g. 0.08 = 8%."),
-    "residual_pct": N_("A fraction of capex, e.g. 0.1 = 10%."),
-    "install_pct": N_("A fraction of server capex, e.g. 0.05 = 5%."),
-    "network_storage_pct": N_("A fraction of server capex, e.g. 0.15 = 15%."),
-    "rate": N_("Units of the quote currency per one base currency, e.g. 32 TWD per USD."),
-    "source": N_("Where the figures come from: a URL, a datasheet, a quote. Required."),
-    "pue": N_("Facility power ÷ IT power, e.g. 1.3–1.6."),
-}
-
-STATUS_LABELS: Final = {
-    "draft": N_("Draft"),
-    "published": N_("Published"),
-    "archived": N_("Archived"),
-}
-
-MONEY_COLUMNS: Final = frozenset(
-    {
-        "monthly_price",
-        "hourly_price",
-        "price",
-        "on_demand_hourly",
-        "reserved_hourly",
-        "colo_per_kw_month",
-        "staff_per_month",
-    }
-)
-FRACTION_COLUMNS: Final = frozenset(
-    {"maintenance_pct_per_year", "residual_pct", "install_pct", "network_storage_pct"}
-)
-TEXTAREA_COLUMNS: Final = frozenset({"source", "notes", "nics"})
-CHOICES: Final[dict[str, tuple[str, ...]]] = {
-    "currency": CURRENCIES,
-    "base": CURRENCIES,
-    "quote": CURRENCIES,
-    "interconnect": INTERCONNECTS,
-    "form_factor": FORM_FACTORS,
-}
 PAGE_SIZE: Final = 50
-
-
-# --------------------------------------------------------------------------------------------
-# Read-only pages
-# --------------------------------------------------------------------------------------------
 
 
 @public.get("/catalog")
@@ -211,8 +98,8 @@ def overview(
     imported: int | None = None,
 ) -> Response:
     """Catalog overview: the selected price list, its rows per kind, and where to go next."""
-    pl = _selected(session, price_list)
-    ctx = _frame(session, pl) | {
+    pl = selected_list(session, price_list)
+    ctx = frame(session, pl) | {
         "counts": service.counts(session=session, price_list_id=pl.id) if pl and pl.id else {},
         "imported": imported,
     }
@@ -222,7 +109,7 @@ def overview(
 @public.get("/catalog/price-lists")
 def price_lists_page(request: Request, session: SessionDep) -> Response:
     """Every price list: status, effective date, whether current, and its actions."""
-    ctx = _frame(session, None) | {"lists": service.price_lists_public(session=session)}
+    ctx = frame(session, None) | {"lists": service.price_lists_public(session=session)}
     return render(request, "catalog/price_lists.html", ctx)
 
 
@@ -237,14 +124,11 @@ def kind_page(
     dir: str = "asc",
 ) -> Response:
     """One kind's table with search and sort; an HTMX request gets only the table."""
-    ctx = table_context(session, _kind(slug), price_list, q=q, sort=sort, descending=dir == "desc")
+    ctx = table_context(
+        session, kind_for_slug(slug), price_list, q=q, sort=sort, descending=dir == "desc"
+    )
     block = "table" if is_fragment(request) else None
     return render(request, "catalog/rows.html", ctx, block_name=block)
-
-
-# --------------------------------------------------------------------------------------------
-# Editing pages
-# --------------------------------------------------------------------------------------------
 
 
 @admin.get("/catalog/audit")
@@ -261,7 +145,7 @@ def audit_page(
         offset=(page - 1) * PAGE_SIZE,
         price_list_id=price_list,
     )
-    ctx = _frame(session, None) | {
+    ctx = frame(session, None) | {
         "entries": entries[:PAGE_SIZE],
         "page": page,
         "has_next": len(entries) > PAGE_SIZE,
@@ -273,7 +157,7 @@ def audit_page(
 @admin.get("/catalog/import")
 def import_page(request: Request, session: SessionDep, price_list: int | None = None) -> Response:
     """Upload a CSV or JSON file to preview what it would change."""
-    ctx = _import_context(session, {"target": str(price_list or "new")})
+    ctx = import_context(session, {"target": str(price_list or "new")})
     return render(request, "catalog/import.html", ctx)
 
 
@@ -281,19 +165,19 @@ def import_page(request: Request, session: SessionDep, price_list: int | None = 
 async def import_preview(request: Request, session: SessionDep) -> Response:
     """Preview an upload: added, changed (old → new), removed and rejected rows; nothing saved."""
     form = await request.form()
-    values = _form_strings(form)
+    values = form_strings(form)
     try:
-        data, fmt = await _upload(form, values)
+        data, fmt = await read_upload(form, values)
     except InvalidRow as e:
-        ctx = _import_context(session, values) | {"errors": e.errors}
+        ctx = import_context(session, values) | {"errors": e.errors}
         return render(request, "catalog/import.html", ctx, status_code=422)
-    target = _target(values.get("target"))
+    target = import_target(values.get("target"))
     parsed = io.parse(data, fmt=fmt, kind=values.get("kind") or None)
     preview = service.preview_import(
-        session=session, parsed=parsed, target=target, mode=_mode(values.get("mode"))
+        session=session, parsed=parsed, target=target, mode=import_mode(values.get("mode"))
     )
     text, _err = io.decode(data)
-    ctx = _import_context(session, values) | _preview_context(preview)
+    ctx = import_context(session, values) | preview_context(preview)
     ctx |= {"content": text if preview.ok else "", "format": fmt}
     return render(request, "catalog/import.html", ctx, status_code=200 if preview.ok else 422)
 
@@ -301,19 +185,19 @@ async def import_preview(request: Request, session: SessionDep) -> Response:
 @admin.post("/catalog/import/apply")
 async def import_apply(request: Request, session: SessionDep, actor: ActorDep) -> Response:
     """Apply a previewed upload in one transaction (into a draft or a new copy)."""
-    values = _form_strings(await request.form())
+    values = form_strings(await request.form())
     fmt: io.Format = "csv" if values.get("format") == "csv" else "json"
     parsed = io.parse(values.get("content", ""), fmt=fmt, kind=values.get("kind") or None)
     result = service.apply_import(
         session=session,
         parsed=parsed,
-        target=_target(values.get("target")),
+        target=import_target(values.get("target")),
         actor=actor,
-        mode=_mode(values.get("mode")),
+        mode=import_mode(values.get("mode")),
         new_name=values.get("name") or None,
     )
     if not result.applied:
-        ctx = _import_context(session, values) | _preview_context(result)
+        ctx = import_context(session, values) | preview_context(result)
         ctx |= {"content": "", "format": fmt}
         return render(request, "catalog/import.html", ctx, status_code=422)
     return _redirect(f"/catalog?price_list={result.price_list_id}&imported=1")
@@ -327,15 +211,29 @@ def new_price_list_page(
     current = service.current_price_list(session=session)
     src = source if source is not None else (current.id if current else None)
     values = {"source_list": str(src or ""), "effective_date": date.today().isoformat()}
-    return render(request, "catalog/price_list_form.html", _price_list_form(session, None, values))
+    return render(
+        request, "catalog/price_list_form.html", price_list_form_context(session, None, values)
+    )
 
 
 @admin.post("/catalog/price-lists/new")
 async def create_price_list(request: Request, session: SessionDep, actor: ActorDep) -> Response:
     """Create the draft (copying the chosen list's rows); 422 shows the errors by the fields."""
-    values = _form_strings(await request.form())
+    values = form_strings(await request.form())
     try:
-        pl = _create_list(session, values, actor)
+        data, source_id = price_list_create(values)
+        if source_id is not None:
+            pl = service.new_price_list_from(
+                session=session,
+                source_id=source_id,
+                name=data.name,
+                effective_date=data.effective_date,
+                actor=actor,
+                notes=data.notes,
+                source=data.source,
+            )
+        else:
+            pl = service.create_price_list(session=session, data=data, actor=actor)
     except InvalidRow as e:
         return _price_list_form_error(request, session, None, values, e)
     return _redirect(f"/catalog?price_list={pl.id}")
@@ -345,8 +243,10 @@ async def create_price_list(request: Request, session: SessionDep, actor: ActorD
 def edit_price_list_page(request: Request, session: SessionDep, price_list_id: int) -> Response:
     """Rename a draft, or change its effective date and notes."""
     pl = service.get_price_list(session=session, price_list_id=price_list_id)
-    values = {k: _input_value(v) for k, v in pl.model_dump().items()}
-    return render(request, "catalog/price_list_form.html", _price_list_form(session, pl, values))
+    values = {k: input_value(v) for k, v in pl.model_dump().items()}
+    return render(
+        request, "catalog/price_list_form.html", price_list_form_context(session, pl, values)
+    )
 
 
 @admin.post("/catalog/price-lists/{price_list_id}/edit")
@@ -355,9 +255,9 @@ async def update_price_list(
 ) -> Response:
     """Save a draft's name, effective date and notes; 422 shows the errors by the fields."""
     pl = service.get_price_list(session=session, price_list_id=price_list_id)
-    values = _form_strings(await request.form())
+    values = form_strings(await request.form())
     try:
-        data = _validated(PriceListUpdate, values, ("name", "effective_date", "notes", "source"))
+        data = price_list_update(values)
         service.update_price_list(
             session=session, price_list_id=price_list_id, data=data, actor=actor
         )
@@ -392,8 +292,8 @@ def new_row_page(
     request: Request, session: SessionDep, slug: str, price_list: int | None = None
 ) -> Response:
     """The form for a new row in a draft list (or a new GPU)."""
-    k = _kind(slug)
-    pl = _editable(session, k, price_list)
+    k = kind_for_slug(slug)
+    pl = editable_list(session, k, price_list)
     ctx = form_context(session, k, pl, values={}, errors={}, key=None)
     return render(request, "catalog/row_form.html", ctx)
 
@@ -403,17 +303,17 @@ async def create_row(
     request: Request, session: SessionDep, actor: ActorDep, slug: str, price_list: int | None = None
 ) -> Response:
     """Save a new row; 422 re-renders the form with each error beside its field."""
-    k = _kind(slug)
-    pl = _editable(session, k, price_list)
-    values = _form_strings(await request.form())
+    k = kind_for_slug(slug)
+    pl = editable_list(session, k, price_list)
+    values = form_strings(await request.form())
     try:
         data = service.validate_row(kind_name=k.name, values=values)
         service.create_row(
-            session=session, kind_name=k.name, price_list_id=_pl_id(pl), data=data, actor=actor
+            session=session, kind_name=k.name, price_list_id=pl_id(pl), data=data, actor=actor
         )
     except InvalidRow as e:
         return _row_form_error(request, session, k, pl, values, e, key=None)
-    return _redirect(_kind_url(k, pl))
+    return _redirect(kind_url(k, pl))
 
 
 @admin.get("/catalog/{slug}/{key:path}/edit")
@@ -421,10 +321,10 @@ def edit_row_page(
     request: Request, session: SessionDep, slug: str, key: str, price_list: int | None = None
 ) -> Response:
     """The form for one row, filled in; a published list's rows are shown read-only."""
-    k = _kind(slug)
-    pl = _selected_or_404(session, price_list) if k.scoped else None
-    row = service.get_row(session=session, kind_name=k.name, price_list_id=_pl_id(pl), key=key)
-    values = {c: _input_value(v) for c, v in service.row_values(k, row).items()}
+    k = kind_for_slug(slug)
+    pl = selected_list_or_404(session, price_list) if k.scoped else None
+    row = service.get_row(session=session, kind_name=k.name, price_list_id=pl_id(pl), key=key)
+    values = {c: input_value(v) for c, v in service.row_values(k, row).items()}
     ctx = form_context(session, k, pl, values=values, errors={}, key=key)
     return render(request, "catalog/row_form.html", ctx)
 
@@ -439,9 +339,9 @@ async def update_row(
     price_list: int | None = None,
 ) -> Response:
     """Save one row; 422 re-renders the form with each error beside its field."""
-    k = _kind(slug)
-    pl = _editable(session, k, price_list)
-    values = _form_strings(await request.form())
+    k = kind_for_slug(slug)
+    pl = editable_list(session, k, price_list)
+    values = form_strings(await request.form())
     for f, v in k.key_filter(key).items():
         values[f] = v  # the key is not editable: never trust a posted one
     try:
@@ -449,14 +349,14 @@ async def update_row(
         service.update_row(
             session=session,
             kind_name=k.name,
-            price_list_id=_pl_id(pl),
+            price_list_id=pl_id(pl),
             key=key,
             data=data,
             actor=actor,
         )
     except InvalidRow as e:
         return _row_form_error(request, session, k, pl, values, e, key=key)
-    return _redirect(_kind_url(k, pl))
+    return _redirect(kind_url(k, pl))
 
 
 @admin.post("/catalog/{slug}/{key:path}/delete")
@@ -464,307 +364,18 @@ def delete_row(
     session: SessionDep, actor: ActorDep, slug: str, key: str, price_list: int | None = None
 ) -> Response:
     """Delete one row of a draft list (a GPU only when no row uses it)."""
-    k = _kind(slug)
-    pl = _editable(session, k, price_list)
+    k = kind_for_slug(slug)
+    pl = editable_list(session, k, price_list)
     service.delete_row(
-        session=session, kind_name=k.name, price_list_id=_pl_id(pl), key=key, actor=actor
+        session=session, kind_name=k.name, price_list_id=pl_id(pl), key=key, actor=actor
     )
-    return _redirect(_kind_url(k, pl))
+    return _redirect(kind_url(k, pl))
 
 
 # Admin first: its fixed paths (/catalog/import, /catalog/audit) precede /catalog/{slug}.
 router = APIRouter(include_in_schema=False)
 router.include_router(admin)
 router.include_router(public)
-
-
-# --------------------------------------------------------------------------------------------
-# Context builders
-# --------------------------------------------------------------------------------------------
-
-
-def _kind(slug: str) -> Kind:
-    name = SLUGS.get(slug)
-    if name is None:
-        raise service.NotFound(f"no catalog page {slug!r}")
-    return KINDS[name]
-
-
-def _selected(session: Session, price_list_id: int | None) -> PriceList | None:
-    """The list asked for (404 when unknown), else the current one, else the newest one (only
-    drafts or archived lists), else None (an empty catalog)."""
-    if price_list_id is not None:
-        return service.get_price_list(session=session, price_list_id=price_list_id)
-    current = service.current_price_list(session=session)
-    if current is not None:
-        return current
-    return next(iter(service.list_price_lists(session=session)), None)
-
-
-def _selected_or_404(session: Session, price_list_id: int | None) -> PriceList:
-    pl = _selected(session, price_list_id)
-    if pl is None:
-        raise service.NotFound(_("The catalog has no price list yet."))
-    return pl
-
-
-def _editable(session: Session, k: Kind, price_list_id: int | None) -> PriceList | None:
-    """The draft rows are edited in (None for GPU specs, which are not per list)."""
-    if not k.scoped:
-        return _selected(session, price_list_id)
-    pl = _selected_or_404(session, price_list_id)
-    if pl.status != "draft":
-        raise service.Conflict(
-            _(
-                "Price list “%(name)s” is %(status)s: its prices are frozen for the quotes made "
-                "with it. Start a new draft from it and edit that."
-            )
-            % {"name": pl.name, "status": _(STATUS_LABELS[pl.status])}
-        )
-    return pl
-
-
-def _pl_id(pl: PriceList | None) -> int | None:
-    return pl.id if pl is not None else None
-
-
-def _list_query(pl: PriceList | None, **params: Any) -> str:
-    q = {"price_list": pl.id} if pl is not None else {}
-    q.update({k: v for k, v in params.items() if v not in (None, "")})
-    return "?" + urlencode(q) if q else ""
-
-
-def _kind_url(k: Kind, pl: PriceList | None) -> str:
-    return f"/catalog/{k.name.replace('_', '-')}{_list_query(pl)}"
-
-
-def _frame(session: Session, pl: PriceList | None) -> dict[str, Any]:
-    """What every catalog page shows around its content: the list, the list switch, the nav."""
-    current = service.current_price_list(session=session)
-    return {
-        "nav_active": "catalog",
-        "pl": pl,
-        "current_id": current.id if current else None,
-        "all_lists": service.list_price_lists(session=session),
-        "kind_links": [(KINDS[n].name.replace("_", "-"), KINDS[n].label) for n in PAGE_KINDS],
-        "status_labels": STATUS_LABELS,
-        "list_query": _list_query(pl),
-    }
-
-
-def table_context(
-    session: Session,
-    k: Kind,
-    price_list_id: int | None,
-    *,
-    q: str,
-    sort: str | None,
-    descending: bool,
-) -> dict[str, Any]:
-    """The table of one kind: header cells with sort links, pre-formatted body cells."""
-    pl = _selected(session, price_list_id)  # GPU specs are global; their prices are not
-    rows: list[Any] = []
-    if pl is not None or not k.scoped:
-        needed = {*k.list_columns, *k.key_fields, "source"}
-        needed |= {"currency"} if "currency" in k.columns else set()
-        rows = service.list_rows(
-            session=session,
-            kind_name=k.name,
-            price_list_id=_pl_id(pl),
-            q=q,
-            sort=sort,
-            descending=descending,
-            columns=[c for c in k.columns if c in needed],
-        )
-    sortable = set(service.sort_columns(k))
-    sort = sort if sort in sortable else None
-    base = f"/catalog/{k.name.replace('_', '-')}"
-    columns = []
-    for c in k.list_columns:
-        flip = "desc" if sort == c and not descending else "asc"
-        columns.append(
-            {
-                "name": c,
-                "label": _(COLUMN_LABELS.get(c, c)),
-                "numeric": _is_numeric(k, c),
-                "href": base + _list_query(pl, q=q, sort=c, dir=flip) if c in sortable else None,
-                "sorted": ("descending" if descending else "ascending") if sort == c else None,
-            }
-        )
-    prices = (
-        service.gpu_prices(session=session, price_list_id=pl.id)
-        if k.name == "gpus" and pl is not None and pl.id is not None
-        else None
-    )
-    if prices is not None:
-        columns.append(
-            {
-                "name": "price_usd",
-                "label": _(COLUMN_LABELS["price_usd"]),
-                "numeric": True,
-                "href": None,
-                "sorted": None,
-            }
-        )
-    editable = (pl is not None and pl.status == "draft") or not k.scoped
-    query = _list_query(pl)
-    fmt = CellFormat()
-    numeric = [_is_numeric(k, c) for c in k.list_columns]
-    body = []
-    for r in rows:
-        cells = [(fmt.cell(c, r), n) for c, n in zip(k.list_columns, numeric, strict=True)]
-        if prices is not None:
-            price = prices.get(r.id)
-            cells.append((fmt.money(price, "USD", 0) if price is not None else "—", True))
-        key = k.key_of(r)
-        body.append(
-            {
-                "cells": cells,
-                "source": r.source,
-                "edit": f"{base}/{quote(key, safe='/')}/edit{query}",
-            }
-        )
-    return _frame(session, pl) | {
-        "kind": k,
-        "kind_label": _(k.label),
-        "slug": k.name.replace("_", "-"),
-        "columns": columns,
-        "rows": body,
-        "q": q,
-        "sort": sort or "",
-        "dir": "desc" if descending else "asc",
-        "editable": editable,
-        "can_add": editable and not (k.single and body),
-        "base_url": base,
-    }
-
-
-def _is_numeric(k: Kind, column: str) -> bool:
-    ann = str(k.create.model_fields[column].annotation)
-    return ("float" in ann or "int" in ann) and "dict" not in ann
-
-
-class CellFormat:
-    """Formats the cells of one table in the request's language, fast.
-
-    A table of 1,000 offers holds thousands of figures, and Babel's `format_decimal` (≈40 µs a
-    call) would dominate the page (issue 3: under 100 ms). Both languages group digits with
-    ',' and use '.' for decimals, so formatting the same `Decimal(str(value))` with Python's
-    ',' spec, half-even like Babel, gives Babel's output (tests compare the two); any other
-    locale falls back to the shared filters.
-    """
-
-    def __init__(self) -> None:
-        loc = i18n.babel_locale()
-        self.fast = get_group_symbol(loc) == "," and get_decimal_symbol(loc) == "."
-        self.yes, self.no = _("yes"), _("no")
-        self.term = _("%(months)s mo −%(pct)s")
-        self.mig = _("%(n)s (MIG)")
-
-    def number(self, v: float | int, digits: int = 0) -> str:
-        if not self.fast:
-            return number(v, digits)
-        return format(Decimal(str(v)), f",.{digits}f")
-
-    def money(self, v: float | int, currency: str, digits: int | None = None) -> str:
-        if not self.fast:
-            return money(v, currency, digits)
-        places = CURRENCY_DIGITS.get(currency, 2) if digits is None else digits
-        body = format(abs(Decimal(str(v))), f",.{places}f")
-        sign = "-" if v < 0 and body.strip("0.,") else ""
-        return f"{sign}{CURRENCY_SYMBOLS.get(currency, currency + ' ')}{body}"
-
-    def percent(self, v: float, digits: int = 0) -> str:
-        return self.number(v * 100, digits) + "%" if self.fast else percent(v, digits)
-
-    def cell(self, column: str, row: Any) -> str:
-        """One cell: money with its currency, fractions as %, MIG slices marked."""
-        v = getattr(row, column)
-        if v is None:
-            return "—"
-        if column in MONEY_COLUMNS:
-            return self.money(v, row.currency)
-        if column == "tariff_per_kwh":
-            return self.money(v, row.currency, 2 if row.currency == "TWD" else 4)
-        if column in FRACTION_COLUMNS:
-            return self.percent(v, 1)
-        if column == "term_discounts":
-            terms = sorted((int(m), float(f)) for m, f in (v or {}).items())
-            parts = [self.term % {"months": m, "pct": self.percent(f)} for m, f in terms if f]
-            return " · ".join(parts) or "—"
-        if isinstance(v, bool):
-            return self.yes if v else self.no
-        if isinstance(v, date):
-            return fmt_date(v)
-        if isinstance(v, float):
-            if column == "gpu_count" and not v.is_integer():
-                return self.mig % {"n": self.number(v, 2)}
-            return self.number(v, 0 if v.is_integer() else 2 if abs(v) >= 1 else 4)
-        if isinstance(v, int):
-            return str(v) if column == "launch_year" else self.number(v)
-        return str(v)
-
-
-def form_context(
-    session: Session,
-    k: Kind,
-    pl: PriceList | None,
-    *,
-    values: Mapping[str, str],
-    errors: Mapping[str, str],
-    key: str | None,
-) -> dict[str, Any]:
-    """The row form: one field per column of the kind, with its value, choices and error."""
-    editable = (pl is not None and pl.status == "draft") or not k.scoped
-    gpu_choices = [(g, g) for g in service.gpu_ids(session=session)]
-    fields = []
-    for c, info in k.create.model_fields.items():
-        ann = str(info.annotation)
-        kind_of = "text"
-        options: list[tuple[str, str]] = []
-        if c == "gpu_id":
-            kind_of, options = "select", gpu_choices
-        elif c in CHOICES:
-            kind_of, options = "select", [(o, o) for o in CHOICES[c]]
-        elif "bool" in ann:
-            kind_of, options = "select", [("true", _("yes")), ("false", _("no"))]
-        elif c in TEXTAREA_COLUMNS:
-            kind_of = "textarea"
-        elif "date" in ann:
-            kind_of = "date"
-        default = info.get_default(call_default_factory=True) if not info.is_required() else None
-        fields.append(
-            {
-                "name": c,
-                "label": _(COLUMN_LABELS.get(c, c)),
-                "hint": _(HINTS[c]) if c in HINTS else None,
-                "type": kind_of,
-                "options": options,
-                "value": values.get(c, _input_value(default) if key is None else ""),
-                "inputmode": "decimal" if "float" in ann else "numeric" if "int" in ann else None,
-                "required": info.is_required(),
-                "readonly": key is not None and c in k.key_fields,
-            }
-        )
-    action = f"/catalog/{k.name.replace('_', '-')}"
-    action += f"/{quote(key, safe='/')}/edit" if key else "/new"
-    return _frame(session, pl) | {
-        "kind": k,
-        "kind_label": _(k.label),
-        "slug": k.name.replace("_", "-"),
-        "fields": fields,
-        "errors": dict(errors),
-        "key": key,
-        "action": action + _list_query(pl if k.scoped else None),
-        "delete_action": (
-            f"/catalog/{k.name.replace('_', '-')}/{quote(key, safe='/')}/delete"
-            + _list_query(pl if k.scoped else None)
-            if key
-            else None
-        ),
-        "editable": editable,
-        "back": _kind_url(k, pl if k.scoped else None),
-    }
 
 
 def _row_form_error(
@@ -783,71 +394,6 @@ def _row_form_error(
     return render(request, "catalog/row_form.html", ctx, block_name=block, status_code=422)
 
 
-def _input_value(v: Any) -> str:
-    """A stored value as an <input> shows it (no '50000.0', no 'None')."""
-    if v is None:
-        return ""
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, float):
-        return str(int(v)) if v.is_integer() and math.isfinite(v) and abs(v) < 1e15 else repr(v)
-    if isinstance(v, date):
-        return v.isoformat()
-    if isinstance(v, dict):
-        return io.format_terms(v)
-    return str(v)
-
-
-def _form_strings(form: Mapping[str, Any]) -> dict[str, str]:
-    return {k: v for k, v in form.items() if isinstance(v, str) and k != "csrf_token"}
-
-
-def _validated(model: Any, values: Mapping[str, str], fields: tuple[str, ...]) -> Any:
-    try:
-        return model.model_validate({f: values.get(f, "") for f in fields})
-    except ValidationError as e:
-        raise InvalidRow(io.field_errors(e), exc=e) from None
-
-
-def _create_list(session: Session, values: Mapping[str, str], actor: str) -> PriceList:
-    data: PriceListCreate = _validated(
-        PriceListCreate,
-        {**values, "currency": values.get("currency") or "TWD"},
-        ("name", "effective_date", "currency", "notes", "source"),
-    )
-    source = values.get("source_list", "")
-    if source.isdigit():
-        return service.new_price_list_from(
-            session=session,
-            source_id=int(source),
-            name=data.name,
-            effective_date=data.effective_date,
-            actor=actor,
-            notes=data.notes,
-            source=data.source,
-        )
-    return service.create_price_list(session=session, data=data, actor=actor)
-
-
-def _price_list_form(
-    session: Session,
-    pl: PriceList | None,
-    values: Mapping[str, str],
-    errors: Mapping[str, str] | None = None,
-) -> dict[str, Any]:
-    return _frame(session, pl) | {
-        "values": dict(values),
-        "errors": dict(errors or {}),
-        "editing": pl,
-        "action": f"/catalog/price-lists/{pl.id}/edit" if pl else "/catalog/price-lists/new",
-        "copy_options": [
-            (str(x.id), f"{x.name} ({_(STATUS_LABELS[x.status])})")
-            for x in service.list_price_lists(session=session)
-        ],
-        "currency_options": [(c, c) for c in CURRENCIES],
-    }
-
-
 def _price_list_form_error(
     request: Request,
     session: Session,
@@ -856,69 +402,9 @@ def _price_list_form_error(
     e: InvalidRow,
 ) -> Response:
     errors = validation_messages(e.exc) if e.exc is not None else e.errors
-    ctx = _price_list_form(session, pl, values, errors)
+    ctx = price_list_form_context(session, pl, values, errors)
     block = "form" if is_fragment(request) else None
     return render(request, "catalog/price_list_form.html", ctx, block_name=block, status_code=422)
-
-
-def _import_context(session: Session, values: Mapping[str, str]) -> dict[str, Any]:
-    drafts = [p for p in service.list_price_lists(session=session) if p.status == "draft"]
-    return _frame(session, None) | {
-        "values": dict(values),
-        "preview": None,
-        "targets": [("new", _("A new draft, copied from the current list"))]
-        + [(str(p.id), _("Draft: %(name)s") % {"name": p.name}) for p in drafts],
-        "kind_options": [(n, _(KINDS[n].label)) for n in PAGE_KINDS],
-        "kind_names": {n: _(KINDS[n].label) for n in KINDS},
-        "errors": {},
-    }
-
-
-def _preview_context(preview: io.ImportPreview) -> dict[str, Any]:
-    """The preview, with each changed field as display strings (old → new)."""
-    changes = [
-        {
-            "kind": _(KINDS[c.kind].label),
-            "row": c.row,
-            "key": c.key,
-            "field": _(COLUMN_LABELS.get(f.field, f.field)),
-            "old": _input_value(f.old) or "—",
-            "new": _input_value(f.new) or "—",
-        }
-        for c in preview.changed
-        for f in c.fields
-    ]
-    return {"preview": preview, "changes": changes}
-
-
-async def _upload(form: Mapping[str, Any], values: Mapping[str, str]) -> tuple[bytes, io.Format]:
-    """The uploaded file (or pasted text) and its format (chosen, or from the file name)."""
-    upload = form.get("file")
-    data = b""
-    name = ""
-    if isinstance(upload, UploadFile):
-        data = await upload.read()
-        name = (upload.filename or "").lower()
-    if not data and values.get("text", "").strip():
-        data = values["text"].encode("utf-8")
-    if not data:
-        raise InvalidRow({"file": _("Choose a file to import (or paste its text).")})
-    chosen = values.get("format", "")
-    if chosen in ("csv", "json"):
-        return data, chosen  # type: ignore[return-value]
-    if name.endswith(".csv"):
-        return data, "csv"
-    if name.endswith(".json") or data.lstrip()[:1] in (b"{", b"["):
-        return data, "json"
-    return data, "csv"
-
-
-def _target(value: str | None) -> int | None:
-    return int(value) if value and value.isdigit() else None
-
-
-def _mode(value: str | None) -> io.Mode:
-    return "upsert" if value == "upsert" else "sync"
 
 
 def _redirect(url: str) -> Response:

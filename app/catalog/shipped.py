@@ -1,8 +1,9 @@
 """The shipped catalog (`app/data/catalog.yaml` + `app/data/gpus.yaml`), read without a database.
 
-The CLI's `estimate` prices with it, the web layer falls back to it, and the catalog service
-loads it into an empty database. Rows in the files carry exactly the engine dataclass fields
-(plus `notes` on GPUs), so they build the dataclasses directly.
+The CLI's `estimate` prices with it, the web pages use it when the database has no current
+list (`current`), and the catalog service loads it into an empty database. Rows in the files
+carry exactly the engine dataclass fields (plus `notes` on GPUs), so they go to
+`price_book.build_price_book` as they are.
 """
 
 from __future__ import annotations
@@ -14,17 +15,10 @@ from typing import Any, Final
 
 import yaml
 
+from app.catalog.price_book import BOOK_KINDS, build_price_book
 from app.engine.gpus import gpu_from_record
 from app.engine.hardware import GpuSpec
-from app.engine.price_book import (
-    BuyParameters,
-    CloudInstance,
-    EnergyPrice,
-    FxRate,
-    PriceBook,
-    RentalOffer,
-    ServerSku,
-)
+from app.engine.price_book import PriceBook
 
 DATA_DIR: Final = Path(__file__).resolve().parent.parent / "data"
 CATALOG_PATH: Final = DATA_DIR / "catalog.yaml"
@@ -58,23 +52,12 @@ def shipped_price_book() -> PriceBook:
     """The shipped price list as the cost engine consumes it."""
     doc = _read(CATALOG_PATH)
     head = doc["price_list"]
-    return PriceBook(
+    rows = {name: doc.get(name, []) for name in BOOK_KINDS if name != "buy"}
+    rows["buy"] = [doc["buy"]] if doc.get("buy") else []
+    return build_price_book(
         name=head["name"],
         effective_date=head["effective_date"],
         currency=head["currency"],
-        offers=tuple(
-            RentalOffer(
-                **{
-                    **r,
-                    "term_discounts": {int(k): float(v) for k, v in r["term_discounts"].items()},
-                }
-            )
-            for r in doc.get("offers", [])
-        ),
-        cloud=tuple(CloudInstance(**r) for r in doc.get("cloud", [])),
-        servers=tuple(ServerSku(**r) for r in doc.get("servers", [])),
-        energy=tuple(EnergyPrice(**r) for r in doc.get("energy", [])),
-        buy=BuyParameters(**doc["buy"]) if doc.get("buy") else BuyParameters(),
-        fx=tuple(FxRate(**r) for r in doc.get("fx", [])),
-        gpus=tuple(sorted(shipped_gpus(), key=lambda g: g.id)),
+        rows=rows,
+        gpus=shipped_gpus(),
     )

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any, Final, Literal
 
 from pydantic import ConfigDict
@@ -74,7 +73,3 @@ def import_plan(*, session: Session, owner: User, data: PlanImport) -> Plan:
             session=session, plan_id=plan.id, actor=owner, price_list_id=keep
         ).plan
     return plan
-
-
-def export_dict(plan: Plan) -> Mapping[str, Any]:
-    return export_plan(plan).model_dump(mode="json")

@@ -62,11 +62,6 @@ _pdfs = _Lru(PDF_CACHE_SIZE)
 _charts = _Lru(CHART_CACHE_SIZE)
 
 
-def clear_caches() -> None:
-    _pdfs.clear()
-    _charts.clear()
-
-
 def normalise_lang(lang: str | None) -> str:
     return i18n.normalise(lang) or "zh-TW"
 

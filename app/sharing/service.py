@@ -76,16 +76,6 @@ def is_active(link: ShareLink, now: datetime | None = None) -> bool:
     return link.revoked_at is None and (expires is None or expires > now)
 
 
-def active_links(*, session: Session, plan_id: int) -> list[ShareLink]:
-    """The plan's links that still open it, newest first."""
-    stmt = (
-        select(ShareLink)
-        .where(ShareLink.plan_id == plan_id, col(ShareLink.revoked_at).is_(None))
-        .order_by(col(ShareLink.created_at).desc(), col(ShareLink.id).desc())
-    )
-    return [link for link in session.exec(stmt) if is_active(link)]
-
-
 def revoke_links(*, session: Session, plan_id: int, actor: User, link_id: int | None = None) -> int:
     """Revoke one link (`link_id`) or every active link of the plan; returns how many."""
     plan = plans.get_plan(session=session, plan_id=plan_id)

@@ -186,7 +186,7 @@ templates: Final = _make_templates()
 def base_context(request: Request) -> dict[str, Any]:
     """What every template may use (see the module docstring)."""
     from app.accounts.web import current_user
-    from app.web.prices import price_book
+    from app.catalog.current import price_book
 
     token = token_for(request)
     return {

@@ -279,7 +279,7 @@ def _catalog_msgids() -> set[str]:
     for path in sorted((REPO_ROOT / "templates" / "catalog").glob("*.html")):
         for _line, msg, _c, _ctx in extract_from_file("jinja2", str(path), keywords, options=opts):
             ids.add(msg[0] if isinstance(msg, tuple) else msg)
-    for name in ("pages.py", "kinds.py"):
+    for name in ("pages.py", "views.py", "forms.py", "kinds.py"):
         path = Path(REPO_ROOT / "app" / "catalog" / name)
         for _line, msg, _c, _ctx in extract_from_file("python", str(path), keywords):
             ids.add(msg[0] if isinstance(msg, tuple) else msg)
@@ -300,7 +300,7 @@ def test_every_catalog_string_has_a_chinese_translation() -> None:
 @pytest.mark.parametrize("lang", ["en", "zh-TW"])
 def test_fast_cell_format_matches_the_shared_filters(lang: str) -> None:
     """The table's fast formatter prints exactly what the Babel-based filters print."""
-    from app.catalog.pages import CellFormat
+    from app.catalog.views import CellFormat
     from app.web import templating
 
     i18n.activate(lang)

@@ -1,0 +1,74 @@
+"""Reading the catalog pages' posted forms: strings only, validated models, the uploaded file."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from pydantic import ValidationError
+from starlette.datastructures import UploadFile
+
+from app.catalog import io
+from app.catalog.models import PriceListCreate, PriceListUpdate
+from app.catalog.service import InvalidRow
+from app.i18n import gettext as _
+
+
+def form_strings(form: Mapping[str, Any]) -> dict[str, str]:
+    return {k: v for k, v in form.items() if isinstance(v, str) and k != "csrf_token"}
+
+
+def validated(model: Any, values: Mapping[str, str], fields: tuple[str, ...]) -> Any:
+    try:
+        return model.model_validate({f: values.get(f, "") for f in fields})
+    except ValidationError as e:
+        raise InvalidRow(io.field_errors(e), exc=e) from None
+
+
+def price_list_create(values: Mapping[str, str]) -> tuple[PriceListCreate, int | None]:
+    """A new list's head (currency TWD unless chosen) and the list to copy rows from, if any."""
+    data: PriceListCreate = validated(
+        PriceListCreate,
+        {**values, "currency": values.get("currency") or "TWD"},
+        ("name", "effective_date", "currency", "notes", "source"),
+    )
+    source = values.get("source_list", "")
+    return data, int(source) if source.isdigit() else None
+
+
+def price_list_update(values: Mapping[str, str]) -> PriceListUpdate:
+    fields = ("name", "effective_date", "notes", "source")
+    data: PriceListUpdate = validated(PriceListUpdate, values, fields)
+    return data
+
+
+async def read_upload(
+    form: Mapping[str, Any], values: Mapping[str, str]
+) -> tuple[bytes, io.Format]:
+    """The uploaded file (or pasted text) and its format (chosen, or from the file name)."""
+    upload = form.get("file")
+    data = b""
+    name = ""
+    if isinstance(upload, UploadFile):
+        data = await upload.read()
+        name = (upload.filename or "").lower()
+    if not data and values.get("text", "").strip():
+        data = values["text"].encode("utf-8")
+    if not data:
+        raise InvalidRow({"file": _("Choose a file to import (or paste its text).")})
+    chosen = values.get("format", "")
+    if chosen in ("csv", "json"):
+        return data, chosen  # type: ignore[return-value]
+    if name.endswith(".csv"):
+        return data, "csv"
+    if name.endswith(".json") or data.lstrip()[:1] in (b"{", b"["):
+        return data, "json"
+    return data, "csv"
+
+
+def import_target(value: str | None) -> int | None:
+    return int(value) if value and value.isdigit() else None
+
+
+def import_mode(value: str | None) -> io.Mode:
+    return "upsert" if value == "upsert" else "sync"

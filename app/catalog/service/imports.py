@@ -1,0 +1,287 @@
+"""Imports: preview and apply a CSV/JSON upload, and load the shipped catalog (the same path)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from datetime import date
+from typing import Any, Final
+
+from sqlalchemy.exc import IntegrityError
+from sqlmodel import Session, select
+
+from app.catalog import io
+from app.catalog.kinds import KINDS, ORDER
+from app.catalog.models import Gpu, PriceList, PriceListCreate, utcnow
+from app.catalog.service.audit import record
+from app.catalog.service.errors import CatalogError
+from app.catalog.service.rows import gpu_ids, list_rows, row_values
+from app.catalog.service.versions import current_price_list, require_draft, touch, unique_name
+from app.catalog.shipped import shipped_document
+
+SYSTEM: Final = "system"
+
+
+def existing_rows(
+    *, session: Session, price_list_id: int | None, kinds: Iterable[str]
+) -> dict[str, dict[str, dict[str, Any]]]:
+    """{kind: {key: comparable row}} of a list (GPU specs: all of them)."""
+    out: dict[str, dict[str, dict[str, Any]]] = {}
+    for name in kinds:
+        k = KINDS[name]
+        if k.scoped and price_list_id is None:
+            out[name] = {}
+            continue
+        out[name] = {
+            k.key_of(r): row_values(k, r)
+            for r in list_rows(session=session, kind_name=name, price_list_id=price_list_id)
+        }
+    return out
+
+
+def _import_target(session: Session, target: int | None) -> tuple[PriceList | None, str]:
+    """The draft an import goes into (None: a new copy of the current list)."""
+    if target is not None:
+        pl = require_draft(session, target)
+        return pl, pl.name
+    current = current_price_list(session=session)
+    return current, f"a new draft copied from {current.name!r}" if current else "a new draft"
+
+
+def preview_import(
+    *, session: Session, parsed: io.Parsed, target: int | None, mode: io.Mode = "sync"
+) -> io.ImportPreview:
+    """Validate an upload and compare it with the target list; changes nothing."""
+    return _compare(session, parsed, target, mode)[0]
+
+
+def _compare(
+    session: Session, parsed: io.Parsed, target: int | None, mode: io.Mode
+) -> tuple[io.ImportPreview, io.Validated]:
+    base, label = _import_target(session, target)
+    validated = io.validate(parsed, known_gpus=gpu_ids(session=session))
+    existing = existing_rows(
+        session=session, price_list_id=base.id if base else None, kinds=parsed.rows
+    )
+    preview = io.diff(validated, existing, mode=mode)
+    preview.target_price_list_id = target
+    preview.target_name = label
+    return preview, validated
+
+
+def apply_import(
+    *,
+    session: Session,
+    parsed: io.Parsed,
+    target: int | None,
+    actor: str,
+    mode: io.Mode = "sync",
+    new_name: str | None = None,
+    effective_date: date | None = None,
+) -> io.ImportPreview:
+    """Apply an upload in one transaction: into draft `target`, or into a new draft copied
+    from the current list. Any rejected row → nothing is written (`ok` false). GPU specs in
+    the file are global: they change for every list (specs are not versioned)."""
+    preview, validated = _compare(session, parsed, target, mode)
+    if not preview.ok:
+        return preview
+    try:
+        if target is None:
+            pl = _new_import_draft(session, new_name, effective_date, actor)
+        else:
+            pl = require_draft(session, target)
+        assert pl.id is not None
+        _write_rows(session, pl.id, validated.valid, preview, mode)
+        touch(pl)
+        summary = (
+            f"import ({parsed.format}): {len(preview.added)} added, {len(preview.changed)} "
+            f"changed, {len(preview.removed)} removed, {preview.unchanged} unchanged"
+        )
+        record(
+            session,
+            actor,
+            "import",
+            "price_lists",
+            pl.name,
+            pl.id,
+            None,
+            {
+                "added": [f"{c.kind}:{c.key}" for c in preview.added],
+                "changed": [f"{c.kind}:{c.key}" for c in preview.changed],
+                "removed": [f"{c.kind}:{c.key}" for c in preview.removed],
+            },
+            summary=summary,
+        )
+        session.commit()
+    except CatalogError:
+        session.rollback()
+        raise
+    except IntegrityError as e:
+        session.rollback()
+        raise CatalogError(f"the import conflicts with the catalog: {e.orig}") from None
+    preview.applied = True
+    preview.price_list_id = pl.id
+    return preview
+
+
+def _new_import_draft(
+    session: Session, name: str | None, effective: date | None, actor: str
+) -> PriceList:
+    current = current_price_list(session=session)
+    stamp = utcnow().strftime("%Y-%m-%d %H:%M:%S")
+    name = (name or "").strip() or f"Import {stamp}"
+    effective = effective or date.today()
+    if current is None:
+        head = PriceListCreate(name=name, effective_date=effective, notes="Imported")
+        unique_name(session, head.name)
+        pl = PriceList(**head.model_dump(), status="draft", created_by=actor)
+        session.add(pl)
+        session.flush()
+        return pl
+    assert current.id is not None
+    # new_price_list_from commits; here the copy must share the import's transaction.
+    unique_name(session, name)
+    pl = PriceList(
+        name=name,
+        effective_date=effective,
+        currency=current.currency,
+        source=current.source,
+        notes=f"Import on {stamp}, copied from {current.name}",
+        status="draft",
+        created_by=actor,
+    )
+    session.add(pl)
+    session.flush()
+    assert pl.id is not None
+    for name_ in ORDER:
+        k = KINDS[name_]
+        if k.scoped:
+            for row in list_rows(session=session, kind_name=name_, price_list_id=current.id):
+                session.add(k.table(**{c: getattr(row, c) for c in k.columns}, price_list_id=pl.id))
+    session.flush()
+    return pl
+
+
+def _write_rows(
+    session: Session,
+    price_list_id: int,
+    valid: Mapping[str, list[io.ValidRow]],
+    preview: io.ImportPreview,
+    mode: io.Mode,
+) -> None:
+    """Upsert the valid rows, delete the removed ones (sync mode); kinds in FK order."""
+    removed = {(c.kind, c.key) for c in preview.removed} if mode == "sync" else set()
+    for name in ORDER:
+        if name not in valid and not any(kname == name for kname, _ in removed):
+            continue
+        k = KINDS[name]
+        scope = price_list_id if k.scoped else None
+        current = {
+            k.key_of(r): r for r in list_rows(session=session, kind_name=name, price_list_id=scope)
+        }
+        for key, row in current.items():
+            if (name, key) in removed:
+                session.delete(row)
+        session.flush()
+        for vr in valid.get(name, []):
+            values = vr.data.model_dump()
+            existing = current.get(vr.key)
+            if existing is None:
+                session.add(k.table(**values, **({"price_list_id": scope} if k.scoped else {})))
+            else:
+                for c, v in values.items():
+                    setattr(existing, c, v)
+        session.flush()
+
+
+def load_shipped_if_empty(*, session: Session) -> str | None:
+    """Load the shipped catalog into an empty database (published, current); a summary like
+    '18 GPUs, 17 offers, …', or None when the catalog already has data."""
+    has_lists = session.exec(select(PriceList.id).limit(1)).first() is not None
+    has_gpus = session.exec(select(Gpu.id).limit(1)).first() is not None
+    if has_lists or has_gpus:
+        return None
+    try:
+        return load_shipped(session=session, actor=SYSTEM)
+    except IntegrityError:
+        # Another process loaded it between our check and our insert.
+        session.rollback()
+        return None
+
+
+def load_shipped(*, session: Session, actor: str, replace: bool = False) -> str:
+    """Load the shipped list and GPU specs. An existing list of the same name is left alone,
+    unless `replace`: then its rows (and the GPU specs) become the shipped ones again."""
+    doc = shipped_document()
+    head = doc["price_list"]
+    parsed = io.Parsed(format="json")
+    for name in ORDER:
+        items = doc.get(name)
+        if items is None:
+            continue
+        items = [items] if isinstance(items, dict) else items
+        parsed.rows[name] = [
+            io.RawRow(row=n, values={k: v for k, v in item.items() if v is not None})
+            for n, item in enumerate(items, start=1)
+        ]
+    parsed.rows["gpu_prices"] = [
+        io.RawRow(
+            row=n, values={"gpu_id": g["id"], "price_usd": g["price_usd"], "source": g["source"]}
+        )
+        for n, g in enumerate(doc["gpus"], start=1)
+        if g.get("price_usd") is not None
+    ]
+    validated = io.validate(parsed, known_gpus=())
+    if not validated.ok:
+        raise CatalogError("the shipped catalog is invalid: " + "; ".join(validated.messages()))
+    existing = session.exec(select(PriceList).where(PriceList.name == head["name"])).first()
+    if existing is not None and not replace:
+        return f"{head['name']!r} is already loaded (use --replace to reload it)"
+    if existing is None:
+        pl = PriceList(
+            name=head["name"],
+            effective_date=head["effective_date"],
+            currency=head["currency"],
+            source=head.get("source", ""),
+            notes="The shipped catalog (app/data/catalog.yaml, app/data/gpus.yaml).",
+            status="published",
+            created_by=actor,
+        )
+        session.add(pl)
+        session.flush()
+    else:
+        pl = existing
+    assert pl.id is not None
+    existing_data = existing_rows(session=session, price_list_id=pl.id, kinds=parsed.rows)
+    preview = io.diff(validated, existing_data, mode="sync")
+    _write_rows(session, pl.id, validated.valid, preview, "sync")
+    touch(pl)
+    n = {name: len(rows) for name, rows in validated.valid.items()}
+    summary = ", ".join(
+        _plural(n[name], word)
+        for name, word in (
+            ("gpus", "GPU"),
+            ("offers", "offer"),
+            ("cloud", "cloud instance"),
+            ("servers", "server"),
+            ("energy", "energy price"),
+            ("fx", "FX rate"),
+        )
+    )
+    action = "reload" if existing is not None else "load"
+    record(
+        session,
+        actor,
+        action,
+        "price_lists",
+        pl.name,
+        pl.id,
+        None,
+        {"rows": n},
+        summary=f"shipped catalog {action}ed: {summary}",
+    )
+    session.commit()
+    return summary
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" + ("" if n == 1 else "s")

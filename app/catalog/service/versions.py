@@ -1,0 +1,73 @@
+"""Which price list is which: look-ups, the current list, and the versioning rules every
+change obeys (only a draft changes; a change bumps its `revision`)."""
+
+from __future__ import annotations
+
+from datetime import date
+
+from sqlmodel import Session, col, select
+
+from app.catalog.models import PriceList, utcnow
+from app.catalog.service.errors import Conflict, InvalidRow, NotFound
+
+
+def list_price_lists(*, session: Session) -> list[PriceList]:
+    """Every price list, newest effective date first."""
+    stmt = select(PriceList).order_by(
+        col(PriceList.effective_date).desc(), col(PriceList.id).desc()
+    )
+    return list(session.exec(stmt))
+
+
+def get_price_list(*, session: Session, price_list_id: int) -> PriceList:
+    pl = session.get(PriceList, price_list_id)
+    if pl is None:
+        raise NotFound(f"no price list {price_list_id}", field="price_list")
+    return pl
+
+
+def current_price_list(*, session: Session, today: date | None = None) -> PriceList | None:
+    """The latest published list in effect `today` (else the soonest future one), or None."""
+    today = today or date.today()
+    published = select(PriceList).where(PriceList.status == "published")
+    stmt = (
+        published.where(PriceList.effective_date <= today)
+        .order_by(col(PriceList.effective_date).desc(), col(PriceList.id).desc())
+        .limit(1)
+    )
+    pl = session.exec(stmt).first()
+    if pl is None:
+        stmt = published.order_by(col(PriceList.effective_date), col(PriceList.id)).limit(1)
+        pl = session.exec(stmt).first()
+    return pl
+
+
+def resolve_price_list(*, session: Session, price_list_id: int | None) -> PriceList:
+    """The list `price_list_id`, or the current one when None (404 when there is none)."""
+    if price_list_id is not None:
+        return get_price_list(session=session, price_list_id=price_list_id)
+    pl = current_price_list(session=session)
+    if pl is None:
+        raise NotFound("the catalog has no published price list", field="price_list")
+    return pl
+
+
+def require_draft(session: Session, price_list_id: int) -> PriceList:
+    pl = get_price_list(session=session, price_list_id=price_list_id)
+    if pl.status != "draft":
+        raise Conflict(
+            f"price list {pl.name!r} is {pl.status}: its prices are frozen for the plans quoted "
+            "from it. Start a new draft from it and change that.",
+            field="price_list",
+        )
+    return pl
+
+
+def unique_name(session: Session, name: str) -> None:
+    if session.exec(select(PriceList.id).where(PriceList.name == name)).first() is not None:
+        raise InvalidRow({"name": f"a price list called {name!r} already exists"})
+
+
+def touch(pl: PriceList) -> None:
+    pl.revision = (pl.revision or 0) + 1
+    pl.updated_at = utcnow()

@@ -1,0 +1,475 @@
+"""What the catalog pages show: labels, the list a page is about, and the context each
+template renders (tables with pre-formatted cells, row and price-list forms, the import
+preview). No routes here (`pages`), no form parsing (`forms`)."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from datetime import date
+from decimal import Decimal
+from typing import Any, Final
+from urllib.parse import quote, urlencode
+
+from babel.numbers import get_decimal_symbol, get_group_symbol
+from sqlmodel import Session
+
+from app import i18n
+from app.catalog import io, service
+from app.catalog.kinds import KINDS, Kind
+from app.catalog.models import CURRENCIES, FORM_FACTORS, INTERCONNECTS, PriceList
+from app.i18n import N_
+from app.i18n import gettext as _
+from app.web.templating import CURRENCY_DIGITS, CURRENCY_SYMBOLS, money, number, percent
+from app.web.templating import date as fmt_date
+
+#: Page order of the kinds, with their URL segment.
+PAGE_KINDS: Final = ("offers", "gpus", "servers", "cloud", "energy", "fx", "buy", "gpu_prices")
+SLUGS: Final = {name.replace("_", "-"): name for name in KINDS}
+COLUMN_LABELS: Final[dict[str, str]] = {
+    "id": N_("ID"),
+    "name": N_("Name"),
+    "vendor": N_("Vendor"),
+    "generation": N_("Generation"),
+    "memory_gb": N_("Memory (GB)"),
+    "bandwidth_gbs": N_("Bandwidth (GB/s)"),
+    "bf16_tflops": N_("BF16 dense (TFLOPS)"),
+    "fp8_tflops": N_("FP8 dense (TFLOPS)"),
+    "int8_tops": N_("INT8 dense (TOPS)"),
+    "fp32_tflops": N_("FP32 (TFLOPS)"),
+    "tdp_w": N_("TDP (W)"),
+    "form_factor": N_("Form factor"),
+    "nvlink_gbs": N_("NVLink (GB/s)"),
+    "pcie_gbs": N_("PCIe (GB/s)"),
+    "gpus_per_node": N_("GPUs per node"),
+    "mig_max": N_("MIG slices"),
+    "launch_year": N_("Launch year"),
+    "notes": N_("Notes"),
+    "source": N_("Source"),
+    "gpu_id": N_("GPU"),
+    "price_usd": N_("Purchase price (USD)"),
+    "gpu_count": N_("GPU count"),
+    "cpu_cores": N_("CPU cores"),
+    "ram_gb": N_("RAM (GB)"),
+    "nvme_tb": N_("NVMe (TB)"),
+    "nics": N_("Network cards"),
+    "power_kw": N_("Power (kW)"),
+    "price": N_("Price"),
+    "currency": N_("Currency"),
+    "lead_time_weeks": N_("Lead time (weeks)"),
+    "provider": N_("Provider"),
+    "monthly_price": N_("Monthly price"),
+    "hourly_price": N_("Hourly price"),
+    "term_discounts": N_("Term discounts"),
+    "lead_time_hours": N_("Lead time (hours)"),
+    "includes_power": N_("Includes power"),
+    "interconnect": N_("Interconnect"),
+    "region": N_("Region"),
+    "on_demand_hourly": N_("On demand, hourly"),
+    "reserved_hourly": N_("Reserved, hourly"),
+    "price_date": N_("Price date"),
+    "tariff_per_kwh": N_("Tariff per kWh"),
+    "pue": N_("PUE"),
+    "colo_per_kw_month": N_("Colocation per kW-month"),
+    "amortisation_years": N_("Amortisation (years)"),
+    "maintenance_pct_per_year": N_("Maintenance per year"),
+    "staff_per_month": N_("Operations staff per month"),
+    "residual_pct": N_("Residual value"),
+    "install_pct": N_("Installation"),
+    "network_storage_pct": N_("Network and storage"),
+    "base": N_("Base currency"),
+    "quote": N_("Quote currency"),
+    "rate": N_("Rate"),
+    "as_of": N_("As of"),
+}
+HINTS: Final[dict[str, str]] = {
+    "id": N_("Lowercase letters, digits and hyphens, e.g. h100-x8-monthly. Cannot change later."),
+    "gpu_count": N_("A fraction for a MIG slice: 0.25 = one quarter of a GPU."),
+    "bf16_tflops": N_("Dense figure: half of a with-sparsity headline."),
+    "fp8_tflops": N_("Dense figure; empty when the GPU has no FP8 tensor cores."),
+    "term_discounts": N_("Contract months:fraction off list, e.g. 3:0;6:0.1;12:0.2"),
+    "hourly_price": N_("Per offer-hour; empty when not rented by the hour."),
+    "reserved_hourly": N_("1-year reserved or committed price; empty when unknown."),
+    "maintenance_pct_per_year": N_("A fraction of hardware capex, e.g. 0.08 = 8%."),
+    "residual_pct": N_("A fraction of capex, e.g. 0.1 = 10%."),
+    "install_pct": N_("A fraction of server capex, e.g. 0.05 = 5%."),
+    "network_storage_pct": N_("A fraction of server capex, e.g. 0.15 = 15%."),
+    "rate": N_("Units of the quote currency per one base currency, e.g. 32 TWD per USD."),
+    "source": N_("Where the figures come from: a URL, a datasheet, a quote. Required."),
+    "pue": N_("Facility power ÷ IT power, e.g. 1.3–1.6."),
+}
+STATUS_LABELS: Final = {
+    "draft": N_("Draft"),
+    "published": N_("Published"),
+    "archived": N_("Archived"),
+}
+MONEY_COLUMNS: Final = frozenset(
+    {
+        "monthly_price",
+        "hourly_price",
+        "price",
+        "on_demand_hourly",
+        "reserved_hourly",
+        "colo_per_kw_month",
+        "staff_per_month",
+    }
+)
+FRACTION_COLUMNS: Final = frozenset(
+    {"maintenance_pct_per_year", "residual_pct", "install_pct", "network_storage_pct"}
+)
+TEXTAREA_COLUMNS: Final = frozenset({"source", "notes", "nics"})
+CHOICES: Final[dict[str, tuple[str, ...]]] = {
+    "currency": CURRENCIES,
+    "base": CURRENCIES,
+    "quote": CURRENCIES,
+    "interconnect": INTERCONNECTS,
+    "form_factor": FORM_FACTORS,
+}
+
+
+def kind_for_slug(slug: str) -> Kind:
+    name = SLUGS.get(slug)
+    if name is None:
+        raise service.NotFound(f"no catalog page {slug!r}")
+    return KINDS[name]
+
+
+def selected_list(session: Session, price_list_id: int | None) -> PriceList | None:
+    """The list asked for (404 when unknown), else the current one, else the newest one (only
+    drafts or archived lists), else None (an empty catalog)."""
+    if price_list_id is not None:
+        return service.get_price_list(session=session, price_list_id=price_list_id)
+    current = service.current_price_list(session=session)
+    if current is not None:
+        return current
+    return next(iter(service.list_price_lists(session=session)), None)
+
+
+def selected_list_or_404(session: Session, price_list_id: int | None) -> PriceList:
+    pl = selected_list(session, price_list_id)
+    if pl is None:
+        raise service.NotFound(_("The catalog has no price list yet."))
+    return pl
+
+
+def editable_list(session: Session, k: Kind, price_list_id: int | None) -> PriceList | None:
+    """The draft rows are edited in (None for GPU specs, which are not per list)."""
+    if not k.scoped:
+        return selected_list(session, price_list_id)
+    pl = selected_list_or_404(session, price_list_id)
+    if pl.status != "draft":
+        raise service.Conflict(
+            _(
+                "Price list “%(name)s” is %(status)s: its prices are frozen for the quotes made "
+                "with it. Start a new draft from it and edit that."
+            )
+            % {"name": pl.name, "status": _(STATUS_LABELS[pl.status])}
+        )
+    return pl
+
+
+def pl_id(pl: PriceList | None) -> int | None:
+    return pl.id if pl is not None else None
+
+
+def list_query(pl: PriceList | None, **params: Any) -> str:
+    q = {"price_list": pl.id} if pl is not None else {}
+    q.update({k: v for k, v in params.items() if v not in (None, "")})
+    return "?" + urlencode(q) if q else ""
+
+
+def kind_url(k: Kind, pl: PriceList | None) -> str:
+    return f"/catalog/{k.name.replace('_', '-')}{list_query(pl)}"
+
+
+def frame(session: Session, pl: PriceList | None) -> dict[str, Any]:
+    """What every catalog page shows around its content: the list, the list switch, the nav."""
+    current = service.current_price_list(session=session)
+    return {
+        "nav_active": "catalog",
+        "pl": pl,
+        "current_id": current.id if current else None,
+        "all_lists": service.list_price_lists(session=session),
+        "kind_links": [(KINDS[n].name.replace("_", "-"), KINDS[n].label) for n in PAGE_KINDS],
+        "status_labels": STATUS_LABELS,
+        "list_query": list_query(pl),
+    }
+
+
+def table_context(
+    session: Session,
+    k: Kind,
+    price_list_id: int | None,
+    *,
+    q: str,
+    sort: str | None,
+    descending: bool,
+) -> dict[str, Any]:
+    """The table of one kind: header cells with sort links, pre-formatted body cells."""
+    pl = selected_list(session, price_list_id)  # GPU specs are global; their prices are not
+    rows: list[Any] = []
+    if pl is not None or not k.scoped:
+        needed = {*k.list_columns, *k.key_fields, "source"}
+        needed |= {"currency"} if "currency" in k.columns else set()
+        rows = service.list_rows(
+            session=session,
+            kind_name=k.name,
+            price_list_id=pl_id(pl),
+            q=q,
+            sort=sort,
+            descending=descending,
+            columns=[c for c in k.columns if c in needed],
+        )
+    sortable = set(service.sort_columns(k))
+    sort = sort if sort in sortable else None
+    base = f"/catalog/{k.name.replace('_', '-')}"
+    columns = []
+    for c in k.list_columns:
+        flip = "desc" if sort == c and not descending else "asc"
+        columns.append(
+            {
+                "name": c,
+                "label": _(COLUMN_LABELS.get(c, c)),
+                "numeric": _is_numeric(k, c),
+                "href": base + list_query(pl, q=q, sort=c, dir=flip) if c in sortable else None,
+                "sorted": ("descending" if descending else "ascending") if sort == c else None,
+            }
+        )
+    prices = (
+        service.gpu_prices(session=session, price_list_id=pl.id)
+        if k.name == "gpus" and pl is not None and pl.id is not None
+        else None
+    )
+    if prices is not None:
+        columns.append(
+            {
+                "name": "price_usd",
+                "label": _(COLUMN_LABELS["price_usd"]),
+                "numeric": True,
+                "href": None,
+                "sorted": None,
+            }
+        )
+    editable = (pl is not None and pl.status == "draft") or not k.scoped
+    query = list_query(pl)
+    fmt = CellFormat()
+    numeric = [_is_numeric(k, c) for c in k.list_columns]
+    body = []
+    for r in rows:
+        cells = [(fmt.cell(c, r), n) for c, n in zip(k.list_columns, numeric, strict=True)]
+        if prices is not None:
+            price = prices.get(r.id)
+            cells.append((fmt.money(price, "USD", 0) if price is not None else "—", True))
+        key = k.key_of(r)
+        body.append(
+            {
+                "cells": cells,
+                "source": r.source,
+                "edit": f"{base}/{quote(key, safe='/')}/edit{query}",
+            }
+        )
+    return frame(session, pl) | {
+        "kind": k,
+        "kind_label": _(k.label),
+        "slug": k.name.replace("_", "-"),
+        "columns": columns,
+        "rows": body,
+        "q": q,
+        "sort": sort or "",
+        "dir": "desc" if descending else "asc",
+        "editable": editable,
+        "can_add": editable and not (k.single and body),
+        "base_url": base,
+    }
+
+
+def _is_numeric(k: Kind, column: str) -> bool:
+    ann = str(k.create.model_fields[column].annotation)
+    return ("float" in ann or "int" in ann) and "dict" not in ann
+
+
+class CellFormat:
+    """Formats the cells of one table in the request's language, fast.
+
+    A table of 1,000 offers holds thousands of figures, and Babel's `format_decimal` (≈40 µs a
+    call) would dominate the page (issue 3: under 100 ms). Both languages group digits with
+    ',' and use '.' for decimals, so formatting the same `Decimal(str(value))` with Python's
+    ',' spec, half-even like Babel, gives Babel's output (tests compare the two); any other
+    locale falls back to the shared filters.
+    """
+
+    def __init__(self) -> None:
+        loc = i18n.babel_locale()
+        self.fast = get_group_symbol(loc) == "," and get_decimal_symbol(loc) == "."
+        self.yes, self.no = _("yes"), _("no")
+        self.term = _("%(months)s mo −%(pct)s")
+        self.mig = _("%(n)s (MIG)")
+
+    def number(self, v: float | int, digits: int = 0) -> str:
+        if not self.fast:
+            return number(v, digits)
+        return format(Decimal(str(v)), f",.{digits}f")
+
+    def money(self, v: float | int, currency: str, digits: int | None = None) -> str:
+        if not self.fast:
+            return money(v, currency, digits)
+        places = CURRENCY_DIGITS.get(currency, 2) if digits is None else digits
+        body = format(abs(Decimal(str(v))), f",.{places}f")
+        sign = "-" if v < 0 and body.strip("0.,") else ""
+        return f"{sign}{CURRENCY_SYMBOLS.get(currency, currency + ' ')}{body}"
+
+    def percent(self, v: float, digits: int = 0) -> str:
+        return self.number(v * 100, digits) + "%" if self.fast else percent(v, digits)
+
+    def cell(self, column: str, row: Any) -> str:
+        """One cell: money with its currency, fractions as %, MIG slices marked."""
+        v = getattr(row, column)
+        if v is None:
+            return "—"
+        if column in MONEY_COLUMNS:
+            return self.money(v, row.currency)
+        if column == "tariff_per_kwh":
+            return self.money(v, row.currency, 2 if row.currency == "TWD" else 4)
+        if column in FRACTION_COLUMNS:
+            return self.percent(v, 1)
+        if column == "term_discounts":
+            terms = sorted((int(m), float(f)) for m, f in (v or {}).items())
+            parts = [self.term % {"months": m, "pct": self.percent(f)} for m, f in terms if f]
+            return " · ".join(parts) or "—"
+        if isinstance(v, bool):
+            return self.yes if v else self.no
+        if isinstance(v, date):
+            return fmt_date(v)
+        if isinstance(v, float):
+            if column == "gpu_count" and not v.is_integer():
+                return self.mig % {"n": self.number(v, 2)}
+            return self.number(v, 0 if v.is_integer() else 2 if abs(v) >= 1 else 4)
+        if isinstance(v, int):
+            return str(v) if column == "launch_year" else self.number(v)
+        return str(v)
+
+
+def form_context(
+    session: Session,
+    k: Kind,
+    pl: PriceList | None,
+    *,
+    values: Mapping[str, str],
+    errors: Mapping[str, str],
+    key: str | None,
+) -> dict[str, Any]:
+    """The row form: one field per column of the kind, with its value, choices and error."""
+    editable = (pl is not None and pl.status == "draft") or not k.scoped
+    gpu_choices = [(g, g) for g in service.gpu_ids(session=session)]
+    fields = []
+    for c, info in k.create.model_fields.items():
+        ann = str(info.annotation)
+        kind_of = "text"
+        options: list[tuple[str, str]] = []
+        if c == "gpu_id":
+            kind_of, options = "select", gpu_choices
+        elif c in CHOICES:
+            kind_of, options = "select", [(o, o) for o in CHOICES[c]]
+        elif "bool" in ann:
+            kind_of, options = "select", [("true", _("yes")), ("false", _("no"))]
+        elif c in TEXTAREA_COLUMNS:
+            kind_of = "textarea"
+        elif "date" in ann:
+            kind_of = "date"
+        default = info.get_default(call_default_factory=True) if not info.is_required() else None
+        fields.append(
+            {
+                "name": c,
+                "label": _(COLUMN_LABELS.get(c, c)),
+                "hint": _(HINTS[c]) if c in HINTS else None,
+                "type": kind_of,
+                "options": options,
+                "value": values.get(c, input_value(default) if key is None else ""),
+                "inputmode": "decimal" if "float" in ann else "numeric" if "int" in ann else None,
+                "required": info.is_required(),
+                "readonly": key is not None and c in k.key_fields,
+            }
+        )
+    action = f"/catalog/{k.name.replace('_', '-')}"
+    action += f"/{quote(key, safe='/')}/edit" if key else "/new"
+    return frame(session, pl) | {
+        "kind": k,
+        "kind_label": _(k.label),
+        "slug": k.name.replace("_", "-"),
+        "fields": fields,
+        "errors": dict(errors),
+        "key": key,
+        "action": action + list_query(pl if k.scoped else None),
+        "delete_action": (
+            f"/catalog/{k.name.replace('_', '-')}/{quote(key, safe='/')}/delete"
+            + list_query(pl if k.scoped else None)
+            if key
+            else None
+        ),
+        "editable": editable,
+        "back": kind_url(k, pl if k.scoped else None),
+    }
+
+
+def input_value(v: Any) -> str:
+    """A stored value as an <input> shows it (no '50000.0', no 'None')."""
+    if v is None:
+        return ""
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    if isinstance(v, float):
+        return str(int(v)) if v.is_integer() and math.isfinite(v) and abs(v) < 1e15 else repr(v)
+    if isinstance(v, date):
+        return v.isoformat()
+    if isinstance(v, dict):
+        return io.format_terms(v)
+    return str(v)
+
+
+def price_list_form_context(
+    session: Session,
+    pl: PriceList | None,
+    values: Mapping[str, str],
+    errors: Mapping[str, str] | None = None,
+) -> dict[str, Any]:
+    return frame(session, pl) | {
+        "values": dict(values),
+        "errors": dict(errors or {}),
+        "editing": pl,
+        "action": f"/catalog/price-lists/{pl.id}/edit" if pl else "/catalog/price-lists/new",
+        "copy_options": [
+            (str(x.id), f"{x.name} ({_(STATUS_LABELS[x.status])})")
+            for x in service.list_price_lists(session=session)
+        ],
+        "currency_options": [(c, c) for c in CURRENCIES],
+    }
+
+
+def import_context(session: Session, values: Mapping[str, str]) -> dict[str, Any]:
+    drafts = [p for p in service.list_price_lists(session=session) if p.status == "draft"]
+    return frame(session, None) | {
+        "values": dict(values),
+        "preview": None,
+        "targets": [("new", _("A new draft, copied from the current list"))]
+        + [(str(p.id), _("Draft: %(name)s") % {"name": p.name}) for p in drafts],
+        "kind_options": [(n, _(KINDS[n].label)) for n in PAGE_KINDS],
+        "kind_names": {n: _(KINDS[n].label) for n in KINDS},
+        "errors": {},
+    }
+
+
+def preview_context(preview: io.ImportPreview) -> dict[str, Any]:
+    """The preview, with each changed field as display strings (old → new)."""
+    changes = [
+        {
+            "kind": _(KINDS[c.kind].label),
+            "row": c.row,
+            "key": c.key,
+            "field": _(COLUMN_LABELS.get(f.field, f.field)),
+            "old": input_value(f.old) or "—",
+            "new": input_value(f.new) or "—",
+        }
+        for c in preview.changed
+        for f in c.fields
+    ]
+    return {"preview": preview, "changes": changes}
