@@ -136,7 +136,6 @@ def test_app_web_holds_framework_code_only() -> None:
         "htmx",
         "language",
         "notices",
-        "prices",
         "static",
         "templating",
     }

@@ -9,12 +9,12 @@ from typing import Any
 from fastapi import Request
 
 from app.architectures import content
+from app.catalog.current import price_book
 from app.charts import figures
 from app.engine.estimate import estimate
 from app.engine.gpus import default_gpus, find_gpu
 from app.engine.schemas import EstimateRequest, InfraOut
 from app.i18n import gettext as _
-from app.catalog.current import price_book
 from app.web.templating import choose_currency
 
 #: A representative workload per template, to size its power with the engine (T6/T7).

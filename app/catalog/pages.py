@@ -12,13 +12,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Coroutine, Mapping
+from collections.abc import Mapping
 from datetime import date
-from typing import Any, Final
+from typing import Final
 
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import RedirectResponse, Response
-from fastapi.routing import APIRoute
 from sqlmodel import Session
 
 from app.catalog import io, service
@@ -33,7 +32,7 @@ from app.catalog.forms import (
 )
 from app.catalog.kinds import Kind
 from app.catalog.models import PriceList
-from app.catalog.service import CatalogError, InvalidRow
+from app.catalog.service import InvalidRow
 from app.catalog.views import (
     editable_list,
     form_context,
@@ -52,37 +51,13 @@ from app.catalog.views import (
 from app.deps import SessionDep
 from app.web.csrf import verify_csrf
 from app.web.forms import validation_messages
-from app.web.templating import activate, is_fragment, render
+from app.web.templating import is_fragment, render
 
-
-class CatalogPageRoute(APIRoute):
-    """Activates the request's language before the page builds its context (labels are
-    translated in Python), and renders a `CatalogError` as the error page with its status."""
-
-    def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
-        handler = super().get_route_handler()
-
-        async def run(request: Request) -> Response:
-            activate(request)  # a context variable: sync endpoints' threads inherit it
-            try:
-                return await handler(request)
-            except CatalogError as exc:
-                return render(
-                    request,
-                    "_error.html",
-                    {"status": exc.status, "message": exc.message, "nav_active": "catalog"},
-                    status_code=exc.status,
-                )
-
-        return run
-
-
-public = APIRouter(include_in_schema=False, route_class=CatalogPageRoute)
+public = APIRouter(include_in_schema=False)
 
 
 admin = APIRouter(
     include_in_schema=False,
-    route_class=CatalogPageRoute,
     dependencies=[Depends(verify_csrf), *ADMIN_DEPENDENCIES],
 )
 

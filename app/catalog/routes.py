@@ -7,13 +7,11 @@ FastAPI's own error shape, naming the parameter at fault.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Coroutine
 from datetime import date
-from typing import Annotated, Any, Literal
+from typing import Annotated, Literal
 
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import JSONResponse, Response
-from fastapi.routing import APIRoute
 from starlette.datastructures import UploadFile
 
 from app.catalog import io, service
@@ -25,44 +23,12 @@ from app.catalog.models import (
     PriceListPublic,
     RentalOfferPublic,
 )
-from app.catalog.service import CatalogError, InvalidRow
+from app.catalog.service import CatalogError
 from app.deps import SessionDep
 
-BODY_FIELDS = frozenset({"file"})
-
-
-def error_response(exc: CatalogError) -> JSONResponse:
-    """FastAPI's validation-error shape, so clients parse one format for every 4xx."""
-    errors = exc.errors if isinstance(exc, InvalidRow) else {exc.field or "": exc.message}
-    detail = [
-        {
-            "loc": ["body" if f in BODY_FIELDS else "query", *([f] if f else [])],
-            "msg": msg,
-            "type": "value_error",
-        }
-        for f, msg in errors.items()
-    ]
-    return JSONResponse(status_code=exc.status, content={"detail": detail})
-
-
-class CatalogRoute(APIRoute):
-    """Turns a `CatalogError` raised below a route into its 4xx JSON answer."""
-
-    def get_route_handler(self) -> Callable[[Request], Coroutine[Any, Any, Response]]:
-        handler = super().get_route_handler()
-
-        async def run(request: Request) -> Response:
-            try:
-                return await handler(request)
-            except CatalogError as exc:
-                return error_response(exc)
-
-        return run
-
-
-router = APIRouter(prefix="/api/v1", tags=["catalog"], route_class=CatalogRoute)
+router = APIRouter(prefix="/api/v1", tags=["catalog"])
 # Included below into `router` (which adds the /api/v1 prefix).
-admin = APIRouter(tags=["catalog"], route_class=CatalogRoute, dependencies=ADMIN_DEPENDENCIES)
+admin = APIRouter(tags=["catalog"], dependencies=ADMIN_DEPENDENCIES)
 
 PriceListQuery = Annotated[
     int | None, Query(ge=1, description="Price list id; the current list when omitted")

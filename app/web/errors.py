@@ -50,7 +50,7 @@ def error_page(request: Request, exc: DomainError) -> Response:
         return render(request, "accounts/forbidden.html", ctx, status_code=403)
     segment = request.url.path.strip("/").split("/", 1)[0]
     ctx = {"status": exc.status, "kind": exc.kind, "nav_active": _NAV.get(segment)}
-    if exc.status != 404 and exc.message_id:
+    if exc.message_id:
         ctx["message"] = exc.message
     return render(request, "_error.html", ctx, status_code=exc.status)
 
