@@ -14,7 +14,9 @@ from fastapi.responses import JSONResponse, RedirectResponse, Response
 
 from app.engine.estimate import InputError
 from app.errors import DomainError, Invalid, LoginRequired, PageForbidden
-from app.web.templating import is_fragment, render
+from app.web import htmx
+from app.web.htmx import is_fragment
+from app.web.templating import render
 
 #: First path segment → the navigation entry an error page highlights.
 _NAV: dict[str, str] = {"catalog": "catalog", "plans": "plans", "compare": "plans"}
@@ -43,7 +45,7 @@ def error_page(request: Request, exc: DomainError) -> Response:
     if isinstance(exc, LoginRequired):
         target = login_url(exc.next_path)
         if is_fragment(request):
-            return Response(status_code=204, headers={"HX-Redirect": target})
+            return htmx.redirect(target)
         return RedirectResponse(target, status_code=303)
     if isinstance(exc, PageForbidden):
         ctx: dict[str, Any] = {"status": 403, "kind": "forbidden", "roles": exc.roles}

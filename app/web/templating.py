@@ -48,10 +48,12 @@ from starlette.responses import Response
 from app import i18n
 from app.engine.formatting import CURRENCY_DIGITS, CURRENCY_SYMBOLS, currency_symbol
 
-__all__ = ["CURRENCY_DIGITS", "CURRENCY_SYMBOLS"]  # re-exported for the catalog pages
+#: Re-exported: the catalog pages read the currency table, every page router is_fragment.
+__all__ = ["CURRENCY_DIGITS", "CURRENCY_SYMBOLS", "is_fragment"]
 from app.settings import REPO_ROOT
 from app.web.csrf import FIELD as CSRF_FIELD
 from app.web.csrf import token_for
+from app.web.htmx import is_fragment
 
 TEMPLATE_DIR: Final = REPO_ROOT / "templates"
 STATIC_DIR: Final = REPO_ROOT / "static"
@@ -213,12 +215,6 @@ def activate(request: Request) -> str:
         request.state.lang = lang
     i18n.activate(lang)
     return lang
-
-
-def is_fragment(request: Request) -> bool:
-    """An HTMX request for part of a page (not a history restore, which needs the page)."""
-    h = request.headers
-    return h.get("hx-request") == "true" and h.get("hx-history-restore-request") != "true"
 
 
 def render(
