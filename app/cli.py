@@ -299,20 +299,23 @@ def serve_cmd(
 
 
 def _hint_for_this_install(hint: str) -> str:
-    """The first-admin hint with the `stratagem` this process runs: `.venv/bin/stratagem`
-    in a checkout, plain `stratagem` where it is on PATH (the container image)."""
+    """The first-admin hint with the `stratagem` this install has: `.venv/bin/stratagem` in
+    a checkout (as HINT says), plain `stratagem` where that is on PATH (the image)."""
     import shutil
 
     from app.settings import REPO_ROOT
 
-    here = Path(sys.argv[0]).resolve() if sys.argv and sys.argv[0] else None
-    venv_cmd = (REPO_ROOT / ".venv" / "bin" / "stratagem").resolve()
-    if here is not None and here == venv_cmd:
+    venv_cmd = REPO_ROOT / ".venv" / "bin" / "stratagem"
+    running = Path(sys.argv[0]).resolve() if sys.argv and sys.argv[0] else None
+    if running is not None and running.name == "stratagem":
+        if running == venv_cmd.resolve():
+            return hint
+        found = shutil.which("stratagem")
+        command = "stratagem" if found and Path(found).resolve() == running else str(running)
+        return hint.replace(".venv/bin/stratagem", command)
+    if venv_cmd.exists():
         return hint
-    on_path = shutil.which("stratagem")
-    if on_path and here is not None and Path(on_path).resolve() == here:
-        return hint.replace(".venv/bin/stratagem", "stratagem")
-    return hint.replace(".venv/bin/stratagem", str(here) if here else "stratagem")
+    return hint.replace(".venv/bin/stratagem", "stratagem")
 
 
 def main() -> None:
