@@ -5,7 +5,7 @@
 #
 # Without DATABASE_URL the app keeps an SQLite database (and a generated secret key) in
 # /app/var, a volume owned by the unprivileged user. For PostgreSQL, several replicas and the
-# proxy in front, see compose.yaml and deploy/README-deploy.md. `stratagem serve` brings the
+# proxy in front, see compose.yaml and README.md (Deploy). `stratagem serve` brings the
 # database to the latest migration and loads the shipped catalog into an empty one at start.
 #
 # The app resolves templates/, static/, migrations/ and alembic.ini from its source tree

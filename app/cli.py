@@ -197,26 +197,125 @@ def _print_plan(r: EstimateResponse, *, explain: bool) -> None:
         console.print(et)
 
 
+def check_serve_settings(settings: Any, workers: int) -> list[str]:
+    """Why these settings cannot serve with `workers` processes (empty: they can), plus
+    warnings prefixed "warning: ".
+
+    Several processes must sign cookies and CSRF tokens with one key: a key generated into
+    var/secret_key is per machine (per container), so it has to come from the environment.
+    """
+    out: list[str] = []
+    if workers > 1 and not settings.secret_key:
+        out.append(
+            f"--workers {workers}: set STRATAGEM_SECRET_KEY (the same value for every process "
+            "and replica), e.g. python3 -c 'import secrets; print(secrets.token_urlsafe(48))'"
+        )
+    if workers > 1 and settings.is_sqlite:
+        out.append(
+            "warning: several processes on SQLite share one writer; use PostgreSQL "
+            "(DATABASE_URL=postgresql+psycopg://…) for more than one process"
+        )
+    if not settings.is_sqlite and not settings.secret_key:
+        out.append(
+            "warning: STRATAGEM_SECRET_KEY is not set: this replica signs sessions with a key "
+            "generated into var/secret_key; other replicas on this database will not accept them"
+        )
+    return out
+
+
+@cli.command("migrate")
+def migrate_cmd() -> None:
+    """Bring DATABASE_URL to the latest migration and load the shipped catalog if empty.
+
+    Holds the migration lock (a PostgreSQL advisory lock), like `serve` does at start, so
+    replicas and a one-shot `migrate` never run Alembic at the same time.
+    """
+    from app.bootstrap import prepare_database
+    from app.db import migration_lock, safe_url
+    from app.settings import Settings
+
+    settings = Settings()
+    with migration_lock(settings.database_url):
+        prepare_database(settings, echo=typer.echo)
+    typer.echo(f"Migrated {safe_url(settings.database_url)}.")
+
+
 @cli.command("serve")
 def serve_cmd(
     host: Annotated[str, typer.Option()] = "127.0.0.1",
     port: Annotated[int, typer.Option()] = 8000,
+    workers: Annotated[
+        int | None,
+        typer.Option(min=1, max=64, help="App processes (default: STRATAGEM_WORKERS, 1)"),
+    ] = None,
 ) -> None:
     """Migrate the database to head, load the shipped catalog if empty, and serve."""
+    import os
+    import tempfile
+
     import uvicorn
 
     from app.bootstrap import prepare_database
+    from app.db import migration_lock, safe_url
+    from app.ops import logs
+    from app.ops.metrics import MULTIPROC_ENV, prepare_multiprocess_dir
     from app.settings import Settings
 
     settings = Settings()
-    prepare_database(settings, echo=typer.echo)
+    n = workers or settings.workers
+    problems = check_serve_settings(settings, n)
+    for line in problems:
+        typer.echo(line if line.startswith("warning: ") else f"error: {line}", err=True)
+    if any(not line.startswith("warning: ") for line in problems):
+        raise typer.Exit(2)
+    if n > 1 and not os.environ.get(MULTIPROC_ENV):
+        # Before any worker imports prometheus_client: each then writes its samples here.
+        os.environ[MULTIPROC_ENV] = tempfile.mkdtemp(prefix="stratagem-metrics-")
+    if os.environ.get(MULTIPROC_ENV):
+        prepare_multiprocess_dir(os.environ[MULTIPROC_ENV])
+    logs.configure(settings.log_format)
+    with migration_lock(settings.database_url):
+        prepare_database(settings, echo=typer.echo)
     from app.accounts.admin_hint import first_admin_hint
 
     hint = first_admin_hint(settings)
     if hint:
-        typer.echo(hint)
-    typer.echo(f"Stratagem on http://{host}:{port}  (database: {settings.database_url})")
-    uvicorn.run("app.main:app", host=host, port=port, proxy_headers=True)
+        typer.echo(_hint_for_this_install(hint))
+    typer.echo(
+        f"Stratagem on http://{host}:{port}  ({n} process{'es' if n > 1 else ''}, "
+        f"database: {safe_url(settings.database_url)})"
+    )
+    uvicorn.run(
+        "app.main:app",
+        host=host,
+        port=port,
+        workers=n if n > 1 else None,
+        proxy_headers=True,
+        forwarded_allow_ips=settings.trusted_proxies,
+        log_config=logs.logging_config(settings.log_format),
+        access_log=False,  # the request middleware logs each request, with its id
+        server_header=False,
+    )
+
+
+def _hint_for_this_install(hint: str) -> str:
+    """The first-admin hint with the `stratagem` this install has: `.venv/bin/stratagem` in
+    a checkout (as HINT says), plain `stratagem` where that is on PATH (the image)."""
+    import shutil
+
+    from app.settings import REPO_ROOT
+
+    venv_cmd = REPO_ROOT / ".venv" / "bin" / "stratagem"
+    running = Path(sys.argv[0]).resolve() if sys.argv and sys.argv[0] else None
+    if running is not None and running.name == "stratagem":
+        if running == venv_cmd.resolve():
+            return hint
+        found = shutil.which("stratagem")
+        command = "stratagem" if found and Path(found).resolve() == running else str(running)
+        return hint.replace(".venv/bin/stratagem", command)
+    if venv_cmd.exists():
+        return hint
+    return hint.replace(".venv/bin/stratagem", "stratagem")
 
 
 def main() -> None:

@@ -6,13 +6,19 @@ through DATABASE_URL. The schema is owned by Alembic: `migrate()` brings any dat
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
+import zlib
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 from alembic import command
 from alembic.config import Config
-from sqlalchemy import event
-from sqlalchemy.engine import Engine
+from alembic.script import ScriptDirectory
+from sqlalchemy import event, inspect, text
+from sqlalchemy.engine import Engine, make_url
+from sqlalchemy.pool import NullPool
 from sqlmodel import create_engine
 
 from app.settings import REPO_ROOT
@@ -48,6 +54,74 @@ def alembic_config(url: str) -> Config:
 def migrate(url: str, revision: str = "head") -> None:
     """Upgrade the database at `url` to `revision` (default: the latest)."""
     command.upgrade(alembic_config(url), revision)
+
+
+#: The PostgreSQL advisory-lock key every process takes around migrations and the catalog
+#: seed (a stable 31-bit number derived from the name, so `psql` can find it in pg_locks).
+MIGRATION_LOCK_KEY: Final = zlib.crc32(b"stratagem.migrate") & 0x7FFFFFFF
+
+
+@contextlib.contextmanager
+def migration_lock(url: str) -> Iterator[None]:
+    """Held while one process migrates or seeds: replicas starting together take turns.
+
+    PostgreSQL: a session-level advisory lock on its own connection (released when the
+    block ends, or by the server if the process dies). SQLite: an exclusive `flock` on a
+    file beside the database, which serialises the processes of one machine — the only ones
+    that can share an SQLite file.
+    """
+    if url.startswith("sqlite"):
+        path = url.split("///", 1)[-1]
+        if not path or path == ":memory:":
+            yield
+            return
+        lock_path = Path(f"{path}.migrate-lock")
+        lock_path.parent.mkdir(parents=True, exist_ok=True)
+        with lock_path.open("a") as fh:
+            fcntl.flock(fh, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(fh, fcntl.LOCK_UN)
+        return
+    engine = create_engine(url, poolclass=NullPool)
+    try:
+        with engine.connect() as conn:
+            conn.execute(text("SELECT pg_advisory_lock(:k)"), {"k": MIGRATION_LOCK_KEY})
+            conn.commit()
+            try:
+                yield
+            finally:
+                conn.execute(text("SELECT pg_advisory_unlock(:k)"), {"k": MIGRATION_LOCK_KEY})
+                conn.commit()
+    finally:
+        engine.dispose()
+
+
+def head_revisions() -> set[str]:
+    """The revisions `migrate()` would bring a database to (read from migrations/)."""
+    script = ScriptDirectory.from_config(alembic_config("sqlite://"))
+    return set(script.get_heads())
+
+
+def current_revisions(engine: Engine) -> set[str]:
+    """The revisions the database behind `engine` is at (empty: never migrated).
+
+    Reads Alembic's table directly rather than through a MigrationContext, which logs two
+    lines each time: /readyz asks every few seconds.
+    """
+    with engine.connect() as conn:
+        if not inspect(conn).has_table("alembic_version"):
+            return set()
+        return {row[0] for row in conn.execute(text("SELECT version_num FROM alembic_version"))}
+
+
+def safe_url(url: str) -> str:
+    """`url` without its password, for logs and start-up lines."""
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except Exception:
+        return url.split("@")[-1]
 
 
 def downgrade(url: str, revision: str = "base") -> None:

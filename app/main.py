@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from fastapi import Depends, FastAPI
 
-from app import web
+from app import ops, web
 from app.accounts import pages as accounts_pages
 from app.accounts import routes as accounts_api
 from app.accounts import web as accounts_web
@@ -18,6 +18,7 @@ from app.planner import routes as estimate_api
 from app.plans import pages as plans_pages
 from app.plans import routes as plans_api
 from app.quotes import routes as quotes_api
+from app.quotes import worker as pdf_worker
 from app.settings import Settings
 from app.sharing import pages as sharing_pages
 from app.sharing import routes as sharing_api
@@ -46,6 +47,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     app.state.settings = settings
     app.state.engine = make_engine(settings.database_url)
+    pdf_worker.configure(settings.pdf_workers)  # the pool itself starts on the first quote
+    # /healthz, /readyz, /metrics and the request middleware (request id, access log,
+    # metrics). Added before web.install, so it sits inside GZip and sees plain JSON bodies.
+    ops.install(app)
     # Public API: anonymous, or a bearer token (an invalid one is a 401).
     bearer_optional = [Depends(optional_api_user)]
     app.include_router(estimate_api.router, dependencies=bearer_optional)

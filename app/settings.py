@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Literal
 
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -45,6 +46,44 @@ class Settings(BaseSettings):
         default=False,
         alias="STRATAGEM_HTTPS",
         description="Served over HTTPS: session cookies get the Secure flag.",
+    )
+
+    workers: int = Field(
+        default=1,
+        ge=1,
+        le=64,
+        alias="STRATAGEM_WORKERS",
+        description="App processes `stratagem serve` starts (uvicorn workers); more than one "
+        "needs STRATAGEM_SECRET_KEY.",
+    )
+    trusted_proxies: str = Field(
+        default="127.0.0.1",
+        alias="STRATAGEM_TRUSTED_PROXIES",
+        description="Comma-separated addresses or networks whose X-Forwarded-For/-Proto "
+        "headers are believed (the reverse proxy); '*' trusts every peer.",
+    )
+    pdf_workers: int = Field(
+        default=1,
+        ge=0,
+        le=32,
+        alias="STRATAGEM_PDF_WORKERS",
+        description="Processes that render PDF quotes beside each app process (started on "
+        "the first quote); 0 renders in the request's own process.",
+    )
+    metrics_allow: str = Field(
+        default="127.0.0.1,::1",
+        alias="STRATAGEM_METRICS_ALLOW",
+        description="Comma-separated addresses or networks that may read /metrics.",
+    )
+    metrics_token: str = Field(
+        default="",
+        alias="STRATAGEM_METRICS_TOKEN",
+        description="A bearer token that also opens /metrics (from any address); empty: none.",
+    )
+    log_format: Literal["json", "text"] = Field(
+        default="json",
+        alias="STRATAGEM_LOG_FORMAT",
+        description="Log lines as JSON objects (one per line, with the request id) or text.",
     )
 
     @property

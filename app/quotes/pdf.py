@@ -131,18 +131,62 @@ def quote_html(plan: Plan, *, lang: str, session: Session) -> str:
 
 
 def render_quote_pdf(plan: Plan, *, lang: str, session: Session) -> bytes:
-    """The PDF quote of the plan's current version in `lang` ("zh-TW" | "en"), cached."""
-    import weasyprint
+    """The PDF quote of the plan's current version in `lang` ("zh-TW" | "en"), cached.
+
+    Rendered in a worker process (app.quotes.worker) unless the pool is off. The cache key
+    holds everything the quote shows beyond the versioned plan row: the database, the
+    seller's name and the revision of the plan's price list (all read from the database,
+    so every app process derives the same key).
+    """
+    import time
+
+    from app.ops import metrics
+    from app.quotes import worker
 
     lang = normalise_lang(lang)
-    key = ("pdf", plan.id, plan.version, lang)
+    key = _pdf_key(plan, lang, session)
     cached = _pdfs.get(key)
+    metrics.cache_lookup("pdf", hit=cached is not None)
     if cached is not None:
         return bytes(cached)
-    html = quote_html(plan, lang=lang, session=session)
+    start = time.perf_counter()
+    data = worker.render(plan, lang=lang, session=session, write=write_pdf, forget=forget_charts)
+    where = "pool" if worker.pool_size() > 0 else "inline"
+    metrics.PDF.labels(where).observe(time.perf_counter() - start)
+    _pdfs.put(key, data)
+    return data
+
+
+def _pdf_key(plan: Plan, lang: str, session: Session) -> tuple[Any, ...]:
+    from app.accounts.models import User
+    from app.catalog.models import PriceList
+
+    bind: Any = session.get_bind()
+    owner = session.get(User, plan.owner_id)
+    pl = session.get(PriceList, plan.price_list_id) if plan.price_list_id is not None else None
+    return (
+        "pdf",
+        str(getattr(bind, "url", id(bind))),
+        plan.id,
+        plan.version,
+        lang,
+        owner.name if owner is not None else None,
+        (pl.id, pl.revision) if pl is not None else None,
+    )
+
+
+def forget_charts() -> None:
+    """Drop this process's chart images (a PDF worker handed another database)."""
+    _charts.clear()
+
+
+def write_pdf(plan: Plan, *, lang: str, session: Session) -> bytes:
+    """The PDF bytes, rendered here and now (no PDF cache; chart images are cached)."""
+    import weasyprint
+
+    html = quote_html(plan, lang=normalise_lang(lang), session=session)
     pdf = weasyprint.HTML(string=html, base_url=str(templates.env.loader.searchpath[0]))  # type: ignore[union-attr]
     data: bytes = pdf.write_pdf()
-    _pdfs.put(key, data)
     return data
 
 

@@ -180,6 +180,17 @@ RULES.update(
     }
 )
 
+# Operations (app/ops): the load balancer's probes are public; /metrics opens only from
+# STRATAGEM_METRICS_ALLOW addresses (the test client's "testclient" is none) or with the
+# metrics token, never with a user's session or API token.
+RULES.update(
+    {
+        ("GET", "/healthz"): PUBLIC,
+        ("GET", "/readyz"): PUBLIC,
+        ("GET", "/metrics"): Rule("deny", "deny", "deny"),
+    }
+)
+
 PARAMS: dict[str, str | Callable[[World], Any]] = {
     "plan_id": lambda w: w.plan_id,
     "price_list_id": lambda w: w.draft_price_list_id,

@@ -1,0 +1,168 @@
+"""The request middleware: request id, one access-log line, metrics, ids in JSON errors.
+
+* `X-Request-ID`: taken from the request when it looks like an id (1–128 characters of
+  letters, digits and `._:-`; anything else could forge log lines), else a new one; echoed
+  on the response and set in `app.ops.logs.REQUEST_ID` for every log line of the request.
+* A JSON error response (status ≥ 400, `application/json`, an object) gets a `request_id`
+  field — FastAPI's 422s, the domain errors of app/web/errors.py, 401/404s alike — so a
+  user's report can be matched with the log.
+* An exception no handler took becomes a 500 (JSON under /api/, text elsewhere) carrying
+  the id, and is logged with its traceback.
+* Metrics by route *template* (`/api/v1/plans/{plan_id}`), never the raw path, so a scan of
+  random URLs cannot grow the label set; unmatched paths count as `<unmatched>`.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import re
+import time
+import uuid
+from typing import Any, Final
+
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from app.ops import metrics
+from app.ops.logs import REQUEST_ID
+
+HEADER: Final = "x-request-id"
+_VALID_ID: Final = re.compile(r"[A-Za-z0-9._:\-]{1,128}")
+#: Not worth a log line or a latency sample each: the load balancer and Prometheus poll them.
+QUIET_ROUTES: Final = frozenset({"/healthz", "/readyz", "/metrics"})
+
+access_log = logging.getLogger("stratagem.access")
+error_log = logging.getLogger("stratagem.errors")
+
+
+def request_id_from(scope: Scope) -> str:
+    for name, value in scope.get("headers") or ():
+        if name == b"x-request-id":
+            candidate = value.decode("latin-1").strip()
+            if _VALID_ID.fullmatch(candidate):
+                return candidate
+            break
+    return uuid.uuid4().hex
+
+
+def route_template(scope: Scope) -> str:
+    route = scope.get("route")
+    path = getattr(route, "path", None)
+    return str(path) if path else "<unmatched>"
+
+
+class RequestMiddleware:
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        rid = request_id_from(scope)
+        token = REQUEST_ID.set(rid)
+        start = time.perf_counter()
+        state: dict[str, Any] = {"status": 500, "started": False, "hold": None}
+        rid_header = (HEADER.encode(), rid.encode())
+
+        async def send_wrapper(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                state["status"] = message["status"]
+                headers = [h for h in message.get("headers", []) if h[0].lower() != b"x-request-id"]
+                headers.append(rid_header)
+                message = {**message, "headers": headers}
+                if message["status"] >= 400 and _is_json(headers):
+                    state["hold"] = {"start": message, "body": []}  # add request_id first
+                    return
+                state["started"] = True
+                await send(message)
+                return
+            hold = state["hold"]
+            if message["type"] == "http.response.body" and hold is not None:
+                hold["body"].append(message.get("body", b""))
+                if message.get("more_body"):
+                    return
+                state["hold"] = None
+                state["started"] = True
+                start_msg, body = _with_request_id(hold["start"], b"".join(hold["body"]), rid)
+                await send(start_msg)
+                await send({"type": "http.response.body", "body": body})
+                return
+            await send(message)
+
+        try:
+            await self.app(scope, receive, send_wrapper)
+        except Exception:
+            error_log.exception("unhandled error in %s %s", scope.get("method"), scope["path"])
+            if state["started"]:
+                raise
+            state["status"] = 500
+            await _send_500(scope, send, rid)
+        finally:
+            REQUEST_ID.reset(token)
+            self._record(scope, state["status"], time.perf_counter() - start, rid)
+
+    @staticmethod
+    def _record(scope: Scope, status: int, elapsed: float, rid: str) -> None:
+        route = route_template(scope)
+        if route in QUIET_ROUTES:
+            return
+        method = scope.get("method", "")
+        metrics.REQUESTS.labels(method, route, str(status)).inc()
+        metrics.LATENCY.labels(method, route).observe(elapsed)
+        if route in metrics.ESTIMATE_ROUTES and status < 400:
+            metrics.ESTIMATE.labels(route).observe(elapsed)
+        metrics.sync_caches()
+        access_log.info(
+            "%s %s %s %.1f ms",
+            method,
+            scope["path"],
+            status,
+            elapsed * 1000,
+            extra={
+                "request_id": rid,
+                "method": method,
+                "path": scope["path"],
+                "route": route,
+                "status": status,
+                "duration_ms": round(elapsed * 1000, 2),
+                "client": (scope.get("client") or (None,))[0],
+            },
+        )
+
+
+def _is_json(headers: list[tuple[bytes, bytes]]) -> bool:
+    for name, value in headers:
+        if name.lower() == b"content-type":
+            return value.split(b";", 1)[0].strip().lower() == b"application/json"
+    return False
+
+
+def _with_request_id(start: Message, body: bytes, rid: str) -> tuple[Message, bytes]:
+    try:
+        data = json.loads(body)
+    except ValueError:
+        return start, body
+    if not isinstance(data, dict) or "request_id" in data:
+        return start, body
+    data["request_id"] = rid
+    new = json.dumps(data, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    headers = [(k, v) for k, v in start["headers"] if k.lower() != b"content-length"]
+    headers.append((b"content-length", str(len(new)).encode()))
+    return {**start, "headers": headers}, new
+
+
+async def _send_500(scope: Scope, send: Send, rid: str) -> None:
+    if scope["path"].startswith("/api/"):
+        body = json.dumps({"detail": "Internal Server Error", "request_id": rid}).encode()
+        ctype = b"application/json"
+    else:
+        body = f"Internal Server Error (request {rid})".encode()
+        ctype = b"text/plain; charset=utf-8"
+    headers = [
+        (b"content-type", ctype),
+        (b"content-length", str(len(body)).encode()),
+        (HEADER.encode(), rid.encode()),
+    ]
+    await send({"type": "http.response.start", "status": 500, "headers": headers})
+    await send({"type": "http.response.body", "body": body})

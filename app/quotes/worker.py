@@ -1,0 +1,169 @@
+"""PDF quotes rendered in worker processes, so a burst of quotes never stalls the planner.
+
+A quote costs ≈1–2 s of CPU (kaleido's charts, then WeasyPrint's layout, which holds the
+GIL throughout). Rendered in a request thread, that time is taken from every other request
+of the process. Here it runs in a small `ProcessPoolExecutor`:
+
+* **bounded**: `STRATAGEM_PDF_WORKERS` processes per app process (default 1); more
+  concurrent quotes wait their turn in the pool's queue, never in the planner's threads;
+* **lazy**: started by the first quote, so an app that never prints spends no memory on
+  it (each worker runs its own headless Chromium for kaleido once it draws a chart);
+* **nice**: workers run at a lower CPU priority (`PDF_NICE`), so on a busy machine the
+  kernel gives the planner's process the CPU first and the quote takes longer instead;
+* **spawned**, not forked: a fork of the threaded server (kaleido's threads, the database
+  pool) could inherit held locks.
+
+The request's process keeps the cache of finished PDFs (app.quotes.pdf); a worker gets a
+snapshot of the plan row and the database URL, opens its own session (for the seller's
+name and the plan's price list), renders, and returns the bytes. `STRATAGEM_PDF_WORKERS=0`,
+or an in-memory SQLite database no other process can open, renders in the calling process.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import threading
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
+from multiprocessing import get_context
+from typing import Any, Final
+
+from sqlalchemy.engine import Engine
+from sqlmodel import Session
+
+from app.plans.models import Plan
+
+log = logging.getLogger("stratagem.quotes")
+
+PDF_NICE: Final = 10
+#: A quote that takes longer has something stuck (each chart has its own 30 s limit).
+RENDER_TIMEOUT_S: Final = 180.0
+
+_size = 0
+_pool: ProcessPoolExecutor | None = None
+_lock = threading.Lock()
+
+
+def configure(size: int) -> None:
+    """Use `size` worker processes from now on (0: render in the calling process)."""
+    global _size
+    with _lock:
+        if size != _size:
+            _shutdown_locked()
+        _size = size
+
+
+def shutdown() -> None:
+    with _lock:
+        _shutdown_locked()
+
+
+def _shutdown_locked() -> None:
+    global _pool
+    if _pool is not None:
+        _pool.shutdown(wait=False, cancel_futures=True)
+        _pool = None
+
+
+def pool_size() -> int:
+    return _size
+
+
+def _get_pool() -> ProcessPoolExecutor:
+    global _pool
+    with _lock:
+        if _pool is None:
+            _pool = ProcessPoolExecutor(
+                max_workers=_size,
+                mp_context=get_context("spawn"),
+                initializer=_init_worker,
+                initargs=(PDF_NICE,),
+            )
+        return _pool
+
+
+def _reset(broken: ProcessPoolExecutor) -> None:
+    global _pool
+    with _lock:
+        if _pool is broken:
+            _pool = None
+    broken.shutdown(wait=False, cancel_futures=True)
+
+
+def database_url(session: Session) -> str | None:
+    """The URL a worker can open for `session`'s database, or None (in-memory SQLite)."""
+    bind: Any = session.get_bind()
+    url = getattr(bind, "url", None)
+    if url is None:
+        return None
+    if url.get_backend_name() == "sqlite" and url.database in (None, "", ":memory:"):
+        return None
+    rendered: str = url.render_as_string(hide_password=False)
+    return rendered
+
+
+def snapshot(plan: Plan) -> dict[str, Any]:
+    """The plan row's columns: what a worker needs to rebuild the same `Plan`."""
+    return {c.name: getattr(plan, c.name) for c in Plan.__table__.columns}  # type: ignore[attr-defined]
+
+
+Write = Callable[..., bytes]  # write(plan, *, lang, session) -> PDF bytes
+
+
+def render(
+    plan: Plan, *, lang: str, session: Session, write: Write, forget: Callable[[], None]
+) -> bytes:
+    """`write(plan, lang=lang, session=…)`, in a worker process when there is a pool.
+
+    `write` and `forget` (drops the worker's per-database caches when it is handed another
+    database) must be module-level functions: they are sent to the worker by name.
+    """
+    url = database_url(session)
+    if _size <= 0 or url is None:
+        return write(plan, lang=lang, session=session)
+    data = snapshot(plan)
+    for attempt in (1, 2):
+        pool = _get_pool()
+        try:
+            job = pool.submit(_render_in_worker, write, forget, url, data, lang)
+            return job.result(RENDER_TIMEOUT_S)
+        except BrokenProcessPool:
+            # A worker died (killed for memory, Chromium took it down): a new pool, once.
+            log.warning("PDF worker pool broke; starting a new one (attempt %s)", attempt)
+            _reset(pool)
+            if attempt == 2:
+                raise
+    raise AssertionError("unreachable")
+
+
+# --- In the worker process ----------------------------------------------------------------
+
+_engines: dict[str, Engine] = {}
+_last_url: str | None = None
+
+
+def _init_worker(nice: int) -> None:
+    with contextlib.suppress(OSError):  # not permitted here: render at normal priority
+        os.nice(nice)
+
+
+def _render_in_worker(
+    write: Write, forget: Callable[[], None], url: str, data: dict[str, Any], lang: str
+) -> bytes:
+    global _last_url
+    from app.db import make_engine
+
+    if url != _last_url:
+        # Chart images are cached by (plan id, version, language): ids repeat across
+        # databases, so a worker that is handed another database forgets them.
+        forget()
+        _last_url = url
+    engine = _engines.get(url)
+    if engine is None:
+        engine = _engines[url] = make_engine(url)
+    plan = Plan(**data)
+    with Session(engine) as session:
+        return write(plan, lang=lang, session=session)
