@@ -252,15 +252,23 @@ def _degrees(job: TrainingJob, per_node: int, pins: Pins) -> tuple[tuple[int, in
 
 
 def virtual_stages(layers: int, pp: int, micro_batches: int) -> int:
-    """Interleaved virtual stages per GPU: the most of `_VPP_DEGREES` whose chunks split the
-    layers evenly, with micro-batches a multiple of p (Megatron-LM's interleaved schedule
-    requires both); 1 (plain 1F1B) otherwise."""
-    if pp <= 1:
+    """Interleaved virtual stages per GPU (1 = plain 1F1B): the v of `_VPP_DEGREES` with the
+    best bubble × stage balance, when micro-batches are a multiple of p (Megatron-LM's
+    interleaved schedule requires it). Layers need not split evenly (Llama 3 §3.3.2 trims the
+    first and last stages); the busiest chunk then sets the pace (`compute.stage_balance`)."""
+    if pp <= 1 or micro_batches % pp:
         return 1
+    best, best_eff = (
+        1,
+        compute.pipeline_factor(pp, 1, micro_batches) * compute.stage_balance(layers, pp, 1),
+    )
     for v in _VPP_DEGREES:
-        if layers % (pp * v) == 0 and micro_batches % pp == 0:
-            return v
-    return 1
+        if layers < pp * v:
+            continue
+        eff = compute.pipeline_factor(pp, v, micro_batches) * compute.stage_balance(layers, pp, v)
+        if eff > best_eff:
+            best, best_eff = v, eff
+    return best
 
 
 def micro_batches(job: TrainingJob, dp: int) -> int:
@@ -288,7 +296,7 @@ def _layouts(
             continue  # more data-parallel ranks than sequences in a step
         m = micro_batches(job, d)
         v = virtual_stages(layers, p, m)
-        eff = tp_eff * compute.pipeline_factor(p, v, m)
+        eff = tp_eff * compute.pipeline_factor(p, v, m) * compute.stage_balance(layers, p, v)
         zs = (zero,) if zero is not None else ((0,) if d == 1 else (1, 2, 3))
         for rc in rcs:
             rc_share = 1.0

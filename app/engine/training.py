@@ -380,6 +380,8 @@ def _mfu_explained(
         "m": chosen.micro_batches,
         "gpus": chosen.count,
         "floor_from": chosen.floor_from,
+        "layers": model.layers,
+        "chunks": lay.pp * lay.vpp,
     }
     parts = [f"{compute.FACTOR_LABELS[f.key].format(**ctx)} {f.value:.3f}" for f in chosen.factors]
     src = compute.MFU_SOURCE
