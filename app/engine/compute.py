@@ -8,47 +8,61 @@ FLOPs (per token, N = parameters used per token — active parameters for MoE):
 - LoRA/QLoRA skip the frozen weights' gradient GEMMs: forward 2N + activation gradients 2N = 4N
   (+2N with recomputation), the adapters' own FLOPs being negligible.
 
-MFU is never a bare constant: it is the GPU generation's achievable matmul share times
-factors for model size, interconnect, scale and goodput — each reported with its source.
+MFU is model FLOPs / (GPUs × dense peak × wall time excluding interruptions), never a bare
+constant: a product of named factors (`mfu_factors`) for the GEMM share, the memory-bound
+share (compute-to-bandwidth ratio over the hidden size), FP8, recomputation, TP, the pipeline
+bubble, ZeRO-3, MoE, the links and scale, each with its source. Interruptions are the
+goodput, kept apart: days = FLOPs / (GPUs × peak × MFU × goodput) / 86,400 s.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from collections.abc import Sequence
+from typing import NamedTuple
 
 from app.engine.architectures import ModelSpec
-from app.engine.explain import Explanation
+from app.engine.explain import Explanation, Operand
 from app.engine.hardware import GpuSpec
 from app.engine.units import fmt
 
 SECONDS_PER_DAY = 86_400.0
 
-# Achievable share of dense peak for a well-tuned large dense model inside one node, by GPU
-# generation: the measured maximum achievable matmul share (MAMF) times a software efficiency of
-# 0.7 for everything that is not a large GEMM (attention, norms, optimizer step, data loading).
-# MAMF (stas00/ml-engineering, accelerator table): A100 ≈ 0.86, H100 BF16 794.5/989 = 0.80,
-# MI300X ≈ 0.55. So A100 0.60 and H100 0.56; with the factors below at 2,048–16,384 GPUs this
-# gives ≈0.46 (A100) and ≈0.40 (H100), the figures Llama 1/2 (A100) and Llama 3 (H100, 38–43%
-# MFU, Dubey et al. 2024 Table 4) report. Hopper FP8 reaches a smaller share of its doubled
-# peak: MAMF 1,403 of 1,979 TFLOPS (71%) vs 80% for BF16, so ×0.71/0.80.
-BASE_MFU: dict[str, float] = {
-    "volta": 0.50,
-    "ampere": 0.60,
-    "hopper": 0.56,
-    "blackwell": 0.50,
-    "ada": 0.45,
-    "cdna3": 0.40,
-    "gaudi3": 0.40,
-}
+# MFU = model FLOPs / (GPUs × dense peak × wall time excluding interruptions), a product of
+# named factors, each from a measurement or a formula; the same factors for every GPU, which
+# enters through its peak, its memory bandwidth and its links, never a per-generation constant.
+#
+# Largest share of dense peak a large bf16 GEMM reaches: the measured maximum achievable matmul
+# FLOPS (MAMF, stas00/ml-engineering accelerator table): A100 0.86, H100 794.5/989 = 0.80.
+MATMUL_SHARE = 0.80
+# Everything a step does that is neither a GEMM nor a memory-bound elementwise kernel: optimizer
+# step, kernel launches, data loading, host sync. Chosen on the `fit` half of the validation
+# table (app/data/validation/training_runs.yaml) by scripts/fit_training_factors.py, never
+# per run.
+SOFTWARE_EFFICIENCY = 0.80
+# Memory-bound share of a layer (roofline, Williams et al. 2009): per token a layer does
+# ≈72·h² GEMM FLOPs (forward + backward of 12·h² parameters) and moves ≈β·h bytes through
+# norms, residuals, activation functions and RoPE (Korthikanti et al. 2022 count 34·h bytes of
+# saved activations; each is written, read back and its gradient written and read: β ≈ 4 × 34).
+# Time ratio = (β·h / BW) / (72·h² / (peak · MATMUL_SHARE)) = κ · (peak / BW) / h, so a GPU with
+# more FLOPs per byte of HBM (H100 295, A100-80GB 153) needs a wider model to stay busy.
+# The fused-kernel count above gives κ = 4·34·0.8/72 ≈ 1.5; the fit half of the validation
+# table (scripts/fit_training_factors.py, same grid as SOFTWARE_EFFICIENCY) chooses 5.0, i.e.
+# about 3× that traffic — unfused norms, dropout, casts and the optimizer's own passes.
+MEMORY_BOUND_KAPPA = 5.0
+# Hopper FP8 reaches a smaller share of its doubled peak: MAMF 1,403 of 1,979 TFLOPS (71%)
+# against 80% in BF16 (stas00/ml-engineering).
 FP8_SHARE = 0.71 / 0.80
-SOFTWARE_EFFICIENCY = 0.70
-BASE_SOURCE = (
-    "MAMF shares (stas00/ml-engineering: A100 0.86, H100 0.80, H100 FP8 0.71) × software "
-    "efficiency 0.7; cross-checked with Llama 2 (A100, Touvron et al. 2023 Table 2) and Llama 3 "
-    "(H100 38–43% MFU, Dubey et al. 2024 Table 4)"
-)
-
+# Full activation recomputation adds one forward pass to the three of a step (Narayanan et al.
+# 2021 eq. 3: 4× instead of 3× the forward FLOPs): useful work is 3/4 of the work done.
+FULL_RECOMPUTE_SHARE = 3.0 / 4.0
+LORA_FULL_RECOMPUTE_SHARE = 2.0 / 3.0  # LoRA: 2 passes (no weight gradients) + 1 recomputed
+# Per doubling of TP: exposed all-reduces of activations (Narayanan et al. 2021 §3.2, Fig. 13).
+TP_EFFICIENCY = 0.97
+# ZeRO-3 moves 1.5× the data-parallel volume and re-gathers parameters for every micro-batch
+# (ZeRO §7.2.2): nearly hidden inside an NVLink node, communication-bound across nodes.
+ZERO3_EFFICIENCY = 0.93
+ZERO3_CROSS_NODE_EFFICIENCY = 0.80
 # Inside one node: gradient all-reduce over NVLink overlaps with compute almost fully; seed
 # rule T4 ("4 GPUs take ≈30% of the single-GPU time") implies 1/(4 × 0.30) = 0.83; NCCL ring
 # all-reduce reaches ≈82% of NVLink bandwidth (stas00/ml-engineering network table). 0.90.
@@ -61,56 +75,55 @@ PCIE_SMALL_JOB_PENALTY = 0.9
 # measured 365 GB/s of 400 per node, mostly overlapped with backward); RoCE gives 85–95% of
 # InfiniBand (seed U6, 0.9); plain TCP Ethernet without RDMA loses about half.
 FABRIC_EFFICIENCY: dict[str, float] = {"infiniband": 0.95, "roce": 0.95 * 0.90, "ethernet": 0.50}
-# MoE: expert-parallel all-to-all costs about as much as the expert compute across nodes
-# (DeepSeek-V3 report §3.2.1: "computation-to-communication ratio of approximately 1:1"), only
-# partly hidden by overlap.
-MOE_EFFICIENCY = 0.75
+# MoE expert parallelism. All-to-all: across nodes it costs about as much as the expert compute
+# (DeepSeek-V3 report §3.2.1: "computation-to-communication ratio of approximately 1:1"), half
+# hidden by overlap -> 1/(1 + 0.5) ≈ 0.67; inside an NVLink node (9× the bandwidth of one
+# 400G rail) the exposed part is a ninth of that -> 1/(1 + 0.5/9) ≈ 0.95. Imbalance: the
+# busiest expert sets the step time; a capacity factor of 1.25 (Fedus et al. 2022, Switch
+# Transformer §2.2) bounds it, and balanced routing sits about half-way -> 1/1.125.
+MOE_ALL_TO_ALL_CROSS_NODE = 1.0 / 1.5
+MOE_ALL_TO_ALL_NVLINK = 1.0 / (1.0 + 0.5 / 9)
+MOE_IMBALANCE = 1.0 / 1.125
 # NF4 weights are dequantised to bf16 before every GEMM; QLoRA steps run ≈30% slower than
 # 16-bit LoRA (Dettmers et al. 2023, §4).
 NF4_DEQUANT_EFFICIENCY = 0.7
+BASE_SOURCE = (
+    "MAMF (stas00/ml-engineering: H100 BF16 794.5 of 989 TFLOPS = 0.80; FP8 0.71); "
+    "roofline memory-bound share κ·(peak/bandwidth)/h (Williams et al. 2009; Korthikanti et "
+    "al. 2022 34·h activation bytes per token and layer); software efficiency chosen on the "
+    "fit half of the validation table"
+)
 
 
-@dataclass(frozen=True, slots=True)
-class Mfu:
-    value: float
-    explain: Explanation
-
-
-def _flops_terms(
-    model: ModelSpec, *, seq_len: int, task: str, recompute: str
-) -> tuple[float, float, float]:
-    """(passes, 2N, attention FLOPs per token) of one training token.
+def _flops_terms(model: ModelSpec, *, seq_len: int, task: str) -> tuple[float, float, float]:
+    """(passes, 2N, attention FLOPs per token) of one training token's model FLOPs.
 
     A pass is 2N + 2·L·s·d_attn FLOPs per token: forward 1, backward 2 (LoRA skips the
-    weight gradients: 1), and one more forward under full recomputation.
+    weight gradients: 1). Recomputation is not model FLOPs: it lowers the MFU instead.
     """
     n = model.active_params
     attn = 2.0 * model.layers * seq_len * model.heads * model.head_dim
-    if task in ("lora", "qlora"):
-        mult = 3.0 if recompute == "full" else 2.0  # ×2N each: fwd, act-grad, (+recompute fwd)
-    else:
-        mult = 4.0 if recompute == "full" else 3.0
+    mult = 2.0 if task in ("lora", "qlora") else 3.0
     return mult, 2.0 * n, attn
 
 
-def training_flops_value(
-    model: ModelSpec, *, tokens: float, seq_len: int, task: str, recompute: str
-) -> float:
-    """Total training FLOPs for `tokens` tokens (the figure of `training_flops`, unexplained)."""
-    mult, two_n, attn = _flops_terms(model, seq_len=seq_len, task=task, recompute=recompute)
+def training_flops_value(model: ModelSpec, *, tokens: float, seq_len: int, task: str) -> float:
+    """Model FLOPs for `tokens` tokens (the figure of `training_flops`, unexplained)."""
+    mult, two_n, attn = _flops_terms(model, seq_len=seq_len, task=task)
     return mult * (two_n + attn) * tokens
 
 
 def training_flops(
-    model: ModelSpec, *, tokens: float, seq_len: int, task: str, recompute: str
+    model: ModelSpec, *, tokens: float, seq_len: int, task: str
 ) -> tuple[float, Explanation]:
-    """Total training FLOPs for `tokens` tokens."""
-    mult, two_n, attn = _flops_terms(model, seq_len=seq_len, task=task, recompute=recompute)
+    """Model FLOPs of training on `tokens` tokens: passes × (2N + 2·L·s·d_attn) × D."""
+    mult, two_n, attn = _flops_terms(model, seq_len=seq_len, task=task)
     flops = mult * (two_n + attn) * tokens
     label = f"{int(2 * mult)}N + {int(mult)}·2·L·s·d_attn"
     src = (
-        "Kaplan et al. 2020 Table 1 (C_forward = 2N + 2·L·n_ctx·d_attn); training ×3, "
-        "full recomputation ×4 (Narayanan et al. 2021 eq. 3); LoRA skips weight gradients"
+        "Kaplan et al. 2020 Table 1 (C_forward = 2N + 2·L·n_ctx·d_attn); training = forward + "
+        "backward (×3); LoRA skips weight gradients (×2); recomputation is not model FLOPs "
+        "(it enters the MFU)"
     )
     if model.is_moe:
         src += "; MoE counts active parameters only"
@@ -118,21 +131,30 @@ def training_flops(
         f"({label}) × D = ({fmt(mult * two_n)} + {fmt(mult * attn)}) × {fmt(tokens)} tokens "
         f"= {fmt(flops)} FLOP"
     )
-    return flops, Explanation("training.flops", flops, "FLOP", formula, src)
+    return flops, Explanation(
+        "training.flops",
+        flops,
+        "FLOP",
+        formula,
+        src,
+        operands=[
+            Operand("passes", mult, ""),
+            Operand("two_n", two_n, "FLOP/token"),
+            Operand("attention", attn, "FLOP/token"),
+            Operand("tokens", tokens, "tokens"),
+        ],
+        expression="passes * (two_n + attention) * tokens",
+    )
 
 
-def size_factor(params: float) -> float:
-    """Small models keep GEMMs too small to fill the GPU: 1.0 from 30B, 0.8 at 1B.
+def memory_bound_factor(gpu: GpuSpec, model: ModelSpec, precision: str) -> float:
+    """1 / (1 + κ · (peak / HBM bandwidth) / h): the GEMM share of a layer's time.
 
-    Linear in log10(N) between 1B (0.8) and 30B (1.0), floored at 0.6. Llama 1 and 2 trained
-    7B at ≈0.9× the MFU of 65B/70B on the same A100 cluster (Touvron et al. 2023, GPU-hours
-    tables); below 1B the hidden size (≤2,048) leaves tensor cores underfed.
+    peak in FLOP/s (FP8 when it computes in FP8), bandwidth in byte/s, h the hidden size.
+    H100 (295 FLOP/B) at h = 2,048: 0.73; A100-80GB (153 FLOP/B) at h = 8,192: 0.97.
     """
-    b = params / 1e9
-    if b >= 30:
-        return 1.0
-    f = 0.8 + 0.2 * math.log10(max(b, 1e-3)) / math.log10(30)
-    return max(0.6, min(1.0, f))
+    ratio = gpu.peak_tflops(precision) * 1e12 / (gpu.bandwidth_gbs * 1e9)
+    return 1.0 / (1.0 + MEMORY_BOUND_KAPPA * ratio / model.hidden)
 
 
 def scale_factor(gpus: int) -> float:
@@ -147,16 +169,69 @@ def scale_factor(gpus: int) -> float:
     return max(0.6, 1.0 - 0.02 * math.log2(gpus / 64))
 
 
-def goodput(gpus: int, days: float) -> float:
+def pipeline_factor(pp: int, vpp: int, micro_batches: int) -> float:
+    """1 / (1 + (p − 1) / (v · m)): the share of a step not lost to the pipeline bubble.
+
+    Narayanan et al. 2021 §2.2.1 (1F1B: bubble (p − 1)/m) and §2.2.2 (interleaved schedule
+    with v virtual stages per GPU: (p − 1)/(v · m)).
+    """
+    if pp <= 1:
+        return 1.0
+    return 1.0 / (1.0 + (pp - 1) / (vpp * max(1, micro_batches)))
+
+
+# Llama 3 §3.3.4: 419 unexpected interruptions in a 54-day snapshot on 16,384 H100s, and
+# "higher than 90% effective training time". Charging each interruption the time that makes
+# 16,384 GPUs exactly 90% effective: 24 h × (1/0.9 − 1) / (419 / 54) = 0.344 h of the job.
+INTERRUPTIONS_PER_GPU_DAY = 419 / (54 * 16_384)
+HOURS_LOST_PER_INTERRUPTION = 24.0 * (1 / 0.9 - 1) / (419 / 54)
+
+
+def stage_balance(layers: int, pp: int, vpp: int) -> float:
+    """L / (p · v · ⌈L / (p · v)⌉): the pipeline runs at the pace of its busiest chunk of
+    layers when L does not split evenly into p · v chunks (1.0 when it does)."""
+    chunks = pp * vpp
+    if chunks <= 1:
+        return 1.0
+    return layers / (chunks * math.ceil(layers / chunks))
+
+
+def goodput(gpus: int, days: float = 1.0) -> float:
     """Share of wall-clock time that trains: failures cost restarts and lost steps.
 
-    Llama 3 §3.3.4: 419 unexpected interruptions in 54 days on 16,384 H100s (4.7e-4 per
-    GPU-day) and >90% effective training time. We charge 0.5 h of the whole job per
-    interruption (checkpoint reload plus lost work with frequent checkpoints).
+    1 / (1 + rate · n · hours lost per interruption / 24 h), with the rate and the loss
+    from Llama 3 §3.3.4 (constants above): 0.90 at 16,384 GPUs, 0.98 at 2,048.
     """
-    rate = 419 / (54 * 16_384)
-    lost_h_per_day = rate * gpus * 0.5
+    lost_h_per_day = INTERRUPTIONS_PER_GPU_DAY * gpus * HOURS_LOST_PER_INTERRUPTION
     return 1.0 / (1.0 + lost_h_per_day / 24.0) if days > 0 else 1.0
+
+
+class Factor(NamedTuple):
+    """One named factor of the MFU: `key` is its operand name (labels: `FACTOR_LABELS`)."""
+
+    key: str
+    value: float
+
+
+# What each factor is, for explanations ({h}, {ratio}, {tp}, {pp}, {vpp}, {m}, {gpus} filled in).
+FACTOR_LABELS: dict[str, str] = {
+    "matmul_share": "largest GEMM share of dense peak (MAMF)",
+    "software": "software efficiency",
+    "memory_bound": "GEMM share of a layer, h={h} on {ratio:.0f} FLOP/B",
+    "fp8_share": "FP8 GEMM share",
+    "nf4_dequant": "NF4 dequantisation",
+    "recompute": "full recomputation (one extra forward)",
+    "tensor_parallel": "TP {tp}",
+    "pipeline": "bubble 1/(1 + (p−1)/(v·m)), p={pp}, v={vpp}, m={m}",
+    "stage_balance": "uneven pipeline stages ({layers} layers in {chunks} chunks)",
+    "zero3": "ZeRO-3 parameter gathers",
+    "moe_all_to_all": "MoE all-to-all",
+    "moe_imbalance": "MoE expert imbalance",
+    "intra_node": "intra-node link",
+    "fabric": "inter-node fabric",
+    "scale": "scale ({gpus:,} GPUs)",
+    "scaling_floor": "scaling floor: at most linear from {floor_from:,} GPUs",
+}
 
 
 def mfu_factors(
@@ -168,117 +243,96 @@ def mfu_factors(
     gpus: int,
     nodes: int,
     interconnect: str,
-) -> list[tuple[str, float]]:
-    """The named factors whose product is the default MFU (cheap: no strings formatted)."""
-    base = BASE_MFU.get(gpu.generation, 0.40)
-    f: list[tuple[str, float]] = [(f"base {gpu.generation}", base)]
+    tp: int = 1,
+    pp: int = 1,
+    vpp: int = 1,
+    micro_batches: int = 1,
+    zero_stage: int = 0,
+    dp: int = 1,
+    recompute: str = "selective",
+) -> list[Factor]:
+    """The named factors whose product is the default MFU of one layout (see module doc).
+
+    The planner and the explanation both call this: the MFU a plan reports and the product
+    its explanation shows are the same multiplication.
+    """
+    f = [
+        Factor("matmul_share", MATMUL_SHARE),
+        Factor("software", SOFTWARE_EFFICIENCY),
+        Factor(
+            "memory_bound",
+            memory_bound_factor(gpu, model, precision),
+        ),
+    ]
     if precision == "fp8" and gpu.fp8_tflops:
-        f.append(("FP8 share", FP8_SHARE))
-    f.append(("size", size_factor(model.active_params)))
-    if model.is_moe and gpus > 1:
-        f.append(("MoE all-to-all", MOE_EFFICIENCY))
+        f.append(Factor("fp8_share", FP8_SHARE))
     if task == "qlora":
-        f.append(("NF4 dequant", NF4_DEQUANT_EFFICIENCY))
+        f.append(Factor("nf4_dequant", NF4_DEQUANT_EFFICIENCY))
+    if recompute == "full":
+        share = LORA_FULL_RECOMPUTE_SHARE if task in ("lora", "qlora") else FULL_RECOMPUTE_SHARE
+        f.append(Factor("recompute", share))
+    if tp > 1:
+        f.append(Factor("tensor_parallel", TP_EFFICIENCY ** math.log2(tp)))
+    if pp > 1:
+        f.append(
+            Factor(
+                "pipeline",
+                pipeline_factor(pp, vpp, micro_batches),
+            )
+        )
+    if zero_stage == 3 and dp > 1:
+        z3 = ZERO3_EFFICIENCY if nodes == 1 else ZERO3_CROSS_NODE_EFFICIENCY
+        f.append(Factor("zero3", z3))
+    if model.is_moe and gpus > 1:
+        a2a = MOE_ALL_TO_ALL_CROSS_NODE if nodes > 1 else MOE_ALL_TO_ALL_NVLINK
+        f.append(Factor("moe_all_to_all", a2a))
+        f.append(Factor("moe_imbalance", MOE_IMBALANCE))
     if gpus > 1:
         if interconnect == "pcie" and nodes == 1:
             # T5 compares like with like: the same box with and without NVLink.
             big = model.params >= 13e9 and task in ("pretrain", "full_finetune")
             pcie = PCIE_PENALTY if big else PCIE_SMALL_JOB_PENALTY
-            f.append(("PCIe, no NVLink", NVLINK_EFFICIENCY * pcie))
+            f.append(Factor("intra_node", NVLINK_EFFICIENCY * pcie))
         else:
-            f.append(("intra-node NVLink", NVLINK_EFFICIENCY))
+            f.append(Factor("intra_node", NVLINK_EFFICIENCY))
         if nodes > 1:
             fabric = interconnect if interconnect in FABRIC_EFFICIENCY else "infiniband"
-            f.append((fabric, FABRIC_EFFICIENCY[fabric]))
+            f.append(Factor("fabric", FABRIC_EFFICIENCY[fabric]))
         sc = scale_factor(gpus)
         if sc < 1:
-            f.append(("scale", sc))
+            f.append(Factor("scale", sc))
     return f
 
 
-def mfu_per_gpu(gpu: GpuSpec, model: ModelSpec, precision: str) -> float:
-    """The factors that do not depend on the GPU count: generation × FP8 share × size."""
-    v = BASE_MFU.get(gpu.generation, 0.40)
-    if precision == "fp8" and gpu.fp8_tflops:
-        v *= FP8_SHARE
-    return v * size_factor(model.active_params)
-
-
-def mfu_at_scale(
-    per_gpu: float, model: ModelSpec, task: str, gpus: int, nodes: int, interconnect: str
-) -> float:
-    """`mfu_per_gpu` times the factors of the task and of `gpus` GPUs on `nodes` nodes.
-
-    With `mfu_per_gpu` this is `math.prod` of `mfu_factors`, multiplied in the same order (so
-    bit for bit the same; a property test holds them together) without building the named list:
-    the planner calls it for every count it walks.
-    """
-    v = per_gpu
-    if model.experts > 1 and gpus > 1:
-        v *= MOE_EFFICIENCY
-    if task == "qlora":
-        v *= NF4_DEQUANT_EFFICIENCY
-    if gpus > 1:
-        if interconnect == "pcie" and nodes == 1:
-            big = model.params >= 13e9 and task in ("pretrain", "full_finetune")
-            v *= NVLINK_EFFICIENCY * (PCIE_PENALTY if big else PCIE_SMALL_JOB_PENALTY)
-        else:
-            v *= NVLINK_EFFICIENCY
-        if nodes > 1:
-            v *= FABRIC_EFFICIENCY.get(interconnect, FABRIC_EFFICIENCY["infiniband"])
-        if gpus > 64:
-            sc = scale_factor(gpus)
-            if sc < 1:
-                v *= sc
+def product(factors: Sequence[Factor]) -> float:
+    """The MFU the factors give, multiplied in their order."""
+    v = 1.0
+    for x in factors:
+        v *= x.value
     return v
 
 
-def default_mfu(
-    *,
-    gpu: GpuSpec,
-    model: ModelSpec,
-    precision: str,
-    task: str,
-    gpus: int,
-    nodes: int,
-    interconnect: str,
-) -> Mfu:
-    """MFU default by principle: generation × size × interconnect × scale (goodput separate)."""
-    factors = mfu_factors(
-        gpu=gpu,
-        model=model,
-        precision=precision,
-        task=task,
-        gpus=gpus,
-        nodes=nodes,
-        interconnect=interconnect,
-    )
-    value = math.prod(v for _, v in factors)
-    formula = " × ".join(f"{name} {v:.2f}" for name, v in factors) + f" = {value:.3f}"
-    src = (
-        BASE_SOURCE
-        + "; T4 (4 GPUs ≈30% of one-GPU time), T5 (no NVLink ≈30% slower), U6 (RoCE 85–95% "
-        "of InfiniBand)"
-    )
-    return Mfu(value, Explanation("training.mfu", value, "", formula, src))
+MFU_SOURCE = (
+    BASE_SOURCE
+    + "; Narayanan et al. 2021 (TP §3.2, pipeline bubble §2.2, recomputation eq. 3); ZeRO "
+    "§7.2.2; DeepSeek-V3 §3.2.1 and Switch Transformer §2.2 (MoE); T4 (4 GPUs ≈30% of one-GPU "
+    "time), T5 (no NVLink ≈30% slower), U6 (RoCE 85–95% of InfiniBand)"
+)
 
 
 def training_days(
-    *, flops: float, gpu: GpuSpec, gpus: int, mfu: float, precision: str, apply_goodput: bool = True
-) -> tuple[float, float, Explanation]:
-    """(days, gpu_hours, explanation): time = FLOPs / (GPUs × dense peak × MFU) / goodput."""
-    peak = gpu.peak_tflops(precision) * 1e12
-    seconds = flops / (gpus * peak * mfu)
-    days = seconds / SECONDS_PER_DAY
-    g = goodput(gpus, days) if apply_goodput else 1.0
-    days /= g
-    gpu_hours = days * 24 * gpus
-    formula = (
-        f"{fmt(flops)} FLOP / ({gpus} × {fmt(peak / 1e12)} TFLOPS × {mfu:.3f}) / goodput "
-        f"{g:.3f} = {fmt(days)} days"
-    )
-    src = (
-        f"{gpu.name} dense {precision} peak (datasheet, no sparsity — PRODUCT.md §4); goodput "
-        "from Llama 3 §3.3.4 interruption rate"
-    )
-    return days, gpu_hours, Explanation("training.days", days, "days", formula, src)
+    *,
+    flops: float,
+    gpu: GpuSpec,
+    gpus: int,
+    mfu: float,
+    precision: str,
+    goodput_share: float | None = None,
+) -> float:
+    """days = model FLOPs / (GPUs × dense peak × MFU × goodput) / 86,400 s.
+
+    `goodput_share` None means the Llama 3 interruption model (`goodput`); 1.0 ignores
+    interruptions (the seed rules' arithmetic).
+    """
+    g = goodput(gpus) if goodput_share is None else goodput_share
+    return flops / (gpus * gpu.peak_tflops(precision) * 1e12 * mfu * g) / SECONDS_PER_DAY

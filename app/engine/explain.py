@@ -11,11 +11,21 @@ one module every formula, chart and page formats numbers with.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from app.engine.formatting import money, number, percent
 
-__all__ = ["Explanation", "money", "number", "percent"]
+__all__ = ["Explanation", "Operand", "money", "number", "percent"]
+
+
+@dataclass(slots=True)
+class Operand:
+    """One named input of an explained figure: `name` is the identifier its expression uses
+    ("gpus"), `value` the number (unrounded) and `unit` its unit ("FLOP/s", "GPUs", "")."""
+
+    name: str
+    value: float
+    unit: str
 
 
 @dataclass(slots=True)
@@ -28,6 +38,10 @@ class Explanation:
     figure: what the number is ("Monthly rent"); value: the number itself; unit: its unit
     ("TWD/month", "h/month", "kWh", "months"); formula: the arithmetic with the user's numbers
     substituted; source: the rule, datasheet or price-list entry the inputs come from.
+
+    operands and expression make the figure reproducible: `expression` combines the operands
+    by name with + − × ÷ ** and a few functions (`app.engine.expression.evaluate`), and
+    evaluates to `value`. Empty where a figure is not (yet) stated that way.
     """
 
     figure: str
@@ -35,3 +49,13 @@ class Explanation:
     unit: str
     formula: str
     source: str
+    operands: list[Operand] = field(default_factory=list)
+    expression: str = ""
+
+    def recomputed(self) -> float:
+        """The value its expression gives from its operands (ValueError without one)."""
+        from app.engine.expression import evaluate
+
+        if not self.expression:
+            raise ValueError(f"{self.figure} has no expression")
+        return evaluate(self.expression, {o.name: o.value for o in self.operands})

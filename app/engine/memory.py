@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from app.engine.architectures import ModelSpec
-from app.engine.explain import Explanation
+from app.engine.explain import Explanation, Operand
 from app.engine.units import GB, fmt
 
 # Bytes per parameter of stored weights. int4 is weight-only with an fp16 scale and zero per
@@ -73,6 +73,7 @@ class Layout(NamedTuple):
     zero_stage: int = 0
     recompute: str = "selective"
     micro_batch: int = 1
+    vpp: int = 1  # interleaved virtual pipeline stages per GPU (1 = plain 1F1B)
 
     @property
     def gpus(self) -> int:
@@ -161,38 +162,50 @@ def model_states(
         state_b = opt_b - 4.0 + master
         m.weights, m.gradients, m.optimizer = n * w_b, n * w_b, n * state_b
         m.explain += [
-            Explanation(
-                "memory_gb.weights",
-                m.weights / GB,
-                "GB",
-                f"{fmt(n)} params × {fmt(w_b)} B = {fmt(m.weights / GB)} GB",
-                "ZeRO (Rajbhandari et al. 2019) §3.1: 16-bit weights 2Ψ",
+            _states_explained(
+                "memory_gb.weights", n, w_b, "ZeRO (Rajbhandari et al. 2019) §3.1: 16-bit "
+                "weights 2Ψ (fp32: 4Ψ)",
             ),
-            Explanation(
-                "memory_gb.gradients",
-                m.gradients / GB,
-                "GB",
-                f"{fmt(n)} params × {fmt(w_b)} B = {fmt(m.gradients / GB)} GB",
-                "ZeRO §3.1: 16-bit gradients 2Ψ",
+            _states_explained("memory_gb.gradients", n, w_b, "ZeRO §3.1: 16-bit gradients 2Ψ"),
+            _states_explained(
+                "memory_gb.optimizer", n, state_b,
+                "ZeRO §3.1: Adam K = 12 (fp32 master, momentum, variance); 8-bit Adam "
+                f"(Dettmers et al. 2022) 6 B; SGD+momentum 8 B; Adafactor ≈4 B ({optimizer})",
             ),
-            Explanation(
-                "memory_gb.optimizer",
-                m.optimizer / GB,
-                "GB",
-                f"{fmt(n)} params × {fmt(state_b)} B ({optimizer}) = {fmt(m.optimizer / GB)} GB",
-                "ZeRO §3.1: Adam K = 12 (fp32 master, momentum, variance); "
-                "8-bit Adam (Dettmers et al. 2022) 6 B; SGD+momentum 8 B; Adafactor ≈4 B",
-            ),
-        ]
+        ]  # fmt: skip
         return m, n
     trainable = lora_params(model, lora_rank, lora_targets)
+    # The frozen base: QLoRA stores the linear layers of the decoder blocks in NF4 and keeps
+    # the embeddings, the LM head and the norms in 16-bit (Dettmers et al. 2023 §3; bitsandbytes
+    # replaces nn.Linear modules only, and PEFT/HF skip the lm_head); LoRA keeps the base at
+    # the training precision (fp32 = 4 B, bf16 = 2 B, int8 weight-only).
     if task == "qlora":
-        base_b, base_src = NF4_DQ_BYTES, "QLoRA (Dettmers et al. 2023) §3: NF4 + double quant"
+        unquantised = embedding_params(model) + 2 * model.layers * model.hidden
+        linear = max(0.0, n - unquantised)
+        base = linear * NF4_DQ_BYTES + unquantised * 2.0
+        base_src = (
+            "QLoRA (Dettmers et al. 2023) §3: NF4 + double quantisation on the decoder "
+            "blocks' linear layers; embeddings, LM head and norms in 16-bit"
+        )
+        base_ops = [
+            Operand("linear_params", linear, "params"),
+            Operand("nf4_bytes", NF4_DQ_BYTES, "B"),
+            Operand("other_params", unquantised, "params"),
+            Operand("other_bytes", 2.0, "B"),
+        ]
+        base_expr = "linear_params * nf4_bytes + other_params * other_bytes"
+        base_text = (
+            f"{fmt(linear)} linear × {fmt(NF4_DQ_BYTES, 4)} B + {fmt(unquantised)} other × 2 B"
+        )
     else:
-        base_b = WEIGHT_BYTES["int8"] if precision == "int8" else 2.0
-        base_src = "LoRA (Hu et al. 2021): frozen base in 16-bit"
+        base_b = WEIGHT_BYTES["int8"] if precision == "int8" else WEIGHT_BYTES.get(precision, 2.0)
+        base = n * base_b
+        base_src = f"LoRA (Hu et al. 2021): frozen base in {precision}"
+        base_ops = [Operand("frozen_params", n, "params"), Operand("base_bytes", base_b, "B")]
+        base_expr = "frozen_params * base_bytes"
+        base_text = f"{fmt(n)} frozen × {fmt(base_b)} B"
     # LoRA adapters train in bf16 with fp32 Adam states: the same 16 B/param as full training.
-    m.weights = n * base_b + trainable * 2
+    m.weights = base + trainable * 2
     m.gradients = trainable * 2.0
     m.optimizer = trainable * (opt_b - 4.0 + 4.0)
     m.explain += [
@@ -200,9 +213,10 @@ def model_states(
             "memory_gb.weights",
             m.weights / GB,
             "GB",
-            f"{fmt(n)} frozen × {fmt(base_b)} B + {fmt(trainable)} LoRA × 2 B "
-            f"= {fmt(m.weights / GB)} GB",
+            f"{base_text} + {fmt(trainable)} LoRA × 2 B = {fmt(m.weights / GB)} GB",
             base_src,
+            [*base_ops, Operand("trainable", trainable, "params"), Operand("gb", GB, "B/GB")],
+            f"({base_expr} + trainable * 2) / gb",
         ),
         Explanation(
             "lora.trainable_params",
@@ -211,16 +225,32 @@ def model_states(
             f"r = {lora_rank} × Σ(d_in + d_out) over {lora_targets} matrices × "
             f"{model.layers} layers = {fmt(trainable)}",
             "LoRA (Hu et al. 2021) §4.1",
+            [Operand("trainable", trainable, "params")],
+            "trainable",
         ),
-        Explanation(
-            "memory_gb.optimizer",
-            m.optimizer / GB,
-            "GB",
-            f"{fmt(trainable)} trainable × {fmt(opt_b)} B = {fmt(m.optimizer / GB)} GB",
-            "ZeRO §3.1 K = 12 applied to the adapters only",
+        _states_explained(
+            "memory_gb.optimizer", trainable, opt_b, "ZeRO §3.1 K = 12 applied to the adapters only"
         ),
     ]
     return m, trainable
+
+
+def _states_explained(figure: str, params: float, bytes_per: float, source: str) -> Explanation:
+    """params × bytes per parameter, in GB."""
+    gb = params * bytes_per / GB
+    return Explanation(
+        figure,
+        gb,
+        "GB",
+        f"{fmt(params)} params × {fmt(bytes_per)} B = {fmt(gb)} GB",
+        source,
+        [
+            Operand("params", params, "params"),
+            Operand("bytes_per_param", bytes_per, "B"),
+            Operand("gb", GB, "B/GB"),
+        ],
+        "params * bytes_per_param / gb",
+    )
 
 
 def inference_weights(model: ModelSpec, precision: str) -> tuple[float, Explanation]:

@@ -1,17 +1,22 @@
 """The planner: the smallest configuration that fits, then enough GPUs to meet the deadline.
 
-Search order (training): for each GPU count in `COUNTS`, layouts are tried from the most to
-the least efficient — tensor parallel inside a node only, pipeline across nodes, data
-parallel for the rest, ZeRO stage and recomputation as memory demands — and the first that
-fits in memory is kept (Narayanan et al. 2021 §3: TP within the NVLink domain, PP across).
-The smallest count with a fitting layout is the minimum configuration; counts then grow until
-the estimated days meet the deadline. Tier follows T1 from the chosen count.
+Search order (training): for each GPU count, layouts are tried from the most to the least
+efficient — tensor parallel inside a node only, pipeline across nodes (interleaved when the
+layers and micro-batches allow), data parallel for the rest, ZeRO stage and recomputation as
+memory demands — and the first that fits in memory is kept (Narayanan et al. 2021 §3).
+
+Counts: every count from 1 to a node's GPUs, then whole nodes. The walk visits a geometric
+ladder (`COUNTS`, the scaling curve's points), then bisects whole nodes between the last ladder
+count that misses and the first that meets (memory for the minimum, the deadline after it), so
+the chosen count is the smallest one that works with the count one node smaller failing.
+Tier follows T1 from the chosen count.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
+import threading
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
 from operator import attrgetter, itemgetter
@@ -39,13 +44,12 @@ COUNTS: tuple[int, ...] = (
 MAX_SEARCH_GPUS = 32768
 CURVE_SPAN = 4  # the scaling curve runs to 4× the chosen count
 HEADROOM = 0.95  # keep 5% of HBM free for allocator spikes
-TP_EFFICIENCY = 0.97  # per doubling of TP: exposed all-reduces (Narayanan et al. 2021 §3.2)
-# ZeRO-3 moves 1.5× the data-parallel volume and re-gathers parameters for every micro-batch
-# (ZeRO §7.2.2): nearly hidden inside an NVLink node, communication-bound across nodes where a
-# GPU has one 400 Gb/s rail (50 GB/s) against 450 GB/s of NVLink.
-ZERO3_EFFICIENCY = 0.93
-ZERO3_CROSS_NODE_EFFICIENCY = 0.80
+TP_EFFICIENCY = compute.TP_EFFICIENCY
+ZERO3_EFFICIENCY = compute.ZERO3_EFFICIENCY
+ZERO3_CROSS_NODE_EFFICIENCY = compute.ZERO3_CROSS_NODE_EFFICIENCY
+# Hardware FLOPs per model FLOP: full recomputation runs one more forward (Narayanan eq. 3).
 RECOMPUTE_FLOPS = {"none": 1.0, "selective": 1.0, "full": 4.0 / 3.0}
+_VPP_DEGREES = (4, 2)  # interleaved virtual stages tried, most first (Narayanan et al. §2.2.2)
 
 
 class Pins(NamedTuple):
@@ -56,6 +60,7 @@ class Pins(NamedTuple):
     pp: int | None = None
     zero: int | None = None
     recompute: str | None = None
+    goodput: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,9 +109,13 @@ class Candidate:
     per_gpu_bytes: float
     days: float
     gpu_hours: float
-    mfu: float
-    layout_efficiency: float
+    mfu: float  # model FLOPs / (GPUs × dense peak × wall time without interruptions)
+    layout_efficiency: float  # the parallelism factors' product (part of `mfu`)
     interconnect: str
+    goodput: float = 1.0  # share of wall time doing useful work
+    factors: tuple[compute.Factor, ...] = ()  # mfu = their product; () when the MFU is pinned
+    micro_batches: int = 1  # per pipeline per step (the bubble's m)
+    floor_from: int = 0  # the smaller count whose GPU-hours floor this one (0: none)
 
 
 def natural_interconnect(gpu: GpuSpec, nodes: int, per_node: int) -> str:
@@ -223,8 +232,9 @@ def per_gpu_memory(job: TrainingJob, layout: Layout, gpus: int) -> Memory:
     )
 
 
-# (relative time, tp, pp, dp, ZeRO stage, recomputation) of one layout of n GPUs
-_Option = tuple[float, int, int, int, int, str]
+# (relative time, tp, pp, dp, ZeRO stage, recomputation, virtual stages, micro-batches per
+# pipeline) of one layout of n GPUs; relative time = 1 / the layout's MFU factors
+_Option = tuple[float, int, int, int, int, str, int, int]
 
 
 _TP_DEGREES = (1, 2, 4, 8)
@@ -241,6 +251,32 @@ def _degrees(job: TrainingJob, per_node: int, pins: Pins) -> tuple[tuple[int, in
     return tuple((t, p, TP_EFFICIENCY ** math.log2(t)) for t in tps for p in pps if p <= layers)
 
 
+def virtual_stages(layers: int, pp: int, micro_batches: int) -> int:
+    """Interleaved virtual stages per GPU (1 = plain 1F1B): the v of `_VPP_DEGREES` with the
+    best bubble × stage balance, when micro-batches are a multiple of p (Megatron-LM's
+    interleaved schedule requires it). Layers need not split evenly (Llama 3 §3.3.2 trims the
+    first and last stages); the busiest chunk then sets the pace (`compute.stage_balance`)."""
+    if pp <= 1 or micro_batches % pp:
+        return 1
+    best, best_eff = (
+        1,
+        compute.pipeline_factor(pp, 1, micro_batches) * compute.stage_balance(layers, pp, 1),
+    )
+    for v in _VPP_DEGREES:
+        if layers < pp * v:
+            continue
+        eff = compute.pipeline_factor(pp, v, micro_batches) * compute.stage_balance(layers, pp, v)
+        if eff > best_eff:
+            best, best_eff = v, eff
+    return best
+
+
+def micro_batches(job: TrainingJob, dp: int) -> int:
+    """Micro-batches each pipeline runs per optimizer step: global batch / (dp × micro)."""
+    per_step = dp * job.micro_batch
+    return max(1, math.ceil(max(job.global_batch, per_step) / per_step))
+
+
 def _layouts(
     job: TrainingJob, n: int, per_node: int, pins: Pins, degrees: tuple[tuple[int, int, float], ...]
 ) -> list[_Option]:
@@ -249,6 +285,8 @@ def _layouts(
     rcs = _RECOMPUTE_CHOICES[pins.recompute]
     micro, global_batch = job.micro_batch, job.global_batch
     zero3 = ZERO3_EFFICIENCY if n <= per_node else ZERO3_CROSS_NODE_EFFICIENCY
+    layers = job.model.layers
+    lora = job.task in ("lora", "qlora")
     out: list[_Option] = []
     for t, p, tp_eff in degrees:
         if n % (t * p):
@@ -256,23 +294,26 @@ def _layouts(
         d = n // (t * p)
         if job.batch_pinned and d * micro > global_batch:
             continue  # more data-parallel ranks than sequences in a step
-        steps = max(1, math.ceil(max(global_batch, d * micro) / (d * micro)))
-        bubble = 1.0 + (p - 1) / steps  # 1F1B bubble (Narayanan et al. 2021 §2.2.1)
-        eff = tp_eff / bubble
+        m = micro_batches(job, d)
+        v = virtual_stages(layers, p, m)
+        eff = tp_eff * compute.pipeline_factor(p, v, m) * compute.stage_balance(layers, p, v)
         zs = (zero,) if zero is not None else ((0,) if d == 1 else (1, 2, 3))
-        for rc, rc_flops in rcs:
+        for rc in rcs:
+            rc_share = 1.0
+            if rc == "full":
+                rc_share = (
+                    compute.LORA_FULL_RECOMPUTE_SHARE if lora else compute.FULL_RECOMPUTE_SHARE
+                )
             for z in zs:
-                if z == 3 and d > 1:
-                    out.append((rc_flops / (eff * zero3), t, p, d, z, rc))
-                else:
-                    out.append((rc_flops / eff, t, p, d, z, rc))
+                z_eff = zero3 if z == 3 and d > 1 else 1.0
+                out.append((1.0 / (eff * z_eff * rc_share), t, p, d, z, rc, v, m))
     return out
 
 
-# (recomputation, its FLOP multiplier) to try: the pinned one, else selective then full
-_RECOMPUTE_CHOICES: dict[str | None, tuple[tuple[str, float], ...]] = {
-    None: (("selective", RECOMPUTE_FLOPS["selective"]), ("full", RECOMPUTE_FLOPS["full"])),
-    **{rc: ((rc, f),) for rc, f in RECOMPUTE_FLOPS.items()},
+# recomputation modes to try: the pinned one, else selective then full
+_RECOMPUTE_CHOICES: dict[str | None, tuple[str, ...]] = {
+    None: ("selective", "full"),
+    **{rc: (rc,) for rc in RECOMPUTE_FLOPS},
 }
 
 
@@ -298,7 +339,7 @@ class _Ranked:
         for i, option in enumerate(self.options):
             m = mem[i]
             if m is None:
-                _, t, p, d, z, rc = option
+                _, t, p, d, z, rc, _, _ = option
                 m = self.terms.total(t, p, d, z, rc, self.gpus, self.terms.job.micro_batch)
                 mem[i] = m
             if m <= cap:
@@ -312,44 +353,76 @@ _by_cost = itemgetter(0)
 class _OnGpu:
     """One job on one GPU type with its pins: what every count of a walk shares."""
 
-    __slots__ = ("cap", "gpu", "job", "layout_pins", "mfu", "mfu_per_gpu", "peak", "terms")
+    __slots__ = ("cap", "gpu", "job", "layout_pins", "peak", "pins", "terms")
 
     def __init__(self, job: TrainingJob, gpu: GpuSpec, pins: Pins) -> None:
-        self.job, self.gpu, self.mfu = job, gpu, pins.mfu
+        self.job, self.gpu, self.pins = job, gpu, pins
         self.terms = _terms(job)
-        # the layout ranking ignores the MFU pin: one ranking serves pinned and default MFU
-        self.layout_pins = pins._replace(mfu=None)
+        # the layout ranking ignores the MFU and goodput pins: one ranking serves them all
+        self.layout_pins = pins._replace(mfu=None, goodput=None)
         self.cap = gpu.memory_gb * GB * HEADROOM
         self.peak = gpu.peak_tflops(job.precision) * 1e12
-        self.mfu_per_gpu = compute.mfu_per_gpu(gpu, job.model, job.precision)
 
-    def best_layout(self, n: int) -> tuple[Layout, float, float] | None:
-        """(layout, per-GPU bytes, efficiency) of the fastest layout of `n` GPUs that fits."""
+    def best_layout(self, n: int) -> tuple[Layout, float, float, int] | None:
+        """(layout, per-GPU bytes, parallelism efficiency, micro-batches per pipeline) of the
+        fastest layout of `n` GPUs that fits."""
         gpn = self.gpu.gpus_per_node
         found = self.terms.ranked(n, n if n < gpn else gpn, self.layout_pins).first_fit(self.cap)
         if found is None:
             return None
-        (cost, t, p, d, z, rc), mem = found
-        layout = Layout(d, t, p, z, rc, self.job.micro_batch)  # positional: the hot path
-        # efficiency excludes recomputation, which the FLOP count already carries
-        return layout, mem, RECOMPUTE_FLOPS[rc] / cost
+        (cost, t, p, d, z, rc, v, m), mem = found
+        layout = Layout(d, t, p, z, rc, self.job.micro_batch, v)  # positional: the hot path
+        return layout, mem, 1.0 / cost, m
 
-    def evaluate(self, n: int) -> Candidate | None:
-        """The best fitting layout of `n` GPUs and how long the job takes on it."""
+    def evaluate(
+        self, n: int, floor_rate: float = math.inf, floor_from: int = 0
+    ) -> Candidate | None:
+        """The best fitting layout of `n` GPUs and how long the job takes on it.
+
+        floor_rate: the smallest MFU × goodput of the smaller counts (`floor_from` GPUs);
+        a default MFU is lowered to it so GPU-hours never fall as the count grows.
+        """
         found = self.best_layout(n)
         if found is None:
             return None
-        layout, mem, eff = found
+        layout, mem, eff, m = found
         job, gpu = self.job, self.gpu
         gpn = gpu.gpus_per_node
         nodes = -(-n // gpn)
         ic = job.interconnect or natural_interconnect(gpu, nodes, n if n < gpn else gpn)
-        value = self.mfu
-        if value is None:
-            value = compute.mfu_at_scale(self.mfu_per_gpu, job.model, job.task, n, nodes, ic)
-        flops = job.base_flops * RECOMPUTE_FLOPS[layout.recompute]
-        days = flops / (n * self.peak * value * eff) / compute.SECONDS_PER_DAY
-        days /= compute.goodput(n, days)
+        g = compute.goodput(n) if self.pins.goodput is None else self.pins.goodput
+        factors: tuple[compute.Factor, ...] = ()
+        if self.pins.mfu is not None:
+            value = self.pins.mfu
+            floor_from = 0
+        else:
+            factors = tuple(
+                compute.mfu_factors(
+                    gpu=gpu,
+                    model=job.model,
+                    precision=job.precision,
+                    task=job.task,
+                    gpus=n,
+                    nodes=nodes,
+                    interconnect=ic,
+                    tp=layout.tp,
+                    pp=layout.pp,
+                    vpp=layout.vpp,
+                    micro_batches=m,
+                    zero_stage=layout.zero_stage,
+                    dp=layout.dp,
+                    recompute=layout.recompute,
+                )
+            )
+            value = compute.product(factors)
+            if value * g > floor_rate:
+                # Never more than linear (PRODUCT.md §4): a larger count that fits a cheaper
+                # layout would otherwise use fewer GPU-hours than the smaller one.
+                factors += (compute.Factor("scaling_floor", floor_rate / (value * g)),)
+                value *= factors[-1].value
+            else:
+                floor_from = 0
+        days = job.base_flops / (n * self.peak * value * g) / compute.SECONDS_PER_DAY
         return Candidate(
             gpu=gpu,
             count=n,
@@ -361,6 +434,10 @@ class _OnGpu:
             mfu=value,
             layout_efficiency=eff,
             interconnect=ic,
+            goodput=g,
+            factors=factors,
+            micro_batches=m,
+            floor_from=floor_from,
         )
 
 
@@ -373,8 +450,8 @@ def best_layout(
     pp: int | None = None,
     zero: int | None = None,
     recompute: str | None = None,
-) -> tuple[Layout, float, float] | None:
-    """(layout, per-GPU bytes, efficiency) of the fastest layout of `n` GPUs that fits."""
+) -> tuple[Layout, float, float, int] | None:
+    """(layout, per-GPU bytes, efficiency, micro-batches) of the fastest layout that fits."""
     return _OnGpu(job, gpu, Pins(tp=tp, pp=pp, zero=zero, recompute=recompute)).best_layout(n)
 
 
@@ -389,58 +466,86 @@ def evaluate(
     zero: int | None = None,
     recompute: str | None = None,
 ) -> Candidate | None:
-    """Best fitting layout of `n` GPUs and its time, or None when nothing fits."""
+    """Best fitting layout of `n` GPUs and its time, or None when nothing fits (no floor)."""
     return _OnGpu(job, gpu, Pins(mfu=mfu, tp=tp, pp=pp, zero=zero, recompute=recompute)).evaluate(n)
 
 
-def at_most_linear(c: Candidate, floor_gpu_hours: float) -> Candidate:
-    """Never credit more than linear scaling (PRODUCT.md §4; seed 000's "≈13×" is wrong).
+def ladder(gpn: int, up_to: int) -> tuple[int, ...]:
+    """The counts the walk visits: every count up to one node, then the geometric `COUNTS`
+    that are whole nodes (the scaling curve's points)."""
+    inside = tuple(range(1, min(gpn, up_to) + 1))
+    return inside + tuple(n for n in COUNTS if gpn < n <= up_to and n % gpn == 0)
 
-    A larger count can fit a cheaper layout (no recomputation, less pipelining), which would
-    make it use fewer GPU-hours than a smaller count. That memory relief is real but small and
-    uncertain, so the plan keeps the GPU-hours of the smaller count: days = hours / (24 n).
-    """
-    if c.gpu_hours >= floor_gpu_hours * (1 - 1e-9):
-        return c
-    days = floor_gpu_hours / (24 * c.count)
-    return Candidate(
-        gpu=c.gpu,
-        count=c.count,
-        nodes=c.nodes,
-        layout=c.layout,
-        per_gpu_bytes=c.per_gpu_bytes,
-        days=days,
-        gpu_hours=floor_gpu_hours,
-        mfu=c.mfu,
-        layout_efficiency=c.layout_efficiency,
-        interconnect=c.interconnect,
-    )
+
+class _Walk:
+    """The ladder walk of one job on one GPU with its pins, memoised lazily: each rung is
+    evaluated once, with the floor of the rungs below it."""
+
+    __slots__ = ("done", "floor", "lock", "on_gpu", "rungs")
+
+    def __init__(self, job: TrainingJob, gpu: GpuSpec, pins: Pins) -> None:
+        self.on_gpu = _OnGpu(job, gpu, pins)
+        self.rungs = ladder(gpu.gpus_per_node, MAX_SEARCH_GPUS)
+        self.done: list[tuple[int, Candidate | None]] = []
+        self.floor: tuple[float, int] = (math.inf, 0)
+        # Shared between requests (the memo): one thread at a time extends the walk.
+        self.lock = threading.Lock()
+
+    def __iter__(self) -> Iterator[tuple[int, Candidate | None]]:
+        i = 0
+        while True:
+            if i < len(self.done):
+                yield self.done[i]
+                i += 1
+                continue
+            with self.lock:
+                if i >= len(self.done):
+                    if len(self.done) >= len(self.rungs):
+                        return
+                    n = self.rungs[len(self.done)]
+                    c = self.on_gpu.evaluate(n, *self.floor)
+                    if c is not None and c.mfu * c.goodput < self.floor[0]:
+                        self.floor = (c.mfu * c.goodput, n)
+                    self.done.append((n, c))
+
+    def floor_below(self, n: int) -> tuple[float, int]:
+        """(smallest MFU × goodput, its count) over the fitting rungs below `n`."""
+        rate, at = math.inf, 0
+        for m, c in self:
+            if m >= n:
+                break
+            if c is not None and c.mfu * c.goodput < rate:
+                rate, at = c.mfu * c.goodput, m
+        return rate, at
+
+    def at(self, n: int) -> Candidate | None:
+        """The candidate at any count: a rung's memo, else evaluated with the rungs' floor."""
+        for m, c in self:
+            if m == n:
+                return c
+            if m > n:
+                break
+        return self.on_gpu.evaluate(n, *self.floor_below(n))
+
+    def bisect(self, lo: int, hi: Candidate, ok: Callable[[Candidate | None], bool]) -> Candidate:
+        """The smallest whole-node count in (lo, hi.count] whose candidate is `ok`, given that
+        `lo` is not and `hi` is (one node at a time: the count one node smaller fails)."""
+        gpn = self.on_gpu.gpu.gpus_per_node
+        a, b, best = lo // gpn, hi.count // gpn, hi
+        while b - a > 1:
+            mid = (a + b) // 2
+            c = self.at(mid * gpn)
+            if ok(c):
+                assert c is not None
+                b, best = mid, c
+            else:
+                a = mid
+        return best
 
 
 @lru_cache(maxsize=512)
-def _walk(job: TrainingJob, gpu: GpuSpec, up_to: int, pins: Pins) -> tuple[Candidate, ...]:
-    """`_iter_walk` to its end, memoised: planning a pinned count and drawing its curve share it."""
-    return tuple(_iter_walk(job, gpu, up_to, pins))
-
-
-def _iter_walk(job: TrainingJob, gpu: GpuSpec, up_to: int, pins: Pins) -> Iterator[Candidate]:
-    """Fitting candidates at every count the planner considers, up to `up_to` GPUs, lazily
-    (the deadline search stops at the first count that meets it), with GPU-hours carried
-    forward so they never fall as the count grows."""
-    on_gpu = _OnGpu(job, gpu, pins)
-    gpn = gpu.gpus_per_node
-    floor = 0.0
-    for n in COUNTS:
-        if n > up_to:
-            break
-        if n > gpn and n % gpn:
-            continue
-        c = on_gpu.evaluate(n)
-        if c is None:
-            continue
-        c = at_most_linear(c, floor)
-        floor = c.gpu_hours
-        yield c
+def _walk(job: TrainingJob, gpu: GpuSpec, pins: Pins) -> _Walk:
+    return _Walk(job, gpu, pins)
 
 
 def plan_training(
@@ -455,37 +560,66 @@ def plan_training(
     """(chosen, minimum) candidates on one GPU type. chosen is None when nothing fits.
 
     With `gpu_count` pinned only that count is planned (its GPU-hours floored by the smaller
-    counts that fit). Otherwise the minimum fitting count is found, then larger counts are
-    tried until the deadline is met (GPU-hours never fall with more GPUs, so the first count
-    that meets it is the cheapest that does).
+    counts that fit). Otherwise the smallest fitting count is found, then the smallest count
+    that meets the deadline (or the largest searched, which misses it).
     """
+    walk = _walk(job, gpu, pins)
     if gpu_count:
-        # The curve up to 4× the count serves the floor here and the estimate's scaling curve.
-        curve = _walk(job, gpu, curve_end(gpu_count), pins)
-        on_curve = next((x for x in curve if x.count == gpu_count), None)
-        if on_curve is not None:
-            return on_curve, on_curve  # already floored by the smaller counts before it
-        c = _OnGpu(job, gpu, pins).evaluate(gpu_count)
-        if c is None:
-            return None, None
-        floor = max((x.gpu_hours for x in curve if x.count < gpu_count), default=0)
-        c = at_most_linear(c, floor)
+        c = walk.at(gpu_count)
         return c, c
+    gpn = gpu.gpus_per_node
     minimum: Candidate | None = None
     last: Candidate | None = None
-    for c in _iter_walk(job, gpu, max_gpus, pins):
+    prev = 0  # the last rung that did not fit / did not meet the deadline
+    for n, c in walk:
+        if n > max_gpus:
+            break
+        if c is None:
+            if minimum is None:
+                prev = n
+            continue
         if minimum is None:
-            minimum = c
+            minimum = c if n <= gpn or prev < gpn else walk.bisect(prev, c, _fits)
+            prev = minimum.count
+            if _meets(minimum, deadline_days):
+                return minimum, minimum
+            continue
         last = c
-        if deadline_days is None or c.days <= deadline_days:
+        if _meets(c, deadline_days):
+            if n > gpn and prev >= gpn:
+                c = walk.bisect(prev, c, lambda x: x is not None and _meets(x, deadline_days))
             return c, minimum
-    return last, minimum
+        prev = n
+    return last or minimum, minimum
+
+
+def _fits(c: Candidate | None) -> bool:
+    return c is not None
+
+
+def _meets(c: Candidate, deadline_days: float | None) -> bool:
+    return deadline_days is None or c.days <= deadline_days
 
 
 def scaling_walk(job: TrainingJob, gpu: GpuSpec, chosen: int, pins: Pins) -> tuple[Candidate, ...]:
-    """The walk behind the scaling curve of a plan of `chosen` GPUs (memoised: planning a
-    pinned count has already walked it)."""
-    return _walk(job, gpu, curve_end(chosen), pins)
+    """The scaling curve of a plan of `chosen` GPUs: the fitting rungs up to `curve_end`, with
+    the chosen count itself among them."""
+    walk = _walk(job, gpu, pins)
+    end = curve_end(chosen)
+    out = [c for n, c in _rungs_to(walk, end) if c is not None]
+    if all(c.count != chosen for c in out):
+        c = walk.at(chosen)
+        if c is not None:
+            out.append(c)
+            out.sort(key=attrgetter("count"))
+    return tuple(out)
+
+
+def _rungs_to(walk: _Walk, end: int) -> Iterator[tuple[int, Candidate | None]]:
+    for n, c in walk:
+        if n > end:
+            return
+        yield n, c
 
 
 def curve_end(chosen: int) -> int:

@@ -129,6 +129,13 @@ class EstimateRequest(BaseModel):
     pp: int | None = Field(None, ge=1, le=512, description="Pipeline-parallel degree.")
     recompute: Recompute | None = None
     mfu: float | None = Field(None, gt=0, le=0.9, description="Model FLOPs utilisation, 0–0.9.")
+    goodput: float | None = Field(
+        None,
+        gt=0,
+        le=1,
+        description="Share of wall time doing useful work (default: the Llama 3 "
+        "interruption model; 1 ignores interruptions, as seed rule U1 does).",
+    )
     interconnect: Interconnect | None = None
     utilization: float | None = Field(
         None, gt=0, le=1, description="Share of the month's hours the GPUs are busy."
@@ -210,6 +217,16 @@ class CurvePoint:
 
 
 @dataclass(slots=True, kw_only=True)
+class Uncertainty:
+    """The error band of a figure: median |error| of its validation category (as a
+    percentage, exp(median |log error|) − 1) over `runs` published runs."""
+
+    median_pct: float
+    runs: int
+    category: str = ""
+
+
+@dataclass(slots=True, kw_only=True)
 class TrainingOut:
     flops: float
     tokens: float
@@ -218,6 +235,8 @@ class TrainingOut:
     mfu: float
     tokens_per_s: float
     meets_deadline: bool | None
+    goodput: float = 1.0
+    uncertainty: Uncertainty | None = None
     curve: Annotated[
         list[CurvePoint],
         Field(

@@ -89,9 +89,8 @@ def _scaling_warnings(req: EstimateRequest, model: ModelSpec, plan: Plan, nodes:
             )
         )
     if plan.training and nodes > 1 and req.task in TRAINING_TASKS:
-        one = math.prod(
-            v
-            for _, v in compute.mfu_factors(
+        one = compute.product(
+            compute.mfu_factors(
                 gpu=plan.gpu,
                 model=model,
                 precision=req.precision,

@@ -15,10 +15,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from dataclasses import replace
 
 from app.engine import compute, memory, planner
 from app.engine.architectures import ModelSpec
-from app.engine.explain import Explanation
+from app.engine.explain import Explanation, Operand
 from app.engine.hardware import GpuSpec
 from app.engine.notices import Notice
 from app.engine.plan import Plan
@@ -46,7 +47,12 @@ def plan_training(
     job, states, trainable = training_job(req, model, tokens)
     explain.extend(states.explain)
     pins = planner.Pins(
-        mfu=req.mfu, tp=req.tp, pp=req.pp, zero=req.zero_stage, recompute=req.recompute
+        mfu=req.mfu,
+        tp=req.tp,
+        pp=req.pp,
+        zero=req.zero_stage,
+        recompute=req.recompute,
+        goodput=req.goodput,
     )
     chosen, minimum = planner.plan_training(
         job, gpu, deadline_days=req.deadline_days, gpu_count=req.gpu_count, pins=pins
@@ -54,17 +60,17 @@ def plan_training(
     if req.gpu is None and req.gpu_count is None:
         candidates.extend(_other_gpus(req, job, gpu, pool, pins, chosen, minimum))
     if chosen is None:
-        chosen = _overflowing_candidate(req, model, job, gpu, warnings)
+        chosen = _overflowing_candidate(req, model, job, gpu, pins, warnings)
     else:
         explain.append(_gpu_count_explained(req, gpu, chosen, minimum))
     flops, flops_ex = compute.training_flops(
-        model, tokens=tokens, seq_len=req.seq_len, task=req.task, recompute=chosen.layout.recompute
+        model, tokens=tokens, seq_len=req.seq_len, task=req.task
     )
     explain.append(flops_ex)
     explain.append(_mfu_explained(req, model, gpu, chosen))
-    if chosen.layout_efficiency < 0.999:
-        explain.append(_layout_efficiency_explained(chosen))
+    explain.append(_goodput_explained(req, chosen))
     explain.append(_training_days_explained(req, gpu, chosen, flops))
+    explain.append(_gpu_hours_explained(chosen))
     replica, per_gpu = _memory(req, model, job, states, chosen, explain)
     meets = _meets_deadline(req, gpu, chosen, warnings)
     training = TrainingOut(
@@ -74,6 +80,7 @@ def plan_training(
         gpu_hours=chosen.gpu_hours,
         days=chosen.days,
         mfu=chosen.mfu,
+        goodput=chosen.goodput,
         tokens_per_s=tokens / (chosen.days * 86400) if chosen.days > 0 else 0.0,
         meets_deadline=meets,
     )
@@ -143,9 +150,7 @@ def training_job(
         lora_rank=req.lora_rank,
         lora_targets=req.lora_targets,
     )
-    flops = compute.training_flops_value(
-        model, tokens=tokens, seq_len=req.seq_len, task=req.task, recompute="selective"
-    )
+    flops = compute.training_flops_value(model, tokens=tokens, seq_len=req.seq_len, task=req.task)
     job = planner.TrainingJob(
         model=model,
         task=req.task,
@@ -203,25 +208,26 @@ def _gpu_count_explained(
     chosen: planner.Candidate,
     minimum: planner.Candidate | None,
 ) -> Explanation:
-    """Why this count: the smallest that fits, or the count the deadline scaled it to."""
-    if minimum is not None and chosen.count > minimum.count:
-        return Explanation(
-            "gpu.count",
-            chosen.count,
-            "GPUs",
-            f"minimum that fits: {minimum.count} GPUs ({fmt(minimum.days)} days); scaled to "
-            f"{chosen.count} GPUs for {fmt(chosen.days)} days ≤ deadline "
-            f"{fmt(req.deadline_days or 0)} days",
-            "planner: smallest feasible configuration, then scaled to the deadline",
+    """Why this count: pinned, the smallest that fits, or the smallest that meets the deadline."""
+    ops = [Operand("gpus", chosen.count, "GPUs")]
+    if req.gpu_count:
+        why = f"pinned by the request: {chosen.count:,} GPUs"
+        src = "input"
+    elif minimum is not None and chosen.count > minimum.count:
+        step = gpu.gpus_per_node if chosen.count > gpu.gpus_per_node else 1
+        why = (
+            f"minimum that fits: {minimum.count:,} GPUs ({fmt(minimum.days)} days); the smallest "
+            f"count meeting the deadline of {fmt(req.deadline_days or 0)} days is "
+            f"{chosen.count:,} GPUs ({fmt(chosen.days)} days; {chosen.count - step:,} GPUs miss it)"
         )
-    return Explanation(
-        "gpu.count",
-        chosen.count,
-        "GPUs",
-        f"smallest count whose most-loaded GPU fits: {fmt(chosen.per_gpu_bytes / GB)} GB"
-        f" ≤ {fmt(gpu.memory_gb)} GB × {planner.HEADROOM}",
-        "planner: smallest feasible configuration",
-    )
+        src = "planner: smallest feasible count, then the smallest that meets the deadline"
+    else:
+        why = (
+            f"smallest count whose most-loaded GPU fits: {fmt(chosen.per_gpu_bytes / GB)} GB"
+            f" ≤ {fmt(gpu.memory_gb)} GB × {planner.HEADROOM}"
+        )
+        src = "planner: smallest feasible configuration"
+    return Explanation("gpu.count", chosen.count, "GPUs", why, src, ops, "gpus")
 
 
 def _overflowing_candidate(
@@ -229,55 +235,106 @@ def _overflowing_candidate(
     model: ModelSpec,
     job: planner.TrainingJob,
     gpu: GpuSpec,
+    pins: planner.Pins,
     warnings: list[str],
 ) -> planner.Candidate:
-    """What to show when nothing fits: the most frugal layout (at the pinned count if any)."""
-    chosen = infeasible_candidate(job, gpu)
-    if req.gpu_count:
-        chosen = _pinned_count_candidate(req, job, gpu, chosen)
+    """What to show when nothing fits: the most frugal layout the pins allow (at the pinned
+    count if any), and a warning that says what would fit when the pins are the cause."""
+    chosen = infeasible_candidate(job, gpu, pins, count=req.gpu_count)
     warnings.append(
         Notice(
             "%(model)s %(task)s does not fit in %(memory)s GB per GPU on %(count)s × "
-            "%(gpu)s with any layout (ZeRO-3, full recomputation, TP %(tp)s, PP %(pp)s): "
-            "the figures shown overflow memory.",
+            "%(gpu)s with any layout the pins allow (ZeRO-%(zero)s, %(recompute)s "
+            "recomputation, TP %(tp)s, PP %(pp)s): the figures shown overflow memory.",
             model=model.name,
             task=req.task,
             memory=fmt(gpu.memory_gb),
             count=f"{chosen.count:,}",
             gpu=gpu.name,
+            zero=chosen.layout.zero_stage,
+            recompute=chosen.layout.recompute,
             tp=chosen.layout.tp,
             pp=chosen.layout.pp,
         )
     )
+    layout_pinned = (
+        any(x is not None for x in (pins.tp, pins.pp, pins.zero, pins.recompute))
+        or job.batch_pinned
+    )
+    if layout_pinned:
+        free = planner.Pins(mfu=pins.mfu, goodput=pins.goodput)
+        unpinned = replace(job, batch_pinned=False)
+        would, _ = planner.plan_training(
+            unpinned, gpu, deadline_days=None, gpu_count=req.gpu_count, pins=free
+        )
+        if would is None and req.gpu_count:
+            would, _ = planner.plan_training(unpinned, gpu, deadline_days=None, pins=free)
+        if would is not None:
+            lay = would.layout
+            warnings.append(
+                Notice(
+                    "The pinned layout is kept as asked. What would fit: %(count)s × %(gpu)s "
+                    "with TP %(tp)s, PP %(pp)s, ZeRO-%(zero)s, %(recompute)s recomputation, "
+                    "micro-batch %(micro)s (%(gb)s GB per GPU).",
+                    count=f"{would.count:,}",
+                    gpu=gpu.name,
+                    tp=lay.tp,
+                    pp=lay.pp,
+                    zero=lay.zero_stage,
+                    recompute=lay.recompute,
+                    micro=lay.micro_batch,
+                    gb=fmt(would.per_gpu_bytes / GB),
+                )
+            )
     return chosen
 
 
-def infeasible_candidate(job: planner.TrainingJob, gpu: GpuSpec) -> planner.Candidate:
-    """The most memory-frugal layout at the largest count, reported although it overflows."""
-    n = planner.MAX_SEARCH_GPUS
-    tp = max(t for t in (1, 2, 4, 8) if t <= gpu.gpus_per_node and job.model.heads % t == 0)
-    pp = 1
-    while pp * 2 <= job.model.layers and n % (tp * pp * 2) == 0 and pp < 128:
-        pp *= 2
+def infeasible_candidate(
+    job: planner.TrainingJob,
+    gpu: GpuSpec,
+    pins: planner.Pins = planner.Pins(),
+    *,
+    count: int | None = None,
+) -> planner.Candidate:
+    """The most memory-frugal layout the pins allow at `count` (default the search's largest),
+    reported although it overflows; its time from the same MFU factors as any plan."""
+    n = count or planner.MAX_SEARCH_GPUS
+    gpn = gpu.gpus_per_node
+    tp = pins.tp or max(
+        t for t in (1, 2, 4, 8) if t <= gpn and job.model.heads % t == 0 and n % t == 0
+    )
+    pp = pins.pp or 1
+    if not pins.pp:
+        while pp * 2 <= job.model.layers and n % (tp * pp * 2) == 0 and pp < 128:
+            pp *= 2
+    dp = max(1, n // (tp * pp))
+    zero = pins.zero if pins.zero is not None else 3
+    recompute = pins.recompute or "full"
+    m = planner.micro_batches(job, dp)
+    vpp = planner.virtual_stages(job.model.layers, pp, m)
     layout = memory.Layout(
-        dp=n // (tp * pp), tp=tp, pp=pp, zero_stage=3, recompute="full", micro_batch=1
-    )
+        dp=dp, tp=tp, pp=pp, zero_stage=zero, recompute=recompute, micro_batch=job.micro_batch,
+        vpp=vpp,
+    )  # fmt: skip
     mem = planner.per_gpu_memory(job, layout, n).total
-    nodes = math.ceil(n / gpu.gpus_per_node)
-    mfu = math.prod(
-        v
-        for _, v in compute.mfu_factors(
-            gpu=gpu,
-            model=job.model,
-            precision=job.precision,
-            task=job.task,
-            gpus=n,
-            nodes=nodes,
-            interconnect="infiniband",
-        )
+    nodes = math.ceil(n / gpn)
+    ic = job.interconnect or planner.natural_interconnect(gpu, nodes, min(n, gpn))
+    factors: tuple[compute.Factor, ...] = ()
+    if pins.mfu is not None:
+        mfu = pins.mfu
+    else:
+        factors = tuple(
+            compute.mfu_factors(
+                gpu=gpu, model=job.model, precision=job.precision, task=job.task, gpus=n,
+                nodes=nodes, interconnect=ic, tp=tp, pp=pp, vpp=vpp, micro_batches=m,
+                zero_stage=zero, dp=dp, recompute=recompute,
+            )
+        )  # fmt: skip
+        mfu = compute.product(factors)
+    g = compute.goodput(n) if pins.goodput is None else pins.goodput
+    days = compute.training_days(
+        flops=job.base_flops, gpu=gpu, gpus=n, mfu=mfu, precision=job.precision, goodput_share=g
     )
-    flops = job.base_flops * planner.RECOMPUTE_FLOPS["full"]
-    days = flops / (n * gpu.peak_tflops(job.precision) * 1e12 * mfu) / 86400
     return planner.Candidate(
         gpu=gpu,
         count=n,
@@ -288,31 +345,10 @@ def infeasible_candidate(job: planner.TrainingJob, gpu: GpuSpec) -> planner.Cand
         gpu_hours=days * 24 * n,
         mfu=mfu,
         layout_efficiency=1.0,
-        interconnect="infiniband",
-    )
-
-
-def _pinned_count_candidate(
-    req: EstimateRequest,
-    job: planner.TrainingJob,
-    gpu: GpuSpec,
-    frugal: planner.Candidate,
-) -> planner.Candidate:
-    """The pinned count with plain ZeRO-3 data parallelism, its days scaled from `frugal`."""
-    assert req.gpu_count
-    n = req.gpu_count
-    layout = memory.Layout(dp=n, zero_stage=3, recompute="full")
-    return planner.Candidate(
-        gpu=gpu,
-        count=n,
-        nodes=math.ceil(n / gpu.gpus_per_node),
-        layout=layout,
-        per_gpu_bytes=planner.per_gpu_memory(job, layout, n).total,
-        days=frugal.days * planner.MAX_SEARCH_GPUS / n,
-        gpu_hours=frugal.gpu_hours,
-        mfu=frugal.mfu,
-        layout_efficiency=1.0,
-        interconnect=req.interconnect or "infiniband",
+        interconnect=ic,
+        goodput=g,
+        factors=factors,
+        micro_batches=m,
     )
 
 
@@ -322,53 +358,112 @@ def _pinned_count_candidate(
 def _mfu_explained(
     req: EstimateRequest, model: ModelSpec, gpu: GpuSpec, chosen: planner.Candidate
 ) -> Explanation:
-    """The MFU of the chosen count: pinned by the request, or the principled default."""
-    if req.mfu is not None:
+    """MFU = model FLOPs / (GPUs × dense peak × wall time without interruptions): pinned by
+    the request, or the product of the planner's named factors for the chosen layout."""
+    if not chosen.factors:
         return Explanation(
-            "training.mfu", req.mfu, "", f"pinned by the request: {req.mfu}", "input"
+            "training.mfu",
+            chosen.mfu,
+            "",
+            f"pinned by the request: {chosen.mfu}",
+            "input",
+            [Operand("mfu_pinned", chosen.mfu, "")],
+            "mfu_pinned",
         )
-    return compute.default_mfu(
-        gpu=gpu,
-        model=model,
-        precision=req.precision,
-        task=req.task,
-        gpus=chosen.count,
-        nodes=chosen.nodes,
-        interconnect=chosen.interconnect,
-    ).explain
-
-
-def _layout_efficiency_explained(chosen: planner.Candidate) -> Explanation:
-    """TP all-reduces × the 1F1B pipeline bubble × ZeRO-3 gathers, as the planner priced them."""
-    layout = chosen.layout
-    zero3 = planner.ZERO3_EFFICIENCY if chosen.nodes == 1 else planner.ZERO3_CROSS_NODE_EFFICIENCY
+    lay = chosen.layout
+    ctx = {
+        "h": model.hidden,
+        "ratio": gpu.peak_tflops(req.precision) * 1e3 / gpu.bandwidth_gbs,
+        "tp": lay.tp,
+        "pp": lay.pp,
+        "vpp": lay.vpp,
+        "m": chosen.micro_batches,
+        "gpus": chosen.count,
+        "floor_from": chosen.floor_from,
+        "layers": model.layers,
+        "chunks": lay.pp * lay.vpp,
+    }
+    parts = [f"{compute.FACTOR_LABELS[f.key].format(**ctx)} {f.value:.3f}" for f in chosen.factors]
+    src = compute.MFU_SOURCE
+    if chosen.floor_from:
+        src += (
+            f"; scaling floor: {chosen.floor_from:,} GPUs use fewer GPU-hours, and the engine "
+            "never predicts more than linear scaling (PRODUCT.md §4)"
+        )
     return Explanation(
-        "parallelism.efficiency",
-        chosen.layout_efficiency,
+        "training.mfu",
+        chosen.mfu,
         "",
-        f"TP {layout.tp} ({planner.TP_EFFICIENCY}^log2 t) × 1F1B bubble "
-        f"1/(1 + (p−1)/m) with p={layout.pp}"
-        + (f" × ZeRO-3 {zero3}" if layout.zero_stage == 3 and layout.dp > 1 else "")
-        + f" = {chosen.layout_efficiency:.3f}",
-        "Narayanan et al. 2021 §2.2.1 (pipeline bubble), §3.2 (TP); ZeRO §7.2.2",
+        " × ".join(parts) + f" = {chosen.mfu:.3f}",
+        src,
+        [Operand(f.key, f.value, "") for f in chosen.factors],
+        " * ".join(f.key for f in chosen.factors),
+    )
+
+
+def _goodput_explained(req: EstimateRequest, chosen: planner.Candidate) -> Explanation:
+    """Share of wall time doing useful work: pinned, or the Llama 3 interruption model."""
+    if req.goodput is not None:
+        return Explanation(
+            "training.goodput",
+            chosen.goodput,
+            "",
+            f"pinned by the request: {chosen.goodput}",
+            "input",
+            [Operand("goodput_pinned", chosen.goodput, "")],
+            "goodput_pinned",
+        )
+    rate, lost = compute.INTERRUPTIONS_PER_GPU_DAY, compute.HOURS_LOST_PER_INTERRUPTION
+    return Explanation(
+        "training.goodput",
+        chosen.goodput,
+        "",
+        f"1 / (1 + {rate:.2e} interruptions per GPU-day × {chosen.count:,} GPUs × "
+        f"{lost:.3f} h lost each / 24 h) = {chosen.goodput:.3f}",
+        "Llama 3 (Dubey et al. 2024) §3.3.4: 419 unexpected interruptions in 54 days on "
+        "16,384 GPUs, higher than 90% effective training time",
+        [
+            Operand("rate", rate, "interruptions/GPU-day"),
+            Operand("gpus", chosen.count, "GPUs"),
+            Operand("hours_lost", lost, "h"),
+        ],
+        "1 / (1 + rate * gpus * hours_lost / 24)",
     )
 
 
 def _training_days_explained(
     req: EstimateRequest, gpu: GpuSpec, chosen: planner.Candidate, flops: float
 ) -> Explanation:
-    """days = FLOPs / (n × dense peak × MFU × layout efficiency) / goodput / 86,400 s."""
+    """days = model FLOPs / (n × dense peak × MFU × goodput) / 86,400 s."""
     peak = gpu.peak_tflops(req.precision)
-    g = compute.goodput(chosen.count, chosen.days)
     return Explanation(
         "training.days",
         chosen.days,
         "days",
-        f"{fmt(flops)} FLOP / ({chosen.count} × {fmt(peak)} TFLOPS dense × MFU "
-        f"{chosen.mfu:.3f} × layout {chosen.layout_efficiency:.3f}) / goodput {g:.3f} / "
-        f"86,400 s = {fmt(chosen.days)} days",
-        f"{gpu.name} dense {req.precision} peak (datasheet without sparsity, PRODUCT.md §4); "
-        "goodput from the Llama 3 interruption rate (Dubey et al. 2024 §3.3.4)",
+        f"{fmt(flops)} FLOP / ({chosen.count:,} × {fmt(peak)} TFLOPS dense × MFU "
+        f"{chosen.mfu:.3f} × goodput {chosen.goodput:.3f}) / 86,400 s = {fmt(chosen.days)} days",
+        f"{gpu.name} dense {req.precision} peak (datasheet without sparsity, PRODUCT.md §4)",
+        [
+            Operand("flops", flops, "FLOP"),
+            Operand("gpus", chosen.count, "GPUs"),
+            Operand("peak_flops", peak * 1e12, "FLOP/s"),
+            Operand("mfu", chosen.mfu, ""),
+            Operand("goodput", chosen.goodput, ""),
+        ],
+        "flops / (gpus * peak_flops * mfu * goodput) / 86400",
+    )
+
+
+def _gpu_hours_explained(chosen: planner.Candidate) -> Explanation:
+    """GPU-hours = days × 24 h × GPUs (every GPU is held for the whole run)."""
+    return Explanation(
+        "training.gpu_hours",
+        chosen.gpu_hours,
+        "GPU-h",
+        f"{fmt(chosen.days)} days × 24 h × {chosen.count:,} GPUs = {fmt(chosen.gpu_hours)} GPU-h",
+        "definition",
+        [Operand("days", chosen.days, "days"), Operand("gpus", chosen.count, "GPUs")],
+        "days * 24 * gpus",
     )
 
 
@@ -440,6 +535,17 @@ def _activations(
     act_replica, act_gpu, act_formula = memory.activations(
         model, seq_len=req.seq_len, layout=layout, flash=req.flash_attention
     )
+    s, b, t = req.seq_len, layout.micro_batch, layout.tp
+    per_layer = memory.activation_bytes_per_layer(
+        s=s, b=b, h=model.hidden, a=model.heads, t=t, recompute=layout.recompute,
+        flash=req.flash_attention,
+    )  # fmt: skip
+    working = 0.0
+    if layout.recompute == "full":
+        working = memory.activation_bytes_per_layer(
+            s=s, b=b, h=model.hidden, a=model.heads, t=t, recompute="selective",
+            flash=req.flash_attention,
+        )  # fmt: skip
     return act_replica, Explanation(
         "memory_gb.activations",
         act_gpu / GB,
@@ -447,6 +553,14 @@ def _activations(
         act_formula,
         "Korthikanti et al. 2022 §4 (Table 2); recomputation "
         f"'{layout.recompute}', FlashAttention {'on' if req.flash_attention else 'off'}",
+        [
+            Operand("layers", model.layers, "layers"),
+            Operand("per_layer_gb", per_layer / GB, "GB"),
+            Operand("logits_gb", 4.0 * s * b * model.vocab / GB, "GB"),
+            Operand("tp", t, ""),
+            Operand("working_gb", working / GB, "GB"),
+        ],
+        "layers * per_layer_gb + logits_gb / tp + working_gb",
     )
 
 
@@ -458,19 +572,38 @@ def _per_gpu_explained(layout: memory.Layout, per_gpu: memory.Memory) -> Explana
         "GB",
         f"states / (t={layout.tp} · p={layout.pp})"
         + (f" / ZeRO-{layout.zero_stage} over dp={layout.dp}" if layout.zero_stage else "")
-        + f" + activations + overhead = {fmt(per_gpu.total / GB)} GB",
+        + f" + activations + overhead = {fmt(per_gpu.total / GB)} GB (allocated tensors plus "
+        "the CUDA context and allocator reserve nvidia-smi shows)",
         "ZeRO §5 (stage 1: optimizer, 2: + gradients, 3: + parameters); Megatron TP/PP",
+        [
+            Operand("weights", per_gpu.weights / GB, "GB"),
+            Operand("gradients", per_gpu.gradients / GB, "GB"),
+            Operand("optimizer", per_gpu.optimizer / GB, "GB"),
+            Operand("activations", per_gpu.activations / GB, "GB"),
+            Operand("overhead", per_gpu.overhead / GB, "GB"),
+        ],
+        "weights + gradients + optimizer + activations + overhead",
     )
 
 
 def _overhead_explained(count: int, per_gpu: memory.Memory) -> Explanation:
     """CUDA context, NCCL buffers when there is more than one GPU, and fragmentation."""
+    nccl = memory.NCCL_BUFFERS_GB if count > 1 else 0.0
+    live = per_gpu.total - per_gpu.overhead
     return Explanation(
         "memory_gb.overhead",
         per_gpu.overhead / GB,
         "GB",
         f"CUDA context {memory.CUDA_CONTEXT_GB} GB"
         + (f" + NCCL {memory.NCCL_BUFFERS_GB} GB" if count > 1 else "")
-        + f" + {memory.FRAGMENTATION:.0%} fragmentation = {fmt(per_gpu.overhead / GB)} GB",
+        + f" + {memory.FRAGMENTATION:.0%} fragmentation of {fmt(live / GB)} GB allocated"
+        + f" = {fmt(per_gpu.overhead / GB)} GB",
         memory.SOURCE_OVERHEAD,
+        [
+            Operand("cuda_context", memory.CUDA_CONTEXT_GB, "GB"),
+            Operand("nccl", nccl, "GB"),
+            Operand("fragmentation", memory.FRAGMENTATION, ""),
+            Operand("allocated", live / GB, "GB"),
+        ],
+        "cuda_context + nccl + fragmentation * allocated",
     )

@@ -202,17 +202,17 @@ def test_planner_mfu_is_the_product_of_the_explained_factors(
     # The planner multiplies the factors without naming them (its hot path); the explanation
     # names them. Both must give the same number to the last bit, or a page would show a
     # formula that does not reproduce the plan's MFU.
-    args = {
-        "gpu": find_gpu(gpu_id),
-        "model": get_preset(preset),
-        "precision": precision,
-        "task": task,
-        "gpus": gpus,
-        "nodes": max(1, gpus // 8),
-        "interconnect": interconnect,
-    }
-    named = math.prod(v for _, v in compute.mfu_factors(**args))
-    per_gpu = compute.mfu_per_gpu(args["gpu"], args["model"], precision)
-    planned = compute.mfu_at_scale(per_gpu, args["model"], task, gpus, args["nodes"], interconnect)
-    assert planned == named
-    assert compute.default_mfu(**args).value == named
+    # The planner's candidate carries the factors it multiplied: their product is its MFU.
+    gpu = find_gpu(gpu_id)
+    model = get_preset(preset)
+    job = planner.TrainingJob(
+        model=model, task=task, precision=precision, seq_len=2048, micro_batch=1,
+        global_batch=512, flash=True, weights=0.0, gradients=0.0, optimizer=0.0,
+        base_flops=1e21, interconnect=interconnect if gpus > 1 else None,
+    )  # fmt: skip
+    c = planner.evaluate(job, gpu, gpus)
+    assert c is not None  # no model states: every layout fits
+    assert c.mfu == compute.product(c.factors)
+    named = [f.key for f in c.factors]
+    assert "matmul_share" in named and "memory_bound" in named
+    assert ("pipeline" in named) == (c.layout.pp > 1)

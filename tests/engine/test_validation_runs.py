@@ -1,69 +1,56 @@
-"""The engine against published training runs (tests/engine/data/training_runs.yaml).
+"""The engine against published training runs (app/data/validation/training_runs.yaml).
 
-Each row cites the paper or model card that states its GPU-hours or days. The engine runs
-with the GPU type and count pinned and everything else at its defaults (MFU by principle,
-never per run). The gate uses the rows whose figures were confirmed in the primary source
-(`confidence: high`); every row's error is printed for the record.
+Each row cites the paper or model card that states its GPU-hours, days or throughput, with
+the quote. The engine runs with what the source states pinned (GPU type and count,
+precision, sequence length, global batch, TP/PP) and everything else at its defaults; the
+shared factors were chosen on the `fit` half (scripts/fit_training_factors.py), so the
+`holdout` half is an honest test. Every row's error is printed for the record.
+
+Issue 11's targets (median |log error| ≤ 15%, nobody off by more than 2×) are NOT yet met;
+the gates below hold what is reached so that a change cannot silently make it worse.
 """
 
 from __future__ import annotations
 
-import statistics
-from pathlib import Path
-from typing import Any
+import math
 
-import yaml
+from app.engine import training_validation
+from app.engine.validation import by_category, summarise
 
-from app.engine.estimate import estimate
-from app.engine.schemas import EstimateRequest
-
-RUNS = yaml.safe_load((Path(__file__).parent / "data" / "training_runs.yaml").read_text())["runs"]
+ROWS = training_validation.rows()
 
 
-def predicted_error(run: dict[str, Any]) -> float:
-    hours = run.get("gpu_hours") or run.get("derived_gpu_hours")
-    precision = run.get("precision") if run.get("precision") in ("bf16", "fp16", "fp8") else "bf16"
-    model: dict[str, Any] = {"params_b": run["params_b"]}
-    if run.get("active_params_b") and run["active_params_b"] != run["params_b"]:
-        model.update(
-            active_params_b=run["active_params_b"],
-            experts=run.get("experts", 8),
-            experts_per_token=run.get("experts_per_token", 2),
-        )
-    req = EstimateRequest(
-        model=model,
-        task="pretrain",
-        tokens=float(run["tokens"]),
-        seq_len=run.get("seq_len", 2048),
-        gpu=run["gpu"],
-        gpu_count=run.get("gpu_count") or 2048,
-        precision=precision,
-    )
-    res = estimate(req, search_all=False)
-    assert res.training is not None
-    if hours:
-        return res.training.gpu_hours / hours - 1
-    return res.training.days / run["days"] - 1
+def test_table_covers_the_issue_categories() -> None:
+    # Issue 11 item 4: ≥30 runs, ≥10 on H100/H800/H200, ≥5 MoE, ≥5 under 10B, ≥5 fine-tunes.
+    runs = training_validation.runs()
+    assert len(runs) >= 30
+    assert sum(r["gpu"].startswith(("h100", "h800", "h200")) for r in runs) >= 10
+    assert sum(training_validation.category(r) == "MoE pre-training" for r in runs) >= 5
+    assert sum(r["params_b"] < 10 for r in runs) >= 5
+    assert sum(r.get("task", "pretrain") != "pretrain" for r in runs) >= 5
+    assert all(r.get("source") and r.get("quote") and r.get("split") in ("fit", "holdout")
+               for r in runs)  # fmt: skip
 
 
-def test_table_has_at_least_eight_sourced_runs() -> None:
-    usable = [r for r in RUNS if r.get("source") and (r.get("gpu_hours") or r.get("days"))]
-    assert len(usable) >= 8
+def test_every_run_with_tokens_or_throughput_is_predicted() -> None:
+    # Only the three fine-tunes that publish a wall time but no token count are left out.
+    assert len(ROWS) >= 40
+    assert set(training_validation.unpredictable()) == {
+        "alpaca-7b-full-finetune", "mpt-7b-instruct-full-finetune",
+        "mpt-7b-storywriter-full-finetune",
+    }  # fmt: skip
 
 
-def test_median_error_on_confirmed_runs_is_under_20_percent() -> None:
-    errors = {r["id"]: predicted_error(r) for r in RUNS if r.get("gpu_count") or r.get("gpu_hours")}
-    for run_id, err in sorted(errors.items(), key=lambda kv: abs(kv[1])):
-        print(f"{run_id:28s} {err:+.1%}")
-    confirmed = [abs(e) for rid, e in errors.items() if _conf(rid) == "high"]
-    assert len(confirmed) >= 8
-    median = statistics.median(confirmed)
-    print(
-        f"median |error| on {len(confirmed)} confirmed runs: {median:.1%}; "
-        f"all {len(errors)} rows: {statistics.median(abs(e) for e in errors.values()):.1%}"
-    )
-    assert median <= 0.20
-
-
-def _conf(run_id: str) -> str:
-    return next(r.get("confidence", "") for r in RUNS if r["id"] == run_id)
+def test_error_on_all_rows_and_on_the_holdout_half() -> None:
+    for r in sorted(ROWS, key=lambda r: r.log_error):
+        print(f"{r.id:44s} {r.split:8s} {r.metric:10s} {math.exp(r.log_error) - 1:+.0%}")
+    everything = summarise(ROWS)
+    holdout = summarise(r for r in ROWS if r.split == "holdout")
+    assert everything is not None and holdout is not None
+    for name, s in {**by_category(ROWS), "all": everything, "holdout": holdout}.items():
+        print(f"{name:26s} n={s.runs} median {s.median_pct:.1%} worst {s.worst_pct:.0%}")
+    # Reached (issue 11 report): all 22.5%, holdout 22.9%. Gates a little above them.
+    assert everything.median_pct <= 0.25
+    assert holdout.median_pct <= 0.26
+    within_2x = sum(abs(r.log_error) <= math.log(2) for r in ROWS)
+    assert within_2x >= len(ROWS) - 3  # the Llama 3.1 405B and Llama 3.2 1B/3B rows

@@ -1,0 +1,68 @@
+"""A tiny, safe evaluator for the expressions that explanations carry.
+
+An `Explanation` states its figure as an expression over named operands
+("flops / (gpus * peak_flops * mfu * goodput) / 86400"), so anyone can recompute it. This
+module evaluates such an expression without `eval`: it parses it with `ast` and walks only
+numbers, operand names, + − × ÷ ** and the functions in `FUNCTIONS`; anything else is a
+`ValueError`. Used by the reproduction test and by anything that re-checks a figure.
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+import operator
+from collections.abc import Callable, Mapping
+
+FUNCTIONS: dict[str, Callable[..., float]] = {
+    "min": min,
+    "max": max,
+    "log2": math.log2,
+    "log10": math.log10,
+    "sqrt": math.sqrt,
+    "ceil": math.ceil,
+    "floor": math.floor,
+}
+_BINARY: dict[type[ast.operator], Callable[[float, float], float]] = {
+    ast.Add: operator.add,
+    ast.Sub: operator.sub,
+    ast.Mult: operator.mul,
+    ast.Div: operator.truediv,
+    ast.Pow: operator.pow,
+}
+
+
+def evaluate(expression: str, values: Mapping[str, float]) -> float:
+    """The value of `expression` with each name bound to `values[name]`.
+
+    Raises ValueError for a syntax error, an unknown name or any construct other than
+    arithmetic and the whitelisted functions (no attribute access, no calls of names
+    outside `FUNCTIONS`, no comprehension): the input is never executed.
+    """
+    try:
+        tree = ast.parse(expression, mode="eval")
+    except SyntaxError as e:
+        raise ValueError(f"not an expression: {expression!r}") from e
+    return float(_eval(tree.body, values))
+
+
+def _eval(node: ast.expr, values: Mapping[str, float]) -> float:
+    if isinstance(node, ast.Constant) and isinstance(node.value, int | float):
+        return float(node.value)
+    if isinstance(node, ast.Name):
+        if node.id not in values:
+            raise ValueError(f"unknown operand {node.id!r}")
+        return float(values[node.id])
+    if isinstance(node, ast.BinOp) and type(node.op) in _BINARY:
+        return _BINARY[type(node.op)](_eval(node.left, values), _eval(node.right, values))
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub | ast.UAdd):
+        v = _eval(node.operand, values)
+        return -v if isinstance(node.op, ast.USub) else v
+    if (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Name)
+        and node.func.id in FUNCTIONS
+        and not node.keywords
+    ):
+        return float(FUNCTIONS[node.func.id](*(_eval(a, values) for a in node.args)))
+    raise ValueError(f"unsupported in an expression: {ast.dump(node)[:60]}")

@@ -1,0 +1,154 @@
+"""The training engine against published runs: one `ValidationRow` per run it can predict.
+
+The table is `app/data/validation/training_runs.yaml` (every figure copied from its source,
+with the quote). Each run is predicted with what the source states pinned — GPU type and
+count, precision, sequence length, global batch, TP and PP where published — and everything
+else at the engine's defaults. Nothing is fitted per run; the shared factors of
+`app.engine.compute` were chosen on the rows marked `split: fit` only.
+
+Compared: GPU-hours when the source gives them (or `derived_gpu_hours`), else wall-clock
+days; fine-tunes that publish throughput compare tokens/s. Rows that give neither tokens nor
+throughput cannot be predicted and are listed by `unpredictable()`.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from app.engine.estimate import InputError, estimate
+from app.engine.schemas import EstimateRequest, EstimateResponse
+from app.engine.validation import ValidationRow
+
+TABLE = Path(__file__).resolve().parent.parent / "data" / "validation" / "training_runs.yaml"
+H100_CLASS = ("h100", "h800", "h200")
+
+
+@lru_cache(maxsize=1)
+def runs() -> tuple[dict[str, Any], ...]:
+    """The published runs as read from the table (parsed once)."""
+    return tuple(yaml.safe_load(TABLE.read_text(encoding="utf-8"))["runs"])
+
+
+def category(run: dict[str, Any]) -> str:
+    """The band a run belongs to: fine-tuning, MoE, or dense pre-training by GPU class."""
+    if run.get("task", "pretrain") != "pretrain":
+        return "fine-tuning"
+    if _is_moe(run):
+        return "MoE pre-training"
+    if run["gpu"].startswith(H100_CLASS):
+        return "H100-class pre-training"
+    return "A100-class pre-training"
+
+
+def training_category(*, task: str, gpu: str, moe: bool) -> str:
+    """The validation category an estimate of this kind falls in (for its uncertainty band)."""
+    return category({"task": task, "gpu": gpu, "params_b": 2.0 if moe else 1.0,
+                     "active_params_b": 1.0})  # fmt: skip
+
+
+def _is_moe(run: dict[str, Any]) -> bool:
+    return bool(run.get("active_params_b") and run["active_params_b"] != run["params_b"])
+
+
+def _request(run: dict[str, Any], *, layout_pins: bool) -> EstimateRequest:
+    model: dict[str, Any] = {"params_b": run["params_b"]}
+    for key in ("layers", "hidden", "heads", "kv_heads"):
+        if run.get(key):
+            model[key] = run[key]
+    if _is_moe(run):
+        model.update(
+            active_params_b=run["active_params_b"],
+            experts=run.get("experts", 8),
+            experts_per_token=run.get("experts_per_token") or run.get("top_k") or 2,
+        )
+    seq_len = run.get("seq_len", 2048)
+    body: dict[str, Any] = {
+        "model": model,
+        "task": run.get("task", "pretrain"),
+        "tokens": float(run.get("tokens") or 1e8),
+        "seq_len": seq_len,
+        "gpu": run["gpu"],
+        "gpu_count": run.get("gpu_count") or 2048,
+        "precision": run["precision"]
+        if run.get("precision") in ("bf16", "fp16", "fp8")
+        else "bf16",
+    }
+    if run.get("global_batch_tokens"):
+        body["global_batch"] = max(1, round(run["global_batch_tokens"] / seq_len))
+    if layout_pins:
+        for key in ("tp", "pp"):
+            if run.get(key):
+                body[key] = run[key]
+    return EstimateRequest(**body)
+
+
+def _estimate(run: dict[str, Any]) -> EstimateResponse:
+    try:
+        return estimate(_request(run, layout_pins=True), search_all=False)
+    except (InputError, ValueError):
+        # A published TP/PP the request model cannot take (e.g. heads not given): unpinned.
+        return estimate(_request(run, layout_pins=False), search_all=False)
+
+
+def _metric(run: dict[str, Any], resp: EstimateResponse) -> tuple[str, str, float, float] | None:
+    """(metric, unit, predicted, reported), or None when the run gives nothing comparable."""
+    tr = resp.training
+    assert tr is not None
+    hours = run.get("gpu_hours") or run.get("derived_gpu_hours")
+    if run.get("tokens") and run.get("task", "pretrain") == "pretrain" and hours:
+        return "GPU-hours", "GPU-h", tr.gpu_hours, float(hours)
+    if run.get("tokens") and run.get("days"):
+        return "days", "days", tr.days, float(run["days"])
+    tp = run.get("throughput")
+    if tp and str(tp["unit"]).startswith("tokens/s"):
+        per_gpu = "per GPU" in tp["unit"]
+        predicted = tr.tokens_per_s / resp.gpu.count if per_gpu else tr.tokens_per_s
+        unit = "tokens/s per GPU" if per_gpu else "tokens/s"
+        return "throughput", unit, predicted, float(tp["value"])
+    return None
+
+
+@lru_cache(maxsize=1)
+def rows() -> tuple[ValidationRow, ...]:
+    """Every predictable run as a ValidationRow (computed once: pure in the shipped data)."""
+    out: list[ValidationRow] = []
+    for run in runs():
+        if not (run.get("tokens") or run.get("throughput")):
+            continue
+        if not (run.get("gpu_count") or run.get("gpu_hours") or run.get("derived_gpu_hours")):
+            continue
+        resp = _estimate(run)
+        got = _metric(run, resp)
+        if got is None:
+            continue
+        metric, unit, predicted, reported = got
+        out.append(
+            ValidationRow(
+                id=run["id"],
+                kind="training",
+                category=category(run),
+                model=run["model"],
+                gpu=run["gpu"],
+                gpu_count=float(resp.gpu.count),
+                task=run.get("task", "pretrain"),
+                metric=metric,
+                unit=unit,
+                predicted=predicted,
+                reported=reported,
+                source=str(run.get("source", "")),
+                quote=str(run.get("quote", "")),
+                split=run.get("split", "holdout"),
+                notes=str(run.get("notes", "")),
+            )
+        )
+    return tuple(out)
+
+
+def unpredictable() -> list[str]:
+    """Ids of runs that state neither tokens nor throughput (nothing to predict from)."""
+    predicted = {r.id for r in rows()}
+    return [r["id"] for r in runs() if r["id"] not in predicted]
