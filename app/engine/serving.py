@@ -298,19 +298,29 @@ def _pin_short_warning(
 ) -> str:
     """One warning: what the pinned GPUs hold at the targets and how many GPUs would do."""
     need = smallest_layout(req.model_copy(update={"gpu_count": None}), model, gpu, targets, users)
-    needed = str(need.gpus) if need else "more than " + str(MAX_REPLICAS)
-    return Notice(
-        "The pinned %(count)s × %(gpu)s (TP %(tp)s, %(replicas)s replica(s)) hold %(held)s "
-        "users at %(rate)s tokens/s each%(ttft)s; %(users)s users need %(needed)s GPUs.",
+    needed = str(need.gpus) if need else f"> {MAX_REPLICAS}"
+    params = dict(
         count=req.gpu_count,
         gpu=gpu.name,
         tp=lay.cfg.tp,
         replicas=lay.replicas,
         held=lay.held,
         rate=f"{targets.tokens_per_s_per_user:g}",
-        ttft=f" and first token within {targets.ttft_s:g} s" if targets.ttft_s else "",
         users=users,
         needed=needed,
+    )
+    if targets.ttft_s:
+        return Notice(
+            "The pinned %(count)s × %(gpu)s (TP %(tp)s, %(replicas)s replica(s)) hold %(held)s "
+            "users at %(rate)s tokens/s each and first token within %(ttft)s s; %(users)s "
+            "users need %(needed)s GPUs.",
+            ttft=f"{targets.ttft_s:g}",
+            **params,
+        )
+    return Notice(
+        "The pinned %(count)s × %(gpu)s (TP %(tp)s, %(replicas)s replica(s)) hold %(held)s "
+        "users at %(rate)s tokens/s each; %(users)s users need %(needed)s GPUs.",
+        **params,
     )
 
 
