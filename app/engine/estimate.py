@@ -176,9 +176,11 @@ def _chosen_gpu(req: EstimateRequest, pool: list[GpuSpec]) -> GpuSpec:
         gpu = find_gpu(req.gpu or default_gpu_id(pool), pool)
     except KeyError as e:
         raise InputError("gpu", str(e.args[0])) from e
-    if req.gpu_count and req.tp and req.tp > gpu.gpus_per_node:
+    # TP stays inside one NVLink domain: a node, or a whole GB200 NVL72 rack.
+    domain = max(gpu.gpus_per_node, gpu.scale_up_domain)
+    if req.gpu_count and req.tp and req.tp > domain:
         raise InputError(
-            "tp", f"tp {req.tp} exceeds the {gpu.gpus_per_node} GPUs of one {gpu.name} node"
+            "tp", f"tp {req.tp} exceeds the {domain} GPUs of one {gpu.name} NVLink domain"
         )
     if req.precision == "fp4" and not gpu.supports_fp4:
         raise InputError(
