@@ -176,3 +176,44 @@ def test_serving_validation_table() -> None:
 def test_validation_rows_have_sources_and_splits() -> None:
     for run in serving_validation.runs():
         assert run["source"] and run["quote"] and run["split"] in ("fit", "holdout")
+
+
+# ------------------------------------------------------------------ 2025–26 presets
+@pytest.mark.parametrize(
+    ("preset", "total_b", "tol"),
+    [
+        ("llama-4-scout-17b-16e", 109.0, 0.02),  # Meta model card "109B (Total)", incl. vision
+        ("llama-4-maverick-17b-128e", 400.0, 0.02),  # "400B (Total)"
+        ("qwen3-32b", 32.8, 0.02),  # Qwen3 model card "32.8B"
+        ("qwen3-30b-a3b", 30.5, 0.02),  # "30.5B in total and 3.3B activated"
+        ("qwen3-235b-a22b", 235.0, 0.02),  # "235B in total and 22B activated"
+        ("gpt-oss-20b", 20.91, 0.02),  # OpenAI gpt-oss model card, 20.91B
+        ("gpt-oss-120b", 116.83, 0.02),  # 116.83B
+        ("deepseek-r1", 671.0, 0.02),  # DeepSeek-V3/R1 "671B total, 37B activated"
+        ("kimi-k2", 1040.0, 0.02),  # Kimi K2 tech report "1.04 trillion"
+    ],
+)
+def test_new_presets_count_their_published_parameters(
+    preset: str, total_b: float, tol: float
+) -> None:
+    m = get_preset(preset)
+    assert m.params_b == pytest.approx(total_b, rel=tol)
+
+
+def test_moe_decode_reads_only_the_experts_a_batch_touches() -> None:
+    # Qwen3-30B-A3B: 128 experts, 8 per token. At batch 1 a step reads ≈ the active 3.35B;
+    # at batch 256 nearly every expert: 1 − (1 − 8/128)^256 ≈ 1.
+    m = get_preset("qwen3-30b-a3b")
+    one = inference.active_weight_bytes(m, "bf16", 1)
+    many = inference.active_weight_bytes(m, "bf16", 256)
+    assert one == pytest.approx(m.active_params * 2, rel=0.01)
+    assert many == pytest.approx(m.params * 2, rel=0.01)
+
+
+def test_gb200_nvl72_tensor_parallel_spans_the_rack_domain() -> None:
+    g = find_gpu("gb200-nvl72-186gb")
+    assert g.scale_up_domain == 72 and g.supports_fp4
+    # Kimi K2 in bf16: 1.026e12 × 2 B = 2.05 TB > 12 × 186 GB × 0.9, so TP 16 — beyond the
+    # 4 GPUs of one tray, inside the 72-GPU NVLink domain.
+    r = est("kimi-k2", task="inference", precision="bf16", gpu="gb200-nvl72-186gb", users=64)
+    assert r.parallelism.tp == 16 and r.parallelism.tp > g.gpus_per_node
