@@ -4,13 +4,15 @@ A serving engine (vLLM, TensorRT-LLM, SGLang) runs steps. In each step every run
 decodes one token and the prompts of newly admitted requests are prefilled, chunked into the
 same batch (Agrawal et al. 2024, "Sarathi-Serve", §4; vLLM chunked prefill). One step costs
 
-    t_step = max(t_memory, t_compute) + t_allreduce + t_overhead
+    t_step = max(weight read, GEMM FLOPs) + max(KV read, attention FLOPs)
+             + t_allreduce + t_overhead
 
-- t_memory: bytes read ÷ (bandwidth × hbm share): the weights once per step — for a
+(the linear layers and attention are separate kernels, each its own roofline)
+- reads: bytes ÷ (bandwidth × hbm share): the weights once per step — for a
   mixture-of-experts the experts the batch actually touches — plus the KV cache of every
   sequence at its current context (Pope et al. 2022, "Efficiently Scaling Transformer
   Inference", §2–3; the roofline of Williams et al. 2009).
-- t_compute: FLOPs ÷ (dense peak × compute share): 2 × active parameters per token for every
+- FLOPs ÷ (dense peak × compute share): 2 × active parameters per token for every
   decoded and every prefilled token, plus attention 4 × layers × context × heads × head_dim.
 - t_allreduce: two tensor-parallel all-reduces per layer (Megatron-LM, Shoeybi et al. 2019
   §3) over NVLink, Infinity Fabric or PCIe: latency + 2(tp−1)/tp × message ÷ link bandwidth.
