@@ -216,7 +216,12 @@ def why(a: Assessment) -> dict[str, str]:
             "Load: one copy of the model serves about %(max)s users at once; %(replicas)s "
             "cover your %(users)s users."
         ) % {
-            "max": number(r.inference.max_concurrency),
+            # Users one replica holds at the targets; the total is this × replicas.
+            "max": number(
+                r.inference.concurrency_per_replica
+                if r.inference.concurrency_per_replica is not None
+                else r.inference.max_concurrency
+            ),
             "replicas": number(r.inference.replicas),
             "users": number(a.req.concurrency),
         }

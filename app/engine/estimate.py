@@ -73,7 +73,9 @@ def estimate(
     elif task == "image":
         plan = plan_image(req, model, gpu, warnings, explain)
     else:
-        plan = plan_inference(req, model, gpu, warnings, explain)
+        plan = plan_inference(
+            req, model, gpu, warnings, explain, pool if search_all else [gpu], candidates
+        )
     nodes = math.ceil(plan.count / gpu.gpus_per_node)
     tier = planner.tier_for(plan.fraction or plan.count, nodes)
     explain.append(_tier_explained(plan, nodes, tier))
@@ -174,9 +176,17 @@ def _chosen_gpu(req: EstimateRequest, pool: list[GpuSpec]) -> GpuSpec:
         gpu = find_gpu(req.gpu or default_gpu_id(pool), pool)
     except KeyError as e:
         raise InputError("gpu", str(e.args[0])) from e
-    if req.gpu_count and req.tp and req.tp > gpu.gpus_per_node:
+    # TP stays inside one NVLink domain: a node, or a whole GB200 NVL72 rack.
+    domain = max(gpu.gpus_per_node, gpu.scale_up_domain)
+    if req.gpu_count and req.tp and req.tp > domain:
         raise InputError(
-            "tp", f"tp {req.tp} exceeds the {gpu.gpus_per_node} GPUs of one {gpu.name} node"
+            "tp", f"tp {req.tp} exceeds the {domain} GPUs of one {gpu.name} NVLink domain"
+        )
+    if req.precision == "fp4" and not gpu.supports_fp4:
+        raise InputError(
+            "precision",
+            f"precision 'fp4' (NVFP4/MXFP4) needs FP4 tensor cores; {gpu.name} has none "
+            "(Blackwell B200/B300/GB200 and AMD MI355X do): choose fp8, int8 or int4",
         )
     return gpu
 
@@ -251,6 +261,12 @@ def _price(
     explain.extend(cost_explain)
     if plan.inference and cost and cost.get("cost_per_million_tokens") is not None:
         plan.inference.cost_per_million_tokens = cost["cost_per_million_tokens"]
+        # The same monthly cost over the prompt tokens the service reads (input : output =
+        # prompt : answer length), as API price lists quote input tokens separately.
+        prompt = max(1, req.avg_context_tokens - req.output_tokens)
+        plan.inference.cost_per_million_input_tokens = (
+            cost["cost_per_million_tokens"] * req.output_tokens / prompt
+        )
     return cost
 
 

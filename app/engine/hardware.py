@@ -36,6 +36,11 @@ class GpuSpec:
     price_usd: float | None  # street price per GPU, USD; None when unknown
     launch_year: int
     source: str  # datasheet(s) the figures come from
+    # Dense FP4 (NVFP4/MXFP4) tensor TFLOPS; None when the GPU has no FP4 tensor cores.
+    fp4_tflops: float | None = None
+    # GPUs that share one NVLink/Infinity Fabric switch domain (GB200 NVL72: 72); 0 = derive
+    # it: `gpus_per_node` when the part has a scale-up link, else 1.
+    nvlink_domain: int = 0
 
     def peak_tflops(self, precision: str) -> float:
         """Dense tensor throughput for a compute precision (TFLOPS).
@@ -45,7 +50,9 @@ class GpuSpec:
         fp32 training runs on TF32 tensor cores, taken here as half the BF16 rate
         (NVIDIA datasheets: A100 156 vs 312, H100 494.5 vs 989).
         """
-        if precision == "fp8" and self.fp8_tflops:
+        if precision == "fp4" and self.fp4_tflops:
+            return self.fp4_tflops
+        if precision in ("fp8", "fp4") and self.fp8_tflops:
             return self.fp8_tflops
         if precision == "fp32":
             return self.bf16_tflops / 2
@@ -54,3 +61,19 @@ class GpuSpec:
     @property
     def has_nvlink(self) -> bool:
         return self.nvlink_gbs > 0
+
+    @property
+    def supports_fp4(self) -> bool:
+        """True on GPUs with FP4 tensor cores (Blackwell NVFP4/MXFP4, CDNA 4 MXFP4)."""
+        return bool(self.fp4_tflops)
+
+    @property
+    def scale_up_domain(self) -> int:
+        """GPUs one tensor-parallel group can span over NVLink (1 = PCIe only).
+
+        HGX/OAM boards: the 8 GPUs of the node; GB200 NVL72: the 72 GPUs of the rack
+        (NVIDIA GB200 NVL72 datasheet: "72 Blackwell GPUs … one NVLink domain").
+        """
+        if self.nvlink_domain:
+            return self.nvlink_domain
+        return self.gpus_per_node if self.has_nvlink else 1

@@ -34,6 +34,9 @@ WEIGHT_BYTES: dict[str, float] = {
     "fp8": 1.0,
     "int8": 1.0 + 2.0 / 128,  # per-group fp16 scale
     "int4": 0.5 + 4.0 / 128,
+    # NVFP4: 4-bit E2M1 values with one FP8 scale per 16 (NVIDIA Blackwell NVFP4 format):
+    # 4.5 bits. MXFP4 (OCP MX spec, one E8M0 scale per 32) is 4.25 bits.
+    "fp4": 0.5 + 1.0 / 16,
 }
 NF4_DQ_BYTES = (4 + 0.127) / 8  # QLoRA §3 double quantisation
 KV_BYTES: dict[str, float] = {
@@ -43,6 +46,7 @@ KV_BYTES: dict[str, float] = {
     "fp8": 1.0,
     "int8": 1.0,
     "int4": 0.5,
+    "fp4": 0.5 + 1.0 / 16,
 }
 
 # Optimizer state bytes per *trainable* parameter, beyond the 16-bit weights and gradients.

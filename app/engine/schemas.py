@@ -14,7 +14,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from app.engine.explain import Explanation
 
 Task = Literal["pretrain", "full_finetune", "lora", "qlora", "inference", "image"]
-Precision = Literal["fp32", "bf16", "fp16", "fp8", "int8", "int4"]
+Precision = Literal["fp32", "bf16", "fp16", "fp8", "int8", "int4", "fp4"]
 KvDtype = Literal["fp32", "bf16", "fp16", "fp8", "int8", "int4"]
 Recompute = Literal["none", "selective", "full"]
 Interconnect = Literal["nvlink", "pcie", "infiniband", "roce", "ethernet"]
@@ -60,6 +60,18 @@ class ModelInput(BaseModel):
         if self.heads and self.kv_heads and self.heads % self.kv_heads:
             raise ValueError("model.heads must be a multiple of model.kv_heads")
         return self
+
+
+class SloIn(BaseModel):
+    """Service-level targets every user must get: first token within `ttft_s`, then at
+    least `tokens_per_s_per_user` tokens per second."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    ttft_s: float | None = Field(None, gt=0, le=600, description="Time to first token, s.")
+    tokens_per_s_per_user: float | None = Field(
+        None, gt=0, le=10_000, description="Output tokens/s each user gets, at least."
+    )
 
 
 class EstimateRequest(BaseModel):
@@ -113,6 +125,16 @@ class EstimateRequest(BaseModel):
         2048, ge=1, le=1_048_576, description="Prompt + output tokens held per sequence."
     )
     output_tokens: int = Field(256, ge=1, le=262_144, description="Output tokens per request.")
+    users: int | None = Field(
+        None, ge=1, le=10_000_000, description="Users served at once (default: concurrency)."
+    )
+    slo: SloIn | None = Field(None, description="Service-level targets (serving).")
+    gpu_memory_utilization: float = Field(
+        0.9,
+        ge=0.1,
+        le=0.99,
+        description="Share of GPU memory the serving engine may use (vLLM default 0.9).",
+    )
     images: int = Field(1_000, ge=1, le=1e9, description="Images to generate (task=image).")
     image_resolution: int = Field(1024, ge=256, le=4096, description="Image side, pixels.")
     image_steps: int = Field(30, ge=1, le=200, description="Diffusion steps per image.")
@@ -145,6 +167,10 @@ class EstimateRequest(BaseModel):
 
     @model_validator(mode="after")
     def _coherent(self) -> EstimateRequest:
+        if self.precision == "fp4" and self.task != "inference":
+            raise ValueError(
+                "precision 'fp4' (NVFP4/MXFP4) is an inference precision: use task 'inference'"
+            )
         quantised = self.precision in ("int8", "int4")
         lora_int8 = self.task == "lora" and self.precision == "int8"
         if quantised and self.task in ("pretrain", "full_finetune", "lora") and not lora_int8:
@@ -247,6 +273,24 @@ class TrainingOut:
 
 
 @dataclass(slots=True, kw_only=True)
+class ServingPointOut:
+    """One point of the serving curve: what each user gets at a concurrency per replica."""
+
+    concurrency: int
+    tokens_per_s_per_user: float
+    tokens_per_s: float
+    ttft_s: float
+
+
+@dataclass(slots=True, kw_only=True)
+class UncertaintyOut:
+    """Median |error| of the engine on published runs of this kind (validation table)."""
+
+    median_pct: float
+    runs: int
+
+
+@dataclass(slots=True, kw_only=True)
 class InferenceOut:
     max_concurrency: int
     tokens_per_s: float
@@ -255,6 +299,18 @@ class InferenceOut:
     cost_per_million_tokens: float | None
     replicas: int
     images_per_hour: float | None = None
+    itl_s: float | None = None
+    meets_slo: bool | None = None
+    concurrency_per_replica: Annotated[
+        int | None, Field(description="Users one replica holds with every user at the targets.")
+    ] = None
+    max_concurrency_per_replica: int | None = None
+    offline_tokens_per_s: Annotated[
+        float | None, Field(description="Max-load (MLPerf Offline) output tokens/s, all replicas.")
+    ] = None
+    cost_per_million_input_tokens: float | None = None
+    uncertainty: UncertaintyOut | None = None
+    curve: list[ServingPointOut] = field(default_factory=list)
 
 
 @dataclass(slots=True, kw_only=True)

@@ -1,28 +1,165 @@
-"""Serving plans: a language model answering `concurrency` users at once (PRODUCT.md §5).
+"""Serving plans: a language model answering `users` at once (PRODUCT.md §5, issue 12).
 
-Steps: the smallest tensor-parallel degree whose replicas hold the load (`inference.serve`
-at TP 1, 2, 4, … 64), the pinned GPU count if any, a quarter-GPU MIG slice when the whole
-service fits one (T8), then the memory of one replica with its KV cache.
+Steps: the service-level targets (the request's `slo`, else the reading-speed floor); for
+each tensor-parallel degree the GPU's NVLink domain allows, how many users one replica holds
+with every user at the targets (`inference.max_concurrency_at`); the configuration with the
+fewest GPUs that covers the users; a quarter-GPU MIG slice when the whole service fits one
+(T8). Pins are pins: with `gpu_count` (and `tp`) pinned the count, TP and replicas
+(count ÷ TP) are never changed, and one warning says what they hold and what would be needed.
 
-Units: memory in bytes (GB = 1e9 B in explanations), throughput in tokens/s. Sources: vLLM
-(Kwon et al. 2023) for the KV cache, the NVIDIA MIG user guide and seed 003 T8 for slices.
+Units: memory in bytes (GB = 1e9 B in explanations), throughput in tokens/s, time in s.
+Sources: `inference` (step model), `serving_stack` (shares of peak), vLLM (Kwon et al. 2023)
+for the KV cache, the NVIDIA MIG user guide and seed 003 T8 for slices.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cache
 
 from app.engine import inference, memory, planner
 from app.engine.architectures import ModelSpec
 from app.engine.explain import Explanation
 from app.engine.hardware import GpuSpec
+from app.engine.inference import MIG_QUARTER, OperatingPoint, ServingConfig
 from app.engine.notices import Notice
 from app.engine.plan import Plan
-from app.engine.schemas import EstimateRequest, InferenceOut
+from app.engine.schemas import (
+    CandidateOut,
+    EstimateRequest,
+    InferenceOut,
+    ServingPointOut,
+    UncertaintyOut,
+)
 from app.engine.units import GB, fmt
 
-MIG_QUARTER = 0.25  # T8: "H100 MIG 1/4"
-TP_DEGREES = (1, 2, 4, 8, 16, 32, 64)  # tensor-parallel degrees tried, smallest first
+TP_DEGREES = (1, 2, 4, 8, 16, 32, 64, 72)  # tensor-parallel degrees tried, smallest first
+MAX_REPLICAS = 100_000
+
+
+@dataclass(frozen=True, slots=True)
+class Targets:
+    ttft_s: float | None
+    tokens_per_s_per_user: float
+    stated: bool  # False: no `slo` in the request, only the reading-speed floor
+
+
+@dataclass(frozen=True, slots=True)
+class Layout:
+    """A serving layout: `replicas` copies of the model, each on `tp` GPUs."""
+
+    cfg: ServingConfig
+    replicas: int
+    per_replica: int  # users one replica holds at the targets (0: not even one)
+    capacity: int  # sequences one replica's KV cache holds
+
+    @property
+    def gpus(self) -> int:
+        return self.cfg.tp * self.replicas
+
+    @property
+    def held(self) -> int:
+        return self.per_replica * self.replicas
+
+
+def targets_for(req: EstimateRequest) -> Targets:
+    """The request's targets; without `slo`, every user at reading speed at least."""
+    slo = req.slo
+    rate = (slo.tokens_per_s_per_user if slo else None) or inference.MIN_TOKENS_PER_S_PER_USER
+    return Targets(slo.ttft_s if slo else None, rate, slo is not None)
+
+
+def users_of(req: EstimateRequest) -> int:
+    return req.users or req.concurrency
+
+
+def config_for(req: EstimateRequest, model: ModelSpec, gpu: GpuSpec, tp: int) -> ServingConfig:
+    """The request's workload on `tp` GPUs of `gpu`: prompt = context − answer."""
+    kv_dtype = req.kv_dtype or ("fp8" if req.precision in ("fp8", "fp4") else "bf16")
+    link = "pcie" if req.interconnect == "pcie" or not gpu.has_nvlink else "nvlink"
+    return ServingConfig(
+        model=model,
+        gpu=gpu,
+        precision=req.precision,
+        kv_dtype=kv_dtype,
+        tp=tp,
+        input_tokens=max(1, req.avg_context_tokens - req.output_tokens),
+        output_tokens=req.output_tokens,
+        gpu_memory_utilization=req.gpu_memory_utilization,
+        interconnect=link,
+    )
+
+
+def tp_options(model: ModelSpec, gpu: GpuSpec, pinned: int | None) -> list[int]:
+    """TP degrees to try: the pinned one, else those that split the heads evenly and stay in
+    one NVLink domain (PCIe parts: in one node, all-reducing over PCIe)."""
+    if pinned:
+        return [pinned]
+    span = gpu.scale_up_domain if gpu.has_nvlink else gpu.gpus_per_node
+    out = []
+    for tp in TP_DEGREES:
+        if tp > span:
+            break
+        heads_ok = not model.heads or model.heads % tp == 0
+        kv_ok = not model.kv_heads or model.kv_heads % tp == 0 or tp % model.kv_heads == 0
+        if tp == 1 or (heads_ok and kv_ok):
+            out.append(tp)
+    return out
+
+
+def layout_for(cfg: ServingConfig, targets: Targets, users: int, replicas: int | None) -> Layout:
+    """The layout of `cfg` for `users`: `replicas` pinned, else as many as the targets need."""
+    cap = inference.kv_capacity(cfg)
+    per = inference.max_concurrency_at(
+        cfg, ttft_s=targets.ttft_s, tokens_per_s_per_user=targets.tokens_per_s_per_user
+    )
+    if replicas is None:
+        replicas = math.ceil(users / per) if per else 0
+    return Layout(cfg, replicas, per, cap)
+
+
+def smallest_layout(
+    req: EstimateRequest, model: ModelSpec, gpu: GpuSpec, targets: Targets, users: int
+) -> Layout | None:
+    """The layout with the fewest GPUs that holds `users` at the targets (smaller TP on ties)."""
+    best: Layout | None = None
+    pinned_tp = req.tp * (req.pp or 1) if req.tp else None
+    for tp in tp_options(model, gpu, pinned_tp):
+        lay = layout_for(config_for(req, model, gpu, tp), targets, users, None)
+        if 0 < lay.replicas <= MAX_REPLICAS and (best is None or lay.gpus < best.gpus):
+            best = lay
+    return best
+
+
+def pinned_layout(
+    req: EstimateRequest, model: ModelSpec, gpu: GpuSpec, targets: Targets, users: int
+) -> Layout:
+    """`gpu_count` pinned: TP the pinned one, else the divisor of the count (within the NVLink
+    domain) whose replicas hold the most users; replicas = count ÷ TP, never more."""
+    count = req.gpu_count or 1
+    pinned_tp = req.tp * (req.pp or 1) if req.tp else None
+    best: Layout | None = None
+    for tp in tp_options(model, gpu, pinned_tp) if pinned_tp else TP_DEGREES:
+        if tp > count or count % tp:
+            continue
+        if not pinned_tp and tp not in tp_options(model, gpu, None):
+            continue
+        lay = layout_for(config_for(req, model, gpu, tp), targets, users, count // tp)
+        key = (lay.held >= users, lay.held, lay.capacity > 0, -tp)
+        if best is None or key > (best.held >= users, best.held, best.capacity > 0, -best.cfg.tp):
+            best = lay
+    if best is None:  # the pinned TP does not divide the count: the schema rejects that
+        tp = pinned_tp or 1
+        best = layout_for(config_for(req, model, gpu, tp), targets, users, max(1, count // tp))
+    return best
+
+
+def point_for(lay: Layout, users: int) -> OperatingPoint:
+    """The service at the requested users, spread evenly over the replicas."""
+    per = max(1, math.ceil(users / max(lay.replicas, 1)))
+    return inference.operating_point(lay.cfg, per, max(lay.capacity, 1))
 
 
 def plan_inference(
@@ -31,44 +168,84 @@ def plan_inference(
     gpu: GpuSpec,
     warnings: list[str],
     explain: list[Explanation],
+    pool: Sequence[GpuSpec] = (),
+    candidates: list[CandidateOut] | None = None,
 ) -> Plan:
-    """Size a service of `model` on `gpu` for the request's concurrency and context."""
-    kv_dtype = req.kv_dtype or ("fp8" if req.precision == "fp8" else "bf16")
-    pinned_tp = req.tp * (req.pp or 1) if req.tp else None
-    best = _smallest_serving(req, model, gpu, kv_dtype, pinned_tp)
-    if best is None:
-        best = _overflowing_serving(req, model, gpu, kv_dtype, pinned_tp, warnings)
-    count = _pinned_count(req, best, warnings)
-    explain.extend(best.explain)
-    warnings.extend(best.warnings)
+    """Size a service of `model` on `gpu` for the request's users, prompt, answer and targets."""
+    users = users_of(req)
+    targets = targets_for(req)
     fraction = None
-    mig = _mig_quarter_explained(req, gpu, best, count)
-    if mig is not None:
-        fraction = MIG_QUARTER
-        explain.append(mig)
-    layout = memory.Layout(dp=best.replicas, tp=best.tp, pp=1, zero_stage=0, recompute="none")
-    per_gpu = memory.Memory(
-        weights=best.weights_bytes_per_gpu,
-        activations=best.activation_bytes_per_gpu,
-        kv_cache=best.kv_bytes_per_gpu,
-        overhead=best.overhead_bytes_per_gpu,
-    )
-    replica = _replica(req, model, best, kv_dtype, explain)
+    if req.gpu_count:
+        lay = pinned_layout(req, model, gpu, targets, users)
+        if lay.held < users:
+            warnings.append(_pin_short_warning(req, model, gpu, targets, users, lay))
+    else:
+        found = smallest_layout(req, model, gpu, targets, users)
+        if found is None:
+            lay = _overflowing(req, model, gpu, targets, users, warnings)
+        else:
+            lay = found
+            mig = _mig_quarter(req, model, gpu, targets, users, lay)
+            if mig is not None:
+                lay, mig_ex = mig
+                fraction = MIG_QUARTER
+                explain.append(mig_ex)
+    point = point_for(lay, users)
+    explain.extend(inference.explain_point(lay.cfg, point, lay.capacity))
+    explain.append(_per_replica_explained(lay, targets, users))
+    if candidates is not None and pool:
+        candidates.extend(slo_candidates(req, model, pool, targets, users))
+    meets = lay.held >= users
+    if not meets and not req.gpu_count:
+        warnings.append(
+            Notice(
+                "Each user decodes at %(rate)s tokens/s, below the %(floor)s tokens/s target.",
+                rate=f"{point.tokens_per_s_per_user:.1f}",
+                floor=f"{targets.tokens_per_s_per_user:g}",
+            )
+        )
+    offline = inference.max_load(lay.cfg)
+    band = _uncertainty()
     inf = InferenceOut(
-        max_concurrency=best.max_concurrency,
-        tokens_per_s=best.tokens_per_s,
-        tokens_per_s_per_user=best.tokens_per_s_per_user,
-        time_to_first_token_s=best.ttft_s,
+        max_concurrency=lay.capacity * lay.replicas,
+        tokens_per_s=point.tokens_per_s * lay.replicas,
+        tokens_per_s_per_user=point.tokens_per_s_per_user,
+        time_to_first_token_s=point.ttft_s,
         cost_per_million_tokens=None,
-        replicas=best.replicas,
+        replicas=lay.replicas,
+        itl_s=point.itl_s,
+        meets_slo=meets,
+        concurrency_per_replica=lay.per_replica,
+        max_concurrency_per_replica=lay.capacity,
+        offline_tokens_per_s=offline.tokens_per_s * lay.replicas,
+        uncertainty=band,
+        curve=[
+            ServingPointOut(
+                concurrency=p.concurrency,
+                tokens_per_s_per_user=p.tokens_per_s_per_user,
+                tokens_per_s=p.tokens_per_s,
+                ttft_s=p.ttft_s,
+            )
+            for p in inference.curve(lay.cfg)
+        ],
     )
+    cfg = lay.cfg
+    kv_per_gpu = point.batch * req.avg_context_tokens * inference.kv_bytes_per_token_per_gpu(cfg)
+    per_gpu = memory.Memory(
+        weights=inference.weight_bytes(model, cfg.precision) / cfg.tp,
+        activations=inference.activation_bytes_per_gpu(cfg),
+        kv_cache=kv_per_gpu,
+        overhead=inference.overhead_bytes_per_gpu(cfg),
+    )
+    replica = _replica(req, model, cfg, point, explain)
+    count = req.gpu_count or lay.gpus
     nodes = math.ceil(count / gpu.gpus_per_node)
     ic = req.interconnect or planner.natural_interconnect(gpu, nodes, min(count, gpu.gpus_per_node))
     return Plan(
         gpu=gpu,
         count=count,
         fraction=fraction,
-        layout=layout,
+        layout=memory.Layout(dp=lay.replicas, tp=cfg.tp, pp=1, zero_stage=0, recompute="none"),
         replica=replica,
         per_gpu=per_gpu,
         interconnect=ic,
@@ -80,149 +257,175 @@ def plan_inference(
     )
 
 
-def _smallest_serving(
+def slo_candidates(
+    req: EstimateRequest,
+    model: ModelSpec,
+    pool: Sequence[GpuSpec],
+    targets: Targets,
+    users: int,
+) -> list[CandidateOut]:
+    """The smallest layout on every GPU of the pool (the SLO search over every GPU)."""
+    out = []
+    for g in pool:
+        if req.precision == "fp4" and not g.supports_fp4:
+            out.append(_candidate(g.id, 0, None, "no FP4 tensor cores"))
+            continue
+        lay = smallest_layout(req, model, g, targets, users)
+        if lay is None:
+            out.append(_candidate(g.id, 0, None, "targets not met at any TP"))
+            continue
+        gb = (
+            inference.weight_bytes(model, req.precision) / lay.cfg.tp
+            + inference.overhead_bytes_per_gpu(lay.cfg)
+        ) / GB
+        out.append(_candidate(g.id, lay.gpus, gb, f"TP {lay.cfg.tp} × {lay.replicas} replica(s)"))
+    return out
+
+
+def _candidate(gpu: str, count: int, per_gpu_gb: float | None, reason: str) -> CandidateOut:
+    return CandidateOut(
+        gpu=gpu, count=count, feasible=count > 0, days=None, per_gpu_gb=per_gpu_gb, reason=reason
+    )
+
+
+def _pin_short_warning(
     req: EstimateRequest,
     model: ModelSpec,
     gpu: GpuSpec,
-    kv_dtype: str,
-    pinned_tp: int | None,
-) -> inference.Serving | None:
-    """The serving layout with the fewest GPUs (the pinned TP only, when one is pinned)."""
-    best: inference.Serving | None = None
-    options = [pinned_tp] if pinned_tp else list(TP_DEGREES)
-    for tp in options:
-        if model.heads and model.heads % min(tp, model.heads) and tp <= gpu.gpus_per_node:
-            continue
-        s = inference.serve(
-            model,
-            gpu,
-            precision=req.precision,
-            kv_dtype=kv_dtype,
-            concurrency=req.concurrency,
-            avg_context_tokens=req.avg_context_tokens,
-            output_tokens=req.output_tokens,
-            tp=tp,
+    targets: Targets,
+    users: int,
+    lay: Layout,
+) -> str:
+    """One warning: what the pinned GPUs hold at the targets and how many GPUs would do."""
+    need = smallest_layout(req.model_copy(update={"gpu_count": None}), model, gpu, targets, users)
+    needed = str(need.gpus) if need else f"> {MAX_REPLICAS}"
+    params = dict(
+        count=req.gpu_count,
+        gpu=gpu.name,
+        tp=lay.cfg.tp,
+        replicas=lay.replicas,
+        held=lay.held,
+        rate=f"{targets.tokens_per_s_per_user:g}",
+        users=users,
+        needed=needed,
+    )
+    if targets.ttft_s:
+        return Notice(
+            "The pinned %(count)s × %(gpu)s (TP %(tp)s, %(replicas)s replica(s)) hold %(held)s "
+            "users at %(rate)s tokens/s each and first token within %(ttft)s s; %(users)s "
+            "users need %(needed)s GPUs.",
+            ttft=f"{targets.ttft_s:g}",
+            **params,
         )
-        if s.replicas == 0:
-            continue
-        if req.gpu_count and s.gpus > req.gpu_count and not pinned_tp:
-            continue
-        if best is None or s.gpus < best.gpus:
-            best = s
-        if best is not None and tp >= gpu.gpus_per_node:
-            break
-    return best
+    return Notice(
+        "The pinned %(count)s × %(gpu)s (TP %(tp)s, %(replicas)s replica(s)) hold %(held)s "
+        "users at %(rate)s tokens/s each; %(users)s users need %(needed)s GPUs.",
+        **params,
+    )
 
 
-def _overflowing_serving(
+def _overflowing(
     req: EstimateRequest,
     model: ModelSpec,
     gpu: GpuSpec,
-    kv_dtype: str,
-    pinned_tp: int | None,
+    targets: Targets,
+    users: int,
     warnings: list[str],
-) -> inference.Serving:
-    """What to show when nothing fits: one sequence at the largest (or pinned) TP, flagged."""
-    tp = pinned_tp or TP_DEGREES[-1]
-    best = inference.serve(
-        model,
-        gpu,
-        precision=req.precision,
-        kv_dtype=kv_dtype,
-        concurrency=1,
-        avg_context_tokens=req.avg_context_tokens,
-        output_tokens=req.output_tokens,
-        tp=tp,
-    )
-    best.replicas = max(best.replicas, 1)
-    warnings.append(
-        Notice(
-            "%(model)s in %(precision)s does not fit on %(count)s × %(gpu)s with room for "
-            "one sequence of KV cache: the figures shown overflow memory.",
-            model=model.name,
-            precision=req.precision,
-            count=tp,
-            gpu=gpu.name,
-        )
-    )
-    return best
-
-
-def _pinned_count(req: EstimateRequest, best: inference.Serving, warnings: list[str]) -> int:
-    """The GPU count: the serving layout's, or the pinned one (at least one replica's TP)."""
-    count = best.gpus
-    if not req.gpu_count or req.gpu_count == count:
-        return count
-    if req.gpu_count < count:
+) -> Layout:
+    """Nothing meets the targets: the largest TP with the most users it holds, flagged."""
+    opts = tp_options(model, gpu, req.tp)
+    cfg = config_for(req, model, gpu, opts[-1])
+    lay = layout_for(cfg, targets, users, 1)
+    if lay.capacity == 0:
         warnings.append(
             Notice(
-                "The pinned %(count)s GPUs hold %(held)s concurrent sequences, fewer than "
-                "the %(asked)s asked.",
-                count=req.gpu_count,
-                held=best.max_concurrency_per_replica * max(1, req.gpu_count // best.tp),
-                asked=req.concurrency,
+                "%(model)s in %(precision)s does not fit on %(count)s × %(gpu)s with room for "
+                "one sequence of KV cache: the figures shown overflow memory.",
+                model=model.name,
+                precision=req.precision,
+                count=cfg.tp,
+                gpu=gpu.name,
             )
         )
-    return max(req.gpu_count, best.tp)
+    return lay
 
 
-def _mig_quarter_explained(
-    req: EstimateRequest, gpu: GpuSpec, best: inference.Serving, count: int
-) -> Explanation | None:
-    """T8: a quarter-GPU MIG slice when the whole service fits in a quarter of the memory and
-    a quarter of the bandwidth still decodes at reading speed; None when it does not."""
-    need = best.weights_bytes_per_gpu + best.kv_bytes_per_gpu + best.activation_bytes_per_gpu
-    need += best.overhead_bytes_per_gpu
-    if not (
-        gpu.mig_max
-        and count == 1
-        and not req.gpu_count
-        and need <= gpu.memory_gb * GB * MIG_QUARTER * inference.GPU_MEMORY_UTILIZATION
-        and best.tokens_per_s_per_user * MIG_QUARTER >= inference.MIN_TOKENS_PER_S_PER_USER
-    ):
+def _mig_quarter(
+    req: EstimateRequest,
+    model: ModelSpec,
+    gpu: GpuSpec,
+    targets: Targets,
+    users: int,
+    lay: Layout,
+) -> tuple[Layout, Explanation] | None:
+    """T8: a quarter-GPU MIG slice when one slice holds every user at the targets."""
+    if not gpu.mig_max or lay.gpus != 1 or req.tp:
         return None
-    return Explanation(
+    cfg = config_for(req, model, inference.mig_quarter(gpu), 1)
+    slice_lay = layout_for(cfg, targets, users, 1)
+    if slice_lay.per_replica < users:
+        return None
+    return slice_lay, Explanation(
         "gpu.fraction",
         MIG_QUARTER,
         "GPU",
-        f"needs {fmt(need / GB)} GB ≤ {fmt(gpu.memory_gb * MIG_QUARTER)} GB slice × "
-        f"{inference.GPU_MEMORY_UTILIZATION}; {fmt(best.tokens_per_s_per_user * MIG_QUARTER)} "
-        "tokens/s per user on a quarter of the bandwidth",
+        f"one {fmt(gpu.memory_gb * inference.MIG_QUARTER_MEMORY)} GB slice (a quarter of the "
+        f"memory and bandwidth, 2/7 of the compute) holds {slice_lay.per_replica} users at "
+        f"{targets.tokens_per_s_per_user:g} tokens/s each ≥ {users} users",
         "T8: H100 MIG 1/4 slice NT$15,000/month; NVIDIA MIG user guide (H100 2g.20gb)",
     )
+
+
+def _per_replica_explained(lay: Layout, targets: Targets, users: int) -> Explanation:
+    ttft = f", first token ≤ {targets.ttft_s:g} s" if targets.ttft_s else ""
+    return Explanation(
+        "inference.concurrency_per_replica",
+        lay.per_replica,
+        "users per replica",
+        f"most users one replica of TP {lay.cfg.tp} holds with each at ≥ "
+        f"{targets.tokens_per_s_per_user:g} tokens/s{ttft}: {lay.per_replica}; {users} users "
+        f"/ {lay.per_replica} = {lay.replicas} replica(s) × {lay.cfg.tp} GPU(s)",
+        "bisection over the step model's operating points (app.engine.inference)",
+    )
+
+
+@cache
+def _uncertainty() -> UncertaintyOut | None:
+    """The serving validation table's median |error| (all rows) as the band of a figure."""
+    from app.engine import serving_validation
+    from app.engine.validation import summarise
+
+    s = summarise(serving_validation.rows())
+    return None if s is None else UncertaintyOut(median_pct=s.median_pct, runs=s.runs)
 
 
 def _replica(
     req: EstimateRequest,
     model: ModelSpec,
-    best: inference.Serving,
-    kv_dtype: str,
+    cfg: ServingConfig,
+    point: OperatingPoint,
     explain: list[Explanation],
 ) -> memory.Memory:
-    """One replica's memory in bytes: weights, activations, the KV cache of every user."""
+    """One replica's memory in bytes: weights, activations, the KV cache of its users."""
     w, wx = memory.inference_weights(model, req.precision)
     explain.append(wx)
-    kv, kv_ex = _kv_cache(req, model, kv_dtype)
-    explain.append(kv_ex)
+    # Each sequence holds room for its whole prompt + answer (see inference.kv_capacity).
+    tokens = point.batch * req.avg_context_tokens
+    kv = memory.kv_cache_bytes(model, tokens=tokens, kv_dtype=cfg.kv_dtype)
+    explain.append(
+        Explanation(
+            "memory_gb.kv_cache",
+            kv / GB,
+            "GB",
+            f"{point.batch} sequences × {req.avg_context_tokens} tokens × "
+            f"{fmt(model.kv_cache_bytes_per_token(memory.KV_BYTES[cfg.kv_dtype]))} B = "
+            f"{fmt(kv / GB)} GB ({cfg.kv_dtype})",
+            "2 × layers × kv_heads × head_dim × bytes per token (vLLM, Kwon et al. 2023)",
+        )
+    )
     return memory.Memory(
         weights=w,
-        activations=best.activation_bytes_per_gpu * best.tp,
+        activations=inference.activation_bytes_per_gpu(cfg) * cfg.tp,
         kv_cache=kv,
         overhead=memory.CUDA_CONTEXT_GB * GB,
-    )
-
-
-def _kv_cache(req: EstimateRequest, model: ModelSpec, kv_dtype: str) -> tuple[float, Explanation]:
-    """KV-cache bytes of `concurrency` sequences of `avg_context_tokens` each."""
-    kv = memory.kv_cache_bytes(
-        model, tokens=req.concurrency * req.avg_context_tokens, kv_dtype=kv_dtype
-    )
-    return kv, Explanation(
-        "memory_gb.kv_cache",
-        kv / GB,
-        "GB",
-        f"{req.concurrency} sequences × {req.avg_context_tokens} tokens × "
-        f"{fmt(model.kv_cache_bytes_per_token(memory.KV_BYTES[kv_dtype]))} B = "
-        f"{fmt(kv / GB)} GB ({kv_dtype})",
-        "2 × layers × kv_heads × head_dim × bytes per token (vLLM, Kwon et al. 2023)",
     )

@@ -17,6 +17,7 @@ from app.catalog.models import CloudInstancePublic, Gpu, GpuPrice, GpuPublic, Re
 from app.catalog.service.audit import commit, jsonable, record
 from app.catalog.service.errors import CatalogError, Conflict, InvalidRow, NotFound
 from app.catalog.service.versions import require_draft, touch
+from app.engine.gpus import default_gpus
 from app.engine.hardware import GpuSpec
 
 
@@ -222,11 +223,22 @@ def gpus_public(*, session: Session, price_list_id: int) -> list[GpuPublic]:
 def gpus_for(*, session: Session, price_list_id: int) -> list[GpuSpec]:
     """The catalog's GPUs as the engine sees them, priced from list `price_list_id`."""
     prices = gpu_prices(session=session, price_list_id=price_list_id)
+    # FP4 rate and NVLink domain have no catalog columns yet: the shipped datasheet rows give
+    # them (a GPU the catalog adds itself has no FP4 and a node-sized domain).
+    shipped = {s.id: s for s in default_gpus()}
     out = []
     for g in list_rows(session=session, kind_name="gpus", price_list_id=None):
         v = row_values(KINDS["gpus"], g)
         v.pop("notes", None)
-        out.append(GpuSpec(**v, price_usd=prices.get(g.id)))
+        ref = shipped.get(g.id)
+        out.append(
+            GpuSpec(
+                **v,
+                price_usd=prices.get(g.id),
+                fp4_tflops=ref.fp4_tflops if ref else None,
+                nvlink_domain=ref.nvlink_domain if ref else 0,
+            )
+        )
     return out
 
 
