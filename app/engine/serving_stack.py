@@ -11,10 +11,11 @@ tensor-parallel ranks (NVLink/Infinity Fabric vs PCIe). Each row states four fig
 - `allreduce_latency_s`: latency of one tensor-parallel all-reduce of a small message,
   two per layer per step (Megatron-LM TP, Shoeybi et al. 2019 §3).
 
-How the figures were chosen: microbenchmark ranges from the cited sources bound each value;
-inside those ranges the value was picked on the `fit` half of
-`app/data/validation/serving_runs.yaml` only (one value per row of this table, never per
-run); the `holdout` half checks it (`app.engine.serving_validation`).
+How the figures were chosen: where a measurement is cited below it bounds the value (only
+measurements read in their source are cited); every value was then picked on the `fit` half
+of `app/data/validation/serving_runs.yaml` only (one value per row of this table, never per
+run) and the `holdout` half checks it (`app.engine.serving_validation`). Rows with few
+published measurements behind them (AMD: 3, PCIe: 4, consumer: 1) are the least certain.
 """
 
 from __future__ import annotations
@@ -47,11 +48,10 @@ NVIDIA_NVLINK = StackEfficiency(
     allreduce_latency_s=40e-6,
     link_share=0.70,
     source=(
-        "HBM: H100 STREAM-like copy 2.6–3.0 of 3.35 TB/s (ml-engineering, stas00); compute: "
-        "maximum achievable matmul 794.5/989 BF16, 1,402.6/1,979 FP8 on H100 SXM (stas00 MAMF "
-        "table); all-reduce: NCCL / TensorRT-LLM custom all-reduce ≈5–10 µs for small messages "
-        "on NVLink 4; step overhead and the picks inside these ranges: fit half of "
-        "serving_runs.yaml (TensorRT-LLM 0.9–1.0 perf tables, NIM 1.8)"
+        "compute bounded by the maximum achievable matmul on H100 SXM, 794.5 of 989 BF16 and "
+        "1,402.6 of 1,979 FP8 TFLOPS (stas00 ml-engineering MAMF table, app/data/gpus.yaml); "
+        "HBM share, all-reduce latency and step overhead: fit half of serving_runs.yaml "
+        "(TensorRT-LLM 0.9–1.0 performance tables, NIM 1.8)"
     ),
 )
 NVIDIA_PCIE = StackEfficiency(
@@ -63,11 +63,9 @@ NVIDIA_PCIE = StackEfficiency(
     allreduce_latency_s=40e-6,
     link_share=0.60,
     source=(
-        "HBM/GDDR: same decode kernels as NVLink parts; compute: L40S and PCIe boards run at "
-        "lower sustained clocks under their 350 W cap (NVIDIA L40S datasheet boost vs base); "
-        "all-reduce over PCIe through the host root complex: NCCL ring ≈25–40 µs latency and "
-        "≈60% of the one-way x16 bandwidth (nccl-tests on PCIe Gen4/Gen5 servers); picks: fit "
-        "half of serving_runs.yaml (TensorRT-LLM 0.14 L40S TP 4)"
+        "all-reduce between PCIe-only boards crosses the host root complex, so the link share "
+        "is below NVLink's; every value: fit half of serving_runs.yaml (TensorRT-LLM 0.14 L40S "
+        "TP 4) — few rows, so the least certain NVIDIA row"
     ),
 )
 NVIDIA_CONSUMER = StackEfficiency(
@@ -79,10 +77,10 @@ NVIDIA_CONSUMER = StackEfficiency(
     allreduce_latency_s=40e-6,
     link_share=0.60,
     source=(
-        "llama.cpp CUDA benchmarks on RTX 4090 (ggml-org/llama.cpp discussion #15013): pp512 "
-        "11,048 t/s on a 6.7B F16 model is 2 × 6.74e9 × 11,048 = 149 TFLOPS of the 165 dense "
-        "FP16 peak (90%); tg128 61 t/s reads 13.5 GB per token, 82% of 1,008 GB/s after a "
-        "≈0.5 ms per-token overhead"
+        "llama.cpp llama-bench on RTX 4090 (llama.cpp PR #4766, comment of 2024-01-10, in "
+        "serving_runs.yaml): pp512 11,048 t/s on a 6.74B F16 model is 2 × 6.74e9 × 11,048 = "
+        "149 TFLOPS of the 165 dense FP16 peak (90%); the decode row of the same source "
+        "fixes the HBM share after the per-token overhead"
     ),
 )
 AMD_INFINITY_FABRIC = StackEfficiency(
@@ -94,11 +92,9 @@ AMD_INFINITY_FABRIC = StackEfficiency(
     allreduce_latency_s=40e-6,
     link_share=0.50,
     source=(
-        "MI300X measured: HBM ≈4.0–4.3 of 5.3 TB/s in rocm-bandwidth-test / STREAM "
-        "(Chips and Cheese, 'Testing AMD's Giant MI300X', 2024); dense BF16 GEMM ≈600–750 of "
-        "1,307 TFLOPS (SemiAnalysis MI300X vs H100 benchmarks, Dec 2024); RCCL all-reduce "
-        "latency ≈20–30 µs on the 8-GPU Infinity Fabric mesh; picks: fit half of "
-        "serving_runs.yaml (ROCm vLLM 0.9.1, MLPerf v4.1/v5.0 AMD, Oracle MI300X)"
+        "every value: fit half of serving_runs.yaml (ROCm vLLM 0.9.1 results page, MLPerf "
+        "Inference v4.1/v5.0 AMD submissions) — three fit rows, so the least certain row; "
+        "Intel Gaudi has no serving measurement and is taken at these shares"
     ),
 )
 
