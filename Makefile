@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-$(shell cksum pyproject.toml | cut -d' ' -f1)
 
-.PHONY: run test lint fmt bench sysdeps clean
+.PHONY: run test lint fmt bench bench-service sysdeps clean
 
 $(STAMP): pyproject.toml
 	@test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -36,6 +36,12 @@ test: $(STAMP) sysdeps lint
 bench: $(STAMP)
 	$(BIN)/python -m pip install -q -e '.[dev,bench]'
 	$(BIN)/pytest benchmarks --benchmark-only -p no:randomly
+
+## Service benchmarks (issue 14): PDFs beside estimates, 1 vs 2 processes on PostgreSQL.
+bench-service: $(STAMP) sysdeps
+	@command -v wrk >/dev/null || apt-get install -y -q wrk
+	TEST_POSTGRES_URL="$$(bash scripts/ensure-postgres.sh)" $(BIN)/python benchmarks/pdf_burst.py
+	TEST_POSTGRES_URL="$$(bash scripts/ensure-postgres.sh)" $(BIN)/python benchmarks/load_scaling.py
 
 clean:
 	rm -rf $(VENV) var .pytest_cache .mypy_cache .ruff_cache
