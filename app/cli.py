@@ -183,7 +183,13 @@ def _print_plan(r: EstimateResponse, *, explain: bool) -> None:
         for o in r.cost.get("options", []):
             t.add_row(
                 f"Cost: {o['label']}",
-                f"{o['monthly']:,.0f} {o['currency']}/month · {o['total']:,.0f} total",
+                (
+                    f"{o['monthly_rate']:,.0f} {o['currency']}/month · "
+                    if o.get("monthly_rate") is not None
+                    else ""
+                )
+                + f"{o['total']:,.0f} {o['currency']} total "
+                + f"({o['billed']['quantity']:,.0f} {o['billed']['unit']}s billed)",
             )
     console.print(t)
     for w in r.warnings:

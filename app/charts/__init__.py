@@ -9,10 +9,12 @@ layer and the PDF call the same functions with the same data:
 
 - memory: `EstimateResponse.memory_per_gpu_gb` → {"weights", "gradients", "optimizer",
   "activations", "kv_cache", "overhead": GB, optional "total"}.
-- cost options: `cost["options"]` → [{"key", "kind", "label", "monthly", "total", "upfront",
+- cost options: `cost["options"]` → [{"key", "kind", "label", "monthly_rate", "total", "upfront",
   "currency", "breakdown": {part: money}, "cumulative": [money at the end of month 0..H],
   "fixed_monthly", "metered_monthly_full", optional "feasible"}]; money in the currency
   passed as `currency`.
+- utilisation break-evens: `cost["break_even_utilization"]` → [{"a": key, "b": key,
+  "utilization": 0–1}] (the engine's `utilization_break_evens`).
 - break-evens: `cost["break_even"]` → [{"a": key, "b": key, "month": float | None}]; `a` is
   cheaper first and stops being cheaper at `month`.
 - TCO: `cost["tco"]` → [{"label", optional "key"/"kind", "years": [{"year": 1, "capex",

@@ -297,14 +297,16 @@ def utilization_sensitivity(
     t: Translate = _identity,
     utilization: float | None = None,
     title: str | None = None,
+    break_even: Sequence[Mapping[str, Any]] | None = None,
 ) -> go.Figure:
     """Monthly cost of each option vs GPU utilisation 0–100 %, break-even utilisations marked.
 
     options: cost options with "fixed_monthly" and "metered_monthly_full" (money per month
     independent of use, and the metered part at 100 % = 730 h); cost(u) = fixed + metered × u,
     as `app.engine.costs.monthly_cost_at_utilization`. Options without both are left out.
-    Where two lines cross and the cheaper option changes (lower envelope), the utilisation is
-    marked and labelled. utilization (0–1): the plan's utilisation, a dotted vertical line.
+    break_even: the engine's pairs [{"a": key, "b": key, "utilization": 0–1}]
+    (`cost["break_even_utilization"]`); those where the cheaper option changes (lower
+    envelope) are marked and labelled with the pair. utilization (0–1): the plan's utilisation, a dotted vertical line.
     """
     usable = [
         o
@@ -334,20 +336,20 @@ def utilization_sensitivity(
                 meta={"key": _option_key(option)},
             )
         )
+    # The break-evens come from the engine (`utilization_break_evens`), the same figures the
+    # /tco hint and the explanations show; the chart only places them.
+    by_key = {_option_key(o): o for o in usable}
     crossings: list[tuple[float, float, str]] = []
-    for i, a in enumerate(usable):
-        for b in usable[i + 1 :]:
-            slope = float(a["metered_monthly_full"]) - float(b["metered_monthly_full"])
-            if abs(slope) < 1e-9:
-                continue
-            u = (float(b["fixed_monthly"]) - float(a["fixed_monthly"])) / slope
-            if not 0 < u <= 1:
-                continue
-            y = cost(a, u)
-            lowest = min(cost(o, u) for o in usable)
-            if y <= lowest + max(1.0, abs(lowest) * 1e-6):
-                label = f"{_esc(str(a.get('label', '')))} = {_esc(str(b.get('label', '')))}"
-                crossings.append((u, y, label))
+    for pair in break_even or []:
+        a, b = by_key.get(str(pair.get("a"))), by_key.get(str(pair.get("b")))
+        u = pair.get("utilization")
+        if a is None or b is None or u is None or not 0 < float(u) <= 1:
+            continue
+        u = float(u)
+        y = cost(a, u)
+        lowest = min(cost(o, u) for o in usable)
+        if y <= lowest + max(1.0, abs(lowest) * 1e-6):
+            crossings.append((u, y, f"{a.get('label', '')} = {b.get('label', '')}"))
     annotations: list[dict[str, Any]] = []
     if crossings:
         crossings.sort()
@@ -359,7 +361,7 @@ def utilization_sensitivity(
                 name=_esc(t("Break-even")),
                 marker={"size": 12, "color": "white", "line": {"color": INK, "width": 2.5}},
                 hovertext=[
-                    f"{label}<br>{_num(u * 100, 0)}%: {_money(y, currency)}"
+                    f"{_esc(label)}<br>{_num(u * 100, 0)}%: {_money(y, currency)}"
                     for u, y, label in crossings
                 ],
                 hoverinfo="text",
@@ -371,7 +373,7 @@ def utilization_sensitivity(
         annotations = _callouts(
             [
                 (u * 100, y, t("Break-even at %(pct)s") % {"pct": f"{_num(u * 100, 0)}%"})
-                for u, y, _ in crossings[:MAX_CALLOUTS]
+                for u, y, _pair in crossings[:MAX_CALLOUTS]
             ],
             100.0,
             y_top,

@@ -92,7 +92,10 @@ def tco(curves: Sequence[Mapping[str, Any]], currency: str) -> str | None:
 
 
 def utilization(
-    options: Sequence[Mapping[str, Any]], currency: str, value: float | None
+    options: Sequence[Mapping[str, Any]],
+    currency: str,
+    value: float | None,
+    break_even: Sequence[Mapping[str, Any]] = (),
 ) -> str | None:
     usable = [
         o
@@ -101,7 +104,13 @@ def utilization(
     ]
     if not usable:
         return None
-    return _draw("utilization_sensitivity", usable, currency=currency, utilization=value)
+    return _draw(
+        "utilization_sensitivity",
+        usable,
+        currency=currency,
+        utilization=value,
+        break_even=list(break_even),
+    )
 
 
 def architectures(templates: Sequence[Mapping[str, Any]], currency: str) -> str | None:

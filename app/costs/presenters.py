@@ -45,16 +45,26 @@ def option_name(option: Mapping[str, Any]) -> str:
 
 
 def option_detail(option: Mapping[str, Any], book: PriceBook | None) -> str:
-    """What the option is: the offer, server or instance from the price list."""
+    """What the option is: the offer, server or instance from the price list.
+
+    A rental states the GPUs and nodes it bills for (`billed`), not the first offer's: a
+    24-GPU plan rented as 16 + 8 is "24× H100 · 3 nodes", not "16× H100".
+    """
     ids = [str(i) for i in option.get("source_ids") or []]
     label = str(option.get("label", ""))
     fallback = label.split(" — ", 1)[1] if " — " in label else ""
     if book is None or not ids:
         return fallback
+    billed = option.get("billed") or {}
     for offer in book.offers:
         if offer.id == ids[0]:
-            count = f"{offer.gpu_count:g}"
-            return f"{count}× {_gpu_name(offer.gpu_id)} · {offer.interconnect.upper()} · {offer.provider}"
+            gpus = float(billed.get("gpus") or offer.gpu_count)
+            nodes = int(billed.get("nodes") or 1)
+            where = f"{_nodes(nodes)} · " if nodes > 1 else ""
+            return (
+                f"{gpus:g}× {_gpu_name(offer.gpu_id)} · {where}{offer.interconnect.upper()} · "
+                f"{offer.provider}"
+            )
     for server in book.servers:
         if server.id == ids[0]:
             return server.name
@@ -62,6 +72,10 @@ def option_detail(option: Mapping[str, Any], book: PriceBook | None) -> str:
         if inst.id == ids[0]:
             return f"{inst.provider} {inst.name} · {inst.region} · {inst.price_date.isoformat()}"
     return fallback
+
+
+def _nodes(n: int) -> str:
+    return _("%(n)s nodes") % {"n": n}
 
 
 def _gpu_name(gpu_id: str) -> str:
@@ -108,6 +122,33 @@ def chart_options(options: Sequence[Mapping[str, Any]], cheapest: Any) -> list[d
     return [dict(o) for o in chosen]
 
 
+def hint(
+    pairs: Sequence[Mapping[str, Any]], options: Sequence[Mapping[str, Any]]
+) -> dict[str, Any] | None:
+    """The hourly-rent break-even for the /tco hint: hourly rent against the fixed rental it
+    first loses to (the crossing on the utilisation chart), from the engine's pairs."""
+    by_key = {str(o.get("key")): o for o in options}
+    best: tuple[float, Mapping[str, Any], Mapping[str, Any]] | None = None
+    for p in pairs:
+        a, b = by_key.get(str(p.get("a"))), by_key.get(str(p.get("b")))
+        if a is None or b is None:
+            continue
+        if b.get("kind") == "rent_hourly":
+            a, b = b, a
+        if a.get("kind") != "rent_hourly" or b.get("kind") not in FIXED_RENT:
+            continue
+        u = float(p["utilization"])
+        if best is None or u < best[0]:
+            best = (u, a, b)
+    if best is None:
+        return None
+    u, a, b = best
+    return {"utilization": u, "hours": u * 730.0, "a": a.get("label"), "b": b.get("label")}
+
+
+FIXED_RENT = ("rent_monthly", "rent_term", "mig")
+
+
 def view(
     cost: Mapping[str, Any] | None,
     book: PriceBook | None,
@@ -141,7 +182,21 @@ def view(
         match = next((o for o in shown if o.get("key") == curve.get("key")), None)
         tco_curves.append({**curve, "label": match["label"] if match else curve.get("label")})
     ccy = str(cost.get("currency") or currency)
+    pairs = list(cost.get("break_even_utilization") or [])
+    shown_pairs = [
+        {
+            **p,
+            "a_name": names.get(p["a"], p["a"]),
+            "b_name": names.get(p["b"], p["b"]),
+        }
+        for p in pairs
+        if p.get("a") in shown_keys and p.get("b") in shown_keys
+    ]
     return {
+        "pricing_mode": cost.get("pricing_mode") or "job",
+        "rent_months": cost.get("rent_months"),
+        "hint": hint(pairs, [*options, *long_options]),
+        "utilization_pairs": sorted(shown_pairs, key=lambda p: float(p["utilization"])),
         "currency": ccy,
         "options": options,
         "cheapest": cost.get("cheapest"),
@@ -160,7 +215,10 @@ def view(
             "cumulative": figures.cumulative(shown, shown_breaks, ccy),
             "tco": figures.tco(tco_curves, ccy),
             "utilization": figures.utilization(
-                shown, ccy, utilization if utilization is not None else cost.get("utilization")
+                shown,
+                ccy,
+                utilization if utilization is not None else cost.get("utilization"),
+                pairs,
             ),
         },
     }

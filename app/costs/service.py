@@ -46,6 +46,18 @@ class CostRequest(BaseModel):
         None, ge=1, le=120, description="Months compared (default: the need, at least 12)."
     )
     term_months: int | None = Field(None, ge=1, le=60, description="Rental contract length.")
+    rent_months: float | None = Field(
+        None,
+        gt=0,
+        le=120,
+        description="Rent for: the rental period, months (default: `months`, rounded up to "
+        "each option's billing unit).",
+    )
+    pricing_mode: Literal["job", "capacity"] = Field(
+        "capacity",
+        description="capacity (default): GPUs kept for `months`, every option priced per "
+        "month; job: a piece of work of `months` compute time, hourly options bill its hours.",
+    )
     power_kw: float | None = Field(
         None, gt=0, le=100_000, description="IT power when running (default: sized, T7)."
     )
@@ -82,8 +94,9 @@ def compare(req: CostRequest, *, prices: PriceBook) -> dict[str, Any]:
         months=req.months,
         power_kw=power,
         storage_network_monthly=req.storage_network_monthly,
+        gpus_per_node=gpu.gpus_per_node,
     )
-    horizon = req.horizon_months or max(12, math.ceil(req.months))
+    horizon = req.horizon_months or max(12, math.ceil(req.months), math.ceil(req.rent_months or 0))
     book = latest_cloud_prices(prices)
     try:
         cmp = compare_costs(
@@ -93,6 +106,8 @@ def compare(req: CostRequest, *, prices: PriceBook) -> dict[str, Any]:
             currency=req.currency,
             term_months=req.term_months,
             utilization=req.utilization,
+            rent_months=req.rent_months,
+            pricing_mode=req.pricing_mode,
         )
     except CostInputError as e:
         raise InputError(e.field, str(e)) from e

@@ -18,7 +18,7 @@ from app.engine.costs import (
     cost_per_million_tokens_explained,
     tco_curves,
 )
-from app.engine.costs.formulas import break_even_utilization
+from app.engine.costs.formulas import utilization_break_evens
 from app.engine.costs.model import TCO_MONTHS, five_year_usage
 from app.engine.explain import Explanation
 from app.engine.hardware import GpuSpec
@@ -32,12 +32,20 @@ DEFAULT_SERVICE_MONTHS = 12  # inference runs as a service: price a year unless 
 
 
 def comparison_dict(cmp: CostComparison) -> dict[str, Any]:
-    """JSON-ready comparison: options, break-even months, cheapest, warnings."""
+    """JSON-ready comparison: options, break-even months, cheapest, warnings.
+
+    Each option says what it buys (PRODUCT.md §5 "Cost options"): `billed` {unit "hour" |
+    "month", quantity, gpus, nodes}, `monthly_rate` (per month, or null where the option is
+    billed by the hour for a job), `hourly_rate`, `upfront` and `total` for the quoted
+    `period_months`. No field named `monthly` exists: it used to hold a total.
+    """
     return {
         "currency": cmp.currency,
         "horizon_months": cmp.horizon_months,
         "utilization": cmp.utilization,
         "hours_per_month": cmp.hours_per_month,
+        "pricing_mode": cmp.pricing_mode,
+        "rent_months": cmp.period_months,
         "cheapest": cmp.cheapest,
         "storage_network_share": cmp.storage_network_share,
         "options": [
@@ -45,9 +53,13 @@ def comparison_dict(cmp: CostComparison) -> dict[str, Any]:
                 "key": o.key,
                 "kind": o.kind,
                 "label": o.label,
-                "monthly": o.monthly,
+                "billed": asdict(o.billed) if o.billed is not None else None,
+                "monthly_rate": o.monthly_rate,
+                "hourly_rate": o.hourly_rate,
+                "period_months": o.period_months,
                 "total": o.total,
                 "upfront": o.upfront,
+                "economical": o.economical,
                 "currency": o.currency,
                 "breakdown": o.breakdown,
                 "cumulative": o.cumulative,
@@ -83,15 +95,19 @@ def tco_dict(cmp: CostComparison) -> list[dict[str, Any]]:
 
 
 def utilization_pairs(cmp: CostComparison) -> list[dict[str, Any]]:
-    """Utilisation at which each metered option costs the same as each fixed one."""
-    pairs = []
-    opts = [o for o in cmp.options if o.feasible]
-    for i, a in enumerate(opts):
-        for b in opts[i + 1 :]:
-            u = break_even_utilization(a, b)
-            if u is not None and 0 < u <= 1:
-                pairs.append({"a": a.key, "b": b.key, "utilization": u})
-    return pairs
+    """Utilisation at which two options cost the same per month (`utilization_break_evens`,
+    the one source the hint, the chart and the explanations share)."""
+    return [
+        {"a": a.key, "b": b.key, "utilization": u, "hours_per_month": u * 730.0}
+        for a, b, u in utilization_break_evens(cmp.options)
+    ]
+
+
+def pricing_mode_for(req: EstimateRequest) -> str:
+    """ "capacity" for a service (inference), else "job" (training, a batch of images)."""
+    if req.pricing_mode is not None:
+        return req.pricing_mode
+    return "capacity" if req.task == "inference" else "job"
 
 
 def latest_cloud_prices(book: PriceBook) -> PriceBook:
@@ -120,18 +136,23 @@ def price_plan(
     """(cost block, warnings, explanations). None when the list prices nothing for this GPU."""
     gpus = fraction if fraction else float(count)
     util = req.utilization if req.utilization is not None else 1.0
-    if days is not None and inference is None:
-        months = max(days / DAYS_PER_MONTH, 1 / DAYS_PER_MONTH)
+    mode = pricing_mode_for(req)
+    if days is not None and mode == "job":
+        # A job (training, a batch of images) is priced by its duration: a 10-hour SDXL
+        # batch is 10 hours of rent, not a year's contract.
+        months = max(days / DAYS_PER_MONTH, 1 / 24 / DAYS_PER_MONTH)
     else:
-        months = float(req.term_months or DEFAULT_SERVICE_MONTHS)
+        months = float(req.rent_months or req.term_months or DEFAULT_SERVICE_MONTHS)
     usage = Usage(
         gpu_id=gpu.id,
         gpu_count=gpus,
         hours_per_month=730.0 * util,
         months=months,
         power_kw=infra.power_typical_kw * (fraction or 1.0),
+        gpus_per_node=gpu.gpus_per_node,
     )
-    horizon = max(1, math.ceil(months), req.term_months or 0)
+    period = req.rent_months if req.rent_months is not None else months
+    horizon = max(1, math.ceil(months), math.ceil(period), req.term_months or 0)
     warnings: list[str] = []
     prices = latest_cloud_prices(prices)
     try:
@@ -142,6 +163,8 @@ def price_plan(
             currency=req.currency,
             term_months=req.term_months,
             utilization=req.utilization,
+            rent_months=req.rent_months,
+            pricing_mode=mode,
         )
         tco = compare_costs(
             five_year_usage(usage),
@@ -155,7 +178,10 @@ def price_plan(
         warnings.append(Notice("Not priced: %(reason)s", reason=e))
         return None, warnings, []
     warnings.extend(job.warnings)
-    explain = list(job.explain)
+    # The utilisation break-evens come from the five-year view the chart draws, so each
+    # pair shows one figure (the job's own pairs would repeat them under other labels).
+    explain = [x for x in job.explain if not x.figure.startswith("Break-even utilisation")]
+    explain += [x for x in tco.explain if x.figure.startswith("Break-even utilisation")]
     block: dict[str, Any] = comparison_dict(job)
     block["price_list"] = {
         "name": prices.name,
@@ -169,8 +195,13 @@ def price_plan(
     block["cost_per_million_tokens"] = None
     if inference is not None and inference.tokens_per_s > 0:
         cheapest = job.option(job.cheapest)
+        per_month = (
+            cheapest.monthly_rate
+            if cheapest.monthly_rate is not None
+            else cheapest.total / max(job.period_months, 1e-9)
+        )
         ex = cost_per_million_tokens_explained(
-            cheapest.monthly, inference.tokens_per_s, util, req.currency
+            per_month, inference.tokens_per_s, util, req.currency
         )
         block["cost_per_million_tokens"] = ex.value
         explain.append(ex)

@@ -163,6 +163,18 @@ class EstimateRequest(BaseModel):
         None, gt=0, le=1, description="Share of the month's hours the GPUs are busy."
     )
     term_months: int | None = Field(None, ge=1, le=60, description="Contract length, months.")
+    rent_months: float | None = Field(
+        None,
+        gt=0,
+        le=120,
+        description="Rent for: the rental period, months (default: the job's duration, "
+        "rounded up to each option's billing unit — hours or whole months).",
+    )
+    pricing_mode: Literal["job", "capacity"] | None = Field(
+        None,
+        description="job: priced by the work's duration; capacity: an ongoing service priced "
+        "per month (default: capacity for inference, job otherwise).",
+    )
     currency: Currency = "TWD"
 
     @model_validator(mode="after")

@@ -93,6 +93,8 @@ DEFAULTS: Final[dict[str, str]] = {
     "interconnect": "",
     "utilization": "100",
     "term_months": "12",
+    "rent_months": "",
+    "pricing_mode": "",
     "optimizer": "adamw",
     "lora_rank": "16",
 }
@@ -176,6 +178,8 @@ FIELD_LABELS: Final = {
     "lora_rank": N_("LoRA rank"),
     "utilization": N_("Utilisation (%% of the month’s hours)"),
     "term_months": N_("Contract term"),
+    "rent_months": N_("Rent for (months)"),
+    "pricing_mode": N_("Priced as"),
     "optimizer": N_("Optimizer"),
 }
 
@@ -261,7 +265,7 @@ _INT_FIELDS: Final = (
     "term_months",
     "lora_rank",
 )
-_FLOAT_FIELDS: Final = ("tokens", "epochs", "dataset_gb", "deadline_days")
+_FLOAT_FIELDS: Final = ("tokens", "epochs", "dataset_gb", "deadline_days", "rent_months")
 _ALIASES: Final = {
     "model": "model_source",
     "model.preset": "preset",
@@ -321,7 +325,7 @@ def build_request(
             continue
         if v is not None:
             data[name] = v
-    for name in ("gpu", "recompute", "interconnect", "optimizer"):
+    for name in ("gpu", "recompute", "interconnect", "optimizer", "pricing_mode"):
         if values.get(name):
             data[name] = values[name]
     if values.get("zero_stage", "") in ("0", "1", "2", "3"):

@@ -148,7 +148,7 @@ def compute(
         "key": OPTION_KEY,
         "kind": "rent_monthly",
         "label": "Phased rental",
-        "monthly": cost.monthly,
+        "monthly_rate": cost.monthly,
         "total": cost.total,
         "upfront": 0.0,
         "currency": cost.currency,

@@ -38,6 +38,7 @@ import hashlib
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
+import jinja2
 from babel.dates import format_date
 from babel.numbers import format_decimal
 from jinja2_fragments.fastapi import Jinja2Blocks
@@ -62,8 +63,12 @@ CURRENCIES: Final = ("TWD", "USD")
 
 
 def money(value: float | int | None, currency: str | None = None, digits: int | None = None) -> str:
-    """'NT$1,234,567' / 'US$1,234.56' in the request's locale; '—' for None."""
-    if value is None:
+    """'NT$1,234,567' / 'US$1,234.56' in the request's locale; '—' for None.
+
+    A missing field (Jinja's Undefined, e.g. a saved cost option of another shape: the old
+    `monthly` became `monthly_rate`/`total`) also shows '—' instead of failing the page.
+    """
+    if value is None or isinstance(value, jinja2.Undefined):
         return "—"
     ccy = (currency or "TWD").upper()
     places = CURRENCY_DIGITS.get(ccy, 2) if digits is None else digits

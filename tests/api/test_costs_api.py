@@ -20,18 +20,24 @@ def test_eight_h100_rent_buy_cloud(client: TestClient) -> None:
     assert r.status_code == 200, r.text
     body = r.json()
     # T8: 8× H100 NT$350,000/month list, NT$280,000 on a 12-month contract (−20%)
-    assert option(body, "rent_monthly")["monthly"] == pytest.approx(350_000)
-    assert option(body, "rent_term")["monthly"] == pytest.approx(280_000)
+    assert option(body, "rent_monthly")["monthly_rate"] == pytest.approx(350_000)
+    term = option(body, "rent_term")
+    assert term["monthly_rate"] == pytest.approx(280_000)
+    # ... and the 12-month total is 12 × 280,000, billed as 12 months of 8 GPUs on one node
+    assert term["total"] == pytest.approx(3_360_000)
+    assert term["billed"] == {"unit": "month", "quantity": 12, "gpus": 8, "nodes": 1}
     # T10: AWS p5.48xlarge at US$55.04/h × 730 h × 32 NT$/US$ ≈ NT$1.29M a month
     aws = next(o for o in body["options"] if o["kind"] == "cloud" and "p5.48xlarge" in o["label"])
-    assert aws["monthly"] == pytest.approx(55.04 * 730 * 32, rel=0.01)
+    assert aws["monthly_rate"] == pytest.approx(55.04 * 730 * 32, rel=0.01)
+    assert aws["hourly_rate"] == pytest.approx(55.04 * 32)
+    assert all("monthly" not in o for o in body["options"])
     assert body["tco"] and body["price_list"]["name"]
 
 
 def test_mig_slice_is_a_fraction(client: TestClient) -> None:
     r = client.post("/api/v1/costs", json={"gpu_count": 0.25, "months": 3})
     assert r.status_code == 200
-    assert option(r.json(), "mig")["monthly"] == pytest.approx(15_000)  # T8
+    assert option(r.json(), "mig")["monthly_rate"] == pytest.approx(15_000)  # T8
 
 
 @pytest.mark.parametrize(

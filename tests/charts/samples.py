@@ -101,6 +101,12 @@ def comparison(utilization: float = 0.8) -> CostComparison:
     return compare_costs(usage, book, horizon_months=60, term_months=12, utilization=utilization)
 
 
+def utilization_pairs(c: CostComparison) -> list[dict[str, Any]]:
+    from app.engine.plan_costs import utilization_pairs as pairs
+
+    return pairs(c)
+
+
 def cost_dict(c: CostComparison) -> dict[str, Any]:
     """The estimate response's `cost` shape (options, break_even, tco) as plain dicts."""
     options = [
@@ -125,6 +131,7 @@ def cost_dict(c: CostComparison) -> dict[str, Any]:
     return {
         "options": options,
         "break_even": [dataclasses.asdict(b) for b in c.break_even],
+        "break_even_utilization": utilization_pairs(c),
         "tco": tco,
         "currency": c.currency,
     }
@@ -163,7 +170,11 @@ def all_figures(t: Callable[[str], str]) -> dict[str, Any]:
         ),
         "tco_bars": charts.tco_bars(cost["tco"], currency=cur, t=t),
         "utilization_sensitivity": charts.utilization_sensitivity(
-            cost["options"], currency=cur, t=t, utilization=0.8
+            cost["options"],
+            currency=cur,
+            t=t,
+            utilization=0.8,
+            break_even=cost["break_even_utilization"],
         ),
         "architectures_compare": charts.architectures_compare(TEMPLATES, currency=cur, t=t),
     }

@@ -35,7 +35,7 @@ def option(key: str, kind: str, label: str, cumulative: list[float], **extra: An
         "key": key,
         "kind": kind,
         "label": label,
-        "monthly": cumulative[-1] / max(1, len(cumulative) - 1),
+        "monthly_rate": cumulative[-1] / max(1, len(cumulative) - 1),
         "total": cumulative[-1],
         "upfront": cumulative[0],
         "currency": "TWD",
@@ -309,9 +309,12 @@ def test_utilization_sensitivity_lines_are_fixed_plus_metered() -> None:
 def test_utilization_sensitivity_marks_the_engine_break_even() -> None:
     # seed 003 T8: NT$50,000 a month vs NT$120/h → 50,000 / 87,600 = 57 %
     monthly = {**RENT, "fixed_monthly": 50_000.0}
-    fig = charts.utilization_sensitivity([HOURLY, monthly], currency="TWD", utilization=0.8)
     u = break_even_utilization(_cost_option(HOURLY), _cost_option(monthly))
     assert u == pytest.approx(50_000 / 87_600)
+    pairs = [{"a": HOURLY["key"], "b": monthly["key"], "utilization": u}]
+    fig = charts.utilization_sensitivity(
+        [HOURLY, monthly], currency="TWD", utilization=0.8, break_even=pairs
+    )
     marker = next(tr for tr in fig.data if tr.meta.get("role") == "break_even")
     assert marker.x == pytest.approx((u * 100,))
     assert marker.y == pytest.approx((50_000,))
@@ -333,7 +336,7 @@ def _cost_option(d: dict) -> CostOption:
     return CostOption(
         kind=d["kind"],
         label=d["label"],
-        monthly=d["monthly"],
+        monthly_rate=d["monthly_rate"],
         total=d["total"],
         upfront=d["upfront"],
         currency=d["currency"],

@@ -205,7 +205,7 @@ def test_t8_monthly_rent(
 ) -> None:
     c = compare_costs(use(gpus=gpus, months=1), book, horizon_months=1)
     option = c.option(kind)
-    assert option.monthly == pytest.approx(monthly)
+    assert option.monthly_rate == pytest.approx(monthly)
     assert option.source_ids == offers
     assert option.breakdown == {"rent": pytest.approx(monthly)}
 
@@ -224,7 +224,7 @@ T8_TERM = [
 def test_t8_term_rent(book: PriceBook, gpus: float, term: int, monthly: float) -> None:
     c = compare_costs(use(gpus=gpus, months=term), book, horizon_months=term, term_months=term)
     option = c.option("rent_term")
-    assert option.monthly == pytest.approx(monthly)
+    assert option.monthly_rate == pytest.approx(monthly)
     assert option.total == pytest.approx(monthly * term)
 
 
@@ -249,7 +249,9 @@ def test_term_longer_than_need_is_paid_in_full(book: PriceBook) -> None:
     c = compare_costs(use(months=4), book, horizon_months=12, term_months=12)
     term = c.option("rent_term")
     assert term.total == pytest.approx(12 * 280_000)
-    assert term.monthly == pytest.approx(3_360_000 / 4)  # per month of need
+    # the rate is the contract's, NT$350,000 × 0.8; the 3,360,000 is the total, not "monthly"
+    assert term.monthly_rate == pytest.approx(280_000)
+    assert term.billed is not None and (term.billed.unit, term.billed.quantity) == ("month", 12)
     assert "outlasts" in term.note
 
 
@@ -284,10 +286,10 @@ def test_t8_crossover_comes_out_of_the_comparison(book: PriceBook) -> None:
 
 def test_t8_hourly_rent_scales_with_hours(book: PriceBook) -> None:
     # 8 × NT$120 × 365 h = NT$350,400/month
-    c = compare_costs(use(), book, horizon_months=12, utilization=0.5)
+    c = compare_costs(use(), book, horizon_months=12, utilization=0.5, pricing_mode="capacity")
     assert c.hours_per_month == pytest.approx(365)
-    assert c.option("rent_hourly").monthly == pytest.approx(350_400)
-    assert c.option("rent_monthly").monthly == pytest.approx(350_000)  # flat
+    assert c.option("rent_hourly").monthly_rate == pytest.approx(350_400)
+    assert c.option("rent_monthly").monthly_rate == pytest.approx(350_000)  # flat
 
 
 def test_mig_slice_has_no_hourly_rent_and_cloud_pays_whole_instance(book: PriceBook) -> None:
@@ -346,10 +348,10 @@ def test_t9_three_year_amortised_buy_above_400k_and_above_rent(book: PriceBook) 
     assert buy.breakdown["facility"] == pytest.approx(36 * 60_180)
     assert buy.breakdown["maintenance"] == pytest.approx(36 * 92_000)
     assert buy.breakdown["residual"] == pytest.approx(-1_380_000)
-    assert buy.monthly == pytest.approx(564_081.85, abs=0.01)
+    assert buy.monthly_rate == pytest.approx(564_081.85, abs=0.01)
     assert buy.fixed_monthly + buy.metered_monthly_full == pytest.approx(564_081.85, abs=0.01)
-    assert buy.monthly > 400_000  # T9: "> NT$400,000/month"
-    assert buy.monthly > c.option("rent_monthly").monthly == pytest.approx(350_000)
+    assert buy.monthly_rate > 400_000  # T9: "> NT$400,000/month"
+    assert buy.monthly_rate > c.option("rent_monthly").monthly_rate == pytest.approx(350_000)
     assert 8 * 7 <= buy.lead_time_days <= 12 * 7  # T9: 8–12 weeks
 
 
@@ -359,8 +361,8 @@ def test_t9_seed_framing_without_extras(book: PriceBook) -> None:
         maintenance_pct_per_year=0, residual_pct=0, install_pct=0, network_storage_pct=0
     )
     c = compare_costs(use(months=36), seed003_book(buy=bare), horizon_months=36)
-    assert c.option("buy").monthly == pytest.approx(333_333.33 + 50_235.18 + 60_180, abs=0.01)
-    assert c.option("buy").monthly > 400_000
+    assert c.option("buy").monthly_rate == pytest.approx(333_333.33 + 50_235.18 + 60_180, abs=0.01)
+    assert c.option("buy").monthly_rate > 400_000
 
 
 def test_t9_staff_is_a_monthly_part(book: PriceBook) -> None:
@@ -409,8 +411,8 @@ T10_CLOUD = [
 @pytest.mark.parametrize(("instance", "fx", "monthly"), T10_CLOUD)
 def test_t10_p5_full_month(instance: str, fx: float, monthly: float) -> None:
     book = seed003_book(fx=(FxRate("USD", "TWD", fx, date(2026, 1, 21)),))
-    c = compare_costs(use(months=1), book, horizon_months=1)
-    assert c.option(f"cloud:{instance}").monthly == pytest.approx(monthly)
+    c = compare_costs(use(months=1), book, horizon_months=1, pricing_mode="capacity")
+    assert c.option(f"cloud:{instance}").monthly_rate == pytest.approx(monthly)
 
 
 def test_t10_seed_figure_implies_31_twd_per_usd() -> None:
@@ -420,20 +422,24 @@ def test_t10_seed_figure_implies_31_twd_per_usd() -> None:
 
 def test_t10_cloud_vs_rent_ratio(book: PriceBook) -> None:
     # PRODUCT.md §4: 1,285,734 / 350,000 = 3.67× the bare-metal rent
-    c = compare_costs(use(months=1), book, horizon_months=1)
-    ratio = c.option(f"cloud:{P5_2026.id}").monthly / c.option("rent_monthly").monthly
+    c = compare_costs(use(months=1), book, horizon_months=1, pricing_mode="capacity")
+    ratio = c.option(f"cloud:{P5_2026.id}").monthly_rate / c.option("rent_monthly").monthly_rate
     assert ratio == pytest.approx(3.67, abs=0.01)
-    x = next(x for x in c.explain if x.figure.endswith("vs monthly rent") and "2026" in x.figure)
+    x = next(x for x in c.explain if x.figure.endswith("(like for like)") and "2026" in x.figure)
     assert x.value == pytest.approx(ratio)
-    assert x.formula == "NT$1,285,734 / NT$350,000 = 3.67×"
+    # 55.04 × 32 / 8 = NT$220.16 per GPU-hour × 8 × 730 = NT$1,285,734
+    assert x.formula == (
+        "like for like — the same 8 GPUs for a full month (730 h): NT$220.16/GPU-h × 8 GPUs "
+        "× 730 h = NT$1,285,734 vs NT$350,000 rent = 3.67×"
+    )
 
 
 def test_t10_over_400_hours_for_3_months_bare_metal_wins(book: PriceBook) -> None:
     # 400 h × 3 months, 8 GPUs: cloud 55.04 × 400 × 32 = 704,512/month; hourly rent
     # 960 × 400 = 384,000; monthly rent 350,000 -> the monthly rent is cheapest
-    c = compare_costs(use(hours=400, months=3), book, horizon_months=3)
-    assert c.option(f"cloud:{P5_2026.id}").monthly == pytest.approx(704_512)
-    assert c.option("rent_hourly").monthly == pytest.approx(384_000)
+    c = compare_costs(use(hours=400, months=3), book, horizon_months=3, pricing_mode="capacity")
+    assert c.option(f"cloud:{P5_2026.id}").monthly_rate == pytest.approx(704_512)
+    assert c.option("rent_hourly").monthly_rate == pytest.approx(384_000)
     assert c.cheapest == "rent_monthly:h100-8x"
 
 
@@ -615,14 +621,14 @@ def test_tco_curves_stack_by_year(book: PriceBook) -> None:
 
 def test_currency_round_trip(book: PriceBook) -> None:
     twd = compare_costs(use(), book, horizon_months=12)
-    usd = compare_costs(use(), book, horizon_months=12, currency="USD")
+    usd = compare_costs(use(), book, horizon_months=12, currency="USD", pricing_mode="capacity")
     assert {o.currency for o in usd.options} == {"USD"}
     for a, b in zip(twd.options, usd.options, strict=True):
         assert a.key == b.key
         assert book.convert(b.total, "USD", "TWD") == pytest.approx(a.total)
     assert book.convert(book.convert(350_000, "TWD", "USD"), "USD", "TWD") == pytest.approx(350_000)
     # US$55.04/h stays US$55.04/h: 55.04 × 730 = 40,179.20
-    assert usd.option(f"cloud:{P5_2026.id}").monthly == pytest.approx(40_179.2)
+    assert usd.option(f"cloud:{P5_2026.id}").monthly_rate == pytest.approx(40_179.2)
 
 
 def test_rent_without_power_adds_electricity(book: PriceBook) -> None:
@@ -809,6 +815,6 @@ def test_monthly_rent_is_billed_by_the_whole_month() -> None:
         horizon_months=1,
     )
     monthly = cmp.option("rent_monthly")
-    assert monthly.total == 50_000 and monthly.monthly == 50_000
+    assert monthly.total == 50_000 and monthly.monthly_rate == 50_000
     hourly = cmp.option("rent_hourly")
     assert hourly.total == 120 * 73  # 0.1 month × 730 h × NT$120/h

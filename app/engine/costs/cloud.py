@@ -12,7 +12,13 @@ import math
 
 from app.engine.costs.context import Context, add_storage_network, finish_option
 from app.engine.costs.ledger import Ledger
-from app.engine.costs.model import HOURS_PER_MONTH, RESERVED_TERM_MONTHS, CostOption, Usage
+from app.engine.costs.model import (
+    HOURS_PER_MONTH,
+    RESERVED_TERM_MONTHS,
+    Billed,
+    CostOption,
+    Usage,
+)
 from app.engine.explain import Explanation, money, number
 from app.engine.notices import Notice
 from app.engine.price_book import CloudInstance
@@ -70,17 +76,20 @@ def cloud_options(ctx: Context, usage: Usage, warnings: list[str]) -> list[CostO
 
         hourly = ctx.conv(inst.on_demand_hourly, inst.currency)
         rate = n * hourly * ctx.hours
+        gpus = n * inst.gpu_count
+        billed_hours = ctx.billed_hours()
         ledger = Ledger(ctx.horizon)
-        ledger.recurring("cloud", rate, ctx.covered)
+        if rate > 0:
+            ledger.recurring("cloud", rate, billed_hours / ctx.hours)
         storage_x = add_storage_network(ctx, ledger)
         explain = [
             Explanation(
-                "Cloud on demand per month",
-                rate,
-                f"{ccy}/month",
+                "Cloud on demand",
+                n * hourly * billed_hours,
+                ccy,
                 f"{n} × {_price_text(ctx, inst.on_demand_hourly, inst.currency)} × "
-                f"{number(ctx.hours)} h/month = {money(rate, ccy)}/month",
-                src,
+                f"{number(billed_hours, 0)} h billed = {money(n * hourly * billed_hours, ccy)}",
+                f"billed by the hour of use; {src}",
             ),
             *storage_x,
         ]
@@ -96,6 +105,8 @@ def cloud_options(ctx: Context, usage: Usage, warnings: list[str]) -> list[CostO
                 explain=explain,
                 fixed_monthly=ctx.storage_network,
                 metered_monthly_full=n * hourly * HOURS_PER_MONTH,
+                billed=Billed("hour", billed_hours, gpus, n),
+                hourly_rate=n * hourly,
                 note=note,
             )
         )
@@ -104,15 +115,15 @@ def cloud_options(ctx: Context, usage: Usage, warnings: list[str]) -> list[CostO
             continue
         r_hourly = ctx.conv(inst.reserved_hourly, inst.currency)
         r_rate = n * r_hourly * HOURS_PER_MONTH
-        paid = math.ceil(ctx.need_months / RESERVED_TERM_MONTHS - _EPS) * RESERVED_TERM_MONTHS
+        paid = math.ceil(ctx.period / RESERVED_TERM_MONTHS - _EPS) * RESERVED_TERM_MONTHS
         ledger = Ledger(ctx.horizon)
         ledger.recurring("cloud", r_rate, paid)
         storage_x = add_storage_network(ctx, ledger)
         r_note = note
-        if paid > ctx.need_months + _EPS:
+        if paid > ctx.period + _EPS:
             r_note = (
                 f"{note} A {RESERVED_TERM_MONTHS}-month commitment: {number(paid)} months are "
-                f"paid for a {number(ctx.need_months)}-month need."
+                f"paid for a {number(ctx.period)}-month rental period."
             ).strip()
         explain = [
             Explanation(
@@ -138,6 +149,7 @@ def cloud_options(ctx: Context, usage: Usage, warnings: list[str]) -> list[CostO
                 explain=explain,
                 fixed_monthly=r_rate + ctx.storage_network,
                 metered_monthly_full=0.0,
+                billed=Billed("month", float(min(paid, ctx.horizon)), gpus, n),
                 note=r_note,
             )
         )

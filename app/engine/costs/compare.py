@@ -15,10 +15,12 @@ from app.engine.costs.context import Context, convert
 from app.engine.costs.formulas import (
     break_even_utilization_explained,
     crossing,
+    utilization_break_evens,
 )
 from app.engine.costs.model import (
     HOURS_PER_MONTH,
     MAX_HORIZON_MONTHS,
+    PRICING_MODES,
     STORAGE_NETWORK_MIN_SHARE,
     BreakEven,
     CostComparison,
@@ -59,8 +61,10 @@ def resolve(
     term_months: int | None,
     utilization: float | None,
     energy_id: str | None,
+    rent_months: float | None = None,
+    pricing_mode: str = "job",
 ) -> Context:
-    """Validate the request and resolve hours, months and currency."""
+    """Validate the request and resolve hours, months, the rental period and currency."""
     whole("horizon_months", horizon_months, 1, MAX_HORIZON_MONTHS)
     positive("gpu_count", usage.gpu_count)
     positive("months", usage.months)
@@ -72,6 +76,10 @@ def resolve(
         hours = in_range("hours_per_month", usage.hours_per_month, 0, HOURS_PER_MONTH, lo_open=True)
     if term_months is not None:
         whole("term_months", term_months, 1, MAX_HORIZON_MONTHS)
+    if rent_months is not None:
+        in_range("rent_months", rent_months, 0, MAX_HORIZON_MONTHS, lo_open=True)
+    if pricing_mode not in PRICING_MODES:
+        raise CostInputError("pricing_mode", " or ".join(PRICING_MODES), pricing_mode)
     if not isinstance(currency, str) or not currency:
         raise CostInputError("currency", "a currency code such as TWD or USD", currency)
     storage = convert(book, usage.storage_network_monthly, book.currency, currency)
@@ -92,6 +100,8 @@ def resolve(
         storage_network=storage,
         energy=_energy(book, energy_id),
         term_months=term_months,
+        period=float(rent_months) if rent_months is not None else usage.months,
+        pricing_mode=pricing_mode,
     )
 
 
@@ -183,7 +193,25 @@ def _explain_comparison(
             "730 h = 8,760 h / 12; metered options (hourly rent, cloud on demand) scale with it",
         )
     ]
-    by_kind = {o.kind: o for o in options}
+    out.append(
+        Explanation(
+            "Rental period",
+            ctx.period,
+            "months",
+            (
+                f"{number(ctx.period)} months as asked (rent for); the work itself takes "
+                f"{number(ctx.need_months)} months"
+                if abs(ctx.period - ctx.need_months) > 1e-9
+                else f"{number(ctx.period)} months: the need, as no rental period was given"
+            )
+            + (
+                "; capacity mode: an ongoing service, every option priced per month"
+                if ctx.pricing_mode == "capacity"
+                else "; job mode: hourly options bill the job's hours, monthly ones whole months"
+            ),
+            "monthly, term and reserved options pay whole months of it; a purchase is held for it",
+        )
+    )
     if sel is not None:
         hourly, monthly = sel.hourly(ctx.conv), sel.monthly(ctx.conv)
         if hourly:
@@ -199,28 +227,63 @@ def _explain_comparison(
                     f"{', '.join(sel.ids)}",
                 )
             )
-        fixed = by_kind.get("rent_monthly") or by_kind.get("mig")
-        if "rent_hourly" in by_kind and fixed is not None:
-            x = break_even_utilization_explained(by_kind["rent_hourly"], fixed)
-            if x is not None:
-                out.append(x)
-    rent = by_kind.get("rent_monthly") or by_kind.get("mig")
-    rent_part = rent.breakdown.get("rent", 0.0) / ctx.covered if rent is not None else 0.0
-    if rent is not None and rent_part > 0:
-        for o in options:
-            if o.kind != "cloud":
-                continue
-            # compute only: storage/network is the same on both sides and would blur the ratio
-            cloud_part = o.breakdown.get("cloud", 0.0) / ctx.covered
-            ratio = cloud_part / rent_part
+    out += _like_for_like(ctx, sel, options)
+    out += [x for a, b, _ in utilization_break_evens(options) if (x := _pair_x(a, b))]
+    return out
+
+
+def _pair_x(a: CostOption, b: CostOption) -> Explanation | None:
+    return break_even_utilization_explained(a, b)
+
+
+def _like_for_like(
+    ctx: Context, sel: OfferSelection | None, options: list[CostOption]
+) -> list[Explanation]:
+    """Cloud vs rent and buy vs rent for the same GPUs over the same full month (730 h).
+
+    A job's totals cover different lengths (a day of cloud against a month of rent), so the
+    ratios compare rates: per GPU-month at 730 h, times the GPUs rented. Seed 003 T10: a
+    month of p5.48xlarge ≈ NT$2.22M vs NT$350,000 rented (PRODUCT.md §4: ≈3.7× at the June
+    2025 price); T9: buying, 3-year amortised, > NT$400,000/month vs NT$350,000.
+    """
+    if sel is None or sel.gpus <= 0:
+        return []
+    rent = sel.monthly(ctx.conv)
+    if rent <= 0:
+        return []
+    ccy, gpus = ctx.currency, sel.gpus
+    what = f"the same {number(gpus)} GPUs for a full month (730 h)"
+    out: list[Explanation] = []
+    for o in options:
+        if o.billed is None or o.billed.gpus <= 0:
+            continue
+        if o.kind == "cloud" and o.hourly_rate:
+            per_gpu_h = o.hourly_rate / o.billed.gpus
+            month = per_gpu_h * gpus * HOURS_PER_MONTH
             out.append(
                 Explanation(
-                    f"{o.label} vs monthly rent",
-                    ratio,
+                    f"{o.label} vs monthly rent (like for like)",
+                    month / rent,
                     "×",
-                    f"{money(cloud_part, ccy)} / {money(rent_part, ccy)} = {number(ratio)}×",
+                    f"like for like — {what}: {money(per_gpu_h, ccy, 2)}/GPU-h × "
+                    f"{number(gpus)} GPUs × 730 h = {money(month, ccy)} vs "
+                    f"{money(rent, ccy)} rent = {number(month / rent)}×",
                     "seed 003 T10 (p5.48xlarge a full month ≈NT$2.22M vs NT$350,000 "
-                    "rented; PRODUCT.md §4: ≈NT$1.29M at the June 2025 price)",
+                    "rented; PRODUCT.md §4: ≈3.7× at the June 2025 price)",
+                )
+            )
+        elif o.kind == "buy":
+            run = (o.fixed_monthly + o.metered_monthly_full) / o.billed.gpus * gpus
+            out.append(
+                Explanation(
+                    f"{o.label} vs monthly rent (like for like)",
+                    run / rent,
+                    "×",
+                    f"like for like — {what}: amortised "
+                    f"{money(o.fixed_monthly + o.metered_monthly_full, ccy)}/month / "
+                    f"{number(o.billed.gpus)} GPUs × {number(gpus)} = {money(run, ccy)} vs "
+                    f"{money(rent, ccy)} rent = {number(run / rent)}×",
+                    "seed 003 T9 (3-year amortised > NT$400,000/month, above the NT$350,000 rent)",
                 )
             )
     return out
@@ -235,13 +298,17 @@ def compare_costs(
     term_months: int | None = None,
     utilization: float | None = None,
     energy_id: str | None = None,
+    rent_months: float | None = None,
+    pricing_mode: str = "job",
 ) -> CostComparison:
     """Cost every way of meeting `usage` over `horizon_months` (1–120), in `currency`.
 
     utilization (0–1] overrides usage.hours_per_month with 730 × utilization. term_months
     is the rental contract length (default: the whole need, rounded down). energy_id picks
-    the site for buying (default: the list's first energy price). Raises CostInputError (a
-    ValueError) naming the field and its allowed range.
+    the site for buying (default: the list's first energy price). rent_months is the rental
+    period (default: the need, `usage.months`); pricing_mode "job" bills hourly options for
+    the job's hours, "capacity" prices an ongoing service per month. Raises CostInputError
+    (a ValueError) naming the field and its allowed range.
     """
     ctx = resolve(
         usage,
@@ -251,6 +318,8 @@ def compare_costs(
         term_months=term_months,
         utilization=utilization,
         energy_id=energy_id,
+        rent_months=rent_months,
+        pricing_mode=pricing_mode,
     )
     warnings: list[str] = []
     options: list[CostOption] = []
@@ -264,7 +333,7 @@ def compare_costs(
         options.append(bought)
     options += cloud_options(ctx, usage, warnings)
 
-    candidates = [o for o in options if o.feasible] or options
+    candidates = [o for o in options if o.feasible and o.economical] or options
     cheapest = min(candidates, key=lambda o: o.total)
     share, share_x = _storage_share(cheapest, usage, warnings)
     explain = _explain_comparison(ctx, sel, options, utilization)
@@ -275,8 +344,7 @@ def compare_costs(
             "Cheapest option",
             cheapest.total,
             ctx.currency,
-            f"{cheapest.label}: {money(cheapest.total, ctx.currency)} over "
-            f"{number(ctx.covered)} months",
+            f"{cheapest.label}: {money(cheapest.total, ctx.currency)} for the quoted period",
             "lowest total among the feasible options",
         )
     )
@@ -291,4 +359,6 @@ def compare_costs(
         horizon_months=horizon_months,
         hours_per_month=ctx.hours,
         utilization=ctx.hours / HOURS_PER_MONTH,
+        pricing_mode=ctx.pricing_mode,
+        period_months=ctx.period,
     )

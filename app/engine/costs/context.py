@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from app.engine.costs.ledger import Ledger
-from app.engine.costs.model import CostInputError, CostOption
+from app.engine.costs.model import HOURS_PER_MONTH, Billed, CostInputError, CostOption
 from app.engine.explain import Explanation, money, number
 from app.engine.price_book import EnergyPrice, PriceBook
 
@@ -35,9 +36,14 @@ def convert(book: PriceBook, amount: float, from_ccy: str, to_ccy: str) -> float
 class Context:
     """A resolved comparison request.
 
-    hours: busy GPU hours per month; need_months: how long the need lasts; covered: the
-    months of need inside the horizon; storage_network: the usage's separately priced
-    storage + network per month, already in `currency`.
+    hours: busy GPU hours per month; need_months: how long the need lasts (the compute
+    time of a job); covered: the months of need inside the horizon; period: the rental
+    period quoted — `rent_months` when asked, else the need — which period-billed options
+    (monthly, term, reserved) pay for and a purchase is held for; pricing_mode: "job"
+    (metered options bill the job's hours) or "capacity" (an ongoing service: metered
+    options bill every busy hour of the period and every option has a rate per month);
+    storage_network: the usage's separately priced storage + network per month, already
+    in `currency`.
     """
 
     book: PriceBook
@@ -49,6 +55,22 @@ class Context:
     storage_network: float
     energy: EnergyPrice | None
     term_months: int | None
+    period: float = 0.0
+    pricing_mode: str = "job"
+
+    @property
+    def period_covered(self) -> float:
+        """Months of the rental period inside the horizon."""
+        return min(self.period, float(self.horizon))
+
+    @property
+    def metered_months(self) -> float:
+        """Months of busy hours a metered option (hourly rent, on-demand cloud) pays for."""
+        return self.period_covered if self.pricing_mode == "capacity" else self.covered
+
+    def billed_hours(self) -> float:
+        """Whole hours a metered option bills: busy hours per month × months, rounded up."""
+        return float(math.ceil(self.hours * self.metered_months - 1e-6))
 
     def conv(self, amount: float, ccy: str) -> float:
         return convert(self.book, amount, ccy, self.currency)
@@ -70,42 +92,58 @@ def finish_option(
     explain: list[Explanation],
     fixed_monthly: float,
     metered_monthly_full: float,
+    billed: Billed,
+    hourly_rate: float | None = None,
     feasible: bool = True,
+    economical: bool = True,
     note: str = "",
 ) -> CostOption:
-    """Read totals and curves off the ledger and add the total/monthly explanations."""
+    """Read totals and curves off the ledger; add the rate and total explanations.
+
+    monthly_rate = fixed + metered × (busy hours / 730) — the same run-rate the utilisation
+    chart draws (`monthly_cost_at_utilization`). A metered option costed for a job (billed
+    by the hour) has no rate per month: its total is the job's hours × the hourly rate.
+    """
     breakdown = ledger.breakdown()
     total = sum(breakdown.values())
     cumulative = ledger.cumulative()
-    # A need shorter than a month is shown per month of calendar it occupies (one), so a
-    # 3-day job's "per month" is what that month costs, not the total scaled up 10×.
-    months = max(ctx.covered, min(1.0, float(ctx.horizon)))
-    monthly = total / months
+    metered_job = billed.unit == "hour" and ctx.pricing_mode == "job"
+    monthly_rate = (
+        None if metered_job else fixed_monthly + metered_monthly_full * ctx.hours / HOURS_PER_MONTH
+    )
     parts = " + ".join(
         f"{name} {money(v, ctx.currency)}" for name, v in breakdown.items() if v != 0
     )
-    explain = [
-        *explain,
+    what = (
+        f"{number(billed.quantity)} {billed.unit}s of {number(billed.gpus)} GPUs "
+        f"({billed.nodes} {'node' if billed.nodes == 1 else 'nodes'})"
+    )
+    explain = [*explain]
+    if monthly_rate is not None:
+        explain.append(
+            Explanation(
+                f"{label}: per month",
+                monthly_rate,
+                f"{ctx.currency}/month",
+                f"{money(fixed_monthly, ctx.currency)} fixed + "
+                f"{money(metered_monthly_full, ctx.currency)} at 730 h × "
+                f"{number(ctx.hours)} / 730 h = {money(monthly_rate, ctx.currency)}/month",
+                "recurring charges per month at this utilisation (fixed + metered × busy share)",
+            )
+        )
+    explain.append(
         Explanation(
             f"{label}: total",
             total,
             ctx.currency,
             f"{parts or '0'} = {money(total, ctx.currency)}",
-            f"sum of the parts over {number(months)} months of need ({ctx.horizon}-month horizon)",
-        ),
-        Explanation(
-            f"{label}: average per month",
-            monthly,
-            f"{ctx.currency}/month",
-            f"{money(total, ctx.currency)} / {number(months)} months "
-            f"= {money(monthly, ctx.currency)}",
-            "total over the months of need inside the horizon",
-        ),
-    ]
+            f"billed {what}; sum of the parts over the quoted period ({ctx.horizon}-month horizon)",
+        )
+    )
     return CostOption(
         kind=kind,
         label=label,
-        monthly=monthly,
+        monthly_rate=monthly_rate,
         total=total,
         upfront=cumulative[0],
         currency=ctx.currency,
@@ -120,6 +158,10 @@ def finish_option(
         fixed_monthly=fixed_monthly,
         metered_monthly_full=metered_monthly_full,
         cumulative_parts=ledger.cumulative_parts(),
+        hourly_rate=hourly_rate,
+        billed=billed,
+        period_months=billed.quantity if billed.unit == "month" else ctx.metered_months,
+        economical=economical,
     )
 
 
@@ -128,14 +170,14 @@ def add_storage_network(ctx: Context, ledger: Ledger) -> list[Explanation]:
     sn, ccy = ctx.storage_network, ctx.currency
     if sn <= 0:
         return []
-    ledger.recurring("storage_network", sn, ctx.covered)
+    months = ctx.period_covered
+    ledger.recurring("storage_network", sn, months)
     return [
         Explanation(
             "Storage + network",
-            sn * ctx.covered,
+            sn * months,
             ccy,
-            f"{money(sn, ccy)}/month × {number(ctx.covered)} months = "
-            f"{money(sn * ctx.covered, ccy)}",
+            f"{money(sn, ccy)}/month × {number(months)} months = {money(sn * months, ccy)}",
             "usage input (separately priced storage/network); seed 003 T13 (≥15 % of budget)",
         )
     ]

@@ -246,7 +246,7 @@ def break_even_utilization_explained(a: CostOption, b: CostOption) -> Explanatio
         return None
     ccy = a.currency
     return Explanation(
-        f"Break-even utilisation: {a.kind} vs {b.kind}",
+        f"Break-even utilisation: {a.label} vs {b.label}",
         u,
         "fraction of 730 h",
         f"({money(b.fixed_monthly, ccy)} − {money(a.fixed_monthly, ccy)}) / "
@@ -254,3 +254,22 @@ def break_even_utilization_explained(a: CostOption, b: CostOption) -> Explanatio
         f"= {number(u, 3)} = {number(u * HOURS_PER_MONTH, 0)} h/month",
         "fixed + metered × utilisation per option (seed 003 T8 crossover)",
     )
+
+
+def utilization_break_evens(
+    options: Sequence[CostOption],
+) -> list[tuple[CostOption, CostOption, float]]:
+    """Every pair of comparable options that cost the same per month at some utilisation.
+
+    (a, b, u) with 0 < u ≤ 1 from `break_even_utilization`, for feasible and economical
+    options only. The one source of the break-even utilisation: the /tco hint, the
+    utilisation chart and the explanations all read this list, so a pair shows one figure.
+    """
+    usable = [o for o in options if o.feasible and o.economical]
+    out = []
+    for i, a in enumerate(usable):
+        for b in usable[i + 1 :]:
+            u = break_even_utilization(a, b)
+            if u is not None:
+                out.append((a, b, u))
+    return out

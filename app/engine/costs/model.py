@@ -16,13 +16,19 @@ DAYS_PER_MONTH = 365.0 / 12  # 30.42 days: the same average month as HOURS_PER_M
 MAX_HORIZON_MONTHS = 120
 STORAGE_NETWORK_MIN_SHARE = 0.15  # seed 003 T13: storage + network ≥ 15% of the budget
 RESERVED_TERM_MONTHS = 12  # CloudInstance.reserved_hourly is a 1-year commitment
+GPUS_PER_NODE = 8  # HGX baseboard; seed 003 T6: the 16-GPU template is 2 nodes of 8
+#: job: a finite piece of work (training, a batch of images) priced by its duration;
+#: capacity: an ongoing service (inference, image serving) priced per month.
+PRICING_MODES = ("job", "capacity")
 
 __all__ = [
     "DAYS_PER_MONTH",
     "HOURS_PER_MONTH",
     "MAX_HORIZON_MONTHS",
+    "PRICING_MODES",
     "RESERVED_TERM_MONTHS",
     "STORAGE_NETWORK_MIN_SHARE",
+    "Billed",
     "BreakEven",
     "CostComparison",
     "CostInputError",
@@ -57,7 +63,8 @@ class Usage:
     hours_per_month: hours the GPUs are busy per month (730 = always on);
     months: how long the need lasts; power_kw: IT power of the whole configuration when
     running (GPUs + CPUs + the rest), kW; storage_network_monthly: separately priced storage
-    and network per month, in the price list's home currency (seed 003 T13).
+    and network per month, in the price list's home currency (seed 003 T13); gpus_per_node:
+    GPUs in one server of this GPU (counts the nodes a rental or purchase bills for).
     """
 
     gpu_id: str
@@ -66,6 +73,7 @@ class Usage:
     months: float
     power_kw: float
     storage_network_monthly: float = 0.0
+    gpus_per_node: int = GPUS_PER_NODE
 
 
 #: Months of the 1–5-year TCO view.
@@ -78,14 +86,34 @@ def five_year_usage(usage: Usage) -> Usage:
 
 
 @dataclass(frozen=True)
+class Billed:
+    """What an option bills for: `quantity` × `unit` ("hour" | "month") of `gpus` GPUs in
+    `nodes` servers (rental nodes, bought servers or cloud instances).
+
+    Hourly rent and on-demand cloud are billed by whole hours of use; monthly, term and
+    reserved capacity by whole months of the rental period; buying by the months the
+    hardware is held before it is resold.
+    """
+
+    unit: str
+    quantity: float
+    gpus: float
+    nodes: int
+
+
+@dataclass(frozen=True)
 class CostOption:
     """One way of paying for a `Usage`, over the comparison horizon.
 
     kind: rent_hourly | rent_monthly | rent_term | mig | buy | cloud | cloud_reserved.
     key: unique within a comparison, "<kind>:<main source id>" (what `BreakEven` and
-    `CostComparison.cheapest` refer to). monthly: `total` divided by the months of need
-    inside the horizon (= total / horizon when the need lasts the whole horizon).
-    upfront: paid at month 0 (capex when buying). breakdown: named parts that sum to
+    `CostComparison.cheapest` refer to). total: what the option costs for the quoted period
+    (`period_months`). monthly_rate: the recurring charge per month (rent or cloud per month
+    plus storage/network and power, or buying's amortised run-rate) where the option has
+    one, None where it is billed by the hour for a job. hourly_rate: price per billed hour
+    (hourly rent, on-demand cloud), else None. billed: the quantity billed (`Billed`).
+    economical: False when buying for a period too short to pay back (the total is then
+    not a fair comparison and is left out of "cheapest"). upfront: paid at month 0 (capex when buying). breakdown: named parts that sum to
     `total` (rent, cloud, capex, storage_network, power, facility, maintenance, staff,
     residual ≤ 0). cumulative: cumulative cost at the end of months 0..horizon, index 0 =
     upfront; cumulative_parts: the same per breakdown part. fixed_monthly and
@@ -95,7 +123,7 @@ class CostOption:
 
     kind: str
     label: str
-    monthly: float
+    monthly_rate: float | None
     total: float
     upfront: float
     currency: str
@@ -110,6 +138,10 @@ class CostOption:
     fixed_monthly: float = 0.0
     metered_monthly_full: float = 0.0
     cumulative_parts: dict[str, list[float]] = field(default_factory=dict)
+    hourly_rate: float | None = None
+    billed: Billed | None = None
+    period_months: float = 0.0
+    economical: bool = True
 
 
 @dataclass(frozen=True)
@@ -140,6 +172,8 @@ class CostComparison:
     horizon_months: int = 0
     hours_per_month: float = HOURS_PER_MONTH
     utilization: float = 1.0
+    pricing_mode: str = "job"
+    period_months: float = 0.0  # the rental period quoted (rent_months, else the need)
 
     def option(self, key: str) -> CostOption:
         """The option with this key, or the first of this kind ("buy", "rent_monthly")."""

@@ -15,6 +15,12 @@ Rules and their sources
   "residual" part.
 - Amortised run-rate = (capex − residual) / (amortisation_years × 12) + monthly costs
   (seed 003 T9: 3-year amortised > NT$400,000/month, above the NT$350,000 rent).
+- Holding period: the rental period quoted (`rent_months`, else the need); the hardware is
+  resold at book value at its end. A holding period shorter than the delivery lead time
+  plus `PAYBACK_FLOOR_MONTHS` (3, the shortest contract tier of seed 003 T8) is "not
+  economical": renting covers the whole need before bought hardware has run one contract's
+  length, and a resale after a few months at straight-line book value flatters buying (a
+  real second-hand sale loses more), so that total is no fair comparison.
 - Lead time: the server's `lead_time_weeks` (T9/T13: 8–12 weeks). The rent paid while
   waiting (`cost_of_delay`) is shown in the note and the explanations but is *not* added to
   the buy total: every option is costed from the day the capacity is usable, and adding a
@@ -31,6 +37,7 @@ from app.engine.costs.ledger import Ledger
 from app.engine.costs.model import (
     DAYS_PER_MONTH,
     HOURS_PER_MONTH,
+    Billed,
     CostInputError,
     CostOption,
     Usage,
@@ -40,6 +47,18 @@ from app.engine.notices import Notice
 from app.engine.price_book import ServerSku
 
 _EPS = 1e-9
+#: Months after delivery below which buying is "not economical for this period" (seed 003
+#: T8's shortest contract tier is 3 months: a need that ends sooner is a rental's job).
+PAYBACK_FLOOR_MONTHS = 3.0
+
+
+def economical_holding_months(lead_time_days: float) -> float:
+    """Shortest holding period for which buying is compared at all: lead time + 3 months.
+
+    Seed 003 T9/T13: delivery takes 8–12 weeks (≈2–3 months), so with a 10-week lead time
+    buying needs a holding period of ≥ 5.3 months.
+    """
+    return lead_time_days / DAYS_PER_MONTH + PAYBACK_FLOOR_MONTHS
 
 
 def servers_needed(gpu_count: float, server: ServerSku) -> int:
@@ -82,6 +101,7 @@ def buy_option(
     amort_months = p.amortisation_years * 12
     src_buy = f"{ctx.book_ref} buy parameters{'; ' + p.source if p.source else ''}"
     src_srv = f"seed 003 T9 (8-GPU HGX H100 ≥ NT$12M); server {server.id}"
+    held = ctx.period_covered  # months the hardware is held, then resold
     ledger = Ledger(ctx.horizon)
     ledger.upfront("capex", server_capex + install)
     ledger.upfront("storage_network", netstore)
@@ -138,8 +158,8 @@ def buy_option(
         kwh = usage.power_kw * ctx.hours
         power = kwh * e.pue * tariff
         facility = provisioned_kw * colo
-        ledger.recurring("power", power, ctx.covered)
-        ledger.recurring("facility", facility, ctx.covered)
+        ledger.recurring("power", power, ctx.metered_months)
+        ledger.recurring("facility", facility, held)
         src_e = f"energy {e.id} ({e.region}){'; ' + e.source if e.source else ''}"
         explain += [
             Explanation(
@@ -160,7 +180,7 @@ def buy_option(
                 f"seed 003 T9 (10 kW rack); capacity is paid whether used or not; {src_e}",
             ),
         ]
-    ledger.recurring("maintenance", maintenance, ctx.covered)
+    ledger.recurring("maintenance", maintenance, held)
     explain.append(
         Explanation(
             "Maintenance per month",
@@ -172,27 +192,26 @@ def buy_option(
         )
     )
     if staff:
-        ledger.recurring("staff", staff, ctx.covered)
+        ledger.recurring("staff", staff, held)
         explain.append(
             Explanation(
                 "Operations staff per month",
                 staff,
                 f"{ccy}/month",
-                f"{money(staff, ccy)}/month × {number(ctx.covered)} months = "
-                f"{money(staff * ctx.covered, ccy)}",
+                f"{money(staff, ccy)}/month × {number(held)} months = {money(staff * held, ccy)}",
                 src_buy,
             )
         )
 
-    resale = book_value(hardware, p.residual_pct, amort_months, ctx.covered)
-    ledger.at_end_of("residual", ctx.covered, -resale)
+    resale = book_value(hardware, p.residual_pct, amort_months, held)
+    ledger.at_end_of("residual", held, -resale)
     explain.append(
         Explanation(
             "Resale at the end (residual)",
             -resale,
             ccy,
             f"{money(hardware, ccy)} × (1 − {number(1 - p.residual_pct)} × "
-            f"min({number(ctx.covered)}, {number(amort_months)}) / {number(amort_months)} months) "
+            f"min({number(held)}, {number(amort_months)}) / {number(amort_months)} months) "
             f"= {money(resale, ccy)} back",
             f"straight-line to {percent(p.residual_pct)} over {number(p.amortisation_years)} "
             f"years; {src_buy}",
@@ -243,6 +262,34 @@ def buy_option(
         )
     if n * server.gpu_count > usage.gpu_count + _EPS:
         notes.append(f"Buys {n * server.gpu_count} GPUs to cover {number(usage.gpu_count)}.")
+    # One sentence that makes "up front" and "total" readable side by side.
+    notes.insert(
+        0,
+        f"Held {number(held, 1)} months, then resold at book value {money(resale, ccy)} "
+        f"(straight line to {percent(p.residual_pct)} over {number(p.amortisation_years)} "
+        f"years): the total is {money(upfront, ccy)} up front − {money(resale, ccy)} back "
+        "+ running costs.",
+    )
+    floor = economical_holding_months(lead_days)
+    economical = held >= floor - _EPS
+    if not economical:
+        notes.insert(
+            0,
+            f"Not economical for this period: {number(held, 1)} months is shorter than the "
+            f"{number(lead_days / DAYS_PER_MONTH, 1)}-month delivery plus "
+            f"{number(PAYBACK_FLOOR_MONTHS, 0)} months (seed 003 T8's shortest contract).",
+        )
+        explain.append(
+            Explanation(
+                "Shortest holding period for buying",
+                floor,
+                "months",
+                f"{number(lead_days, 0)} days / {number(DAYS_PER_MONTH)} + "
+                f"{number(PAYBACK_FLOOR_MONTHS, 0)} = {number(floor, 1)} months > "
+                f"{number(held, 1)} held",
+                "seed 003 T9/T13 (purchase 8–12 weeks); T8 (shortest contract 3 months)",
+            )
+        )
 
     return finish_option(
         ctx,
@@ -255,6 +302,10 @@ def buy_option(
         explain=explain,
         fixed_monthly=amortised + facility + maintenance + staff,
         metered_monthly_full=(power / ctx.hours * HOURS_PER_MONTH) if ctx.hours else 0.0,
+        billed=Billed(
+            "month", float(max(1, math.ceil(held - _EPS))), float(n * server.gpu_count), n
+        ),
         feasible=feasible,
+        economical=economical,
         note=" ".join(notes),
     )

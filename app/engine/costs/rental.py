@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from app.engine.costs.context import Context, add_storage_network, convert, finish_option
 from app.engine.costs.formulas import term_discount
 from app.engine.costs.ledger import Ledger
-from app.engine.costs.model import HOURS_PER_MONTH, CostOption, Usage
+from app.engine.costs.model import HOURS_PER_MONTH, Billed, CostOption, Usage
 from app.engine.explain import Explanation, money, number, percent
 from app.engine.notices import Notice
 from app.engine.price_book import PriceBook, RentalOffer
@@ -48,7 +48,13 @@ class OfferSelection:
 
     @property
     def nodes(self) -> int:
+        """Offers rented (a multi-node offer counts once; see `servers`)."""
         return sum(k for _, k in self.parts)
+
+    def servers(self, gpus_per_node: int) -> int:
+        """Physical nodes billed: a 16-GPU InfiniBand offer is 2 nodes of 8 (seed 003 T6)."""
+        per = max(1, gpus_per_node)
+        return sum(k * max(1, math.ceil(o.gpu_count / per - _EPS)) for o, k in self.parts)
 
     @property
     def is_slice(self) -> bool:
@@ -177,7 +183,7 @@ def _extras(
             e = ctx.energy
             tariff = ctx.conv(e.tariff_per_kwh, e.currency)
             per_hour = usage.power_kw * e.pue * tariff
-            ledger.recurring("power", per_hour * ctx.hours, ctx.covered)
+            ledger.recurring("power", per_hour * ctx.hours, ctx.metered_months)
             metered += per_hour * HOURS_PER_MONTH
             explain.append(
                 Explanation(
@@ -211,6 +217,8 @@ def rental_options(
     base_note = " ".join(notes)
     options: list[CostOption] = []
 
+    servers = sel.servers(usage.gpus_per_node)
+
     def build(
         kind: str,
         label: str,
@@ -220,17 +228,26 @@ def rental_options(
         fixed: float,
         metered: float,
         note: str = "",
+        hourly_rate: float | None = None,
+        hours: float | None = None,
     ) -> None:
         ledger = Ledger(ctx.horizon)
         ledger.recurring("rent", rate, months)
         rent_total = ledger.breakdown()["rent"]
         paid = rent_total / rate if rate else 0.0
         extra_x, ex_fixed, ex_metered, ex_note = _extras(ctx, usage, sel, ledger, src)
+        if hourly_rate is not None and hours is not None:
+            billed = Billed("hour", hours, sel.gpus, servers)
+            how = f"{money(hourly_rate, ccy)}/h × {number(hours, 0)} h billed"
+        else:
+            billed = Billed("month", paid, sel.gpus, servers)
+            how = f"{money(rate, ccy)}/month × {number(paid)} months"
         rent_total_x = Explanation(
             f"{label}: rent",
             rent_total,
             ccy,
-            f"{money(rate, ccy)}/month × {number(paid)} months = {money(rent_total, ccy)}",
+            f"{how} = {money(rent_total, ccy)} ({number(sel.gpus)} GPUs, {servers} "
+            f"{'node' if servers == 1 else 'nodes'})",
             src,
         )
         options.append(
@@ -245,18 +262,23 @@ def rental_options(
                 explain=[rent_x, rent_total_x, *extra_x],
                 fixed_monthly=fixed + ex_fixed,
                 metered_monthly_full=metered + ex_metered,
+                billed=billed,
+                hourly_rate=hourly_rate,
                 note=" ".join(n for n in (base_note, note, ex_note) if n),
             )
         )
 
     hourly = sel.hourly(conv)
-    if hourly is not None:
+    if hourly is not None and hours > 0:
         rate = hourly * hours
+        # Billed by whole hours of use: the job's busy hours (or, for a service, every busy
+        # hour of the rental period), rounded up to the hour.
+        billed_hours = ctx.billed_hours()
         build(
             "rent_hourly",
             f"Hourly rent — {who}",
             rate,
-            ctx.covered,
+            billed_hours / hours,
             Explanation(
                 "Hourly rent per month",
                 rate,
@@ -267,16 +289,20 @@ def rental_options(
             ),
             0.0,
             hourly * HOURS_PER_MONTH,
+            hourly_rate=hourly,
+            hours=billed_hours,
         )
 
     monthly = sel.monthly(conv)
     kind = "mig" if sel.is_slice else "rent_monthly"
-    # A monthly rental is billed by the whole month: a 3-day job still pays one month.
-    billed = min(float(ctx.horizon), max(1.0, float(math.ceil(ctx.covered - _EPS))))
+    # A monthly rental is billed by the whole month of the rental period: a 3-day job still
+    # pays one month.
+    period = ctx.period_covered
+    billed = min(float(ctx.horizon), max(1.0, float(math.ceil(period - _EPS))))
     whole_note = (
         f"Monthly rent is billed by whole months: {number(billed)} for a "
-        f"{number(ctx.covered)}-month need."
-        if billed > ctx.covered + _EPS
+        f"{number(period)}-month rental period."
+        if billed > period + _EPS
         else ""
     )
     build(
@@ -297,7 +323,7 @@ def rental_options(
     )
 
     explicit = ctx.term_months is not None
-    term = ctx.term_months if ctx.term_months is not None else math.floor(ctx.need_months + _EPS)
+    term = ctx.term_months if ctx.term_months is not None else math.floor(ctx.period + _EPS)
     tier, discount = term_discount(sel.main, term) if term >= 1 else (None, 0.0)
     if tier is None:
         if explicit:
@@ -315,12 +341,12 @@ def rental_options(
     if discount == 0 and not explicit:
         return options  # same as monthly rent: nothing to compare
     term_rate = sel.term_monthly(conv, term)
-    paid_months = max(float(term), ctx.need_months)
+    paid_months = max(float(term), ctx.period)
     note = ""
-    if term > ctx.need_months + _EPS:
+    if term > ctx.period + _EPS:
         note = (
-            f"The {term}-month contract outlasts the {number(ctx.need_months)}-month need: "
-            "the unused months are paid too."
+            f"The {term}-month contract outlasts the {number(ctx.period)}-month rental "
+            "period: the unused months are paid too."
         )
     build(
         "rent_term",

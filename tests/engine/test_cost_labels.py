@@ -1,0 +1,239 @@
+"""Costs say what they buy (issue 10, item 1): billed quantity, rates, totals for the period.
+
+Each case writes its hand calculation. The seed-003 list of `test_costs` (H100 offers
+1/2/4/8 GPUs at NT$50k/100k/200k/350k a month, NT$120 per GPU-hour, 12 months −20 %,
+AWS p5.48xlarge US$55.04/h at 32 TWD/USD) pins the arithmetic; the 24-GPU case uses the
+shipped list, whose 16-GPU InfiniBand offer is two 8-GPU nodes.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+
+import pytest
+from fastapi.testclient import TestClient
+
+from app.catalog.shipped import shipped_price_book
+from app.costs import presenters
+from app.costs.service import CostRequest, compare
+from app.engine.costs import compare_costs
+from app.engine.costs.ownership import economical_holding_months
+from app.engine.price_book import PriceBook
+from tests.engine.test_costs import P5_2026, book, use  # noqa: F401  (book is a fixture)
+
+H = 730.0
+
+# (case, usage kwargs, compare kwargs, option kind, billed (unit, quantity, gpus, nodes),
+#  monthly_rate, hourly_rate, total)
+LABELS = [
+    pytest.param(
+        {"gpus": 8, "months": 12},
+        {"horizon_months": 12, "term_months": 12},
+        "rent_term",
+        ("month", 12, 8, 1),
+        280_000.0,  # T8: 350,000 × (1 − 0.20)
+        None,
+        3_360_000.0,  # 12 × 280,000
+        id="T8 8x 12-month = NT$280,000/month, NT$3,360,000 for 12 months",
+    ),
+    pytest.param(
+        {"gpus": 1, "months": 31.88 / 24 / (365 / 12)},
+        {"horizon_months": 1},
+        "rent_hourly",
+        ("hour", 32, 1, 1),  # 31.88 h of work, billed by whole hours
+        None,  # a job billed by the hour has no rate per month
+        120.0,
+        3_840.0,  # NT$120 × 32 h
+        id="hourly NT$120 x 32 h for a 31.88 h job",
+    ),
+    pytest.param(
+        {"gpus": 4, "months": 31.88 / 24 / (365 / 12)},
+        {"horizon_months": 1},
+        "rent_hourly",
+        ("hour", 32, 4, 1),
+        None,
+        480.0,  # 4 × NT$120
+        15_360.0,  # NT$480 × 32 h (the issue's "每月 NT$15,303" was this total)
+        id="hourly 4x NT$120 x 32 h",
+    ),
+    pytest.param(
+        {"gpus": 4, "months": 31.88 / 24 / (365 / 12)},
+        {"horizon_months": 1},
+        "rent_monthly",
+        ("month", 1, 4, 1),  # a monthly rental bills the whole month
+        200_000.0,
+        None,
+        200_000.0,
+        id="monthly 4x for a 1.3-day job = one month",
+    ),
+    pytest.param(
+        {"gpus": 4, "months": 1, "hours": 365},
+        {"horizon_months": 1, "pricing_mode": "capacity"},
+        "rent_hourly",
+        ("hour", 365, 4, 1),
+        175_200.0,  # capacity: NT$480 × 365 h a month
+        480.0,
+        175_200.0,
+        id="capacity: hourly 4x at 365 h has a rate per month",
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("usage", "kwargs", "kind", "billed", "monthly_rate", "hourly_rate", "total"), LABELS
+)
+def test_every_option_says_what_it_bills(
+    book: PriceBook,  # noqa: F811
+    usage: dict,
+    kwargs: dict,
+    kind: str,
+    billed: tuple,
+    monthly_rate: float | None,
+    hourly_rate: float | None,
+    total: float,
+) -> None:
+    o = compare_costs(use(**usage), book, **kwargs).option(kind)
+    assert o.billed is not None
+    assert (o.billed.unit, o.billed.quantity, o.billed.gpus, o.billed.nodes) == billed
+    assert o.monthly_rate == (pytest.approx(monthly_rate) if monthly_rate is not None else None)
+    assert o.hourly_rate == (pytest.approx(hourly_rate) if hourly_rate is not None else None)
+    assert o.total == pytest.approx(total)
+
+
+def test_rent_for_is_the_rental_period_not_the_compute_time(book: PriceBook) -> None:  # noqa: F811
+    # A 1.3-day job rented for 3 months: monthly rent pays 3 × 200,000 = 600,000; hourly rent
+    # still bills the 32 h of work (NT$480 × 32 = 15,360).
+    job = use(gpus=4, months=31.88 / 24 / (365 / 12))
+    c = compare_costs(job, book, horizon_months=3, rent_months=3)
+    monthly = c.option("rent_monthly")
+    assert monthly.billed is not None and monthly.billed.quantity == 3
+    assert monthly.total == pytest.approx(600_000)
+    assert c.option("rent_hourly").total == pytest.approx(15_360)
+    x = next(x for x in c.explain if x.figure == "Rental period")
+    assert x.value == 3 and "as asked" in x.formula
+
+
+def test_t10_cloud_vs_rent_like_for_like_four_gpus(book: PriceBook) -> None:  # noqa: F811
+    # T10 like for like: the same 4 GPUs for a full month. p5.48xlarge per GPU-hour
+    # 55.04 × 32 / 8 = NT$220.16; × 4 × 730 = NT$642,867.20 vs NT$200,000 rent = 3.21×,
+    # whatever the job's length (here 1.3 days, where the totals would give ≈0.28×).
+    c = compare_costs(use(gpus=4, months=31.88 / 24 / (365 / 12)), book, horizon_months=1)
+    x = next(
+        x
+        for x in c.explain
+        if x.figure.endswith("(like for like)")
+        and x.figure.startswith("AWS p5.48xlarge")
+        and P5_2026.price_date.isoformat() in x.figure
+    )
+    assert x.value == pytest.approx(642_867.2 / 200_000)
+    assert x.value == pytest.approx(3.21, abs=0.01)
+    assert "the same 4 GPUs for a full month" in x.formula
+
+
+def test_buy_vs_rent_like_for_like_says_so(book: PriceBook) -> None:  # noqa: F811
+    c = compare_costs(use(gpus=8, months=36), book, horizon_months=36)
+    buy = c.option("buy")
+    x = next(x for x in c.explain if x.figure.startswith("Buy") and "like for like" in x.figure)
+    # full-month run-rate of the bought 8 GPUs over the 8-GPU monthly rent (T9: > 1)
+    assert x.value == pytest.approx((buy.fixed_monthly + buy.metered_monthly_full) / 350_000)
+    assert x.value > 1
+    assert "the same 8 GPUs for a full month" in x.formula
+
+
+def test_buy_states_holding_and_resale_and_is_not_economical_when_short(
+    book: PriceBook,  # noqa: F811
+) -> None:
+    # 10-week lead time = 70 / 30.42 = 2.30 months, + 3 months (T8's shortest contract) = 5.30
+    assert economical_holding_months(70) == pytest.approx(70 / (365 / 12) + 3)
+    short = compare_costs(use(gpus=8, months=1), book, horizon_months=1).option("buy")
+    assert short.economical is False
+    assert short.note.startswith("Not economical for this period")
+    assert "Held 1 months, then resold at book value" in short.note
+    long = compare_costs(use(gpus=8, months=36), book, horizon_months=36)
+    assert long.option("buy").economical is True
+    assert "Held 36 months" in long.option("buy").note
+    # an uneconomical purchase is never "cheapest"
+    c = compare_costs(use(gpus=8, months=1), book, horizon_months=1)
+    assert not c.cheapest.startswith("buy")
+
+
+def test_24_gpu_plan_billed_three_nodes_and_labelled_so() -> None:
+    # Shipped list: 24 = the 16-GPU InfiniBand offer (2 nodes of 8) + the 8-GPU offer = 3
+    # nodes; 700,000 + 350,000 = NT$1,050,000 a month.
+    prices = shipped_price_book()
+    out = compare(CostRequest(gpu_count=24, months=1), prices=prices)
+    rent = next(o for o in out["options"] if o["kind"] == "rent_monthly")
+    assert rent["billed"] == {"unit": "month", "quantity": 1, "gpus": 24, "nodes": 3}
+    assert rent["monthly_rate"] == pytest.approx(1_050_000)
+    detail = presenters.option_detail(rent, prices)
+    assert detail.startswith("24× H100")
+    assert "3 nodes" in detail
+
+
+def test_sdxl_batch_is_priced_by_its_hours(client: TestClient) -> None:
+    # 10,000 SDXL images take hours, not a year: the plan is priced as a job, hourly rent
+    # bills the whole hours of work and no option bills 12 months.
+    r = client.post(
+        "/api/v1/estimate",
+        json={"model": {"preset": "sdxl"}, "task": "image", "images": 10_000},
+    )
+    assert r.status_code == 200, r.text
+    body = r.json()
+    cost = body["cost"]
+    assert cost["pricing_mode"] == "job"
+    hours = cost["months"] * 730
+    assert hours < 24 * 7  # a batch of hours, not months
+    hourly = next(o for o in cost["options"] if o["kind"] == "rent_hourly")
+    assert hourly["billed"]["unit"] == "hour"
+    assert hourly["billed"]["quantity"] == math.ceil(hours - 1e-6)
+    assert hourly["total"] == pytest.approx(hourly["hourly_rate"] * hourly["billed"]["quantity"])
+    assert all(
+        o["billed"]["quantity"] < 12 or o["billed"]["unit"] == "hour" for o in cost["options"]
+    )
+    assert all("monthly" not in o for o in cost["options"])
+
+
+def test_inference_is_capacity_priced_per_month(client: TestClient) -> None:
+    r = client.post(
+        "/api/v1/estimate",
+        json={"model": {"preset": "llama-3.1-8b"}, "task": "inference", "concurrency": 32},
+    )
+    assert r.status_code == 200, r.text
+    cost = r.json()["cost"]
+    assert cost["pricing_mode"] == "capacity"
+    assert all(o["monthly_rate"] is not None for o in cost["options"])
+
+
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [({"rent_months": 0}, "rent_months"), ({"pricing_mode": "forever"}, "pricing_mode")],
+)
+def test_bad_rental_period_is_422(client: TestClient, body: dict, field: str) -> None:
+    r = client.post("/api/v1/costs", json=body)
+    assert r.status_code == 422
+    assert any(field in d["loc"] for d in r.json()["detail"])
+
+
+def test_one_break_even_in_hint_chart_and_explain() -> None:
+    # /tco defaults: 8× H100, 36 months, 80 %, 12-month contract. Hourly rent (8 × 120 =
+    # NT$960/h) meets the 12-month contract (NT$280,000) at 280,000 / (960 × 730) = 0.3995
+    # = 292 h a month; the old page said 55 % (hint), 40 % (chart) and 0.50 (explain).
+    prices = shipped_price_book()
+    req = CostRequest(gpu_count=8, months=36, utilization=0.8, term_months=12)
+    cost = compare(req, prices=prices)
+    view = presenters.view(cost, prices, "TWD", utilization=0.8)
+    assert view is not None
+    expected = 280_000 / (960 * 730)
+    assert view["hint"]["utilization"] == pytest.approx(expected)
+    assert view["hint"]["hours"] == pytest.approx(291.67, abs=0.01)
+    fig = json.loads(view["charts"]["utilization"])
+    marker = next(tr for tr in fig["data"] if (tr.get("meta") or {}).get("role") == "break_even")
+    assert expected * 100 in [pytest.approx(x) for x in marker["x"]]
+    explained = [
+        e["value"]
+        for e in cost["explain"]
+        if e["figure"].startswith("Break-even utilisation: Hourly rent")
+        and "12-month contract" in e["figure"]
+    ]
+    assert explained == [pytest.approx(expected)]
