@@ -89,7 +89,8 @@ class KeyFigures:
     gpu_name: str
     days: float | None
     months: float | None
-    monthly: float | None
+    monthly: float | None  # per month, where the option has a monthly rate
+    hourly: float | None  # per hour, for options billed by the hour
     total: float | None
     currency: str
     cheapest_kind: str
@@ -130,7 +131,9 @@ def key_figures(result: Mapping[str, Any]) -> KeyFigures:
         gpu_name=str(gpu.get("name") or ""),
         days=days,
         months=months,
-        monthly=cheapest.get("monthly") if cheapest else None,
+        # Plans saved before cost options said `monthly_rate` stored `monthly`.
+        monthly=cheapest.get("monthly_rate", cheapest.get("monthly")) if cheapest else None,
+        hourly=cheapest.get("hourly_rate") if cheapest else None,
         total=cheapest.get("total") if cheapest else None,
         currency=str(cost.get("currency") or "TWD"),
         cheapest_kind=(

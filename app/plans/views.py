@@ -299,7 +299,7 @@ def compare_context(
                     "label": f"{chr(65 + i)}: {s.name[:40]}",
                     "cumulative": list(o["cumulative"]),
                     "total": o.get("total"),
-                    "monthly": o.get("monthly"),
+                    "monthly_rate": o.get("monthly_rate", o.get("monthly")),
                 }
             )
     rows = []
