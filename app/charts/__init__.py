@@ -21,6 +21,8 @@ layer and the PDF call the same functions with the same data:
   "storage_network", "power", "facility", "operations", "rent", "cloud", "residual", ...}]}]:
   cumulative money at the end of each year, split into stacked parts (any numeric key other
   than "year" and "total" is a part).
+- serving: `EstimateResponse.inference.curve` → [{"concurrency", "tokens_per_s_per_user",
+  "ttft_s"}] with the request's `slo` targets.
 - reference architectures: [{"label", "monthly", "gpu_memory_gb", "power_kw", optional
   "monthly_min" and "monthly_max" for a price range}].
 
@@ -38,6 +40,7 @@ from app.charts.memory import memory_bar
 from app.charts.messages import MSGIDS
 from app.charts.render import ChartRenderError, to_json, to_png, to_svg
 from app.charts.scaling import gpus_vs_days
+from app.charts.serving import serving_curve
 from app.charts.theme import (
     ALERT,
     CONFIG,
@@ -67,6 +70,7 @@ __all__ = [
     "gpus_vs_days",
     "memory_bar",
     "plan_timeline",
+    "serving_curve",
     "tco_bars",
     "to_json",
     "to_png",

@@ -15,7 +15,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict
 from typing import Any
 
-from app.engine.schemas import EstimateResponse
+from app.engine.schemas import EstimateRequest, EstimateResponse
+from app.engine.serving import targets_for
 from app.i18n import current_language, gettext
 
 log = logging.getLogger("stratagem.web")
@@ -72,6 +73,21 @@ def scaling(
     if not points:
         return None
     return _draw("gpus_vs_days", list(points), deadline_days=deadline_days, chosen=chosen)
+
+
+def serving(resp: EstimateResponse, req: EstimateRequest) -> str | None:
+    """Tokens/s per user against users per replica, with the request's targets drawn."""
+    inf = resp.inference
+    if inf is None or not inf.curve:
+        return None
+    targets = targets_for(req)
+    return _draw(
+        "serving_curve",
+        [asdict(p) for p in inf.curve],
+        tokens_per_s_target=targets.tokens_per_s_per_user,
+        ttft_target_s=targets.ttft_s,
+        chosen=inf.concurrency_per_replica or None,
+    )
 
 
 def cumulative(

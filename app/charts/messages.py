@@ -51,4 +51,12 @@ MSGIDS: tuple[str, ...] = (
     "Year %(year)s",
     "days",
     "not feasible",
+    "At the targets: %(users)s users per replica",
+    "Concurrent users per replica (log scale)",
+    "First token ≤ %(s)s s",
+    "Target: %(rate)s tokens/s per user",
+    "Tokens/s per user",
+    "Tokens/s per user vs concurrent users (one replica)",
+    "tokens/s per user",
+    "users",
 )

@@ -12,7 +12,7 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from app.engine import planner
+from app.engine import planner, serving
 from app.engine.architectures import ModelSpec, from_hf_config, from_param_count, get_preset
 from app.engine.explain import Explanation
 from app.engine.gpus import DEFAULT_GPU, default_gpus, find_gpu
@@ -72,6 +72,13 @@ def estimate(
         )
     elif task == "image":
         plan = plan_image(req, model, gpu, warnings, explain)
+    elif req.gpu is None and req.gpu_count is None:
+        # The SLO search over every GPU of the pool (issue 12): the provider's GPU unless it
+        # cannot meet the targets, or the cheapest configuration when the request asks.
+        gpu, choices = serving.choose(req, model, pool, gpu, prices)
+        if search_all or req.gpu_search == "cheapest":
+            candidates.extend(serving.choice_candidates(choices, req.currency, req.precision))
+        plan = plan_inference(req, model, gpu, warnings, explain)
     else:
         plan = plan_inference(
             req, model, gpu, warnings, explain, pool if search_all else [gpu], candidates

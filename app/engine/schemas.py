@@ -129,6 +129,12 @@ class EstimateRequest(BaseModel):
         None, ge=1, le=10_000_000, description="Users served at once (default: concurrency)."
     )
     slo: SloIn | None = Field(None, description="Service-level targets (serving).")
+    gpu_search: Literal["fleet", "cheapest"] = Field(
+        "fleet",
+        description="Serving without a pinned `gpu`: 'fleet' plans on the provider's GPU "
+        "(another only when it cannot meet the targets); 'cheapest' takes the configuration "
+        "with the lowest monthly rent (else the fewest GPUs) over every GPU that meets them.",
+    )
     gpu_memory_utilization: float = Field(
         0.9,
         ge=0.1,

@@ -26,6 +26,7 @@ from app.engine.hardware import GpuSpec
 from app.engine.inference import MIG_QUARTER, OperatingPoint, ServingConfig
 from app.engine.notices import Notice
 from app.engine.plan import Plan
+from app.engine.price_book import PriceBook
 from app.engine.schemas import (
     CandidateOut,
     EstimateRequest,
@@ -429,3 +430,102 @@ def _replica(
         kv_cache=kv,
         overhead=memory.CUDA_CONTEXT_GB * GB,
     )
+
+
+# ------------------------------------------------------------------ the SLO search over GPUs
+
+
+@dataclass(frozen=True, slots=True)
+class Choice:
+    """One GPU's smallest layout at the targets and what it rents for (None: no offer)."""
+
+    gpu: GpuSpec
+    layout: Layout | None  # None: the targets are not met at any TP
+    monthly: float | None  # rent per month in the request's currency, MIG slice included
+    mig: bool  # a quarter-GPU slice holds every user
+
+
+def monthly_rent(
+    prices: PriceBook | None, gpu_id: str, currency: str, count: float
+) -> float | None:
+    """Monthly rent of `count` GPUs (0.25: one MIG 1/4 slice) in `currency`: the cheapest
+    per-GPU rate among the rental offers no larger than `count` (a 1-GPU service is not
+    priced at the 8-GPU bulk rate), else the smallest offer's; None when nothing rents it."""
+    if prices is None:
+        return None
+    offers = [o for o in prices.offers if o.gpu_id == gpu_id]
+    if count < 1:
+        offers = [o for o in offers if o.gpu_count == count]
+    else:
+        fitting = [o for o in offers if 1 <= o.gpu_count <= count]
+        offers = fitting or sorted(offers, key=lambda o: o.gpu_count)[:1]
+    rates = [
+        prices.convert(o.monthly_price / o.gpu_count, o.currency, currency) * count for o in offers
+    ]
+    return min(rates) if rates else None
+
+
+def choose(
+    req: EstimateRequest,
+    model: ModelSpec,
+    pool: Sequence[GpuSpec],
+    default: GpuSpec,
+    prices: PriceBook | None,
+) -> tuple[GpuSpec, list[Choice]]:
+    """The GPU to serve on when none is pinned, and every GPU's smallest layout.
+
+    'fleet' keeps the provider's GPU (`default`) whenever its smallest layout meets the
+    targets — seed rules T3/T8 quote the H100 fleet — and otherwise takes the cheapest GPU
+    that does. 'cheapest' ranks every GPU that meets the targets by monthly rent (count ×
+    the cheapest offer per GPU, or one MIG 1/4 slice's offer when a slice holds every user),
+    GPUs without an offer after those with one, then by GPU count; ties keep `default`.
+    """
+    targets, users = targets_for(req), users_of(req)
+    choices = []
+    for g in pool:
+        if req.precision == "fp4" and not g.supports_fp4:
+            choices.append(Choice(g, None, None, False))
+            continue
+        lay = smallest_layout(req, model, g, targets, users)
+        mig = lay is not None and _mig_quarter(req, model, g, targets, users, lay) is not None
+        rent = None
+        if lay is not None:
+            slice_rent = monthly_rent(prices, g.id, req.currency, MIG_QUARTER) if mig else None
+            # A slice counts only where it is rented as one (or where nothing is priced).
+            mig = mig and (prices is None or slice_rent is not None)
+            rent = slice_rent if mig else monthly_rent(prices, g.id, req.currency, lay.gpus)
+        choices.append(Choice(g, lay, rent, mig))
+    met = [c for c in choices if c.layout is not None]
+    if not met:
+        return default, choices
+    if req.gpu_search == "fleet" and any(c.gpu.id == default.id for c in met):
+        return default, choices
+
+    def rank(c: Choice) -> tuple[bool, float, float, bool]:
+        assert c.layout is not None
+        gpus = MIG_QUARTER if c.mig else c.layout.gpus
+        return (c.monthly is None, c.monthly or 0.0, gpus, c.gpu.id != default.id)
+
+    return min(met, key=rank).gpu, choices
+
+
+def choice_candidates(
+    choices: Sequence[Choice], currency: str, precision: str
+) -> list[CandidateOut]:
+    """The SLO search as the response's candidates: each GPU's layout and monthly rent."""
+    out = []
+    for c in choices:
+        if c.layout is None:
+            no_fp4 = precision == "fp4" and not c.gpu.supports_fp4
+            reason = "no FP4 tensor cores" if no_fp4 else "targets not met at any TP"
+            out.append(_candidate(c.gpu.id, 0, None, reason))
+            continue
+        lay = c.layout
+        shape = "MIG 1/4 slice" if c.mig else f"TP {lay.cfg.tp} × {lay.replicas} replica(s)"
+        rent = f", {c.monthly:,.0f} {currency}/month" if c.monthly is not None else ", no offer"
+        gb = (
+            inference.weight_bytes(lay.cfg.model, lay.cfg.precision) / lay.cfg.tp
+            + inference.overhead_bytes_per_gpu(lay.cfg)
+        ) / GB
+        out.append(_candidate(c.gpu.id, lay.gpus, gb, shape + rent))
+    return out

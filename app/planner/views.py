@@ -22,6 +22,7 @@ from app.engine.architectures import list_presets
 from app.engine.estimate import InputError, estimate, gpu_pool
 from app.engine.price_book import PriceBook
 from app.engine.schemas import EstimateRequest, EstimateResponse
+from app.engine.serving import targets_for, users_of
 from app.i18n import N_
 from app.i18n import gettext as _
 from app.web.forms import FieldError, parse_number, validation_messages
@@ -78,6 +79,9 @@ DEFAULTS: Final[dict[str, str]] = {
     "dataset_gb": "5",
     "deadline_days": "14",
     "concurrency": "64",
+    "users": "",
+    "slo_ttft_s": "",
+    "slo_tokens_per_s": "",
     "avg_context_tokens": "2048",
     "output_tokens": "256",
     "images": "10000",
@@ -135,6 +139,12 @@ EXAMPLES: Final[tuple[tuple[str, str, dict[str, str]], ...]] = (
             "task": "inference",
             "precision": "int4",
             "concurrency": "200",
+            "users": "200",
+            "avg_context_tokens": "1024",
+            "output_tokens": "256",
+            # Seed rule T3: ≈200 chats at ≥ 20 tokens/s each, first token within 1 s.
+            "slo_ttft_s": "1",
+            "slo_tokens_per_s": "20",
             "deadline_days": "",
         },
     ),
@@ -162,6 +172,9 @@ FIELD_LABELS: Final = {
     "micro_batch": N_("Micro-batch per GPU"),
     "global_batch": N_("Global batch (sequences)"),
     "concurrency": N_("Concurrent users"),
+    "users": N_("Users served at once"),
+    "slo_ttft_s": N_("Time to first token, at most (s)"),
+    "slo_tokens_per_s": N_("Tokens/s per user, at least"),
     "avg_context_tokens": N_("Context per user (tokens)"),
     "output_tokens": N_("Output tokens per request"),
     "images": N_("Images to generate"),
@@ -209,6 +222,10 @@ FIGURE_NAMES: Final = {
     "inference.max_concurrency": N_("Concurrent users per replica"),
     "inference.tokens_per_s": N_("Output tokens per second"),
     "inference.cost_per_million_tokens": N_("Cost per 1M tokens"),
+    "inference.concurrency_per_replica": N_("Users per replica at the targets"),
+    "inference.time_to_first_token_s": N_("Time to first token"),
+    "inference.tokens_per_s_per_user": N_("Tokens/s per user"),
+    "inference.itl_s": N_("Inter-token latency"),
 }
 
 
@@ -246,6 +263,9 @@ def form_values(query: Mapping[str, str]) -> dict[str, str]:
             values[name] = str(query[name]).strip()
     if "deadline_days" in query and not query["deadline_days"].strip():
         values["deadline_days"] = ""
+    # Older links and saved plans carry only `concurrency`: it is the users served at once.
+    if not values["users"]:
+        values["users"] = values["concurrency"]
     return values
 
 
@@ -254,6 +274,7 @@ _INT_FIELDS: Final = (
     "micro_batch",
     "global_batch",
     "concurrency",
+    "users",
     "avg_context_tokens",
     "output_tokens",
     "images",
@@ -271,7 +292,10 @@ _ALIASES: Final = {
     "model.preset": "preset",
     "model.params_b": "params_b",
     "model.hf_config": "hf_config",
+    "slo.ttft_s": "slo_ttft_s",
+    "slo.tokens_per_s_per_user": "slo_tokens_per_s",
 }
+_SLO_FIELDS: Final = (("slo_ttft_s", "ttft_s"), ("slo_tokens_per_s", "tokens_per_s_per_user"))
 
 
 def build_request(
@@ -325,6 +349,17 @@ def build_request(
             continue
         if v is not None:
             data[name] = v
+    slo: dict[str, float] = {}
+    for name, key in _SLO_FIELDS:
+        try:
+            target = parse_number(name, values.get(name))
+        except FieldError as e:
+            errors[e.field] = str(e)
+            continue
+        if target is not None:
+            slo[key] = target
+    if slo and data["task"] == "inference":
+        data["slo"] = slo
     for name in ("gpu", "recompute", "interconnect", "optimizer", "pricing_mode"):
         if values.get(name):
             data[name] = values[name]
@@ -387,6 +422,34 @@ def parallel_layout(resp: EstimateResponse, max_nodes: int = 4) -> dict[str, Any
     return {"nodes": nodes, "hidden_nodes": max(0, resp.infra.nodes - max_nodes)}
 
 
+def serving_summary(req: EstimateRequest, resp: EstimateResponse) -> dict[str, Any] | None:
+    """The serving figures the results show: the targets, whether they are met, the service at
+    the requested users (None for training and image plans)."""
+    inf = resp.inference
+    if inf is None or inf.images_per_hour or req.task != "inference":
+        return None
+    targets = targets_for(req)
+    users = users_of(req)
+    cost = resp.cost or {}
+    return {
+        "users": users,
+        "ttft_target": targets.ttft_s,
+        "rate_target": targets.tokens_per_s_per_user,
+        "stated": targets.stated,
+        "meets": inf.meets_slo,
+        "replicas": inf.replicas,
+        "per_replica": inf.concurrency_per_replica,
+        "tokens_per_s": inf.tokens_per_s,
+        "per_user": inf.tokens_per_s_per_user,
+        "ttft_s": inf.time_to_first_token_s,
+        "itl_ms": inf.itl_s * 1000 if inf.itl_s is not None else None,
+        "offline": inf.offline_tokens_per_s,
+        "per_m_output": inf.cost_per_million_tokens,
+        "per_m_input": inf.cost_per_million_input_tokens,
+        "currency": cost.get("currency", req.currency),
+    }
+
+
 def explain_items(resp: EstimateResponse) -> list[dict[str, Any]]:
     out = []
     for i, e in enumerate(resp.explain):
@@ -444,7 +507,9 @@ def plan_page(
             "scaling": figures.scaling(
                 scaling_points(req, resp), req.deadline_days, resp.gpu.count
             ),
+            "serving": figures.serving(resp, req),
         },
+        serving=serving_summary(req, resp),
         costs=costs_view.view(resp.cost, book, currency, utilization=req.utilization),
     )
     return ctx

@@ -66,6 +66,14 @@ ZH_TW: dict[str, str] = {
     "Year %(year)s": "第 %(year)s 年",
     "days": "天",
     "not feasible": "不可行",
+    "At the targets: %(users)s users per replica": "達標時：每個副本 %(users)s 位使用者",
+    "Concurrent users per replica (log scale)": "每個副本的同時使用者數（對數刻度）",
+    "First token ≤ %(s)s s": "首個 token ≤ %(s)s 秒",
+    "Target: %(rate)s tokens/s per user": "目標：每位使用者 %(rate)s tokens/s",
+    "Tokens/s per user": "每位使用者 tokens/s",
+    "Tokens/s per user vs concurrent users (one replica)": "每位使用者 tokens/s 與同時使用者數（單一副本）",
+    "tokens/s per user": "每位使用者 tokens/s",
+    "users": "位使用者",
 }
 
 
@@ -77,6 +85,21 @@ def zh(msgid: str) -> str:
 def estimate_13b() -> Any:
     """Llama 2 13B full fine-tune on the default GPU: the brief's example."""
     return estimate(EstimateRequest(model={"preset": "llama-2-13b"}, task="full_finetune"))
+
+
+def estimate_7b_chat() -> Any:
+    """Seed rule T3's service: a 7B INT4 chat, 200 users, first token ≤ 1 s, ≥ 20 tokens/s."""
+    return estimate(
+        EstimateRequest(
+            model={"preset": "qwen2.5-7b"},
+            task="inference",
+            precision="int4",
+            users=200,
+            avg_context_tokens=1024,
+            output_tokens=256,
+            slo={"ttft_s": 1.0, "tokens_per_s_per_user": 20},
+        )
+    )
 
 
 def gpu_points(counts: tuple[int, ...] = (1, 2, 4, 8, 16, 32, 64, 128)) -> list[tuple[int, float]]:
@@ -158,6 +181,7 @@ def all_figures(t: Callable[[str], str]) -> dict[str, Any]:
     from app import charts
 
     r = estimate_13b()
+    chat = estimate_7b_chat()
     cost = cost_dict(comparison())
     cur = cost["currency"]
     return {
@@ -177,6 +201,13 @@ def all_figures(t: Callable[[str], str]) -> dict[str, Any]:
             break_even=cost["break_even_utilization"],
         ),
         "architectures_compare": charts.architectures_compare(TEMPLATES, currency=cur, t=t),
+        "serving_curve": charts.serving_curve(
+            [dataclasses.asdict(p) for p in chat.inference.curve],
+            tokens_per_s_target=20,
+            ttft_target_s=1.0,
+            chosen=chat.inference.concurrency_per_replica,
+            t=t,
+        ),
     }
 
 

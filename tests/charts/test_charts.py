@@ -8,7 +8,9 @@ from the engine's own formulas (break_even_utilization).
 from __future__ import annotations
 
 import ast
+import dataclasses
 import json
+import math
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -442,3 +444,85 @@ def test_msgids_list_every_string_given_to_t() -> None:
     used |= {label for _, label, _ in (*charts.MEMORY_PARTS, *charts.TCO_PARTS)}
     assert used == set(charts.MSGIDS)
     assert set(samples.ZH_TW) == set(charts.MSGIDS)
+
+
+# --- serving curve ------------------------------------------------------------------------
+
+# A hand-made curve: 1 user at 100 tokens/s falling to 10 tokens/s at 1,000 users; the first
+# token arrives within 1 s up to 100 users (0.2 s, 0.5 s, 0.9 s, then 1.5 s and 4 s).
+CURVE = [
+    {"concurrency": 1, "tokens_per_s_per_user": 100.0, "ttft_s": 0.2},
+    {"concurrency": 10, "tokens_per_s_per_user": 80.0, "ttft_s": 0.5},
+    {"concurrency": 100, "tokens_per_s_per_user": 40.0, "ttft_s": 0.9},
+    {"concurrency": 300, "tokens_per_s_per_user": 20.0, "ttft_s": 1.5},
+    {"concurrency": 1000, "tokens_per_s_per_user": 10.0, "ttft_s": 4.0},
+]
+
+
+def _role(fig: Any, role: str) -> Any:
+    return next(tr for tr in fig.data if tr.meta and tr.meta["role"] == role)
+
+
+def test_serving_curve_draws_both_targets() -> None:
+    fig = charts.serving_curve(CURVE, tokens_per_s_target=20, ttft_target_s=1.0, chosen=100)
+    curve = _role(fig, "curve")
+    assert curve.x == (1, 10, 100, 300, 1000)
+    assert curve.y == (100.0, 80.0, 40.0, 20.0, 10.0)
+    rate = _role(fig, "rate_target")
+    assert rate.y == (20, 20)  # horizontal at the tokens/s target
+    ttft = _role(fig, "ttft_target")
+    assert ttft.x == (100, 100)  # 100 users is the last point with TTFT ≤ 1 s (0.9 s)
+    chosen = _role(fig, "chosen")
+    assert chosen.x == (100,) and chosen.y == (40.0,)
+    assert fig.layout.xaxis.type == "log"
+    # 100 tokens/s × 1.1 = 110 over 10 / 1.3 = 7.7: 14× < 20×, so the axis stays linear.
+    assert fig.layout.yaxis.type != "log"
+    assert fig.layout.yaxis.range == pytest.approx((0, 110.0))
+
+
+def test_serving_curve_interpolates_the_chosen_point_in_log_users() -> None:
+    # 30 users lies half-way between 10 and 100 on a log axis only approximately:
+    # log(30/10)/log(100/10) = 0.477 → 80 − 0.477 × 40 = 60.9 tokens/s.
+    fig = charts.serving_curve(CURVE, chosen=30)
+    assert _role(fig, "chosen").y[0] == pytest.approx(80 - 40 * math.log10(3), rel=1e-9)
+    assert not [tr for tr in fig.data if tr.meta["role"] in ("rate_target", "ttft_target")]
+
+
+def test_serving_curve_ttft_unreachable_is_drawn_at_the_left_edge() -> None:
+    assert charts.serving.ttft_limit(CURVE, 0.1) is None
+    fig = charts.serving_curve(CURVE, ttft_target_s=0.1)
+    assert _role(fig, "ttft_target").x[0] == pytest.approx(1 / 1.3)
+
+
+def test_serving_curve_in_chinese() -> None:
+    fig = charts.serving_curve(CURVE, tokens_per_s_target=20, ttft_target_s=1.0, t=samples.zh)
+    assert fig.layout.title.text == "每位使用者 tokens/s 與同時使用者數（單一副本）"
+    assert _role(fig, "rate_target").name == "目標：每位使用者 20 tokens/s"
+
+
+def test_serving_curve_needs_points() -> None:
+    with pytest.raises(ValueError):
+        charts.serving_curve([])
+
+
+def test_serving_curve_from_the_engine_t3() -> None:
+    """Seed rule T3 through the engine: the chosen point sits on the curve at ≥ 20 tokens/s."""
+    r = samples.estimate_7b_chat()
+    inf = r.inference
+    fig = charts.serving_curve(
+        [dataclasses.asdict(p) for p in inf.curve],
+        tokens_per_s_target=20,
+        ttft_target_s=1.0,
+        chosen=inf.concurrency_per_replica,
+    )
+    assert _role(fig, "chosen").y[0] >= 20 * 0.97  # interpolated between curve points
+
+
+def test_serving_curve_log_rates_when_they_span_decades() -> None:
+    # 400 tokens/s for one user down to 5 at 1,000: 440 / (5 / 1.3) = 114× > 20× → log y.
+    steep = [
+        {**p, "tokens_per_s_per_user": y} for p, y in zip(CURVE, (400, 300, 60, 20, 5), strict=True)
+    ]
+    fig = charts.serving_curve(steep, tokens_per_s_target=20)
+    assert fig.layout.yaxis.type == "log"
+    assert 20 in fig.layout.yaxis.tickvals

@@ -66,6 +66,10 @@ def test_history_restore_gets_the_whole_page(web: TestClient) -> None:
         ("gpu=no-such-gpu", "gpu"),
         ("task=nonsense", "task"),
         ("mfu=500", "mfu"),
+        ("task=inference&slo_ttft_s=-1", "slo_ttft_s"),
+        ("task=inference&slo_ttft_s=soon", "slo_ttft_s"),
+        ("task=inference&slo_tokens_per_s=0", "slo_tokens_per_s"),
+        ("task=inference&users=0", "users"),
     ],
 )
 def test_invalid_input_is_an_inline_error(
@@ -146,3 +150,56 @@ def test_pinned_layout_draws_every_gpu(web: TestClient) -> None:
     soup = BeautifulSoup(r.text, "html.parser")
     assert len(soup.select(".nodes .node")) == 2
     assert len(soup.select(".nodes .gpu")) == 16
+
+
+def test_slo_error_is_in_the_pages_language(web: TestClient) -> None:
+    r = web.get("/plan?task=inference&slo_ttft_s=-1", headers={"Accept-Language": "zh-TW"})
+    msg = BeautifulSoup(r.text, "html.parser").select_one("#err-slo_ttft_s").get_text(strip=True)
+    assert msg == "須大於 0。"  # SloIn.ttft_s: gt=0
+
+
+def _kpis(soup: BeautifulSoup) -> dict[str, str]:
+    return {
+        k.select_one(".k").get_text(" ", strip=True).removesuffix(" How? — formula and source"): (
+            k.select_one(".v").get_text(" ", strip=True)
+        )
+        for k in soup.select(".tier-result .kpi")
+    }
+
+
+def test_t3_chat_meets_the_targets_and_shows_the_service(web: TestClient) -> None:
+    """Seed rule T3: one H100, a quantised 7B chat, 200 users at ≥ 20 tokens/s, TTFT ≤ 1 s."""
+    r = web.get("/plan?example=7b-chat", headers=htmx(**{"Accept-Language": "en"}))
+    soup = BeautifulSoup(r.text, "html.parser")
+    verdict = soup.select_one(".kpi.slo-verdict")
+    assert verdict is not None and "ok" in verdict["class"]
+    assert "Met" in verdict.get_text() and "200 users" in verdict.get_text()
+    kpis = _kpis(soup)
+    assert kpis["Replicas"] == "1"
+    assert int(kpis["Users per replica at the targets"].replace(",", "")) >= 200
+    assert float(kpis["Tokens/s per user"]) >= 20
+    assert float(kpis["Time to first token"].removesuffix(" s")) <= 1
+    assert kpis["Inter-token latency"].endswith("ms")
+    assert kpis["Cost per 1M output tokens"].startswith("NT$")
+    assert soup.select_one("script.plotly-figure[data-target='chart-serving']") is not None
+    spec = json.loads(soup.select_one("script[data-target='chart-serving']").string)
+    roles = {tr["meta"]["role"] for tr in spec["data"]}
+    assert roles == {"curve", "rate_target", "ttft_target", "chosen"}
+
+
+def test_pinned_gpus_short_of_the_targets_say_not_met(web: TestClient) -> None:
+    q = (
+        "preset=llama-3.1-70b&task=inference&precision=fp8&users=500&avg_context_tokens=3000"
+        "&output_tokens=500&slo_ttft_s=0.5&slo_tokens_per_s=40&gpu=h100-sxm-80gb&gpu_count=8&tp=8"
+    )
+    r = web.get(f"/plan?{q}", headers=htmx(**{"Accept-Language": "zh-TW"}))
+    soup = BeautifulSoup(r.text, "html.parser")
+    verdict = soup.select_one(".kpi.slo-verdict")
+    assert "bad" in verdict["class"] and "未達成" in verdict.get_text()
+    assert soup.select_one(".tier-hw").get_text(strip=True).startswith("8 ×")  # pins are pins
+
+
+def test_old_links_with_concurrency_fill_users(web: TestClient) -> None:
+    r = web.get("/plan?task=inference&concurrency=37&preset=qwen2.5-7b")
+    soup = BeautifulSoup(r.text, "html.parser")
+    assert soup.select_one("#f-users")["value"] == "37"
