@@ -27,7 +27,10 @@ def test_estimate_json_matches_the_api_shape() -> None:
     )
     assert r.exit_code == 0, r.output
     body = json.loads(r.output)
-    assert body["tier"] == "multi_gpu" and body["gpu"]["count"] == 4
+    # T2: 13B full fine-tuning needs several GPUs in one node (≈260 GB of states and
+    # activations); with ZeRO-3 at 2,048 tokens the exact search fits it on 3 × 80 GB.
+    assert body["tier"] == "multi_gpu" and body["gpu"]["count"] in (3, 4)
+    assert body["memory_per_gpu_gb"]["total"] <= 80
 
 
 def test_estimate_table_and_explain() -> None:
