@@ -10,10 +10,12 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, RedirectResponse, Response
 
 from app.engine.estimate import InputError
 from app.errors import DomainError, Invalid, LoginRequired, PageForbidden
+from app.web import failures
 from app.web.templating import is_fragment, render
 
 #: First path segment → the navigation entry an error page highlights.
@@ -64,3 +66,7 @@ def install(app: FastAPI) -> None:
 
     app.add_exception_handler(DomainError, handle)
     app.add_exception_handler(InputError, handle)
+    # Input the schema refuses: a 422 that never fails to serialise (app/web/failures.py).
+    app.add_exception_handler(RequestValidationError, failures.validation_error)
+    # Anything else: a JSON 500 with a request id, and the keep-alive connection kept.
+    app.add_middleware(failures.CatchAllMiddleware)
