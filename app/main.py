@@ -22,6 +22,7 @@ from app.settings import Settings
 from app.sharing import pages as sharing_pages
 from app.sharing import routes as sharing_api
 from app.web import docs as api_docs
+from app.web import openapi as api_schema
 from app.web.headers import SecurityHeadersMiddleware
 
 OPENAPI_DESCRIPTION = """
@@ -43,6 +44,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         openapi_tags=[{"name": "engine", "description": "The sizing engine."}],
         docs_url=None,  # self-hosted instead (app/security/docs.py): no CDN
         redoc_url=None,  # ReDoc loads from a CDN; Swagger UI at /docs is enough
+        generate_unique_id_function=api_schema.operation_id,  # `estimate`, `create_plan`
     )
     app.state.settings = settings
     app.state.engine = make_engine(settings.database_url)
@@ -66,6 +68,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     web.install(app)  # HTML pages, /static, language/currency switches (app/web/)
     app.include_router(plans_pages.router)  # /plans, /plans/{id}, /compare (sales, admin)
     app.include_router(leads_pages.router)  # /leads: the sales queue
+    api_schema.install(app)  # every error status documented (app/web/openapi.py)
     app.add_middleware(SecurityHeadersMiddleware, https=settings.https)  # outermost
     return app
 

@@ -44,7 +44,10 @@ MAX_BYTES = 10 * 1024 * 1024
 # --------------------------------------------------------------------------------------------
 
 
-class FieldChange(BaseModel):
+class CatalogFieldChange(BaseModel):
+    """One field of a catalog row the import changes. Not `FieldChange`: app/plans/models.py
+    has one, and a client generator keeps only one of two schemas named alike (issue 13)."""
+
     field: str
     old: Any = None
     new: Any = None
@@ -54,7 +57,7 @@ class RowChange(BaseModel):
     kind: str
     key: str
     row: int | None = PydField(default=None, description="Row number in the file")
-    fields: list[FieldChange] = PydField(default_factory=list)
+    fields: list[CatalogFieldChange] = PydField(default_factory=list)
 
 
 class RejectedRow(BaseModel):
@@ -453,7 +456,7 @@ def diff(
                 preview.added.append(RowChange(kind=name, key=vr.key, row=vr.row))
                 continue
             changes = [
-                FieldChange(field=c, old=_jsonable(old.get(c)), new=_jsonable(new[c]))
+                CatalogFieldChange(field=c, old=_jsonable(old.get(c)), new=_jsonable(new[c]))
                 for c in k.columns
                 if not _same(old.get(c), new[c])
             ]
