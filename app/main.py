@@ -24,6 +24,7 @@ from app.sharing import routes as sharing_api
 from app.web import docs as api_docs
 from app.web import openapi as api_schema
 from app.web.headers import SecurityHeadersMiddleware
+from app.web.limits import BodyLimitMiddleware
 
 OPENAPI_DESCRIPTION = """
 Stratagem sizes AI GPU workloads and prices them.
@@ -69,6 +70,11 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(plans_pages.router)  # /plans, /plans/{id}, /compare (sales, admin)
     app.include_router(leads_pages.router)  # /leads: the sales queue
     api_schema.install(app)  # every error status documented (app/web/openapi.py)
+    app.add_middleware(
+        BodyLimitMiddleware,  # 413 before a body past the limit is read (app/web/limits.py)
+        max_json_bytes=settings.max_json_bytes,
+        max_upload_bytes=settings.max_upload_bytes,
+    )
     app.add_middleware(SecurityHeadersMiddleware, https=settings.https)  # outermost
     return app
 

@@ -47,6 +47,19 @@ class Settings(BaseSettings):
         description="Served over HTTPS: session cookies get the Secure flag.",
     )
 
+    max_json_bytes: int = Field(
+        default=1_000_000,
+        ge=1_000,
+        alias="STRATAGEM_MAX_JSON_BYTES",
+        description="Largest request body (JSON, forms), bytes; larger is a 413 unread.",
+    )
+    max_upload_bytes: int = Field(
+        default=10_000_000,
+        ge=1_000,
+        alias="STRATAGEM_MAX_CSV_BYTES",
+        description="Largest catalog import (CSV or JSON file, paths ending /import), bytes.",
+    )
+
     @property
     def is_sqlite(self) -> bool:
         return self.database_url.startswith("sqlite")
