@@ -33,6 +33,7 @@ from pydantic import Field as PydField
 from sqlmodel import SQLModel
 
 from app.catalog.kinds import GPU_REFERENCING, KINDS, ORDER, Kind
+from app.csv_safety import safe_row, unescape_cell
 
 Format = Literal["csv", "json"]
 Mode = Literal["sync", "upsert"]
@@ -199,7 +200,7 @@ def _parse_csv(text: str, k: Kind, parsed: Parsed) -> None:
         if len(cells) > len(header):
             raw.errors.append(f"has {len(cells)} cells but the header has {len(header)} columns")
         for name, cell in zip(header, cells, strict=False):
-            value = cell.strip()
+            value = unescape_cell(cell.strip())  # our own export's '=… stays =…
             if not name or value == "":
                 continue
             if name == "term_discounts":
@@ -518,7 +519,7 @@ def to_csv(k: Kind, rows: Iterable[Mapping[str, Any]]) -> str:
     w = csv.writer(buf, lineterminator="\r\n")
     w.writerow(k.columns)
     for r in rows:
-        w.writerow([_cell(r.get(c)) for c in k.columns])
+        w.writerow(safe_row(_cell(r.get(c)) for c in k.columns))  # no formulas (csv_safety)
     return "\ufeff" + buf.getvalue()
 
 
