@@ -302,6 +302,8 @@ def format_terms(terms: Mapping[Any, float]) -> str:
 
 
 def _show(value: Any) -> str:
+    if isinstance(value, str) and len(value) > 60:  # a 1 MB cell is not echoed whole
+        return repr(value[:57] + "...")
     if isinstance(value, str):
         try:
             float(value)
@@ -330,7 +332,9 @@ def describe(err: Mapping[str, Any]) -> tuple[str, str]:
         return name, f"must be ≤ {_show(ctx.get('le'))}{got}"
     if t == "less_than":
         return name, f"must be < {_show(ctx.get('lt'))}{got}"
-    if t in {"float_parsing", "float_type", "finite_number"}:
+    if t == "finite_number":
+        return name, f"must be a finite number{got}"
+    if t in {"float_parsing", "float_type"}:
         return name, f"must be a number{got}"
     if t in {"int_parsing", "int_type", "int_from_float"}:
         return name, f"must be a whole number{got}"
