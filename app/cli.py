@@ -324,6 +324,38 @@ def _hint_for_this_install(hint: str) -> str:
     return hint.replace(".venv/bin/stratagem", "stratagem")
 
 
+@cli.command("backup")
+def backup_cmd(out: Annotated[Path, typer.Option("--out", help="File to write.")]) -> None:
+    """Back up the whole database (SQLite online backup, or pg_dump) to --out."""
+    import time
+
+    from app.backup import BackupError, backup
+    from app.settings import Settings
+
+    start = time.perf_counter()
+    try:
+        backup(Settings().database_url, out)
+    except BackupError as e:
+        _fail([str(e)])
+    took = time.perf_counter() - start
+    typer.echo(f"backup written to {out} ({out.stat().st_size:,} bytes, {took:.1f} s)")
+
+
+@cli.command("restore")
+def restore_cmd(
+    file: Annotated[Path, typer.Argument(help="A file from `stratagem backup`.")],
+) -> None:
+    """Replace the database with a backup made by `stratagem backup`."""
+    from app.backup import BackupError, restore
+    from app.settings import Settings
+
+    try:
+        restore(Settings().database_url, file)
+    except BackupError as e:
+        _fail([str(e)])
+    typer.echo(f"restored {file}; start the app to migrate it to the current schema if older")
+
+
 def main() -> None:
     try:
         cli()

@@ -23,7 +23,9 @@ from app.settings import Settings
 from app.sharing import pages as sharing_pages
 from app.sharing import routes as sharing_api
 from app.web import docs as api_docs
+from app.web import openapi as api_schema
 from app.web.headers import SecurityHeadersMiddleware
+from app.web.limits import BodyLimitMiddleware
 
 OPENAPI_DESCRIPTION = """
 Stratagem sizes AI GPU workloads and prices them.
@@ -44,6 +46,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         openapi_tags=[{"name": "engine", "description": "The sizing engine."}],
         docs_url=None,  # self-hosted instead (app/security/docs.py): no CDN
         redoc_url=None,  # ReDoc loads from a CDN; Swagger UI at /docs is enough
+        generate_unique_id_function=api_schema.operation_id,  # `estimate`, `create_plan`
     )
     app.state.settings = settings
     app.state.engine = make_engine(settings.database_url)
@@ -71,6 +74,12 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     web.install(app)  # HTML pages, /static, language/currency switches (app/web/)
     app.include_router(plans_pages.router)  # /plans, /plans/{id}, /compare (sales, admin)
     app.include_router(leads_pages.router)  # /leads: the sales queue
+    api_schema.install(app)  # every error status documented (app/web/openapi.py)
+    app.add_middleware(
+        BodyLimitMiddleware,  # 413 before a body past the limit is read (app/web/limits.py)
+        max_json_bytes=settings.max_json_bytes,
+        max_upload_bytes=settings.max_upload_bytes,
+    )
     app.add_middleware(SecurityHeadersMiddleware, https=settings.https)  # outermost
     return app
 

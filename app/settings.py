@@ -85,6 +85,18 @@ class Settings(BaseSettings):
         alias="STRATAGEM_LOG_FORMAT",
         description="Log lines as JSON objects (one per line, with the request id) or text.",
     )
+    max_json_bytes: int = Field(
+        default=1_000_000,
+        ge=1_000,
+        alias="STRATAGEM_MAX_JSON_BYTES",
+        description="Largest request body (JSON, forms), bytes; larger is a 413 unread.",
+    )
+    max_upload_bytes: int = Field(
+        default=10_000_000,
+        ge=1_000,
+        alias="STRATAGEM_MAX_CSV_BYTES",
+        description="Largest catalog import (CSV or JSON file, paths ending /import), bytes.",
+    )
 
     @property
     def is_sqlite(self) -> bool:

@@ -23,6 +23,7 @@ from app.accounts.web import (
 from app.deps import SessionDep
 from app.i18n import N_
 from app.i18n import gettext as _
+from app.ids import DbId
 from app.web.csrf import verify_csrf
 from app.web.templating import activate, render
 
@@ -141,7 +142,7 @@ async def create_token(request: Request, session: SessionDep, user: PageUser) ->
 
 
 @router.post("/account/tokens/{token_id}/revoke", dependencies=CSRF)
-def revoke_token(token_id: int, session: SessionDep, user: PageUser) -> Response:
+def revoke_token(token_id: DbId, session: SessionDep, user: PageUser) -> Response:
     """Revoke one of your API tokens; requests with it get 401 from now on."""
     if not auth.revoke_own_token(session=session, user=user, token_id=token_id):
         return RedirectResponse("/account", status_code=303)

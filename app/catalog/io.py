@@ -33,6 +33,7 @@ from pydantic import Field as PydField
 from sqlmodel import SQLModel
 
 from app.catalog.kinds import GPU_REFERENCING, KINDS, ORDER, Kind
+from app.csv_safety import safe_row, unescape_cell
 
 Format = Literal["csv", "json"]
 Mode = Literal["sync", "upsert"]
@@ -44,7 +45,10 @@ MAX_BYTES = 10 * 1024 * 1024
 # --------------------------------------------------------------------------------------------
 
 
-class FieldChange(BaseModel):
+class CatalogFieldChange(BaseModel):
+    """One field of a catalog row the import changes. Not `FieldChange`: app/plans/models.py
+    has one, and a client generator keeps only one of two schemas named alike (issue 13)."""
+
     field: str
     old: Any = None
     new: Any = None
@@ -54,7 +58,7 @@ class RowChange(BaseModel):
     kind: str
     key: str
     row: int | None = PydField(default=None, description="Row number in the file")
-    fields: list[FieldChange] = PydField(default_factory=list)
+    fields: list[CatalogFieldChange] = PydField(default_factory=list)
 
 
 class RejectedRow(BaseModel):
@@ -196,7 +200,7 @@ def _parse_csv(text: str, k: Kind, parsed: Parsed) -> None:
         if len(cells) > len(header):
             raw.errors.append(f"has {len(cells)} cells but the header has {len(header)} columns")
         for name, cell in zip(header, cells, strict=False):
-            value = cell.strip()
+            value = unescape_cell(cell.strip())  # our own export's '=… stays =…
             if not name or value == "":
                 continue
             if name == "term_discounts":
@@ -298,6 +302,8 @@ def format_terms(terms: Mapping[Any, float]) -> str:
 
 
 def _show(value: Any) -> str:
+    if isinstance(value, str) and len(value) > 60:  # a 1 MB cell is not echoed whole
+        return repr(value[:57] + "...")
     if isinstance(value, str):
         try:
             float(value)
@@ -326,7 +332,9 @@ def describe(err: Mapping[str, Any]) -> tuple[str, str]:
         return name, f"must be ≤ {_show(ctx.get('le'))}{got}"
     if t == "less_than":
         return name, f"must be < {_show(ctx.get('lt'))}{got}"
-    if t in {"float_parsing", "float_type", "finite_number"}:
+    if t == "finite_number":
+        return name, f"must be a finite number{got}"
+    if t in {"float_parsing", "float_type"}:
         return name, f"must be a number{got}"
     if t in {"int_parsing", "int_type", "int_from_float"}:
         return name, f"must be a whole number{got}"
@@ -453,7 +461,7 @@ def diff(
                 preview.added.append(RowChange(kind=name, key=vr.key, row=vr.row))
                 continue
             changes = [
-                FieldChange(field=c, old=_jsonable(old.get(c)), new=_jsonable(new[c]))
+                CatalogFieldChange(field=c, old=_jsonable(old.get(c)), new=_jsonable(new[c]))
                 for c in k.columns
                 if not _same(old.get(c), new[c])
             ]
@@ -515,7 +523,7 @@ def to_csv(k: Kind, rows: Iterable[Mapping[str, Any]]) -> str:
     w = csv.writer(buf, lineterminator="\r\n")
     w.writerow(k.columns)
     for r in rows:
-        w.writerow([_cell(r.get(c)) for c in k.columns])
+        w.writerow(safe_row(_cell(r.get(c)) for c in k.columns))  # no formulas (csv_safety)
     return "\ufeff" + buf.getvalue()
 
 

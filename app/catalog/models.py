@@ -25,7 +25,7 @@ from datetime import UTC, date, datetime
 from typing import Annotated, Any, ClassVar, Final
 
 import annotated_types as at
-from pydantic import AfterValidator, field_validator
+from pydantic import AfterValidator, AllowInfNan, field_validator
 from sqlalchemy import JSON, ForeignKeyConstraint, Index, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
@@ -71,11 +71,25 @@ Interconnect = Annotated[str, _one_of(INTERCONNECTS)]
 FormFactor = Annotated[str, _one_of(FORM_FACTORS)]
 Slug = Annotated[str, AfterValidator(_slug)]
 Text = Annotated[str, AfterValidator(_text)]
-Money = Annotated[float, at.Ge(0)]
-Positive = Annotated[float, at.Gt(0)]
-NonNegative = Annotated[float, at.Ge(0)]
+# Prices and quantities are finite and bounded (issue 13): `inf`, `NaN` and 1e309 in an
+# import made /plan and /tco answer 500 for everyone once the list was published, and an
+# offer of NT$1e30 a month priced nothing sane. The bounds are far above any real row
+# (a DGX B200 is ≈NT$15M, an H100 ≈US$30,000, p5.48xlarge ≈US$98/h) and far below what the
+# cost arithmetic (×120 months × 100,000 GPUs) could overflow. They show in the OpenAPI
+# schema as minimum/maximum and in an import's rejected rows with the row and field.
+MONEY_MAX = 1e9
+Money = Annotated[float, AllowInfNan(False), at.Ge(0), at.Le(MONEY_MAX)]
+"""A price in the row's currency: 0 … 10^9 (a server, a month of rental, colocation)."""
+HourlyMoney = Annotated[float, AllowInfNan(False), at.Ge(0), at.Le(1e6)]
+"""A price per hour: 0 … 10^6 in the row's currency."""
+GpuPriceUsd = Annotated[float, AllowInfNan(False), at.Ge(0), at.Le(1e7)]
+"""Street price of one GPU: 0 … US$10^7."""
+Tariff = Annotated[float, AllowInfNan(False), at.Ge(0), at.Le(1_000)]
+"""Electricity per kWh: 0 … 1,000 in the row's currency."""
+Positive = Annotated[float, AllowInfNan(False), at.Gt(0), at.Le(1e9)]
+NonNegative = Annotated[float, AllowInfNan(False), at.Ge(0), at.Le(1e9)]
 Count = Annotated[int, at.Ge(1)]
-Fraction = Annotated[float, at.Ge(0), at.Le(1)]
+Fraction = Annotated[float, AllowInfNan(False), at.Ge(0), at.Le(1)]
 
 
 def _row_table_args(table: str, *, key: tuple[str, ...] = ("id",), gpu: bool = False) -> Any:
@@ -200,7 +214,7 @@ class GpuPublic(GpuBase):
 
 class GpuPriceBase(SQLModel):
     gpu_id: Slug = Field(max_length=80)
-    price_usd: Money = Field(description="Street price per GPU, USD")
+    price_usd: GpuPriceUsd = Field(description="Street price per GPU, USD (0–10^7)")
     source: Text
 
 
@@ -231,7 +245,7 @@ class ServerSkuBase(SQLModel):
     nvme_tb: NonNegative
     nics: str = ""
     power_kw: Positive = Field(description="Planned maximum draw of the server, kW")
-    price: Money = Field(description="Purchase price per server, in `currency`")
+    price: Money = Field(description="Purchase price per server, in `currency` (0–10^9)")
     currency: Currency
     lead_time_weeks: NonNegative = 10.0
     source: Text
@@ -258,8 +272,10 @@ class RentalOfferBase(SQLModel):
     provider: Text
     gpu_id: Slug = Field(max_length=80)
     gpu_count: Positive = Field(description="GPUs in the offer; 0.25 for a MIG 1/4 slice")
-    monthly_price: Money = Field(description="List price per month, in `currency`")
-    hourly_price: Money | None = Field(default=None, description="Per offer-hour; empty if none")
+    monthly_price: Money = Field(description="List price per month, in `currency` (0–10^9)")
+    hourly_price: HourlyMoney | None = Field(
+        default=None, description="Per offer-hour (0–10^6); empty if none"
+    )
     currency: Currency
     term_discounts: dict[int, float] = Field(
         default_factory=dict,
@@ -275,8 +291,8 @@ class RentalOfferBase(SQLModel):
     @classmethod
     def _terms(cls, v: dict[int, float]) -> dict[int, float]:
         for months, off in v.items():
-            if months < 1:
-                raise ValueError(f"contract length must be ≥ 1 month (got {months})")
+            if not 1 <= months <= 120:
+                raise ValueError(f"contract length must be 1–120 months (got {months})")
             if not 0 <= off < 1:
                 raise ValueError(f"discount for {months} months must be in [0, 1) (got {off:g})")
         return dict(sorted(v.items()))
@@ -320,8 +336,10 @@ class CloudInstanceBase(SQLModel):
     region: Text
     gpu_id: Slug = Field(max_length=80)
     gpu_count: Count
-    on_demand_hourly: Money = Field(description="Per instance-hour, in `currency`")
-    reserved_hourly: Money | None = Field(default=None, description="1-year reserved, per hour")
+    on_demand_hourly: HourlyMoney = Field(description="Per instance-hour, in `currency` (0–10^6)")
+    reserved_hourly: HourlyMoney | None = Field(
+        default=None, description="1-year reserved, per hour (0–10^6)"
+    )
     currency: Currency
     price_date: date = Field(description="When the provider charged this price")
     source: Text
@@ -365,8 +383,10 @@ class CloudInstancePublic(SQLModel):
 class EnergyPriceBase(SQLModel):
     id: Slug = Field(max_length=80)
     region: Text
-    tariff_per_kwh: Money = Field(description="`currency` per kWh")
-    pue: Annotated[float, at.Ge(1), at.Le(5)] = Field(description="Facility / IT power")
+    tariff_per_kwh: Tariff = Field(description="`currency` per kWh (0–1,000)")
+    pue: Annotated[float, AllowInfNan(False), at.Ge(1), at.Le(5)] = Field(
+        description="Facility / IT power"
+    )
     colo_per_kw_month: Money = Field(description="Rack + cooling per IT kW per month")
     currency: Currency
     source: Text
@@ -389,7 +409,7 @@ class EnergyPricePublic(EnergyPriceBase):
 
 
 class BuyParametersBase(SQLModel):
-    amortisation_years: Annotated[float, at.Gt(0), at.Le(20)] = 3.0
+    amortisation_years: Annotated[float, AllowInfNan(False), at.Gt(0), at.Le(20)] = 3.0
     maintenance_pct_per_year: Fraction = 0.08
     staff_per_month: Money = 0.0
     residual_pct: Fraction = 0.10
@@ -426,7 +446,9 @@ class BuyParametersPublic(BuyParametersBase):
 class FxRateBase(SQLModel):
     base: Currency
     quote: Currency
-    rate: Positive = Field(description="Units of `quote` per one `base`")
+    rate: Annotated[float, AllowInfNan(False), at.Gt(0), at.Le(1e6)] = Field(
+        description="Units of `quote` per one `base` (above 0, at most 10^6)"
+    )
     as_of: date
     source: Text
 

@@ -49,6 +49,7 @@ from app.catalog.views import (
     table_context,
 )
 from app.deps import SessionDep
+from app.ids import DbId
 from app.web.csrf import verify_csrf
 from app.web.forms import validation_messages
 from app.web.templating import is_fragment, render
@@ -69,7 +70,7 @@ PAGE_SIZE: Final = 50
 def overview(
     request: Request,
     session: SessionDep,
-    price_list: int | None = None,
+    price_list: DbId | None = None,
     imported: int | None = None,
 ) -> Response:
     """Catalog overview: the selected price list, its rows per kind, and where to go next."""
@@ -93,7 +94,7 @@ def kind_page(
     request: Request,
     session: SessionDep,
     slug: str,
-    price_list: int | None = None,
+    price_list: DbId | None = None,
     q: str = Query("", max_length=200),
     sort: str | None = Query(None, max_length=40),
     dir: str = "asc",
@@ -110,7 +111,7 @@ def kind_page(
 def audit_page(
     request: Request,
     session: SessionDep,
-    price_list: int | None = None,
+    price_list: DbId | None = None,
     page: int = Query(1, ge=1, le=10_000),
 ) -> Response:
     """The audit trail: who changed what and when, with the values before and after."""
@@ -130,7 +131,7 @@ def audit_page(
 
 
 @admin.get("/catalog/import")
-def import_page(request: Request, session: SessionDep, price_list: int | None = None) -> Response:
+def import_page(request: Request, session: SessionDep, price_list: DbId | None = None) -> Response:
     """Upload a CSV or JSON file to preview what it would change."""
     ctx = import_context(session, {"target": str(price_list or "new")})
     return render(request, "catalog/import.html", ctx)
@@ -180,7 +181,7 @@ async def import_apply(request: Request, session: SessionDep, actor: ActorDep) -
 
 @admin.get("/catalog/price-lists/new")
 def new_price_list_page(
-    request: Request, session: SessionDep, source: int | None = Query(None, alias="from")
+    request: Request, session: SessionDep, source: DbId | None = Query(None, alias="from")
 ) -> Response:
     """Start a price list: a copy of another (the current one by default) or an empty one."""
     current = service.current_price_list(session=session)
@@ -215,7 +216,7 @@ async def create_price_list(request: Request, session: SessionDep, actor: ActorD
 
 
 @admin.get("/catalog/price-lists/{price_list_id}/edit")
-def edit_price_list_page(request: Request, session: SessionDep, price_list_id: int) -> Response:
+def edit_price_list_page(request: Request, session: SessionDep, price_list_id: DbId) -> Response:
     """Rename a draft, or change its effective date and notes."""
     pl = service.get_price_list(session=session, price_list_id=price_list_id)
     values = {k: input_value(v) for k, v in pl.model_dump().items()}
@@ -226,7 +227,7 @@ def edit_price_list_page(request: Request, session: SessionDep, price_list_id: i
 
 @admin.post("/catalog/price-lists/{price_list_id}/edit")
 async def update_price_list(
-    request: Request, session: SessionDep, actor: ActorDep, price_list_id: int
+    request: Request, session: SessionDep, actor: ActorDep, price_list_id: DbId
 ) -> Response:
     """Save a draft's name, effective date and notes; 422 shows the errors by the fields."""
     pl = service.get_price_list(session=session, price_list_id=price_list_id)
@@ -242,21 +243,21 @@ async def update_price_list(
 
 
 @admin.post("/catalog/price-lists/{price_list_id}/publish")
-def publish_price_list(session: SessionDep, actor: ActorDep, price_list_id: int) -> Response:
+def publish_price_list(session: SessionDep, actor: ActorDep, price_list_id: DbId) -> Response:
     """Publish a draft: its prices freeze; it becomes current on its effective date."""
     service.publish_price_list(session=session, price_list_id=price_list_id, actor=actor)
     return _redirect("/catalog/price-lists")
 
 
 @admin.post("/catalog/price-lists/{price_list_id}/archive")
-def archive_price_list(session: SessionDep, actor: ActorDep, price_list_id: int) -> Response:
+def archive_price_list(session: SessionDep, actor: ActorDep, price_list_id: DbId) -> Response:
     """Archive a published list: kept for old quotes, never current again."""
     service.archive_price_list(session=session, price_list_id=price_list_id, actor=actor)
     return _redirect("/catalog/price-lists")
 
 
 @admin.post("/catalog/price-lists/{price_list_id}/delete")
-def delete_price_list(session: SessionDep, actor: ActorDep, price_list_id: int) -> Response:
+def delete_price_list(session: SessionDep, actor: ActorDep, price_list_id: DbId) -> Response:
     """Delete a draft and its rows."""
     service.delete_price_list(session=session, price_list_id=price_list_id, actor=actor)
     return _redirect("/catalog/price-lists")
@@ -264,7 +265,7 @@ def delete_price_list(session: SessionDep, actor: ActorDep, price_list_id: int) 
 
 @admin.get("/catalog/{slug}/new")
 def new_row_page(
-    request: Request, session: SessionDep, slug: str, price_list: int | None = None
+    request: Request, session: SessionDep, slug: str, price_list: DbId | None = None
 ) -> Response:
     """The form for a new row in a draft list (or a new GPU)."""
     k = kind_for_slug(slug)
@@ -275,7 +276,11 @@ def new_row_page(
 
 @admin.post("/catalog/{slug}/new")
 async def create_row(
-    request: Request, session: SessionDep, actor: ActorDep, slug: str, price_list: int | None = None
+    request: Request,
+    session: SessionDep,
+    actor: ActorDep,
+    slug: str,
+    price_list: DbId | None = None,
 ) -> Response:
     """Save a new row; 422 re-renders the form with each error beside its field."""
     k = kind_for_slug(slug)
@@ -293,7 +298,7 @@ async def create_row(
 
 @admin.get("/catalog/{slug}/{key:path}/edit")
 def edit_row_page(
-    request: Request, session: SessionDep, slug: str, key: str, price_list: int | None = None
+    request: Request, session: SessionDep, slug: str, key: str, price_list: DbId | None = None
 ) -> Response:
     """The form for one row, filled in; a published list's rows are shown read-only."""
     k = kind_for_slug(slug)
@@ -311,7 +316,7 @@ async def update_row(
     actor: ActorDep,
     slug: str,
     key: str,
-    price_list: int | None = None,
+    price_list: DbId | None = None,
 ) -> Response:
     """Save one row; 422 re-renders the form with each error beside its field."""
     k = kind_for_slug(slug)
@@ -336,7 +341,7 @@ async def update_row(
 
 @admin.post("/catalog/{slug}/{key:path}/delete")
 def delete_row(
-    session: SessionDep, actor: ActorDep, slug: str, key: str, price_list: int | None = None
+    session: SessionDep, actor: ActorDep, slug: str, key: str, price_list: DbId | None = None
 ) -> Response:
     """Delete one row of a draft list (a GPU only when no row uses it)."""
     k = kind_for_slug(slug)

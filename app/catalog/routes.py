@@ -25,13 +25,14 @@ from app.catalog.models import (
 )
 from app.catalog.service import CatalogError
 from app.deps import SessionDep
+from app.ids import DB_OFFSET_MAX, DbId
 
 router = APIRouter(prefix="/api/v1", tags=["catalog"])
 # Included below into `router` (which adds the /api/v1 prefix).
 admin = APIRouter(tags=["catalog"], dependencies=ADMIN_DEPENDENCIES)
 
 PriceListQuery = Annotated[
-    int | None, Query(ge=1, description="Price list id; the current list when omitted")
+    DbId | None, Query(description="Price list id; the current list when omitted")
 ]
 SearchQuery = Annotated[str, Query(max_length=200, description="Text to search for")]
 SortQuery = Annotated[str | None, Query(max_length=40, description="Column to sort by")]
@@ -84,7 +85,7 @@ def get_current_price_list(session: SessionDep) -> PriceListDetail:
 
 
 @router.get("/price-lists/{price_list_id}", response_model=PriceListDetail)
-def get_price_list(session: SessionDep, price_list_id: int) -> PriceListDetail:
+def get_price_list(session: SessionDep, price_list_id: DbId) -> PriceListDetail:
     """One price list with all its rows (GPUs, servers, offers, cloud, energy, buying, FX)."""
     return service.price_list_detail(session=session, price_list_id=price_list_id)
 
@@ -153,8 +154,8 @@ async def import_catalog(
     format: Literal["json", "csv"] | None = None,
     kind: KindName | None = None,
     price_list: Annotated[
-        int | None,
-        Query(ge=1, description="A draft to import into; omitted: a new copy of the current list"),
+        DbId | None,
+        Query(description="A draft to import into; omitted: a new copy of the current list"),
     ] = None,
     mode: Literal["sync", "upsert"] = "sync",
     name: Annotated[str | None, Query(max_length=100, description="Name of the new draft")] = None,
@@ -210,8 +211,8 @@ async def read_upload(request: Request, fmt: str | None) -> tuple[bytes, io.Form
 def list_audit(
     session: SessionDep,
     limit: Annotated[int, Query(ge=1, le=500)] = 100,
-    offset: Annotated[int, Query(ge=0)] = 0,
-    price_list: Annotated[int | None, Query(ge=1)] = None,
+    offset: Annotated[int, Query(ge=0, le=DB_OFFSET_MAX)] = 0,
+    price_list: Annotated[DbId | None, Query()] = None,
 ) -> list[AuditEntryPublic]:
     """The audit trail: who changed which catalog row, when, before and after (newest first)."""
     rows = service.list_audit(session=session, limit=limit, offset=offset, price_list_id=price_list)

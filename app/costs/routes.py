@@ -12,7 +12,7 @@ from app.deps import PriceBookDep
 router = APIRouter(prefix="/api/v1", tags=["costs"])
 
 
-@router.post("/costs")
+@router.post("/costs", name="compare_costs")
 def post_costs(req: costs.CostRequest, prices: PriceBookDep) -> dict[str, Any]:
     """Compare renting (hourly, monthly, term), buying and public cloud for a configuration."""
     if prices is None:

@@ -28,6 +28,7 @@ class CostRequest(BaseModel):
 
     model_config = ConfigDict(
         extra="forbid",
+        allow_inf_nan=False,  # NaN, ±Infinity and 1e400 are a 422, never arithmetic
         json_schema_extra={
             "examples": [
                 {"gpu": "h100-sxm-80gb", "gpu_count": 8, "months": 36, "utilization": 0.8},
@@ -37,10 +38,14 @@ class CostRequest(BaseModel):
     )
 
     gpu: str = Field("h100-sxm-80gb", description="GPU id from GET /api/v1/gpus.")
-    gpu_count: float = Field(1, gt=0, le=100_000, description="GPUs; 0.25 is a MIG 1/4 slice.")
-    months: float = Field(12, gt=0, le=120, description="How long the capacity is needed.")
+    gpu_count: float = Field(
+        1, ge=0.01, le=100_000, description="GPUs; 0.25 is a MIG 1/4 slice (0.01–100,000)."
+    )
+    months: float = Field(
+        12, ge=0.01, le=120, description="How long the capacity is needed (0.01–120)."
+    )
     utilization: float = Field(
-        1.0, gt=0, le=1, description="Share of the month's 730 hours the GPUs are busy."
+        1.0, ge=0.01, le=1, description="Share of the month's 730 hours the GPUs are busy."
     )
     horizon_months: int | None = Field(
         None, ge=1, le=120, description="Months compared (default: the need, at least 12)."
@@ -59,7 +64,7 @@ class CostRequest(BaseModel):
         "month; job: a piece of work of `months` compute time, hourly options bill its hours.",
     )
     power_kw: float | None = Field(
-        None, gt=0, le=100_000, description="IT power when running (default: sized, T7)."
+        None, ge=0.001, le=100_000, description="IT power when running (default: sized, T7)."
     )
     storage_network_monthly: float = Field(
         0, ge=0, le=1e12, description="Storage and network per month, price-list currency."

@@ -498,13 +498,60 @@ _HF_TYPES: dict[str, tuple[bool, int]] = {
 }
 
 
+# Bounds on each integer field of a config.json: wide enough for every published model
+# (Llama 3.1 405B: hidden 16,384, 126 layers, 128 heads; DeepSeek-V3: 256 experts, vocab
+# 129,280), narrow enough that the memory and FLOP arithmetic stays finite (a value of
+# 10**400 would overflow a float). (minimum, maximum); fields not listed: 0 to 10**7.
+_HF_BOUNDS: dict[str, tuple[int, int]] = {
+    "hidden_size": (1, 1_048_576),
+    "num_attention_heads": (1, 16_384),
+    "num_key_value_heads": (1, 16_384),
+    "head_dim": (1, 65_536),
+    "intermediate_size": (1, 4_194_304),
+    "moe_intermediate_size": (1, 4_194_304),
+    "vocab_size": (1, 10_000_000),
+    "num_hidden_layers": (1, 10_000),
+    "num_local_experts": (1, 4_096),
+    "n_routed_experts": (1, 4_096),
+    "num_experts_per_tok": (1, 4_096),
+    "max_position_embeddings": (1, 100_000_000),
+    "kv_lora_rank": (1, 65_536),
+    "v_head_dim": (1, 65_536),
+    "qk_rope_head_dim": (0, 65_536),
+    "qk_nope_head_dim": (0, 65_536),
+}
+_HF_DEFAULT_BOUNDS = (0, 10_000_000)
+
+
+def _hf_check(key: str, value: Any) -> int:
+    """`value` of config.json field `key` as a bounded int, or ValueError naming the field."""
+    low, high = _HF_BOUNDS.get(key, _HF_DEFAULT_BOUNDS)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"config.json field {key!r} must be an integer, got {_short(value)}")
+    if not low <= value <= high:
+        raise ValueError(
+            f"config.json field {key!r} must be between {low:,} and {high:,}, got {_short(value)}"
+        )
+    return value
+
+
+def _short(value: Any) -> str:
+    """A repr of a user's value short enough for an error message (a 10**400 int has 401
+    digits; a nested object could be megabytes)."""
+    text = repr(value) if not isinstance(value, int) or abs(value) < 10**30 else "a huge number"
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
 def _hf_int(config: Mapping[str, Any], key: str, model_type: str) -> int:
     if key not in config or config[key] is None:
         raise ValueError(f"config.json is missing {key!r} (needed for model_type {model_type!r})")
-    value = config[key]
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        raise ValueError(f"config.json field {key!r} must be a non-negative integer: {value!r}")
-    return value
+    return _hf_check(key, config[key])
+
+
+def _hf_opt_int(config: Mapping[str, Any], key: str) -> int:
+    """An optional integer field: 0 when absent or null, else checked like a required one."""
+    value = config.get(key)
+    return 0 if value is None else _hf_check(key, value)
 
 
 def from_hf_config(config: Mapping[str, Any]) -> ModelSpec:
@@ -521,6 +568,10 @@ def from_hf_config(config: Mapping[str, Any]) -> ModelSpec:
     model_type = config.get("model_type")
     if not model_type:
         raise ValueError("config.json is missing 'model_type'")
+    if not isinstance(model_type, str):
+        raise ValueError(
+            f"config.json field 'model_type' must be a string, got {_short(model_type)}"
+        )
     if model_type not in _HF_TYPES:
         raise ValueError(
             f"unsupported model_type {model_type!r} in config.json; "
@@ -533,6 +584,10 @@ def from_hf_config(config: Mapping[str, Any]) -> ModelSpec:
 
     hidden, heads = need("hidden_size"), need("num_attention_heads")
     kv_heads = need("num_key_value_heads") if config.get("num_key_value_heads") else heads
+    if heads % kv_heads:
+        raise ValueError(
+            "config.json field 'num_attention_heads' must be a multiple of 'num_key_value_heads'"
+        )
     arch: dict[str, Any] = {
         "layers": need("num_hidden_layers"),
         "hidden": hidden,
@@ -569,24 +624,25 @@ def from_hf_config(config: Mapping[str, Any]) -> ModelSpec:
             head_dim=nope + rope,
             kv_lora_rank=need("kv_lora_rank"),
             qk_rope_head_dim=rope,
-            q_lora_rank=config.get("q_lora_rank") or 0,
+            q_lora_rank=_hf_opt_int(config, "q_lora_rank"),
             v_head_dim=need("v_head_dim"),
             experts=need("n_routed_experts"),
             experts_per_token=need("num_experts_per_tok"),
-            shared_experts=config.get("n_shared_experts") or 0,
+            shared_experts=_hf_opt_int(config, "n_shared_experts"),
             moe_ffn_hidden=need("moe_intermediate_size"),
-            dense_layers=config.get("first_k_dense_replace") or 0,
+            dense_layers=_hf_opt_int(config, "first_k_dense_replace"),
             router_bias=config.get("topk_method") == "noaux_tc",
         )
-        if config.get("num_nextn_predict_layers"):
-            notes.append(
-                f"{config['num_nextn_predict_layers']} multi-token-prediction layer(s) not counted"
-            )
+        if mtp := _hf_opt_int(config, "num_nextn_predict_layers"):
+            notes.append(f"{mtp} multi-token-prediction layer(s) not counted")
     quant = config.get("quantization_config")
     if isinstance(quant, Mapping) and quant.get("quant_method"):
-        notes.append(f"checkpoint quantised ({quant['quant_method']}); counts are parameters")
+        method = _short(quant["quant_method"]).strip("'")
+        notes.append(f"checkpoint quantised ({method}); counts are parameters")
 
-    name_or_path = str(config.get("_name_or_path") or "").rstrip("/")
+    raw_name = config.get("_name_or_path")
+    # A name only when it is a string, and never longer than a Hub id can be (96 + 96).
+    name_or_path = raw_name[:200].rstrip("/") if isinstance(raw_name, str) else ""
     name = name_or_path.rsplit("/", 1)[-1] or f"{model_type} model"
     return build_llm_spec(
         id="custom",

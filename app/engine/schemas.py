@@ -28,10 +28,13 @@ TRAINING_TASKS: frozenset[str] = frozenset({"pretrain", "full_finetune", "lora",
 class ModelInput(BaseModel):
     """A preset id, a parameter count (architecture inferred unless given), or a config.json."""
 
-    model_config = ConfigDict(extra="forbid")
+    # allow_inf_nan=False: NaN, ±Infinity (and 1e400, which JSON parses to inf) are a 422.
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
 
     preset: str | None = Field(None, description="Preset id, e.g. 'llama-3.1-70b'.")
-    params_b: float | None = Field(None, gt=0, le=100_000, description="Total parameters, 10^9.")
+    params_b: float | None = Field(
+        None, ge=0.001, le=100_000, description="Total parameters, 10^9 (0.001 = 1M to 100T)."
+    )
     layers: int | None = Field(None, ge=1, le=1_000)
     hidden: int | None = Field(None, ge=64, le=131_072)
     heads: int | None = Field(None, ge=1, le=1_024)
@@ -40,7 +43,7 @@ class ModelInput(BaseModel):
     ffn_hidden: int | None = Field(None, ge=64, le=1_048_576)
     experts: int | None = Field(None, ge=1, le=4_096)
     experts_per_token: int | None = Field(None, ge=1, le=256)
-    active_params_b: float | None = Field(None, gt=0, le=100_000)
+    active_params_b: float | None = Field(None, ge=0.001, le=100_000)
     hf_config: dict[str, Any] | None = Field(
         None,
         description="A pasted Hugging Face config.json (llama, mistral, qwen2, mixtral, "
@@ -79,6 +82,7 @@ class EstimateRequest(BaseModel):
 
     model_config = ConfigDict(
         extra="forbid",
+        allow_inf_nan=False,
         json_schema_extra={
             "examples": [
                 {
@@ -117,9 +121,9 @@ class EstimateRequest(BaseModel):
     tokens: float | None = Field(
         None, ge=0, le=1e17, description="Training tokens in total (all epochs)."
     )
-    epochs: float | None = Field(None, gt=0, le=1_000, description="Passes over dataset_gb.")
+    epochs: float | None = Field(None, ge=0.001, le=1_000, description="Passes over dataset_gb.")
     dataset_gb: float = Field(0, ge=0, le=1e8, description="Training data on disk, GB.")
-    deadline_days: float | None = Field(None, gt=0, le=3_650, description="Finish within, days.")
+    deadline_days: float | None = Field(None, ge=0.01, le=3_650, description="Finish within, days.")
     concurrency: int = Field(1, ge=1, le=10_000_000, description="Concurrent sequences served.")
     avg_context_tokens: int = Field(
         2048, ge=1, le=1_048_576, description="Prompt + output tokens held per sequence."
@@ -156,17 +160,19 @@ class EstimateRequest(BaseModel):
     tp: int | None = Field(None, ge=1, le=64, description="Tensor-parallel degree.")
     pp: int | None = Field(None, ge=1, le=512, description="Pipeline-parallel degree.")
     recompute: Recompute | None = None
-    mfu: float | None = Field(None, gt=0, le=0.9, description="Model FLOPs utilisation, 0–0.9.")
+    mfu: float | None = Field(
+        None, ge=0.01, le=0.9, description="Model FLOPs utilisation, 0.01–0.9."
+    )
     goodput: float | None = Field(
         None,
-        gt=0,
+        ge=0.01,
         le=1,
         description="Share of wall time doing useful work (default: the Llama 3 "
         "interruption model; 1 ignores interruptions, as seed rule U1 does).",
     )
     interconnect: Interconnect | None = None
     utilization: float | None = Field(
-        None, gt=0, le=1, description="Share of the month's hours the GPUs are busy."
+        None, ge=0.01, le=1, description="Share of the month's hours the GPUs are busy, 0.01–1."
     )
     term_months: int | None = Field(None, ge=1, le=60, description="Contract length, months.")
     rent_months: float | None = Field(

@@ -16,6 +16,7 @@ from fastapi.responses import RedirectResponse, Response
 from app.accounts.web import SalesPageUser
 from app.assess import views as assessment
 from app.deps import SessionDep
+from app.ids import DbId
 from app.leads import service, views
 from app.leads.models import LEAD_STATUSES, Lead
 from app.planner import views as planner
@@ -43,7 +44,7 @@ def leads_list(request: Request, session: SessionDep, user: SalesPageUser) -> Re
 
 @router.get("/leads/{lead_id}")
 def lead_detail(
-    lead_id: int, request: Request, session: SessionDep, user: SalesPageUser
+    lead_id: DbId, request: Request, session: SessionDep, user: SalesPageUser
 ) -> Response:
     """One quote request: contact, answers, status and the plan made from it."""
     activate(request)
@@ -60,7 +61,7 @@ def lead_detail(
 
 @router.post("/leads/{lead_id}/status")
 async def lead_status(
-    lead_id: int, request: Request, session: SessionDep, user: SalesPageUser, _csrf: CsrfDep
+    lead_id: DbId, request: Request, session: SessionDep, user: SalesPageUser, _csrf: CsrfDep
 ) -> Response:
     """Change a quote request's status."""
     status = str((await request.form()).get("status", ""))
@@ -70,7 +71,7 @@ async def lead_status(
 
 @router.post("/leads/{lead_id}/convert")
 def lead_convert(
-    lead_id: int, request: Request, session: SessionDep, user: SalesPageUser, _csrf: CsrfDep
+    lead_id: DbId, request: Request, session: SessionDep, user: SalesPageUser, _csrf: CsrfDep
 ) -> Response:
     """Create a plan prefilled from the lead's answers, link it, and open it."""
     activate(request)

@@ -154,10 +154,15 @@ def _with_request_id(start: Message, body: bytes, rid: str) -> tuple[Message, by
 
 async def _send_500(scope: Scope, send: Send, rid: str) -> None:
     if scope["path"].startswith("/api/"):
-        body = json.dumps({"detail": "Internal Server Error", "request_id": rid}).encode()
+        body = json.dumps(
+            {
+                "detail": "Internal server error; quote the request id when reporting it.",
+                "request_id": rid,
+            }
+        ).encode()
         ctype = b"application/json"
     else:
-        body = f"Internal Server Error (request {rid})".encode()
+        body = f"Internal server error (request id {rid}).".encode()
         ctype = b"text/plain; charset=utf-8"
     headers = [
         (b"content-type", ctype),

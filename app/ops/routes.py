@@ -58,7 +58,14 @@ async def readyz(request: Request) -> JSONResponse:
     return JSONResponse(body, status_code=503 if failing else 200)
 
 
-@router.get("/metrics", response_class=Response)
+@router.get(
+    "/metrics",
+    response_class=Response,
+    responses={
+        200: {"description": "Prometheus text format", "content": {"text/plain": {}}},
+        403: {"description": "Not from STRATAGEM_METRICS_ALLOW and no metrics token"},
+    },
+)
 def metrics_endpoint(request: Request) -> Response:
     """Prometheus metrics: from STRATAGEM_METRICS_ALLOW addresses or with the metrics token."""
     allowed = metrics.may_read(

@@ -15,7 +15,7 @@ from app.planner import service as estimates
 router = APIRouter(prefix="/api/v1", tags=["engine"])
 
 
-@router.post("/estimate", response_model=EstimateResponse)
+@router.post("/estimate", response_model=EstimateResponse, name="estimate")
 def post_estimate(req: EstimateRequest, prices: PriceBookDep) -> EstimateResponse:
     """Size a workload: memory, GPUs, parallelism, time, tier, infrastructure and costs."""
     return estimates.run(req, prices=prices)

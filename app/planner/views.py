@@ -322,6 +322,9 @@ def build_request(
         else:
             try:
                 cfg = json.loads(text)
+            except RecursionError:  # nested thousands deep: json.loads gives up, not a 500
+                errors["hf_config"] = _("config.json is nested too deeply.")
+                cfg = None
             except ValueError as e:
                 errors["hf_config"] = _("This is not valid JSON: %(error)s") % {"error": e}
                 cfg = None

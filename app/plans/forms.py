@@ -13,6 +13,7 @@ from app.accounts.models import User
 from app.engine.schemas import EstimateRequest
 from app.i18n import N_
 from app.i18n import gettext as _
+from app.ids import DB_ID_MAX
 from app.planner import views as planner
 from app.plans import service
 from app.plans.models import STATUSES, Plan
@@ -48,7 +49,7 @@ class ListQuery:
         if sort.removeprefix("-") not in service.SORTS:
             sort = "-updated_at"
         try:
-            page = max(1, int(params.get("page") or 1))
+            page = min(max(1, int(params.get("page") or 1)), 1_000_000)
         except ValueError:
             page = 1
         status = params.get("status") or ""
@@ -136,6 +137,9 @@ def parse_compare(ids: str, revs: Sequence[str]) -> tuple[list[tuple[int, int | 
                     pid, _sep, ver = part.partition(":")
                     items.append((int(pid), int(ver) if ver else None))
     except ValueError:
+        return [], _("Plans are numbers: ?ids=1,2 or ?rev=1:3 (plan 1, version 3).")
+    # An id or version past the database's integer range names no row (and overflows SQLite).
+    if any(not 1 <= n <= DB_ID_MAX for pid, ver in items for n in (pid, ver or 1)):
         return [], _("Plans are numbers: ?ids=1,2 or ?rev=1:3 (plan 1, version 3).")
     if len(items) > 4:
         return [], _("Compare two to four plans.")

@@ -20,6 +20,7 @@ from sqlmodel import Field, SQLModel
 import app.accounts.models
 import app.catalog.models  # noqa: F401  (the price_list table the FK points at)
 from app.engine.schemas import EstimateRequest
+from app.ids import DB_ID_MAX
 
 STATUSES: Final = ("draft", "sent", "accepted", "lost")
 # The fields a save may change; a revision snapshots these plus the computed ones.
@@ -161,7 +162,7 @@ class PlanUpdate(SQLModel):
 
     model_config = ConfigDict(extra="forbid")  # type: ignore[assignment]
 
-    version: int = Field(ge=1, description="The version the client last read.")
+    version: int = Field(ge=1, le=DB_ID_MAX, description="The version the client last read.")
     name: Name | None = Field(default=None, max_length=200)
     customer: str | None = Field(default=None, max_length=200)
     status: Status | None = None
@@ -234,7 +235,9 @@ class ConflictOut(SQLModel):
 class RepriceIn(SQLModel):
     model_config = ConfigDict(extra="forbid")  # type: ignore[assignment]
 
-    version: int | None = Field(default=None, ge=1, description="Optional optimistic check.")
+    version: int | None = Field(
+        default=None, ge=1, le=DB_ID_MAX, description="Optional optimistic check."
+    )
     price_list_id: int | None = Field(default=None, description="Default: the current list.")
 
 

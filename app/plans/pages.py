@@ -18,6 +18,7 @@ from fastapi.responses import RedirectResponse, Response
 
 from app.accounts.web import SalesPageUser
 from app.deps import SessionDep
+from app.ids import DbId
 from app.plans import forms, service, views
 from app.web.csrf import CsrfDep
 from app.web.templating import choose_currency, is_fragment, render
@@ -57,7 +58,7 @@ async def plans_new(
 
 @router.get("/plans/{plan_id}")
 def plan_detail(
-    plan_id: int, request: Request, session: SessionDep, user: SalesPageUser
+    plan_id: DbId, request: Request, session: SessionDep, user: SalesPageUser
 ) -> Response:
     """One plan: summary, results, notes, revision history and actions."""
     ctx = views.detail_context(
@@ -72,7 +73,7 @@ def plan_detail(
 
 @router.get("/plans/{plan_id}/edit")
 def plan_edit_form(
-    plan_id: int, request: Request, session: SessionDep, user: SalesPageUser
+    plan_id: DbId, request: Request, session: SessionDep, user: SalesPageUser
 ) -> Response:
     """The edit form (name, customer, status, tags, notes) with the version it is based on."""
     plan = service.get_plan(session=session, plan_id=plan_id)
@@ -82,7 +83,7 @@ def plan_edit_form(
 
 @router.post("/plans/{plan_id}/edit")
 async def plan_edit(
-    plan_id: int, request: Request, session: SessionDep, user: SalesPageUser, _csrf: CsrfDep
+    plan_id: DbId, request: Request, session: SessionDep, user: SalesPageUser, _csrf: CsrfDep
 ) -> Response:
     """Save the edit; a stale version re-shows the form with the user's input and what changed."""
     form = await _form(request)
@@ -94,7 +95,7 @@ async def plan_edit(
 
 @router.post("/plans/{plan_id}/status")
 async def plan_status(
-    plan_id: int, request: Request, session: SessionDep, user: SalesPageUser, _csrf: CsrfDep
+    plan_id: DbId, request: Request, session: SessionDep, user: SalesPageUser, _csrf: CsrfDep
 ) -> Response:
     """Change the plan's status (draft, sent, accepted, lost)."""
     form = await _form(request)
@@ -103,7 +104,7 @@ async def plan_status(
 
 @router.post("/plans/{plan_id}/duplicate")
 def plan_duplicate(
-    plan_id: int, session: SessionDep, user: SalesPageUser, _csrf: CsrfDep
+    plan_id: DbId, session: SessionDep, user: SalesPageUser, _csrf: CsrfDep
 ) -> Response:
     """Copy the plan into a new draft owned by the current user."""
     plan = service.duplicate_plan(session=session, plan_id=plan_id, actor=user)
@@ -112,7 +113,7 @@ def plan_duplicate(
 
 @router.post("/plans/{plan_id}/archive")
 def plan_archive(
-    plan_id: int, session: SessionDep, user: SalesPageUser, _csrf: CsrfDep
+    plan_id: DbId, session: SessionDep, user: SalesPageUser, _csrf: CsrfDep
 ) -> Response:
     """Archive the plan (hidden from the default list, history kept)."""
     service.archive_plan(session=session, plan_id=plan_id, actor=user)
@@ -121,7 +122,7 @@ def plan_archive(
 
 @router.post("/plans/{plan_id}/restore")
 def plan_restore(
-    plan_id: int, session: SessionDep, user: SalesPageUser, _csrf: CsrfDep
+    plan_id: DbId, session: SessionDep, user: SalesPageUser, _csrf: CsrfDep
 ) -> Response:
     """Bring an archived plan back to the list."""
     service.restore_plan(session=session, plan_id=plan_id, actor=user)
@@ -130,7 +131,7 @@ def plan_restore(
 
 @router.post("/plans/{plan_id}/reprice")
 def plan_reprice(
-    plan_id: int, session: SessionDep, user: SalesPageUser, _csrf: CsrfDep
+    plan_id: DbId, session: SessionDep, user: SalesPageUser, _csrf: CsrfDep
 ) -> Response:
     """Re-price with the current price list as a new revision; show the totals before/after."""
     r = service.reprice_plan(session=session, plan_id=plan_id, actor=user)
@@ -139,12 +140,12 @@ def plan_reprice(
 
 @router.get("/plans/{plan_id}/diff")
 def plan_diff(
-    plan_id: int,
+    plan_id: DbId,
     request: Request,
     session: SessionDep,
     user: SalesPageUser,
-    a: int | None = None,
-    b: int | None = None,
+    a: DbId | None = None,
+    b: DbId | None = None,
 ) -> Response:
     """What changed between two revisions, with the cost totals before and after."""
     ctx = views.diff_context(session=session, plan_id=plan_id, a=a, b=b)

@@ -12,6 +12,7 @@ from fastapi import APIRouter, Query, status
 
 from app.accounts.deps import ApiUser
 from app.deps import SessionDep
+from app.ids import DbId
 from app.plans import service
 from app.plans.models import (
     STATUSES,
@@ -61,11 +62,11 @@ def list_plans(
     search: Annotated[str | None, Query(description="In name, customer, quote number.")] = None,
     status: Annotated[str | None, Query(description=" | ".join(STATUSES))] = None,
     customer: Annotated[str | None, Query(description="Exact customer name.")] = None,
-    owner_id: Annotated[int | None, Query()] = None,
+    owner_id: Annotated[DbId | None, Query()] = None,
     tier: Annotated[str | None, Query(description="single_gpu | multi_gpu | multi_node")] = None,
     archived: Annotated[bool, Query(description="List archived plans instead.")] = False,
     sort: Annotated[str, Query(description="Field, '-' prefix for descending.")] = "-updated_at",
-    page: Annotated[int, Query(ge=1)] = 1,
+    page: Annotated[int, Query(ge=1, le=1_000_000)] = 1,
     per_page: Annotated[int, Query(ge=1, le=service.MAX_PER_PAGE)] = 25,
 ) -> PlanPage:
     """List plans (without workload and result), filtered, sorted and paginated."""
@@ -86,13 +87,13 @@ def list_plans(
 
 
 @router.get("/{plan_id}", response_model=PlanPublic)
-def get_plan(plan_id: int, session: SessionDep, _: ApiUser) -> Plan:
+def get_plan(plan_id: DbId, session: SessionDep, _: ApiUser) -> Plan:
     """One plan with its version, workload and computed result."""
     return service.get_plan(session=session, plan_id=plan_id)
 
 
 @router.put("/{plan_id}", response_model=PlanPublic, responses=_CONFLICT)
-def update_plan(plan_id: int, body: PlanUpdate, session: SessionDep, user: ApiUser) -> Plan:
+def update_plan(plan_id: DbId, body: PlanUpdate, session: SessionDep, user: ApiUser) -> Plan:
     """Save changes made on top of `version`; 409 with what changed if someone saved since."""
     return service.update_plan(
         session=session,
@@ -104,18 +105,18 @@ def update_plan(plan_id: int, body: PlanUpdate, session: SessionDep, user: ApiUs
 
 
 @router.get("/{plan_id}/revisions", response_model=list[RevisionPublic])
-def list_revisions(plan_id: int, session: SessionDep, _: ApiUser) -> list[PlanRevision]:
+def list_revisions(plan_id: DbId, session: SessionDep, _: ApiUser) -> list[PlanRevision]:
     """Every saved version of the plan, oldest first."""
     return service.list_revisions(session=session, plan_id=plan_id)
 
 
 @router.get("/{plan_id}/diff", response_model=RevisionDiff)
 def diff_revisions(
-    plan_id: int,
+    plan_id: DbId,
     session: SessionDep,
     _: ApiUser,
-    from_version: Annotated[int, Query(alias="from", ge=1)],
-    to_version: Annotated[int, Query(alias="to", ge=1)],
+    from_version: Annotated[DbId, Query(alias="from")],
+    to_version: Annotated[DbId, Query(alias="to")],
 ) -> RevisionDiff:
     """What changed between two versions of the plan, field by field."""
     a = service.get_revision(session=session, plan_id=plan_id, version=from_version)
@@ -125,26 +126,26 @@ def diff_revisions(
 
 
 @router.post("/{plan_id}/duplicate", status_code=201, response_model=PlanPublic)
-def duplicate_plan(plan_id: int, session: SessionDep, user: ApiUser) -> Plan:
+def duplicate_plan(plan_id: DbId, session: SessionDep, user: ApiUser) -> Plan:
     """Copy the plan into a new draft owned by you (same workload and prices)."""
     return service.duplicate_plan(session=session, plan_id=plan_id, actor=user)
 
 
 @router.post("/{plan_id}/archive", response_model=PlanPublic, responses=_CONFLICT)
-def archive_plan(plan_id: int, session: SessionDep, user: ApiUser) -> Plan:
+def archive_plan(plan_id: DbId, session: SessionDep, user: ApiUser) -> Plan:
     """Archive the plan: hidden from the default list, kept with its history."""
     return service.archive_plan(session=session, plan_id=plan_id, actor=user)
 
 
 @router.post("/{plan_id}/restore", response_model=PlanPublic, responses=_CONFLICT)
-def restore_plan(plan_id: int, session: SessionDep, user: ApiUser) -> Plan:
+def restore_plan(plan_id: DbId, session: SessionDep, user: ApiUser) -> Plan:
     """Bring an archived plan back to the list."""
     return service.restore_plan(session=session, plan_id=plan_id, actor=user)
 
 
 @router.post("/{plan_id}/reprice", response_model=RepriceOut, responses=_CONFLICT)
 def reprice_plan(
-    plan_id: int, session: SessionDep, user: ApiUser, body: RepriceIn | None = None
+    plan_id: DbId, session: SessionDep, user: ApiUser, body: RepriceIn | None = None
 ) -> RepriceOut:
     """Recompute with the current (or a given) price list; returns cost totals before/after."""
     body = body or RepriceIn()

@@ -29,13 +29,13 @@ OPTION_KEY: Final = "schedule"
 class PhaseIn(BaseModel):
     """One phase as stored in the plan's workload JSON."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)  # NaN/Infinity: a 422
 
     label: str = Field(default="", max_length=120)
     gpu: str = Field(default=H100, min_length=1, max_length=80)
-    gpu_count: float = Field(gt=0, le=4096)
-    months: float = Field(gt=0, le=120)
-    hours_per_month: float = Field(default=730.0, gt=0, le=730)
+    gpu_count: float = Field(ge=0.01, le=4096)
+    months: float = Field(ge=0.01, le=120)
+    hours_per_month: float = Field(default=730.0, ge=1, le=730)
 
 
 class ScheduleIn(BaseModel):

@@ -23,6 +23,7 @@ from app.costs import presenters as costs_view
 from app.engine.price_book import PriceBook
 from app.engine.schemas import EstimateRequest, EstimateResponse
 from app.i18n import gettext as _
+from app.ids import DB_ID_MAX
 from app.planner import views as planner
 from app.plans import schedule, service
 from app.plans.forms import PER_PAGE, SORT_COLUMNS, ListQuery
@@ -64,7 +65,9 @@ def list_context(*, session: Session, params: Mapping[str, str], user: User) -> 
     if lq.owner == "me":
         owner_id = user.id
     elif lq.owner.isdigit():
-        owner_id = int(lq.owner)
+        # Past the id range (or 5,000 digits, which int() refuses) names nobody: id 0.
+        owner_id = int(lq.owner) if len(lq.owner) <= 10 and int(lq.owner) <= DB_ID_MAX else 0
+
     page = service.list_plans(
         session=session,
         search=lq.q or None,

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any, Final
 
+from app.csv_safety import safe_row
 from app.engine.costs.formulas import term_discount
 from app.engine.formatting import number
 from app.engine.price_book import PriceBook, RentalOffer
@@ -259,17 +260,19 @@ def bom_csv(bom: Bom, *, quote_number: str) -> bytes:
     w.writerow(CSV_HEADER)
     for line in bom.lines:
         w.writerow(
-            [
-                line.section,
-                line.item,
-                line.description if not line.included else f"{line.description} (included)",
-                _dec(line.unit_price),
-                line.unit,
-                _dec(line.quantity),
-                f"{line.discount:.2f}",
-                _dec(line.line_total),
-                line.currency,
-            ]
+            safe_row(  # a provider named "=HYPERLINK(…)" stays text (app/csv_safety.py)
+                [
+                    line.section,
+                    line.item,
+                    line.description if not line.included else f"{line.description} (included)",
+                    _dec(line.unit_price),
+                    line.unit,
+                    _dec(line.quantity),
+                    f"{line.discount:.2f}",
+                    _dec(line.line_total),
+                    line.currency,
+                ]
+            )
         )
-    w.writerow(["total", quote_number, "", "", "", "", "", _dec(bom.total), bom.currency])
+    w.writerow(safe_row(["total", quote_number, "", "", "", "", "", _dec(bom.total), bom.currency]))
     return ("\ufeff" + buf.getvalue()).encode("utf-8")

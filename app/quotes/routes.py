@@ -9,6 +9,7 @@ from fastapi.responses import Response
 
 from app.accounts.deps import ApiUser
 from app.deps import SessionDep
+from app.ids import DbId
 from app.plans import service as plans
 from app.plans.models import Plan, PlanPublic
 from app.quotes import export
@@ -37,20 +38,20 @@ def import_plan(body: export.PlanImport, session: SessionDep, user: ApiUser) -> 
 
 
 @router.get("/{plan_id}/pdf", response_class=Response)
-def quote_pdf(plan_id: int, session: SessionDep, _: ApiUser, lang: Lang = "zh-TW") -> Response:
+def quote_pdf(plan_id: DbId, session: SessionDep, _: ApiUser, lang: Lang = "zh-TW") -> Response:
     """The plan's PDF quote in 中文 or English."""
     plan = plans.get_plan(session=session, plan_id=plan_id)
     return pdf_response(plan, render_quote_pdf(plan, lang=lang, session=session))
 
 
 @router.get("/{plan_id}/export", response_model=export.PlanExport)
-def export_plan(plan_id: int, session: SessionDep, _: ApiUser) -> export.PlanExport:
+def export_plan(plan_id: DbId, session: SessionDep, _: ApiUser) -> export.PlanExport:
     """The plan as JSON that `POST /api/v1/plans/import` accepts."""
     return export.export_plan(plans.get_plan(session=session, plan_id=plan_id))
 
 
 @router.get("/{plan_id}/bom.csv", response_class=Response)
-def bom(plan_id: int, session: SessionDep, _: ApiUser) -> Response:
+def bom(plan_id: DbId, session: SessionDep, _: ApiUser) -> Response:
     """The bill of materials as CSV (UTF-8 with BOM, for Excel)."""
     plan = plans.get_plan(session=session, plan_id=plan_id)
     body = bom_csv(bom_for(session=session, plan=plan), quote_number=plan.quote_number)

@@ -9,6 +9,7 @@ from fastapi.responses import RedirectResponse, Response
 
 from app.accounts.web import PageUser
 from app.deps import SessionDep
+from app.ids import DbId
 from app.plans import service as plans
 from app.quotes.pdf import render_quote_pdf
 from app.quotes.routes import pdf_response
@@ -34,7 +35,7 @@ def _refused(request: Request, exc: Exception) -> Response:
 
 @router.post("/plans/{plan_id}/share")
 def create_share(
-    plan_id: int,
+    plan_id: DbId,
     request: Request,
     session: SessionDep,
     user: PageUser,
@@ -51,7 +52,7 @@ def create_share(
 
 
 @router.post("/plans/{plan_id}/share/revoke")
-def revoke_shares(plan_id: int, session: SessionDep, user: PageUser, _csrf: CsrfDep) -> Response:
+def revoke_shares(plan_id: DbId, session: SessionDep, user: PageUser, _csrf: CsrfDep) -> Response:
     """Revoke every active share link of the plan, then go back to the plan."""
     service.revoke_links(session=session, plan_id=plan_id, actor=user)
     return RedirectResponse(f"/plans/{plan_id}", status_code=303)
@@ -81,7 +82,7 @@ def shared_pdf(token: str, request: Request, session: SessionDep, lang: Lang = "
 
 
 @router.get("/plans/{plan_id}/quote.pdf")
-def plan_pdf(plan_id: int, session: SessionDep, _: PageUser, lang: Lang = "zh-TW") -> Response:
+def plan_pdf(plan_id: DbId, session: SessionDep, _: PageUser, lang: Lang = "zh-TW") -> Response:
     """The plan's PDF quote, for signed-in users."""
     plan = plans.get_plan(session=session, plan_id=plan_id)
     return pdf_response(plan, render_quote_pdf(plan, lang=lang, session=session))

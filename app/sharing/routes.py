@@ -6,6 +6,7 @@ from fastapi import APIRouter, Request, Response, status
 
 from app.accounts.deps import ApiUser
 from app.deps import SessionDep
+from app.ids import DbId
 from app.sharing import service
 from app.sharing.models import ShareCreate, ShareCreated
 
@@ -18,7 +19,7 @@ def share_url(request: Request, token: str) -> str:
 
 @router.post("/{plan_id}/share", status_code=status.HTTP_201_CREATED, response_model=ShareCreated)
 def create_share(
-    plan_id: int,
+    plan_id: DbId,
     request: Request,
     session: SessionDep,
     user: ApiUser,
@@ -34,14 +35,14 @@ def create_share(
 
 
 @router.delete("/{plan_id}/share", status_code=status.HTTP_204_NO_CONTENT)
-def revoke_shares(plan_id: int, session: SessionDep, user: ApiUser) -> Response:
+def revoke_shares(plan_id: DbId, session: SessionDep, user: ApiUser) -> Response:
     """Revoke every active link to the plan."""
     service.revoke_links(session=session, plan_id=plan_id, actor=user)
     return Response(status_code=status.HTTP_204_NO_CONTENT)
 
 
 @router.delete("/{plan_id}/share/{link_id}", status_code=status.HTTP_204_NO_CONTENT)
-def revoke_share(plan_id: int, link_id: int, session: SessionDep, user: ApiUser) -> Response:
+def revoke_share(plan_id: DbId, link_id: DbId, session: SessionDep, user: ApiUser) -> Response:
     """Revoke one link to the plan."""
     service.revoke_links(session=session, plan_id=plan_id, actor=user, link_id=link_id)
     return Response(status_code=status.HTTP_204_NO_CONTENT)

@@ -10,11 +10,12 @@ from __future__ import annotations
 from typing import Any
 
 from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, RedirectResponse, Response
 
 from app.engine.estimate import InputError
 from app.errors import DomainError, Invalid, LoginRequired, PageForbidden
-from app.web import htmx
+from app.web import failures, htmx
 from app.web.htmx import is_fragment
 from app.web.templating import render
 
@@ -66,3 +67,7 @@ def install(app: FastAPI) -> None:
 
     app.add_exception_handler(DomainError, handle)
     app.add_exception_handler(InputError, handle)
+    # Input the schema refuses: a 422 that never fails to serialise (app/web/failures.py).
+    app.add_exception_handler(RequestValidationError, failures.validation_error)
+    # Anything else: app.ops.middleware.RequestMiddleware answers a JSON 500 with the request
+    # id and does not re-raise, so the keep-alive connection stays usable.

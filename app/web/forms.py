@@ -68,7 +68,14 @@ def message_for(err: Mapping[str, Any]) -> str:
         return _("Must be less than %(limit)s.") % {"limit": _fmt(ctx.get("lt"))}
     if kind in ("literal_error", "enum"):
         return _("Choose one of the listed options.")
-    if kind in ("int_parsing", "int_from_float", "float_parsing", "int_type", "float_type"):
+    if kind in (
+        "int_parsing",
+        "int_from_float",
+        "float_parsing",
+        "int_type",
+        "float_type",
+        "finite_number",
+    ):  # finite_number: inf, NaN, 1e309
         return _("Enter a number, e.g. %(example)s.") % {"example": "4096"}
     if kind in ("missing",):
         return _("This field is required.")

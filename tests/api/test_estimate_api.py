@@ -71,7 +71,7 @@ def test_inference_block(client: TestClient) -> None:
         (
             {"model": {"preset": "llama-2-7b"}, "task": "lora", "deadline_days": 0},
             ["body", "deadline_days"],
-            "greater than 0",
+            "greater than or equal to 0.01",
         ),
         (
             {"model": {"preset": "llama-2-7b"}, "task": "lora", "utilization": 1.5},

@@ -121,7 +121,10 @@ def test_an_unhandled_error_is_a_json_500_with_the_request_id(
     with caplog.at_level(logging.ERROR, logger="stratagem.errors"):
         r = TestClient(app).get("/api/v1/boom", headers={"X-Request-ID": "boom-1"})
     assert r.status_code == 500
-    assert r.json() == {"detail": "Internal Server Error", "request_id": "boom-1"}
+    assert r.json() == {
+        "detail": "Internal server error; quote the request id when reporting it.",
+        "request_id": "boom-1",
+    }
     record = next(rec for rec in caplog.records if rec.name == "stratagem.errors")
     assert record.exc_info is not None and "kaput" in str(record.exc_info[1])
 

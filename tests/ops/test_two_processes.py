@@ -69,7 +69,7 @@ def _price_list_name(estimate: dict[str, Any]) -> str:
 
 
 def _monthly(estimate: dict[str, Any]) -> dict[str, float]:
-    return {o["key"]: o["monthly"] for o in estimate["cost"]["options"]}
+    return {o["key"]: o["monthly_rate"] for o in estimate["cost"]["options"] if o["monthly_rate"]}
 
 
 def test_two_processes_share_one_truth(pair: tuple[Proc, Proc, str]) -> None:

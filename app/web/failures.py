@@ -1,0 +1,84 @@
+"""An answer that must never fail itself: the 422 for invalid input.
+
+* `validation_error` renders FastAPI's `RequestValidationError` as the usual
+  `{"detail": [{"loc", "msg", "type", "input"}]}` but with the echoed `input` made safe:
+  NaN and ±Infinity become strings (JSON has no such numbers and `json.dumps` refuses them),
+  and any input longer than `ECHO_LIMIT` characters is cut, so a 300 MB body is never sent
+  back (issue 13).
+* The last-resort 500 is `app.ops.middleware.RequestMiddleware`: JSON with the request id
+  under `/api/` (a short text page elsewhere), and it *does not re-raise*: Starlette's
+  `ServerErrorMiddleware` re-raises after answering, and uvicorn then closes the keep-alive
+  connection; here the response completes normally and the client can send its next request.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+from typing import Any
+
+from fastapi import Request
+from fastapi.encoders import jsonable_encoder
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+
+log = logging.getLogger("stratagem.errors")
+
+#: Most characters of a user's input a validation error echoes back.
+ECHO_LIMIT = 200
+#: Most validation errors listed in one 422 (a list of 100,000 bad items is one answer).
+MAX_ERRORS = 20
+
+
+def safe_value(value: Any, *, depth: int = 0) -> Any:
+    """`value` as JSON can carry it: non-finite floats as strings, long text and deep or
+    large containers cut to `ECHO_LIMIT` characters of their JSON."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else str(value)
+    if isinstance(value, bool) or value is None:
+        return value
+    if isinstance(value, int):
+        return value if abs(value) < 2**63 else f"{str(value)[:20]}… ({len(str(value))} digits)"
+    if isinstance(value, str):
+        return value if len(value) <= ECHO_LIMIT else value[:ECHO_LIMIT] + "…"
+    if depth < 4 and isinstance(value, (list, tuple, dict)):
+        try:
+            text = json.dumps(jsonable_encoder(value), allow_nan=True, default=str)
+        except (RecursionError, ValueError, TypeError):
+            text = None
+        if text is not None and len(text) <= ECHO_LIMIT:
+            if isinstance(value, dict):
+                return {
+                    str(k)[:ECHO_LIMIT]: safe_value(v, depth=depth + 1) for k, v in value.items()
+                }
+            return [safe_value(v, depth=depth + 1) for v in value]
+        return (text or type(value).__name__)[:ECHO_LIMIT] + "…"
+    return str(value)[:ECHO_LIMIT]
+
+
+def safe_errors(errors: Any) -> list[dict[str, Any]]:
+    """Pydantic's error list with every part JSON can carry and none longer than needed."""
+    out: list[dict[str, Any]] = []
+    for err in list(errors)[:MAX_ERRORS]:
+        item: dict[str, Any] = {
+            "type": str(err.get("type", "value_error")),
+            "loc": [p if isinstance(p, int) else str(p)[:ECHO_LIMIT] for p in err.get("loc", ())],
+            "msg": str(err.get("msg", ""))[: ECHO_LIMIT * 2],
+        }
+        if "input" in err:
+            item["input"] = safe_value(err["input"])
+        ctx = err.get("ctx")
+        if isinstance(ctx, dict):
+            item["ctx"] = {
+                str(k): safe_value(v if isinstance(v, (int, float)) else str(v))
+                for k, v in ctx.items()
+            }
+        out.append(item)
+    return out
+
+
+async def validation_error(request: Request, exc: Exception) -> JSONResponse:
+    """The 422 for a request FastAPI could not validate, safe to serialise whatever came in."""
+    assert isinstance(exc, RequestValidationError)
+    return JSONResponse(status_code=422, content={"detail": safe_errors(exc.errors())})

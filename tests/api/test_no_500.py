@@ -1,0 +1,215 @@
+"""Inputs that used to answer a bare 500 (issue 13's fuzzing) now answer a JSON 4xx naming
+the field; an unexpected error is a JSON 500 with a request id on a connection that stays
+open."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import threading
+import time
+from collections.abc import Iterator
+
+import pytest
+import uvicorn
+from fastapi import FastAPI
+from fastapi.testclient import TestClient
+
+from app.main import create_app
+from app.settings import Settings
+from app.web.failures import ECHO_LIMIT
+
+LLAMA = (
+    '"hidden_size":4096,"num_hidden_layers":32,"vocab_size":32000,"intermediate_size":11008,'
+    '"max_position_embeddings":4096,"model_type":"llama"'
+)
+
+
+def post_raw(client: TestClient, path: str, body: str) -> tuple[int, dict]:
+    r = client.post(path, content=body, headers={"content-type": "application/json"})
+    assert r.headers["content-type"].startswith("application/json"), r.text[:200]
+    return r.status_code, r.json()
+
+
+@pytest.mark.parametrize("literal", ["NaN", "Infinity", "-Infinity", "1e400"])
+@pytest.mark.parametrize(
+    ("path", "template", "loc"),
+    [
+        (
+            "/api/v1/estimate",
+            '{"model":{"params_b":X},"task":"lora"}',
+            ["body", "model", "params_b"],
+        ),
+        (
+            "/api/v1/estimate",
+            '{"model":{"preset":"llama-3.1-8b"},"task":"lora","mfu":X}',
+            ["body", "mfu"],
+        ),
+        (
+            "/api/v1/estimate",
+            '{"model":{"preset":"llama-3.1-8b"},"task":"lora","tokens":X}',
+            ["body", "tokens"],
+        ),
+        ("/api/v1/costs", '{"gpu_count":X}', ["body", "gpu_count"]),
+        ("/api/v1/costs", '{"months":X}', ["body", "months"]),
+    ],
+)
+def test_non_finite_numbers_are_a_422(
+    client: TestClient, path: str, template: str, loc: list[str], literal: str
+) -> None:
+    status, body = post_raw(client, path, template.replace("X", literal))
+    assert status == 422
+    (err,) = body["detail"]
+    assert err["loc"] == loc
+    assert err["type"] == "finite_number"
+    assert err["input"] in ("nan", "inf", "-inf")  # echoed as text: JSON has no NaN
+
+
+@pytest.mark.parametrize(
+    ("body", "loc", "words"),
+    [
+        ('{"model":{"params_b":5e-324},"task":"lora"}', ["body", "model", "params_b"], "0.001"),
+        ('{"model":{"params_b":1e-10},"task":"lora"}', ["body", "model", "params_b"], "0.001"),
+        ('{"model":{"preset":"llama-3.1-8b"},"task":"lora","mfu":1e-320}', ["body", "mfu"], "0.01"),
+        (
+            '{"model":{"hf_config":{"num_attention_heads":0,' + LLAMA + '}},"task":"lora"}',
+            ["body", "model", "hf_config"],
+            "'num_attention_heads' must be between 1",
+        ),
+        (
+            '{"model":{"hf_config":{"num_attention_heads":32,'
+            + LLAMA.replace('"num_hidden_layers":32', '"num_hidden_layers":1' + "0" * 400)
+            + '}},"task":"lora"}',
+            ["body", "model", "hf_config"],
+            "'num_hidden_layers' must be between 1 and 10,000, got a huge number",
+        ),
+        (
+            '{"model":{"hf_config":{"num_attention_heads":"32",' + LLAMA + '}},"task":"lora"}',
+            ["body", "model", "hf_config"],
+            "'num_attention_heads' must be an integer",
+        ),
+        (
+            '{"model":{"hf_config":{"model_type":["llama"]}},"task":"lora"}',
+            ["body", "model", "hf_config"],
+            "'model_type' must be a string",
+        ),
+        (
+            '{"model":{"hf_config":{"model_type":{"a":1}}},"task":"lora"}',
+            ["body", "model", "hf_config"],
+            "'model_type' must be a string",
+        ),
+        (
+            '{"model":{"hf_config":{"num_attention_heads":32,"num_key_value_heads":5,'
+            + LLAMA
+            + '}},"task":"lora"}',
+            ["body", "model", "hf_config"],
+            "multiple of 'num_key_value_heads'",
+        ),
+    ],
+)
+def test_degenerate_sizes_are_a_422_naming_the_field(
+    client: TestClient, body: str, loc: list[str], words: str
+) -> None:
+    status, answer = post_raw(client, "/api/v1/estimate", body)
+    assert status == 422, answer
+    assert any(e["loc"] == loc and words in e["msg"] for e in answer["detail"]), answer
+
+
+def test_a_config_nested_5000_deep_is_refused(client: TestClient) -> None:
+    nested = '{"a":' * 5000 + "1" + "}" * 5000
+    status, _answer = post_raw(
+        client, "/api/v1/estimate", '{"model":{"hf_config":' + nested + '},"task":"lora"}'
+    )
+    assert status in (400, 422)
+
+
+def test_the_plan_page_refuses_a_deeply_nested_config(client: TestClient) -> None:
+    # 2,000 levels: past json.loads' recursion limit (1,000), within httpx's URL length.
+    nested = '{"a":' * 2000 + "1" + "}" * 2000
+    r = client.get(
+        "/plan",
+        headers={"Accept-Language": "en"},
+        params={"model_source": "config", "hf_config": nested, "task": "lora"},
+    )
+    assert r.status_code in (200, 422)
+    assert "nested too deeply" in r.text
+
+
+def test_the_echoed_input_is_cut(client: TestClient) -> None:
+    """A 900 KB string (under the 1 MB body limit) where an enum goes comes back as ECHO_LIMIT characters and an ellipsis."""
+    status, answer = post_raw(
+        client, "/api/v1/estimate", json.dumps({"model": {"preset": "x"}, "task": "a" * 900_000})
+    )
+    assert status == 422
+    (err,) = [e for e in answer["detail"] if e["loc"] == ["body", "task"]]
+    assert err["input"] == "a" * ECHO_LIMIT + "…"
+    assert len(json.dumps(answer)) < 5_000
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        f"/api/v1/price-lists/{2**63}",
+        f"/api/v1/price-lists/{2**31}",
+        f"/api/v1/offers?price_list={2**63}",
+        f"/api/v1/catalog/export?price_list={2**31}",
+    ],
+)
+def test_ids_beyond_the_database_range_are_a_422(client: TestClient, url: str) -> None:
+    r = client.get(url)
+    assert r.status_code == 422, r.text
+    assert "2147483647" in r.text
+
+
+# ----------------------------------------------------------------------------- the last resort
+
+
+@pytest.fixture(scope="module")
+def broken_app(settings: Settings) -> FastAPI:
+    app = create_app(settings)
+
+    @app.get("/api/v1/boom")
+    def boom() -> None:
+        raise RuntimeError("a bug")
+
+    return app
+
+
+def test_an_unexpected_error_is_json_with_a_request_id(broken_app: FastAPI) -> None:
+    with TestClient(broken_app, raise_server_exceptions=True) as c:  # raises if it escapes
+        r = c.get("/api/v1/boom", headers={"X-Request-ID": "abc123"})
+    assert r.status_code == 500
+    assert r.json() == {
+        "detail": "Internal server error; quote the request id when reporting it.",
+        "request_id": "abc123",
+    }
+    assert r.headers["x-request-id"] == "abc123"
+
+
+@pytest.fixture(scope="module")
+def live_broken(broken_app: FastAPI) -> Iterator[int]:
+    config = uvicorn.Config(broken_app, host="127.0.0.1", port=0, log_level="critical")
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    while not server.started:
+        time.sleep(0.02)
+    port = server.servers[0].sockets[0].getsockname()[1]
+    yield port
+    server.should_exit = True
+    thread.join(5)
+
+
+def test_the_connection_survives_a_500(live_broken: int) -> None:
+    """uvicorn closes a keep-alive connection when the app raises; ours answers instead."""
+    conn = http.client.HTTPConnection("127.0.0.1", live_broken, timeout=10)
+    conn.request("GET", "/api/v1/boom")
+    first = conn.getresponse()
+    assert first.status == 500
+    assert json.loads(first.read())["request_id"]
+    sock = conn.sock
+    conn.request("GET", "/api/v1/models")  # same socket, no reconnect
+    second = conn.getresponse()
+    assert second.status == 200
+    assert conn.sock is sock
+    conn.close()

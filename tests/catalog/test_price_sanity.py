@@ -1,0 +1,83 @@
+"""Non-finite, negative and absurd prices are refused at every entry point of the catalog —
+CSV import, JSON import and the row form — with the row and the field named (issue 13)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from fastapi.testclient import TestClient
+
+from app.catalog.models import MONEY_MAX
+from tests.catalog.helpers import post_form, soup
+
+ROW = "stratagem-tpe-h100-x1"  # the shipped NT$50,000/month single-H100 offer (seed 003 T1)
+
+
+def offers_csv(client: TestClient) -> str:
+    return client.get("/api/v1/catalog/export", params={"format": "csv", "kind": "offers"}).text
+
+
+@pytest.mark.parametrize(
+    ("cell", "message"),
+    [
+        ("inf", "monthly_price must be a finite number (got inf)"),
+        ("Infinity", "monthly_price must be a finite number (got Infinity)"),
+        ("1e309", "monthly_price must be a finite number (got 1e309)"),
+        ("NaN", "monthly_price must be a finite number (got NaN)"),
+        ("-5", "monthly_price must be ≥ 0 (got -5)"),
+        ("1e30", f"monthly_price must be ≤ {MONEY_MAX:.0f} (got 1e30)"),
+    ],
+)
+def test_csv_import_names_row_and_field(
+    catalog_client: TestClient, cell: str, message: str
+) -> None:
+    text = offers_csv(catalog_client)
+    lines = text.split("\r\n")
+    row_no = next(i for i, line in enumerate(lines) if line.startswith(ROW + ",")) + 1
+    assert ",50000," in lines[row_no - 1]
+    lines[row_no - 1] = lines[row_no - 1].replace(",50000,", f",{cell},", 1)
+    files = {"file": ("offers.csv", "\r\n".join(lines).encode(), "text/csv")}
+    r = catalog_client.post("/api/v1/catalog/import", params={"kind": "offers"}, files=files)
+    assert r.status_code == 200
+    body = r.json()
+    assert not body["ok"]
+    assert body["messages"] == [f"row {row_no}: {message}"]
+
+
+@pytest.mark.parametrize("literal", ["NaN", "Infinity", "-Infinity", "1e400"])
+def test_json_import_refuses_non_finite_prices(catalog_client: TestClient, literal: str) -> None:
+    doc = catalog_client.get("/api/v1/catalog/export").json()
+    doc["offers"][0]["monthly_price"] = "__X__"
+    raw = json.dumps(doc).replace('"__X__"', literal)
+    r = catalog_client.post(
+        "/api/v1/catalog/import", content=raw, headers={"content-type": "application/json"}
+    )
+    assert r.status_code == 200
+    body = r.json()
+    assert not body["ok"]
+    (msg,) = body["messages"]
+    assert msg.startswith("offers row 1: monthly_price must be a finite number")
+
+
+@pytest.mark.parametrize(
+    ("field", "value"),
+    [("monthly_price", "inf"), ("monthly_price", "1e30"), ("hourly_price", "NaN"),
+     ("monthly_price", "-1")],
+)  # fmt: skip
+def test_row_form_refuses_absurd_prices(catalog_client: TestClient, field: str, value: str) -> None:
+    draft = catalog_client.post(
+        "/api/v1/catalog/import",
+        params={"dry_run": "false", "name": "sanity draft"},
+        json=catalog_client.get("/api/v1/catalog/export").json(),
+    ).json()["price_list_id"]
+    data = {
+        "id": "tpe-h100-x3", "provider": "Stratagem Taipei", "gpu_id": "h100-sxm-80gb",
+        "gpu_count": "3", "monthly_price": "150000", "currency": "TWD", "interconnect": "nvlink",
+        "includes_power": "true", "lead_time_hours": "2", "source": "test",
+    }  # fmt: skip
+    data[field] = value
+    r = post_form(catalog_client, f"/catalog/offers/new?price_list={draft}", data)
+    assert r.status_code == 422
+    assert soup(r.text).select_one(f"#err-{field}").get_text(strip=True)
+    assert soup(r.text).select_one(f"#f-{field}")["aria-invalid"] == "true"
