@@ -109,9 +109,10 @@ def predicted_vs_reported(
     }
     layout = _layout(
         title or t("Engine against published runs (log-log)"),
-        xaxis=_axis(t("Reported by the source (log scale)"), **log_axis),
+        # constrain: the square plot shrinks to fit instead of stretching the x range.
+        xaxis=_axis(t("Reported by the source (log scale)"), **log_axis, constrain="domain"),
         yaxis=_axis(t("Predicted by the engine (log scale)"), **log_axis, scaleanchor="x"),
-        height=560,
+        height=640,
     )
     layout["margin"]["b"] = 110  # the legend sits below the plot, in container coordinates
     return _figure(traces, layout)

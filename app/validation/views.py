@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from app.charts import figures
+from app.engine.formatting import number
 from app.engine.gpus import default_gpus
 from app.engine.validation import ValidationRow
 from app.errors import Invalid
@@ -72,10 +73,12 @@ class RowView:
     task: str
     split: str
     gpu_name: str
+    gpu_count: str
 
 
 def _gpu_names() -> dict[str, str]:
-    return {g.id: g.name for g in default_gpus()}
+    """GPU names without the vendor ("A100 SXM4 80GB"): the table is narrow on a phone."""
+    return {g.id: g.name.removeprefix("NVIDIA ").removeprefix("AMD ") for g in default_gpus()}
 
 
 def validation_page(params: Mapping[str, str]) -> dict[str, Any]:
@@ -99,6 +102,7 @@ def validation_page(params: Mapping[str, str]) -> dict[str, Any]:
             task=label(TASK_LABELS, r.task),
             split=label(SPLIT_LABELS, r.split),
             gpu_name=names.get(r.gpu, r.gpu),
+            gpu_count=number(r.gpu_count, 0 if r.gpu_count >= 1 else 2),
         )
         for r in shown
     ]
@@ -107,7 +111,7 @@ def validation_page(params: Mapping[str, str]) -> dict[str, Any]:
             "label": v.category,
             "predicted": v.row.predicted,
             "reported": v.row.reported,
-            "text": f"{v.row.model} · {v.gpu_name} × {v.row.gpu_count:g} · {v.metric}",
+            "text": f"{v.row.model} · {v.gpu_name} × {v.gpu_count} · {v.metric}",
         }
         for v in views
     ]
