@@ -22,6 +22,7 @@ from app.quotes import worker as pdf_worker
 from app.settings import Settings
 from app.sharing import pages as sharing_pages
 from app.sharing import routes as sharing_api
+from app.validation import routes as validation_api
 from app.web import docs as api_docs
 from app.web import openapi as api_schema
 from app.web.headers import SecurityHeadersMiddleware
@@ -68,6 +69,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         catalog_pages.router, dependencies=[Depends(accounts_web.page_role("sales", "admin"))]
     )
     app.include_router(costs_api.router, dependencies=bearer_optional)
+    app.include_router(validation_api.router, dependencies=bearer_optional)
     app.include_router(accounts_pages.router)  # /login, /logout, /account
     api_docs.install(app)  # /docs with the vendored Swagger UI
 

@@ -52,6 +52,7 @@ from app.charts.theme import (
     currency_prefix,
 )
 from app.charts.timeline import plan_timeline
+from app.charts.validation import predicted_vs_reported
 
 __all__ = [
     "ALERT",
@@ -70,6 +71,7 @@ __all__ = [
     "gpus_vs_days",
     "memory_bar",
     "plan_timeline",
+    "predicted_vs_reported",
     "serving_curve",
     "tco_bars",
     "to_json",

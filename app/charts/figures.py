@@ -138,3 +138,10 @@ def architectures(templates: Sequence[Mapping[str, Any]], currency: str) -> str 
 def timeline(rows: Sequence[tuple[str, Sequence[Mapping[str, Any]]]]) -> str | None:
     """A phased plan (or several, one row each) as a timeline of its phases."""
     return _draw("plan_timeline", [(name, list(phases)) for name, phases in rows])
+
+
+def validation(points: Sequence[Mapping[str, Any]]) -> str | None:
+    """Predicted against reported for published runs (log-log, y = x drawn)."""
+    if not points:
+        return None
+    return _draw("predicted_vs_reported", list(points))

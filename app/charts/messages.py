@@ -4,6 +4,13 @@ from __future__ import annotations
 
 # Every msgid passed to `t` in this module (the web layer's catalog must translate them).
 MSGIDS: tuple[str, ...] = (
+    "2× off",
+    "Reported by the source (log scale)",
+    "Reported",
+    "Predicted by the engine (log scale)",
+    "Predicted",
+    "Exact (y = x)",
+    "Engine against published runs (log-log)",
     "Activations",
     "Break-even",
     "Break-even at %(pct)s",

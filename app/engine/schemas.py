@@ -286,7 +286,20 @@ class TrainingOut:
     tokens_per_s: float
     meets_deadline: bool | None
     goodput: float = 1.0
-    uncertainty: Uncertainty | None = None
+    uncertainty: Annotated[
+        Uncertainty | None,
+        Field(
+            description="Error band of `days` and `gpu_hours`: median |error| of the published "
+            "runs of this category (GET /api/v1/validation); null when none ran on this GPU."
+        ),
+    ] = None
+    memory_uncertainty: Annotated[
+        Uncertainty | None,
+        Field(
+            description="Error band of memory per GPU; null: the validation table has no "
+            "published memory measurement of this category to check it against."
+        ),
+    ] = None
     curve: Annotated[
         list[CurvePoint],
         Field(

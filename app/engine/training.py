@@ -19,6 +19,7 @@ from dataclasses import replace
 
 from app.engine import compute, memory, planner
 from app.engine.architectures import ModelSpec
+from app.engine.bands import training_bands
 from app.engine.explain import Explanation, Operand
 from app.engine.hardware import GpuSpec
 from app.engine.notices import Notice
@@ -73,7 +74,10 @@ def plan_training(
     explain.append(_gpu_hours_explained(chosen))
     replica, per_gpu = _memory(req, model, job, states, chosen, explain)
     meets = _meets_deadline(req, gpu, chosen, warnings)
+    band, memory_band = training_bands(task=req.task, gpu=gpu.id, moe=model.experts > 1)
     training = TrainingOut(
+        uncertainty=band,
+        memory_uncertainty=memory_band,
         curve=scaling_curve(job, gpu, chosen.count, pins),
         flops=flops,
         tokens=tokens,

@@ -22,6 +22,7 @@ def install(app: FastAPI) -> None:
     from app.costs import pages as tco
     from app.home import pages
     from app.planner import pages as plan
+    from app.validation import pages as validation
 
     settings = app.state.settings
     assets = StaticAssets(STATIC_DIR)
@@ -36,5 +37,5 @@ def install(app: FastAPI) -> None:
 
     templates.env.filters["notice"] = notice_text
     assets.warm_in_background()
-    for module in (pages, assess, plan, tco, architectures):
+    for module in (pages, assess, plan, tco, architectures, validation):
         app.include_router(module.router)

@@ -19,6 +19,13 @@ from tests.engine.test_costs import H100, P5_2026, P5_PRECUT, seed003_book
 
 # zh-TW for every msgid in app.charts.MSGIDS: stands in for the web layer's gettext catalog.
 ZH_TW: dict[str, str] = {
+    "2× off": "相差 2 倍",
+    "Reported by the source (log scale)": "來源公布值（對數刻度）",
+    "Reported": "實測",
+    "Predicted by the engine (log scale)": "引擎預測值（對數刻度）",
+    "Predicted": "預測",
+    "Exact (y = x)": "完全吻合（y = x）",
+    "Engine against published runs (log-log)": "引擎預測與公開實測（雙對數）",
     "Activations": "激活值",
     "Break-even": "損益平衡點",
     "Break-even at %(pct)s": "損益平衡：使用率 %(pct)s",
@@ -176,6 +183,16 @@ TEMPLATES: list[dict[str, Any]] = [
 ]
 
 
+def validation_points() -> list[dict[str, Any]]:
+    """Every published run of both validation tables as the scatter's points."""
+    from app.validation.service import all_rows
+
+    return [
+        {"label": r.category, "predicted": r.predicted, "reported": r.reported, "text": r.model}
+        for r in all_rows()
+    ]
+
+
 def all_figures(t: Callable[[str], str]) -> dict[str, Any]:
     """Every chart built from the samples with translator `t`."""
     from app import charts
@@ -208,6 +225,7 @@ def all_figures(t: Callable[[str], str]) -> dict[str, Any]:
             chosen=chat.inference.concurrency_per_replica,
             t=t,
         ),
+        "predicted_vs_reported": charts.predicted_vs_reported(validation_points(), t=t),
     }
 
 

@@ -526,3 +526,36 @@ def test_serving_curve_log_rates_when_they_span_decades() -> None:
     fig = charts.serving_curve(steep, tokens_per_s_target=20)
     assert fig.layout.yaxis.type == "log"
     assert 20 in fig.layout.yaxis.tickvals
+
+
+# --- validation ---------------------------------------------------------------------------
+
+
+def test_predicted_vs_reported_has_the_identity_line_and_log_axes() -> None:
+    rows = [
+        {"label": "A", "predicted": 120.0, "reported": 100.0, "text": "run 1"},
+        {"label": "A", "predicted": 5.0, "reported": 10.0, "text": "run 2"},
+        {"label": "B", "predicted": 2e6, "reported": 1e6, "text": "run 3"},
+    ]
+    fig = charts.predicted_vs_reported(rows)
+    roles = [tr.meta["role"] for tr in fig.data]
+    assert roles == ["runs", "runs", "identity", "bound", "bound"]
+    a, b, identity, up, down = fig.data
+    assert a.x == (100.0, 10.0) and a.y == (120.0, 5.0)  # x = reported, y = predicted
+    assert b.x == (1e6,) and b.y == (2e6,)
+    # y = x from the smallest figure / 1.5 (5 / 1.5) to the largest × 1.5 (2e6 × 1.5).
+    assert identity.x == identity.y
+    assert identity.x[0] == pytest.approx(5 / 1.5) and identity.x[1] == pytest.approx(3e6)
+    assert up.y[0] == pytest.approx(2 * up.x[0]) and down.y[1] == pytest.approx(0.5 * down.x[1])
+    assert fig.layout.xaxis.type == "log" and fig.layout.yaxis.type == "log"
+    assert fig.layout.xaxis.range == fig.layout.yaxis.range  # square: the diagonal is 45°
+    assert "1M" in fig.layout.xaxis.ticktext
+
+
+def test_predicted_vs_reported_in_chinese_and_needs_points() -> None:
+    fig = charts.predicted_vs_reported(samples.validation_points(), t=samples.zh)
+    assert fig.data[-3].name == "完全吻合（y = x）"
+    assert fig.layout.xaxis.title.text == "來源公布值（對數刻度）"
+    assert sum(len(tr.x) for tr in fig.data if tr.meta["role"] == "runs") >= 45
+    with pytest.raises(ValueError):
+        charts.predicted_vs_reported([{"label": "A", "predicted": 0, "reported": 1}])

@@ -81,6 +81,8 @@ RULES: dict[tuple[str, str], Rule] = {
     ("GET", "/plan"): PUBLIC,
     ("GET", "/tco"): PUBLIC,
     ("GET", "/architectures"): PUBLIC,
+    ("GET", "/validation"): PUBLIC,
+    ("GET", "/api/v1/validation"): PUBLIC,
     # Sign-in and account.
     ("GET", "/login"): PUBLIC,
     ("POST", "/login"): PUBLIC,

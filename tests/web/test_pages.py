@@ -26,9 +26,13 @@ PAGES = {
             "en": "Three templates, proven in our Taipei data centre",
         },
     ),
+    "/validation": (
+        "validation",
+        {"zh-TW": "引擎與公開實測有多接近", "en": "How close the engine comes to published runs"},
+    ),
 }
 # What an anonymous visitor's nav shows; /catalog and /plans appear once signed in.
-NAV = ["/", "/assess", "/plan", "/tco", "/architectures"]
+NAV = ["/", "/assess", "/plan", "/tco", "/architectures", "/validation"]
 
 
 @pytest.mark.parametrize("path", list(PAGES))

@@ -1,0 +1,116 @@
+"""The validation tables: every published run the engine is checked against, and their errors.
+
+Two producers build the rows (`app.engine.training_validation`, `app.engine.serving_validation`);
+both are pure in the shipped data and cached, so a page or API call only filters and
+summarises. Summaries are per (kind, category) and per split: `fit` (the rows the engine's
+shared factors were chosen on), `holdout` (never used to choose anything) and all rows —
+the `all` figure is the band an estimate of that category carries (`app.engine.bands`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from app.engine import serving_validation, training_validation
+from app.engine.validation import ErrorSummary, ValidationRow, summarise
+from app.errors import Invalid
+from app.i18n import N_
+
+KINDS = ("training", "serving")
+SPLITS = ("all", "fit", "holdout")
+#: Task filters: each one the set of `ValidationRow.task` values it keeps.
+TASK_GROUPS: dict[str, tuple[str, ...]] = {
+    "pretrain": ("pretrain",),
+    "finetune": ("full_finetune", "lora", "qlora"),
+    "inference": ("inference",),
+}
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CategorySummary:
+    """Median and worst |error| of one category, on all rows and on each split."""
+
+    kind: str
+    category: str
+    splits: dict[str, ErrorSummary | None]
+
+
+def all_rows() -> list[ValidationRow]:
+    """Every published run of both tables: training first, then serving, in table order."""
+    return [*training_validation.rows(), *serving_validation.rows()]
+
+
+def gpus(rows: Iterable[ValidationRow]) -> list[str]:
+    """The GPU ids that occur in `rows`, sorted."""
+    return sorted({r.gpu for r in rows})
+
+
+def filter_rows(
+    rows: Sequence[ValidationRow],
+    *,
+    gpu: str | None = None,
+    kind: str | None = None,
+    task: str | None = None,
+) -> list[ValidationRow]:
+    """The rows on `gpu`, of `kind` and of the `task` group (None or "" keeps everything).
+
+    Raises Invalid naming the field for a GPU no row uses, an unknown kind or task group.
+    """
+    if gpu and gpu not in gpus(rows):
+        raise Invalid(N_("No published run on this GPU."), field="gpu")
+    if kind and kind not in KINDS:
+        raise Invalid(N_("Choose training or serving."), field="kind")
+    if task and task not in TASK_GROUPS:
+        raise Invalid(N_("Choose pre-training, fine-tuning or inference."), field="task")
+    keep = TASK_GROUPS.get(task or "")
+    return [
+        r
+        for r in rows
+        if (not gpu or r.gpu == gpu)
+        and (not kind or r.kind == kind)
+        and (keep is None or r.task in keep)
+    ]
+
+
+def category_summaries(rows: Sequence[ValidationRow]) -> list[CategorySummary]:
+    """One summary per (kind, category) in the order the kinds and categories first occur."""
+    keys: list[tuple[str, str]] = []
+    for r in rows:
+        if (r.kind, r.category) not in keys:
+            keys.append((r.kind, r.category))
+    out = []
+    for kind, cat in keys:
+        same = [r for r in rows if r.kind == kind and r.category == cat]
+        out.append(
+            CategorySummary(
+                kind=kind,
+                category=cat,
+                splits={
+                    "all": summarise(same),
+                    "fit": summarise(r for r in same if r.split == "fit"),
+                    "holdout": summarise(r for r in same if r.split == "holdout"),
+                },
+            )
+        )
+    return out
+
+
+def kind_summaries(rows: Sequence[ValidationRow]) -> list[CategorySummary]:
+    """The same per kind over all its categories ("all training runs", "all serving rows")."""
+    out = []
+    for kind in KINDS:
+        same = [r for r in rows if r.kind == kind]
+        if same:
+            out.append(
+                CategorySummary(
+                    kind=kind,
+                    category="",
+                    splits={
+                        "all": summarise(same),
+                        "fit": summarise(r for r in same if r.split == "fit"),
+                        "holdout": summarise(r for r in same if r.split == "holdout"),
+                    },
+                )
+            )
+    return out

@@ -1,0 +1,135 @@
+"""The validation page's context: the filtered runs, their scatter and the category summaries."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any, Final
+
+from app.charts import figures
+from app.engine.formatting import number
+from app.engine.gpus import default_gpus
+from app.engine.validation import ValidationRow
+from app.errors import Invalid
+from app.i18n import N_
+from app.i18n import gettext as _
+from app.validation import service
+
+#: The categories of both producers (their `category` strings), for translation.
+CATEGORY_LABELS: Final = {
+    "A100-class pre-training": N_("A100-class pre-training"),
+    "H100-class pre-training": N_("H100-class pre-training"),
+    "MoE pre-training": N_("MoE pre-training"),
+    "fine-tuning": N_("fine-tuning"),
+    "decode, fixed batch": N_("decode, fixed batch"),
+    "decode-heavy max load": N_("decode-heavy max load"),
+    "prefill-heavy": N_("prefill-heavy"),
+    "single user latency": N_("single user latency"),
+}
+METRIC_LABELS: Final = {
+    "GPU-hours": N_("GPU-hours"),
+    "days": N_("days"),
+    "throughput": N_("throughput"),
+    "output tokens/s": N_("output tokens/s"),
+    "output tokens/s per GPU": N_("output tokens/s per GPU"),
+    "prompt tokens/s": N_("prompt tokens/s"),
+    "tokens/s per user": N_("tokens/s per user"),
+    "TTFT": N_("time to first token"),
+    "ITL": N_("inter-token latency"),
+    "request latency": N_("request latency"),
+}
+TASK_LABELS: Final = {
+    "pretrain": N_("Pre-training"),
+    "full_finetune": N_("Full fine-tuning"),
+    "lora": N_("LoRA fine-tuning"),
+    "qlora": N_("QLoRA fine-tuning (4-bit base)"),
+    "inference": N_("Inference (serving)"),
+}
+KIND_OPTIONS: Final = (("training", N_("Training")), ("serving", N_("Serving")))
+TASK_OPTIONS: Final = (
+    ("pretrain", N_("Pre-training")),
+    ("finetune", N_("Fine-tuning")),
+    ("inference", N_("Inference (serving)")),
+)
+SPLIT_LABELS: Final = {"fit": N_("fit"), "holdout": N_("held out")}
+
+
+def label(table: Mapping[str, str], key: str) -> str:
+    """The translated label of `key`, the key itself when the table does not know it."""
+    return _(table[key]) if key in table else key
+
+
+def magnitude(value: float) -> int:
+    """Decimals that show three significant figures or so: 82,432 · 41.2 · 0.532."""
+    v = abs(value)
+    return 0 if v >= 100 else 1 if v >= 10 else 2 if v >= 0.1 else 4
+
+
+@dataclass(frozen=True, slots=True)
+class RowView:
+    row: ValidationRow
+    category: str
+    metric: str
+    task: str
+    split: str
+    gpu_name: str
+    gpu_count: str
+
+
+def _gpu_names() -> dict[str, str]:
+    """GPU names without the vendor ("A100 SXM4 80GB"): the table is narrow on a phone."""
+    return {g.id: g.name.removeprefix("NVIDIA ").removeprefix("AMD ") for g in default_gpus()}
+
+
+def validation_page(params: Mapping[str, str]) -> dict[str, Any]:
+    """Rows after the `gpu`, `kind` and `task` filters (a bad one: an inline error, ignored)."""
+    rows = service.all_rows()
+    chosen = {k: (params.get(k) or "").strip() for k in ("gpu", "kind", "task")}
+    errors: dict[str, str] = {}
+    for name in chosen:
+        try:
+            service.filter_rows(rows, **{name: chosen[name]})
+        except Invalid as exc:
+            errors[name] = exc.message
+            chosen[name] = ""
+    shown = service.filter_rows(rows, **chosen)
+    names = _gpu_names()
+    views = [
+        RowView(
+            row=r,
+            category=label(CATEGORY_LABELS, r.category),
+            metric=label(METRIC_LABELS, r.metric),
+            task=label(TASK_LABELS, r.task),
+            split=label(SPLIT_LABELS, r.split),
+            gpu_name=names.get(r.gpu, r.gpu),
+            gpu_count=number(r.gpu_count, 0 if r.gpu_count >= 1 else 2),
+        )
+        for r in shown
+    ]
+    points = [
+        {
+            "label": v.category,
+            "predicted": v.row.predicted,
+            "reported": v.row.reported,
+            "text": f"{v.row.model} · {v.gpu_name} × {v.gpu_count} · {v.metric}",
+        }
+        for v in views
+    ]
+    return {
+        "nav_active": "validation",
+        "filters": chosen,
+        "errors": errors,
+        "filtered": any(chosen.values()),
+        "gpu_options": [(g, names.get(g, g)) for g in service.gpus(rows)],
+        "kind_options": KIND_OPTIONS,
+        "task_options": TASK_OPTIONS,
+        "rows": views,
+        "total": len(rows),
+        "training_runs": sum(r.kind == "training" for r in rows),
+        "serving_runs": sum(r.kind == "serving" for r in rows),
+        "scatter": figures.validation(points),
+        "categories": service.category_summaries(rows),
+        "kinds": service.kind_summaries(rows),
+        "category_label": lambda c: label(CATEGORY_LABELS, c),
+        "magnitude": magnitude,
+    }

@@ -1,0 +1,265 @@
+"""The validation page, its API and the uncertainty bands estimates carry.
+
+Expected counts come from the tables themselves (issue 11 item 4: ≥ 30 training runs;
+issue 12 item 7: ≥ 15 serving measurements); the error measure is recomputed by hand from
+predicted and reported (exp(|ln(p / r)|) − 1, app/engine/validation.py).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable
+
+from bs4 import BeautifulSoup
+from fastapi.testclient import TestClient
+
+from app.engine import bands
+from app.engine.estimate import estimate
+from app.engine.schemas import EstimateRequest
+from app.engine.validation import ValidationRow, summarise
+from app.validation import service
+from tests.web.conftest import htmx
+
+
+def _rows(web: TestClient, query: str = "") -> list[dict]:
+    r = web.get(f"/api/v1/validation{query}")
+    assert r.status_code == 200, r.text
+    return list(r.json()["rows"])
+
+
+# --- API ----------------------------------------------------------------------------------
+
+
+def test_api_lists_every_published_run_with_its_source(web: TestClient) -> None:
+    body = web.get("/api/v1/validation").json()
+    rows = body["rows"]
+    training = [r for r in rows if r["kind"] == "training"]
+    serving = [r for r in rows if r["kind"] == "serving"]
+    assert len(training) >= 30 and len(serving) >= 15
+    assert body["training_runs"] == len(training) and body["serving_runs"] == len(serving)
+    assert len({r["id"] for r in rows}) == len(rows)
+    for r in rows:
+        assert r["source"].strip() and r["quote"].strip(), r["id"]
+        assert r["split"] in ("fit", "holdout")
+        # The error by hand: ln(predicted / reported) and exp(|that|) − 1.
+        log = math.log(r["predicted"] / r["reported"])
+        assert r["log_error"] == approx(log)
+        assert r["pct_error"] == approx(math.exp(abs(log)) - 1)
+
+
+def approx(x: float) -> object:
+    import pytest
+
+    return pytest.approx(x, rel=1e-9, abs=1e-12)
+
+
+def test_api_summaries_are_median_and_worst_of_each_split(web: TestClient) -> None:
+    body = web.get("/api/v1/validation").json()
+    rows = body["rows"]
+    for c in body["categories"]:
+        mine = [r for r in rows if r["kind"] == c["kind"] and r["category"] == c["category"]]
+        assert c["all"]["runs"] == len(mine)
+        errors = sorted(abs(r["log_error"]) for r in mine)
+        n = len(errors)
+        median = (errors[(n - 1) // 2] + errors[n // 2]) / 2
+        assert c["all"]["median_pct"] == approx(math.exp(median) - 1)
+        assert c["all"]["worst_pct"] == approx(math.exp(errors[-1]) - 1)
+        held = [r for r in mine if r["split"] == "holdout"]
+        assert (c["holdout"] or {"runs": 0})["runs"] == len(held)
+    assert [k["kind"] for k in body["kinds"]] == ["training", "serving"]
+    assert body["kinds"][0]["all"]["runs"] == body["training_runs"]
+
+
+def test_api_filters(web: TestClient) -> None:
+    everything = _rows(web)
+    serving = _rows(web, "?kind=serving")
+    assert serving and all(r["kind"] == "serving" for r in serving)
+    assert len(serving) == sum(r["kind"] == "serving" for r in everything)
+    h100 = _rows(web, "?gpu=h100-sxm-80gb")
+    assert h100 and all(r["gpu"] == "h100-sxm-80gb" for r in h100)
+    tuning = _rows(web, "?task=finetune")
+    assert tuning and {r["task"] for r in tuning} <= {"full_finetune", "lora", "qlora"}
+    both = _rows(web, "?gpu=a100-sxm-80gb&task=pretrain")
+    assert both and all(r["gpu"] == "a100-sxm-80gb" and r["task"] == "pretrain" for r in both)
+
+
+def test_api_bad_filters_are_422_naming_the_field(web: TestClient) -> None:
+    r = web.get("/api/v1/validation?gpu=no-such-gpu")
+    assert r.status_code == 422 and r.json()["detail"][0]["loc"][-1] == "gpu"
+    r = web.get("/api/v1/validation?kind=cooking")
+    assert r.status_code == 422 and r.json()["detail"][0]["loc"][-1] == "kind"
+
+
+def test_api_is_documented(web: TestClient) -> None:
+    spec = web.get("/openapi.json").json()
+    op = spec["paths"]["/api/v1/validation"]["get"]
+    assert op["description"].startswith("Published runs with the engine's prediction")
+    ref = op["responses"]["200"]["content"]["application/json"]["schema"]["$ref"]
+    assert ref.endswith("/ValidationOut")
+    row = spec["components"]["schemas"]["ValidationRowOut"]["properties"]
+    assert {"predicted", "reported", "pct_error", "source", "quote", "split"} <= set(row)
+
+
+# --- page ---------------------------------------------------------------------------------
+
+
+def test_page_lists_every_run_and_the_scatter_has_y_equals_x(
+    get_soup: Callable[..., BeautifulSoup], web: TestClient
+) -> None:
+    soup = get_soup("/validation")
+    n = len(service.all_rows())
+    assert len(soup.select("table.validation-runs tbody tr")) == n
+    island = soup.select_one("script.plotly-figure[data-target=chart-validation]")
+    assert island is not None
+    fig = json.loads(island.string)
+    identity = [tr for tr in fig["data"] if tr["meta"]["role"] == "identity"]
+    assert len(identity) == 1 and identity[0]["x"] == identity[0]["y"]
+    points = sum(len(tr["x"]) for tr in fig["data"] if tr["meta"]["role"] == "runs")
+    assert points == n
+    assert fig["layout"]["xaxis"]["type"] == "log" and fig["layout"]["yaxis"]["type"] == "log"
+    # Each source is shown with the quote it was read from (expand, and on hover).
+    first = soup.select_one("table.validation-runs td.source details")
+    assert first is not None and first.select_one("blockquote").get_text(strip=True)
+    assert first.summary["title"]
+
+
+def test_page_filters_by_gpu_and_kind(get_soup: Callable[..., BeautifulSoup], lang: str) -> None:
+    rows = service.all_rows()
+    soup = get_soup("/validation?gpu=h100-sxm-80gb&kind=training")
+    expect = [r for r in rows if r.gpu == "h100-sxm-80gb" and r.kind == "training"]
+    shown = soup.select("table.validation-runs tbody tr")
+    assert [tr["id"] for tr in shown] == [f"run-{r.id}" for r in expect]
+    assert all("H100 SXM" in tr.select("td")[0].get_text() for tr in shown)
+    assert soup.select_one("#f-gpu option[selected]")["value"] == "h100-sxm-80gb"
+    assert soup.select_one("#f-kind option[selected]")["value"] == "training"
+    # Without JavaScript the form is a plain GET form to the page itself.
+    form = soup.select_one("form#validation-filters")
+    assert form["method"] == "get" and form["action"] == "/validation"
+    serving = get_soup("/validation?task=inference")
+    assert len(serving.select("table.validation-runs tbody tr")) == sum(
+        r.kind == "serving" for r in rows
+    )
+
+
+def test_htmx_filter_returns_only_the_runs_block(web: TestClient) -> None:
+    r = web.get("/validation?kind=serving", headers=htmx())
+    assert r.status_code == 200
+    soup = BeautifulSoup(r.text, "html.parser")
+    assert soup.select_one("html") is None and soup.select_one("section#runs") is not None
+    assert soup.select_one("table.validation-summary") is None
+    assert len(soup.select("table.validation-runs tbody tr")) == sum(
+        x.kind == "serving" for x in service.all_rows()
+    )
+
+
+def test_bad_filter_is_an_inline_error_in_the_page_language(web: TestClient) -> None:
+    r = web.get("/validation?gpu=no-such-gpu", headers={"Accept-Language": "zh-TW"})
+    assert r.status_code == 200
+    soup = BeautifulSoup(r.text, "html.parser")
+    assert soup.select_one("#err-gpu").get_text(strip=True) == "這張 GPU 沒有公開實例。"
+    assert len(soup.select("table.validation-runs tbody tr")) == len(service.all_rows())
+
+
+def test_summary_table_shows_median_and_worst_per_category(
+    get_soup: Callable[..., BeautifulSoup], lang: str
+) -> None:
+    soup = get_soup("/validation")
+    table = soup.select_one("table.validation-summary")
+    cats = service.category_summaries(service.all_rows())
+    body_rows = [tr for tr in table.select("tbody tr") if "total" not in (tr.get("class") or [])]
+    assert len(body_rows) == len(cats)
+    a100 = next(c for c in cats if c.category == "A100-class pre-training")
+    label = "A100 級預訓練" if lang == "zh-TW" else "A100-class pre-training"
+    tr = next(tr for tr in body_rows if tr.th.get_text(strip=True) == label)
+    cells = [td.get_text(strip=True) for td in tr.select("td")]
+    s = a100.splits["all"]
+    assert s is not None
+    assert cells[:3] == [f"{s.median_pct * 100:.0f}%", f"{s.worst_pct * 100:.0f}%", str(s.runs)]
+
+
+# --- bands --------------------------------------------------------------------------------
+
+
+def _row(ratio: float, category: str = "c", metric: str = "GPU-hours") -> ValidationRow:
+    return ValidationRow(
+        id=f"r{ratio}",
+        kind="training",
+        category=category,
+        model="m",
+        gpu="a100-sxm-80gb",
+        gpu_count=8,
+        task="pretrain",
+        metric=metric,
+        unit="GPU-h",
+        predicted=100.0 * ratio,
+        reported=100.0,
+        source="s",
+        quote="q",
+    )
+
+
+def test_band_is_the_median_of_symmetric_errors() -> None:
+    # 1.1× over, 1.2× under, 1.5× over: |ln| = 0.0953, 0.1823, 0.4055 → median 0.1823 → 20%.
+    s = summarise([_row(1.1), _row(1 / 1.2), _row(1.5)])
+    assert s is not None and s.runs == 3
+    assert s.median_pct == approx(0.2) and s.worst_pct == approx(0.5)
+
+
+def test_training_estimate_carries_its_category_band() -> None:
+    rows = service.all_rows()
+    a100 = [r for r in rows if r.kind == "training" and r.category == "A100-class pre-training"]
+    expected = summarise(a100)
+    assert expected is not None
+    req = EstimateRequest(
+        model={"preset": "llama-2-7b"}, task="pretrain", tokens=2e12, gpu="a100-sxm-80gb"
+    )
+    t = estimate(req).training
+    assert t is not None and t.uncertainty is not None
+    assert t.uncertainty.runs == expected.runs == len(a100)
+    # bands.json stores 4 decimals.
+    assert abs(t.uncertainty.median_pct - expected.median_pct) <= 5e-5
+    assert t.uncertainty.category == "A100-class pre-training"
+    # No row of the table measures memory, so memory carries no band rather than a made-up one.
+    assert not any(bands.is_memory_metric(r) for r in rows)
+    assert t.memory_uncertainty is None
+
+
+def test_finetune_and_moe_bands_and_no_band_off_the_table() -> None:
+    ft = estimate(EstimateRequest(model={"preset": "llama-3.1-8b"}, task="lora")).training
+    assert ft is not None and ft.uncertainty is not None
+    assert ft.uncertainty.category == "fine-tuning"
+    # A B200 pre-training run: no published run on that GPU class, so no band.
+    b200 = estimate(
+        EstimateRequest(
+            model={"preset": "llama-2-7b"}, task="pretrain", tokens=2e12, gpu="b200-sxm-180gb"
+        )
+    ).training
+    assert b200 is not None and b200.uncertainty is None
+
+
+def test_api_estimate_has_the_band(web: TestClient) -> None:
+    body = {"model": {"preset": "llama-2-7b"}, "task": "pretrain", "tokens": 2e12}
+    r = web.post("/api/v1/estimate", json={**body, "gpu": "h100-sxm-80gb"})
+    assert r.status_code == 200
+    band = r.json()["training"]["uncertainty"]
+    assert band["category"] == "H100-class pre-training" and band["runs"] >= 10
+    assert r.json()["training"]["memory_uncertainty"] is None
+
+
+def test_planner_shows_the_band_with_a_link(
+    get_soup: Callable[..., BeautifulSoup], lang: str
+) -> None:
+    soup = get_soup("/plan?example=13b-full")
+    links = soup.select(".kpi .band a[href='/validation']")
+    t = estimate(
+        EstimateRequest(model={"preset": "llama-2-13b"}, task="full_finetune", dataset_gb=5)
+    ).training
+    assert t is not None and t.uncertainty is not None
+    pct = f"±{t.uncertainty.median_pct * 100:.0f}%"
+    texts = [a.get_text(strip=True) for a in links]
+    # Days and GPU-hours carry the band; memory says it has none yet.
+    assert sum(pct in x and str(t.uncertainty.runs) in x for x in texts) == 2
+    assert len(texts) == 3
+    serving = get_soup("/plan?example=7b-chat")
+    assert any("±" in a.get_text() for a in serving.select(".kpi .band a[href='/validation']"))
