@@ -17,6 +17,7 @@ from app.accounts.models import User
 from app.catalog import service as catalog
 from app.engine.price_book import PriceBook
 from app.i18n import N_, gettext, zh_translations
+from app.plans import schedule
 from app.plans.models import Plan
 from app.quotes.bom import Bom, build_bom
 
@@ -82,6 +83,22 @@ def _book(session: Session, plan: Plan) -> PriceBook | None:
         return None
 
 
+def _assumptions(workload: Mapping[str, Any]) -> list[tuple[str, Any]]:
+    """(label, value) rows for the quote's assumptions table.
+
+    A phased plan's workload holds only ``{"schedule": …}`` (app.plans.schedule): its phases
+    are listed in the quote's phase table, so it has no workload fields to list here. Keys
+    are read with `.get`: a workload saved before a field existed must still quote."""
+    if schedule.is_schedule(workload):
+        return []
+    return [
+        (gettext(label), workload.get(key))
+        for key, label in ASSUMPTIONS
+        if workload.get(key) not in (None, "", 0)
+        or (key == "dataset_gb" and workload.get(key) is not None)
+    ]
+
+
 def issue_date(plan: Plan) -> date:
     """The date of the plan's current revision."""
     return plan.updated_at.date()
@@ -110,11 +127,7 @@ def quote_view(*, session: Session, plan: Plan) -> dict[str, Any]:
         or model.get("preset")
         or (f"{model.get('params_b')}B" if model.get("params_b") else "")
     )
-    assumptions = [
-        (gettext(label), workload[key])
-        for key, label in ASSUMPTIONS
-        if workload.get(key) not in (None, "", 0) or key == "dataset_gb"
-    ]
+    assumptions = _assumptions(workload)
     return {
         "plan": plan,
         "quote_number": plan.quote_number,
@@ -128,6 +141,7 @@ def quote_view(*, session: Session, plan: Plan) -> dict[str, Any]:
         "training": result.get("training"),
         "inference": result.get("inference"),
         "infra": result.get("infra") or {},
+        "phased": result.get("schedule"),
         "cost": cost,
         "currency": bom.currency,
         "options": cost.get("options") or [],
