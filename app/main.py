@@ -12,6 +12,8 @@ from app.accounts.deps import optional_api_user
 from app.catalog import pages as catalog_pages
 from app.catalog import routes as catalog_routes
 from app.costs import routes as costs_api
+from app.customers import pages as customers_pages
+from app.customers import routes as customers_api
 from app.db import make_engine
 from app.leads import pages as leads_pages
 from app.planner import routes as estimate_api
@@ -53,6 +55,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(quotes_api.router)  # before plans: /api/v1/plans/import
     app.include_router(sharing_api.router)
     app.include_router(plans_api.router)
+    app.include_router(customers_api.router)
     app.include_router(sharing_pages.router)  # /s/{token}, share forms, quote PDFs
     app.include_router(catalog_routes.router, dependencies=bearer_optional)
     # Catalog pages: signed-in users read, admins edit (app/catalog/access.py).
@@ -66,6 +69,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     web.install(app)  # HTML pages, /static, language/currency switches (app/web/)
     app.include_router(plans_pages.router)  # /plans, /plans/{id}, /compare (sales, admin)
     app.include_router(leads_pages.router)  # /leads: the sales queue
+    app.include_router(customers_pages.router)  # /customers (sales, admin)
     app.add_middleware(SecurityHeadersMiddleware, https=settings.https)  # outermost
     return app
 

@@ -135,7 +135,8 @@ def render_quote_pdf(plan: Plan, *, lang: str, session: Session) -> bytes:
     import weasyprint
 
     lang = normalise_lang(lang)
-    key = ("pdf", plan.id, plan.version, lang)
+    # The status is in the key: the customer's decision is printed on the sent revision.
+    key = ("pdf", plan.id, plan.version, plan.status, lang)
     cached = _pdfs.get(key)
     if cached is not None:
         return bytes(cached)

@@ -8,12 +8,16 @@ from sqlmodel import Session
 
 from app.charts import figures
 from app.plans.models import Plan
-from app.quotes.service import quote_view
+from app.quotes.service import customer_copy, quote_view
 
 
 def shared_context(*, session: Session, plan: Plan, token: str) -> dict[str, Any]:
-    """quote_view (no notes, no owner e-mail) plus chart JSON for the page."""
+    """quote_view of what the customer sees (the sent revision once sent; no notes, no
+    owner e-mail) plus chart JSON for the page."""
+    live = plan
+    plan = customer_copy(session=session, plan=plan)
     ctx = quote_view(session=session, plan=plan)
+    ctx["live"] = live
     result = plan.result or {}
     cost = result.get("cost") or {}
     gpu = result.get("gpu") or {}
