@@ -37,10 +37,15 @@ def import_plan(body: export.PlanImport, session: SessionDep, user: ApiUser) -> 
 
 
 @router.get("/{plan_id}/pdf", response_class=Response)
-def quote_pdf(plan_id: int, session: SessionDep, _: ApiUser, lang: Lang = "zh-TW") -> Response:
+def quote_pdf(
+    plan_id: int, session: SessionDep, _: ApiUser, settings: SettingsDep, lang: Lang = "zh-TW"
+) -> Response:
     """The plan's PDF quote in 中文 or English."""
     plan = plans.get_plan(session=session, plan_id=plan_id)
-    return pdf_response(plan, render_quote_pdf(plan, lang=lang, session=session))
+    pdf = render_quote_pdf(
+        plan, lang=lang, session=session, letterhead=service.letterhead(settings)
+    )
+    return pdf_response(plan, pdf)
 
 
 @router.get("/{plan_id}/export", response_model=export.PlanExport)

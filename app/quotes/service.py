@@ -23,8 +23,9 @@ from app.i18n import N_, gettext, zh_translations
 from app.plans import schedule
 from app.plans import service as plans
 from app.plans.models import Plan, utcnow
-from app.quotes import pricing
+from app.quotes import document, pricing
 from app.quotes.bom import Bom, build_bom
+from app.settings import Settings
 
 VALID_DAYS: Final = 30
 
@@ -109,8 +110,12 @@ def issue_date(plan: Plan) -> date:
     return plan.updated_at.date()
 
 
-def quote_view(*, session: Session, plan: Plan) -> dict[str, Any]:
-    """The quote's content (see the module docstring); no internal notes, no owner e-mail."""
+def quote_view(
+    *, session: Session, plan: Plan, letterhead: Mapping[str, str] | None = None
+) -> dict[str, Any]:
+    """The quote's content (see the module docstring); no internal notes, no owner e-mail.
+
+    `letterhead`: the seller's company name, address, 統一編號 and contact (app.settings)."""
     result: Mapping[str, Any] = plan.result or {}
     workload: Mapping[str, Any] = plan.workload or {}
     cost: Mapping[str, Any] = result.get("cost") or {}
@@ -133,11 +138,34 @@ def quote_view(*, session: Session, plan: Plan) -> dict[str, Any]:
         or (f"{model.get('params_b')}B" if model.get("params_b") else "")
     )
     assumptions = _assumptions(workload)
+    quote: Mapping[str, Any] = plan.quote or {}
+    gpu = result.get("gpu") or {}
+    hours = float(cost.get("hours_per_month") or 730.0)
+    all_options = list(cost.get("options") or [])
+    shown = document.visible_options(
+        all_options, include_cloud=bool(quote.get("include_cloud_comparison"))
+    )
+    customer = session.get(Customer, plan.customer_id) if plan.customer_id is not None else None
     return {
         "plan": plan,
+        "letterhead": dict(letterhead or {"name": gettext("Stratagem")}),
+        "customer_record": customer,
+        "quote": quote,
+        "quote_lines": document.quote_lines(quote, all_options, gpu, hours) if quote else [],
+        "totals": pricing.totals(quote) if quote.get("lines") else None,
+        "customer_options": [
+            {**o, "customer_label": document.option_label(o, gpu, hours)} for o in shown
+        ],
+        "infra_rows": document.infra_rows(result.get("infra") or {}),
+        "customer_assumptions": document.assumption_rows(workload),
+        "gpu_text": document.gpu_text(gpu),
         "quote_number": plan.quote_number,
-        "issued": issued,
-        "valid_until": issued + timedelta(days=VALID_DAYS),
+        "issued": date.fromisoformat(quote["issued"]) if quote.get("issued") else issued,
+        "valid_until": (
+            date.fromisoformat(quote["valid_until"])
+            if quote.get("valid_until")
+            else issued + timedelta(days=VALID_DAYS)
+        ),
         "seller": (owner.name or "").strip() if owner is not None else "",
         "model_name": model_name,
         "tier": result.get("tier", ""),
@@ -372,3 +400,13 @@ def document_language(*, session: Session, plan: Plan) -> str:
         if customer is not None:
             return customer.language
     return "zh-TW"
+
+
+def letterhead(settings: Settings) -> dict[str, str]:
+    """The seller's block of every quote (STRATAGEM_COMPANY_* settings)."""
+    return {
+        "name": settings.company_name,
+        "address": settings.company_address,
+        "tax_id": settings.company_tax_id,
+        "contact": settings.company_contact,
+    }

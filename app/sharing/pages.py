@@ -7,7 +7,7 @@ from typing import Annotated, Literal
 from fastapi import APIRouter, Form, Query, Request
 from fastapi.responses import JSONResponse, RedirectResponse, Response
 
-from app import errors
+from app import errors, i18n
 from app.accounts.web import PageUser
 from app.deps import SessionDep
 from app.plans import service as plans
@@ -19,7 +19,7 @@ from app.sharing import service
 from app.sharing.routes import share_url
 from app.sharing.views import shared_context
 from app.web.csrf import CsrfDep, verify_csrf
-from app.web.templating import render
+from app.web.templating import activate, render
 
 router = APIRouter(include_in_schema=False)
 # A shared page must not leak its secret URL to other sites, nor be indexed.
@@ -67,8 +67,19 @@ def shared_plan(token: str, request: Request, session: SessionDep) -> Response:
         _, plan = service.resolve(session=session, token=token)
     except (service.LinkGone, service.LinkNotFound) as exc:
         return _refused(request, exc)
-    ctx = shared_context(session=session, plan=plan, token=token)
+    _customer_language(request, session, plan)
+    activate(request)
+    ctx = shared_context(
+        session=session, plan=plan, token=token, settings=request.app.state.settings
+    )
     return render(request, "sharing/shared.html", ctx, headers=SHARED_HEADERS)
+
+
+def _customer_language(request: Request, session: SessionDep, plan: Plan) -> None:
+    """The customer's document is in the customer's language unless the visitor chose one
+    with the language switch (its cookie)."""
+    if not request.cookies.get(i18n.LANG_COOKIE):
+        request.state.lang = quotes.document_language(session=session, plan=plan)
 
 
 @router.get("/s/{token}/quote.pdf")
@@ -83,16 +94,22 @@ def shared_pdf(
         return _refused(request, exc)
     language = lang or quotes.document_language(session=session, plan=plan)
     copy = quotes.customer_copy(session=session, plan=plan)
-    response = pdf_response(plan, render_quote_pdf(copy, lang=language, session=session))
+    head = quotes.letterhead(request.app.state.settings)
+    response = pdf_response(
+        plan, render_quote_pdf(copy, lang=language, session=session, letterhead=head)
+    )
     response.headers.update(SHARED_HEADERS)
     return response
 
 
 @router.get("/plans/{plan_id}/quote.pdf")
-def plan_pdf(plan_id: int, session: SessionDep, _: PageUser, lang: Lang = "zh-TW") -> Response:
+def plan_pdf(
+    plan_id: int, request: Request, session: SessionDep, _: PageUser, lang: Lang = "zh-TW"
+) -> Response:
     """The plan's PDF quote, for signed-in users."""
     plan = plans.get_plan(session=session, plan_id=plan_id)
-    return pdf_response(plan, render_quote_pdf(plan, lang=lang, session=session))
+    head = quotes.letterhead(request.app.state.settings)
+    return pdf_response(plan, render_quote_pdf(plan, lang=lang, session=session, letterhead=head))
 
 
 async def _answer(request: Request) -> tuple[dict[str, str], bool]:
@@ -139,7 +156,11 @@ def _decision_error(
 ) -> Response:
     if is_json:
         return JSONResponse(exc.json_body(), status_code=exc.status, headers=SHARED_HEADERS)
-    ctx = shared_context(session=session, plan=plan, token=token)
+    _customer_language(request, session, plan)
+    activate(request)
+    ctx = shared_context(
+        session=session, plan=plan, token=token, settings=request.app.state.settings
+    )
     field = (exc.field or "").split(".")[0]
     ctx.update(decision_errors={field or "form": exc.message}, decision_values=fields)
     return render(

@@ -11,8 +11,10 @@ import pytest
 from fastapi.testclient import TestClient
 from sqlmodel import Session
 
+from app import i18n
 from app.plans.models import Plan
 from app.plans.service import today
+from app.web.templating import money
 from tests.accounts.helpers import Account, make_account
 from tests.plan_quotes import WORKLOAD
 
@@ -162,9 +164,6 @@ def test_life_approval_send_accept(client: TestClient) -> None:
     )
     page = anon.get(link)
     assert page.status_code == 200
-    from app.web.templating import money
-    from app import i18n
-
     i18n.activate("zh-TW")
     assert money(float(sent.json()["quote_totals"]["total"]), "TWD") in page.text
     # Accepting needs name and title.
