@@ -19,6 +19,7 @@ from app.leads import pages as leads_pages
 from app.planner import routes as estimate_api
 from app.plans import pages as plans_pages
 from app.plans import routes as plans_api
+from app.quotes import pages as quotes_pages
 from app.quotes import routes as quotes_api
 from app.settings import Settings
 from app.sharing import pages as sharing_pages
@@ -70,6 +71,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(plans_pages.router)  # /plans, /plans/{id}, /compare (sales, admin)
     app.include_router(leads_pages.router)  # /leads: the sales queue
     app.include_router(customers_pages.router)  # /customers (sales, admin)
+    app.include_router(quotes_pages.router)  # /plans/{id}/quote, send, approve-discount
     app.add_middleware(SecurityHeadersMiddleware, https=settings.https)  # outermost
     return app
 

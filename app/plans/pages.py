@@ -17,8 +17,9 @@ from fastapi import APIRouter, Request
 from fastapi.responses import RedirectResponse, Response
 
 from app.accounts.web import SalesPageUser
-from app.deps import SessionDep
+from app.deps import SessionDep, SettingsDep
 from app.plans import forms, service, views
+from app.quotes import views as quote_views
 from app.web.csrf import CsrfDep
 from app.web.templating import choose_currency, is_fragment, render
 
@@ -57,15 +58,23 @@ async def plans_new(
 
 @router.get("/plans/{plan_id}")
 def plan_detail(
-    plan_id: int, request: Request, session: SessionDep, user: SalesPageUser
+    plan_id: int, request: Request, session: SessionDep, user: SalesPageUser, settings: SettingsDep
 ) -> Response:
-    """One plan: summary, results, notes, revision history and actions."""
+    """One plan: summary, quote builder, results, notes, revision history and actions."""
     ctx = views.detail_context(
         session=session,
         plan_id=plan_id,
         user=user,
         currency=choose_currency(request),
         conflict=request.query_params.get("conflict"),
+    )
+    ctx.update(
+        quote_views.builder_context(
+            session=session,
+            plan=ctx["plan"],
+            user=user,
+            limit_pct=settings.sales_discount_limit_pct,
+        )
     )
     return render(request, "plans/detail.html", ctx)
 

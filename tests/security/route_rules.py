@@ -160,6 +160,9 @@ RULES.update(
         ("POST", "/api/v1/plans/{plan_id}/approve-discount"): ADMIN_API,
         ("POST", "/s/{token}/accept"): PUBLIC,
         ("POST", "/s/{token}/decline"): PUBLIC,
+        ("POST", "/plans/{plan_id}/quote"): SIGNED_IN_PAGE,
+        ("POST", "/plans/{plan_id}/send"): SIGNED_IN_PAGE,
+        ("POST", "/plans/{plan_id}/approve-discount"): ADMIN_PAGE,
     }
 )
 

@@ -1,0 +1,115 @@
+"""The quote builder on /plans/{id}: add/remove lines, inline errors in the page's language,
+save, approval at 15%, send (issue 10)."""
+
+from __future__ import annotations
+
+import pytest
+from bs4 import BeautifulSoup
+from fastapi.testclient import TestClient
+
+from tests.accounts.helpers import make_account, sign_in
+from tests.quotes.test_quote_life import TERM, _customer, _plan
+
+
+def _form(page: BeautifulSoup) -> dict[str, str]:
+    form = page.select_one("#quote-builder form[action$='/quote']")
+    assert form is not None
+    data: dict[str, str] = {}
+    for el in form.select("input, select, textarea"):
+        name = el.get("name")
+        if not name or el.get("type") == "checkbox":
+            continue
+        if el.name == "select":
+            opt = el.select_one("option[selected]")
+            data[name] = opt["value"] if opt else ""
+        elif el.name == "textarea":
+            data[name] = el.get_text()
+        else:
+            data[name] = el.get("value", "")
+    return data
+
+
+@pytest.mark.parametrize(
+    ("lang", "message"), [("en", "Must be at least 0"), ("zh-TW", "至少須為 0")]
+)
+def test_builder_lines_errors_save_approve_send(
+    client: TestClient, lang: str, message: str
+) -> None:
+    sales = make_account(client, "sales")
+    admin = make_account(client, "admin")
+    c = _customer(client, sales)
+    p = _plan(client, sales, c["id"], {"lines": [{"option_key": TERM}]})
+    pages = TestClient(client.app, follow_redirects=False)
+    sign_in(pages, sales.user)
+    h = {"Accept-Language": lang}
+    page = BeautifulSoup(pages.get(f"/plans/{p['id']}", headers=h).text, "html.parser")
+    data = _form(page)
+    assert data["lines"] == "1" and data["line-0-option_key"] == TERM
+    # Add a line (HTMX: only the section comes back), nothing saved.
+    r = pages.post(
+        f"/plans/{p['id']}/quote",
+        data={**data, "action": "add"},
+        headers={**h, "HX-Request": "true"},
+    )
+    section = BeautifulSoup(r.text, "html.parser")
+    assert r.status_code == 200 and section.select_one("section#quote-builder")
+    assert len(section.select("fieldset.line-row")) == 2 and not section.select_one("header")
+    data = _form(section)
+    data.update(
+        {
+            "line-1-description": "NAS 20 TB",
+            "line-1-unit_price": "8000",
+            "line-1-months": "6",
+            "line-1-quantity": "-1",
+            "discount_pct": "10",
+        }
+    )
+    bad = pages.post(
+        f"/plans/{p['id']}/quote",
+        data={**data, "action": "save"},
+        headers={**h, "HX-Request": "true"},
+    )
+    assert bad.status_code == 422
+    err = BeautifulSoup(bad.text, "html.parser").select_one("#err-line-1-quantity")
+    assert message in err.get_text()
+    data["line-1-quantity"] = "1"
+    ok = pages.post(f"/plans/{p['id']}/quote", data={**data, "action": "save"}, headers=h)
+    assert ok.status_code == 303
+    page = BeautifulSoup(pages.get(f"/plans/{p['id']}", headers=h).text, "html.parser")
+    # 1,080,000 + 48,000 − 10% = 1,015,200 (+5% = 1,065,960).
+    assert "1,015,200" in page.select_one(".qb-totals .subtotal").get_text()
+    assert "1,065,960" in page.select_one(".qb-totals .total").get_text()
+    assert not page.select_one(".approval-needed")
+    # 15% needs an admin: sending is disabled and refused.
+    data = _form(page)
+    data["discount_pct"] = "15"
+    assert (
+        pages.post(
+            f"/plans/{p['id']}/quote", data={**data, "action": "save"}, headers=h
+        ).status_code
+        == 303
+    )
+    page = BeautifulSoup(pages.get(f"/plans/{p['id']}", headers=h).text, "html.parser")
+    assert page.select_one(".approval-needed") and page.select_one("button.send-quote[disabled]")
+    assert not page.select_one("button.approve")  # sales cannot approve
+    token = page.select_one("input[name=csrf_token]")["value"]
+    assert (
+        pages.post(f"/plans/{p['id']}/send", data={"csrf_token": token}, headers=h).status_code
+        == 409
+    )
+    boss = TestClient(client.app, follow_redirects=False)
+    sign_in(boss, admin.user)
+    bpage = BeautifulSoup(boss.get(f"/plans/{p['id']}", headers=h).text, "html.parser")
+    assert bpage.select_one("button.approve")
+    btoken = bpage.select_one("input[name=csrf_token]")["value"]
+    assert (
+        boss.post(f"/plans/{p['id']}/approve-discount", data={"csrf_token": btoken}).status_code
+        == 303
+    )
+    assert (
+        pages.post(f"/plans/{p['id']}/send", data={"csrf_token": token}, headers=h).status_code
+        == 303
+    )
+    page = BeautifulSoup(pages.get(f"/plans/{p['id']}", headers=h).text, "html.parser")
+    assert page.select_one(".approval-record")
+    assert "Test admin" in page.select_one(".approval-record").get_text()
