@@ -38,6 +38,7 @@ class ListQuery:
     owner: str = ""
     tier: str = ""
     customer: str = ""
+    customer_id: str = ""
     sort: str = "-updated_at"
     page: int = 1
     archived: bool = False
@@ -59,6 +60,7 @@ class ListQuery:
             owner=(params.get("owner") or "").strip()[:12],
             tier=tier if tier in planner.TIER_NAMES else "",
             customer=(params.get("customer") or "").strip()[:200],
+            customer_id=cid if (cid := (params.get("customer_id") or "").strip()).isdigit() else "",
             sort=sort,
             page=page,
             archived=params.get("archived") == "1",
@@ -71,6 +73,7 @@ class ListQuery:
             "owner": self.owner,
             "tier": self.tier,
             "customer": self.customer,
+            "customer_id": self.customer_id,
             "sort": self.sort if self.sort != "-updated_at" else "",
             "page": self.page if self.page != 1 else "",
             "archived": "1" if self.archived else "",

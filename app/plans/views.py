@@ -72,6 +72,7 @@ def list_context(*, session: Session, params: Mapping[str, str], user: User) -> 
         owner_id=owner_id,
         tier=lq.tier or None,
         customer=lq.customer or None,
+        customer_id=int(lq.customer_id) if lq.customer_id else None,
         archived=lq.archived,
         sort=lq.sort,
         page=lq.page,
@@ -112,7 +113,7 @@ def list_context(*, session: Session, params: Mapping[str, str], user: User) -> 
         "tiers": list(planner.TIER_NAMES.items()),
         "status_names": STATUS_NAMES,
         "tier_names": planner.TIER_NAMES,
-        "filtered": bool(lq.q or lq.status or lq.owner or lq.tier or lq.customer),
+        "filtered": bool(lq.q or lq.status or lq.owner or lq.tier or lq.customer or lq.customer_id),
     }
 
 
