@@ -162,10 +162,14 @@ def plan_diff(
 
 @router.get("/compare")
 def compare(request: Request, session: SessionDep, user: SalesPageUser) -> Response:
-    """Two to four plans (or revisions) side by side, with overlaid charts."""
-    items, error = forms.parse_compare(
-        request.query_params.get("ids", ""), request.query_params.getlist("rev")
+    """Two to four plans (or revisions) side by side, with overlaid charts; by id, quote
+    number or the plan list's tick boxes."""
+    # Ids come typed (`ids=1,2`, or the quote numbers users see: `Q-2026-000012`) or as
+    # one `ids` per ticked box of the plan list.
+    ids = service.ids_for_quote_numbers(
+        session=session, text=",".join(request.query_params.getlist("ids"))
     )
+    items, error = forms.parse_compare(ids, request.query_params.getlist("rev"))
     ctx = views.compare_context(session=session, items=items, error=error)
     return render(request, "plans/compare.html", ctx, status_code=422 if error else 200)
 

@@ -347,6 +347,18 @@ def list_plans(
     return Page(items=list(session.exec(stmt)), total=total, page=page, per_page=per_page)
 
 
+def ids_for_quote_numbers(*, session: Session, text: str) -> str:
+    """'Q-2026-000012, 3' → '12,3': quote numbers replaced by their plan's id (others kept,
+    so a typo still gets the comparison's own error message)."""
+    parts = [p.strip() for p in text.replace(" ", ",").split(",") if p.strip()]
+    numbers = [p.upper() for p in parts if p.upper().startswith("Q-")]
+    found: dict[str, int] = {}
+    if numbers:
+        stmt = select(Plan.quote_number, Plan.id).where(col(Plan.quote_number).in_(numbers))
+        found = {q: i for q, i in session.exec(stmt) if i is not None}
+    return ",".join(str(found.get(p.upper(), p)) for p in parts)
+
+
 def list_revisions(*, session: Session, plan_id: int) -> list[PlanRevision]:
     get_plan(session=session, plan_id=plan_id)
     stmt = (

@@ -10,6 +10,7 @@ Call with the document's language active (`app.i18n.activate`).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from decimal import Decimal
 from typing import Any, Final
@@ -35,6 +36,7 @@ KIND_NAMES: Final = {
     "cloud_reserved": N_("Public cloud, reserved"),
 }
 CLOUD_KINDS: Final = ("cloud", "cloud_reserved")
+_TERM: Final = re.compile(r"(\d+)-month contract")
 UNITS: Final = {"hour": N_("h"), "month": N_("months"), "item": ""}
 
 
@@ -59,8 +61,15 @@ def option_label(option: Mapping[str, Any], gpu: Mapping[str, Any], hours_per_mo
         return f"{name} — {product}"
     parts = [name]
     if kind == "rent_term":
-        months = pricing.option_defaults(option, hours_per_month)["months"]
-        parts.append(gettext("%(n)s-month contract") % {"n": f"{months.normalize():f}"})
+        # The contract's length is in the engine's label ("6-month contract — …"); a total
+        # over a longer view (the five-year TCO) must not turn it into a 60-month contract.
+        found = _TERM.search(str(option.get("label", "")))
+        months = (
+            found.group(1)
+            if found
+            else f"{pricing.option_defaults(option, hours_per_month)['months'].normalize():f}"
+        )
+        parts.append(gettext("%(n)s-month contract") % {"n": months})
     if gpu:
         parts.append(gpu_text(gpu))
     return " — ".join(parts[:1]) + (" · " + " · ".join(parts[1:]) if parts[1:] else "")

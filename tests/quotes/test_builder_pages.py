@@ -113,3 +113,25 @@ def test_builder_lines_errors_save_approve_send(
     page = BeautifulSoup(pages.get(f"/plans/{p['id']}", headers=h).text, "html.parser")
     assert page.select_one(".approval-record")
     assert "Test admin" in page.select_one(".approval-record").get_text()
+
+
+def test_compare_by_quote_numbers_and_tick_boxes(client: TestClient) -> None:
+    a = make_account(client, "sales")
+    c = _customer(client, a)
+    p1 = _plan(client, a, c["id"], {"lines": [{"option_key": TERM}]})
+    p2 = _plan(client, a, c["id"], {"lines": [{"option_key": TERM}], "discount_pct": "5"})
+    pages = TestClient(client.app, follow_redirects=False)
+    sign_in(pages, a.user)
+    typed = f"{p1['quote_number'].lower()}, {p2['quote_number']}"
+    page = BeautifulSoup(pages.get("/compare", params={"ids": typed}).text, "html.parser")
+    assert len(page.select("table.compare-table thead th.scenario")) == 2
+    # The plan list's tick boxes submit one `ids` each to /compare.
+    listing = BeautifulSoup(
+        pages.get("/plans", params={"customer_id": c["id"]}).text, "html.parser"
+    )
+    boxes = listing.select("input[type=checkbox][form=compare-picks][name=ids]")
+    assert {b["value"] for b in boxes} == {str(p1["id"]), str(p2["id"])}
+    ticked = pages.get("/compare", params=[("ids", str(p1["id"])), ("ids", str(p2["id"]))])
+    assert ticked.status_code == 200
+    assert len(BeautifulSoup(ticked.text, "html.parser").select("th.scenario")) == 2
+    assert pages.get("/compare", params={"ids": "Q-1999-999999,1"}).status_code == 422
