@@ -170,6 +170,30 @@ def save_from_planner(
     return plan, {}
 
 
+def save_workload(
+    *,
+    session: Session,
+    plan_id: int,
+    form: Mapping[str, str],
+    user: User,
+    version: int,
+    currency: str,
+) -> Plan:
+    """A new revision of the plan with the planner's workload (422 naming the field, 409 if
+    someone saved since `version`)."""
+    req, errors = planner.build_request(planner.form_values(form), currency)
+    if req is None:
+        field, message = next(iter(errors.items()))
+        raise service.Invalid(field, message)
+    return service.update_plan(
+        session=session,
+        plan_id=plan_id,
+        expected_version=version,
+        changes={"workload": req},
+        actor=user,
+    )
+
+
 def form_choices() -> dict[str, Any]:
     return {"statuses": [(s, STATUS_NAMES[s]) for s in STATUSES]}
 

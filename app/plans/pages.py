@@ -183,3 +183,21 @@ def compare_t16(
         session=session, owner=user, currency=choose_currency(request)
     )
     return _see("/compare?ids=" + ",".join(str(p.id) for p in plans))
+
+
+@router.post("/plans/{plan_id}/workload")
+async def plan_workload(
+    plan_id: int, request: Request, session: SessionDep, user: SalesPageUser, _csrf: CsrfDep
+) -> Response:
+    """Save the planner's workload as a new revision of the plan, then show the diff."""
+    form = await _form(request)
+    version = int(form["version"]) if form.get("version", "").isdigit() else 0
+    plan = forms.save_workload(
+        session=session,
+        plan_id=plan_id,
+        form=form,
+        user=user,
+        version=version,
+        currency=choose_currency(request),
+    )
+    return _see(f"/plans/{plan_id}/diff?a={version}&b={plan.version}")

@@ -135,3 +135,32 @@ def test_compare_by_quote_numbers_and_tick_boxes(client: TestClient) -> None:
     assert ticked.status_code == 200
     assert len(BeautifulSoup(ticked.text, "html.parser").select("th.scenario")) == 2
     assert pages.get("/compare", params={"ids": "Q-1999-999999,1"}).status_code == 422
+
+
+def test_edit_in_planner_saves_a_revision_whose_diff_shows_the_workload(
+    client: TestClient,
+) -> None:
+    a = make_account(client, "sales")
+    c = _customer(client, a)
+    p = _plan(client, a, c["id"], {"lines": [{"option_key": TERM}]})
+    pages = TestClient(client.app, follow_redirects=False)
+    sign_in(pages, a.user)
+    h = {"Accept-Language": "en"}
+    detail = BeautifulSoup(pages.get(f"/plans/{p['id']}", headers=h).text, "html.parser")
+    href = detail.select_one("a.edit-in-planner")["href"]
+    planner = BeautifulSoup(pages.get(href, headers=h).text, "html.parser")
+    # The saved workload fills the planner (tests/plan_quotes.py WORKLOAD).
+    assert planner.select_one("#f-task option[selected]")["value"] == "full_finetune"
+    assert planner.select_one("#f-seq_len")["value"] == "2048"
+    form = planner.select_one("form[action$='/workload']")
+    data = {i["name"]: i.get("value", "") for i in form.select("input[type=hidden]")}
+    assert data["version"] == str(p["version"])
+    data["seq_len"] = "4096"  # the change made in the planner
+    r = pages.post(f"/plans/{p['id']}/workload", data=data, headers=h)
+    assert r.status_code == 303 and "/diff" in r.headers["location"]
+    diff = BeautifulSoup(pages.get(r.headers["location"], headers=h).text, "html.parser")
+    rows = [tr.get_text(" ", strip=True) for tr in diff.select("table.diff-table tr")]
+    assert any(row.startswith("Sequence length") and "2048 4096" in row for row in rows), rows
+    got = client.get(f"/api/v1/plans/{p['id']}", headers=a.headers).json()
+    assert got["version"] == p["version"] + 1 and got["workload"]["seq_len"] == 4096
+    assert got["quote"]["lines"][0]["option_key"] == TERM  # the quote survives the revision
