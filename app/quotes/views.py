@@ -18,6 +18,7 @@ from app.accounts.models import User
 from app.customers import service as customers
 from app.plans import service as plans
 from app.plans.models import Plan
+from app.plans.presenters import STATUS_NAMES
 from app.quotes import document
 from app.quotes import service as quotes
 from app.quotes.models import MAX_LINES, QuoteIn
@@ -161,4 +162,6 @@ def builder_context(
         "qb_is_admin": user.role == "admin",
         "qb_can_edit": plans.can_edit(user, plan),
         "qb_owner_name": (owner.name or owner.email) if owner is not None else "",
+        # The HTMX fragment renders without the plan page's context.
+        "status_names": STATUS_NAMES,
     }

@@ -54,6 +54,7 @@ def test_builder_lines_errors_save_approve_send(
     section = BeautifulSoup(r.text, "html.parser")
     assert r.status_code == 200 and section.select_one("section#quote-builder")
     assert len(section.select("fieldset.line-row")) == 2 and not section.select_one("header")
+    assert section.select_one(".qb-status").get_text() == ("Draft" if lang == "en" else "草稿")
     data = _form(section)
     data.update(
         {
