@@ -12,11 +12,14 @@ from app.accounts.deps import optional_api_user
 from app.catalog import pages as catalog_pages
 from app.catalog import routes as catalog_routes
 from app.costs import routes as costs_api
+from app.customers import pages as customers_pages
+from app.customers import routes as customers_api
 from app.db import make_engine
 from app.leads import pages as leads_pages
 from app.planner import routes as estimate_api
 from app.plans import pages as plans_pages
 from app.plans import routes as plans_api
+from app.quotes import pages as quotes_pages
 from app.quotes import routes as quotes_api
 from app.quotes import worker as pdf_worker
 from app.settings import Settings
@@ -62,6 +65,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(quotes_api.router)  # before plans: /api/v1/plans/import
     app.include_router(sharing_api.router)
     app.include_router(plans_api.router)
+    app.include_router(customers_api.router)
     app.include_router(sharing_pages.router)  # /s/{token}, share forms, quote PDFs
     app.include_router(catalog_routes.router, dependencies=bearer_optional)
     # Catalog pages: signed-in users read, admins edit (app/catalog/access.py).
@@ -82,6 +86,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         max_json_bytes=settings.max_json_bytes,
         max_upload_bytes=settings.max_upload_bytes,
     )
+    app.include_router(customers_pages.router)  # /customers (sales, admin)
+    app.include_router(quotes_pages.router)  # /plans/{id}/quote, send, approve-discount
     app.add_middleware(SecurityHeadersMiddleware, https=settings.https)  # outermost
     return app
 

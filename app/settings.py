@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from decimal import Decimal
 from pathlib import Path
 from typing import Literal
 
@@ -96,6 +97,34 @@ class Settings(BaseSettings):
         ge=1_000,
         alias="STRATAGEM_MAX_CSV_BYTES",
         description="Largest catalog import (CSV or JSON file, paths ending /import), bytes.",
+    )
+    # The seller on every quote (the PDF's letterhead and the share page), PRODUCT.md §6.
+    company_name: str = Field(
+        default="Stratagem", alias="STRATAGEM_COMPANY_NAME", description="Seller's company name."
+    )
+    company_address: str = Field(
+        default="", alias="STRATAGEM_COMPANY_ADDRESS", description="Seller's address."
+    )
+    company_tax_id: str = Field(
+        default="", alias="STRATAGEM_COMPANY_TAX_ID", description="Seller's 統一編號 (8 digits)."
+    )
+    company_contact: str = Field(
+        default="",
+        alias="STRATAGEM_COMPANY_CONTACT",
+        description="Seller's contact line (phone, e-mail) on every quote.",
+    )
+    payment_terms: str = Field(
+        default="",
+        alias="STRATAGEM_PAYMENT_TERMS",
+        description="Default payment terms of a new quote; empty: the standard sentence in "
+        "the customer's language.",
+    )
+    sales_discount_limit_pct: Decimal = Field(
+        default=Decimal(10),
+        ge=0,
+        le=100,
+        alias="STRATAGEM_SALES_DISCOUNT_LIMIT_PCT",
+        description="Deepest discount (%) a sales user may send without an admin's approval.",
     )
 
     @property

@@ -15,6 +15,8 @@ from sqlalchemy.orm.attributes import flag_modified
 from sqlmodel import Session, col, select
 
 from app.accounts.models import User
+from app.customers import service as customers
+from app.customers.models import CustomerCreate
 from app.errors import Invalid, NotFound
 from app.i18n import gettext as _
 from app.leads.models import LEAD_STATUSES, Lead, LeadCreate
@@ -80,7 +82,9 @@ def set_lead_status(*, session: Session, lead_id: int, status: str) -> Lead:
 def convert_lead(
     *, session: Session, lead_id: int, owner: User, workload: Callable[[Lead], Any]
 ) -> int:
-    """A plan prefilled from the lead's answers, linked to it; the lead becomes 'converted'.
+    """A customer and a plan prefilled from the lead's answers, linked to it; the lead
+    becomes 'converted'. The customer is found again by company name when it exists (a lead
+    carries no 統一編號: sales add it on the customer page).
 
     `workload(lead)` builds the plan's workload from the lead's answers (the page passes the
     self-assessment's request builder). Converting twice opens the plan made the first time.
@@ -89,11 +93,21 @@ def convert_lead(
     existing = lead.answers.get("plan_id")
     if isinstance(existing, int):
         return existing
+    customer = customers.find_or_create(
+        session=session,
+        data=CustomerCreate(
+            name=lead.company,
+            contact=lead.name,
+            email=lead.email,
+            language="en" if lead.lang == "en" else "zh-TW",
+        ),
+    )
     plan = plans.create_plan(
         session=session,
         owner=owner,
         name=_("Quote request from %(company)s") % {"company": lead.company},
         customer=lead.company,
+        customer_id=customer.id,
         workload=workload(lead),
         notes=_("From quote request #%(id)s: %(name)s <%(email)s>")
         % {

@@ -476,12 +476,19 @@ def plan_page(
     """Everything /plan shows for `query` (the form's values)."""
     values = form_values(query)
     req, errors = build_request(values, currency)
+    # "Edit in planner" from a saved plan: saving makes a new revision of that plan.
+    revise = (
+        {"id": query["revise"], "version": query.get("version", "")}
+        if str(query.get("revise", "")).isdigit() and str(query.get("version", "")).isdigit()
+        else None
+    )
     resp: EstimateResponse | None = None
     if req is not None:
         resp, errors = run_estimate(req, book)
     ctx: dict[str, Any] = {
         "nav_active": "plan",
         "values": values,
+        "revise": revise,
         "errors": errors,
         "req": req,
         "resp": resp,

@@ -39,6 +39,7 @@ class ListQuery:
     owner: str = ""
     tier: str = ""
     customer: str = ""
+    customer_id: str = ""
     sort: str = "-updated_at"
     page: int = 1
     archived: bool = False
@@ -60,6 +61,7 @@ class ListQuery:
             owner=(params.get("owner") or "").strip()[:12],
             tier=tier if tier in planner.TIER_NAMES else "",
             customer=(params.get("customer") or "").strip()[:200],
+            customer_id=cid if (cid := (params.get("customer_id") or "").strip()).isdigit() else "",
             sort=sort,
             page=page,
             archived=params.get("archived") == "1",
@@ -72,6 +74,7 @@ class ListQuery:
             "owner": self.owner,
             "tier": self.tier,
             "customer": self.customer,
+            "customer_id": self.customer_id,
             "sort": self.sort if self.sort != "-updated_at" else "",
             "page": self.page if self.page != 1 else "",
             "archived": "1" if self.archived else "",
@@ -169,6 +172,30 @@ def save_from_planner(
         workload=req,
     )
     return plan, {}
+
+
+def save_workload(
+    *,
+    session: Session,
+    plan_id: int,
+    form: Mapping[str, str],
+    user: User,
+    version: int,
+    currency: str,
+) -> Plan:
+    """A new revision of the plan with the planner's workload (422 naming the field, 409 if
+    someone saved since `version`)."""
+    req, errors = planner.build_request(planner.form_values(form), currency)
+    if req is None:
+        field, message = next(iter(errors.items()))
+        raise service.Invalid(field, message)
+    return service.update_plan(
+        session=session,
+        plan_id=plan_id,
+        expected_version=version,
+        changes={"workload": req},
+        actor=user,
+    )
 
 
 def form_choices() -> dict[str, Any]:

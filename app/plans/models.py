@@ -10,7 +10,8 @@ reading every result JSON.
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime
+from decimal import Decimal
 from typing import Annotated, Any, ClassVar, Final
 
 from pydantic import AfterValidator, ConfigDict, field_validator
@@ -18,16 +19,31 @@ from sqlalchemy import JSON, Column, ForeignKeyConstraint, Index, UniqueConstrai
 from sqlmodel import Field, SQLModel
 
 import app.accounts.models
-import app.catalog.models  # noqa: F401  (the price_list table the FK points at)
+import app.catalog.models  # (the price_list table the FK points at)
+import app.customers.models  # noqa: F401  (the customer table the FK points at)
 from app.engine.schemas import EstimateRequest
 from app.ids import DB_ID_MAX
+from app.quotes.models import QuoteIn
 
-STATUSES: Final = ("draft", "sent", "accepted", "lost")
+# A quote's life (issue 10): draft → sent → accepted | declined | expired; "lost" is kept
+# for plans saved before quotes had a life of their own.
+STATUSES: Final = ("draft", "sent", "accepted", "declined", "expired", "lost")
 # The fields a save may change; a revision snapshots these plus the computed ones.
-EDITABLE: Final = ("name", "customer", "status", "notes", "tags", "workload")
+EDITABLE: Final = (
+    "name",
+    "customer",
+    "customer_id",
+    "status",
+    "notes",
+    "tags",
+    "workload",
+    "quote",
+)
 SNAPSHOT: Final = (
     "name",
     "customer",
+    "customer_id",
+    "quote",
     "status",
     "notes",
     "tags",
@@ -83,6 +99,13 @@ class Plan(SQLModel, table=True):
         Index("ix_plan_tier", "tier"),
         Index("ix_plan_customer", "customer"),
         Index("ix_plan_name", "name"),
+        ForeignKeyConstraint(
+            ["customer_id"], ["customer.id"], ondelete="SET NULL", name="fk_plan_customer"
+        ),
+        ForeignKeyConstraint(
+            ["discount_approved_by"], ["app_user.id"], name="fk_plan_discount_approved_by"
+        ),
+        Index("ix_plan_customer_id", "customer_id"),
     )
 
     id: int | None = Field(default=None, primary_key=True)
@@ -101,6 +124,23 @@ class Plan(SQLModel, table=True):
     result: dict[str, Any] = Field(sa_column=Column(JSON, nullable=False))
     created_at: datetime = Field(default_factory=utcnow)
     updated_at: datetime = Field(default_factory=utcnow)
+    # Quotes (issue 10). `customer` (free text) stays for plans saved before customers.
+    customer_id: int | None = None
+    quote: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON, nullable=True))
+    # Derived from `quote` on every save (like `tier`), so lists read them without the JSON.
+    quote_totals: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON, nullable=True))
+    valid_until: date | None = None
+    sent_version: int | None = Field(default=None, description="The revision the customer sees.")
+    sent_at: datetime | None = None
+    discount_approved_by: int | None = None
+    discount_approved_at: datetime | None = None
+    discount_approved_pct: Decimal | None = Field(default=None, max_digits=5, decimal_places=2)
+    decided_at: datetime | None = None
+    decision_name: str = Field(default="", max_length=200)
+    decision_title: str = Field(default="", max_length=200)
+    decision_ip: str = Field(default="", max_length=64)
+    decision_version: int | None = None
+    decline_reason: str = Field(default="", max_length=2000)
 
 
 class PlanRevision(SQLModel, table=True):
@@ -134,6 +174,8 @@ class PlanRevision(SQLModel, table=True):
     workload: dict[str, Any] = Field(sa_column=Column(JSON, nullable=False))
     result: dict[str, Any] = Field(sa_column=Column(JSON, nullable=False))
     change_summary: str = Field(default="", description="What this save changed.")
+    customer_id: int | None = None
+    quote: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON, nullable=True))
 
 
 # --------------------------------------------------------------------------------------------
@@ -146,7 +188,9 @@ class PlanCreate(SQLModel):
 
     name: Name = Field(max_length=200)
     customer: str = Field(default="", max_length=200)
+    customer_id: int | None = None
     workload: EstimateRequest
+    quote: QuoteIn | None = None
     status: Status = "draft"
     notes: str = Field(default="", max_length=20_000)
     tags: list[str] = Field(default_factory=list, max_length=50)
@@ -169,6 +213,8 @@ class PlanUpdate(SQLModel):
     notes: str | None = Field(default=None, max_length=20_000)
     tags: list[str] | None = Field(default=None, max_length=50)
     workload: EstimateRequest | None = None
+    customer_id: int | None = None
+    quote: QuoteIn | None = None
 
     @field_validator("tags")
     @classmethod
@@ -176,9 +222,11 @@ class PlanUpdate(SQLModel):
         return None if v is None else _clean_tags(v)
 
     def changes(self) -> dict[str, Any]:
-        out = self.model_dump(exclude_none=True, exclude={"version", "workload"})
+        out = self.model_dump(exclude_none=True, exclude={"version", "workload", "quote"})
         if self.workload is not None:
             out["workload"] = self.workload
+        if self.quote is not None:
+            out["quote"] = self.quote
         return out
 
 
@@ -197,11 +245,26 @@ class PlanSummary(SQLModel):
     tier: str
     created_at: datetime
     updated_at: datetime
+    customer_id: int | None = None
+    quote_totals: dict[str, Any] | None = None
+    valid_until: date | None = None
 
 
 class PlanPublic(PlanSummary):
     workload: dict[str, Any]
     result: dict[str, Any]
+    quote: dict[str, Any] | None = None
+    sent_version: int | None = None
+    sent_at: datetime | None = None
+    discount_approved_by: int | None = None
+    discount_approved_at: datetime | None = None
+    discount_approved_pct: Decimal | None = None
+    decided_at: datetime | None = None
+    decision_name: str = ""
+    decision_title: str = ""
+    decision_ip: str = ""
+    decision_version: int | None = None
+    decline_reason: str = ""
 
 
 class PlanPage(SQLModel):
@@ -224,6 +287,7 @@ class RevisionPublic(SQLModel):
     archived: bool
     price_list_id: int | None
     change_summary: str
+    customer_id: int | None = None
 
 
 class ConflictOut(SQLModel):

@@ -17,9 +17,10 @@ from fastapi import APIRouter, Request
 from fastapi.responses import RedirectResponse, Response
 
 from app.accounts.web import SalesPageUser
-from app.deps import SessionDep
+from app.deps import SessionDep, SettingsDep
 from app.ids import DbId
 from app.plans import forms, service, views
+from app.quotes import views as quote_views
 from app.web.csrf import CsrfDep
 from app.web.templating import choose_currency, is_fragment, render
 
@@ -58,15 +59,23 @@ async def plans_new(
 
 @router.get("/plans/{plan_id}")
 def plan_detail(
-    plan_id: DbId, request: Request, session: SessionDep, user: SalesPageUser
+    plan_id: DbId, request: Request, session: SessionDep, user: SalesPageUser, settings: SettingsDep
 ) -> Response:
-    """One plan: summary, results, notes, revision history and actions."""
+    """One plan: summary, quote builder, results, notes, revision history and actions."""
     ctx = views.detail_context(
         session=session,
         plan_id=plan_id,
         user=user,
         currency=choose_currency(request),
         conflict=request.query_params.get("conflict"),
+    )
+    ctx.update(
+        quote_views.builder_context(
+            session=session,
+            plan=ctx["plan"],
+            user=user,
+            limit_pct=settings.sales_discount_limit_pct,
+        )
     )
     return render(request, "plans/detail.html", ctx)
 
@@ -154,10 +163,14 @@ def plan_diff(
 
 @router.get("/compare")
 def compare(request: Request, session: SessionDep, user: SalesPageUser) -> Response:
-    """Two to four plans (or revisions) side by side, with overlaid charts."""
-    items, error = forms.parse_compare(
-        request.query_params.get("ids", ""), request.query_params.getlist("rev")
+    """Two to four plans (or revisions) side by side, with overlaid charts; by id, quote
+    number or the plan list's tick boxes."""
+    # Ids come typed (`ids=1,2`, or the quote numbers users see: `Q-2026-000012`) or as
+    # one `ids` per ticked box of the plan list.
+    ids = service.ids_for_quote_numbers(
+        session=session, text=",".join(request.query_params.getlist("ids"))
     )
+    items, error = forms.parse_compare(ids, request.query_params.getlist("rev"))
     ctx = views.compare_context(session=session, items=items, error=error)
     return render(request, "plans/compare.html", ctx, status_code=422 if error else 200)
 
@@ -171,3 +184,21 @@ def compare_t16(
         session=session, owner=user, currency=choose_currency(request)
     )
     return _see("/compare?ids=" + ",".join(str(p.id) for p in plans))
+
+
+@router.post("/plans/{plan_id}/workload")
+async def plan_workload(
+    plan_id: int, request: Request, session: SessionDep, user: SalesPageUser, _csrf: CsrfDep
+) -> Response:
+    """Save the planner's workload as a new revision of the plan, then show the diff."""
+    form = await _form(request)
+    version = int(form["version"]) if form.get("version", "").isdigit() else 0
+    plan = forms.save_workload(
+        session=session,
+        plan_id=plan_id,
+        form=form,
+        user=user,
+        version=version,
+        currency=choose_currency(request),
+    )
+    return _see(f"/plans/{plan_id}/diff?a={version}&b={plan.version}")

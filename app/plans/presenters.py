@@ -19,6 +19,8 @@ STATUS_NAMES: Final = {
     "draft": N_("Draft"),
     "sent": N_("Sent"),
     "accepted": N_("Accepted"),
+    "declined": N_("Declined"),
+    "expired": N_("Expired"),
     "lost": N_("Lost"),
 }
 
@@ -26,6 +28,8 @@ STATUS_NAMES: Final = {
 FIELD_NAMES: Final = {
     "name": N_("Name"),
     "customer": N_("Customer"),
+    "customer_id": N_("Customer record"),
+    "quote": N_("Quote"),
     "status": N_("Status"),
     "notes": N_("Internal notes"),
     "tags": N_("Tags"),

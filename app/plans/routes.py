@@ -11,7 +11,7 @@ from typing import Annotated, Any
 from fastapi import APIRouter, Query, status
 
 from app.accounts.deps import ApiUser
-from app.deps import SessionDep
+from app.deps import SessionDep, SettingsDep
 from app.ids import DbId
 from app.plans import service
 from app.plans.models import (
@@ -50,9 +50,16 @@ _CONFLICT: dict[int | str, dict[str, Any]] = {
 
 
 @router.post("", status_code=status.HTTP_201_CREATED, response_model=PlanPublic)
-def create_plan(body: PlanCreate, session: SessionDep, user: ApiUser) -> Plan:
+def create_plan(
+    body: PlanCreate, session: SessionDep, user: ApiUser, settings: SettingsDep
+) -> Plan:
     """Save a workload as a new plan, priced with the current price list (version 1)."""
-    return service.create_plan(session=session, owner=user, **dict(body))
+    return service.create_plan(
+        session=session,
+        owner=user,
+        quote_defaults=service.QuoteDefaults.from_settings(settings),
+        **dict(body),
+    )
 
 
 @router.get("", response_model=PlanPage)
@@ -62,6 +69,7 @@ def list_plans(
     search: Annotated[str | None, Query(description="In name, customer, quote number.")] = None,
     status: Annotated[str | None, Query(description=" | ".join(STATUSES))] = None,
     customer: Annotated[str | None, Query(description="Exact customer name.")] = None,
+    customer_id: Annotated[DbId | None, Query(description="The customer's id.")] = None,
     owner_id: Annotated[DbId | None, Query()] = None,
     tier: Annotated[str | None, Query(description="single_gpu | multi_gpu | multi_node")] = None,
     archived: Annotated[bool, Query(description="List archived plans instead.")] = False,
@@ -75,6 +83,7 @@ def list_plans(
         search=search,
         status=status,
         customer=customer,
+        customer_id=customer_id,
         owner_id=owner_id,
         tier=tier,
         archived=archived,
@@ -93,7 +102,9 @@ def get_plan(plan_id: DbId, session: SessionDep, _: ApiUser) -> Plan:
 
 
 @router.put("/{plan_id}", response_model=PlanPublic, responses=_CONFLICT)
-def update_plan(plan_id: DbId, body: PlanUpdate, session: SessionDep, user: ApiUser) -> Plan:
+def update_plan(
+    plan_id: DbId, body: PlanUpdate, session: SessionDep, user: ApiUser, settings: SettingsDep
+) -> Plan:
     """Save changes made on top of `version`; 409 with what changed if someone saved since."""
     return service.update_plan(
         session=session,
@@ -101,6 +112,7 @@ def update_plan(plan_id: DbId, body: PlanUpdate, session: SessionDep, user: ApiU
         expected_version=body.version,
         changes=body.changes(),
         actor=user,
+        quote_defaults=service.QuoteDefaults.from_settings(settings),
     )
 
 

@@ -14,6 +14,8 @@ from __future__ import annotations
 import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from datetime import date
+from decimal import Decimal
 from typing import Any, Final, cast
 
 from pydantic import ValidationError
@@ -24,14 +26,25 @@ from sqlmodel import Session, col, select
 from app import errors
 from app.accounts.models import User
 from app.catalog import service as catalog
+from app.customers import service as customers
 from app.engine.estimate import InputError, estimate
 from app.engine.price_book import PriceBook
 from app.engine.schemas import EstimateRequest
+from app.i18n import N_, translations
 from app.i18n import gettext as _
 from app.plans import schedule
 from app.plans.models import EDITABLE, SNAPSHOT, Plan, PlanRevision, utcnow
+from app.quotes import pricing
+from app.quotes.models import QuoteIn
+from app.settings import Settings
 
 SORTS: Final = ("updated_at", "created_at", "name", "customer", "quote_number", "status")
+#: Statuses only the quote's life sets (send, the customer's accept/decline, expiry).
+LIFE_STATUSES: Final = ("sent", "accepted", "declined", "expired")
+DEFAULT_PAYMENT_TERMS: Final = N_(
+    "Payment by bank transfer within 30 days of the invoice (統一發票) date."
+)
+DEFAULT_SALES_DISCOUNT_LIMIT: Final = Decimal(10)
 MAX_PER_PAGE: Final = 100
 # Lists never need the workload and result JSON (tens of kilobytes a row): leave them unread.
 _HEAVY_PLAN: Final = (defer(cast(Any, Plan.workload)), defer(cast(Any, Plan.result)))
@@ -142,16 +155,123 @@ def _compute(
     return req.model_dump(mode="json"), res.model_dump(mode="json")
 
 
+@dataclass(frozen=True, slots=True)
+class QuoteDefaults:
+    """Settings a quote takes its defaults from (app.settings: payment terms, discount limit).
+
+    `payment_terms` empty: the standard sentence, translated into the customer's language."""
+
+    payment_terms: str = ""
+    sales_discount_limit_pct: Decimal = DEFAULT_SALES_DISCOUNT_LIMIT
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> QuoteDefaults:
+        return cls(settings.payment_terms, settings.sales_discount_limit_pct)
+
+
+def today() -> date:
+    return utcnow().date()
+
+
+def _fx(book: PriceBook | None, currency: str) -> pricing.Fx | None:
+    if book is None:
+        return None
+    for r in book.fx:
+        if currency in (r.base, r.quote) and book.currency in (r.base, r.quote):
+            return pricing.Fx(r.base, r.quote, Decimal(str(r.rate)), r.as_of)
+    return None
+
+
+def _quote_values(
+    session: Session,
+    *,
+    quote: QuoteIn | Mapping[str, Any],
+    result: Mapping[str, Any],
+    price_list_id: int | None,
+    customer_id: int | None,
+    defaults: QuoteDefaults,
+) -> dict[str, Any]:
+    """The plan columns a quote sets: the stored quote, its totals and its validity date."""
+    q = quote if isinstance(quote, QuoteIn) else QuoteIn.model_validate(quote)
+    customer = (
+        customers.get_customer(session=session, customer_id=customer_id)
+        if customer_id is not None
+        else None
+    )
+    cost = result.get("cost") or {}
+    plan_currency = str(cost.get("currency") or "TWD")
+    currency = customer.currency if customer is not None else plan_currency
+    lang = customer.language if customer is not None else "zh-TW"
+    terms = defaults.payment_terms or translations(lang).gettext(DEFAULT_PAYMENT_TERMS)
+    book = _book(session, price_list_id) if currency != plan_currency or currency == "USD" else None
+    try:
+        stored = pricing.resolve(
+            q,
+            options=list(cost.get("options") or []),
+            plan_currency=plan_currency,
+            currency=currency,
+            hours_per_month=float(cost.get("hours_per_month") or 730.0),
+            export=bool(customer.export) if customer is not None else False,
+            default_terms=terms,
+            today=today(),
+            fx=_fx(book, "USD" if "USD" in (currency, plan_currency) else currency),
+        )
+    except pricing.QuoteInputError as e:
+        raise Invalid(e.field, str(e)) from e
+    return {
+        "quote": stored,
+        "quote_totals": pricing.totals(stored).public(),
+        "valid_until": date.fromisoformat(stored["valid_until"]),
+    }
+
+
+def needs_discount_approval(plan: Plan, *, owner: User, limit_pct: Decimal) -> bool:
+    """True when the quote's deepest discount is over the owner's limit and not yet approved
+    at least that deep (admins have no limit)."""
+    if plan.quote is None or owner.role == "admin":
+        return False
+    deepest = pricing.max_discount_pct(plan.quote)
+    if deepest <= limit_pct:
+        return False
+    approved = plan.discount_approved_pct
+    return approved is None or Decimal(approved) < deepest
+
+
 # --------------------------------------------------------------------------------------------
 # Reading
 # --------------------------------------------------------------------------------------------
 
 
 def get_plan(*, session: Session, plan_id: int) -> Plan:
+    """The plan; a sent quote past its validity date is marked expired on the way."""
     plan = session.get(Plan, plan_id)
     if plan is None:
         raise NotFound(f"no plan {plan_id}")
+    if plan.status == "sent" and plan.valid_until is not None and plan.valid_until < today():
+        expire_due(session=session)
+        session.refresh(plan)
     return plan
+
+
+def expire_due(*, session: Session) -> int:
+    """Mark every sent quote past its validity date as expired; returns how many.
+
+    Expiry is the passing of time, not anybody's save: the version does not change (a save
+    based on the current version still applies), and the next revision records the status."""
+    stmt = (
+        update(Plan)
+        .where(
+            col(Plan.status) == "sent",
+            col(Plan.valid_until).is_not(None),
+            col(Plan.valid_until) < today(),
+        )
+        .values(status="expired")
+        .execution_options(synchronize_session=False)
+    )
+    n = int(session.execute(stmt).rowcount or 0)  # type: ignore[attr-defined]
+    if n:
+        session.commit()
+    return n
 
 
 @dataclass(frozen=True, slots=True)
@@ -175,6 +295,7 @@ def list_plans(
     owner_id: int | None = None,
     tier: str | None = None,
     customer: str | None = None,
+    customer_id: int | None = None,
     archived: bool = False,
     sort: str = "-updated_at",
     page: int = 1,
@@ -185,6 +306,7 @@ def list_plans(
     `search` matches name, customer or quote number anywhere, case-insensitively; the other
     filters are exact. Archived plans are listed only with `archived=True`.
     """
+    expire_due(session=session)
     field = sort.removeprefix("-")
     if field not in SORTS:
         raise Invalid("sort", f"must be one of {', '.join(SORTS)}, '-' for descending")
@@ -208,6 +330,8 @@ def list_plans(
         conds.append(col(Plan.tier) == tier)
     if customer:
         conds.append(col(Plan.customer) == customer)
+    if customer_id is not None:
+        conds.append(col(Plan.customer_id) == customer_id)
     order = col(getattr(Plan, field))
     tiebreak = col(Plan.id)
     ordering = (order.desc(), tiebreak.desc()) if sort.startswith("-") else (order, tiebreak)
@@ -221,6 +345,18 @@ def list_plans(
         .limit(per_page)
     )
     return Page(items=list(session.exec(stmt)), total=total, page=page, per_page=per_page)
+
+
+def ids_for_quote_numbers(*, session: Session, text: str) -> str:
+    """'Q-2026-000012, 3' → '12,3': quote numbers replaced by their plan's id (others kept,
+    so a typo still gets the comparison's own error message)."""
+    parts = [p.strip() for p in text.replace(" ", ",").split(",") if p.strip()]
+    numbers = [p.upper() for p in parts if p.upper().startswith("Q-")]
+    found: dict[str, int] = {}
+    if numbers:
+        stmt = select(Plan.quote_number, Plan.id).where(col(Plan.quote_number).in_(numbers))
+        found = {q: i for q, i in session.exec(stmt) if i is not None}
+    return ",".join(str(found.get(p.upper(), p)) for p in parts)
 
 
 def list_revisions(*, session: Session, plan_id: int) -> list[PlanRevision]:
@@ -330,12 +466,34 @@ def create_plan(
     status: str = "draft",
     notes: str = "",
     tags: list[str] | None = None,
+    customer_id: int | None = None,
+    quote: QuoteIn | Mapping[str, Any] | None = None,
+    quote_defaults: QuoteDefaults | None = None,
 ) -> Plan:
     """Validate and price the workload with the current price list, save version 1."""
     assert owner.id is not None
+    if status in LIFE_STATUSES and quote is not None:
+        raise Invalid("status", "a quote is sent with POST /api/v1/plans/{id}/send")
     price_list_id = _current_list_id(session)
     workload_dump, result = _compute(session, workload, price_list_id)
+    if customer_id is not None:
+        linked = customers.get_customer(session=session, customer_id=customer_id)
+        customer = customer or linked.name
+    quoted = (
+        _quote_values(
+            session,
+            quote=quote,
+            result=result,
+            price_list_id=price_list_id,
+            customer_id=customer_id,
+            defaults=quote_defaults or QuoteDefaults(),
+        )
+        if quote is not None
+        else {}
+    )
     plan = Plan(
+        customer_id=customer_id,
+        **quoted,
         # A placeholder until the id exists: the quote number is derived from it.
         quote_number=f"pending-{uuid.uuid4().hex}",
         name=name,
@@ -395,6 +553,16 @@ def _save(
     return plan
 
 
+def record_change(
+    *, session: Session, plan: Plan, values: dict[str, Any], actor: User, summary: str
+) -> Plan:
+    """Write `values` on top of the plan's current version as a new revision (the quote's
+    life: sent, accepted, declined). Conflict if someone saved in between."""
+    return _save(
+        session, plan, expected_version=plan.version, values=values, actor=actor, summary=summary
+    )
+
+
 def update_plan(
     *,
     session: Session,
@@ -402,6 +570,7 @@ def update_plan(
     expected_version: int,
     changes: Mapping[str, Any],
     actor: User,
+    quote_defaults: QuoteDefaults | None = None,
 ) -> Plan:
     """Save `changes` made on top of `expected_version`.
 
@@ -420,11 +589,29 @@ def update_plan(
     if unknown:
         raise Invalid(sorted(unknown)[0], "cannot be changed by a save")
     values = dict(changes)
+    has_quote = plan.quote is not None or values.get("quote") is not None
+    if values.get("status") in LIFE_STATUSES and has_quote:
+        # Only sending, the customer's answer and the validity date move a quote on.
+        raise Invalid("status", "is set by sending the quote and by the customer's answer")
+    if "customer_id" in values:
+        linked = customers.get_customer(session=session, customer_id=values["customer_id"])
+        values.setdefault("customer", linked.name)
     if "workload" in values:
         values["workload"], values["result"] = _compute(
             session, values["workload"], plan.price_list_id
         )
         values["tier"] = str(values["result"].get("tier", ""))
+    if values.get("quote") is not None:
+        values.update(
+            _quote_values(
+                session,
+                quote=values["quote"],
+                result=values.get("result") or plan.result,
+                price_list_id=plan.price_list_id,
+                customer_id=values.get("customer_id", plan.customer_id),
+                defaults=quote_defaults or QuoteDefaults(),
+            )
+        )
     before = snapshot(plan)
     after = {**before, **{k: v for k, v in values.items() if k in SNAPSHOT}}
     changed = [f for f, _, _ in diff_snapshots(before, after)]

@@ -75,6 +75,7 @@ def list_context(*, session: Session, params: Mapping[str, str], user: User) -> 
         owner_id=owner_id,
         tier=lq.tier or None,
         customer=lq.customer or None,
+        customer_id=int(lq.customer_id) if lq.customer_id else None,
         archived=lq.archived,
         sort=lq.sort,
         page=lq.page,
@@ -115,7 +116,7 @@ def list_context(*, session: Session, params: Mapping[str, str], user: User) -> 
         "tiers": list(planner.TIER_NAMES.items()),
         "status_names": STATUS_NAMES,
         "tier_names": planner.TIER_NAMES,
-        "filtered": bool(lq.q or lq.status or lq.owner or lq.tier or lq.customer),
+        "filtered": bool(lq.q or lq.status or lq.owner or lq.tier or lq.customer or lq.customer_id),
     }
 
 
@@ -207,6 +208,7 @@ def detail_context(
         "tier_names": planner.TIER_NAMES,
         "summary_text": summary_text,
         "phased_plan": schedule.is_schedule(plan.workload),
+        "planner_url": planner_url(plan),
         "conflict_version": int(conflict) if conflict and conflict.isdigit() else None,
     }
     ctx.update(results_context(session=session, plan=plan, currency=currency))
@@ -340,3 +342,31 @@ def compare_context(
 # --------------------------------------------------------------------------------------------
 # Saving from the pages
 # --------------------------------------------------------------------------------------------
+
+
+def planner_url(plan: Plan) -> str | None:
+    """/plan with the plan's workload as the form's values, and the plan to revise (None for
+    a phased plan: the planner edits one workload)."""
+    from urllib.parse import urlencode
+
+    w = plan.workload or {}
+    if schedule.is_schedule(w):
+        return None
+    model = w.get("model") or {}
+    values: dict[str, str] = {}
+    if model.get("preset"):
+        values.update(model_source="preset", preset=str(model["preset"]))
+    elif model.get("params_b"):
+        values.update(model_source="custom", params_b=f"{model['params_b']:g}")
+    for name in planner.FIELDS:
+        value = w.get(name)
+        if name in ("preset", "params_b", "model_source") or value in (None, ""):
+            continue
+        if name in ("mfu", "utilization"):  # fractions in the workload, % in the form
+            value = float(value) * 100
+        values[name] = f"{value:g}" if isinstance(value, float) else str(value)
+    for name in planner.FIELDS:  # absent from the workload: empty, not the form's default
+        if name not in values and name not in ("model_source", "preset", "params_b", "hf_config"):
+            values.setdefault(name, "")
+    values.update(revise=str(plan.id), version=str(plan.version))
+    return "/plan?" + urlencode(values)

@@ -20,6 +20,7 @@ from sqlmodel import Session
 
 from app import charts, i18n
 from app.plans.models import Plan
+from app.quotes import document
 from app.quotes.service import quote_view
 from app.web.templating import templates
 
@@ -97,6 +98,39 @@ def _size(name: str, result: Mapping[str, Any]) -> tuple[int, int]:
     return width, height
 
 
+def customer_result(plan: Plan) -> dict[str, Any]:
+    """The plan's result as the customer's charts draw it: option labels rebuilt in the active
+    language (no catalog ids), public-cloud options only when the quote switches them on."""
+    result = dict(plan.result or {})
+    cost = dict(result.get("cost") or {})
+    gpu = result.get("gpu") or {}
+    hours = float(cost.get("hours_per_month") or 730.0)
+    include = bool((plan.quote or {}).get("include_cloud_comparison"))
+
+    def clean(options: Any) -> list[dict[str, Any]]:
+        shown = document.visible_options(list(options or []), include_cloud=include)
+        return [{**o, "label": document.option_label(o, gpu, hours)} for o in shown]
+
+    keys = {o.get("key") for o in clean(cost.get("options"))}
+    if cost.get("options"):
+        cost["options"] = clean(cost["options"])
+    if cost.get("tco_options"):
+        view = dict(cost["tco_options"])
+        view["options"] = clean(view.get("options"))
+        kept = {o.get("key") for o in view["options"]} | keys
+        view["break_even"] = [
+            b for b in view.get("break_even") or [] if b.get("a") in kept and b.get("b") in kept
+        ]
+        cost["tco_options"] = view
+    if cost.get("tco"):
+        cost["tco"] = clean(cost["tco"])
+    cost["break_even"] = [
+        b for b in cost.get("break_even") or [] if b.get("a") in keys and b.get("b") in keys
+    ]
+    result["cost"] = cost
+    return result
+
+
 def chart_images(plan: Plan, lang: str) -> dict[str, str]:
     """{chart: SVG data URI}, rendered once per (plan, version, language)."""
     key = ("charts", plan.id, plan.version, lang)
@@ -104,8 +138,14 @@ def chart_images(plan: Plan, lang: str) -> dict[str, str]:
     if cached is not None:
         return dict(cached)
     out: dict[str, str] = {}
-    for name, build in _figures(plan.result or {}).items():
-        width, height = _size(name, plan.result or {})
+    previous = i18n.current_language()
+    i18n.activate(lang)
+    try:
+        result = customer_result(plan)
+    finally:
+        i18n.activate(previous)
+    for name, build in _figures(result).items():
+        width, height = _size(name, result)
         try:
             svg = charts.to_svg(build(), width, height, timeout_s=30)
         except Exception:  # a quote without one chart beats no quote
@@ -117,26 +157,31 @@ def chart_images(plan: Plan, lang: str) -> dict[str, str]:
     return dict(out)
 
 
-def quote_html(plan: Plan, *, lang: str, session: Session) -> str:
+def quote_html(
+    plan: Plan, *, lang: str, session: Session, letterhead: Mapping[str, str] | None = None
+) -> str:
     """The quote as print HTML (the PDF's source) in `lang`."""
     lang = normalise_lang(lang)
     previous = i18n.current_language()
     i18n.activate(lang)
     try:
-        ctx = quote_view(session=session, plan=plan)
+        ctx = quote_view(session=session, plan=plan, letterhead=letterhead)
         ctx.update(lang=lang, charts=chart_images(plan, lang))
         return templates.env.get_template("quotes/quote.html").render(ctx)
     finally:
         i18n.activate(previous)
 
 
-def render_quote_pdf(plan: Plan, *, lang: str, session: Session) -> bytes:
+def render_quote_pdf(
+    plan: Plan, *, lang: str, session: Session, letterhead: Mapping[str, str] | None = None
+) -> bytes:
     """The PDF quote of the plan's current version in `lang` ("zh-TW" | "en"), cached.
 
     Rendered in a worker process (app.quotes.worker) unless the pool is off. The cache key
     holds everything the quote shows beyond the versioned plan row: the database, the
-    seller's name and the revision of the plan's price list (all read from the database,
-    so every app process derives the same key).
+    seller's name and letterhead, the revision of the plan's price list (all the same in
+    every app process) and the quote's status (the customer's decision is printed on the
+    sent revision).
     """
     import time
 
@@ -144,13 +189,20 @@ def render_quote_pdf(plan: Plan, *, lang: str, session: Session) -> bytes:
     from app.quotes import worker
 
     lang = normalise_lang(lang)
-    key = _pdf_key(plan, lang, session)
+    key = (*_pdf_key(plan, lang, session), plan.status, tuple(sorted((letterhead or {}).items())))
     cached = _pdfs.get(key)
     metrics.cache_lookup("pdf", hit=cached is not None)
     if cached is not None:
         return bytes(cached)
     start = time.perf_counter()
-    data = worker.render(plan, lang=lang, session=session, write=write_pdf, forget=forget_charts)
+    data = worker.render(
+        plan,
+        lang=lang,
+        session=session,
+        write=write_pdf,
+        forget=forget_charts,
+        letterhead=dict(letterhead or {}),
+    )
     where = "pool" if worker.pool_size() > 0 else "inline"
     metrics.PDF.labels(where).observe(time.perf_counter() - start)
     _pdfs.put(key, data)
@@ -180,11 +232,13 @@ def forget_charts() -> None:
     _charts.clear()
 
 
-def write_pdf(plan: Plan, *, lang: str, session: Session) -> bytes:
+def write_pdf(
+    plan: Plan, *, lang: str, session: Session, letterhead: Mapping[str, str] | None = None
+) -> bytes:
     """The PDF bytes, rendered here and now (no PDF cache; chart images are cached)."""
     import weasyprint
 
-    html = quote_html(plan, lang=normalise_lang(lang), session=session)
+    html = quote_html(plan, lang=normalise_lang(lang), session=session, letterhead=letterhead)
     pdf = weasyprint.HTML(string=html, base_url=str(templates.env.loader.searchpath[0]))  # type: ignore[union-attr]
     data: bytes = pdf.write_pdf()
     return data

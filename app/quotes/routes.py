@@ -7,12 +7,12 @@ from typing import Annotated, Literal
 from fastapi import APIRouter, Query, status
 from fastapi.responses import Response
 
-from app.accounts.deps import ApiUser
-from app.deps import SessionDep
+from app.accounts.deps import AdminUser, ApiUser
+from app.deps import SessionDep, SettingsDep
 from app.ids import DbId
 from app.plans import service as plans
 from app.plans.models import Plan, PlanPublic
-from app.quotes import export
+from app.quotes import export, service
 from app.quotes.bom import bom_csv
 from app.quotes.pdf import filename, render_quote_pdf
 from app.quotes.service import bom_for
@@ -38,10 +38,15 @@ def import_plan(body: export.PlanImport, session: SessionDep, user: ApiUser) -> 
 
 
 @router.get("/{plan_id}/pdf", response_class=Response)
-def quote_pdf(plan_id: DbId, session: SessionDep, _: ApiUser, lang: Lang = "zh-TW") -> Response:
+def quote_pdf(
+    plan_id: DbId, session: SessionDep, _: ApiUser, settings: SettingsDep, lang: Lang = "zh-TW"
+) -> Response:
     """The plan's PDF quote in 中文 or English."""
     plan = plans.get_plan(session=session, plan_id=plan_id)
-    return pdf_response(plan, render_quote_pdf(plan, lang=lang, session=session))
+    pdf = render_quote_pdf(
+        plan, lang=lang, session=session, letterhead=service.letterhead(settings)
+    )
+    return pdf_response(plan, pdf)
 
 
 @router.get("/{plan_id}/export", response_model=export.PlanExport)
@@ -60,3 +65,17 @@ def bom(plan_id: DbId, session: SessionDep, _: ApiUser) -> Response:
         media_type="text/csv; charset=utf-8",
         headers={"Content-Disposition": f'attachment; filename="{plan.quote_number}-bom.csv"'},
     )
+
+
+@router.post("/{plan_id}/send", response_model=PlanPublic)
+def send_quote(plan_id: int, session: SessionDep, user: ApiUser, settings: SettingsDep) -> Plan:
+    """Send the quote: freeze this revision for the customer's link (409 if approval is due)."""
+    return service.send_quote(
+        session=session, plan_id=plan_id, actor=user, limit_pct=settings.sales_discount_limit_pct
+    )
+
+
+@router.post("/{plan_id}/approve-discount", response_model=PlanPublic)
+def approve_discount(plan_id: int, session: SessionDep, user: AdminUser) -> Plan:
+    """Approve the quote's discount (admin); who and when are recorded."""
+    return service.approve_discount(session=session, plan_id=plan_id, actor=user)

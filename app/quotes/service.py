@@ -9,16 +9,23 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from datetime import date, timedelta
+from decimal import Decimal
 from typing import Any, Final
 
 from sqlmodel import Session
 
+from app import errors
 from app.accounts.models import User
 from app.catalog import service as catalog
+from app.customers.models import Customer
 from app.engine.price_book import PriceBook
 from app.i18n import N_, gettext, zh_translations
-from app.plans.models import Plan
+from app.plans import schedule
+from app.plans import service as plans
+from app.plans.models import Plan, utcnow
+from app.quotes import document, pricing
 from app.quotes.bom import Bom, build_bom
+from app.settings import Settings
 
 VALID_DAYS: Final = 30
 
@@ -82,13 +89,33 @@ def _book(session: Session, plan: Plan) -> PriceBook | None:
         return None
 
 
+def _assumptions(workload: Mapping[str, Any]) -> list[tuple[str, Any]]:
+    """(label, value) rows for the quote's assumptions table.
+
+    A phased plan's workload holds only ``{"schedule": …}`` (app.plans.schedule): its phases
+    are listed in the quote's phase table, so it has no workload fields to list here. Keys
+    are read with `.get`: a workload saved before a field existed must still quote."""
+    if schedule.is_schedule(workload):
+        return []
+    return [
+        (gettext(label), workload.get(key))
+        for key, label in ASSUMPTIONS
+        if workload.get(key) not in (None, "", 0)
+        or (key == "dataset_gb" and workload.get(key) is not None)
+    ]
+
+
 def issue_date(plan: Plan) -> date:
     """The date of the plan's current revision."""
     return plan.updated_at.date()
 
 
-def quote_view(*, session: Session, plan: Plan) -> dict[str, Any]:
-    """The quote's content (see the module docstring); no internal notes, no owner e-mail."""
+def quote_view(
+    *, session: Session, plan: Plan, letterhead: Mapping[str, str] | None = None
+) -> dict[str, Any]:
+    """The quote's content (see the module docstring); no internal notes, no owner e-mail.
+
+    `letterhead`: the seller's company name, address, 統一編號 and contact (app.settings)."""
     result: Mapping[str, Any] = plan.result or {}
     workload: Mapping[str, Any] = plan.workload or {}
     cost: Mapping[str, Any] = result.get("cost") or {}
@@ -110,16 +137,35 @@ def quote_view(*, session: Session, plan: Plan) -> dict[str, Any]:
         or model.get("preset")
         or (f"{model.get('params_b')}B" if model.get("params_b") else "")
     )
-    assumptions = [
-        (gettext(label), workload[key])
-        for key, label in ASSUMPTIONS
-        if workload.get(key) not in (None, "", 0) or key == "dataset_gb"
-    ]
+    assumptions = _assumptions(workload)
+    quote: Mapping[str, Any] = plan.quote or {}
+    gpu = result.get("gpu") or {}
+    hours = float(cost.get("hours_per_month") or 730.0)
+    all_options = list(cost.get("options") or [])
+    shown = document.visible_options(
+        all_options, include_cloud=bool(quote.get("include_cloud_comparison"))
+    )
+    customer = session.get(Customer, plan.customer_id) if plan.customer_id is not None else None
     return {
         "plan": plan,
+        "letterhead": dict(letterhead or {"name": gettext("Stratagem")}),
+        "customer_record": customer,
+        "quote": quote,
+        "quote_lines": document.quote_lines(quote, all_options, gpu, hours) if quote else [],
+        "totals": pricing.totals(quote) if quote.get("lines") else None,
+        "customer_options": [
+            {**o, "customer_label": document.option_label(o, gpu, hours)} for o in shown
+        ],
+        "infra_rows": document.infra_rows(result.get("infra") or {}),
+        "customer_assumptions": document.assumption_rows(workload),
+        "gpu_text": document.gpu_text(gpu),
         "quote_number": plan.quote_number,
-        "issued": issued,
-        "valid_until": issued + timedelta(days=VALID_DAYS),
+        "issued": date.fromisoformat(quote["issued"]) if quote.get("issued") else issued,
+        "valid_until": (
+            date.fromisoformat(quote["valid_until"])
+            if quote.get("valid_until")
+            else issued + timedelta(days=VALID_DAYS)
+        ),
         "seller": (owner.name or "").strip() if owner is not None else "",
         "model_name": model_name,
         "tier": result.get("tier", ""),
@@ -128,6 +174,7 @@ def quote_view(*, session: Session, plan: Plan) -> dict[str, Any]:
         "training": result.get("training"),
         "inference": result.get("inference"),
         "infra": result.get("infra") or {},
+        "phased": result.get("schedule"),
         "cost": cost,
         "currency": bom.currency,
         "options": cost.get("options") or [],
@@ -147,3 +194,219 @@ def quote_view(*, session: Session, plan: Plan) -> dict[str, Any]:
 def bom_for(*, session: Session, plan: Plan) -> Bom:
     """The plan's bill of materials (app.quotes.bom), priced from its stored result."""
     return build_bom(plan.result or {}, book=_book(session, plan), workload=plan.workload or {})
+
+
+# --------------------------------------------------------------------------------------------
+# A quote's life: draft → sent → accepted | declined | expired (issue 10)
+# --------------------------------------------------------------------------------------------
+
+
+class QuoteStateError(errors.Conflict):
+    """The quote is not in a state that allows this (409); `field` names the state."""
+
+    def __init__(self, message: str, *, state: str, **params: Any) -> None:
+        super().__init__(message, field=f"status.{state}", **params)
+
+
+def _owner(session: Session, plan: Plan) -> User:
+    owner = session.get(User, plan.owner_id)
+    assert owner is not None  # FK
+    return owner
+
+
+def discount_state(*, session: Session, plan: Plan, limit_pct: Decimal) -> dict[str, Any]:
+    """{deepest, limit, needs_approval, approved_by, approved_at} for the plan pages."""
+    owner = _owner(session, plan)
+    approver = (
+        session.get(User, plan.discount_approved_by)
+        if plan.discount_approved_by is not None
+        else None
+    )
+    return {
+        "deepest": pricing.max_discount_pct(plan.quote) if plan.quote else Decimal(0),
+        "limit": limit_pct,
+        "needs_approval": plans.needs_discount_approval(plan, owner=owner, limit_pct=limit_pct),
+        "approved_pct": plan.discount_approved_pct,
+        "approved_by": (approver.name or approver.email) if approver is not None else "",
+        "approved_at": plan.discount_approved_at,
+    }
+
+
+def send_quote(*, session: Session, plan_id: int, actor: User, limit_pct: Decimal) -> Plan:
+    """Freeze the current revision as the one the customer sees and mark the quote sent.
+
+    422 when there is no quote line or its validity date has passed; 409 when the quote was
+    already decided or its discount waits for an admin's approval."""
+    plan = plans.get_plan(session=session, plan_id=plan_id)
+    if not plans.can_edit(actor, plan):
+        raise plans.Forbidden("Only the plan's owner or an admin can change it.")
+    if plan.status in ("accepted", "declined"):
+        raise QuoteStateError(
+            "the quote was already %(status)s", state=plan.status, status=plan.status
+        )
+    quote = plan.quote or {}
+    if not quote.get("lines"):
+        raise errors.Invalid("add at least one line before sending", field="quote.lines")
+    if plan.valid_until is not None and plan.valid_until < plans.today():
+        raise errors.Invalid("is in the past: set a new validity date", field="quote.valid_until")
+    if plans.needs_discount_approval(plan, owner=_owner(session, plan), limit_pct=limit_pct):
+        raise QuoteStateError(
+            "a discount of %(pct)s%% is over the %(limit)s%% limit: an admin must approve it",
+            state="discount_approval_required",
+            pct=pricing.max_discount_pct(quote),
+            limit=limit_pct,
+        )
+    return plans.record_change(
+        session=session,
+        plan=plan,
+        values={"status": "sent", "sent_version": plan.version + 1, "sent_at": utcnow()},
+        actor=actor,
+        summary="sent",
+    )
+
+
+def approve_discount(*, session: Session, plan_id: int, actor: User) -> Plan:
+    """An admin approves the quote's current deepest discount (recorded who and when)."""
+    if actor.role != "admin":
+        raise plans.Forbidden("Only an admin can approve a discount.")
+    plan = plans.get_plan(session=session, plan_id=plan_id)
+    if not plan.quote:
+        raise errors.Invalid("the plan has no quote", field="quote")
+    plan.discount_approved_pct = pricing.max_discount_pct(plan.quote)
+    plan.discount_approved_by = actor.id
+    plan.discount_approved_at = utcnow()
+    session.add(plan)
+    session.commit()
+    session.refresh(plan)
+    return plan
+
+
+def _decidable(plan: Plan) -> None:
+    if plan.status == "expired":
+        raise QuoteStateError("the quote expired and can no longer be accepted", state="expired")
+    if plan.status in ("accepted", "declined"):
+        raise QuoteStateError(
+            "the quote was already %(status)s", state=plan.status, status=plan.status
+        )
+    if plan.status != "sent" or plan.sent_version is None:
+        raise QuoteStateError("the quote has not been sent", state=plan.status)
+
+
+def _required(value: str | None, field: str, limit: int) -> str:
+    text = (value or "").strip()
+    if not text:
+        raise errors.Invalid("This field is required.", field=field)
+    if len(text) > limit:
+        raise errors.Invalid("at most %(n)s characters", field=field, n=limit)
+    return text
+
+
+def accept_quote(
+    *,
+    session: Session,
+    plan: Plan,
+    name: str | None,
+    title: str | None,
+    agreed: bool,
+    ip: str,
+) -> Plan:
+    """The customer accepts the sent revision: name, title, the tick box; time, IP and the
+    revision are recorded. 409 when expired, already decided or never sent."""
+    plan = plans.get_plan(session=session, plan_id=_id(plan))  # applies expiry
+    _decidable(plan)
+    values: dict[str, Any] = {
+        "decision_name": _required(name, "name", 200),
+        "decision_title": _required(title, "title", 200),
+    }
+    if not agreed:
+        raise errors.Invalid("Tick the box to accept the quote.", field="agree")
+    values.update(
+        status="accepted",
+        decided_at=utcnow(),
+        decision_ip=ip[:64],
+        decision_version=plan.sent_version,
+    )
+    return plans.record_change(
+        session=session,
+        plan=plan,
+        values=values,
+        actor=_owner(session, plan),
+        summary=f"accepted by the customer: {values['decision_name']}, {values['decision_title']}",
+    )
+
+
+def decline_quote(*, session: Session, plan: Plan, reason: str | None, ip: str) -> Plan:
+    """The customer declines the sent revision with a reason."""
+    plan = plans.get_plan(session=session, plan_id=_id(plan))
+    _decidable(plan)
+    text = _required(reason, "reason", 2000)
+    return plans.record_change(
+        session=session,
+        plan=plan,
+        values={
+            "status": "declined",
+            "decline_reason": text,
+            "decided_at": utcnow(),
+            "decision_ip": ip[:64],
+            "decision_version": plan.sent_version,
+        },
+        actor=_owner(session, plan),
+        summary="declined by the customer",
+    )
+
+
+def _id(plan: Plan) -> int:
+    assert plan.id is not None
+    return plan.id
+
+
+def customer_copy(*, session: Session, plan: Plan) -> Plan:
+    """What the customer sees: the sent revision once the quote was sent, else the plan.
+
+    A transient Plan (never added to the session) built from the revision's snapshot, with
+    the live plan's identity and decision, so documents render it like any plan."""
+    if plan.sent_version is None:
+        return plan
+    assert plan.id is not None
+    rev = plans.get_revision(session=session, plan_id=plan.id, version=plan.sent_version)
+    copy = Plan(
+        id=plan.id,
+        quote_number=plan.quote_number,
+        owner_id=plan.owner_id,
+        version=rev.version,
+        created_at=plan.created_at,
+        updated_at=rev.created_at,
+        tier=str((rev.result or {}).get("tier", "")),
+        **{k: v for k, v in plans.snapshot(rev).items() if k != "status"},
+        status=plan.status,
+        sent_version=plan.sent_version,
+        sent_at=plan.sent_at,
+        decided_at=plan.decided_at,
+        decision_name=plan.decision_name,
+        decision_title=plan.decision_title,
+        decision_version=plan.decision_version,
+        decline_reason=plan.decline_reason,
+    )
+    if rev.quote:
+        copy.quote_totals = pricing.totals(rev.quote).public()
+        copy.valid_until = date.fromisoformat(rev.quote["valid_until"])
+    return copy
+
+
+def document_language(*, session: Session, plan: Plan) -> str:
+    """The language of the customer's document: the customer's, else 中文."""
+    if plan.customer_id is not None:
+        customer = session.get(Customer, plan.customer_id)
+        if customer is not None:
+            return customer.language
+    return "zh-TW"
+
+
+def letterhead(settings: Settings) -> dict[str, str]:
+    """The seller's block of every quote (STRATAGEM_COMPANY_* settings)."""
+    return {
+        "name": settings.company_name,
+        "address": settings.company_address,
+        "tax_id": settings.company_tax_id,
+        "contact": settings.company_contact,
+    }

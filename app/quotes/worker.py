@@ -110,11 +110,17 @@ def snapshot(plan: Plan) -> dict[str, Any]:
     return {c.name: getattr(plan, c.name) for c in Plan.__table__.columns}  # type: ignore[attr-defined]
 
 
-Write = Callable[..., bytes]  # write(plan, *, lang, session) -> PDF bytes
+Write = Callable[..., bytes]  # write(plan, *, lang, session, letterhead) -> PDF bytes
 
 
 def render(
-    plan: Plan, *, lang: str, session: Session, write: Write, forget: Callable[[], None]
+    plan: Plan,
+    *,
+    lang: str,
+    session: Session,
+    write: Write,
+    forget: Callable[[], None],
+    letterhead: dict[str, str] | None = None,
 ) -> bytes:
     """`write(plan, lang=lang, session=…)`, in a worker process when there is a pool.
 
@@ -123,12 +129,12 @@ def render(
     """
     url = database_url(session)
     if _size <= 0 or url is None:
-        return write(plan, lang=lang, session=session)
+        return write(plan, lang=lang, session=session, letterhead=letterhead)
     data = snapshot(plan)
     for attempt in (1, 2):
         pool = _get_pool()
         try:
-            job = pool.submit(_render_in_worker, write, forget, url, data, lang)
+            job = pool.submit(_render_in_worker, write, forget, url, data, lang, letterhead)
             return job.result(RENDER_TIMEOUT_S)
         except BrokenProcessPool:
             # A worker died (killed for memory, Chromium took it down): a new pool, once.
@@ -151,7 +157,12 @@ def _init_worker(nice: int) -> None:
 
 
 def _render_in_worker(
-    write: Write, forget: Callable[[], None], url: str, data: dict[str, Any], lang: str
+    write: Write,
+    forget: Callable[[], None],
+    url: str,
+    data: dict[str, Any],
+    lang: str,
+    letterhead: dict[str, str] | None = None,
 ) -> bytes:
     global _last_url
     from app.db import make_engine
@@ -166,4 +177,4 @@ def _render_in_worker(
         engine = _engines[url] = make_engine(url)
     plan = Plan(**data)
     with Session(engine) as session:
-        return write(plan, lang=lang, session=session)
+        return write(plan, lang=lang, session=session, letterhead=letterhead)

@@ -5,19 +5,22 @@ from __future__ import annotations
 from typing import Annotated, Literal
 
 from fastapi import APIRouter, Form, Query, Request
-from fastapi.responses import RedirectResponse, Response
+from fastapi.responses import JSONResponse, RedirectResponse, Response
 
+from app import errors, i18n
 from app.accounts.web import PageUser
 from app.deps import SessionDep
 from app.ids import DbId
 from app.plans import service as plans
+from app.plans.models import Plan
+from app.quotes import service as quotes
 from app.quotes.pdf import render_quote_pdf
 from app.quotes.routes import pdf_response
 from app.sharing import service
 from app.sharing.routes import share_url
 from app.sharing.views import shared_context
-from app.web.csrf import CsrfDep
-from app.web.templating import render
+from app.web.csrf import CsrfDep, verify_csrf
+from app.web.templating import activate, render
 
 router = APIRouter(include_in_schema=False)
 # A shared page must not leak its secret URL to other sites, nor be indexed.
@@ -65,24 +68,142 @@ def shared_plan(token: str, request: Request, session: SessionDep) -> Response:
         _, plan = service.resolve(session=session, token=token)
     except (service.LinkGone, service.LinkNotFound) as exc:
         return _refused(request, exc)
-    ctx = shared_context(session=session, plan=plan, token=token)
+    _customer_language(request, session, plan)
+    activate(request)
+    ctx = shared_context(
+        session=session, plan=plan, token=token, settings=request.app.state.settings
+    )
     return render(request, "sharing/shared.html", ctx, headers=SHARED_HEADERS)
 
 
+def _customer_language(request: Request, session: SessionDep, plan: Plan) -> None:
+    """The customer's document is in the customer's language unless the visitor chose one
+    with the language switch (its cookie)."""
+    if not request.cookies.get(i18n.LANG_COOKIE):
+        request.state.lang = quotes.document_language(session=session, plan=plan)
+
+
 @router.get("/s/{token}/quote.pdf")
-def shared_pdf(token: str, request: Request, session: SessionDep, lang: Lang = "zh-TW") -> Response:
-    """The PDF quote of a shared plan."""
+def shared_pdf(
+    token: str, request: Request, session: SessionDep, lang: Lang | None = None
+) -> Response:
+    """The PDF quote of a shared plan (the sent revision), by default in the customer's
+    language."""
     try:
         _, plan = service.resolve(session=session, token=token)
     except (service.LinkGone, service.LinkNotFound) as exc:
         return _refused(request, exc)
-    response = pdf_response(plan, render_quote_pdf(plan, lang=lang, session=session))
+    language = lang or quotes.document_language(session=session, plan=plan)
+    copy = quotes.customer_copy(session=session, plan=plan)
+    head = quotes.letterhead(request.app.state.settings)
+    response = pdf_response(
+        plan, render_quote_pdf(copy, lang=language, session=session, letterhead=head)
+    )
     response.headers.update(SHARED_HEADERS)
     return response
 
 
 @router.get("/plans/{plan_id}/quote.pdf")
-def plan_pdf(plan_id: DbId, session: SessionDep, _: PageUser, lang: Lang = "zh-TW") -> Response:
+def plan_pdf(
+    plan_id: DbId, request: Request, session: SessionDep, _: PageUser, lang: Lang = "zh-TW"
+) -> Response:
     """The plan's PDF quote, for signed-in users."""
     plan = plans.get_plan(session=session, plan_id=plan_id)
-    return pdf_response(plan, render_quote_pdf(plan, lang=lang, session=session))
+    head = quotes.letterhead(request.app.state.settings)
+    return pdf_response(plan, render_quote_pdf(plan, lang=lang, session=session, letterhead=head))
+
+
+async def _answer(request: Request) -> tuple[dict[str, str], bool]:
+    """(fields, is_json): a JSON body (integrators) or the share page's form.
+
+    A JSON body needs no CSRF token (a browser cannot send one cross-site without CORS);
+    the form does."""
+    if request.headers.get("content-type", "").startswith("application/json"):
+        try:
+            body = await request.json()
+        except ValueError as e:
+            raise errors.Invalid("the body is not JSON", field="") from e
+        if not isinstance(body, dict):
+            raise errors.Invalid("the body must be an object", field="")
+        return {k: str(v) for k, v in body.items() if v is not None}, True
+    await verify_csrf(request)
+    form = await request.form()
+    return {k: v for k, v in form.items() if isinstance(v, str)}, False
+
+
+def _client_ip(request: Request) -> str:
+    return request.client.host if request.client is not None else ""
+
+
+def _decided(request: Request, token: str, plan: Plan, is_json: bool) -> Response:
+    if is_json:
+        body = {
+            "status": plan.status,
+            "decided_at": plan.decided_at.isoformat() if plan.decided_at else None,
+            "revision": plan.decision_version,
+        }
+        return JSONResponse(body, headers=SHARED_HEADERS)
+    return RedirectResponse(f"/s/{token}", status_code=303, headers=SHARED_HEADERS)
+
+
+def _decision_error(
+    request: Request,
+    session: SessionDep,
+    token: str,
+    plan: Plan,
+    exc: errors.DomainError,
+    is_json: bool,
+    fields: dict[str, str],
+) -> Response:
+    if is_json:
+        return JSONResponse(exc.json_body(), status_code=exc.status, headers=SHARED_HEADERS)
+    _customer_language(request, session, plan)
+    activate(request)
+    ctx = shared_context(
+        session=session, plan=plan, token=token, settings=request.app.state.settings
+    )
+    field = (exc.field or "").split(".")[0]
+    ctx.update(decision_errors={field or "form": exc.message}, decision_values=fields)
+    return render(
+        request, "sharing/shared.html", ctx, status_code=exc.status, headers=SHARED_HEADERS
+    )
+
+
+@router.post("/s/{token}/accept")
+async def shared_accept(token: str, request: Request, session: SessionDep) -> Response:
+    """The customer accepts the sent quote: name, title and the tick box (JSON or form)."""
+    try:
+        _, plan = service.resolve(session=session, token=token)
+    except (service.LinkGone, service.LinkNotFound) as exc:
+        return _refused(request, exc)
+    fields, is_json = await _answer(request)
+    agreed = fields.get("agree", "true" if is_json else "").lower() in ("true", "on", "1", "yes")
+    try:
+        plan = quotes.accept_quote(
+            session=session,
+            plan=plan,
+            name=fields.get("name"),
+            title=fields.get("title"),
+            agreed=agreed,
+            ip=_client_ip(request),
+        )
+    except errors.DomainError as exc:
+        return _decision_error(request, session, token, plan, exc, is_json, fields)
+    return _decided(request, token, plan, is_json)
+
+
+@router.post("/s/{token}/decline")
+async def shared_decline(token: str, request: Request, session: SessionDep) -> Response:
+    """The customer declines the sent quote with a reason (JSON or form)."""
+    try:
+        _, plan = service.resolve(session=session, token=token)
+    except (service.LinkGone, service.LinkNotFound) as exc:
+        return _refused(request, exc)
+    fields, is_json = await _answer(request)
+    try:
+        plan = quotes.decline_quote(
+            session=session, plan=plan, reason=fields.get("reason"), ip=_client_ip(request)
+        )
+    except errors.DomainError as exc:
+        return _decision_error(request, session, token, plan, exc, is_json, fields)
+    return _decided(request, token, plan, is_json)

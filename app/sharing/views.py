@@ -8,13 +8,22 @@ from sqlmodel import Session
 
 from app.charts import figures
 from app.plans.models import Plan
-from app.quotes.service import quote_view
+from app.plans.presenters import STATUS_NAMES
+from app.quotes.pdf import customer_result
+from app.quotes.service import customer_copy, letterhead, quote_view
+from app.settings import Settings
 
 
-def shared_context(*, session: Session, plan: Plan, token: str) -> dict[str, Any]:
-    """quote_view (no notes, no owner e-mail) plus chart JSON for the page."""
-    ctx = quote_view(session=session, plan=plan)
-    result = plan.result or {}
+def shared_context(
+    *, session: Session, plan: Plan, token: str, settings: Settings
+) -> dict[str, Any]:
+    """quote_view of what the customer sees (the sent revision once sent; no notes, no
+    owner e-mail, no catalog ids) plus chart JSON for the page. Call with the page's
+    language active."""
+    live = plan
+    plan = customer_copy(session=session, plan=plan)
+    ctx = quote_view(session=session, plan=plan, letterhead=letterhead(settings))
+    result = customer_result(plan)
     cost = result.get("cost") or {}
     gpu = result.get("gpu") or {}
     view = cost.get("tco_options") or cost
@@ -31,6 +40,9 @@ def shared_context(*, session: Session, plan: Plan, token: str) -> dict[str, Any
         ),
         "tco": figures.tco(cost.get("tco") or [], currency),
     }
+    ctx["live"] = live
     ctx["token"] = token
     ctx["nav_active"] = None
+    ctx["status_names"] = STATUS_NAMES
+    ctx["can_decide"] = live.status == "sent" and live.sent_version is not None
     return ctx

@@ -9,6 +9,7 @@ from bs4 import BeautifulSoup
 from fastapi.testclient import TestClient
 from sqlmodel import Session
 
+from app.customers.models import Customer
 from app.leads.models import Lead, LeadCreate
 from app.leads.service import create_lead
 from app.plans.models import Plan
@@ -98,6 +99,10 @@ def test_detail_status_change_and_convert_to_plan(pages: TestClient, account: Ma
         stored = s.get(Lead, lead.id)
         assert stored is not None and stored.status == "converted"
         assert stored.answers["plan_id"] == plan_id
+        # …and into a customer record (issue 10), with the lead's contact.
+        customer = s.get(Customer, plan.customer_id)
+        assert customer is not None and customer.name == "Formosa Robotics"
+        assert customer.contact == stored.name and customer.email == stored.email
     # The lead links to its plan; converting again opens the same plan.
     page = soup(pages.get(f"/leads/{lead.id}"))
     assert page.select_one(f"a[href='/plans/{plan_id}']") is not None

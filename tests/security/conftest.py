@@ -80,7 +80,13 @@ def seed(tmp_path_factory: pytest.TempPathFactory) -> Seed:
                 name=XSS, company=f"ACME {XSS}", email="buyer@example.com", notes=XSS, tier="t2"
             ),
         )
+        from app.customers import service as customers
+        from app.customers.models import CustomerCreate
         from app.sharing import service as sharing
+
+        customer = customers.create_customer(
+            session=s, data=CustomerCreate(name=f"Matrix {XSS}", tax_id="22099131")
+        )
 
         link, share_token = sharing.create_link(session=s, plan_id=plan.id or 0, actor=sales)
         offer = s.exec(select(RentalOffer).where(RentalOffer.price_list_id == draft.id)).first()
@@ -93,6 +99,7 @@ def seed(tmp_path_factory: pytest.TempPathFactory) -> Seed:
             extra={
                 "sales_token_id": sales_tok.id,
                 "lead_id": lead.id,
+                "customer_id": customer.id,
                 "share_token": share_token,
                 "share_link_id": link.id,
             },

@@ -156,6 +156,31 @@ RULES.update(
         # The matrix sends the same live token for every visitor: whoever holds it may read.
         ("GET", "/s/{token}"): PUBLIC,
         ("GET", "/s/{token}/quote.pdf"): PUBLIC,
+        # A quote's life (issue 10): sales send, admins approve discounts, the link's holder
+        # accepts or declines (the matrix plan was never sent: a 409, "allow").
+        ("POST", "/api/v1/plans/{plan_id}/send"): TOKEN_API,
+        ("POST", "/api/v1/plans/{plan_id}/approve-discount"): ADMIN_API,
+        ("POST", "/s/{token}/accept"): PUBLIC,
+        ("POST", "/s/{token}/decline"): PUBLIC,
+        ("POST", "/plans/{plan_id}/quote"): SIGNED_IN_PAGE,
+        ("POST", "/plans/{plan_id}/workload"): SIGNED_IN_PAGE,
+        ("POST", "/plans/{plan_id}/send"): SIGNED_IN_PAGE,
+        ("POST", "/plans/{plan_id}/approve-discount"): ADMIN_PAGE,
+    }
+)
+
+# Customers (app/customers).
+RULES.update(
+    {
+        ("POST", "/api/v1/customers"): TOKEN_API,
+        ("GET", "/api/v1/customers"): TOKEN_API,
+        ("GET", "/api/v1/customers/{customer_id}"): TOKEN_API,
+        ("PUT", "/api/v1/customers/{customer_id}"): TOKEN_API,
+        ("GET", "/customers"): SIGNED_IN_PAGE,
+        ("GET", "/customers/new"): SIGNED_IN_PAGE,
+        ("POST", "/customers/new"): SIGNED_IN_PAGE,
+        ("GET", "/customers/{customer_id}"): SIGNED_IN_PAGE,
+        ("POST", "/customers/{customer_id}"): SIGNED_IN_PAGE,
     }
 )
 
@@ -200,6 +225,7 @@ PARAMS: dict[str, str | Callable[[World], Any]] = {
     "key": lambda w: w.offer_key,
     "token_id": lambda w: w.extra.get("sales_token_id", 1),
     "lead_id": lambda w: w.extra["lead_id"],
+    "customer_id": lambda w: w.extra["customer_id"],
     "link_id": lambda w: w.extra.get("share_link_id", 1),
     "token": lambda w: w.extra.get("share_token", "no-such-token"),
 }

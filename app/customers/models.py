@@ -1,0 +1,177 @@
+"""Customer table and API models.
+
+A customer is the company a quote is addressed to: its 統一編號 (validated with the Ministry
+of Finance checksum, PRODUCT.md §6), a contact, the language and currency its documents are
+written in, and whether it is an export customer (0% 營業稅 instead of 5%).
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime
+from typing import Any, ClassVar, Final, Literal
+
+from pydantic import ConfigDict, field_validator
+from sqlalchemy import Index
+from sqlmodel import Field, SQLModel
+
+from app.i18n import gettext as _
+
+LANGUAGES: Final = ("zh-TW", "en")
+CURRENCIES: Final = ("TWD", "USD")
+NAME_MAX: Final = 200
+TEXT_MAX: Final = 200
+ADDRESS_MAX: Final = 400
+EMAIL_MAX: Final = 254
+# Ministry of Finance weights for the 8 digits of a 統一編號 (PRODUCT.md §6).
+TAX_ID_WEIGHTS: Final = (1, 2, 1, 2, 1, 2, 4, 1)
+_EMAIL: Final = re.compile(r"^[^@\s<>\"',;]+@[^@\s<>\"',;]+\.[^@\s<>\"',;.]{2,}$")
+
+
+def utcnow() -> datetime:
+    return datetime.now(UTC)
+
+
+def tax_id_checksum(tax_id: str) -> int:
+    """Sum of the digit sums of each digit × its weight (1,2,1,2,1,2,4,1)."""
+    total = 0
+    for digit, weight in zip(tax_id, TAX_ID_WEIGHTS, strict=True):
+        product = int(digit) * weight
+        total += product // 10 + product % 10
+    return total
+
+
+def is_valid_tax_id(tax_id: str) -> bool:
+    """True for a well-formed 統一編號: 8 digits whose checksum is divisible by 5.
+
+    Source: Ministry of Finance rule as given in PRODUCT.md §6 — divisible by 5 since 2023
+    (formerly 10); when the 7th digit is 7 (its product 28 has digit sum 10, read as 1 or 0)
+    the number is also valid when checksum + 1 is divisible by 5.
+    """
+    if len(tax_id) != 8 or not tax_id.isascii() or not tax_id.isdigit():
+        return False
+    total = tax_id_checksum(tax_id)
+    return total % 5 == 0 or (tax_id[6] == "7" and (total + 1) % 5 == 0)
+
+
+class CustomerBase(SQLModel):
+    name: str = Field(max_length=NAME_MAX, description="Company name.")
+    tax_id: str = Field(default="", max_length=8, description="統一編號 (8 digits) or empty.")
+    contact: str = Field(default="", max_length=TEXT_MAX, description="Contact person.")
+    email: str = Field(default="", max_length=EMAIL_MAX)
+    address: str = Field(default="", max_length=ADDRESS_MAX)
+    language: str = Field(default="zh-TW", max_length=8, description="zh-TW | en")
+    currency: str = Field(default="TWD", max_length=3, description="TWD | USD")
+    export: bool = Field(default=False, description="Export sale: 0% 營業稅 instead of 5%.")
+
+
+class Customer(CustomerBase, table=True):
+    __tablename__: ClassVar[Any] = "customer"
+    __table_args__ = (Index("ix_customer_name", "name"), Index("ix_customer_tax_id", "tax_id"))
+
+    id: int | None = Field(default=None, primary_key=True)
+    created_at: datetime = Field(default_factory=utcnow)
+    updated_at: datetime = Field(default_factory=utcnow)
+
+
+def _clean(v: Any) -> Any:
+    # Strip; a 統一編號 typed as "2209 9131" or "2209-9131" is the same number.
+    return v.strip() if isinstance(v, str) else v
+
+
+def _name(v: str) -> str:
+    if not v:
+        raise ValueError(_("This field is required."))
+    return v
+
+
+def _tax_id(v: str) -> str:
+    if v and not is_valid_tax_id(v):
+        raise ValueError(_("Enter a valid 8-digit 統一編號 (the check digit does not match)."))
+    return v
+
+
+def _email(v: str) -> str:
+    if v and not _EMAIL.match(v):
+        raise ValueError(_("Enter an e-mail address such as name@company.com.tw."))
+    return v.lower()
+
+
+class CustomerCreate(CustomerBase):
+    """A new customer, validated (the API body and the page form)."""
+
+    model_config = ConfigDict(extra="forbid")  # type: ignore[assignment]
+
+    language: Literal["zh-TW", "en"] = "zh-TW"
+    currency: Literal["TWD", "USD"] = "TWD"
+
+    @field_validator("name", "tax_id", "contact", "email", "address", mode="before")
+    @classmethod
+    def _strip(cls, v: Any) -> Any:
+        return _clean(v)
+
+    @field_validator("tax_id", mode="before")
+    @classmethod
+    def _compact(cls, v: Any) -> Any:
+        return v.replace(" ", "").replace("-", "") if isinstance(v, str) else v
+
+    @field_validator("name")
+    @classmethod
+    def _required(cls, v: str) -> str:
+        return _name(v)
+
+    @field_validator("tax_id")
+    @classmethod
+    def _check_tax_id(cls, v: str) -> str:
+        return _tax_id(v)
+
+    @field_validator("email")
+    @classmethod
+    def _check_email(cls, v: str) -> str:
+        return _email(v)
+
+
+class CustomerUpdate(SQLModel):
+    """Fields to change (absent = unchanged)."""
+
+    model_config = ConfigDict(extra="forbid")  # type: ignore[assignment]
+
+    name: str | None = Field(default=None, max_length=NAME_MAX)
+    tax_id: str | None = Field(default=None, max_length=8)
+    contact: str | None = Field(default=None, max_length=TEXT_MAX)
+    email: str | None = Field(default=None, max_length=EMAIL_MAX)
+    address: str | None = Field(default=None, max_length=ADDRESS_MAX)
+    language: Literal["zh-TW", "en"] | None = None
+    currency: Literal["TWD", "USD"] | None = None
+    export: bool | None = None
+
+    @field_validator("name", "tax_id", "contact", "email", "address", mode="before")
+    @classmethod
+    def _strip(cls, v: Any) -> Any:
+        return _clean(v)
+
+    @field_validator("tax_id", mode="before")
+    @classmethod
+    def _compact(cls, v: Any) -> Any:
+        return v.replace(" ", "").replace("-", "") if isinstance(v, str) else v
+
+    @field_validator("name")
+    @classmethod
+    def _required(cls, v: str | None) -> str | None:
+        return None if v is None else _name(v)
+
+    @field_validator("tax_id")
+    @classmethod
+    def _check_tax_id(cls, v: str | None) -> str | None:
+        return None if v is None else _tax_id(v)
+
+    @field_validator("email")
+    @classmethod
+    def _check_email(cls, v: str | None) -> str | None:
+        return None if v is None else _email(v)
+
+
+class CustomerPublic(CustomerBase):
+    id: int
+    created_at: datetime
+    updated_at: datetime

@@ -1,0 +1,93 @@
+"""Customer pages for sales and admins: the list (with each customer's plans), new, edit.
+
+A form that does not validate is shown again with the typed values and an inline error per
+field, in the page's language (a wrong 統一編號 names the field).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Request
+from fastapi.responses import RedirectResponse, Response
+from pydantic import ValidationError
+
+from app.accounts.web import SalesPageUser
+from app.customers import service, views
+from app.deps import SessionDep
+from app.web.csrf import CsrfDep
+from app.web.templating import activate, render
+
+router = APIRouter(include_in_schema=False)
+
+
+async def _form(request: Request) -> dict[str, str]:
+    return {k: v for k, v in (await request.form()).items() if isinstance(v, str)}
+
+
+@router.get("/customers")
+def customers_list(request: Request, session: SessionDep, user: SalesPageUser) -> Response:
+    """Customers by name, searchable, with a link to each one's plans."""
+    activate(request)
+    q = (request.query_params.get("q") or "").strip()[:100]
+    ctx = {"customers": service.list_customers(session=session, search=q), "q": q}
+    return render(request, "customers/list.html", {**ctx, "nav_active": "customers"})
+
+
+@router.get("/customers/new")
+def customer_new_form(request: Request, user: SalesPageUser) -> Response:
+    """The new-customer form."""
+    activate(request)
+    ctx = views.form_context(customer=None, values=views.EMPTY, errors={})
+    return render(request, "customers/form.html", ctx)
+
+
+@router.post("/customers/new")
+async def customer_create(
+    request: Request, session: SessionDep, user: SalesPageUser, _csrf: CsrfDep
+) -> Response:
+    """Create a customer; invalid fields come back inline (422)."""
+    activate(request)
+    values = await _form(request)
+    try:
+        data = views.create_from_form(values)
+    except ValidationError as e:
+        return _invalid(request, None, values, e)
+    customer = service.create_customer(session=session, data=data)
+    return RedirectResponse(f"/customers/{customer.id}", status_code=303)
+
+
+@router.get("/customers/{customer_id}")
+def customer_edit_form(
+    customer_id: int, request: Request, session: SessionDep, user: SalesPageUser
+) -> Response:
+    """A customer's details (editable) and its plans."""
+    activate(request)
+    customer = service.get_customer(session=session, customer_id=customer_id)
+    ctx = views.form_context(
+        customer=customer, values=views.values_of(customer), errors={}, session=session
+    )
+    return render(request, "customers/form.html", ctx)
+
+
+@router.post("/customers/{customer_id}")
+async def customer_update(
+    customer_id: int, request: Request, session: SessionDep, user: SalesPageUser, _csrf: CsrfDep
+) -> Response:
+    """Save a customer's details; invalid fields come back inline (422)."""
+    activate(request)
+    customer = service.get_customer(session=session, customer_id=customer_id)
+    values = await _form(request)
+    try:
+        data = views.update_from_form(values)
+    except ValidationError as e:
+        return _invalid(request, customer, values, e)
+    service.update_customer(session=session, customer_id=customer_id, data=data)
+    return RedirectResponse(f"/customers/{customer_id}?saved=1", status_code=303)
+
+
+def _invalid(
+    request: Request, customer: Any, values: dict[str, str], e: ValidationError
+) -> Response:
+    ctx = views.form_context(customer=customer, values=values, errors=views.errors_of(e))
+    return render(request, "customers/form.html", ctx, status_code=422)

@@ -1,0 +1,48 @@
+"""JSON API v1: customers. Every route needs a bearer token (sales or admin)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Query, status
+
+from app.accounts.deps import ApiUser
+from app.customers import service
+from app.customers.models import Customer, CustomerCreate, CustomerPublic, CustomerUpdate
+from app.deps import SessionDep
+
+router = APIRouter(
+    prefix="/api/v1/customers",
+    tags=["customers"],
+    responses={401: {"description": "No token, or an invalid or revoked one."}},
+)
+
+
+@router.post("", status_code=status.HTTP_201_CREATED, response_model=CustomerPublic)
+def create_customer(body: CustomerCreate, session: SessionDep, _: ApiUser) -> Customer:
+    """Create a customer; a 統一編號 that fails the checksum is a 422 on `tax_id`."""
+    return service.create_customer(session=session, data=body)
+
+
+@router.get("", response_model=list[CustomerPublic])
+def list_customers(
+    session: SessionDep,
+    _: ApiUser,
+    search: Annotated[str | None, Query(description="In name, 統一編號, contact.")] = None,
+) -> list[Customer]:
+    """Customers by name, optionally searched."""
+    return service.list_customers(session=session, search=search)
+
+
+@router.get("/{customer_id}", response_model=CustomerPublic, responses={404: {}})
+def get_customer(customer_id: int, session: SessionDep, _: ApiUser) -> Customer:
+    """One customer."""
+    return service.get_customer(session=session, customer_id=customer_id)
+
+
+@router.put("/{customer_id}", response_model=CustomerPublic, responses={404: {}})
+def update_customer(
+    customer_id: int, body: CustomerUpdate, session: SessionDep, _: ApiUser
+) -> Customer:
+    """Change a customer's fields (absent fields are unchanged)."""
+    return service.update_customer(session=session, customer_id=customer_id, data=body)

@@ -1,0 +1,160 @@
+"""The customer's document (share page and PDF): only what the customer should see, in the
+customer's language.
+
+No raw enum values (`full_finetune`), no catalog ids (`stratagem-tpe-h100-x4`), no seed-rule
+or PRODUCT.md references: option labels are rebuilt from the option's kind, the GPU count and
+the GPU's display name; the estimate's notes and formula appendix stay in the sales
+engineer's explain view. Public-cloud options appear only when the quote switches them on.
+Call with the document's language active (`app.i18n.activate`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from decimal import Decimal
+from typing import Any, Final
+
+from app.i18n import N_, gettext
+from app.quotes import pricing
+
+TASKS: Final = {
+    "pretrain": N_("Pre-training"),
+    "full_finetune": N_("Full fine-tuning"),
+    "lora": N_("LoRA fine-tuning"),
+    "qlora": N_("QLoRA fine-tuning (4-bit base)"),
+    "inference": N_("Inference (serving)"),
+    "image": N_("Image generation"),
+}
+KIND_NAMES: Final = {
+    "rent_hourly": N_("Hourly rent"),
+    "rent_monthly": N_("Monthly rent"),
+    "rent_term": N_("Term rent"),
+    "mig": N_("MIG slice rent"),
+    "buy": N_("Buy"),
+    "cloud": N_("Public cloud"),
+    "cloud_reserved": N_("Public cloud, reserved"),
+}
+CLOUD_KINDS: Final = ("cloud", "cloud_reserved")
+_TERM: Final = re.compile(r"(\d+)-month contract")
+UNITS: Final = {"hour": N_("h"), "month": N_("months"), "item": ""}
+
+
+def gpu_text(gpu: Mapping[str, Any]) -> str:
+    count = gpu.get("count")
+    name = gpu.get("name") or ""
+    if count is None:
+        return str(name)
+    n = int(count) if float(count).is_integer() else count
+    return f"{n} × {name}"
+
+
+def option_label(option: Mapping[str, Any], gpu: Mapping[str, Any], hours_per_month: float) -> str:
+    """'Term rent — 6-month contract · 4 × NVIDIA H100 SXM5 80GB' in the active language."""
+    kind = str(option.get("kind", ""))
+    if option.get("key") == "schedule":  # app.plans.schedule's one option
+        return gettext("Phased rental")
+    name = gettext(KIND_NAMES.get(kind, N_("Option")))
+    if kind in CLOUD_KINDS:
+        # The provider's public product name ("AWS p5.48xlarge"), without our catalog id.
+        product = str(option.get("label", "")).split(" — ")[0].replace(" on demand", "")
+        return f"{name} — {product}"
+    parts = [name]
+    if kind == "rent_term":
+        # The contract's length is in the engine's label ("6-month contract — …"); a total
+        # over a longer view (the five-year TCO) must not turn it into a 60-month contract.
+        found = _TERM.search(str(option.get("label", "")))
+        months = (
+            found.group(1)
+            if found
+            else f"{pricing.option_defaults(option, hours_per_month)['months'].normalize():f}"
+        )
+        parts.append(gettext("%(n)s-month contract") % {"n": months})
+    if gpu:
+        parts.append(gpu_text(gpu))
+    return " — ".join(parts[:1]) + (" · " + " · ".join(parts[1:]) if parts[1:] else "")
+
+
+def visible_options(
+    options: list[Mapping[str, Any]], *, include_cloud: bool
+) -> list[Mapping[str, Any]]:
+    return [o for o in options if include_cloud or o.get("kind") not in CLOUD_KINDS]
+
+
+def quote_lines(
+    quote: Mapping[str, Any],
+    options: list[Mapping[str, Any]],
+    gpu: Mapping[str, Any],
+    hours_per_month: float,
+) -> list[dict[str, Any]]:
+    """The quote's lines as printed: description, unit price, quantity, unit, months,
+    discount and the amount (each rounded once, `pricing.totals`)."""
+    by_key = {o.get("key"): o for o in options}
+    amounts = pricing.totals(quote).line_amounts
+    out = []
+    for line, amount in zip(quote.get("lines") or [], amounts, strict=True):
+        option = by_key.get(line.get("option_key"))
+        description = line.get("description") or (
+            option_label(option, gpu, hours_per_month) if option is not None else ""
+        )
+        out.append(
+            {
+                "description": description,
+                "unit": gettext(UNITS.get(str(line.get("unit")), ""))
+                if UNITS.get(str(line.get("unit")))
+                else "",
+                "unit_kind": line.get("unit"),
+                "unit_price": Decimal(line["unit_price"]),
+                "quantity": Decimal(line["quantity"]),
+                "months": Decimal(line["months"]),
+                "discount_pct": Decimal(line.get("discount_pct") or 0),
+                "amount": amount,
+            }
+        )
+    return out
+
+
+def infra_rows(infra: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """Included infrastructure as (component, specification) in the active language; CPU,
+    RAM, NVMe and NAS read the same in both."""
+    rows: list[tuple[str, str]] = []
+    if infra.get("cpu_cores"):
+        rows.append(("CPU", gettext("%(n)s cores") % {"n": infra["cpu_cores"]}))
+    if infra.get("ram_gb"):
+        rows.append(("RAM", f"{infra['ram_gb']:,.0f} GB"))
+    if infra.get("nvme_tb"):
+        rows.append(("NVMe", f"{infra['nvme_tb']:,.0f} TB"))
+    if infra.get("nas_tb"):
+        rows.append(("NAS", f"{infra['nas_tb']:,.0f} TB"))
+    net = infra.get("network") or {}
+    if net.get("uplink_gbps"):
+        rows.append(
+            (gettext("Network"), gettext("%(n)s Gbps uplink") % {"n": f"{net['uplink_gbps']:g}"})
+        )
+    if infra.get("power_kw"):
+        rows.append((gettext("Power"), f"{infra['power_kw']:.1f} kW"))
+    return rows
+
+
+def assumption_rows(workload: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """The workload in customer words (no enum values, no catalog ids)."""
+    rows: list[tuple[str, str]] = []
+    task = workload.get("task")
+    if task:
+        rows.append((gettext("Task"), gettext(TASKS.get(str(task), str(task)))))
+    for key, label in (
+        ("seq_len", N_("Sequence length (tokens)")),
+        ("tokens", N_("Training tokens")),
+        ("epochs", N_("Epochs")),
+        ("dataset_gb", N_("Dataset (GB)")),
+        ("deadline_days", N_("Deadline (days)")),
+        ("concurrency", N_("Concurrent sequences")),
+    ):
+        value = workload.get(key)
+        if value not in (None, "", 0):
+            v = float(value)
+            text = f"{v:,.0f}" if v.is_integer() and abs(v) < 1e7 else f"{v:.3g}"
+            rows.append((gettext(label), text))
+    if workload.get("precision"):
+        rows.append((gettext("Precision"), str(workload["precision"]).upper()))
+    return rows

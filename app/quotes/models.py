@@ -1,0 +1,69 @@
+"""A quote's API models: what a sales engineer sets on a saved plan (`Plan.quote`).
+
+No tables here: the quote is stored as JSON on the plan (and on every revision), so a sent
+revision keeps exactly the lines it was sent with. Money is `Decimal` end to end; on the wire
+Decimals are strings ("180000") so no client float can lose a cent.
+"""
+
+from __future__ import annotations
+
+from datetime import date
+from decimal import Decimal
+from typing import Final
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+QUOTE_STATUSES: Final = ("draft", "sent", "accepted", "declined", "expired")
+MAX_LINES: Final = 50
+#: 營業稅 on domestic B2B sales; 0 for an export customer (PRODUCT.md §6).
+DOMESTIC_TAX_RATE: Final = Decimal("0.05")
+EXPORT_TAX_RATE: Final = Decimal("0")
+VALID_DAYS: Final = 30
+
+
+class QuoteLineIn(BaseModel):
+    """One line: a cost option of the plan (`option_key`) or a free line (`description`).
+
+    Amount = unit_price × quantity × months × (1 − discount_pct / 100), rounded once.
+    For an option line, absent `unit_price`/`quantity`/`months` come from the option."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    option_key: str | None = Field(default=None, max_length=200)
+    description: str | None = Field(default=None, max_length=300)
+    quantity: Decimal | None = Field(default=None, ge=0, le=Decimal("1e9"))
+    unit_price: Decimal | None = Field(default=None, ge=0, le=Decimal("1e12"))
+    months: Decimal | None = Field(default=None, gt=0, le=120)
+    discount_pct: Decimal = Field(default=Decimal("0"), ge=0, le=100)
+
+    @model_validator(mode="after")
+    def _one_kind(self) -> QuoteLineIn:
+        if not self.option_key and not (self.description or "").strip():
+            raise ValueError("a line needs an option_key or a description")
+        if not self.option_key and self.unit_price is None:
+            raise ValueError("a free line needs a unit_price")
+        return self
+
+
+class QuoteIn(BaseModel):
+    """The quote of a plan; absent fields take their defaults when it is saved."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    lines: list[QuoteLineIn] = Field(default_factory=list, max_length=MAX_LINES)
+    discount_pct: Decimal = Field(default=Decimal("0"), ge=0, le=100)
+    tax_rate: Decimal | None = Field(
+        default=None, ge=0, le=1, description="Fraction: 0.05 = 5% 營業稅 (default), 0 export."
+    )
+    valid_until: date | None = Field(default=None, description="Default: 30 days from today.")
+    payment_terms: str | None = Field(default=None, max_length=1000)
+    include_cloud_comparison: bool = Field(
+        default=False, description="Show public-cloud prices in the customer's document."
+    )
+
+
+class QuoteTotals(BaseModel):
+    subtotal: str
+    tax: str
+    total: str
+    currency: str

@@ -1,0 +1,137 @@
+"""Quote builder pages on a saved plan: save the quote, send it, approve its discount.
+
+`POST /plans/{id}/quote` reads the builder form: "add line" / "remove line i" re-render the
+builder (HTMX swaps the section) without saving; "save" validates and saves a new revision,
+or re-renders with inline errors in the page's language (422).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import APIRouter, Request
+from fastapi.responses import RedirectResponse, Response
+from pydantic import ValidationError
+
+from app import errors
+from app.accounts.web import AdminPageUser, SalesPageUser
+from app.deps import SessionDep, SettingsDep
+from app.plans import service as plans
+from app.plans import views as plan_views
+from app.quotes import service, views
+from app.web.csrf import CsrfDep
+from app.web.templating import activate, choose_currency, is_fragment, render
+
+router = APIRouter(include_in_schema=False)
+
+
+def _builder(
+    request: Request,
+    session: SessionDep,
+    settings: Any,
+    plan_id: int,
+    user: Any,
+    values: dict[str, Any] | None,
+    errs: dict[str, str],
+    status: int = 200,
+) -> Response:
+    plan = plans.get_plan(session=session, plan_id=plan_id)
+    ctx = views.builder_context(
+        session=session,
+        plan=plan,
+        user=user,
+        limit_pct=settings.sales_discount_limit_pct,
+        values=values,
+        errors=errs,
+    )
+    if is_fragment(request):
+        return render(request, "quotes/_builder.html", {"plan": plan, **ctx}, status_code=status)
+    full = plan_views.detail_context(
+        session=session, plan_id=plan_id, user=user, currency=choose_currency(request)
+    )
+    return render(request, "plans/detail.html", {**full, **ctx}, status_code=status)
+
+
+@router.post("/plans/{plan_id}/quote")
+async def save_quote(
+    plan_id: int,
+    request: Request,
+    session: SessionDep,
+    settings: SettingsDep,
+    user: SalesPageUser,
+    _csrf: CsrfDep,
+) -> Response:
+    """Add or remove a builder line (not saved), or save the quote as a new revision."""
+    activate(request)
+    form = {k: v for k, v in (await request.form()).items() if isinstance(v, str)}
+    values = views.values_from_form(form)
+    action = form.get("action", "save")
+    if action != "save":
+        return _builder(
+            request, session, settings, plan_id, user, views.apply_action(values, action), {}
+        )
+    try:
+        quote = views.quote_in(values)
+    except ValidationError as e:
+        return _builder(request, session, settings, plan_id, user, values, views.errors_of(e), 422)
+    changes: dict[str, Any] = {"quote": quote}
+    if values["customer_id"].isdigit():
+        changes["customer_id"] = int(values["customer_id"])
+    plan = plans.get_plan(session=session, plan_id=plan_id)
+    try:
+        plans.update_plan(
+            session=session,
+            plan_id=plan_id,
+            expected_version=int(form.get("version") or plan.version),
+            changes=changes,
+            actor=user,
+            quote_defaults=plans.QuoteDefaults.from_settings(settings),
+        )
+    except errors.Invalid as e:
+        return _builder(
+            request,
+            session,
+            settings,
+            plan_id,
+            user,
+            values,
+            {views.field_key(e.field): e.message},
+            422,
+        )
+    if is_fragment(request):
+        return _builder(request, session, settings, plan_id, user, None, {})
+    return RedirectResponse(f"/plans/{plan_id}#quote-builder", status_code=303)
+
+
+@router.post("/plans/{plan_id}/send")
+def send_quote(
+    plan_id: int,
+    request: Request,
+    session: SessionDep,
+    settings: SettingsDep,
+    user: SalesPageUser,
+    _csrf: CsrfDep,
+) -> Response:
+    """Send the quote (freezes this revision for the share link)."""
+    activate(request)
+    try:
+        service.send_quote(
+            session=session,
+            plan_id=plan_id,
+            actor=user,
+            limit_pct=settings.sales_discount_limit_pct,
+        )
+    except (errors.Invalid, errors.Conflict) as e:
+        return _builder(
+            request, session, settings, plan_id, user, None, {"send": e.message}, e.status
+        )
+    return RedirectResponse(f"/plans/{plan_id}#quote-builder", status_code=303)
+
+
+@router.post("/plans/{plan_id}/approve-discount")
+def approve_discount(
+    plan_id: int, request: Request, session: SessionDep, user: AdminPageUser, _csrf: CsrfDep
+) -> Response:
+    """Approve the quote's discount (admins)."""
+    service.approve_discount(session=session, plan_id=plan_id, actor=user)
+    return RedirectResponse(f"/plans/{plan_id}#quote-builder", status_code=303)

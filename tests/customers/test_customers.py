@@ -1,0 +1,103 @@
+"""Customers: 統一編號 checksum, the JSON API, the pages' inline errors in both languages."""
+
+from __future__ import annotations
+
+import pytest
+from bs4 import BeautifulSoup
+from fastapi.testclient import TestClient
+
+from app.customers.models import is_valid_tax_id, tax_id_checksum
+from tests.accounts.helpers import make_account, sign_in
+
+
+@pytest.mark.parametrize(
+    ("tax_id", "valid", "why"),
+    [
+        # PRODUCT.md §6 examples. 22099131: products 2,4,0,18,9,2,12,1 → digit sums
+        # 2+4+0+9+9+2+3+1 = 30, divisible by 5.
+        ("22099131", True, "PRODUCT.md §6 valid example (sum 30)"),
+        ("22099132", False, "PRODUCT.md §6 invalid example (sum 31)"),
+        # 7th digit 7: 10458574 → 1,0,4,10,8,10,28,4 → 1+0+4+1+8+1+10+4 = 29; 29+1 = 30.
+        ("10458574", True, "7th digit 7: valid only through the sum + 1 rule"),
+        ("10458576", False, "7th digit 7: 31 and 32 both fail"),
+        ("12345675", True, "7th digit 7: sum 39, 39 + 1 = 40 (test_checksum_by_hand)"),
+        ("2209913", False, "7 digits"),
+        ("2209913a", False, "not all digits"),
+        ("２２０９９１３１", False, "full-width digits are not accepted"),
+    ],
+)
+def test_tax_id_checksum(tax_id: str, valid: bool, why: str) -> None:
+    assert is_valid_tax_id(tax_id) is valid, why
+
+
+def test_checksum_by_hand() -> None:
+    # 12345675 × (1,2,1,2,1,2,4,1) = 1,4,3,8,5,12,28,5 → 1+4+3+8+5+3+10+5 = 39; 7th digit
+    # is 7, 39+1 = 40 → valid (the case above).
+    assert tax_id_checksum("12345675") == 39
+    assert tax_id_checksum("22099131") == 30
+
+
+def test_customer_api_create_read_update_and_bad_tax_id(client: TestClient) -> None:
+    a = make_account(client, "sales")
+    body = {
+        "name": "台灣智慧客服股份有限公司",
+        "tax_id": "2209-9131",
+        "contact": "王小明",
+        "email": "Buyer@Example.com.tw",
+        "address": "台北市信義區",
+        "language": "zh-TW",
+        "currency": "TWD",
+        "export": False,
+    }
+    r = client.post("/api/v1/customers", json=body, headers=a.headers)
+    assert r.status_code == 201, r.text
+    c = r.json()
+    assert c["tax_id"] == "22099131" and c["email"] == "buyer@example.com.tw"
+    assert (
+        client.get(f"/api/v1/customers/{c['id']}", headers=a.headers).json()["name"] == body["name"]
+    )
+    bad = client.post("/api/v1/customers", json={**body, "tax_id": "22099132"}, headers=a.headers)
+    assert bad.status_code == 422
+    assert bad.json()["detail"][0]["loc"] == ["body", "tax_id"]
+    for field, value in (("language", "fr"), ("currency", "EUR"), ("email", "nope")):
+        r = client.post("/api/v1/customers", json={**body, field: value}, headers=a.headers)
+        assert r.status_code == 422 and r.json()["detail"][0]["loc"][-1] == field, field
+    r = client.put(
+        f"/api/v1/customers/{c['id']}", json={"export": True, "currency": "USD"}, headers=a.headers
+    )
+    assert r.status_code == 200 and r.json()["export"] is True and r.json()["currency"] == "USD"
+    assert r.json()["name"] == body["name"]  # unchanged
+    bad = client.put(f"/api/v1/customers/{c['id']}", json={"tax_id": "1"}, headers=a.headers)
+    assert bad.status_code == 422 and bad.json()["detail"][0]["loc"] == ["body", "tax_id"]
+    assert client.get("/api/v1/customers/999999", headers=a.headers).status_code == 404
+    found = client.get("/api/v1/customers", params={"search": "22099131"}, headers=a.headers)
+    assert c["id"] in [x["id"] for x in found.json()]
+    assert client.get("/api/v1/customers").status_code == 401
+
+
+@pytest.mark.parametrize(
+    ("lang", "message"),
+    [("en", "Enter a valid 8-digit 統一編號"), ("zh-TW", "請輸入正確的 8 位數統一編號")],
+)
+def test_customer_page_inline_error_names_the_field(
+    client: TestClient, lang: str, message: str
+) -> None:
+    a = make_account(client, "sales")
+    pages = TestClient(client.app, follow_redirects=False)
+    sign_in(pages, a.user)
+    headers = {"Accept-Language": lang}
+    form = BeautifulSoup(pages.get("/customers/new", headers=headers).text, "html.parser")
+    token = form.select_one("input[name=csrf_token]")["value"]
+    data = {"csrf_token": token, "name": "ACME", "tax_id": "22099132", "currency": "TWD"}
+    r = pages.post("/customers/new", data=data, headers=headers)
+    assert r.status_code == 422
+    page = BeautifulSoup(r.text, "html.parser")
+    assert message in page.select_one("#err-tax_id").get_text()
+    assert page.select_one("#f-tax_id")["aria-invalid"] == "true"
+    assert page.select_one("#f-name")["value"] == "ACME"  # typed values kept
+    r = pages.post("/customers/new", data={**data, "tax_id": "22099131"}, headers=headers)
+    assert r.status_code == 303
+    detail = BeautifulSoup(pages.get(r.headers["location"], headers=headers).text, "html.parser")
+    assert detail.select_one("#f-tax_id")["value"] == "22099131"
+    listing = BeautifulSoup(pages.get("/customers?q=22099131", headers=headers).text, "html.parser")
+    assert listing.select("table.customers-table tbody tr a[href^='/customers/']")

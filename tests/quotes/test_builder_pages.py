@@ -1,0 +1,167 @@
+"""The quote builder on /plans/{id}: add/remove lines, inline errors in the page's language,
+save, approval at 15%, send (issue 10)."""
+
+from __future__ import annotations
+
+import pytest
+from bs4 import BeautifulSoup
+from fastapi.testclient import TestClient
+
+from tests.accounts.helpers import make_account, sign_in
+from tests.quotes.test_quote_life import TERM, _customer, _plan
+
+
+def _form(page: BeautifulSoup) -> dict[str, str]:
+    form = page.select_one("#quote-builder form[action$='/quote']")
+    assert form is not None
+    data: dict[str, str] = {}
+    for el in form.select("input, select, textarea"):
+        name = el.get("name")
+        if not name or el.get("type") == "checkbox":
+            continue
+        if el.name == "select":
+            opt = el.select_one("option[selected]")
+            data[name] = opt["value"] if opt else ""
+        elif el.name == "textarea":
+            data[name] = el.get_text()
+        else:
+            data[name] = el.get("value", "")
+    return data
+
+
+@pytest.mark.parametrize(
+    ("lang", "message"), [("en", "Must be at least 0"), ("zh-TW", "至少須為 0")]
+)
+def test_builder_lines_errors_save_approve_send(
+    client: TestClient, lang: str, message: str
+) -> None:
+    sales = make_account(client, "sales")
+    admin = make_account(client, "admin")
+    c = _customer(client, sales)
+    p = _plan(client, sales, c["id"], {"lines": [{"option_key": TERM}]})
+    pages = TestClient(client.app, follow_redirects=False)
+    sign_in(pages, sales.user)
+    h = {"Accept-Language": lang}
+    page = BeautifulSoup(pages.get(f"/plans/{p['id']}", headers=h).text, "html.parser")
+    data = _form(page)
+    assert data["lines"] == "1" and data["line-0-option_key"] == TERM
+    # Add a line (HTMX: only the section comes back), nothing saved.
+    r = pages.post(
+        f"/plans/{p['id']}/quote",
+        data={**data, "action": "add"},
+        headers={**h, "HX-Request": "true"},
+    )
+    section = BeautifulSoup(r.text, "html.parser")
+    assert r.status_code == 200 and section.select_one("section#quote-builder")
+    assert len(section.select("fieldset.line-row")) == 2 and not section.select_one("header")
+    assert section.select_one(".qb-status").get_text() == ("Draft" if lang == "en" else "草稿")
+    data = _form(section)
+    data.update(
+        {
+            "line-1-description": "NAS 20 TB",
+            "line-1-unit_price": "8000",
+            "line-1-months": "6",
+            "line-1-quantity": "-1",
+            "discount_pct": "10",
+        }
+    )
+    bad = pages.post(
+        f"/plans/{p['id']}/quote",
+        data={**data, "action": "save"},
+        headers={**h, "HX-Request": "true"},
+    )
+    assert bad.status_code == 422
+    err = BeautifulSoup(bad.text, "html.parser").select_one("#err-line-1-quantity")
+    assert message in err.get_text()
+    data["line-1-quantity"] = "1"
+    ok = pages.post(f"/plans/{p['id']}/quote", data={**data, "action": "save"}, headers=h)
+    assert ok.status_code == 303
+    page = BeautifulSoup(pages.get(f"/plans/{p['id']}", headers=h).text, "html.parser")
+    # 1,080,000 + 48,000 − 10% = 1,015,200 (+5% = 1,065,960).
+    assert "1,015,200" in page.select_one(".qb-totals .subtotal").get_text()
+    assert "1,065,960" in page.select_one(".qb-totals .total").get_text()
+    assert not page.select_one(".approval-needed")
+    # 15% needs an admin: sending is disabled and refused.
+    data = _form(page)
+    data["discount_pct"] = "15"
+    assert (
+        pages.post(
+            f"/plans/{p['id']}/quote", data={**data, "action": "save"}, headers=h
+        ).status_code
+        == 303
+    )
+    page = BeautifulSoup(pages.get(f"/plans/{p['id']}", headers=h).text, "html.parser")
+    assert page.select_one(".approval-needed") and page.select_one("button.send-quote[disabled]")
+    assert not page.select_one("button.approve")  # sales cannot approve
+    token = page.select_one("input[name=csrf_token]")["value"]
+    assert (
+        pages.post(f"/plans/{p['id']}/send", data={"csrf_token": token}, headers=h).status_code
+        == 409
+    )
+    boss = TestClient(client.app, follow_redirects=False)
+    sign_in(boss, admin.user)
+    bpage = BeautifulSoup(boss.get(f"/plans/{p['id']}", headers=h).text, "html.parser")
+    assert bpage.select_one("button.approve")
+    btoken = bpage.select_one("input[name=csrf_token]")["value"]
+    assert (
+        boss.post(f"/plans/{p['id']}/approve-discount", data={"csrf_token": btoken}).status_code
+        == 303
+    )
+    assert (
+        pages.post(f"/plans/{p['id']}/send", data={"csrf_token": token}, headers=h).status_code
+        == 303
+    )
+    page = BeautifulSoup(pages.get(f"/plans/{p['id']}", headers=h).text, "html.parser")
+    assert page.select_one(".approval-record")
+    assert "Test admin" in page.select_one(".approval-record").get_text()
+
+
+def test_compare_by_quote_numbers_and_tick_boxes(client: TestClient) -> None:
+    a = make_account(client, "sales")
+    c = _customer(client, a)
+    p1 = _plan(client, a, c["id"], {"lines": [{"option_key": TERM}]})
+    p2 = _plan(client, a, c["id"], {"lines": [{"option_key": TERM}], "discount_pct": "5"})
+    pages = TestClient(client.app, follow_redirects=False)
+    sign_in(pages, a.user)
+    typed = f"{p1['quote_number'].lower()}, {p2['quote_number']}"
+    page = BeautifulSoup(pages.get("/compare", params={"ids": typed}).text, "html.parser")
+    assert len(page.select("table.compare-table thead th.scenario")) == 2
+    # The plan list's tick boxes submit one `ids` each to /compare.
+    listing = BeautifulSoup(
+        pages.get("/plans", params={"customer_id": c["id"]}).text, "html.parser"
+    )
+    boxes = listing.select("input[type=checkbox][form=compare-picks][name=ids]")
+    assert {b["value"] for b in boxes} == {str(p1["id"]), str(p2["id"])}
+    ticked = pages.get("/compare", params=[("ids", str(p1["id"])), ("ids", str(p2["id"]))])
+    assert ticked.status_code == 200
+    assert len(BeautifulSoup(ticked.text, "html.parser").select("th.scenario")) == 2
+    assert pages.get("/compare", params={"ids": "Q-1999-999999,1"}).status_code == 422
+
+
+def test_edit_in_planner_saves_a_revision_whose_diff_shows_the_workload(
+    client: TestClient,
+) -> None:
+    a = make_account(client, "sales")
+    c = _customer(client, a)
+    p = _plan(client, a, c["id"], {"lines": [{"option_key": TERM}]})
+    pages = TestClient(client.app, follow_redirects=False)
+    sign_in(pages, a.user)
+    h = {"Accept-Language": "en"}
+    detail = BeautifulSoup(pages.get(f"/plans/{p['id']}", headers=h).text, "html.parser")
+    href = detail.select_one("a.edit-in-planner")["href"]
+    planner = BeautifulSoup(pages.get(href, headers=h).text, "html.parser")
+    # The saved workload fills the planner (tests/plan_quotes.py WORKLOAD).
+    assert planner.select_one("#f-task option[selected]")["value"] == "full_finetune"
+    assert planner.select_one("#f-seq_len")["value"] == "2048"
+    form = planner.select_one("form[action$='/workload']")
+    data = {i["name"]: i.get("value", "") for i in form.select("input[type=hidden]")}
+    assert data["version"] == str(p["version"])
+    data["seq_len"] = "4096"  # the change made in the planner
+    r = pages.post(f"/plans/{p['id']}/workload", data=data, headers=h)
+    assert r.status_code == 303 and "/diff" in r.headers["location"]
+    diff = BeautifulSoup(pages.get(r.headers["location"], headers=h).text, "html.parser")
+    rows = [tr.get_text(" ", strip=True) for tr in diff.select("table.diff-table tr")]
+    assert any(row.startswith("Sequence length") and "2048 4096" in row for row in rows), rows
+    got = client.get(f"/api/v1/plans/{p['id']}", headers=a.headers).json()
+    assert got["version"] == p["version"] + 1 and got["workload"]["seq_len"] == 4096
+    assert got["quote"]["lines"][0]["option_key"] == TERM  # the quote survives the revision

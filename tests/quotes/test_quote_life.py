@@ -1,0 +1,207 @@
+"""A quote's life through the API: builder fields, totals, approval, send, accept/decline,
+expiry, and the refusals that name the field or state (issue 10)."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from decimal import Decimal
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+from sqlmodel import Session
+
+from app import i18n
+from app.plans.models import Plan
+from app.plans.service import today
+from app.web.templating import money
+from tests.accounts.helpers import Account, make_account
+from tests.plan_quotes import WORKLOAD
+
+TERM = "rent_term:stratagem-tpe-h100-x4"
+
+
+def _customer(client: TestClient, a: Account, **extra: Any) -> dict[str, Any]:
+    body = {"name": "台灣智慧客服股份有限公司", "tax_id": "22099131", **extra}
+    r = client.post("/api/v1/customers", json=body, headers=a.headers)
+    assert r.status_code == 201, r.text
+    return r.json()
+
+
+def _quote(discount: str = "10") -> dict[str, Any]:
+    return {
+        "lines": [
+            {"option_key": TERM},
+            {"description": "NAS 20 TB", "quantity": "1", "unit_price": "8000", "months": "6"},
+        ],
+        "discount_pct": discount,
+    }
+
+
+def _plan(client: TestClient, a: Account, customer_id: int, quote: dict[str, Any]) -> dict:
+    body = {"name": "客服模型", "workload": WORKLOAD, "customer_id": customer_id, "quote": quote}
+    r = client.post("/api/v1/plans", json=body, headers=a.headers)
+    assert r.status_code == 201, r.text
+    return r.json()
+
+
+def _share(client: TestClient, a: Account, plan_id: int) -> str:
+    r = client.post(f"/api/v1/plans/{plan_id}/share", json={}, headers=a.headers)
+    assert r.status_code == 201, r.text
+    url = r.json()["url"]
+    return url[url.index("/s/") :]
+
+
+def test_totals_by_hand_and_export_customer(client: TestClient) -> None:
+    a = make_account(client, "sales")
+    c = _customer(client, a)
+    p = _plan(client, a, c["id"], _quote())
+    # Seed 003 T8: 4×H100 NT$200,000/month, 6-month term −10% → NT$180,000 × 6 = 1,080,000;
+    # NAS NT$8,000 × 6 = 48,000; lines 1,128,000; −10% = 1,015,200; 5% tax 50,760.
+    assert p["quote_totals"]["subtotal"] == "1015200"
+    assert p["quote_totals"]["tax"] == "50760"
+    assert p["quote_totals"]["total"] == "1065960"
+    assert p["quote_totals"]["currency"] == "TWD"
+    assert p["customer_id"] == c["id"] and p["customer"] == c["name"]
+    assert p["quote"]["valid_until"] == (today() + timedelta(days=30)).isoformat()
+    assert p["quote"]["payment_terms"].startswith("於統一發票")  # customer writes 中文
+    export = _customer(client, a, name="Export Co", tax_id="", export=True, language="en")
+    e = _plan(client, a, export["id"], _quote())
+    assert e["quote"]["tax_rate"] == "0" and e["quote_totals"]["tax"] == "0"
+    assert e["quote_totals"]["total"] == "1015200"
+    assert e["quote"]["payment_terms"].startswith("Payment by bank transfer")
+    listed = client.get("/api/v1/plans", params={"customer_id": c["id"]}, headers=a.headers)
+    assert [x["id"] for x in listed.json()["items"]] == [p["id"]]
+
+
+def test_usd_customer_gets_fx_rate_and_date(client: TestClient) -> None:
+    a = make_account(client, "sales")
+    c = _customer(client, a, name="US buyer", tax_id="", currency="USD", export=True)
+    p = _plan(client, a, c["id"], _quote("0"))
+    fx = p["quote"]["fx"]
+    assert fx["base"] == "USD" and fx["quote"] == "TWD" and fx["as_of"]
+    rate = Decimal(fx["rate"])
+    # 180,000 NT$ / rate, rounded to the cent.
+    assert Decimal(p["quote"]["lines"][0]["unit_price"]) == (Decimal(180000) / rate).quantize(
+        Decimal("0.01")
+    )
+    assert p["quote_totals"]["currency"] == "USD"
+
+
+@pytest.mark.parametrize(
+    ("patch", "field"),
+    [
+        ({"discount_pct": "101"}, ["body", "quote", "discount_pct"]),
+        (
+            {"lines": [{"description": "x", "unit_price": "1", "quantity": "-1"}]},
+            ["body", "quote", "lines", "0", "quantity"],
+        ),
+        ({"valid_until": "2000-01-01"}, ["body", "quote", "valid_until"]),
+        (
+            {"lines": [{"option_key": "rent_term:nope"}]},
+            ["body", "quote", "lines", "0", "option_key"],
+        ),
+        ({"tax_rate": "5"}, ["body", "quote", "tax_rate"]),
+    ],
+)
+def test_bad_quote_input_is_422_naming_the_field(
+    client: TestClient, patch: dict[str, Any], field: list[str]
+) -> None:
+    a = make_account(client, "sales")
+    c = _customer(client, a)
+    p = _plan(client, a, c["id"], _quote())
+    r = client.put(
+        f"/api/v1/plans/{p['id']}",
+        json={"version": p["version"], "quote": {**_quote(), **patch}},
+        headers=a.headers,
+    )
+    assert r.status_code == 422, r.text
+    assert [str(x) for x in r.json()["detail"][0]["loc"]][: len(field)] == field
+
+
+def test_life_approval_send_accept(client: TestClient) -> None:
+    sales = make_account(client, "sales")
+    admin = make_account(client, "admin")
+    c = _customer(client, sales)
+    p = _plan(client, sales, c["id"], _quote("15"))
+    pid = p["id"]
+    # 15% is over the sales limit (10%): sending waits for an admin.
+    r = client.post(f"/api/v1/plans/{pid}/send", headers=sales.headers)
+    assert r.status_code == 409
+    assert r.json()["detail"][0]["loc"] == ["body", "status", "discount_approval_required"]
+    assert (
+        client.post(f"/api/v1/plans/{pid}/approve-discount", headers=sales.headers).status_code
+        == 403
+    )
+    r = client.post(f"/api/v1/plans/{pid}/approve-discount", headers=admin.headers)
+    assert r.status_code == 200 and r.json()["discount_approved_by"] == admin.user.id
+    assert Decimal(r.json()["discount_approved_pct"]) == Decimal(15)
+    assert r.json()["discount_approved_at"]
+    # Status cannot be forced by a save once there is a quote.
+    forced = client.put(
+        f"/api/v1/plans/{pid}",
+        json={"version": r.json()["version"], "status": "sent"},
+        headers=sales.headers,
+    )
+    assert forced.status_code == 422 and forced.json()["detail"][0]["loc"] == ["body", "status"]
+    link = _share(client, sales, pid)
+    anon = TestClient(client.app)
+    early = anon.post(f"{link}/accept", json={"name": "王小明", "title": "採購經理"})
+    assert early.status_code == 409 and early.json()["detail"][0]["loc"][-1] == "draft"
+    sent = client.post(f"/api/v1/plans/{pid}/send", headers=sales.headers)
+    assert sent.status_code == 200, sent.text
+    sent_version = sent.json()["sent_version"]
+    assert sent.json()["status"] == "sent" and sent_version == sent.json()["version"]
+    # A later edit does not change what the customer sees: the sent revision.
+    later = client.put(
+        f"/api/v1/plans/{pid}",
+        json={"version": sent_version, "quote": _quote("5")},
+        headers=sales.headers,
+    )
+    assert (
+        later.status_code == 200
+        and later.json()["quote_totals"]["subtotal"] != sent.json()["quote_totals"]["subtotal"]
+    )
+    page = anon.get(link)
+    assert page.status_code == 200
+    i18n.activate("zh-TW")
+    assert money(float(sent.json()["quote_totals"]["total"]), "TWD") in page.text
+    # Accepting needs name and title.
+    missing = anon.post(f"{link}/accept", json={"name": "王小明"})
+    assert missing.status_code == 422 and missing.json()["detail"][0]["loc"] == ["body", "title"]
+    ok = anon.post(f"{link}/accept", json={"name": "王小明", "title": "採購經理"})
+    assert ok.status_code == 200 and ok.json()["status"] == "accepted"
+    assert ok.json()["revision"] == sent_version
+    got = client.get(f"/api/v1/plans/{pid}", headers=sales.headers).json()
+    assert got["status"] == "accepted" and got["decision_name"] == "王小明"
+    assert got["decision_title"] == "採購經理" and got["decision_ip"] and got["decided_at"]
+    assert got["decision_version"] == sent_version
+    again = anon.post(f"{link}/decline", json={"reason": "too late"})
+    assert again.status_code == 409 and again.json()["detail"][0]["loc"][-1] == "accepted"
+
+
+def test_decline_and_expiry(client: TestClient) -> None:
+    a = make_account(client, "sales")
+    c = _customer(client, a)
+    for outcome in ("decline", "expire"):
+        p = _plan(client, a, c["id"], _quote("0"))
+        link = _share(client, a, p["id"])
+        assert client.post(f"/api/v1/plans/{p['id']}/send", headers=a.headers).status_code == 200
+        anon = TestClient(client.app)
+        if outcome == "decline":
+            assert anon.post(f"{link}/decline", json={}).status_code == 422
+            r = anon.post(f"{link}/decline", json={"reason": "預算不足"})
+            assert r.status_code == 200 and r.json()["status"] == "declined"
+            got = client.get(f"/api/v1/plans/{p['id']}", headers=a.headers).json()
+            assert got["decline_reason"] == "預算不足"
+            continue
+        with Session(client.app.state.engine) as s:  # type: ignore[attr-defined]
+            row = s.get(Plan, p["id"])
+            assert row is not None
+            row.valid_until = today() - timedelta(days=1)
+            s.add(row)
+            s.commit()
+        r = anon.post(f"{link}/accept", json={"name": "A", "title": "B"})
+        assert r.status_code == 409 and r.json()["detail"][0]["loc"][-1] == "expired"
+        listed = client.get("/api/v1/plans", params={"status": "expired"}, headers=a.headers)
+        assert p["id"] in [x["id"] for x in listed.json()["items"]]
