@@ -216,7 +216,10 @@ def serve_cmd(
     if hint:
         typer.echo(hint)
     typer.echo(f"Stratagem on http://{host}:{port}  (database: {settings.database_url})")
-    uvicorn.run("app.main:app", host=host, port=port, proxy_headers=True)
+    uvicorn.run(
+        "app.main:app", host=host, port=port, proxy_headers=True,
+        forwarded_allow_ips=settings.trusted_proxies,  # STRATAGEM_TRUSTED_PROXIES
+    )  # fmt: skip
 
 
 @cli.command("backup")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from fastapi import Depends, FastAPI
+from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
 from app import web
 from app.accounts import pages as accounts_pages
@@ -75,6 +76,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         max_json_bytes=settings.max_json_bytes,
         max_upload_bytes=settings.max_upload_bytes,
     )
+    # The client address (throttles, audit) from X-Forwarded-For only when the peer is a
+    # configured proxy; anyone else's header is ignored (issue 13).
+    app.add_middleware(ProxyHeadersMiddleware, trusted_hosts=settings.trusted_proxies or [])
     app.add_middleware(SecurityHeadersMiddleware, https=settings.https)  # outermost
     return app
 

@@ -47,6 +47,12 @@ class Settings(BaseSettings):
         description="Served over HTTPS: session cookies get the Secure flag.",
     )
 
+    trusted_proxies: str = Field(
+        default="127.0.0.1",
+        alias="STRATAGEM_TRUSTED_PROXIES",
+        description="Comma-separated addresses/CIDRs whose X-Forwarded-For is believed; "
+        "'' trusts none.",
+    )
     max_json_bytes: int = Field(
         default=1_000_000,
         ge=1_000,

@@ -13,6 +13,8 @@ from app.ids import DbId
 from app.plans import service as plans
 from app.quotes.pdf import render_quote_pdf
 from app.quotes.routes import pdf_response
+from app.ratelimit import deps as limits
+from app.ratelimit.service import SHARE_LOOKUPS
 from app.sharing import service
 from app.sharing.routes import share_url
 from app.sharing.views import shared_context
@@ -61,9 +63,11 @@ def revoke_shares(plan_id: DbId, session: SessionDep, user: PageUser, _csrf: Csr
 @router.get("/s/{token}", name="shared_plan")
 def shared_plan(token: str, request: Request, session: SessionDep) -> Response:
     """The read-only, customer-facing view of a shared plan."""
+    limits.enforce(request, session, SHARE_LOOKUPS)  # 429 after 10 bad tokens a minute
     try:
         _, plan = service.resolve(session=session, token=token)
     except (service.LinkGone, service.LinkNotFound) as exc:
+        limits.count(request, session, SHARE_LOOKUPS)
         return _refused(request, exc)
     ctx = shared_context(session=session, plan=plan, token=token)
     return render(request, "sharing/shared.html", ctx, headers=SHARED_HEADERS)
@@ -72,9 +76,11 @@ def shared_plan(token: str, request: Request, session: SessionDep) -> Response:
 @router.get("/s/{token}/quote.pdf")
 def shared_pdf(token: str, request: Request, session: SessionDep, lang: Lang = "zh-TW") -> Response:
     """The PDF quote of a shared plan."""
+    limits.enforce(request, session, SHARE_LOOKUPS)  # 429 after 10 bad tokens a minute
     try:
         _, plan = service.resolve(session=session, token=token)
     except (service.LinkGone, service.LinkNotFound) as exc:
+        limits.count(request, session, SHARE_LOOKUPS)
         return _refused(request, exc)
     response = pdf_response(plan, render_quote_pdf(plan, lang=lang, session=session))
     response.headers.update(SHARED_HEADERS)
