@@ -1,7 +1,7 @@
 """rate limits: one row per counted request to a limited route (quote requests, share links).
 
-Revision ID: 0007_rate_limits
-Revises: 0005_share_links
+Revision ID: 0008_rate_limits
+Revises: 0007_text_limits
 """
 
 from collections.abc import Sequence
@@ -10,8 +10,8 @@ import sqlalchemy as sa
 import sqlmodel
 from alembic import op
 
-revision: str = "0007_rate_limits"
-down_revision: str | None = "0005_share_links"
+revision: str = "0008_rate_limits"
+down_revision: str | None = "0007_text_limits"
 branch_labels: str | Sequence[str] | None = None
 depends_on: str | Sequence[str] | None = None
 
