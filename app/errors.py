@@ -98,3 +98,13 @@ class FormExpired(Forbidden):
     """A page write without a valid CSRF token (403, the "form has expired" page)."""
 
     kind = "csrf"
+
+
+class TooManyRequests(DomainError):
+    """A rate limit (app/ratelimit): 429 with `Retry-After: retry_after` seconds."""
+
+    status = 429
+
+    def __init__(self, message: str = "", *, retry_after: int, **params: Any) -> None:
+        super().__init__(message, **params)
+        self.retry_after = retry_after

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from fastapi import Depends, FastAPI
+from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
 from app import ops, web
 from app.accounts import pages as accounts_pages
@@ -88,6 +89,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     app.include_router(customers_pages.router)  # /customers (sales, admin)
     app.include_router(quotes_pages.router)  # /plans/{id}/quote, send, approve-discount
+    # The client address (throttles, audit) from X-Forwarded-For only when the peer is a
+    # configured proxy; anyone else's header is ignored (issue 13).
+    app.add_middleware(ProxyHeadersMiddleware, trusted_hosts=settings.trusted_proxies or [])
     app.add_middleware(SecurityHeadersMiddleware, https=settings.https)  # outermost
     return app
 

@@ -1,10 +1,21 @@
 """Signing in to the pages: the throttle against password guessing, sign-out, password change.
 
 The throttle counts failed sign-ins in the `login_attempt` table (so it holds across
-workers and restarts): 5 failures for one e-mail, or 20 from one IP address, within 15
-minutes block further tries from that e-mail / address until the oldest counted failure is
-15 minutes old. The check runs before the password is verified, so a blocked guesser learns
-nothing. A successful sign-in clears the e-mail's failures.
+workers and restarts), within a 15-minute window, in three ways (issue 13):
+
+* **per (account, client)**: 5 failures for one e-mail from one address block that pair
+  until the oldest counted failure is 15 minutes old — the guesser is stopped, the owner
+  signing in from elsewhere is not;
+* **per account**, from all addresses: past 10 failures each further try must wait
+  2^(n−10) seconds after the last failure, at most 60 s — a slow-down, never a lockout,
+  so a guesser spread over many addresses gets ≈1 try a minute and the owner waits a minute
+  at worst;
+* **per address**, over all accounts: past 20 failures the same slow-down (a password spray).
+
+The address is the connecting peer, or X-Forwarded-For only when the peer is one of
+`STRATAGEM_TRUSTED_PROXIES` (ProxyHeadersMiddleware in create_app), so rotating the header
+gets a client nothing. The check runs before the password is verified, so a blocked guesser
+learns nothing. A successful sign-in clears the e-mail's failures.
 """
 
 from __future__ import annotations
@@ -20,8 +31,10 @@ from app.accounts import service
 from app.accounts.models import ApiToken, LoginAttempt, User, new_session_nonce, utcnow
 
 WINDOW: Final = timedelta(minutes=15)
-MAX_PER_EMAIL: Final = 5
-MAX_PER_IP: Final = 20
+MAX_PER_PAIR: Final = 5  # failures of one e-mail from one address: then blocked
+SLOW_PER_EMAIL: Final = 10  # failures of one e-mail from anywhere: then slowed down
+SLOW_PER_IP: Final = 20  # failures from one address on any e-mail: then slowed down
+MAX_DELAY_S: Final = 60
 
 
 class Throttled(Exception):
@@ -40,6 +53,16 @@ def _retry_after(times: list[datetime], limit: int, now: datetime) -> int | None
     return max(1, math.ceil((unblocks_at - now).total_seconds()))
 
 
+def _slow_down(times: list[datetime], threshold: int, now: datetime) -> int | None:
+    """Seconds to wait when `times` (ascending) hold more than `threshold` failures: the
+    next try may come 2^(n − threshold) s (at most MAX_DELAY_S) after the latest one."""
+    if len(times) < threshold:
+        return None
+    delay = min(MAX_DELAY_S, 2 ** (len(times) - threshold))
+    wait = math.ceil((times[-1] + timedelta(seconds=delay) - now).total_seconds())
+    return wait if wait > 0 else None
+
+
 def retry_after(
     *, session: Session, email: str, ip: str, now: datetime | None = None
 ) -> int | None:
@@ -47,21 +70,22 @@ def retry_after(
     now = now or utcnow()
     since = now - WINDOW
     stamp = col(LoginAttempt.attempted_at)
-    by_email = session.exec(
-        select(LoginAttempt.attempted_at)
-        .where(LoginAttempt.email == email, stamp > since)
+    rows = session.exec(
+        select(LoginAttempt.email, LoginAttempt.ip, LoginAttempt.attempted_at)
+        .where((LoginAttempt.email == email) | (LoginAttempt.ip == ip), stamp > since)
         .order_by(stamp)
     ).all()
-    by_ip = session.exec(
-        select(LoginAttempt.attempted_at)
-        .where(LoginAttempt.ip == ip, stamp > since)
-        .order_by(stamp)
-    ).all()
+    # SQLite hands back naive UTC; compare like with like.
+    now_cmp = now.replace(tzinfo=None) if rows and rows[0][2].tzinfo is None else now
+    pair = [at for e, i, at in rows if e == email and i == ip]
+    by_email = [at for e, _i, at in rows if e == email]
+    by_ip = [at for _e, i, at in rows if i == ip]
     waits = [
         w
         for w in (
-            _retry_after(list(by_email), MAX_PER_EMAIL, now),
-            _retry_after(list(by_ip), MAX_PER_IP, now),
+            _retry_after(pair, MAX_PER_PAIR, now_cmp),
+            _slow_down(by_email, SLOW_PER_EMAIL, now_cmp),
+            _slow_down(by_ip, SLOW_PER_IP, now_cmp),
         )
         if w is not None
     ]

@@ -14,6 +14,8 @@ from app.catalog.current import price_book
 from app.deps import SessionDep
 from app.leads import service as lead_service
 from app.leads import views as lead_views
+from app.ratelimit import deps as limits
+from app.ratelimit.service import QUOTE_REQUESTS
 from app.web.csrf import CsrfDep
 from app.web.templating import activate, choose_currency, is_fragment, render
 
@@ -49,6 +51,7 @@ def assess(request: Request) -> Response:
 async def request_quote(request: Request, session: SessionDep, _csrf: CsrfDep) -> Response:
     """Store a 'request a quote' lead for sales; inline errors when the form is incomplete."""
     lang = activate(request)
+    limits.enforce(request, session, QUOTE_REQUESTS)  # 429 past 5 stored leads / 10 min
     form = {k: v for k, v in (await request.form()).items() if isinstance(v, str)}
     ctx = _context(request, form)
     a = ctx["a"]
@@ -62,6 +65,7 @@ async def request_quote(request: Request, session: SessionDep, _csrf: CsrfDep) -
             return render(request, "pages/assess.html", ctx, "quote")
         return render(request, "pages/assess.html", ctx, status_code=422)
     lead_service.create_lead(session=session, data=data)
+    limits.count(request, session, QUOTE_REQUESTS)
     if is_fragment(request):
         ctx.update(sent=True)
         return render(request, "pages/assess.html", ctx, "quote")

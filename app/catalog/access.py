@@ -15,10 +15,12 @@ from typing import Annotated, Any
 from fastapi import Depends, Request
 from fastapi.security import HTTPAuthorizationCredentials
 
-from app.accounts.deps import api_user, bearer_scheme, require_role
+from app.accounts.deps import api_user, bearer_scheme, optional_api_user, require_role
 from app.accounts.models import User
 from app.accounts.web import page_role, page_user
+from app.catalog.models import PriceList
 from app.deps import SessionDep
+from app.errors import NotFound
 
 _api_admin = require_role("admin")
 _page_admin = page_role("admin")
@@ -52,3 +54,23 @@ def current_actor(request: Request) -> str:
 
 
 ActorDep = Annotated[str, Depends(current_actor)]
+
+
+# ----------------------------------------------------------------------------- drafts
+
+#: The API caller, when a bearer token came with the request (the catalog's read API is
+#: public, but drafts are not).
+ViewerDep = Annotated[User | None, Depends(optional_api_user)]
+
+
+def sees_drafts(viewer: User | None) -> bool:
+    """Unpublished (draft) price lists are for signed-in catalog users only (issue 13)."""
+    return viewer is not None and viewer.role in ("sales", "admin")
+
+
+def visible(pl: PriceList, viewer: User | None) -> PriceList:
+    """`pl`, or 404 when it is a draft the viewer may not see (the same answer as an id
+    that does not exist, so drafts cannot be enumerated)."""
+    if pl.status == "draft" and not sees_drafts(viewer):
+        raise NotFound(f"no price list {pl.id}", field="price_list")
+    return pl

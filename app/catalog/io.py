@@ -174,7 +174,14 @@ def parse(data: bytes | str, *, fmt: Format, kind: str | None = None) -> Parsed:
 
 
 def _parse_csv(text: str, k: Kind, parsed: Parsed) -> None:
-    records = list(csv.reader(io.StringIO(text, newline="")))
+    reader = csv.reader(io.StringIO(text, newline=""))
+    records: list[list[str]] = []
+    try:
+        records.extend(reader)
+    except csv.Error as e:  # a cell past csv's 131,072-character limit, a stray NUL, …
+        parsed.errors.append(f"row {reader.line_num}: {e}; nothing after it was read")
+        if not records:
+            return
     if not records or not any(c.strip() for c in records[0]):
         parsed.errors.append("row 1: the file has no header row")
         return
@@ -342,7 +349,7 @@ def describe(err: Mapping[str, Any]) -> tuple[str, str]:
         return name, f"must be true or false{got}"
     if t.startswith("date") or t.startswith("datetime"):
         return name, f"must be a date YYYY-MM-DD{got}"
-    if t == "string_too_long":
+    if t in ("string_too_long", "too_long"):  # too_long: an annotated MaxLen
         return name, f"must be at most {ctx.get('max_length')} characters"
     if t == "value_error":
         error = ctx.get("error")

@@ -70,7 +70,16 @@ Currency = Annotated[str, _one_of(CURRENCIES)]
 Interconnect = Annotated[str, _one_of(INTERCONNECTS)]
 FormFactor = Annotated[str, _one_of(FORM_FACTORS)]
 Slug = Annotated[str, AfterValidator(_slug)]
-Text = Annotated[str, AfterValidator(_text)]
+# Free text is bounded (issue 13: a 1 MB provider name, 900 KB notes were accepted). The
+# MaxLen also sizes the column (VARCHAR(n), migration 0007_text_limits). Longest shipped
+# values: a name 55, a source 1,012, notes 440 characters.
+TEXT_MAX = 200
+SOURCE_MAX = 4_000
+NOTES_MAX = 4_000
+Text = Annotated[str, AfterValidator(_text), at.MaxLen(TEXT_MAX)]
+"""A name, provider, region or vendor: 1–200 characters."""
+SourceText = Annotated[str, AfterValidator(_text), at.MaxLen(SOURCE_MAX)]
+"""Where a row's figures come from (a citation, URLs): 1–4,000 characters."""
 # Prices and quantities are finite and bounded (issue 13): `inf`, `NaN` and 1e309 in an
 # import made /plan and /tco answer 500 for everyone once the list was published, and an
 # offer of NT$1e30 a month priced nothing sane. The bounds are far above any real row
@@ -118,8 +127,12 @@ class PriceListBase(SQLModel):
     name: Text = Field(max_length=100, description="Unique name, e.g. '2026-11 list'.")
     effective_date: date = Field(description="Prices apply from this day.")
     currency: Currency = Field(default="TWD", description="Home currency of the list.")
-    notes: str = Field(default="", description="Free text: what changed and why.")
-    source: str = Field(default="", description="Where the list as a whole comes from.")
+    notes: str = Field(
+        default="", max_length=NOTES_MAX, description="Free text: what changed and why."
+    )
+    source: str = Field(
+        default="", max_length=SOURCE_MAX, description="Where the list as a whole comes from."
+    )
 
 
 class PriceList(PriceListBase, table=True):
@@ -145,8 +158,8 @@ class PriceListCreate(PriceListBase):
 class PriceListUpdate(SQLModel):
     name: Text | None = Field(default=None, max_length=100)
     effective_date: date | None = None
-    notes: str | None = None
-    source: str | None = None
+    notes: str | None = Field(default=None, max_length=NOTES_MAX)
+    source: str | None = Field(default=None, max_length=SOURCE_MAX)
 
 
 class PriceListPublic(PriceListBase):
@@ -183,8 +196,8 @@ class GpuBase(SQLModel):
     gpus_per_node: Count
     mig_max: Annotated[int, at.Ge(0)] = Field(default=0, description="MIG instances; 0 if none")
     launch_year: Annotated[int, at.Ge(1990), at.Le(2100)]
-    source: Text
-    notes: str = ""
+    source: SourceText
+    notes: str = Field(default="", max_length=NOTES_MAX)
 
     @field_validator("fp8_tflops")
     @classmethod
@@ -215,7 +228,7 @@ class GpuPublic(GpuBase):
 class GpuPriceBase(SQLModel):
     gpu_id: Slug = Field(max_length=80)
     price_usd: GpuPriceUsd = Field(description="Street price per GPU, USD (0–10^7)")
-    source: Text
+    source: SourceText
 
 
 class GpuPrice(GpuPriceBase, table=True):
@@ -248,7 +261,7 @@ class ServerSkuBase(SQLModel):
     price: Money = Field(description="Purchase price per server, in `currency` (0–10^9)")
     currency: Currency
     lead_time_weeks: NonNegative = 10.0
-    source: Text
+    source: SourceText
 
 
 class ServerSku(ServerSkuBase, table=True):
@@ -285,7 +298,7 @@ class RentalOfferBase(SQLModel):
     lead_time_hours: NonNegative = 2.0
     includes_power: bool = True
     interconnect: Interconnect = "pcie"
-    source: Text
+    source: SourceText
 
     @field_validator("term_discounts")
     @classmethod
@@ -342,7 +355,7 @@ class CloudInstanceBase(SQLModel):
     )
     currency: Currency
     price_date: date = Field(description="When the provider charged this price")
-    source: Text
+    source: SourceText
 
 
 class CloudInstance(CloudInstanceBase, table=True):
@@ -389,7 +402,7 @@ class EnergyPriceBase(SQLModel):
     )
     colo_per_kw_month: Money = Field(description="Rack + cooling per IT kW per month")
     currency: Currency
-    source: Text
+    source: SourceText
 
 
 class EnergyPrice(EnergyPriceBase, table=True):
@@ -416,7 +429,7 @@ class BuyParametersBase(SQLModel):
     install_pct: Fraction = 0.05
     network_storage_pct: Fraction = 0.15
     currency: Currency = "TWD"
-    source: Text
+    source: SourceText
 
 
 class BuyParameters(BuyParametersBase, table=True):
@@ -450,7 +463,7 @@ class FxRateBase(SQLModel):
         description="Units of `quote` per one `base` (above 0, at most 10^6)"
     )
     as_of: date
-    source: Text
+    source: SourceText
 
     @field_validator("quote")
     @classmethod

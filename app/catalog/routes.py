@@ -15,7 +15,7 @@ from fastapi.responses import JSONResponse, Response
 from starlette.datastructures import UploadFile
 
 from app.catalog import io, service
-from app.catalog.access import ADMIN_DEPENDENCIES, ActorDep
+from app.catalog.access import ADMIN_DEPENDENCIES, ActorDep, ViewerDep, sees_drafts, visible
 from app.catalog.models import (
     AuditEntryPublic,
     CloudInstancePublic,
@@ -43,13 +43,14 @@ KindName = Literal["gpus", "gpu_prices", "servers", "offers", "cloud", "energy",
 @router.get("/offers", response_model=list[RentalOfferPublic])
 def list_offers(
     session: SessionDep,
+    viewer: ViewerDep,
     price_list: PriceListQuery = None,
     q: SearchQuery = "",
     sort: SortQuery = None,
     dir: DirQuery = "asc",
 ) -> list[RentalOfferPublic]:
     """Bare-metal rental offers of a price list (gpu_count is a fraction for MIG slices)."""
-    pl = service.resolve_price_list(session=session, price_list_id=price_list)
+    pl = visible(service.resolve_price_list(session=session, price_list_id=price_list), viewer)
     assert pl.id is not None
     return service.offers_public(
         session=session, price_list_id=pl.id, q=q, sort=sort, descending=dir == "desc"
@@ -59,13 +60,14 @@ def list_offers(
 @router.get("/cloud", response_model=list[CloudInstancePublic])
 def list_cloud(
     session: SessionDep,
+    viewer: ViewerDep,
     price_list: PriceListQuery = None,
     q: SearchQuery = "",
     sort: SortQuery = None,
     dir: DirQuery = "asc",
 ) -> list[CloudInstancePublic]:
     """Public-cloud GPU instances of a price list, with on-demand and reserved hourly prices."""
-    pl = service.resolve_price_list(session=session, price_list_id=price_list)
+    pl = visible(service.resolve_price_list(session=session, price_list_id=price_list), viewer)
     assert pl.id is not None
     return service.cloud_public(
         session=session, price_list_id=pl.id, q=q, sort=sort, descending=dir == "desc"
@@ -73,9 +75,10 @@ def list_cloud(
 
 
 @router.get("/price-lists", response_model=list[PriceListPublic])
-def list_price_lists(session: SessionDep) -> list[PriceListPublic]:
+def list_price_lists(session: SessionDep, viewer: ViewerDep) -> list[PriceListPublic]:
     """Every price list (newest first) with its status, whether it is current and row counts."""
-    return service.price_lists_public(session=session)
+    lists = service.price_lists_public(session=session)
+    return lists if sees_drafts(viewer) else [p for p in lists if p.status != "draft"]
 
 
 @router.get("/price-lists/current", response_model=PriceListDetail)
@@ -85,8 +88,9 @@ def get_current_price_list(session: SessionDep) -> PriceListDetail:
 
 
 @router.get("/price-lists/{price_list_id}", response_model=PriceListDetail)
-def get_price_list(session: SessionDep, price_list_id: DbId) -> PriceListDetail:
+def get_price_list(session: SessionDep, viewer: ViewerDep, price_list_id: DbId) -> PriceListDetail:
     """One price list with all its rows (GPUs, servers, offers, cloud, energy, buying, FX)."""
+    visible(service.get_price_list(session=session, price_list_id=price_list_id), viewer)
     return service.price_list_detail(session=session, price_list_id=price_list_id)
 
 
@@ -101,12 +105,13 @@ def get_price_list(session: SessionDep, price_list_id: DbId) -> PriceListDetail:
 )
 def export_catalog(
     session: SessionDep,
+    viewer: ViewerDep,
     format: Literal["json", "csv"] = "json",
     kind: KindName | None = None,
     price_list: PriceListQuery = None,
 ) -> Response:
     """Export a price list as JSON (every kind, or one) or one kind as CSV (UTF-8)."""
-    pl = service.resolve_price_list(session=session, price_list_id=price_list)
+    pl = visible(service.resolve_price_list(session=session, price_list_id=price_list), viewer)
     assert pl.id is not None
     body, media, filename = service.export_file(
         session=session, price_list_id=pl.id, fmt=format, kind=kind

@@ -16,6 +16,8 @@ from app.plans.models import Plan
 from app.quotes import service as quotes
 from app.quotes.pdf import render_quote_pdf
 from app.quotes.routes import pdf_response
+from app.ratelimit import deps as limits
+from app.ratelimit.service import SHARE_LOOKUPS
 from app.sharing import service
 from app.sharing.routes import share_url
 from app.sharing.views import shared_context
@@ -64,9 +66,11 @@ def revoke_shares(plan_id: DbId, session: SessionDep, user: PageUser, _csrf: Csr
 @router.get("/s/{token}", name="shared_plan")
 def shared_plan(token: str, request: Request, session: SessionDep) -> Response:
     """The read-only, customer-facing view of a shared plan."""
+    limits.enforce(request, session, SHARE_LOOKUPS)  # 429 after 10 bad tokens a minute
     try:
         _, plan = service.resolve(session=session, token=token)
     except (service.LinkGone, service.LinkNotFound) as exc:
+        limits.count(request, session, SHARE_LOOKUPS)
         return _refused(request, exc)
     _customer_language(request, session, plan)
     activate(request)
@@ -89,9 +93,11 @@ def shared_pdf(
 ) -> Response:
     """The PDF quote of a shared plan (the sent revision), by default in the customer's
     language."""
+    limits.enforce(request, session, SHARE_LOOKUPS)  # 429 after 10 bad tokens a minute
     try:
         _, plan = service.resolve(session=session, token=token)
     except (service.LinkGone, service.LinkNotFound) as exc:
+        limits.count(request, session, SHARE_LOOKUPS)
         return _refused(request, exc)
     language = lang or quotes.document_language(session=session, plan=plan)
     copy = quotes.customer_copy(session=session, plan=plan)

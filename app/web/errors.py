@@ -14,7 +14,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, RedirectResponse, Response
 
 from app.engine.estimate import InputError
-from app.errors import DomainError, Invalid, LoginRequired, PageForbidden
+from app.errors import DomainError, Invalid, LoginRequired, PageForbidden, TooManyRequests
 from app.web import failures, htmx
 from app.web.htmx import is_fragment
 from app.web.templating import render
@@ -62,8 +62,12 @@ def install(app: FastAPI) -> None:
     async def handle(request: Request, exc: Exception) -> Response:
         err = as_domain_error(exc)
         if is_api(request):
-            return JSONResponse(status_code=err.status, content=err.json_body())
-        return error_page(request, err)
+            response: Response = JSONResponse(status_code=err.status, content=err.json_body())
+        else:
+            response = error_page(request, err)
+        if isinstance(err, TooManyRequests):
+            response.headers["Retry-After"] = str(err.retry_after)
+        return response
 
     app.add_exception_handler(DomainError, handle)
     app.add_exception_handler(InputError, handle)

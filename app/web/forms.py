@@ -79,7 +79,7 @@ def message_for(err: Mapping[str, Any]) -> str:
         return _("Enter a number, e.g. %(example)s.") % {"example": "4096"}
     if kind in ("missing",):
         return _("This field is required.")
-    if kind in ("string_too_long",):
+    if kind in ("string_too_long", "too_long"):
         return _("Too long: at most %(limit)s characters.") % {"limit": ctx.get("max_length")}
     msg = str(err.get("msg", ""))
     return msg.removeprefix("Value error, ")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from datetime import timedelta
 from pathlib import Path
 
 import pytest
@@ -11,7 +12,7 @@ from fastapi.testclient import TestClient
 from sqlmodel import Session
 
 from app.accounts import auth, service
-from app.accounts.models import LoginAttempt
+from app.accounts.models import LoginAttempt, utcnow
 from app.bootstrap import prepare_database
 from app.main import create_app
 from app.settings import Settings
@@ -93,9 +94,9 @@ def test_wrong_role_gets_a_translated_403_page(web: TestClient) -> None:
     assert "僅限管理員" in BeautifulSoup(r.text, "html.parser").select_one("main").get_text()
 
 
-def test_throttle_after_five_failures_per_email(web: TestClient) -> None:
+def test_throttle_after_five_failures_per_account_and_client(web: TestClient) -> None:
     a = make_account(web, "sales")
-    for _ in range(auth.MAX_PER_EMAIL):
+    for _ in range(auth.MAX_PER_PAIR):
         assert _login(web, a.user.email, "wrong wrong").status_code == 400  # type: ignore[attr-defined]
     r = _login(web, a.user.email, PASSWORD, next="/account")  # even the right password
     assert r.status_code == 429  # type: ignore[attr-defined]
@@ -106,19 +107,45 @@ def test_throttle_after_five_failures_per_email(web: TestClient) -> None:
         headers={"Accept-Language": "zh-TW"},
     )
     assert "登入失敗次數過多" in zh.text
+    # The owner, signing in from another address, is not locked out by the guesser.
+    with Session(web.app.state.engine) as s:  # type: ignore[attr-defined]
+        assert auth.retry_after(session=s, email=a.user.email, ip="198.51.100.7") is None
+
+
+def test_many_addresses_only_slow_an_account_down(web: TestClient) -> None:
+    """Failures spread over 100 addresses: each new try waits 2^(n-10) s, at most 60 s."""
+    a = make_account(web, "sales")
+    with Session(web.app.state.engine) as s:  # type: ignore[attr-defined]
+        start = utcnow()
+        for i in range(auth.SLOW_PER_EMAIL - 1):  # 9 failures: no delay yet
+            s.add(LoginAttempt(email=a.user.email, ip=f"203.0.113.{i}", attempted_at=start))
+        s.commit()
+        assert auth.retry_after(session=s, email=a.user.email, ip="198.51.100.7", now=start) is None
+        for i in range(3):  # 12 failures: 2^(12-10) = 4 s after the last
+            s.add(LoginAttempt(email=a.user.email, ip=f"192.0.2.{i}", attempted_at=start))
+        s.commit()
+        assert auth.retry_after(session=s, email=a.user.email, ip="198.51.100.7", now=start) == 4
+        for i in range(88):  # 100 failures: capped at 60 s, not 2^90
+            s.add(LoginAttempt(email=a.user.email, ip=f"10.0.{i}.1", attempted_at=start))
+        s.commit()
+        assert auth.retry_after(session=s, email=a.user.email, ip="198.51.100.7", now=start) == 60
+        later = start + timedelta(seconds=61)
+        assert auth.retry_after(session=s, email=a.user.email, ip="198.51.100.7", now=later) is None
 
 
 def test_throttle_per_ip_and_success_clears_the_email(web: TestClient) -> None:
     a = make_account(web, "sales")
-    for _ in range(auth.MAX_PER_EMAIL - 1):
+    for _ in range(auth.MAX_PER_PAIR - 1):
         _login(web, a.user.email, "wrong wrong")
     assert _login(web, a.user.email, PASSWORD).status_code == 303  # type: ignore[attr-defined]
     with Session(web.app.state.engine) as s:  # type: ignore[attr-defined]
         assert auth.retry_after(session=s, email=a.user.email, ip="testclient") is None
-        for i in range(auth.MAX_PER_IP):
+        for i in range(auth.SLOW_PER_IP):
             s.add(LoginAttempt(email=f"guess{i}@example.com", ip="testclient"))
         s.commit()
-    assert _login(web, a.user.email, PASSWORD).status_code == 429  # type: ignore[attr-defined]
+    r = _login(web, a.user.email, PASSWORD)  # a spray from this address: slowed down
+    assert r.status_code == 429  # type: ignore[attr-defined]
+    assert 1 <= int(r.headers["Retry-After"]) <= auth.MAX_DELAY_S  # type: ignore[attr-defined]
 
 
 def test_sign_out_ends_every_session(web: TestClient) -> None:

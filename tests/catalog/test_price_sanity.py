@@ -81,3 +81,26 @@ def test_row_form_refuses_absurd_prices(catalog_client: TestClient, field: str, 
     assert r.status_code == 422
     assert soup(r.text).select_one(f"#err-{field}").get_text(strip=True)
     assert soup(r.text).select_one(f"#f-{field}")["aria-invalid"] == "true"
+
+
+def test_free_text_is_bounded(catalog_client: TestClient) -> None:
+    """A 1 MB provider name (issue 13) is a rejected row naming the field and the limit."""
+    text = offers_csv(catalog_client)
+    lines = text.split("\r\n")
+    row_no = next(i for i, line in enumerate(lines) if line.startswith(ROW + ",")) + 1
+    cells = lines[row_no - 1].split(",")
+    cells[1] = "x" * 1_000_000  # provider, the second column
+    lines[row_no - 1] = ",".join(cells)
+    files = {"file": ("offers.csv", "\r\n".join(lines).encode(), "text/csv")}
+    r = catalog_client.post("/api/v1/catalog/import", params={"kind": "offers"}, files=files)
+    assert r.status_code == 200, r.text[:300]
+    assert r.json()["messages"] == [
+        f"row {row_no}: field larger than field limit (131072); nothing after it was read"
+    ]
+    assert len(r.content) < 20_000  # the megabyte is not echoed back
+    # 201 characters: past the column's limit, within csv's.
+    cells[1] = "x" * 201
+    lines[row_no - 1] = ",".join(cells)
+    files = {"file": ("offers.csv", "\r\n".join(lines).encode(), "text/csv")}
+    r = catalog_client.post("/api/v1/catalog/import", params={"kind": "offers"}, files=files)
+    assert r.json()["messages"] == [f"row {row_no}: provider must be at most 200 characters"]

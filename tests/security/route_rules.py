@@ -100,7 +100,8 @@ RULES: dict[tuple[str, str], Rule] = {
     ("GET", "/api/v1/cloud"): PUBLIC,
     ("GET", "/api/v1/price-lists"): PUBLIC,
     ("GET", "/api/v1/price-lists/current"): PUBLIC,
-    ("GET", "/api/v1/price-lists/{price_list_id}"): PUBLIC,
+    # PARAMS fills in the draft: unpublished lists are for signed-in users only (issue 13).
+    ("GET", "/api/v1/price-lists/{price_list_id}"): Rule("deny", "allow", "allow"),
     ("GET", "/api/v1/catalog/export"): PUBLIC,
     # Catalog writes and the audit trail: admins.
     ("POST", "/api/v1/catalog/import"): ADMIN_API,
