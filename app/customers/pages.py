@@ -15,6 +15,7 @@ from pydantic import ValidationError
 from app.accounts.web import SalesPageUser
 from app.customers import service, views
 from app.deps import SessionDep
+from app.ids import DbId
 from app.web.csrf import CsrfDep
 from app.web.templating import activate, render
 
@@ -59,7 +60,7 @@ async def customer_create(
 
 @router.get("/customers/{customer_id}")
 def customer_edit_form(
-    customer_id: int, request: Request, session: SessionDep, user: SalesPageUser
+    customer_id: DbId, request: Request, session: SessionDep, user: SalesPageUser
 ) -> Response:
     """A customer's details (editable) and its plans."""
     activate(request)
@@ -72,7 +73,7 @@ def customer_edit_form(
 
 @router.post("/customers/{customer_id}")
 async def customer_update(
-    customer_id: int, request: Request, session: SessionDep, user: SalesPageUser, _csrf: CsrfDep
+    customer_id: DbId, request: Request, session: SessionDep, user: SalesPageUser, _csrf: CsrfDep
 ) -> Response:
     """Save a customer's details; invalid fields come back inline (422)."""
     activate(request)

@@ -10,6 +10,7 @@ from app.accounts.deps import ApiUser
 from app.customers import service
 from app.customers.models import Customer, CustomerCreate, CustomerPublic, CustomerUpdate
 from app.deps import SessionDep
+from app.ids import DbId
 
 router = APIRouter(
     prefix="/api/v1/customers",
@@ -35,14 +36,14 @@ def list_customers(
 
 
 @router.get("/{customer_id}", response_model=CustomerPublic, responses={404: {}})
-def get_customer(customer_id: int, session: SessionDep, _: ApiUser) -> Customer:
+def get_customer(customer_id: DbId, session: SessionDep, _: ApiUser) -> Customer:
     """One customer."""
     return service.get_customer(session=session, customer_id=customer_id)
 
 
 @router.put("/{customer_id}", response_model=CustomerPublic, responses={404: {}})
 def update_customer(
-    customer_id: int, body: CustomerUpdate, session: SessionDep, _: ApiUser
+    customer_id: DbId, body: CustomerUpdate, session: SessionDep, _: ApiUser
 ) -> Customer:
     """Change a customer's fields (absent fields are unchanged)."""
     return service.update_customer(session=session, customer_id=customer_id, data=body)

@@ -188,7 +188,7 @@ def compare_t16(
 
 @router.post("/plans/{plan_id}/workload")
 async def plan_workload(
-    plan_id: int, request: Request, session: SessionDep, user: SalesPageUser, _csrf: CsrfDep
+    plan_id: DbId, request: Request, session: SessionDep, user: SalesPageUser, _csrf: CsrfDep
 ) -> Response:
     """Save the planner's workload as a new revision of the plan, then show the diff."""
     form = await _form(request)

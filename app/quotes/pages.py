@@ -16,6 +16,7 @@ from pydantic import ValidationError
 from app import errors
 from app.accounts.web import AdminPageUser, SalesPageUser
 from app.deps import SessionDep, SettingsDep
+from app.ids import DbId
 from app.plans import service as plans
 from app.plans import views as plan_views
 from app.quotes import service, views
@@ -29,7 +30,7 @@ def _builder(
     request: Request,
     session: SessionDep,
     settings: Any,
-    plan_id: int,
+    plan_id: DbId,
     user: Any,
     values: dict[str, Any] | None,
     errs: dict[str, str],
@@ -54,7 +55,7 @@ def _builder(
 
 @router.post("/plans/{plan_id}/quote")
 async def save_quote(
-    plan_id: int,
+    plan_id: DbId,
     request: Request,
     session: SessionDep,
     settings: SettingsDep,
@@ -105,7 +106,7 @@ async def save_quote(
 
 @router.post("/plans/{plan_id}/send")
 def send_quote(
-    plan_id: int,
+    plan_id: DbId,
     request: Request,
     session: SessionDep,
     settings: SettingsDep,
@@ -130,7 +131,7 @@ def send_quote(
 
 @router.post("/plans/{plan_id}/approve-discount")
 def approve_discount(
-    plan_id: int, request: Request, session: SessionDep, user: AdminPageUser, _csrf: CsrfDep
+    plan_id: DbId, request: Request, session: SessionDep, user: AdminPageUser, _csrf: CsrfDep
 ) -> Response:
     """Approve the quote's discount (admins)."""
     service.approve_discount(session=session, plan_id=plan_id, actor=user)

@@ -68,7 +68,7 @@ def bom(plan_id: DbId, session: SessionDep, _: ApiUser) -> Response:
 
 
 @router.post("/{plan_id}/send", response_model=PlanPublic)
-def send_quote(plan_id: int, session: SessionDep, user: ApiUser, settings: SettingsDep) -> Plan:
+def send_quote(plan_id: DbId, session: SessionDep, user: ApiUser, settings: SettingsDep) -> Plan:
     """Send the quote: freeze this revision for the customer's link (409 if approval is due)."""
     return service.send_quote(
         session=session, plan_id=plan_id, actor=user, limit_pct=settings.sales_discount_limit_pct
@@ -76,6 +76,6 @@ def send_quote(plan_id: int, session: SessionDep, user: ApiUser, settings: Setti
 
 
 @router.post("/{plan_id}/approve-discount", response_model=PlanPublic)
-def approve_discount(plan_id: int, session: SessionDep, user: AdminUser) -> Plan:
+def approve_discount(plan_id: DbId, session: SessionDep, user: AdminUser) -> Plan:
     """Approve the quote's discount (admin); who and when are recorded."""
     return service.approve_discount(session=session, plan_id=plan_id, actor=user)

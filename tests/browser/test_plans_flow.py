@@ -84,7 +84,7 @@ def test_plan_quote_flow(
     page.locator("#chart-memory svg.main-svg").first.wait_for()
 
     # Revise: rename and note; the history gets a second version.
-    page.get_by_role("link", name="Edit").click()
+    page.get_by_role("link", name="Edit", exact=True).click()
     page.fill("#f-name", "Formosa 8B LoRA (rev)")
     page.fill("#f-notes", "Customer asked for a 12-month term.")
     page.get_by_role("button", name="Save").click()
