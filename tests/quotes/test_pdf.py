@@ -78,9 +78,13 @@ def test_pdf_text_pages_and_totals(
     cost = plan["result"]["cost"]
     i18n.activate(lang)
     # Own offers are listed; public-cloud lines are off unless the quote switches them on.
+    # An option the period cannot justify (buying for a few days) shows that, not a total.
     for option in cost["options"]:
         shown = money(option["total"], cost["currency"]) in text
-        assert shown is (not option["kind"].startswith("cloud")), option["key"]
+        listed = not option["kind"].startswith("cloud") and option.get("economical", True)
+        assert shown is listed, option["key"]
+    if not all(o.get("economical", True) for o in cost["options"]):
+        assert ("此期間購買不划算" if lang == "zh-TW" else "Not economical for this period") in text
     quoted = quoted_option(cost)
     assert quoted is not None
     assert money(float(cents(quoted["total"])), cost["currency"]) in text
