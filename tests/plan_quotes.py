@@ -15,8 +15,8 @@ WORKLOAD: dict[str, Any] = {
     "seq_len": 2048,
     "tokens": 2e9,
     "term_months": 6,
-    # Pinned: the quote tests quote the provider's 4-GPU server (the exact search alone would
-    # size this job on 3 GPUs, which the Taipei list has no single offer for).
+    # Pinned: the quote tests quote the provider's 4-GPU server by its option key (the exact
+    # search alone sizes this job on 3 GPUs, which are then rented as that same machine).
     "gpu_count": 4,
 }
 XSS = "<script>alert(1)</script>"

@@ -237,3 +237,16 @@ def test_one_break_even_in_hint_chart_and_explain() -> None:
         and "12-month contract" in e["figure"]
     ]
     assert explained == [pytest.approx(expected)]
+
+
+def test_three_gpus_are_rented_as_one_four_gpu_machine_not_three_single_ones() -> None:
+    """A 3-GPU job is planned inside one NVLink node. The Taipei list rents 4× H100 as one
+    machine for NT$200,000/month (seed 003 T8); three single-GPU marketplace machines add up
+    to fewer GPUs but cannot hold the job, so the 4-GPU machine is the rental."""
+    from app.catalog.shipped import shipped_price_book
+    from app.engine.costs.rental import select_offers
+
+    sel = select_offers(shipped_price_book(), "h100-sxm-80gb", 3)
+    assert sel is not None
+    assert sel.nodes == 1 and sel.gpus == 4
+    assert sel.main.monthly_price == 200_000 and sel.main.currency == "TWD"

@@ -145,8 +145,9 @@ def _cover(
 def select_offers(book: PriceBook, gpu_id: str, gpu_count: float) -> OfferSelection | None:
     """The rental offers that cover `gpu_count` GPUs of `gpu_id`, or None if none are listed.
 
-    Offers are combined within one provider only (one contract); across providers the
-    selection with the fewest GPUs, then the lowest monthly price, wins. A need of ≤ 0.25
+    Offers are combined within one provider only (one contract); across providers a
+    selection that keeps a one-machine need on one machine wins, then the fewest GPUs, then
+    the lowest monthly price. A need of ≤ 0.25
     GPU picks a MIG 1/4 slice when the list has one (seed 003 T8).
     """
     by_provider: dict[str, list[RentalOffer]] = {}
@@ -160,7 +161,17 @@ def select_offers(book: PriceBook, gpu_id: str, gpu_count: float) -> OfferSelect
         return convert(book, amount, ccy, book.currency)
 
     choices = [_cover(p, offers, gpu_count, in_book_ccy) for p, offers in by_provider.items()]
-    return min(choices, key=lambda s: (round(s.gpus, 9), s.monthly(in_book_ccy)))
+    # A need one machine can hold is planned inside one NVLink node (planner: TP within a
+    # node); separate single-GPU machines from another provider cannot run it, however few
+    # GPUs they add up to. So a selection that splits such a need ranks after one that does not.
+    one_machine = any(
+        o.gpu_count >= gpu_count - _EPS for offers in by_provider.values() for o in offers
+    )
+
+    def rank(s: OfferSelection) -> tuple[bool, float, float]:
+        return (one_machine and s.nodes > 1, round(s.gpus, 9), s.monthly(in_book_ccy))
+
+    return min(choices, key=rank)
 
 
 def _extras(
