@@ -3,7 +3,6 @@ rows come back exactly as they were backed up, on SQLite and on PostgreSQL (issu
 
 from __future__ import annotations
 
-import os
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -24,8 +23,7 @@ from app.plans import service as plans
 from app.plans.bulk import insert_plans
 from app.plans.models import Plan
 from app.settings import Settings
-
-PG_ENV = "TEST_POSTGRES_URL"
+from tests.postgres import postgres_url
 
 
 def snapshot(url: str) -> dict[str, list[tuple[Any, ...]]]:
@@ -68,9 +66,7 @@ def db_url(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[str]:
     if request.param == "sqlite":
         yield f"sqlite:///{tmp_path / 'live.db'}"
         return
-    base = os.environ.get(PG_ENV)
-    if not base:
-        pytest.skip(f"{PG_ENV} is not set")
+    base = postgres_url()
     admin = create_engine(make_url(base).set(database="postgres"), isolation_level="AUTOCOMMIT")
     name = f"stratagem_backup_{uuid.uuid4().hex[:8]}"
     with admin.connect() as conn:

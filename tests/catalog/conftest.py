@@ -3,13 +3,12 @@
 SQLite: each test gets a copy of a template file migrated once per run (one empty, one with
 the shipped catalog). PostgreSQL: one database per run, migrated once and emptied (then
 reloaded) before each test. Either way tests may change the catalog freely. The PostgreSQL cases
-run against TEST_POSTGRES_URL and are skipped only when it is unset; every database this
+run against TEST_POSTGRES_URL (and fail, saying how to set it, when it is unset); every database this
 run creates is dropped at the end.
 """
 
 from __future__ import annotations
 
-import os
 import shutil
 import uuid
 from collections.abc import Iterator
@@ -26,17 +25,11 @@ from app.db import make_engine, migrate
 from app.main import create_app
 from app.settings import Settings
 from tests.accounts.helpers import make_account, sign_in
+from tests.postgres import postgres_url
 
-PG_ENV = "TEST_POSTGRES_URL"
 BACKENDS = [
     "sqlite",
-    pytest.param(
-        "postgres",
-        marks=[
-            pytest.mark.postgres,
-            pytest.mark.skipif(not os.environ.get(PG_ENV), reason=f"{PG_ENV} is not set"),
-        ],
-    ),
+    pytest.param("postgres", marks=pytest.mark.postgres),
 ]
 
 
@@ -71,13 +64,7 @@ class PgServer:
 
 @pytest.fixture(scope="session")
 def pg_server() -> Iterator[PgServer]:
-    url = os.environ.get(PG_ENV)
-    if not url:
-        pytest.skip(
-            f"{PG_ENV} is not set: `make test` sets it (scripts/ensure-postgres.sh); "
-            "a bare pytest run covers SQLite only"
-        )
-    server = PgServer(url)
+    server = PgServer(postgres_url())
     yield server
     server.drop_all()
 

@@ -17,8 +17,9 @@ import pytest
 from sqlalchemy import create_engine, text
 from sqlalchemy.engine import make_url
 
+from tests.postgres import postgres_url
+
 REPO = Path(__file__).resolve().parents[2]
-PG_ENV = "TEST_POSTGRES_URL"
 SECRET = "two-processes-share-this-secret-key"
 
 
@@ -55,10 +56,7 @@ def wait_ready(proc: Proc, timeout_s: float = 90) -> None:
 @pytest.fixture(scope="session")
 def pg_database() -> Iterator[Callable[[], str]]:
     """Makes throw-away PostgreSQL databases on TEST_POSTGRES_URL's server; drops them after."""
-    url = os.environ.get(PG_ENV)
-    if not url:
-        pytest.skip(f"{PG_ENV} is not set: `make test` sets it (scripts/ensure-postgres.sh)")
-    base = make_url(url)
+    base = make_url(postgres_url())
     admin = create_engine(base.set(database="postgres"), isolation_level="AUTOCOMMIT")
     made: list[str] = []
 
