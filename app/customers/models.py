@@ -97,7 +97,40 @@ def _email(v: str) -> str:
     return v.lower()
 
 
-class CustomerCreate(CustomerBase):
+class _CustomerChecks(SQLModel):
+    """The checks a customer's fields get wherever they are written (create and update):
+    trimmed text, a compact 統一編號 with its checksum, a required name, an e-mail address.
+    Absent fields of an update (None) are left alone."""
+
+    @field_validator(
+        "name", "tax_id", "contact", "email", "address", mode="before", check_fields=False
+    )
+    @classmethod
+    def _strip(cls, v: Any) -> Any:
+        return _clean(v)
+
+    @field_validator("tax_id", mode="before", check_fields=False)
+    @classmethod
+    def _compact(cls, v: Any) -> Any:
+        return v.replace(" ", "").replace("-", "") if isinstance(v, str) else v
+
+    @field_validator("name", check_fields=False)
+    @classmethod
+    def _required(cls, v: str | None) -> str | None:
+        return None if v is None else _name(v)
+
+    @field_validator("tax_id", check_fields=False)
+    @classmethod
+    def _check_tax_id(cls, v: str | None) -> str | None:
+        return None if v is None else _tax_id(v)
+
+    @field_validator("email", check_fields=False)
+    @classmethod
+    def _check_email(cls, v: str | None) -> str | None:
+        return None if v is None else _email(v)
+
+
+class CustomerCreate(CustomerBase, _CustomerChecks):
     """A new customer, validated (the API body and the page form)."""
 
     model_config = ConfigDict(extra="forbid")  # type: ignore[assignment]
@@ -105,33 +138,8 @@ class CustomerCreate(CustomerBase):
     language: Literal["zh-TW", "en"] = "zh-TW"
     currency: Literal["TWD", "USD"] = "TWD"
 
-    @field_validator("name", "tax_id", "contact", "email", "address", mode="before")
-    @classmethod
-    def _strip(cls, v: Any) -> Any:
-        return _clean(v)
 
-    @field_validator("tax_id", mode="before")
-    @classmethod
-    def _compact(cls, v: Any) -> Any:
-        return v.replace(" ", "").replace("-", "") if isinstance(v, str) else v
-
-    @field_validator("name")
-    @classmethod
-    def _required(cls, v: str) -> str:
-        return _name(v)
-
-    @field_validator("tax_id")
-    @classmethod
-    def _check_tax_id(cls, v: str) -> str:
-        return _tax_id(v)
-
-    @field_validator("email")
-    @classmethod
-    def _check_email(cls, v: str) -> str:
-        return _email(v)
-
-
-class CustomerUpdate(SQLModel):
+class CustomerUpdate(_CustomerChecks):
     """Fields to change (absent = unchanged)."""
 
     model_config = ConfigDict(extra="forbid")  # type: ignore[assignment]
@@ -144,31 +152,6 @@ class CustomerUpdate(SQLModel):
     language: Literal["zh-TW", "en"] | None = None
     currency: Literal["TWD", "USD"] | None = None
     export: bool | None = None
-
-    @field_validator("name", "tax_id", "contact", "email", "address", mode="before")
-    @classmethod
-    def _strip(cls, v: Any) -> Any:
-        return _clean(v)
-
-    @field_validator("tax_id", mode="before")
-    @classmethod
-    def _compact(cls, v: Any) -> Any:
-        return v.replace(" ", "").replace("-", "") if isinstance(v, str) else v
-
-    @field_validator("name")
-    @classmethod
-    def _required(cls, v: str | None) -> str | None:
-        return None if v is None else _name(v)
-
-    @field_validator("tax_id")
-    @classmethod
-    def _check_tax_id(cls, v: str | None) -> str | None:
-        return None if v is None else _tax_id(v)
-
-    @field_validator("email")
-    @classmethod
-    def _check_email(cls, v: str | None) -> str | None:
-        return None if v is None else _email(v)
 
 
 class CustomerPublic(CustomerBase):
