@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import AsyncIterator
+
 from fastapi import Depends, FastAPI
 from uvicorn.middleware.proxy_headers import ProxyHeadersMiddleware
 
@@ -21,6 +24,7 @@ from app.planner import routes as estimate_api
 from app.plans import pages as plans_pages
 from app.plans import routes as plans_api
 from app.quotes import pages as quotes_pages
+from app.quotes import pdf as quote_pdf
 from app.quotes import routes as quotes_api
 from app.quotes import worker as pdf_worker
 from app.settings import Settings
@@ -41,10 +45,18 @@ Stratagem sizes AI GPU workloads and prices them.
 """
 
 
+@contextlib.asynccontextmanager
+async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
+    if app.state.settings.pdf_warm:  # STRATAGEM_PDF_WARM: the first quote is not the slow one
+        pdf_worker.warm(quote_pdf.warm)
+    yield
+
+
 def create_app(settings: Settings | None = None) -> FastAPI:
     """Build the app. Tests pass their own `Settings`; production reads the environment."""
     settings = settings or Settings()
     app = FastAPI(
+        lifespan=_lifespan,
         title="Stratagem",
         version="1.0.0",
         description=OPENAPI_DESCRIPTION,

@@ -71,6 +71,12 @@ class Settings(BaseSettings):
         description="Processes that render PDF quotes beside each app process (started on "
         "the first quote); 0 renders in the request's own process.",
     )
+    pdf_warm: bool = Field(
+        default=False,
+        alias="STRATAGEM_PDF_WARM",
+        description="Start the PDF worker (its Chromium, WeasyPrint and fonts) when the app "
+        "starts instead of on the first quote, so the first quote costs what every quote does.",
+    )
     metrics_allow: str = Field(
         default="127.0.0.1,::1",
         alias="STRATAGEM_METRICS_ALLOW",

@@ -38,7 +38,7 @@ from app.charts.architectures import architectures_compare
 from app.charts.costs import MAX_CALLOUTS, cumulative_costs, tco_bars, utilization_sensitivity
 from app.charts.memory import memory_bar
 from app.charts.messages import MSGIDS
-from app.charts.render import ChartRenderError, to_json, to_png, to_svg
+from app.charts.render import ChartRenderError, to_json, to_png, to_svg, to_svgs, warm
 from app.charts.scaling import gpus_vs_days
 from app.charts.serving import serving_curve
 from app.charts.theme import (
@@ -77,5 +77,7 @@ __all__ = [
     "to_json",
     "to_png",
     "to_svg",
+    "to_svgs",
     "utilization_sensitivity",
+    "warm",
 ]

@@ -132,24 +132,32 @@ def customer_result(plan: Plan) -> dict[str, Any]:
 
 
 def chart_images(plan: Plan, lang: str) -> dict[str, str]:
-    """{chart: SVG data URI}, rendered once per (plan, version, language)."""
+    """{chart: SVG data URI}, rendered once per (plan, version, language).
+
+    The figures are built in `lang` and sent to Chromium in one call (app.charts.to_svgs).
+    """
     key = ("charts", plan.id, plan.version, lang)
     cached = _charts.get(key)
     if cached is not None:
         return dict(cached)
-    out: dict[str, str] = {}
     previous = i18n.current_language()
     i18n.activate(lang)
     try:
         result = customer_result(plan)
+        figures = {name: build() for name, build in _figures(result).items()}
     finally:
         i18n.activate(previous)
-    for name, build in _figures(result).items():
-        width, height = _size(name, result)
-        try:
-            svg = charts.to_svg(build(), width, height, timeout_s=30)
-        except Exception:  # a quote without one chart beats no quote
-            log.exception("chart %s of plan %s could not be drawn", name, plan.id)
+    names = list(figures)
+    try:
+        svgs: list[str | charts.ChartRenderError] = charts.to_svgs(
+            [(figures[n], *_size(n, result)) for n in names], timeout_s=30
+        )
+    except charts.ChartRenderError as e:  # a quote without charts beats no quote
+        svgs = [e] * len(names)
+    out: dict[str, str] = {}
+    for name, svg in zip(names, svgs, strict=True):
+        if isinstance(svg, charts.ChartRenderError):
+            log.error("chart %s of plan %s could not be drawn: %s", name, plan.id, svg)
             continue
         data = base64.b64encode(svg.encode("utf-8")).decode("ascii")
         out[name] = f"data:image/svg+xml;base64,{data}"
@@ -232,6 +240,24 @@ def forget_charts() -> None:
     _charts.clear()
 
 
+_fonts = threading.local()
+
+
+def _font_config() -> Any:
+    """This thread's WeasyPrint FontConfiguration, kept between documents.
+
+    A new one per document (WeasyPrint's default) builds a fresh Pango font map, so every
+    quote would look its fonts up and load the Noto CJK face again (≈0.15 s a quote here).
+    Thread-local: WeasyPrint gives no thread-safety promise for one shared between threads.
+    """
+    config = getattr(_fonts, "config", None)
+    if config is None:
+        from weasyprint.text.fonts import FontConfiguration
+
+        config = _fonts.config = FontConfiguration()
+    return config
+
+
 def write_pdf(
     plan: Plan, *, lang: str, session: Session, letterhead: Mapping[str, str] | None = None
 ) -> bytes:
@@ -240,8 +266,17 @@ def write_pdf(
 
     html = quote_html(plan, lang=normalise_lang(lang), session=session, letterhead=letterhead)
     pdf = weasyprint.HTML(string=html, base_url=str(templates.env.loader.searchpath[0]))  # type: ignore[union-attr]
-    data: bytes = pdf.write_pdf()
+    data: bytes = pdf.write_pdf(font_config=_font_config())
     return data
+
+
+def warm() -> None:
+    """Pay a first quote's one-off costs now: import WeasyPrint, load the fonts, start Chromium."""
+    import weasyprint
+
+    charts.warm()
+    page = '<html lang="zh-Hant"><body style="font-family: \'Noto Sans CJK TC\'">報價 Quote</body></html>'
+    weasyprint.HTML(string=page).write_pdf(font_config=_font_config())
 
 
 def filename(plan: Plan) -> str:

@@ -8,8 +8,11 @@ of the process. Here it runs in a small `ProcessPoolExecutor`:
   concurrent quotes wait their turn in the pool's queue, never in the planner's threads;
 * **lazy**: started by the first quote, so an app that never prints spends no memory on
   it (each worker runs its own headless Chromium for kaleido once it draws a chart);
-* **nice**: workers run at a lower CPU priority (`PDF_NICE`), so on a busy machine the
-  kernel gives the planner's process the CPU first and the quote takes longer instead;
+* **background priority**: workers run under Linux's `SCHED_IDLE` policy (`PDF_PRIORITY`),
+  inherited by the Chromium they start, so the kernel runs a quote only on CPU time that
+  nothing else wants: on a busy machine the planner's requests go first and the quote
+  takes longer instead. Where SCHED_IDLE is not available or not permitted they are
+  niced (`PDF_NICE`) instead;
 * **spawned**, not forked: a fork of the threaded server (kaleido's threads, the database
   pool) could inherit held locks.
 
@@ -39,6 +42,8 @@ from app.plans.models import Plan
 log = logging.getLogger("stratagem.quotes")
 
 PDF_NICE: Final = 10
+#: "idle": SCHED_IDLE (background work, only otherwise-idle CPU); "nice": nice PDF_NICE.
+PDF_PRIORITY: Final = "idle"
 #: A quote that takes longer has something stuck (each chart has its own 30 s limit).
 RENDER_TIMEOUT_S: Final = 180.0
 
@@ -80,7 +85,7 @@ def _get_pool() -> ProcessPoolExecutor:
                 max_workers=_size,
                 mp_context=get_context("spawn"),
                 initializer=_init_worker,
-                initargs=(PDF_NICE,),
+                initargs=(PDF_PRIORITY, PDF_NICE),
             )
         return _pool
 
@@ -145,15 +150,48 @@ def render(
     raise AssertionError("unreachable")
 
 
+def warm(job: Callable[[], None]) -> None:
+    """Start the pool now and run `job` (a module-level function) in it, without waiting.
+
+    What a first quote would pay (Chromium's start, WeasyPrint's import and font loading)
+    is then paid at start-up. A pool of N gets the job once; the others warm on first use.
+    """
+    if _size <= 0:
+        return
+    future = _get_pool().submit(_warm_in_worker, job)
+    future.add_done_callback(_log_warm)
+
+
+def _log_warm(future: Any) -> None:
+    if future.cancelled():
+        return
+    if (error := future.exception()) is not None:
+        log.warning("PDF worker warm-up failed: %r", error)
+    else:
+        log.info("PDF worker %s warmed up", future.result())
+
+
 # --- In the worker process ----------------------------------------------------------------
 
 _engines: dict[str, Engine] = {}
 _last_url: str | None = None
 
 
-def _init_worker(nice: int) -> None:
-    with contextlib.suppress(OSError):  # not permitted here: render at normal priority
+def _init_worker(priority: str, nice: int) -> None:
+    """Lower this worker's CPU priority; the Chromium it starts later inherits it."""
+    if priority == "idle" and hasattr(os, "sched_setscheduler"):
+        try:
+            os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
+            return
+        except OSError:  # not permitted here: fall back to nice
+            pass
+    with contextlib.suppress(OSError):  # not permitted either: render at normal priority
         os.nice(nice)
+
+
+def _warm_in_worker(warm: Callable[[], None]) -> int:
+    warm()
+    return os.getpid()
 
 
 def _render_in_worker(
