@@ -97,8 +97,11 @@ ENV PATH=/opt/venv/bin:$PATH \
     PYTHONDONTWRITEBYTECODE=1 \
     HOME=/home/stratagem \
     BROWSER_PATH=/usr/bin/chromium \
-    STRATAGEM_LOAD_CATALOG=true
+    STRATAGEM_LOAD_CATALOG=true \
+    STRATAGEM_PDF_WARM=true
 # DATABASE_URL is deliberately left unset: the default is sqlite:////app/var/stratagem.db.
+# STRATAGEM_PDF_WARM: each app process starts its PDF worker and Chromium at start-up, so
+# the first quote costs what every quote does (set it to false to save the memory).
 
 VOLUME ["/app/var"]
 USER stratagem:stratagem

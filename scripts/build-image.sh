@@ -213,7 +213,8 @@ CALLS=(
   "GET|/||1"
   "GET|/api/v1/gpus||1"
   'POST|/api/v1/estimate|{"model":{"preset":"llama-3.1-8b"},"task":"lora"}|1'
-  "GET|/healthz||0"
+  "GET|/healthz||1"
+  "GET|/readyz||1"
 )
 results=()
 failed=0
@@ -258,6 +259,17 @@ for _ in $(seq 1 50); do kill -0 "$SERVER_PID" 2> /dev/null || break; sleep 0.2;
 kill -KILL -- "-$SERVER_PID" 2> /dev/null || true
 wait "$SERVER_PID" 2> /dev/null || true
 SERVER_PID=""
+
+# ------------------------------------------------------------------ podman run (for the record)
+# `podman run` is what an operator would type. It failed on these machines before (crun:
+# setrlimit RLIMIT_NPROC); try it once with the host's limits, network and no cgroups, and
+# report what happened. Not required for PASS: the app above ran from the same image.
+step "trying podman run once (not required)"
+podman_run=$(timeout 120 "${PODMAN[@]}" run --rm --network host --ulimit host --cgroups disabled \
+    --env STRATAGEM_SECRET_KEY=build-image-smoke-test-key \
+    "$IMAGE" stratagem --help 2>&1 | grep -v "unexpected operator" | tail -3) \
+  && podman_run="ok: stratagem --help ran ($(printf '%s' "$podman_run" | head -c 60 | tr '\n' ' ')...)" \
+  || podman_run="FAILED: $(printf '%s' "$podman_run" | tr '\n' ' ' | head -c 300)"
 
 # ------------------------------------------------------------------ inside the image
 step "versions and a PDF/chart smoke test inside the image"
@@ -306,6 +318,7 @@ build time       ${build_s} s
 config           user=${img_user} cmd=${img_cmd}
 healthcheck      ${healthcheck}
 first answer     ${ttfa} s (buildah run -> first HTTP answer on GET /; migrations + catalog load included)
+podman run       ${podman_run}
 calls            method path                 status   time      bytes
 EOF
 for r in "${results[@]}"; do say "                 $r"; done

@@ -29,13 +29,13 @@ import re
 import threading
 import xml.etree.ElementTree as ET
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any, Final
 
 import plotly.graph_objects as go
 import plotly.io as pio
 
 from app.charts.theme import CONFIG
+from app.settings import REPO_ROOT
 
 log = logging.getLogger("stratagem.charts")
 
@@ -74,7 +74,7 @@ class ChartRenderError(RuntimeError):
 #: Figures drawn in one tab before it is reloaded (a reload costs ≈0.3 s of CPU).
 RELOAD_EVERY: Final = 200
 #: The plotly.js bundle the pages use (bar and scatter traces: every chart here).
-PLOTLY_JS: Final = Path(__file__).resolve().parents[2] / "static" / "vendor" / "plotly-basic.min.js"
+PLOTLY_JS: Final = REPO_ROOT / "static" / "vendor" / "plotly-basic.min.js"
 #: Seconds to wait for Chromium to close when it is restarted after a failure.
 CLOSE_TIMEOUT_S: Final = 10.0
 
