@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -11,8 +12,10 @@ from fastapi.testclient import TestClient
 from sqlmodel import Session
 
 from app.accounts.models import User
+from app.main import create_app
 from app.plans.models import Plan
 from app.quotes import pdf, worker
+from app.settings import Settings
 from tests.accounts.helpers import make_account
 from tests.plan_quotes import create_plan
 
@@ -84,5 +87,62 @@ def test_no_pool_renders_inline(client: TestClient, plan_id: int) -> None:
             assert plan is not None
             assert pdf.render_quote_pdf(plan, lang="en", session=s).startswith(b"%PDF-")
         assert worker._pool is None
+    finally:
+        worker.configure(size)
+
+
+def _children(pid: int) -> list[int]:
+    out = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:
+                continue
+            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
+                out.append(int(entry.name))
+    return out
+
+
+def test_pool_workers_and_their_chromium_run_as_background_work(
+    client: TestClient, plan_id: int
+) -> None:
+    """SCHED_IDLE: the kernel gives a PDF worker (and the Chromium it started, which inherits
+    the policy) only CPU time no normal-priority process wants."""
+    with Session(client.app.state.engine) as s:  # type: ignore[attr-defined]
+        plan = s.get(Plan, plan_id)
+        assert plan is not None
+        pdf._pdfs.clear()
+        assert pdf.render_quote_pdf(plan, lang="zh-TW", session=s).startswith(b"%PDF-")
+    pool = worker._pool
+    assert pool is not None
+    for pid in [p.pid for p in pool._processes.values()]:  # type: ignore[attr-defined]
+        assert os.sched_getscheduler(pid) == os.SCHED_IDLE
+        family, todo = [], [pid]
+        while todo:
+            kids = _children(todo.pop())
+            family += kids
+            todo += kids
+        assert family, "the worker drew the charts: its Chromium runs under it"
+        assert all(
+            os.sched_getscheduler(k) == os.SCHED_IDLE for k in family if Path(f"/proc/{k}").exists()
+        )
+    assert os.sched_getscheduler(0) == os.SCHED_OTHER  # the app's own process is untouched
+
+
+def test_pdf_warm_starts_the_worker_with_the_app(settings: Settings) -> None:
+    warm = settings.model_copy(update={"pdf_warm": True})
+    size = worker.pool_size()
+    worker.shutdown()
+    try:
+        with TestClient(create_app(warm)):
+            pool = worker._pool
+            assert pool is not None  # started by the app's start-up, before any quote
+            # the warm-up ran in the worker: its Chromium is already up
+            deadline = time.monotonic() + 120
+            pids = [p.pid for p in pool._processes.values()]  # type: ignore[attr-defined]
+            while time.monotonic() < deadline and not any(_children(p) for p in pids):
+                time.sleep(0.2)
+            assert any(_children(p) for p in pids)
     finally:
         worker.configure(size)
