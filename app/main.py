@@ -67,7 +67,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     app.state.settings = settings
     app.state.engine = make_engine(settings.database_url)
-    pdf_worker.configure(settings.pdf_workers)  # the pool itself starts on the first quote
+    # The pool itself starts on the first quote (or at start-up with STRATAGEM_PDF_WARM).
+    pdf_worker.configure(settings.pdf_workers, settings.pdf_priority)
     # /healthz, /readyz, /metrics and the request middleware (request id, access log,
     # metrics). Added before web.install, so it sits inside GZip and sees plain JSON bodies.
     ops.install(app)

@@ -71,6 +71,14 @@ class Settings(BaseSettings):
         description="Processes that render PDF quotes beside each app process (started on "
         "the first quote); 0 renders in the request's own process.",
     )
+    pdf_priority: Literal["idle", "nice"] = Field(
+        default="idle",
+        alias="STRATAGEM_PDF_PRIORITY",
+        description="CPU priority of the PDF workers and their Chromium: 'idle' (Linux "
+        "SCHED_IDLE: only CPU time nothing else wants, so quotes never slow the planner but "
+        "wait while the machine is saturated) or 'nice' (nice 10: a smaller share, never "
+        "starved).",
+    )
     pdf_warm: bool = Field(
         default=False,
         alias="STRATAGEM_PDF_WARM",

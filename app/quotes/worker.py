@@ -8,11 +8,12 @@ of the process. Here it runs in a small `ProcessPoolExecutor`:
   concurrent quotes wait their turn in the pool's queue, never in the planner's threads;
 * **lazy**: started by the first quote, so an app that never prints spends no memory on
   it (each worker runs its own headless Chromium for kaleido once it draws a chart);
-* **background priority**: workers run under Linux's `SCHED_IDLE` policy (`PDF_PRIORITY`),
+* **background priority**: workers run under Linux's `SCHED_IDLE` policy
+  (`STRATAGEM_PDF_PRIORITY=idle`, the default),
   inherited by the Chromium they start, so the kernel runs a quote only on CPU time that
   nothing else wants: on a busy machine the planner's requests go first and the quote
-  takes longer instead. Where SCHED_IDLE is not available or not permitted they are
-  niced (`PDF_NICE`) instead;
+  takes longer instead (on a machine that stays saturated, it waits). With `nice`, or
+  where SCHED_IDLE is not available or not permitted, they are niced (`PDF_NICE`);
 * **spawned**, not forked: a fork of the threaded server (kaleido's threads, the database
   pool) could inherit held locks.
 
@@ -42,23 +43,23 @@ from app.plans.models import Plan
 log = logging.getLogger("stratagem.quotes")
 
 PDF_NICE: Final = 10
-#: "idle": SCHED_IDLE (background work, only otherwise-idle CPU); "nice": nice PDF_NICE.
-PDF_PRIORITY: Final = "idle"
 #: A quote that takes longer has something stuck (each chart has its own 30 s limit).
 RENDER_TIMEOUT_S: Final = 180.0
 
 _size = 0
+_priority = "idle"
 _pool: ProcessPoolExecutor | None = None
 _lock = threading.Lock()
 
 
-def configure(size: int) -> None:
-    """Use `size` worker processes from now on (0: render in the calling process)."""
-    global _size
+def configure(size: int, priority: str = "idle") -> None:
+    """Use `size` worker processes at `priority` ("idle" | "nice") from now on (0: render in
+    the calling process)."""
+    global _size, _priority
     with _lock:
-        if size != _size:
+        if size != _size or priority != _priority:
             _shutdown_locked()
-        _size = size
+        _size, _priority = size, priority
 
 
 def shutdown() -> None:
@@ -85,7 +86,7 @@ def _get_pool() -> ProcessPoolExecutor:
                 max_workers=_size,
                 mp_context=get_context("spawn"),
                 initializer=_init_worker,
-                initargs=(PDF_PRIORITY, PDF_NICE),
+                initargs=(_priority, PDF_NICE),
             )
         return _pool
 
