@@ -55,6 +55,7 @@ class Server:
     base: str
     port: int
     log: Path
+    pgid: int = 0  # the server's process group: uvicorn, its workers, PDF workers, Chromium
 
 
 @contextlib.contextmanager
@@ -71,13 +72,16 @@ def serve(database_url: str, *, workers: int = 1, **env: str) -> Iterator[Server
     }
     full_env.pop("PROMETHEUS_MULTIPROC_DIR", None)
     cmd = [sys.executable, "-c", "from app.cli import main; main()", "serve"]
+    if cpus := env.pop("STRATAGEM_TASKSET", None):  # pin the server (and its children)
+        cmd = ["taskset", "-c", cpus, *cmd]
+        full_env.pop("STRATAGEM_TASKSET", None)
     cmd += ["--host", "127.0.0.1", "--port", str(port), "--workers", str(workers)]
     with log.open("wb") as out:
         proc = subprocess.Popen(
             cmd, cwd=REPO, env=full_env, stdout=out, stderr=subprocess.STDOUT,
             start_new_session=True,
         )  # fmt: skip
-    server = Server(f"http://127.0.0.1:{port}", port, log)
+    server = Server(f"http://127.0.0.1:{port}", port, log, proc.pid)
     try:
         deadline = time.monotonic() + 120
         while True:
@@ -98,6 +102,61 @@ def serve(database_url: str, *, workers: int = 1, **env: str) -> Iterator[Server
         except subprocess.TimeoutExpired:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
+
+
+# --- CPU accounting ----------------------------------------------------------------------
+
+TICKS = os.sysconf("SC_CLK_TCK")
+
+
+def _cpu_by_group(pgid: int) -> dict[str, float]:
+    """CPU seconds so far: the server's process group, PostgreSQL, wrk, and the whole box."""
+    out = {"app": 0.0, "postgres": 0.0, "wrk": 0.0}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:
+            continue
+        comm = stat[stat.index("(") + 1 : stat.rindex(")")]
+        fields = stat.rsplit(")", 1)[1].split()
+        used = (int(fields[11]) + int(fields[12])) / TICKS  # utime + stime
+        if pgid and int(fields[2]) == pgid:
+            out["app"] += used
+        elif comm == "postgres":
+            out["postgres"] += used
+        elif comm.startswith("wrk"):
+            out["wrk"] += used
+    cpu = Path("/proc/stat").read_text().splitlines()[0].split()[1:]
+    busy = sum(int(x) for i, x in enumerate(cpu[:8]) if i not in (3, 4))  # all but idle, iowait
+    out["box"] = busy / TICKS
+    return out
+
+
+@contextlib.contextmanager
+def cpu_share(pgid: int) -> Iterator[dict[str, float]]:
+    """CPU used during the block, in % of one core: app / postgres / wrk / other / idle.
+
+    Processes that exit during the block (PostgreSQL backends of closed connections) are
+    missed, so their share shows under "other"; wrk and the app live through the block.
+    """
+    result: dict[str, float] = {}
+    before, t = _cpu_by_group(pgid), time.monotonic()
+    yield result
+    after, dt = _cpu_by_group(pgid), time.monotonic() - t
+    share = {k: 100 * (after[k] - before[k]) / dt for k in after}
+    share["other"] = share["box"] - share["app"] - share["postgres"] - share["wrk"]
+    share["idle"] = 100 * (os.cpu_count() or 1) - share["box"]
+    result.update(share)
+
+
+def cpu_line(share: dict[str, float]) -> str:
+    return (
+        f"CPU % of one core: app {share['app']:.0f}, postgres {share['postgres']:.0f}, "
+        f"wrk {share['wrk']:.0f}, other {share['other']:.0f}, idle {share['idle']:.0f} "
+        f"(of {100 * (os.cpu_count() or 1)})"
+    )
 
 
 # --- wrk ---------------------------------------------------------------------------------
@@ -133,8 +192,11 @@ class LoadResult:
         )
 
 
-def wrk(url: str, lua: str, *, seconds: int, connections: int, threads: int = 1) -> LoadResult:
-    """One bounded `wrk` run against a loopback `url` with the Lua `lua` (+ the done hook)."""
+def wrk(
+    url: str, lua: str, *, seconds: int, connections: int, threads: int = 1, cpu: str | None = None
+) -> LoadResult:
+    """One bounded `wrk` run against a loopback `url` with the Lua `lua` (+ the done hook),
+    on the CPUs `cpu` (taskset list) when given."""
     if not url.startswith("http://127.0.0.1:"):
         raise ValueError("loopback only")
     with tempfile.NamedTemporaryFile("w", suffix=".lua", delete=False) as fh:
@@ -142,7 +204,8 @@ def wrk(url: str, lua: str, *, seconds: int, connections: int, threads: int = 1)
         script = fh.name
     try:
         out = subprocess.run(
-            ["wrk", f"-t{threads}", f"-c{connections}", f"-d{seconds}s", "--timeout", "10s",
+            [*(["taskset", "-c", cpu] if cpu else []),
+             "wrk", f"-t{threads}", f"-c{connections}", f"-d{seconds}s", "--timeout", "10s",
              "-s", script, url],
             capture_output=True, text=True, timeout=seconds + 60, check=True,
         ).stdout  # fmt: skip
