@@ -1,10 +1,12 @@
 """The PDF quote: templates/quotes/quote.html rendered by WeasyPrint, charts as vector SVG.
 
-Costs, measured on the dev machine: WeasyPrint ≈0.3–0.6 s per quote with
-libharfbuzz-subset0 (≈16 s without it: fontTools subsets the CJK font instead); kaleido
-≈0.15–0.5 s per chart once its Chromium runs. So charts are rendered once per
-(plan, version, language) and whole PDFs are kept in a small LRU cache under the same key —
-a plan's version changes on every save, so a cached quote is never stale.
+Costs of an uncached zh-TW quote (`benchmarks/bench_pdf.py`, 2-core dev box): ≈1.1 s of CPU,
+of which the three charts ≈0.35 s (one Chromium call, app.charts.to_svgs) and WeasyPrint
+≈0.75 s — about half of it drawing the charts' SVG text, which WeasyPrint lays out one
+letter at a time. WeasyPrint needs libharfbuzz-subset0 (≈16 s without it: fontTools subsets
+the CJK font instead). Charts are rendered once per (plan, version, language) and whole PDFs
+are kept in a small LRU cache under the same key — a plan's version changes on every save,
+so a cached quote is never stale.
 """
 
 from __future__ import annotations
