@@ -50,6 +50,9 @@ async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
     if app.state.settings.pdf_warm:  # STRATAGEM_PDF_WARM: the first quote is not the slow one
         pdf_worker.warm(quote_pdf.warm)
     yield
+    # The PDF workers (and the Chromium each runs) stop with the app, not after it: without
+    # a PID namespace (buildah run, a bare host) they would otherwise outlive it.
+    pdf_worker.shutdown()
 
 
 def create_app(settings: Settings | None = None) -> FastAPI:

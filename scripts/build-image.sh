@@ -84,6 +84,21 @@ fi
 # ------------------------------------------------------------------ cleanup
 SERVER_PID=""
 CTR=""
+CTR_MNT=""
+# `buildah run --isolation chroot` has no PID namespace: a process the app started in its own
+# session (a PDF worker's Chromium) survives the app's process group. Stop every process
+# whose root directory is the container's.
+kill_container_procs() {
+  [ -n "$CTR_MNT" ] || return 0
+  local sig pid
+  for sig in TERM KILL; do
+    for pid in $(ls /proc | grep -E '^[0-9]+$'); do
+      [ "$(readlink "/proc/$pid/root" 2> /dev/null)" = "$CTR_MNT" ] && kill "-$sig" "$pid" 2> /dev/null
+    done
+    sleep 1
+  done
+  return 0
+}
 cleanup() {
   local rc=$?
   if [ -n "$SERVER_PID" ] && kill -0 "$SERVER_PID" 2> /dev/null; then
@@ -91,6 +106,7 @@ cleanup() {
     sleep 2
     kill -KILL -- "-$SERVER_PID" 2> /dev/null || true
   fi
+  kill_container_procs
   if [ -n "$CTR" ]; then "${BUILDAH[@]}" rm "$CTR" > /dev/null 2>&1 || true; fi
   mountpoint -q "$ROOTFS/proc" 2> /dev/null && umount "$ROOTFS/proc" || true
   if [ "$KEEP" -eq 0 ]; then
@@ -182,6 +198,7 @@ img_cmd=$("${PODMAN[@]}" image inspect "$IMAGE" --format '{{json .Config.Cmd}}')
 # ------------------------------------------------------------------ run
 PORT=$(python3 -c "import socket; s = socket.socket(); s.bind(('127.0.0.1', 0)); print(s.getsockname()[1])")
 CTR=$("${BUILDAH[@]}" from --pull-never "$IMAGE" 2> /dev/null || "${BUILDAH[@]}" from "$IMAGE")
+CTR_MNT=$(readlink -f "$("${BUILDAH[@]}" mount "$CTR")")
 step "starting the app in $CTR on 127.0.0.1:$PORT (temporary SQLite)"
 t_run0=$(now)
 # setsid: the server gets its own process group, so that it can be stopped as one.
@@ -259,6 +276,7 @@ for _ in $(seq 1 50); do kill -0 "$SERVER_PID" 2> /dev/null || break; sleep 0.2;
 kill -KILL -- "-$SERVER_PID" 2> /dev/null || true
 wait "$SERVER_PID" 2> /dev/null || true
 SERVER_PID=""
+kill_container_procs
 
 # ------------------------------------------------------------------ podman run (for the record)
 # `podman run` is what an operator would type. On these machines crun cannot set any rlimit
