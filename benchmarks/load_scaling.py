@@ -74,13 +74,14 @@ def main() -> None:
                                 connections=args.connections, cpu=wrk_cpu,
                             )  # fmt: skip
                         results.setdefault((name, n), []).append(r)
-                        per_req = (share["app"] + share["postgres"] + share["wrk"]) / 100 / r.rps
-                        ceilings.setdefault((name, n), []).append(cores / per_req)
+                        used = (share["app"] + share["postgres"] + share["wrk"]) / 100
+                        per_req = used / max(r.rps, 1e-9)
+                        ceilings.setdefault((name, n), []).append(cores / max(per_req, 1e-9))
                         print(
                             f"{n} process(es)  {name:8s} {r.line()}\n"
                             f"                {cpu_line(share)}; load average "
                             f"{os.getloadavg()[0]:.1f}; CPU-ms per request "
-                            f"{1000 * per_req:.1f} -> ceiling {cores / per_req:.0f} req/s",
+                            f"{1000 * per_req:.1f} -> ceiling {cores / max(per_req, 1e-9):.0f} req/s",
                             flush=True,
                         )
     med = statistics.median
