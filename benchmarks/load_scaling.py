@@ -89,6 +89,9 @@ def main() -> None:
         for name in SCENARIOS:
             one = med(r.rps for r in results[(name, 1)])
             two = med(r.rps for r in results[(name, 2)])
+            if one <= 0:
+                print(f"{name}: no request completed with 1 process: no ratio")
+                continue
             ceiling = med(ceilings[(name, 1)])
             print(
                 f"{name}: median {one:.1f} -> {two:.1f} req/s; 2 processes / 1 = "
