@@ -25,7 +25,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from app.engine.schemas import Uncertainty
+from app.engine.schemas import Uncertainty, UncertaintyOut
 from app.engine.validation import ValidationRow, summarise
 
 BANDS_PATH = Path(__file__).resolve().parent.parent / "data" / "validation" / "bands.json"
@@ -58,8 +58,11 @@ def _summary(rows: Sequence[ValidationRow]) -> dict[str, Any] | None:
     }
 
 
-def compute_bands(rows: Sequence[ValidationRow]) -> dict[str, Any]:
-    """The bands file's content from the training validation rows (see the module docstring)."""
+def compute_bands(
+    rows: Sequence[ValidationRow], image_rows: Sequence[ValidationRow] = ()
+) -> dict[str, Any]:
+    """The bands file's content from the training validation rows (see the module docstring)
+    and, under "image", the band of every image-generation figure (all image rows)."""
     out: dict[str, Any] = {}
     for cat in sorted({r.category for r in rows}):
         same = [r for r in rows if r.category == cat]
@@ -68,7 +71,7 @@ def compute_bands(rows: Sequence[ValidationRow]) -> dict[str, Any]:
             "time": _summary([r for r in same if not is_memory_metric(r)]),
             "memory": _summary([r for r in same if is_memory_metric(r)]),
         }
-    return {"training": out}
+    return {"training": out, "image": _summary(image_rows)}
 
 
 @cache
@@ -83,6 +86,14 @@ def _band(entry: dict[str, Any] | None, category: str) -> Uncertainty | None:
     if not entry:
         return None
     return Uncertainty(median_pct=entry["median_pct"], runs=entry["runs"], category=category)
+
+
+def image_band() -> UncertaintyOut | None:
+    """The band of images/hour and seconds per image: median |error| of all image rows."""
+    entry = _bands().get("image")
+    if not entry:
+        return None
+    return UncertaintyOut(median_pct=entry["median_pct"], runs=entry["runs"])
 
 
 def category_for(*, task: str, moe: bool, gpu: str) -> str:

@@ -47,7 +47,6 @@ PREFILL_CHUNK_TOKENS = 8_192  # tokens prefilled per step at most (TensorRT-LLM 
 # Sequences an engine schedules per step at most: TensorRT-LLM's build default max_batch_size
 # is 2048; vLLM V1 defaults max_num_seqs to 1024 on large GPUs. The smaller is used.
 MAX_NUM_SEQS = 1_024
-PREFILL_MFU = 0.50  # diffusion sampling (image generation) at half of dense peak
 MIN_TOKENS_PER_S_PER_USER = 10.0  # below human reading speed the chat feels stalled
 MIG_QUARTER = 0.25  # T8: "H100 MIG 1/4"
 # NVIDIA MIG user guide, H100 80GB profiles: 2g.20gb = 2 of 7 compute slices, 2 of 8 memory
@@ -445,27 +444,3 @@ class Serving:
     @property
     def max_concurrency(self) -> int:
         return self.max_concurrency_per_replica * self.replicas
-
-
-def image_seconds_per_image(
-    model: ModelSpec, gpu: GpuSpec, *, resolution: int, steps: int, precision: str
-) -> tuple[float, Explanation]:
-    """Seconds per image for a diffusion model, compute-bound.
-
-    FLOPs per denoising step ≈ 2·N·T with T latent tokens = (resolution / 8 VAE / 2 patch)²
-    (Flux/DiT patchify; Peebles & Xie 2023 "DiT" §3.2), doubled for classifier-free guidance
-    unless the model is guidance-distilled (Flux-dev). A UNet (SDXL) is treated the same way
-    with its parameter count — an approximation the explanation says.
-    """
-    tokens = (resolution / 16) ** 2
-    cfg = 1 if model.family == "flux" else 2
-    flops = steps * cfg * 2.0 * model.params * tokens
-    secs = flops / (gpu.peak_tflops(precision) * 1e12 * PREFILL_MFU)
-    return secs, Explanation(
-        "inference.seconds_per_image",
-        secs,
-        "s",
-        f"{steps} steps × {cfg} (CFG) × 2 × {fmt(model.params)} × {int(tokens)} latent tokens"
-        f" / ({fmt(gpu.peak_tflops(precision))} TFLOPS × {PREFILL_MFU}) = {secs:.2f} s",
-        "DiT (Peebles & Xie 2023) FLOPs ≈ 2·N·tokens per step; UNets approximated likewise",
-    )
