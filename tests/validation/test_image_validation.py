@@ -85,8 +85,8 @@ def test_page_shows_the_image_rows_in_the_page_language(
     soup = get_soup("/validation?kind=image")
     shown = soup.select("table.validation-runs tbody tr")
     assert [tr["id"] for tr in shown] == [f"run-{r['id']}" for r in image_validation.runs()]
-    metric = "每 GPU 每小時圖像數" if lang == "zh-TW" else "images/h per GPU"
+    metric = "每 GPU 每小時圖片數" if lang == "zh-TW" else "images/h per GPU"
     assert metric in shown[0].get_text()
-    total = "所有圖像生成實測" if lang == "zh-TW" else "All image-generation measurements"
+    total = "所有生圖實測" if lang == "zh-TW" else "All image-generation measurements"
     full = get_soup("/validation")
     assert total in full.select_one("table.validation-summary").get_text()
