@@ -37,7 +37,12 @@ from dataclasses import dataclass, field, replace
 from app.engine.architectures import ModelSpec
 from app.engine.explain import Explanation
 from app.engine.hardware import GpuSpec
-from app.engine.memory import CUDA_CONTEXT_GB, KV_BYTES, NCCL_BUFFERS_GB, WEIGHT_BYTES
+from app.engine.memory import (
+    CUDA_CONTEXT_GB,
+    KV_BYTES,
+    NCCL_BUFFERS_GB,
+    weight_split,
+)
 from app.engine.serving_stack import NVIDIA_PCIE, StackEfficiency, stack_for
 from app.engine.units import GB, fmt
 
@@ -118,8 +123,10 @@ class OperatingPoint:
 
 
 def weight_bytes(model: ModelSpec, precision: str) -> float:
-    """Bytes of every resident weight at `precision` (memory.WEIGHT_BYTES per parameter)."""
-    return model.params * WEIGHT_BYTES[precision]
+    """Bytes of every resident weight at `precision` (memory.WEIGHT_BYTES per parameter;
+    routed experts in their published format where the checkpoint fixes one, weight_split)."""
+    dense, b, experts, eb = weight_split(model, precision)
+    return dense * b + experts * eb
 
 
 def active_weight_bytes(model: ModelSpec, precision: str, batch: float) -> float:
@@ -128,13 +135,11 @@ def active_weight_bytes(model: ModelSpec, precision: str, batch: float) -> float
     With B tokens × k experts per token the expected distinct experts touched of E is
     E·(1 − (1 − k/E)^B) (uniform routing); a large batch touches them all.
     """
-    b = WEIGHT_BYTES[precision]
+    dense, b, experts, eb = weight_split(model, precision)
     if not model.is_moe:
         return model.params * b
-    expert = (model.params - model.active_params) / max(model.experts - model.experts_per_token, 1)
-    dense = model.params - expert * model.experts
-    touched = model.experts * (1 - (1 - model.experts_per_token / model.experts) ** batch)
-    return (dense + expert * touched) * b
+    touched = 1 - (1 - model.experts_per_token / model.experts) ** batch
+    return dense * b + experts * touched * eb
 
 
 def kv_bytes_per_token_per_gpu(cfg: ServingConfig) -> float:
