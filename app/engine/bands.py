@@ -6,6 +6,8 @@ pre-training by GPU class), e.g. "±14%, median of 19 published runs". Days and 
 share one band: at a pinned GPU count GPU-hours = days × 24 × GPUs, so their errors are the
 same number. Memory per GPU carries the band of the category's memory measurements — none
 are in the table yet, so it is None, and the answer says so rather than inventing one.
+Image-generation figures (images/hour, seconds per image) carry one band, the median
+|error| of every image row (`image_band`, written under "image").
 
 Why a generated file (`app/data/validation/bands.json`, written by
 `python scripts/write_validation_bands.py`) and not a lazy cache: the validation rows are
