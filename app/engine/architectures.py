@@ -125,6 +125,10 @@ class ModelSpec:
     learned_positions: int = 0  # rows of a learned absolute position table (GPT)
     published_active_params_b: float | None = None  # MoE active / image denoiser, billions
     components: tuple[Component, ...] = ()  # image pipelines only
+    # Stored format of the routed expert weights where the published checkpoint fixes one
+    # (gpt-oss: "mxfp4", HF config quantization_config.quant_method); "" = the request's
+    # precision for every weight.
+    expert_weights: str = ""
 
     def __post_init__(self) -> None:
         if not self.id or self.id != self.id.strip():
@@ -153,6 +157,15 @@ class ModelSpec:
     @property
     def is_moe(self) -> bool:
         return self.experts > 1
+
+    @property
+    def routed_expert_params(self) -> float:
+        """Weights of all routed experts: (params − active) / (E − k) per expert × E (the
+        experts a token does not use are exactly the inactive weights). 0 for dense models."""
+        if not self.is_moe:
+            return 0.0
+        per = (self.params - self.active_params) / max(self.experts - self.experts_per_token, 1)
+        return per * self.experts
 
     @property
     def params_b(self) -> float:
@@ -349,6 +362,7 @@ def build_llm_spec(
     inferred: bool = False,
     source: str = "",
     notes: str = "",
+    expert_weights: str = "",
     **arch: Any,
 ) -> ModelSpec:
     """A language-model spec whose `params` and `active_params` come from `count_params`.
@@ -374,6 +388,7 @@ def build_llm_spec(
         inferred=inferred,
         source=source,
         notes=notes,
+        expert_weights=expert_weights,
         **full,
     )
 
@@ -431,6 +446,7 @@ _LLM_RECORD_KEYS = frozenset(ARCH_FIELDS) | {
     "max_context",
     "published_params_b",
     "published_active_params_b",
+    "expert_weights",
     "source",
     "notes",
 }

@@ -6,6 +6,8 @@ pre-training by GPU class), e.g. "±14%, median of 19 published runs". Days and 
 share one band: at a pinned GPU count GPU-hours = days × 24 × GPUs, so their errors are the
 same number. Memory per GPU carries the band of the category's memory measurements — none
 are in the table yet, so it is None, and the answer says so rather than inventing one.
+Image-generation figures (images/hour, seconds per image) carry one band, the median
+|error| of every image row (`image_band`, written under "image").
 
 Why a generated file (`app/data/validation/bands.json`, written by
 `python scripts/write_validation_bands.py`) and not a lazy cache: the validation rows are
@@ -25,7 +27,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from app.engine.schemas import Uncertainty
+from app.engine.schemas import Uncertainty, UncertaintyOut
 from app.engine.validation import ValidationRow, summarise
 
 BANDS_PATH = Path(__file__).resolve().parent.parent / "data" / "validation" / "bands.json"
@@ -58,8 +60,11 @@ def _summary(rows: Sequence[ValidationRow]) -> dict[str, Any] | None:
     }
 
 
-def compute_bands(rows: Sequence[ValidationRow]) -> dict[str, Any]:
-    """The bands file's content from the training validation rows (see the module docstring)."""
+def compute_bands(
+    rows: Sequence[ValidationRow], image_rows: Sequence[ValidationRow] = ()
+) -> dict[str, Any]:
+    """The bands file's content from the training validation rows (see the module docstring)
+    and, under "image", the band of every image-generation figure (all image rows)."""
     out: dict[str, Any] = {}
     for cat in sorted({r.category for r in rows}):
         same = [r for r in rows if r.category == cat]
@@ -68,7 +73,7 @@ def compute_bands(rows: Sequence[ValidationRow]) -> dict[str, Any]:
             "time": _summary([r for r in same if not is_memory_metric(r)]),
             "memory": _summary([r for r in same if is_memory_metric(r)]),
         }
-    return {"training": out}
+    return {"training": out, "image": _summary(image_rows)}
 
 
 @cache
@@ -83,6 +88,14 @@ def _band(entry: dict[str, Any] | None, category: str) -> Uncertainty | None:
     if not entry:
         return None
     return Uncertainty(median_pct=entry["median_pct"], runs=entry["runs"], category=category)
+
+
+def image_band() -> UncertaintyOut | None:
+    """The band of images/hour and seconds per image: median |error| of all image rows."""
+    entry = _bands().get("image")
+    if not entry:
+        return None
+    return UncertaintyOut(median_pct=entry["median_pct"], runs=entry["runs"])
 
 
 def category_for(*, task: str, moe: bool, gpu: str) -> str:

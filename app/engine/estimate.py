@@ -274,6 +274,8 @@ def _price(
         plan.inference.cost_per_million_input_tokens = (
             cost["cost_per_million_tokens"] * req.output_tokens / prompt
         )
+    if plan.inference and cost and cost.get("cost_per_image") is not None:
+        plan.inference.cost_per_image = cost["cost_per_image"]
     return cost
 
 

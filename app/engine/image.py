@@ -1,26 +1,206 @@
-"""Image-generation plans: a diffusion model making `images` images (PRODUCT.md §5).
+"""Image-generation plans: a diffusion model making images, as a batch job or a service.
 
-Sampling is compute-bound: seconds per image come from `inference.image_seconds_per_image`
-(denoiser FLOPs per step × steps / dense peak), and the GPU count is what finishes the batch
-by the deadline. Units: memory in bytes, time in seconds per image and days for the batch.
+Two questions (issue 12, item 5): how long and how much for `images` images (a batch, priced
+by its duration), and how many GPUs serve `images_per_hour` (a service, priced by the month).
+Both rest on one figure, the seconds one GPU spends on one image:
+
+    seconds per image = steps × passes × FLOPs per pass / (BF16 peak × IMAGE_SHARE)
+
+- FLOPs per pass are counted from the published architecture (`DENOISERS`): every weight
+  applied once per latent token of the stage it works at (2 FLOP per multiply-add), plus
+  self-attention 4 × tokens² × width per attention layer (QKᵀ and AV). A 1024² image is a
+  128² latent (VAE factor 8); FLUX patchifies it 2×2 into 4,096 tokens (Peebles & Xie 2023,
+  "DiT", §3.2) and joins 512 T5 text tokens; SDXL's UNet works at 128², 64² and 32²
+  (Podell et al. 2023, "SDXL", §2.1), most of its weights at 32². FLOPs grow with pixels and,
+  through attention, faster than pixels at large sizes.
+- passes: 2 with classifier-free guidance (SDXL: conditional and unconditional pass), 1 for
+  guidance-distilled FLUX.1 [dev]/[schnell] (guidance is an input, one pass a step).
+- The VAE decoder and text encoders run once per image; at the step counts measured they are
+  ≈1–3% of the FLOPs and are left out (the share absorbs them).
+- IMAGE_SHARE, the achievable share of the dense BF16 peak, is one number for every GPU,
+  chosen as the median of the shares the `fit` half of app/data/validation/image_runs.yaml
+  implies; the `holdout` half checks it (app/engine/image_validation.py). It is taken of the
+  BF16 peak even for 8-bit pipelines: the MLPerf SDXL submissions run an INT8/FP8 UNet and
+  reach 0.44–0.56 of the BF16 peak (0.22–0.28 of the 8-bit peak), about what compiled BF16
+  pipelines reach, so a quantised pipeline is not assumed to be faster.
+
+Images are independent, so GPUs add throughput linearly (MLPerf Offline: 8 GPUs, 8 copies).
+Units: FLOP, FLOP/s, seconds, images/hour, bytes for memory, days for the plan.
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
+from functools import cache
 
-from app.engine import inference, memory
+from app.engine import memory
 from app.engine.architectures import ModelSpec
-from app.engine.explain import Explanation
+from app.engine.explain import Explanation, Operand
 from app.engine.hardware import GpuSpec
 from app.engine.notices import Notice
 from app.engine.plan import Plan
-from app.engine.schemas import EstimateRequest, InferenceOut
+from app.engine.schemas import EstimateRequest, InferenceOut, UncertaintyOut
 from app.engine.units import GB, fmt
 
 # Activations of one 1024² image: the latent sequence through the denoiser's widest block;
 # ≈3 GB at 1024² measured for SDXL/FLUX in diffusers (scaled with pixel count).
 ACTIVATIONS_GB_AT_1024 = 3.0
+# Median of the shares of BF16 peak implied by the 7 `fit` rows of image_runs.yaml
+# (0.445, 0.555, 0.453, 0.511, 0.496, 0.526, 0.772 → 0.511), rounded.
+IMAGE_SHARE = 0.51
+LATENT_FACTOR = 8  # VAE downsampling of SDXL and FLUX (pixels per latent cell, each side)
+
+
+@dataclass(frozen=True, slots=True)
+class Stage:
+    """Weights of a denoiser that work at one token grid.
+
+    params: weights applied at every token of the stage (per-token linear and conv weights;
+    cross-attention K/V projections, applied to the 77 text tokens only, are not counted);
+    pixels_per_token: image pixels per token side at this stage; attention_layers and width:
+    the self-attention layers at this stage and their width; text_tokens: tokens joined to the
+    image tokens in the same sequence (FLUX's T5 tokens).
+    """
+
+    params: float
+    pixels_per_token: int
+    attention_layers: int
+    width: int
+    text_tokens: int = 0
+
+    def tokens(self, resolution: int) -> float:
+        return (resolution / self.pixels_per_token) ** 2 + self.text_tokens
+
+
+@dataclass(frozen=True, slots=True)
+class Denoiser:
+    passes_per_step: int
+    stages: tuple[Stage, ...]
+    source: str
+
+
+DENOISERS: dict[str, Denoiser] = {
+    # FLUX.1 transformer (flux1-dev.safetensors, 11,901,408,320 elements): 19 double-stream
+    # + 38 single-stream blocks of width 3072 over 4,096 image + 512 T5 tokens at 1024²
+    # (latent 128², 2×2 patches: 16 pixels a token). All weights are counted on all tokens,
+    # slightly over (the double blocks' text weights only see the 512 text tokens).
+    "flux": Denoiser(
+        passes_per_step=1,
+        stages=(Stage(11_901_408_320, 16, 57, 3072, text_tokens=512),),
+        source="FLUX.1 [dev] config: 19 double + 38 single blocks, width 3072, 2×2 patches, "
+        "512 T5 tokens; guidance-distilled (one pass a step)",
+    ),
+    # SDXL UNet (2,567,463,684 elements), counted from its published config
+    # (block_out_channels 320/640/1280, transformer_layers_per_block 1/2/10 — the 320 level
+    # has no attention —, layers_per_block 2, cross-attention dim 2048): the 60 transformer
+    # blocks at 1280 (2 down × 10, mid 10, 3 up × 10; ≈34.8M each) and their ResNets work at
+    # 32 pixels a token (a 32² grid at 1024²): 2.39B, less 0.32B of cross-attention K/V →
+    # 2.07B; the 640 level (10 blocks, ResNets, 0.155B less 0.026B K/V) at 16; the 320-channel
+    # ResNets, conv_in/out (≈0.02B) at 8.
+    "sdxl": Denoiser(
+        passes_per_step=2,
+        stages=(
+            Stage(2.07e9, 32, 60, 1280),
+            Stage(0.13e9, 16, 10, 640),
+            Stage(0.02e9, 8, 0, 0),
+        ),
+        source="SDXL UNet config (Podell et al. 2023): weights per level counted by hand; "
+        "classifier-free guidance (two passes a step)",
+    ),
+}
+
+
+def denoiser_for(model: ModelSpec) -> Denoiser:
+    """The FLOP model of an image preset's denoiser (by family)."""
+    try:
+        return DENOISERS[model.family]
+    except KeyError:
+        raise ValueError(
+            f"{model.id}: no denoiser FLOP model for family {model.family!r}"
+        ) from None
+
+
+def flops_per_pass(model: ModelSpec, resolution: int) -> tuple[float, Explanation]:
+    """FLOPs of one denoiser pass over a `resolution`² image (see the module docstring)."""
+    den = denoiser_for(model)
+    ops: list[Operand] = [Operand("resolution", resolution, "px")]
+    terms: list[str] = []
+    total = 0.0
+    for i, st in enumerate(den.stages, 1):
+        t = st.tokens(resolution)
+        total += 2 * st.params * t + 4 * st.attention_layers * t * t * st.width
+        tok = f"((resolution / ppt{i}) ** 2 + text{i})"
+        terms.append(f"2 * p{i} * {tok} + 4 * l{i} * {tok} ** 2 * w{i}")
+        ops += [
+            Operand(f"p{i}", st.params, "params"),
+            Operand(f"ppt{i}", st.pixels_per_token, "px/token"),
+            Operand(f"text{i}", st.text_tokens, "tokens"),
+            Operand(f"l{i}", st.attention_layers, "layers"),
+            Operand(f"w{i}", st.width, ""),
+        ]
+    parts = " + ".join(
+        f"2 × {fmt(st.params)} × {fmt(st.tokens(resolution))} tokens"
+        + (f" + 4 × {st.attention_layers} × {fmt(st.tokens(resolution))}² × {st.width}"
+           if st.attention_layers else "")
+        for st in den.stages
+    )  # fmt: skip
+    return total, Explanation(
+        "inference.flops_per_pass",
+        total,
+        "FLOP",
+        f"{parts} = {fmt(total)} FLOP per denoiser pass at {resolution}²",
+        den.source,
+        operands=ops,
+        expression=" + ".join(terms),
+    )
+
+
+def seconds_per_image(
+    model: ModelSpec, gpu: GpuSpec, *, resolution: int, steps: int
+) -> tuple[float, list[Explanation]]:
+    """Seconds one GPU spends on one image: steps × passes × FLOPs per pass / (peak × share)."""
+    per_pass, pass_ex = flops_per_pass(model, resolution)
+    passes = denoiser_for(model).passes_per_step
+    peak = gpu.peak_tflops("bf16") * 1e12
+    secs = steps * passes * per_pass / (peak * IMAGE_SHARE)
+    return secs, [
+        pass_ex,
+        Explanation(
+            "inference.seconds_per_image",
+            secs,
+            "s",
+            f"{steps} steps × {passes} pass(es) × {fmt(per_pass)} FLOP / "
+            f"({fmt(peak / 1e12)} TFLOPS BF16 × {IMAGE_SHARE}) = {secs:.3g} s",
+            f"share of peak {IMAGE_SHARE}: median of the published runs it was chosen on "
+            "(GET /api/v1/validation, kind image); "
+            f"{gpu.name} dense BF16 peak (datasheet)",
+            operands=[
+                Operand("steps", steps, "steps"),
+                Operand("passes", passes, "passes/step"),
+                Operand("flops_per_pass", per_pass, "FLOP"),
+                Operand("peak_flops", peak, "FLOP/s"),
+                Operand("share", IMAGE_SHARE, ""),
+            ],
+            expression="steps * passes * flops_per_pass / (peak_flops * share)",
+        ),
+    ]
+
+
+def images_per_hour_per_gpu(
+    model: ModelSpec, gpu: GpuSpec, *, resolution: int, steps: int
+) -> float:
+    """Images one GPU makes in an hour (3,600 s / seconds per image)."""
+    secs, _ = seconds_per_image(model, gpu, resolution=resolution, steps=steps)
+    return 3600.0 / secs
+
+
+@cache
+def uncertainty() -> UncertaintyOut | None:
+    """The image validation table's median |error| (all rows), from bands.json."""
+    from app.engine.bands import image_band
+
+    return image_band()
 
 
 def plan_image(
@@ -30,21 +210,42 @@ def plan_image(
     warnings: list[str],
     explain: list[Explanation],
 ) -> Plan:
-    """Size image generation on `gpu`: one pipeline per GPU, as many GPUs as the deadline needs."""
+    """Size image generation on `gpu`: one pipeline per GPU, as many GPUs as the target
+    images/hour and the deadline need (a pinned `gpu_count` is kept as it is)."""
     w = model.params * 2.0  # diffusion pipelines serve in bf16
     act = ACTIVATIONS_GB_AT_1024 * GB * (req.image_resolution / 1024) ** 2
     over = memory.CUDA_CONTEXT_GB * GB
     per = memory.Memory(weights=w, activations=act, overhead=over)
-    secs, sx = inference.image_seconds_per_image(
-        model, gpu, resolution=req.image_resolution, steps=req.image_steps, precision="bf16"
+    secs, sx = seconds_per_image(model, gpu, resolution=req.image_resolution, steps=req.image_steps)
+    explain.extend(sx)
+    per_gpu = 3600.0 / secs
+    explain.append(
+        Explanation(
+            "inference.images_per_hour_per_gpu",
+            per_gpu,
+            "images/h",
+            f"3,600 s / {secs:.3g} s = {fmt(per_gpu)} images/h per GPU",
+            "one pipeline per GPU, images independent",
+            operands=[Operand("seconds_per_image", secs, "s")],
+            expression="3600 / seconds_per_image",
+        )
     )
-    explain.append(sx)
-    gpus = 1
-    if req.deadline_days:
-        gpus = max(1, math.ceil(req.images * secs / (req.deadline_days * 86400)))
-    if req.gpu_count:
-        gpus = req.gpu_count
-    days = req.images * secs / gpus / 86400
+    gpus, count_ex = _gpu_count(req, secs, per_gpu)
+    explain.append(count_ex)
+    meets = None
+    if req.images_per_hour is not None:
+        meets = per_gpu * gpus >= req.images_per_hour * (1 - 1e-9)
+        if not meets:
+            warnings.append(
+                Notice(
+                    "%(gpus)s pinned GPU(s) make %(have)s images/h; %(target)s images/h "
+                    "needs %(need)s GPUs.",
+                    gpus=gpus,
+                    have=fmt(per_gpu * gpus),
+                    target=fmt(req.images_per_hour),
+                    need=math.ceil(req.images_per_hour / per_gpu),
+                )
+            )
     if per.total > gpu.memory_gb * GB:
         warnings.append(
             Notice(
@@ -55,7 +256,34 @@ def plan_image(
                 gpu=gpu.name,
             )
         )
-    per_hour, per_hour_ex = _images_per_hour(req, secs, gpus, days)
+    total = per_gpu * gpus
+    hours = req.images * secs / gpus / 3600
+    explain.append(
+        Explanation(
+            "inference.images_per_hour",
+            total,
+            "images/h",
+            f"{fmt(per_gpu)} images/h × {gpus} GPU(s) = {fmt(total)} images/h",
+            "images are independent: GPUs add throughput linearly",
+            operands=[Operand("per_gpu", per_gpu, "images/h"), Operand("gpus", gpus, "GPUs")],
+            expression="per_gpu * gpus",
+        )
+    )
+    explain.append(
+        Explanation(
+            "inference.batch_hours",
+            hours,
+            "h",
+            f"{req.images:,} images × {secs:.3g} s / {gpus} GPU(s) / 3,600 = {fmt(hours)} h",
+            "the batch's duration, which a job is priced by",
+            operands=[
+                Operand("images", req.images, "images"),
+                Operand("seconds_per_image", secs, "s"),
+                Operand("gpus", gpus, "GPUs"),
+            ],
+            expression="images * seconds_per_image / gpus / 3600",
+        )
+    )
     inf = InferenceOut(
         max_concurrency=gpus,
         tokens_per_s=0.0,
@@ -63,9 +291,13 @@ def plan_image(
         time_to_first_token_s=secs,
         cost_per_million_tokens=None,
         replicas=gpus,
-        images_per_hour=per_hour,
+        images_per_hour=total,
+        images_per_hour_per_gpu=per_gpu,
+        seconds_per_image=secs,
+        batch_hours=hours,
+        meets_images_per_hour=meets,
+        uncertainty=uncertainty(),
     )
-    explain.append(per_hour_ex)
     return Plan(
         gpu=gpu,
         count=gpus,
@@ -78,20 +310,53 @@ def plan_image(
         global_batch=1,
         training=None,
         inference=inf,
-        days=days,
+        days=hours / 24,
     )
 
 
-def _images_per_hour(
-    req: EstimateRequest, secs: float, gpus: int, days: float
-) -> tuple[float, Explanation]:
-    """Images per hour = 3,600 s / seconds per image × GPUs."""
-    per_hour = 3600 / secs * gpus
-    return per_hour, Explanation(
-        "inference.images_per_hour",
-        per_hour,
-        "images/h",
-        f"3,600 s / {secs:.2f} s × {gpus} GPU(s) = {fmt(per_hour)} images/h; "
-        f"{req.images:,} images take {fmt(days)} days",
-        "compute-bound diffusion sampling",
+def _gpu_count(req: EstimateRequest, secs: float, per_gpu: float) -> tuple[int, Explanation]:
+    """GPUs: the pin, else the most of 1, the target images/hour and the deadline need."""
+    if req.gpu_count:
+        return req.gpu_count, Explanation(
+            "gpu.count",
+            req.gpu_count,
+            "GPUs",
+            f"{req.gpu_count} GPU(s), as pinned",
+            "request",
+            operands=[Operand("pinned", req.gpu_count, "GPUs")],
+            expression="pinned",
+        )
+    ops = [Operand("one", 1, "GPUs")]
+    terms = ["one"]
+    text = ["1"]
+    if req.images_per_hour is not None:
+        ops += [
+            Operand("target", req.images_per_hour, "images/h"),
+            Operand("per_gpu", per_gpu, "images/h"),
+        ]
+        terms.append("ceil(target / per_gpu)")
+        text.append(f"⌈{fmt(req.images_per_hour)} / {fmt(per_gpu)}⌉")
+    if req.deadline_days:
+        ops += [
+            Operand("images", req.images, "images"),
+            Operand("seconds_per_image", secs, "s"),
+            Operand("deadline_s", req.deadline_days * 86400, "s"),
+        ]
+        terms.append("ceil(images * seconds_per_image / deadline_s)")
+        text.append(f"⌈{req.images:,} × {secs:.3g} s / {fmt(req.deadline_days)} days⌉")
+    vals = [1]
+    if req.images_per_hour is not None:
+        vals.append(math.ceil(req.images_per_hour / per_gpu))
+    if req.deadline_days:
+        vals.append(math.ceil(req.images * secs / (req.deadline_days * 86400)))
+    gpus = max(vals)
+    expr = terms[0] if len(terms) == 1 else f"max({', '.join(terms)})"
+    return gpus, Explanation(
+        "gpu.count",
+        gpus,
+        "GPUs",
+        f"max({', '.join(text)}) = {gpus} GPU(s)",
+        "target images/hour and deadline over one GPU's rate",
+        operands=ops,
+        expression=expr,
     )

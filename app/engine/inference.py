@@ -37,7 +37,12 @@ from dataclasses import dataclass, field, replace
 from app.engine.architectures import ModelSpec
 from app.engine.explain import Explanation
 from app.engine.hardware import GpuSpec
-from app.engine.memory import CUDA_CONTEXT_GB, KV_BYTES, NCCL_BUFFERS_GB, WEIGHT_BYTES
+from app.engine.memory import (
+    CUDA_CONTEXT_GB,
+    KV_BYTES,
+    NCCL_BUFFERS_GB,
+    weight_split,
+)
 from app.engine.serving_stack import NVIDIA_PCIE, StackEfficiency, stack_for
 from app.engine.units import GB, fmt
 
@@ -47,7 +52,6 @@ PREFILL_CHUNK_TOKENS = 8_192  # tokens prefilled per step at most (TensorRT-LLM 
 # Sequences an engine schedules per step at most: TensorRT-LLM's build default max_batch_size
 # is 2048; vLLM V1 defaults max_num_seqs to 1024 on large GPUs. The smaller is used.
 MAX_NUM_SEQS = 1_024
-PREFILL_MFU = 0.50  # diffusion sampling (image generation) at half of dense peak
 MIN_TOKENS_PER_S_PER_USER = 10.0  # below human reading speed the chat feels stalled
 MIG_QUARTER = 0.25  # T8: "H100 MIG 1/4"
 # NVIDIA MIG user guide, H100 80GB profiles: 2g.20gb = 2 of 7 compute slices, 2 of 8 memory
@@ -119,8 +123,10 @@ class OperatingPoint:
 
 
 def weight_bytes(model: ModelSpec, precision: str) -> float:
-    """Bytes of every resident weight at `precision` (memory.WEIGHT_BYTES per parameter)."""
-    return model.params * WEIGHT_BYTES[precision]
+    """Bytes of every resident weight at `precision` (memory.WEIGHT_BYTES per parameter;
+    routed experts in their published format where the checkpoint fixes one, weight_split)."""
+    dense, b, experts, eb = weight_split(model, precision)
+    return dense * b + experts * eb
 
 
 def active_weight_bytes(model: ModelSpec, precision: str, batch: float) -> float:
@@ -129,13 +135,11 @@ def active_weight_bytes(model: ModelSpec, precision: str, batch: float) -> float
     With B tokens × k experts per token the expected distinct experts touched of E is
     E·(1 − (1 − k/E)^B) (uniform routing); a large batch touches them all.
     """
-    b = WEIGHT_BYTES[precision]
+    dense, b, experts, eb = weight_split(model, precision)
     if not model.is_moe:
         return model.params * b
-    expert = (model.params - model.active_params) / max(model.experts - model.experts_per_token, 1)
-    dense = model.params - expert * model.experts
-    touched = model.experts * (1 - (1 - model.experts_per_token / model.experts) ** batch)
-    return (dense + expert * touched) * b
+    touched = 1 - (1 - model.experts_per_token / model.experts) ** batch
+    return dense * b + experts * touched * eb
 
 
 def kv_bytes_per_token_per_gpu(cfg: ServingConfig) -> float:
@@ -445,27 +449,3 @@ class Serving:
     @property
     def max_concurrency(self) -> int:
         return self.max_concurrency_per_replica * self.replicas
-
-
-def image_seconds_per_image(
-    model: ModelSpec, gpu: GpuSpec, *, resolution: int, steps: int, precision: str
-) -> tuple[float, Explanation]:
-    """Seconds per image for a diffusion model, compute-bound.
-
-    FLOPs per denoising step ≈ 2·N·T with T latent tokens = (resolution / 8 VAE / 2 patch)²
-    (Flux/DiT patchify; Peebles & Xie 2023 "DiT" §3.2), doubled for classifier-free guidance
-    unless the model is guidance-distilled (Flux-dev). A UNet (SDXL) is treated the same way
-    with its parameter count — an approximation the explanation says.
-    """
-    tokens = (resolution / 16) ** 2
-    cfg = 1 if model.family == "flux" else 2
-    flops = steps * cfg * 2.0 * model.params * tokens
-    secs = flops / (gpu.peak_tflops(precision) * 1e12 * PREFILL_MFU)
-    return secs, Explanation(
-        "inference.seconds_per_image",
-        secs,
-        "s",
-        f"{steps} steps × {cfg} (CFG) × 2 × {fmt(model.params)} × {int(tokens)} latent tokens"
-        f" / ({fmt(gpu.peak_tflops(precision))} TFLOPS × {PREFILL_MFU}) = {secs:.2f} s",
-        "DiT (Peebles & Xie 2023) FLOPs ≈ 2·N·tokens per step; UNets approximated likewise",
-    )

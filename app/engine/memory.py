@@ -39,6 +39,28 @@ WEIGHT_BYTES: dict[str, float] = {
     "fp4": 0.5 + 1.0 / 16,
 }
 NF4_DQ_BYTES = (4 + 0.127) / 8  # QLoRA §3 double quantisation
+# Formats a published checkpoint stores some weights in (ModelSpec.expert_weights). MXFP4
+# (OCP Microscaling Formats spec v1.0): 32 E2M1 values share one E8M0 scale, 4 + 8/32 = 4.25
+# bits; gpt-oss ships its routed-expert MLP weights so (OpenAI gpt-oss model card §2).
+NATIVE_WEIGHT_BYTES: dict[str, float] = {"mxfp4": 0.5 + 1.0 / 32}
+
+
+def weight_split(model: ModelSpec, precision: str) -> tuple[float, float, float, float]:
+    """(dense params, their bytes each, routed-expert params, their bytes each) for serving.
+
+    Every weight is stored at `precision` unless the checkpoint fixes the experts' format
+    (gpt-oss: MXFP4 experts, BF16 attention/router/embeddings, HF quantization_config
+    modules_to_not_convert): those stay at the narrower of the two — a BF16 request does not
+    widen 4.25-bit experts, an int4 request does not narrow the 16-bit rest beyond int4.
+    """
+    b = WEIGHT_BYTES[precision]
+    if not model.is_moe:
+        return float(model.params), b, 0.0, b
+    experts = model.routed_expert_params
+    native = NATIVE_WEIGHT_BYTES.get(model.expert_weights)
+    return model.params - experts, b, experts, b if native is None else min(b, native)
+
+
 KV_BYTES: dict[str, float] = {
     "fp32": 4.0,
     "bf16": 2.0,
@@ -258,15 +280,34 @@ def _states_explained(figure: str, params: float, bytes_per: float, source: str)
 
 
 def inference_weights(model: ModelSpec, precision: str) -> tuple[float, Explanation]:
-    b = WEIGHT_BYTES[precision]
-    w = model.params * b
+    dense, b, experts, eb = weight_split(model, precision)
+    w = dense * b + experts * eb
+    src = (
+        "bytes per parameter by precision; int4/int8 weight-only with an fp16 scale per "
+        "group of 128 (AWQ, Lin et al. 2023)"
+    )
+    if eb != b:
+        text = (
+            f"{fmt(dense)} params × {fmt(b, 4)} B ({precision}) + {fmt(experts)} expert params "
+            f"× {fmt(eb, 5)} B ({model.expert_weights}) = {fmt(w / GB)} GB"
+        )
+        src = f"expert weights as published ({model.expert_weights}, 4.25 bits); " + src
+    else:
+        text = f"{fmt(model.params)} params × {fmt(b, 4)} B ({precision}) = {fmt(w / GB)} GB"
     return w, Explanation(
         "memory_gb.weights",
         w / GB,
         "GB",
-        f"{fmt(model.params)} params × {fmt(b, 4)} B ({precision}) = {fmt(w / GB)} GB",
-        "bytes per parameter by precision; int4/int8 weight-only with an fp16 scale per "
-        "group of 128 (AWQ, Lin et al. 2023)",
+        text,
+        src,
+        [
+            Operand("dense", dense, "params"),
+            Operand("dense_bytes", b, "B"),
+            Operand("experts", experts, "params"),
+            Operand("expert_bytes", eb, "B"),
+            Operand("gb", GB, "B/GB"),
+        ],
+        "(dense * dense_bytes + experts * expert_bytes) / gb",
     )
 
 

@@ -12,6 +12,7 @@ from dataclasses import asdict, replace
 from typing import Any
 
 from app.engine.costs import (
+    HOURS_PER_MONTH,
     CostComparison,
     Usage,
     compare_costs,
@@ -20,12 +21,13 @@ from app.engine.costs import (
 )
 from app.engine.costs.formulas import utilization_break_evens
 from app.engine.costs.model import TCO_MONTHS, five_year_usage
-from app.engine.explain import Explanation
+from app.engine.explain import Explanation, Operand, money
 from app.engine.hardware import GpuSpec
 from app.engine.infra import Infra
 from app.engine.notices import Notice
 from app.engine.price_book import PriceBook
 from app.engine.schemas import EstimateRequest, InferenceOut
+from app.engine.units import fmt
 
 DAYS_PER_MONTH = 365.0 / 12
 DEFAULT_SERVICE_MONTHS = 12  # inference runs as a service: price a year unless told
@@ -104,9 +106,12 @@ def utilization_pairs(cmp: CostComparison) -> list[dict[str, Any]]:
 
 
 def pricing_mode_for(req: EstimateRequest) -> str:
-    """ "capacity" for a service (inference), else "job" (training, a batch of images)."""
+    """ "capacity" for a service (inference, an image service with a target images/hour),
+    else "job" (training, a batch of images)."""
     if req.pricing_mode is not None:
         return req.pricing_mode
+    if req.task == "image" and req.images_per_hour is not None:
+        return "capacity"
     return "capacity" if req.task == "inference" else "job"
 
 
@@ -205,4 +210,52 @@ def price_plan(
         )
         block["cost_per_million_tokens"] = ex.value
         explain.append(ex)
+    block["cost_per_image"] = None
+    if inference is not None and inference.images_per_hour:
+        cheapest = job.option(job.cheapest)
+        ex = _cost_per_image(req, mode, cheapest.total, cheapest.monthly_rate, inference, util)
+        block["cost_per_image"] = ex.value
+        block["cost_of_images"] = ex.value * req.images
+        explain.append(ex)
     return block, warnings, explain
+
+
+def _cost_per_image(
+    req: EstimateRequest,
+    mode: str,
+    total: float,
+    monthly_rate: float | None,
+    inference: InferenceOut,
+    utilization: float,
+) -> Explanation:
+    """Money per image at the cheapest option: a batch's total over its images (a job is
+    priced by its duration), or a service's monthly cost over the images of a month."""
+    cur = req.currency
+    if mode == "job" or monthly_rate is None:
+        value = total / req.images
+        return Explanation(
+            "cost.per_image",
+            value,
+            f"{cur}/image",
+            f"{money(total, cur)} for the batch / {req.images:,} images = {money(value, cur, 4)}",
+            "the cheapest option's total for the batch's duration",
+            operands=[Operand("total", total, cur), Operand("images", req.images, "images")],
+            expression="total / images",
+        )
+    per_hour = inference.images_per_hour or 0.0
+    value = monthly_rate / (per_hour * HOURS_PER_MONTH * utilization)
+    return Explanation(
+        "cost.per_image",
+        value,
+        f"{cur}/image",
+        f"{money(monthly_rate, cur)} per month / ({fmt(per_hour)} images/h × 730 h × "
+        f"{fmt(utilization)}) = {money(value, cur, 4)}",
+        "the cheapest option's monthly rate; 730 h = 8,760 h / 12",
+        operands=[
+            Operand("monthly", monthly_rate, f"{cur}/month"),
+            Operand("images_per_hour", per_hour, "images/h"),
+            Operand("hours", HOURS_PER_MONTH, "h/month"),
+            Operand("utilization", utilization, ""),
+        ],
+        expression="monthly / (images_per_hour * hours * utilization)",
+    )

@@ -148,6 +148,14 @@ class EstimateRequest(BaseModel):
     images: int = Field(1_000, ge=1, le=1e9, description="Images to generate (task=image).")
     image_resolution: int = Field(1024, ge=256, le=4096, description="Image side, pixels.")
     image_steps: int = Field(30, ge=1, le=200, description="Diffusion steps per image.")
+    images_per_hour: float | None = Field(
+        None,
+        gt=0,
+        le=100_000_000,
+        description="Target images per hour for an image service (task=image): the planner "
+        "gives the GPUs that make them and prices the service by the month. Empty: a batch "
+        "of `images`, priced by its duration.",
+    )
     optimizer: Optimizer = "adamw"
     lora_rank: int = Field(16, ge=1, le=4_096)
     lora_targets: Literal["attention", "all_linear"] = "all_linear"
@@ -335,7 +343,23 @@ class InferenceOut:
     time_to_first_token_s: float
     cost_per_million_tokens: float | None
     replicas: int
-    images_per_hour: float | None = None
+    images_per_hour: Annotated[
+        float | None, Field(description="Images per hour of all the plan's GPUs (task=image).")
+    ] = None
+    images_per_hour_per_gpu: float | None = None
+    seconds_per_image: Annotated[
+        float | None, Field(description="Seconds one GPU spends on one image (task=image).")
+    ] = None
+    batch_hours: Annotated[
+        float | None, Field(description="Hours the plan's GPUs take for `images` images.")
+    ] = None
+    cost_per_image: Annotated[
+        float | None,
+        Field(description="Money per image at the cheapest option, in the request's currency."),
+    ] = None
+    meets_images_per_hour: Annotated[
+        bool | None, Field(description="The GPUs make the target `images_per_hour` (if any).")
+    ] = None
     itl_s: float | None = None
     meets_slo: bool | None = None
     concurrency_per_replica: Annotated[

@@ -59,7 +59,7 @@ def _network_warnings(req: EstimateRequest, model: ModelSpec, plan: Plan, nodes:
                 "NVLink/NVSwitch server."
             )
         )
-    if nodes > 1 and plan.interconnect in ("pcie", "ethernet", "nvlink"):
+    if nodes > 1 and plan.interconnect in ("pcie", "ethernet", "nvlink") and req.task != "image":
         out.append(
             Notice(
                 "Multi-node training over plain Ethernet/PCIe: cross-node gradient sync needs "

@@ -22,9 +22,9 @@ from dataclasses import dataclass
 class ValidationRow:
     """One published run and the engine's prediction for it.
 
-    kind: "training" | "serving"; category: the band it belongs to ("H100-era pre-training",
-    "MoE", "fine-tuning", "decode, max load", …); metric: what is compared ("GPU-hours",
-    "days", "output tokens/s", "TTFT"); predicted/reported in `unit`; split: "fit" (rows the
+    kind: "training" | "serving" | "image"; category: the band it belongs to ("H100-era
+    pre-training", "MoE", "fine-tuning", "decode, max load", "SDXL images", …); metric: what
+    is compared ("GPU-hours", "days", "output tokens/s", "TTFT", "images/h per GPU"); predicted/reported in `unit`; split: "fit" (rows the
     defaults were chosen on) or "holdout"; source: the paper/page; quote: the words the
     figure was read from.
     """

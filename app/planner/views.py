@@ -87,6 +87,7 @@ DEFAULTS: Final[dict[str, str]] = {
     "images": "10000",
     "image_resolution": "1024",
     "image_steps": "30",
+    "images_per_hour": "",
     "gpu": "",
     "gpu_count": "",
     "zero_stage": "",
@@ -153,6 +154,11 @@ EXAMPLES: Final[tuple[tuple[str, str, dict[str, str]], ...]] = (
         N_("Image generation"),
         {"preset": "flux-1-dev", "task": "image", "deadline_days": ""},
     ),
+    (
+        "image-service",
+        N_("Image service, 2,000 images/h"),
+        {"preset": "sdxl", "task": "image", "deadline_days": "", "images_per_hour": "2000"},
+    ),
 )
 EXAMPLE_BY_KEY: Final = {k: v for k, _label, v in EXAMPLES}
 
@@ -180,6 +186,7 @@ FIELD_LABELS: Final = {
     "images": N_("Images to generate"),
     "image_resolution": N_("Image size (pixels)"),
     "image_steps": N_("Diffusion steps"),
+    "images_per_hour": N_("Target images per hour"),
     "gpu": N_("GPU"),
     "gpu_count": N_("GPU count"),
     "zero_stage": N_("ZeRO stage"),
@@ -226,6 +233,12 @@ FIGURE_NAMES: Final = {
     "inference.time_to_first_token_s": N_("Time to first token"),
     "inference.tokens_per_s_per_user": N_("Tokens/s per user"),
     "inference.itl_s": N_("Inter-token latency"),
+    "inference.flops_per_pass": N_("Compute per denoising pass"),
+    "inference.seconds_per_image": N_("Seconds per image"),
+    "inference.images_per_hour_per_gpu": N_("Images per hour per GPU"),
+    "inference.images_per_hour": N_("Images per hour"),
+    "inference.batch_hours": N_("Time for the batch"),
+    "cost.per_image": N_("Cost per image"),
 }
 
 
@@ -286,7 +299,14 @@ _INT_FIELDS: Final = (
     "term_months",
     "lora_rank",
 )
-_FLOAT_FIELDS: Final = ("tokens", "epochs", "dataset_gb", "deadline_days", "rent_months")
+_FLOAT_FIELDS: Final = (
+    "tokens",
+    "epochs",
+    "dataset_gb",
+    "deadline_days",
+    "rent_months",
+    "images_per_hour",
+)
 _ALIASES: Final = {
     "model": "model_source",
     "model.preset": "preset",
@@ -453,6 +473,31 @@ def serving_summary(req: EstimateRequest, resp: EstimateResponse) -> dict[str, A
     }
 
 
+def image_summary(req: EstimateRequest, resp: EstimateResponse) -> dict[str, Any] | None:
+    """The image-generation figures the results show (None for other tasks)."""
+    inf = resp.inference
+    if inf is None or req.task != "image" or inf.images_per_hour is None:
+        return None
+    cost = resp.cost or {}
+    return {
+        "images": req.images,
+        "resolution": req.image_resolution,
+        "steps": req.image_steps,
+        "target": req.images_per_hour,
+        "meets": inf.meets_images_per_hour,
+        "gpus": resp.gpu.count,
+        "per_gpu": inf.images_per_hour_per_gpu,
+        "total": inf.images_per_hour,
+        "seconds": inf.seconds_per_image,
+        "batch_hours": inf.batch_hours,
+        "per_image": cost.get("cost_per_image"),
+        "of_images": cost.get("cost_of_images"),
+        "currency": cost.get("currency", req.currency),
+        "service": req.images_per_hour is not None,
+        "band": inf.uncertainty,
+    }
+
+
 def explain_items(resp: EstimateResponse) -> list[dict[str, Any]]:
     out = []
     for i, e in enumerate(resp.explain):
@@ -520,6 +565,7 @@ def plan_page(
             "serving": figures.serving(resp, req),
         },
         serving=serving_summary(req, resp),
+        image=image_summary(req, resp),
         costs=costs_view.view(resp.cost, book, currency, utilization=req.utilization),
     )
     return ctx

@@ -17,7 +17,7 @@ class ValidationRowOut(BaseModel):
     """One published run beside the engine's prediction of it."""
 
     id: str
-    kind: Literal["training", "serving"]
+    kind: Literal["training", "serving", "image"]
     category: str
     model: str
     gpu: str
@@ -49,7 +49,7 @@ class ErrorSummaryOut(BaseModel):
 class CategorySummaryOut(BaseModel):
     """A category's error on all its rows and on the fit and held-out halves."""
 
-    kind: Literal["training", "serving"]
+    kind: Literal["training", "serving", "image"]
     category: str = Field(description="Empty for the summary of the whole kind.")
     all: ErrorSummaryOut | None
     fit: ErrorSummaryOut | None
@@ -61,6 +61,7 @@ class ValidationOut(BaseModel):
 
     training_runs: int
     serving_runs: int
+    image_runs: int
     rows: list[ValidationRowOut]
     categories: list[CategorySummaryOut]
     kinds: list[CategorySummaryOut]
@@ -95,8 +96,8 @@ def summary_out(c: service.CategorySummary) -> CategorySummaryOut:
 @router.get("/validation", response_model=ValidationOut)
 def get_validation(
     gpu: str | None = Query(None, description="Only runs on this GPU id."),
-    kind: Literal["training", "serving"] | None = Query(None),
-    task: Literal["pretrain", "finetune", "inference"] | None = Query(None),
+    kind: Literal["training", "serving", "image"] | None = Query(None),
+    task: Literal["pretrain", "finetune", "inference", "image"] | None = Query(None),
 ) -> ValidationOut:
     """Published runs with the engine's prediction, the error and source of each, by category."""
     rows = service.all_rows()
@@ -104,6 +105,7 @@ def get_validation(
     return ValidationOut(
         training_runs=sum(r.kind == "training" for r in rows),
         serving_runs=sum(r.kind == "serving" for r in rows),
+        image_runs=sum(r.kind == "image" for r in rows),
         rows=[row_out(r) for r in shown],
         categories=[summary_out(c) for c in service.category_summaries(rows)],
         kinds=[summary_out(c) for c in service.kind_summaries(rows)],

@@ -1,7 +1,7 @@
 """The validation tables: every published run the engine is checked against, and their errors.
 
-Two producers build the rows (`app.engine.training_validation`, `app.engine.serving_validation`);
-both are pure in the shipped data and cached, so a page or API call only filters and
+Three producers build the rows (`app.engine.training_validation`, `serving_validation`,
+`image_validation`); all are pure in the shipped data and cached, so a page or API call only filters and
 summarises. Summaries are per (kind, category) and per split: `fit` (the rows the engine's
 shared factors were chosen on), `holdout` (never used to choose anything) and all rows —
 the `all` figure is the band an estimate of that category carries (`app.engine.bands`).
@@ -12,18 +12,19 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from app.engine import serving_validation, training_validation
+from app.engine import image_validation, serving_validation, training_validation
 from app.engine.validation import ErrorSummary, ValidationRow, summarise
 from app.errors import Invalid
 from app.i18n import N_
 
-KINDS = ("training", "serving")
+KINDS = ("training", "serving", "image")
 SPLITS = ("all", "fit", "holdout")
 #: Task filters: each one the set of `ValidationRow.task` values it keeps.
 TASK_GROUPS: dict[str, tuple[str, ...]] = {
     "pretrain": ("pretrain",),
     "finetune": ("full_finetune", "lora", "qlora"),
     "inference": ("inference",),
+    "image": ("image",),
 }
 
 
@@ -37,8 +38,8 @@ class CategorySummary:
 
 
 def all_rows() -> list[ValidationRow]:
-    """Every published run of both tables: training first, then serving, in table order."""
-    return [*training_validation.rows(), *serving_validation.rows()]
+    """Every published run of the three tables: training, serving, image, in table order."""
+    return [*training_validation.rows(), *serving_validation.rows(), *image_validation.rows()]
 
 
 def gpus(rows: Iterable[ValidationRow]) -> list[str]:
@@ -60,9 +61,11 @@ def filter_rows(
     if gpu and gpu not in gpus(rows):
         raise Invalid(N_("No published run on this GPU."), field="gpu")
     if kind and kind not in KINDS:
-        raise Invalid(N_("Choose training or serving."), field="kind")
+        raise Invalid(N_("Choose training, serving or image generation."), field="kind")
     if task and task not in TASK_GROUPS:
-        raise Invalid(N_("Choose pre-training, fine-tuning or inference."), field="task")
+        raise Invalid(
+            N_("Choose pre-training, fine-tuning, inference or image generation."), field="task"
+        )
     keep = TASK_GROUPS.get(task or "")
     return [
         r

@@ -25,6 +25,8 @@ CATEGORY_LABELS: Final = {
     "decode-heavy max load": N_("decode-heavy max load"),
     "prefill-heavy": N_("prefill-heavy"),
     "single user latency": N_("single user latency"),
+    "SDXL images": N_("SDXL images"),
+    "FLUX images": N_("FLUX images"),
 }
 METRIC_LABELS: Final = {
     "GPU-hours": N_("GPU-hours"),
@@ -37,6 +39,7 @@ METRIC_LABELS: Final = {
     "TTFT": N_("time to first token"),
     "ITL": N_("inter-token latency"),
     "request latency": N_("request latency"),
+    "images/h per GPU": N_("images/h per GPU"),
 }
 TASK_LABELS: Final = {
     "pretrain": N_("Pre-training"),
@@ -44,12 +47,18 @@ TASK_LABELS: Final = {
     "lora": N_("LoRA fine-tuning"),
     "qlora": N_("QLoRA fine-tuning (4-bit base)"),
     "inference": N_("Inference (serving)"),
+    "image": N_("Image generation"),
 }
-KIND_OPTIONS: Final = (("training", N_("Training")), ("serving", N_("Serving")))
+KIND_OPTIONS: Final = (
+    ("training", N_("Training")),
+    ("serving", N_("Serving")),
+    ("image", N_("Image generation")),
+)
 TASK_OPTIONS: Final = (
     ("pretrain", N_("Pre-training")),
     ("finetune", N_("Fine-tuning")),
     ("inference", N_("Inference (serving)")),
+    ("image", N_("Image generation")),
 )
 SPLIT_LABELS: Final = {"fit": N_("fit"), "holdout": N_("held out")}
 
@@ -127,6 +136,7 @@ def validation_page(params: Mapping[str, str]) -> dict[str, Any]:
         "total": len(rows),
         "training_runs": sum(r.kind == "training" for r in rows),
         "serving_runs": sum(r.kind == "serving" for r in rows),
+        "image_runs": sum(r.kind == "image" for r in rows),
         "scatter": figures.validation(points),
         "categories": service.category_summaries(rows),
         "kinds": service.kind_summaries(rows),

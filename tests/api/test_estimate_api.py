@@ -105,6 +105,26 @@ def test_inference_block(client: TestClient) -> None:
             ["body", "model", "hf_config"],
             "model_type",
         ),
+        (
+            {"model": {"preset": "sdxl"}, "task": "image", "images_per_hour": 0},
+            ["body", "images_per_hour"],
+            "greater than 0",
+        ),
+        (
+            {"model": {"preset": "sdxl"}, "task": "image", "images_per_hour": 1e9},
+            ["body", "images_per_hour"],
+            "less than or equal to 100000000",
+        ),
+        (
+            {"model": {"preset": "flux-1-dev"}, "task": "image", "image_steps": 0},
+            ["body", "image_steps"],
+            "greater than or equal to 1",
+        ),
+        (
+            {"model": {"preset": "flux-1-dev"}, "task": "image", "image_resolution": 8192},
+            ["body", "image_resolution"],
+            "less than or equal to 4096",
+        ),
     ],
 )
 def test_bad_input_is_a_422_naming_the_field(
@@ -188,3 +208,21 @@ def test_fuzzed_requests_never_500(
     body = {"model": {"preset": preset}, "task": task, field: value}
     r = client.post("/api/v1/estimate", json=body)
     assert r.status_code in (200, 422), (body, r.text)
+
+
+def test_image_service_over_the_api(client: TestClient) -> None:
+    """A target images/hour gives GPUs, the rate per GPU and the batch's hours (issue 12)."""
+    r = client.post(
+        "/api/v1/estimate",
+        json={"model": {"preset": "sdxl"}, "task": "image", "images_per_hour": 20000,
+              "images": 100000, "gpu": "h100-sxm-80gb"},
+    )  # fmt: skip
+    assert r.status_code == 200, r.text
+    inf = r.json()["inference"]
+    # SDXL 30 steps × 2 passes × 6.711e12 FLOP / (989e12 × 0.51) = 0.798 s → 4,509 images/h
+    # a GPU; 20,000 / 4,509 → 5 GPUs; 100,000 images × 0.798 s / 5 / 3,600 = 4.4 h.
+    assert r.json()["gpu"]["count"] == 5
+    assert inf["images_per_hour_per_gpu"] == pytest.approx(4509, rel=1e-3)
+    assert inf["batch_hours"] == pytest.approx(100000 * 0.7983 / 5 / 3600, rel=1e-3)
+    assert inf["meets_images_per_hour"] is True
+    assert inf["uncertainty"]["runs"] >= 12

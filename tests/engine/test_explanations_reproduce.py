@@ -95,6 +95,47 @@ def test_every_figure_of_every_response_reproduces() -> None:
     assert checked >= 500 * 9
 
 
+IMAGE_GRID: tuple[dict[str, Any], ...] = tuple(
+    {"model": {"preset": preset}, "task": "image", "gpu": gpu, **pins}
+    for preset in ("sdxl", "flux-1-dev")
+    for gpu in ("h100-sxm-80gb", "a100-sxm-80gb", "l40s-48gb", "rtx-4090-24gb", "mi300x-192gb")
+    for pins in (
+        {},
+        {"images": 250_000, "deadline_days": 1},
+        {"images_per_hour": 5000},
+        {"images_per_hour": 5000, "gpu_count": 2},
+        {"image_resolution": 2048, "image_steps": 4},
+        {"image_resolution": 512, "image_steps": 50, "images_per_hour": 700, "deadline_days": 2},
+    )
+)
+IMAGE_FIGURES = (
+    "inference.flops_per_pass",
+    "inference.seconds_per_image",
+    "inference.images_per_hour_per_gpu",
+    "inference.images_per_hour",
+    "inference.batch_hours",
+    "gpu.count",
+    "cost.per_image",
+)
+
+
+def test_every_image_figure_reproduces() -> None:
+    """Image plans (batch and service, pinned or not): each figure from its own operands."""
+    from app.catalog.shipped import shipped_price_book
+
+    prices = shipped_price_book()
+    for body in IMAGE_GRID:
+        resp = estimate(EstimateRequest(**body), prices=prices, search_all=False)
+        seen = set()
+        for e in resp.explain:
+            if e.figure in IMAGE_FIGURES:
+                assert e.expression, f"{e.figure} has no expression ({body})"
+                _check(e)
+                seen.add(e.figure)
+        missing = set(IMAGE_FIGURES) - seen - ({"cost.per_image"} if resp.cost is None else set())
+        assert not missing, (body, missing)
+
+
 def test_llama_2_70b_on_2048_a100_days_add_up() -> None:
     # The issue's example: days must be exactly FLOPs / (n × peak × MFU × goodput) / 86,400.
     r = estimate(

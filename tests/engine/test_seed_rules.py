@@ -22,6 +22,7 @@ GIB = 2**30
         ("llama-2-13b", "lora", {"seq_len": 2048}, "single_gpu"),
         ("llama-2-7b", "inference", {"concurrency": 32}, "single_gpu"),
         ("sdxl", "image", {}, "single_gpu"),
+        ("flux-1-dev", "image", {"deadline_days": None}, "single_gpu"),
         # T1 multi-GPU NVLink: 13B full-parameter, 70B LoRA
         ("llama-2-13b", "full_finetune", {"seq_len": 2048}, "multi_gpu"),
         ("llama-2-70b", "lora", {"seq_len": 2048}, "multi_gpu"),

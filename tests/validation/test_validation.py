@@ -67,7 +67,7 @@ def test_api_summaries_are_median_and_worst_of_each_split(web: TestClient) -> No
         assert c["all"]["worst_pct"] == approx(math.exp(errors[-1]) - 1)
         held = [r for r in mine if r["split"] == "holdout"]
         assert (c["holdout"] or {"runs": 0})["runs"] == len(held)
-    assert [k["kind"] for k in body["kinds"]] == ["training", "serving"]
+    assert [k["kind"] for k in body["kinds"]] == ["training", "serving", "image"]
     assert body["kinds"][0]["all"]["runs"] == body["training_runs"]
 
 

@@ -120,7 +120,7 @@ def test_pasted_config_json(web: TestClient) -> None:
 
 
 @pytest.mark.parametrize(
-    "example", ["8b-lora", "13b-full", "70b-lora", "70b-full", "7b-chat", "images"]
+    "example", ["8b-lora", "13b-full", "70b-lora", "70b-full", "7b-chat", "images", "image-service"]
 )
 def test_examples(web: TestClient, example: str) -> None:
     r = web.get(f"/plan?example={example}", headers=htmx())
