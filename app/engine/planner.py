@@ -253,10 +253,13 @@ def _degrees(job: TrainingJob, per_node: int, pins: Pins) -> tuple[tuple[int, in
 
 def virtual_stages(layers: int, pp: int, micro_batches: int) -> int:
     """Interleaved virtual stages per GPU (1 = plain 1F1B): the v of `_VPP_DEGREES` with the
-    best bubble × stage balance, when micro-batches are a multiple of p (Megatron-LM's
-    interleaved schedule requires it). Layers need not split evenly (Llama 3 §3.3.2 trims the
-    first and last stages); the busiest chunk then sets the pace (`compute.stage_balance`)."""
-    if pp <= 1 or micro_batches % pp:
+    best bubble × stage balance. Any number of micro-batches: Llama 3 §3.3.2 lifts the
+    depth-first schedule's "divisible by the number of pipeline stages" constraint ("we
+    modify our pipeline schedule ... which allows setting N flexibly ... which can run an
+    arbitrary number of micro-batches in each batch"), with the bubble (PP − 1)/N of the
+    interleaved schedule. Layers need not split evenly (the same section trims the first and
+    last stages); the busiest chunk then sets the pace (`compute.stage_balance`)."""
+    if pp <= 1:
         return 1
     best, best_eff = (
         1,
