@@ -254,8 +254,20 @@ def mfu_factors(
     """The named factors whose product is the default MFU of one layout (see module doc).
 
     The planner and the explanation both call this: the MFU a plan reports and the product
-    its explanation shows are the same multiplication.
+    its explanation shows are the same multiplication. It is `base_factors` (what the GPU,
+    model, precision and task fix) followed by `layout_factors` (what the layout and count
+    add); the planner computes the first once per GPU type.
     """
+    return base_factors(gpu=gpu, model=model, precision=precision, task=task) + layout_factors(
+        model=model, task=task, gpus=gpus, nodes=nodes, interconnect=interconnect, tp=tp,
+        pp=pp, vpp=vpp, micro_batches=micro_batches, zero_stage=zero_stage, dp=dp,
+        recompute=recompute,
+    )  # fmt: skip
+
+
+def base_factors(*, gpu: GpuSpec, model: ModelSpec, precision: str, task: str) -> list[Factor]:
+    """The MFU factors no layout or GPU count changes: GEMM share, software, memory-bound
+    share, FP8 and NF4 dequantisation."""
     f = [
         Factor("matmul_share", MATMUL_SHARE),
         Factor("software", SOFTWARE_EFFICIENCY),
@@ -268,6 +280,27 @@ def mfu_factors(
         f.append(Factor("fp8_share", FP8_SHARE))
     if task == "qlora":
         f.append(Factor("nf4_dequant", NF4_DEQUANT_EFFICIENCY))
+    return f
+
+
+def layout_factors(
+    *,
+    model: ModelSpec,
+    task: str,
+    gpus: int,
+    nodes: int,
+    interconnect: str,
+    tp: int = 1,
+    pp: int = 1,
+    vpp: int = 1,
+    micro_batches: int = 1,
+    zero_stage: int = 0,
+    dp: int = 1,
+    recompute: str = "selective",
+) -> list[Factor]:
+    """The MFU factors of one layout on `gpus` GPUs: recomputation, TP, pipeline bubble,
+    ZeRO-3, MoE, links and scale (in the order `mfu_factors` multiplies them)."""
+    f: list[Factor] = []
     if recompute == "full":
         share = LORA_FULL_RECOMPUTE_SHARE if task in ("lora", "qlora") else FULL_RECOMPUTE_SHARE
         f.append(Factor("recompute", share))
@@ -280,6 +313,9 @@ def mfu_factors(
                 pipeline_factor(pp, vpp, micro_batches),
             )
         )
+        balance = stage_balance(model.layers, pp, vpp)
+        if balance < 1.0:  # the planner ranks layouts with it too: one figure, one formula
+            f.append(Factor("stage_balance", balance))
     if zero_stage == 3 and dp > 1:
         z3 = ZERO3_EFFICIENCY if nodes == 1 else ZERO3_CROSS_NODE_EFFICIENCY
         f.append(Factor("zero3", z3))
@@ -302,6 +338,55 @@ def mfu_factors(
         if sc < 1:
             f.append(Factor("scale", sc))
     return f
+
+
+def layout_value(
+    start: float,
+    *,
+    model: ModelSpec,
+    task: str,
+    gpus: int,
+    nodes: int,
+    interconnect: str,
+    tp: int = 1,
+    pp: int = 1,
+    vpp: int = 1,
+    micro_batches: int = 1,
+    zero_stage: int = 0,
+    dp: int = 1,
+    recompute: str = "selective",
+) -> float:
+    """`start` × the product of `layout_factors`, multiplied in the same order (so with
+    `start` = the base factors' product it equals `product(mfu_factors(...))` to the last
+    bit), without naming them: the planner's walk decides by it."""
+    v = start
+    if recompute == "full":
+        v *= LORA_FULL_RECOMPUTE_SHARE if task in ("lora", "qlora") else FULL_RECOMPUTE_SHARE
+    if tp > 1:
+        v *= TP_EFFICIENCY ** math.log2(tp)
+    if pp > 1:
+        v *= pipeline_factor(pp, vpp, micro_batches)
+        balance = stage_balance(model.layers, pp, vpp)
+        if balance < 1.0:
+            v *= balance
+    if zero_stage == 3 and dp > 1:
+        v *= ZERO3_EFFICIENCY if nodes == 1 else ZERO3_CROSS_NODE_EFFICIENCY
+    if model.is_moe and gpus > 1:
+        v *= MOE_ALL_TO_ALL_CROSS_NODE if nodes > 1 else MOE_ALL_TO_ALL_NVLINK
+        v *= MOE_IMBALANCE
+    if gpus > 1:
+        if interconnect == "pcie" and nodes == 1:
+            big = model.params >= 13e9 and task in ("pretrain", "full_finetune")
+            v *= NVLINK_EFFICIENCY * (PCIE_PENALTY if big else PCIE_SMALL_JOB_PENALTY)
+        else:
+            v *= NVLINK_EFFICIENCY
+        if nodes > 1:
+            fabric = interconnect if interconnect in FABRIC_EFFICIENCY else "infiniband"
+            v *= FABRIC_EFFICIENCY[fabric]
+        sc = scale_factor(gpus)
+        if sc < 1:
+            v *= sc
+    return v
 
 
 def product(factors: Sequence[Factor]) -> float:
