@@ -143,10 +143,19 @@ def rows() -> tuple[ValidationRow, ...]:
                 source=str(run.get("source", "")),
                 quote=str(run.get("quote", "")),
                 split=run.get("split", "holdout"),
-                notes=str(run.get("notes", "")),
+                notes=_notes(run),
             )
         )
     return tuple(out)
+
+
+def _notes(run: dict[str, Any]) -> str:
+    """The row's notes, then which layout choices were pinned from the source and its words."""
+    notes = str(run.get("notes", ""))
+    pinned = [f"{k} {run[k]}" for k in ("tp", "pp", "recompute", "zero_stage") if k in run]
+    if run.get("layout_quote"):
+        notes += f" Pinned from the source: {', '.join(pinned)}. {run['layout_quote']}"
+    return notes.strip()
 
 
 def unpredictable() -> list[str]:
