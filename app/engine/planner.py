@@ -10,6 +10,14 @@ ladder (`COUNTS`, the scaling curve's points), then bisects whole nodes between 
 count that misses and the first that meets (memory for the minimum, the deadline after it), so
 the chosen count is the smallest one that works with the count one node smaller failing.
 Tier follows T1 from the chosen count.
+
+Speed (a search over every GPU type, cold, is benchmarked in benchmarks/bench_engine.py):
+what a job shares across counts and GPU types is computed once (`_JobTerms`); a count's
+layouts are visited lazily, cheapest first, and a memory lower bound rejects counts no layout
+fits (`_Ranked`); the walk decides by light (days, rate) points and builds full candidates
+only for the counts a response shows; the bisection skips counts a peak-FLOPs bound rules out
+(`_Walk.days_floor`). tests/engine/test_planner_search.py holds the result equal to a
+brute-force scan of every allowed count.
 """
 
 from __future__ import annotations
@@ -486,7 +494,13 @@ class _OnGpu:
         self.job, self.gpu, self.pins = job, gpu, pins
         # the MFU factors no count or layout changes, and their product (in order)
         self.base = tuple(
-            compute.base_factors(gpu=gpu, model=job.model, precision=job.precision, task=job.task)
+            compute.base_factors(
+                gpu=gpu,
+                model=job.model,
+                precision=job.precision,
+                task=job.task,
+                micro_tokens=job.seq_len * job.micro_batch,
+            )
         )
         self.base_value = compute.product(self.base)
         self.terms = _terms(job)
