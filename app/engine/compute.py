@@ -39,7 +39,7 @@ MATMUL_SHARE = 0.80
 # step, kernel launches, data loading, host sync. Chosen on the `fit` half of the validation
 # table (app/data/validation/training_runs.yaml) by scripts/fit_training_factors.py, never
 # per run.
-SOFTWARE_EFFICIENCY = 0.80
+SOFTWARE_EFFICIENCY = 0.85
 # Memory-bound share of a layer (roofline, Williams et al. 2009): per token a layer does
 # ≈72·h² GEMM FLOPs (forward + backward of 12·h² parameters) and moves ≈β·h bytes through
 # norms, residuals, activation functions and RoPE (Korthikanti et al. 2022 count 34·h bytes of
@@ -47,9 +47,9 @@ SOFTWARE_EFFICIENCY = 0.80
 # Time ratio = (β·h / BW) / (72·h² / (peak · MATMUL_SHARE)) = κ · (peak / BW) / h, so a GPU with
 # more FLOPs per byte of HBM (H100 295, A100-80GB 153) needs a wider model to stay busy.
 # The fused-kernel count above gives κ = 4·34·0.8/72 ≈ 1.5; the fit half of the validation
-# table (scripts/fit_training_factors.py, same grid as SOFTWARE_EFFICIENCY) chooses 5.0, i.e.
-# about 3× that traffic — unfused norms, dropout, casts and the optimizer's own passes.
-MEMORY_BOUND_KAPPA = 5.0
+# table (scripts/fit_training_factors.py, same grid as SOFTWARE_EFFICIENCY) chooses 6.0, i.e.
+# about 4× that traffic — unfused norms, dropout, casts and the optimizer's own passes.
+MEMORY_BOUND_KAPPA = 6.0
 # Hopper FP8 reaches a smaller share of its doubled peak: MAMF 1,403 of 1,979 TFLOPS (71%)
 # against 80% in BF16 (stas00/ml-engineering).
 FP8_SHARE = 0.71 / 0.80
@@ -84,9 +84,15 @@ FABRIC_EFFICIENCY: dict[str, float] = {"infiniband": 0.95, "roce": 0.95 * 0.90, 
 MOE_ALL_TO_ALL_CROSS_NODE = 1.0 / 1.5
 MOE_ALL_TO_ALL_NVLINK = 1.0 / (1.0 + 0.5 / 9)
 MOE_IMBALANCE = 1.0 / 1.125
-# NF4 weights are dequantised to bf16 before every GEMM; QLoRA steps run ≈30% slower than
-# 16-bit LoRA (Dettmers et al. 2023, §4).
-NF4_DEQUANT_EFFICIENCY = 0.7
+# QLoRA stores the frozen base in 4-bit NormalFloat and dequantises it to bf16 for every GEMM
+# (Dettmers et al. 2023, §3: "we dequantize the storage data type to the computation data type
+# to perform the forward and backward pass"). Roofline (Williams et al. 2009): per pass each
+# base weight is read in NF4 (0.5 B), written and read back in bf16 (2 + 2 B) — 4.5 bytes at
+# HBM bandwidth — while its GEMM does 2 FLOPs per token of the micro-batch at the GEMM rate.
+# Time ratio = (4.5 / BW) / (2 · tokens / (peak · MATMUL_SHARE)): a cost per step that the
+# micro-batch's tokens amortise (torchtune measures Llama 3.2 3B QLoRA at 8,035 tokens/s
+# against LoRA's 8,210 on one A100 with 2 × 4,096-token micro-batches: −2%).
+NF4_BYTES_PER_PARAM_PASS = 0.5 + 2.0 + 2.0
 BASE_SOURCE = (
     "MAMF (stas00/ml-engineering: H100 BF16 794.5 of 989 TFLOPS = 0.80; FP8 0.71); "
     "roofline memory-bound share κ·(peak/bandwidth)/h (Williams et al. 2009; Korthikanti et "
@@ -151,7 +157,7 @@ def memory_bound_factor(gpu: GpuSpec, model: ModelSpec, precision: str) -> float
     """1 / (1 + κ · (peak / HBM bandwidth) / h): the GEMM share of a layer's time.
 
     peak in FLOP/s (FP8 when it computes in FP8), bandwidth in byte/s, h the hidden size.
-    H100 (295 FLOP/B) at h = 2,048: 0.73; A100-80GB (153 FLOP/B) at h = 8,192: 0.97.
+    With κ = 6: H100 (295 FLOP/B) at h = 2,048: 0.54; A100-80GB (153 FLOP/B) at h = 8,192: 0.90.
     """
     ratio = gpu.peak_tflops(precision) * 1e12 / (gpu.bandwidth_gbs * 1e9)
     return 1.0 / (1.0 + MEMORY_BOUND_KAPPA * ratio / model.hidden)
@@ -219,7 +225,7 @@ FACTOR_LABELS: dict[str, str] = {
     "software": "software efficiency",
     "memory_bound": "GEMM share of a layer, h={h} on {ratio:.0f} FLOP/B",
     "fp8_share": "FP8 GEMM share",
-    "nf4_dequant": "NF4 dequantisation",
+    "nf4_dequant": "NF4 dequantisation, 4.5 B/param per pass over {micro_tokens:,} tokens",
     "recompute": "full recomputation (one extra forward)",
     "tensor_parallel": "TP {tp}",
     "pipeline": "bubble 1/(1 + (p−1)/(v·m)), p={pp}, v={vpp}, m={m}",
@@ -250,12 +256,39 @@ def mfu_factors(
     zero_stage: int = 0,
     dp: int = 1,
     recompute: str = "selective",
+    micro_tokens: int,
 ) -> list[Factor]:
     """The named factors whose product is the default MFU of one layout (see module doc).
 
     The planner and the explanation both call this: the MFU a plan reports and the product
-    its explanation shows are the same multiplication.
+    its explanation shows are the same multiplication. It is `base_factors` (what the GPU,
+    model, precision and task fix) followed by `layout_factors` (what the layout and count
+    add); the planner computes the first once per GPU type.
     """
+    base = base_factors(
+        gpu=gpu, model=model, precision=precision, task=task, micro_tokens=micro_tokens
+    )
+    return base + layout_factors(
+        model=model, task=task, gpus=gpus, nodes=nodes, interconnect=interconnect, tp=tp,
+        pp=pp, vpp=vpp, micro_batches=micro_batches, zero_stage=zero_stage, dp=dp,
+        recompute=recompute,
+    )  # fmt: skip
+
+
+def nf4_dequant_factor(gpu: GpuSpec, precision: str, micro_tokens: int) -> float:
+    """1 / (1 + 4.5 B · (peak · MATMUL_SHARE / BW) / (2 · tokens)): the GEMM share of a QLoRA
+    pass when each NF4 weight is dequantised once per micro-batch of `micro_tokens` tokens.
+
+    A100-80GB (153 FLOP/B) with 8,192 tokens: 0.97; with 512 tokens: 0.65."""
+    ratio = gpu.peak_tflops(precision) * 1e12 * MATMUL_SHARE / (gpu.bandwidth_gbs * 1e9)
+    return 1.0 / (1.0 + NF4_BYTES_PER_PARAM_PASS * ratio / (2.0 * max(1, micro_tokens)))
+
+
+def base_factors(
+    *, gpu: GpuSpec, model: ModelSpec, precision: str, task: str, micro_tokens: int
+) -> list[Factor]:
+    """The MFU factors no layout or GPU count changes: GEMM share, software, memory-bound
+    share, FP8 and NF4 dequantisation (`micro_tokens`: tokens per micro-batch)."""
     f = [
         Factor("matmul_share", MATMUL_SHARE),
         Factor("software", SOFTWARE_EFFICIENCY),
@@ -267,7 +300,28 @@ def mfu_factors(
     if precision == "fp8" and gpu.fp8_tflops:
         f.append(Factor("fp8_share", FP8_SHARE))
     if task == "qlora":
-        f.append(Factor("nf4_dequant", NF4_DEQUANT_EFFICIENCY))
+        f.append(Factor("nf4_dequant", nf4_dequant_factor(gpu, precision, micro_tokens)))
+    return f
+
+
+def layout_factors(
+    *,
+    model: ModelSpec,
+    task: str,
+    gpus: int,
+    nodes: int,
+    interconnect: str,
+    tp: int = 1,
+    pp: int = 1,
+    vpp: int = 1,
+    micro_batches: int = 1,
+    zero_stage: int = 0,
+    dp: int = 1,
+    recompute: str = "selective",
+) -> list[Factor]:
+    """The MFU factors of one layout on `gpus` GPUs: recomputation, TP, pipeline bubble,
+    ZeRO-3, MoE, links and scale (in the order `mfu_factors` multiplies them)."""
+    f: list[Factor] = []
     if recompute == "full":
         share = LORA_FULL_RECOMPUTE_SHARE if task in ("lora", "qlora") else FULL_RECOMPUTE_SHARE
         f.append(Factor("recompute", share))
@@ -280,6 +334,9 @@ def mfu_factors(
                 pipeline_factor(pp, vpp, micro_batches),
             )
         )
+        balance = stage_balance(model.layers, pp, vpp)
+        if balance < 1.0:  # the planner ranks layouts with it too: one figure, one formula
+            f.append(Factor("stage_balance", balance))
     if zero_stage == 3 and dp > 1:
         z3 = ZERO3_EFFICIENCY if nodes == 1 else ZERO3_CROSS_NODE_EFFICIENCY
         f.append(Factor("zero3", z3))
@@ -302,6 +359,55 @@ def mfu_factors(
         if sc < 1:
             f.append(Factor("scale", sc))
     return f
+
+
+def layout_value(
+    start: float,
+    *,
+    model: ModelSpec,
+    task: str,
+    gpus: int,
+    nodes: int,
+    interconnect: str,
+    tp: int = 1,
+    pp: int = 1,
+    vpp: int = 1,
+    micro_batches: int = 1,
+    zero_stage: int = 0,
+    dp: int = 1,
+    recompute: str = "selective",
+) -> float:
+    """`start` × the product of `layout_factors`, multiplied in the same order (so with
+    `start` = the base factors' product it equals `product(mfu_factors(...))` to the last
+    bit), without naming them: the planner's walk decides by it."""
+    v = start
+    if recompute == "full":
+        v *= LORA_FULL_RECOMPUTE_SHARE if task in ("lora", "qlora") else FULL_RECOMPUTE_SHARE
+    if tp > 1:
+        v *= TP_EFFICIENCY ** math.log2(tp)
+    if pp > 1:
+        v *= pipeline_factor(pp, vpp, micro_batches)
+        balance = stage_balance(model.layers, pp, vpp)
+        if balance < 1.0:
+            v *= balance
+    if zero_stage == 3 and dp > 1:
+        v *= ZERO3_EFFICIENCY if nodes == 1 else ZERO3_CROSS_NODE_EFFICIENCY
+    if model.is_moe and gpus > 1:
+        v *= MOE_ALL_TO_ALL_CROSS_NODE if nodes > 1 else MOE_ALL_TO_ALL_NVLINK
+        v *= MOE_IMBALANCE
+    if gpus > 1:
+        if interconnect == "pcie" and nodes == 1:
+            big = model.params >= 13e9 and task in ("pretrain", "full_finetune")
+            v *= NVLINK_EFFICIENCY * (PCIE_PENALTY if big else PCIE_SMALL_JOB_PENALTY)
+        else:
+            v *= NVLINK_EFFICIENCY
+        if nodes > 1:
+            fabric = interconnect if interconnect in FABRIC_EFFICIENCY else "infiniband"
+            v *= FABRIC_EFFICIENCY[fabric]
+        sc = scale_factor(gpus)
+        if sc < 1:
+            v *= sc
+    return v
 
 
 def product(factors: Sequence[Factor]) -> float:

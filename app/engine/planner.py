@@ -10,16 +10,26 @@ ladder (`COUNTS`, the scaling curve's points), then bisects whole nodes between 
 count that misses and the first that meets (memory for the minimum, the deadline after it), so
 the chosen count is the smallest one that works with the count one node smaller failing.
 Tier follows T1 from the chosen count.
+
+Speed (a search over every GPU type, cold, is benchmarked in benchmarks/bench_engine.py):
+what a job shares across counts and GPU types is computed once (`_JobTerms`); a count's
+layouts are visited lazily, cheapest first, and a memory lower bound rejects counts no layout
+fits (`_Ranked`); the walk decides by light (days, rate) points and builds full candidates
+only for the counts a response shows; the bisection skips counts a peak-FLOPs bound rules out
+(`_Walk.days_floor`). tests/engine/test_planner_search.py holds the result equal to a
+brute-force scan of every allowed count.
 """
 
 from __future__ import annotations
 
+import heapq
 import math
 import threading
+from bisect import bisect_left
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
-from operator import attrgetter, itemgetter
+from operator import attrgetter
 from typing import NamedTuple
 
 from app.engine import compute
@@ -133,10 +143,16 @@ class _JobTerms:
     pipeline degree and the activations of each (tp, recomputation) pair.
     """
 
-    __slots__ = ("_act", "_degrees", "_ranked", "_share", "job")
+    __slots__ = ("_act", "_degrees", "_ranked", "_share", "classes", "job", "pipes")
 
     def __init__(self, job: TrainingJob) -> None:
         self.job = job
+        self.classes: dict[
+            tuple[int | None, str | None, bool], tuple[tuple[_Class, ...], tuple[_Class, ...]]
+        ] = {}
+        # (pp, micro-batches) -> (virtual stages, bubble × stage balance): the same for every
+        # count and tensor degree that gives that many micro-batches
+        self.pipes: dict[tuple[int, int], tuple[int, float]] = {}
         self._share: dict[int, float] = {}
         self._act: dict[tuple[int, str, int], float] = {}
         self._degrees: dict[tuple[int, Pins], tuple[tuple[int, int, float], ...]] = {}
@@ -150,7 +166,7 @@ class _JobTerms:
             degrees = self._degrees.get((per_node, pins))
             if degrees is None:
                 degrees = self._degrees[(per_node, pins)] = _degrees(self.job, per_node, pins)
-            options = _layouts(self.job, n, per_node, pins, degrees)
+            options = _layouts(self, n, per_node, pins, degrees)
             got = self._ranked[key] = _Ranked(self, n, options)
         return got
 
@@ -213,6 +229,21 @@ class _JobTerms:
         live = w + g + o + self.activations(t, recompute, micro)
         return live + self._overhead(live, gpus)
 
+    def floor_bytes(self, n: int, pairs: list[_Pair], classes: tuple[_Class, ...]) -> float:
+        """A lower bound on the most-loaded GPU's bytes over every layout of `n` GPUs.
+
+        Each state term is at least its replica bytes / n (t · p · d = n, and a pipeline
+        stage holds at least 1/p of the parameters), activations shrink with the tensor
+        degree, and the overhead grows with what is live: so when this bound exceeds a GPU's
+        memory no layout fits, and the count is rejected without sizing any layout.
+        """
+        job = self.job
+        t_max = max(x[2] for x in pairs)
+        rcs = {c[1] for c in classes}
+        act = min(self.activations(t_max, rc, job.micro_batch) for rc in rcs)
+        live = (job.weights + job.gradients + job.optimizer) / n + act
+        return live + self._overhead(live, n)
+
     @staticmethod
     def _overhead(live: float, gpus: int) -> float:
         nccl = NCCL_BUFFERS_GB if gpus > 1 else 0.0
@@ -232,11 +263,6 @@ def per_gpu_memory(job: TrainingJob, layout: Layout, gpus: int) -> Memory:
     )
 
 
-# (relative time, tp, pp, dp, ZeRO stage, recomputation, virtual stages, micro-batches per
-# pipeline) of one layout of n GPUs; relative time = 1 / the layout's MFU factors
-_Option = tuple[float, int, int, int, int, str, int, int]
-
-
 _TP_DEGREES = (1, 2, 4, 8)
 _PP_DEGREES = (1, 2, 4, 8, 16, 32, 64, 128)
 
@@ -253,10 +279,13 @@ def _degrees(job: TrainingJob, per_node: int, pins: Pins) -> tuple[tuple[int, in
 
 def virtual_stages(layers: int, pp: int, micro_batches: int) -> int:
     """Interleaved virtual stages per GPU (1 = plain 1F1B): the v of `_VPP_DEGREES` with the
-    best bubble × stage balance, when micro-batches are a multiple of p (Megatron-LM's
-    interleaved schedule requires it). Layers need not split evenly (Llama 3 §3.3.2 trims the
-    first and last stages); the busiest chunk then sets the pace (`compute.stage_balance`)."""
-    if pp <= 1 or micro_batches % pp:
+    best bubble × stage balance. Any number of micro-batches: Llama 3 §3.3.2 lifts the
+    depth-first schedule's "divisible by the number of pipeline stages" constraint ("we
+    modify our pipeline schedule ... which allows setting N flexibly ... which can run an
+    arbitrary number of micro-batches in each batch"), with the bubble (PP − 1)/N of the
+    interleaved schedule. Layers need not split evenly (the same section trims the first and
+    last stages); the busiest chunk then sets the pace (`compute.stage_balance`)."""
+    if pp <= 1:
         return 1
     best, best_eff = (
         1,
@@ -277,37 +306,73 @@ def micro_batches(job: TrainingJob, dp: int) -> int:
     return max(1, math.ceil(max(job.global_batch, per_step) / per_step))
 
 
+# (efficiency, generation index, tp, pp, dp, virtual stages, micro-batches per pipeline) of
+# one (tp, pp) pair of a count; a layout is a pair with one of the count's `_Class`es
+_Pair = tuple[float, int, int, int, int, int, int]
+# (ZeRO stage, recomputation, ZeRO efficiency, recomputation share) of a layout
+_Class = tuple[int, str, float, float]
+
+
 def _layouts(
-    job: TrainingJob, n: int, per_node: int, pins: Pins, degrees: tuple[tuple[int, int, float], ...]
-) -> list[_Option]:
-    """Every layout of `n` GPUs with its relative time, in a fixed order (ties keep it)."""
-    zero = pins.zero
-    rcs = _RECOMPUTE_CHOICES[pins.recompute]
-    micro, global_batch = job.micro_batch, job.global_batch
-    zero3 = ZERO3_EFFICIENCY if n <= per_node else ZERO3_CROSS_NODE_EFFICIENCY
+    terms: _JobTerms,
+    n: int,
+    per_node: int,
+    pins: Pins,
+    degrees: tuple[tuple[int, int, float], ...],
+) -> tuple[list[_Pair], tuple[_Class, ...], tuple[_Class, ...]]:
+    """The (tp, pp) pairs of `n` GPUs with their parallel efficiency, in a fixed order, and
+    the (ZeRO, recomputation) classes every pair combines with (with dp > 1, with dp = 1).
+
+    A layout's relative time is 1 / (pair efficiency × ZeRO efficiency × recomputation
+    share); `_Ranked` visits the layouts cheapest first without materialising all of them.
+    """
+    job = terms.job
+    micro, global_batch, pinned = job.micro_batch, job.global_batch, job.batch_pinned
     layers = job.model.layers
-    lora = job.task in ("lora", "qlora")
-    out: list[_Option] = []
+    pipes = terms.pipes
+    pairs: list[_Pair] = []
     for t, p, tp_eff in degrees:
         if n % (t * p):
             continue
         d = n // (t * p)
-        if job.batch_pinned and d * micro > global_batch:
+        per_step = d * micro
+        if pinned and per_step > global_batch:
             continue  # more data-parallel ranks than sequences in a step
-        m = micro_batches(job, d)
-        v = virtual_stages(layers, p, m)
-        eff = tp_eff * compute.pipeline_factor(p, v, m) * compute.stage_balance(layers, p, v)
-        zs = (zero,) if zero is not None else ((0,) if d == 1 else (1, 2, 3))
-        for rc in rcs:
-            rc_share = 1.0
-            if rc == "full":
-                rc_share = (
-                    compute.LORA_FULL_RECOMPUTE_SHARE if lora else compute.FULL_RECOMPUTE_SHARE
-                )
-            for z in zs:
-                z_eff = zero3 if z == 3 and d > 1 else 1.0
-                out.append((1.0 / (eff * z_eff * rc_share), t, p, d, z, rc, v, m))
-    return out
+        m = -(-global_batch // per_step) if global_batch > per_step else 1  # micro_batches()
+        got = pipes.get((p, m))
+        if got is None:
+            v = virtual_stages(layers, p, m)
+            got = pipes[(p, m)] = (
+                v,
+                compute.pipeline_factor(p, v, m) * compute.stage_balance(layers, p, v),
+            )
+        pairs.append((tp_eff * got[1], len(pairs), t, p, d, got[0], m))
+    key = (pins.zero, pins.recompute, n <= per_node)
+    classes = terms.classes.get(key)
+    if classes is None:
+        classes = terms.classes[key] = _classes(job, pins, n <= per_node)
+    return pairs, classes[0], classes[1]
+
+
+def _classes(
+    job: TrainingJob, pins: Pins, one_node: bool
+) -> tuple[tuple[_Class, ...], tuple[_Class, ...]]:
+    """The (ZeRO, recomputation) classes a pair combines with: (with dp > 1, with dp = 1),
+    in generation order (recomputation, then ZeRO stage)."""
+    zero = pins.zero
+    zero3 = ZERO3_EFFICIENCY if one_node else ZERO3_CROSS_NODE_EFFICIENCY
+    lora = job.task in ("lora", "qlora")
+    full = compute.LORA_FULL_RECOMPUTE_SHARE if lora else compute.FULL_RECOMPUTE_SHARE
+    shares = [(rc, full if rc == "full" else 1.0) for rc in _RECOMPUTE_CHOICES[pins.recompute]]
+    many = tuple(
+        (z, rc, zero3 if z == 3 else 1.0, share)
+        for rc, share in shares
+        for z in ((zero,) if zero is not None else (1, 2, 3))
+    )
+    one = tuple(
+        (z, rc, 1.0, share) for rc, share in shares for z in ((zero,) if zero is not None else (0,))
+    )
+    return many, one
 
 
 # recomputation modes to try: the pinned one, else selective then full
@@ -323,40 +388,121 @@ class _Ranked:
     Independent of which GPU type runs them (only the memory cap differs), so a search over
     every GPU type ranks each count once and sizes a layout's memory at most once.
 
-    Shared between requests (the job memo), so it is safe under threads: a slot of `mem` is
-    filled by one assignment, and two threads that size the same layout write the same bytes.
+    The order is that of a stable sort of every (pair, class) layout by relative time
+    1 / (pair efficiency × ZeRO efficiency × recomputation share), ties in generation order
+    (pair, then class). It is walked lazily, as a merge of one stream per class (pairs most
+    efficient first), and only the layouts that need less memory than every cheaper one are
+    kept (`records`, memory strictly falling): the first layout that fits a cap is the first
+    record that does, so each GPU type finds its layout by bisecting the records, and the
+    walk goes on only when none fits yet. A count that no layout can fit is rejected by a
+    lower bound on its memory (`_JobTerms.floor_bytes`) before any layout is sized.
+
+    Shared between requests (the job memo): the walk is extended under a lock.
     """
 
-    __slots__ = ("gpus", "mem", "options", "terms")
+    __slots__ = ("gpus", "heap", "lock", "lower", "records", "streams", "terms")
 
-    def __init__(self, terms: _JobTerms, n: int, options: list[_Option]) -> None:
-        options.sort(key=_by_cost)  # stable: equal costs keep the generation order
-        self.terms, self.gpus, self.options = terms, n, options
-        self.mem: list[float | None] = [None] * len(options)
+    def __init__(
+        self,
+        terms: _JobTerms,
+        n: int,
+        layouts: tuple[list[_Pair], tuple[_Class, ...], tuple[_Class, ...]],
+    ) -> None:
+        pairs, many, one = layouts
+        pairs.sort(key=_by_efficiency)  # most efficient first; stable: ties keep their order
+        self.terms, self.gpus = terms, n
+        streams: list[tuple[int, _Class, list[_Pair]]] = []
+        multi = [x for x in pairs if x[4] > 1]
+        single = [x for x in pairs if x[4] == 1]
+        streams += [(j, c, multi) for j, c in enumerate(many) if multi]
+        streams += [(j, c, single) for j, c in enumerate(one) if single]
+        self.streams = streams
+        self.heap: list[tuple[float, int, int, int, int]] | None = None
+        self.records: list[tuple[float, _Option]] = []  # (bytes, layout), bytes falling
+        self.lower = terms.floor_bytes(n, pairs, many + one) if pairs else math.inf
+        self.lock = threading.Lock()
 
     def first_fit(self, cap: float) -> tuple[_Option, float] | None:
-        mem = self.mem
-        for i, option in enumerate(self.options):
-            m = mem[i]
-            if m is None:
-                _, t, p, d, z, rc, _, _ = option
-                m = self.terms.total(t, p, d, z, rc, self.gpus, self.terms.job.micro_batch)
-                mem[i] = m
-            if m <= cap:
-                return option, m
+        """The cheapest layout whose most-loaded GPU needs at most `cap` bytes, with them."""
+        if self.lower > cap:
+            return None
+        found = self._record_within(cap)
+        if found is not None:
+            return found
+        with self.lock:
+            return self._record_within(cap) or self._extend(cap)
+
+    def _record_within(self, cap: float) -> tuple[_Option, float] | None:
+        records = self.records
+        lo, hi = 0, len(records)
+        while lo < hi:  # the first record needing at most `cap` (records fall in bytes)
+            mid = (lo + hi) // 2
+            if records[mid][0] <= cap:
+                hi = mid
+            else:
+                lo = mid + 1
+        if lo < len(records):
+            m, option = records[lo]
+            return option, m
+        return None
+
+    def _extend(self, cap: float) -> tuple[_Option, float] | None:
+        """Walk on in cost order until a layout fits `cap`, keeping the new records."""
+        streams, records, terms, gpus = self.streams, self.records, self.terms, self.gpus
+        micro = terms.job.micro_batch
+        heap = self.heap
+        if heap is None:
+            heap = self.heap = []
+            for s, (j, (_, _, z_eff, share), pairs) in enumerate(streams):
+                heap.append((1.0 / (pairs[0][0] * z_eff * share), pairs[0][1], j, s, 0))
+            heapq.heapify(heap)
+        low = records[-1][0] if records else math.inf
+        while heap:
+            cost, _, j, s, k = heap[0]
+            _, (z, rc, z_eff, share), pairs = streams[s]
+            _, _, t, p, d, v, m = pairs[k]
+            if k + 1 < len(pairs):
+                nxt = pairs[k + 1]
+                heapq.heapreplace(heap, (1.0 / (nxt[0] * z_eff * share), nxt[1], j, s, k + 1))
+            else:
+                heapq.heappop(heap)
+            got = terms.total(t, p, d, z, rc, gpus, micro)
+            if got < low:
+                option = (cost, t, p, d, z, rc, v, m)
+                records.append((got, option))
+                low = got
+                if got <= cap:
+                    return option, got
         return None
 
 
-_by_cost = itemgetter(0)
+# (relative time, tp, pp, dp, ZeRO stage, recomputation, virtual stages, micro-batches per
+# pipeline) of the layout `_Ranked.first_fit` chooses
+_Option = tuple[float, int, int, int, int, str, int, int]
+
+
+def _by_efficiency(pair: _Pair) -> float:
+    return -pair[0]
 
 
 class _OnGpu:
     """One job on one GPU type with its pins: what every count of a walk shares."""
 
-    __slots__ = ("cap", "gpu", "job", "layout_pins", "peak", "pins", "terms")
+    __slots__ = ("base", "base_value", "cap", "gpu", "job", "layout_pins", "peak", "pins", "terms")
 
     def __init__(self, job: TrainingJob, gpu: GpuSpec, pins: Pins) -> None:
         self.job, self.gpu, self.pins = job, gpu, pins
+        # the MFU factors no count or layout changes, and their product (in order)
+        self.base = tuple(
+            compute.base_factors(
+                gpu=gpu,
+                model=job.model,
+                precision=job.precision,
+                task=job.task,
+                micro_tokens=job.seq_len * job.micro_batch,
+            )
+        )
+        self.base_value = compute.product(self.base)
         self.terms = _terms(job)
         # the layout ranking ignores the MFU and goodput pins: one ranking serves them all
         self.layout_pins = pins._replace(mfu=None, goodput=None)
@@ -373,6 +519,32 @@ class _OnGpu:
         (cost, t, p, d, z, rc, v, m), mem = found
         layout = Layout(d, t, p, z, rc, self.job.micro_batch, v)  # positional: the hot path
         return layout, mem, 1.0 / cost, m
+
+    def point(self, n: int, floor_rate: float = math.inf, floor_from: int = 0) -> _Point | None:
+        """(days, MFU × goodput, floor rate, floor count) of `n` GPUs: `evaluate`'s figures,
+        multiplied in the same order (`compute.layout_value`), without building the layout,
+        its named factors or the candidate (the walk's hot path)."""
+        gpn = self.gpu.gpus_per_node
+        found = self.terms.ranked(n, n if n < gpn else gpn, self.layout_pins).first_fit(self.cap)
+        if found is None:
+            return None
+        (_, t, p, d, z, rc, v, m), _ = found
+        job = self.job
+        g = compute.goodput(n) if self.pins.goodput is None else self.pins.goodput
+        if self.pins.mfu is not None:
+            value = self.pins.mfu
+        else:
+            nodes = -(-n // gpn)
+            ic = job.interconnect or natural_interconnect(self.gpu, nodes, n if n < gpn else gpn)
+            value = compute.layout_value(
+                self.base_value, model=job.model, task=job.task, gpus=n, nodes=nodes,
+                interconnect=ic, tp=t, pp=p, vpp=v, micro_batches=m, zero_stage=z, dp=d,
+                recompute=rc,
+            )  # fmt: skip
+            if value * g > floor_rate:
+                value *= floor_rate / (value * g)
+        days = job.base_flops / (n * self.peak * value * g) / compute.SECONDS_PER_DAY
+        return days, value * g, floor_rate, floor_from
 
     def evaluate(
         self, n: int, floor_rate: float = math.inf, floor_from: int = 0
@@ -396,25 +568,25 @@ class _OnGpu:
             value = self.pins.mfu
             floor_from = 0
         else:
-            factors = tuple(
-                compute.mfu_factors(
-                    gpu=gpu,
-                    model=job.model,
-                    precision=job.precision,
-                    task=job.task,
-                    gpus=n,
-                    nodes=nodes,
-                    interconnect=ic,
-                    tp=layout.tp,
-                    pp=layout.pp,
-                    vpp=layout.vpp,
-                    micro_batches=m,
-                    zero_stage=layout.zero_stage,
-                    dp=layout.dp,
-                    recompute=layout.recompute,
-                )
+            rest = compute.layout_factors(
+                model=job.model,
+                task=job.task,
+                gpus=n,
+                nodes=nodes,
+                interconnect=ic,
+                tp=layout.tp,
+                pp=layout.pp,
+                vpp=layout.vpp,
+                micro_batches=m,
+                zero_stage=layout.zero_stage,
+                dp=layout.dp,
+                recompute=layout.recompute,
             )
-            value = compute.product(factors)
+            # the same multiplication as compute.product(base + rest), in the same order
+            value = self.base_value
+            for f in rest:
+                value *= f.value
+            factors = self.base + tuple(rest)
             if value * g > floor_rate:
                 # Never more than linear (PRODUCT.md §4): a larger count that fits a cheaper
                 # layout would otherwise use fewer GPU-hours than the smaller one.
@@ -477,67 +649,136 @@ def ladder(gpn: int, up_to: int) -> tuple[int, ...]:
     return inside + tuple(n for n in COUNTS if gpn < n <= up_to and n % gpn == 0)
 
 
+# A count's plan as the walk keeps it: (days, MFU × goodput, floor rate, floor count) — what
+# the search decides by; `_Walk.candidate` builds the full Candidate (layout, factors) from
+# the same floor only for the counts a response shows.
+_Point = tuple[float, float, float, int]
+
+
 class _Walk:
     """The ladder walk of one job on one GPU with its pins, memoised lazily: each rung is
-    evaluated once, with the floor of the rungs below it."""
+    evaluated once, with the floor of the rungs below it (`floors[i]`: the smallest
+    MFU × goodput over the fitting rungs up to rung i, and its count)."""
 
-    __slots__ = ("done", "floor", "lock", "on_gpu", "rungs")
+    __slots__ = ("cands", "done", "floors", "lock", "on_gpu", "rungs")
 
     def __init__(self, job: TrainingJob, gpu: GpuSpec, pins: Pins) -> None:
         self.on_gpu = _OnGpu(job, gpu, pins)
         self.rungs = ladder(gpu.gpus_per_node, MAX_SEARCH_GPUS)
-        self.done: list[tuple[int, Candidate | None]] = []
-        self.floor: tuple[float, int] = (math.inf, 0)
+        self.done: list[tuple[int, _Point | None]] = []
+        self.floors: list[tuple[float, int]] = []
+        self.cands: dict[int, Candidate | None] = {}
         # Shared between requests (the memo): one thread at a time extends the walk.
         self.lock = threading.Lock()
 
-    def __iter__(self) -> Iterator[tuple[int, Candidate | None]]:
+    def _reach(self, i: int) -> bool:
+        """Evaluate the rungs up to index `i`; False when the ladder is shorter."""
+        if i < len(self.done):
+            return True
+        with self.lock:
+            done, floors, rungs = self.done, self.floors, self.rungs
+            while len(done) <= i:
+                if len(done) >= len(rungs):
+                    return False
+                n = rungs[len(done)]
+                floor = floors[-1] if floors else (math.inf, 0)
+                pt = self.on_gpu.point(n, *floor)
+                if pt is not None and pt[1] < floor[0]:
+                    floor = (pt[1], n)
+                floors.append(floor)  # before `done`: a reader checks len(done) first
+                done.append((n, pt))
+        return True
+
+    def points(self) -> Iterator[tuple[int, _Point | None]]:
+        """(count, point) of every rung in order, None where nothing fits."""
         i = 0
-        while True:
-            if i < len(self.done):
-                yield self.done[i]
-                i += 1
-                continue
-            with self.lock:
-                if i >= len(self.done):
-                    if len(self.done) >= len(self.rungs):
-                        return
-                    n = self.rungs[len(self.done)]
-                    c = self.on_gpu.evaluate(n, *self.floor)
-                    if c is not None and c.mfu * c.goodput < self.floor[0]:
-                        self.floor = (c.mfu * c.goodput, n)
-                    self.done.append((n, c))
+        while self._reach(i):
+            yield self.done[i]
+            i += 1
+
+    def __iter__(self) -> Iterator[tuple[int, Candidate | None]]:
+        for n, pt in self.points():
+            yield n, self.candidate(n, pt)
+
+    def candidate(self, n: int, pt: _Point | None) -> Candidate | None:
+        """The full candidate of count `n` whose point is `pt` (built once per count)."""
+        if pt is None:
+            return None
+        got = self.cands.get(n)
+        if got is None:
+            got = self.cands[n] = self.on_gpu.evaluate(n, pt[2], pt[3])
+        return got
 
     def floor_below(self, n: int) -> tuple[float, int]:
         """(smallest MFU × goodput, its count) over the fitting rungs below `n`."""
-        rate, at = math.inf, 0
-        for m, c in self:
-            if m >= n:
-                break
-            if c is not None and c.mfu * c.goodput < rate:
-                rate, at = c.mfu * c.goodput, m
-        return rate, at
+        k = bisect_left(self.rungs, n)  # rungs[:k] are below n
+        if k == 0:
+            return math.inf, 0
+        self._reach(k - 1)
+        return self.floors[min(k, len(self.floors)) - 1]
+
+    def point_at(self, n: int) -> _Point | None:
+        """The point at any count: a rung's memo, else evaluated with the rungs' floor."""
+        k = bisect_left(self.rungs, n)
+        if k < len(self.rungs) and self.rungs[k] == n and self._reach(k):
+            return self.done[k][1]
+        return self.on_gpu.point(n, *self.floor_below(n))
 
     def at(self, n: int) -> Candidate | None:
-        """The candidate at any count: a rung's memo, else evaluated with the rungs' floor."""
-        for m, c in self:
-            if m == n:
-                return c
-            if m > n:
-                break
-        return self.on_gpu.evaluate(n, *self.floor_below(n))
+        """The candidate at any count (see `point_at`)."""
+        return self.candidate(n, self.point_at(n))
 
-    def bisect(self, lo: int, hi: Candidate, ok: Callable[[Candidate | None], bool]) -> Candidate:
-        """The smallest whole-node count in (lo, hi.count] whose candidate is `ok`, given that
-        `lo` is not and `hi` is (one node at a time: the count one node smaller fails)."""
+    def days_floor(self, n: int) -> float:
+        """A lower bound on the days of `n` GPUs, from peak FLOPs and what no layout changes.
+
+        A layout's MFU is the base factors times the count's MoE, link and scale factors
+        times its layout factors (recomputation, TP, bubble, stage balance, ZeRO-3), each at
+        most 1; and the scaling floor caps MFU × goodput at the smaller rungs' smallest. So
+        days ≥ FLOPs / (n × peak × min(base × count factors × goodput, floor)), with no
+        layout ranked or sized. The bound is shaved by a part in 10⁹ so that rounding can
+        never reject a count whose exact days meet the deadline.
+        """
+        on = self.on_gpu
+        job, gpu, pins = on.job, on.gpu, on.pins
+        g = compute.goodput(n) if pins.goodput is None else pins.goodput
+        if pins.mfu is not None:
+            rate = pins.mfu * g
+        else:
+            gpn = gpu.gpus_per_node
+            nodes = -(-n // gpn)
+            ic = job.interconnect or natural_interconnect(gpu, nodes, n if n < gpn else gpn)
+            bound = compute.layout_value(
+                on.base_value, model=job.model, task=job.task, gpus=n, nodes=nodes,
+                interconnect=ic,
+            )  # fmt: skip
+            rate = min(bound * g, self.floor_below(n)[0])
+        days = job.base_flops / (n * on.peak * rate) / compute.SECONDS_PER_DAY
+        return days * (1.0 - 1e-9)
+
+    def bisect(
+        self,
+        lo: int,
+        hi: tuple[int, _Point],
+        ok: Callable[[_Point | None], bool],
+        cannot: Callable[[int], bool] | None = None,
+    ) -> tuple[int, _Point]:
+        """The smallest whole-node count in (lo, hi] whose point is `ok`, with its point,
+        given that `lo` is not and `hi` is (one node at a time: the count one node smaller
+        fails).
+
+        `cannot(n)` is True only for counts that cannot be `ok` (an analytic bound): those
+        are decided without planning them."""
         gpn = self.on_gpu.gpu.gpus_per_node
-        a, b, best = lo // gpn, hi.count // gpn, hi
+        a, b, best = lo // gpn, hi[0] // gpn, hi
         while b - a > 1:
             mid = (a + b) // 2
-            c = self.at(mid * gpn)
-            if ok(c):
-                assert c is not None
-                b, best = mid, c
+            if cannot is not None and cannot(mid * gpn):
+                a = mid
+                continue
+            pt = self.point_at(mid * gpn)
+            if ok(pt):
+                assert pt is not None
+                b, best = mid, (mid * gpn, pt)
             else:
                 a = mid
         return best
@@ -567,38 +808,63 @@ def plan_training(
     if gpu_count:
         c = walk.at(gpu_count)
         return c, c
-    gpn = gpu.gpus_per_node
-    minimum: Candidate | None = None
-    last: Candidate | None = None
+    found = search(walk, deadline_days, max_gpus)
+    if found is None:
+        return None, None
+    (n, pt), (mn, mpt) = found
+    return walk.candidate(n, pt), walk.candidate(mn, mpt)
+
+
+def search(
+    walk: _Walk, deadline_days: float | None, max_gpus: int = MAX_SEARCH_GPUS
+) -> tuple[tuple[int, _Point], tuple[int, _Point]] | None:
+    """((chosen count, point), (minimum count, point)), or None when nothing fits.
+
+    The rungs are walked in order; between the last rung that misses and the first that
+    works, whole nodes are bisected (days fall as nodes are added), counts that the
+    peak-FLOPs bound (`_Walk.days_floor`) rules out decided without being planned.
+    """
+    gpn = walk.on_gpu.gpu.gpus_per_node
+    minimum: tuple[int, _Point] | None = None
+    last: tuple[int, _Point] | None = None
     prev = 0  # the last rung that did not fit / did not meet the deadline
-    for n, c in walk:
+    for n, pt in walk.points():
         if n > max_gpus:
             break
-        if c is None:
+        if pt is None:
             if minimum is None:
                 prev = n
             continue
         if minimum is None:
-            minimum = c if n <= gpn or prev < gpn else walk.bisect(prev, c, _fits)
-            prev = minimum.count
-            if _meets(minimum, deadline_days):
+            minimum = (n, pt) if n <= gpn or prev < gpn else walk.bisect(prev, (n, pt), _fits)
+            prev = minimum[0]
+            if _meets(minimum[1], deadline_days):
                 return minimum, minimum
             continue
-        last = c
-        if _meets(c, deadline_days):
+        last = (n, pt)
+        if _meets(pt, deadline_days):
+            chosen = (n, pt)
             if n > gpn and prev >= gpn:
-                c = walk.bisect(prev, c, lambda x: x is not None and _meets(x, deadline_days))
-            return c, minimum
+                assert deadline_days is not None
+                chosen = walk.bisect(
+                    prev,
+                    chosen,
+                    lambda x: x is not None and _meets(x, deadline_days),
+                    lambda m: walk.days_floor(m) > deadline_days,
+                )
+            return chosen, minimum
         prev = n
+    if minimum is None:
+        return None
     return last or minimum, minimum
 
 
-def _fits(c: Candidate | None) -> bool:
-    return c is not None
+def _fits(pt: _Point | None) -> bool:
+    return pt is not None
 
 
-def _meets(c: Candidate, deadline_days: float | None) -> bool:
-    return deadline_days is None or c.days <= deadline_days
+def _meets(pt: _Point, deadline_days: float | None) -> bool:
+    return deadline_days is None or pt[0] <= deadline_days
 
 
 def scaling_walk(job: TrainingJob, gpu: GpuSpec, chosen: int, pins: Pins) -> tuple[Candidate, ...]:
@@ -616,10 +882,10 @@ def scaling_walk(job: TrainingJob, gpu: GpuSpec, chosen: int, pins: Pins) -> tup
 
 
 def _rungs_to(walk: _Walk, end: int) -> Iterator[tuple[int, Candidate | None]]:
-    for n, c in walk:
+    for n, pt in walk.points():
         if n > end:
             return
-        yield n, c
+        yield n, walk.candidate(n, pt)
 
 
 def curve_end(chosen: int) -> int:

@@ -98,6 +98,7 @@ def _scaling_warnings(req: EstimateRequest, model: ModelSpec, plan: Plan, nodes:
                 gpus=1,
                 nodes=1,
                 interconnect="nvlink",
+                micro_tokens=req.seq_len * req.micro_batch,
             )
         )
         speedup = plan.count * plan.training.mfu / one

@@ -332,6 +332,7 @@ def infeasible_candidate(
                 gpu=gpu, model=job.model, precision=job.precision, task=job.task, gpus=n,
                 nodes=nodes, interconnect=ic, tp=tp, pp=pp, vpp=vpp, micro_batches=m,
                 zero_stage=zero, dp=dp, recompute=recompute,
+                micro_tokens=job.seq_len * job.micro_batch,
             )
         )  # fmt: skip
         mfu = compute.product(factors)
@@ -386,6 +387,7 @@ def _mfu_explained(
         "floor_from": chosen.floor_from,
         "layers": model.layers,
         "chunks": lay.pp * lay.vpp,
+        "micro_tokens": req.seq_len * lay.micro_batch,
     }
     parts = [f"{compute.FACTOR_LABELS[f.key].format(**ctx)} {f.value:.3f}" for f in chosen.factors]
     src = compute.MFU_SOURCE

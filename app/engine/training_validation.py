@@ -2,7 +2,8 @@
 
 The table is `app/data/validation/training_runs.yaml` (every figure copied from its source,
 with the quote). Each run is predicted with what the source states pinned — GPU type and
-count, precision, sequence length, global batch, TP and PP where published — and everything
+count, precision, sequence length, global batch, TP, PP, recomputation and ZeRO stage where
+published — and everything
 else at the engine's defaults. Nothing is fitted per run; the shared factors of
 `app.engine.compute` were chosen on the rows marked `split: fit` only.
 
@@ -80,7 +81,7 @@ def _request(run: dict[str, Any], *, layout_pins: bool) -> EstimateRequest:
     if run.get("global_batch_tokens"):
         body["global_batch"] = max(1, round(run["global_batch_tokens"] / seq_len))
     if layout_pins:
-        for key in ("tp", "pp"):
+        for key in ("tp", "pp", "recompute", "zero_stage"):
             if run.get(key):
                 body[key] = run[key]
     return EstimateRequest(**body)
@@ -142,10 +143,19 @@ def rows() -> tuple[ValidationRow, ...]:
                 source=str(run.get("source", "")),
                 quote=str(run.get("quote", "")),
                 split=run.get("split", "holdout"),
-                notes=str(run.get("notes", "")),
+                notes=_notes(run),
             )
         )
     return tuple(out)
+
+
+def _notes(run: dict[str, Any]) -> str:
+    """The row's notes, then which layout choices were pinned from the source and its words."""
+    notes = str(run.get("notes", ""))
+    pinned = [f"{k} {run[k]}" for k in ("tp", "pp", "recompute", "zero_stage") if k in run]
+    if run.get("layout_quote"):
+        notes += f" Pinned from the source: {', '.join(pinned)}. {run['layout_quote']}"
+    return notes.strip()
 
 
 def unpredictable() -> list[str]:

@@ -1,0 +1,101 @@
+"""The planner's search finds the smallest GPU count, checked against a brute-force scan.
+
+Issue 11 item 3: the chosen count is the smallest that meets the deadline — any count within
+a node, whole nodes across nodes — and the minimum is the smallest count that fits. The
+search walks a ladder of counts, bisects whole nodes between the last rung that misses and the
+first that works, and skips counts that an analytic peak-FLOPs bound rules out
+(`_Walk.days_floor`). The scan below plans every allowed count in ascending order with the
+same definition of a count's plan (its layout, MFU, goodput and the scaling floor of the
+ladder rungs below it) and stops at the first that works: the two must agree exactly.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import random
+from typing import Any
+
+import pytest
+
+from app.engine import planner
+from app.engine.estimate import resolve_model
+from app.engine.gpus import default_gpus
+from app.engine.schemas import EstimateRequest
+from app.engine.training import training_job, training_tokens
+
+PRESETS = ("llama-3.2-1b", "llama-2-13b", "llama-2-70b", "mixtral-8x7b", "llama-3.1-405b")
+TASKS = ("pretrain", "full_finetune", "lora", "qlora")
+GPUS = ("h100-sxm-80gb", "a100-sxm-40gb", "l40s-48gb", "rtx-4090-24gb", "mi300x-192gb",
+        "h100-pcie-80gb", "b200-sxm-180gb")  # fmt: skip
+DEADLINES = (None, 90.0, 20.0, 3.0, 0.5)
+PINS: tuple[dict[str, Any], ...] = ({}, {"mfu": 0.3}, {"recompute": "full"}, {"global_batch": 512},
+                                    {"zero_stage": 1}, {"goodput": 1.0})  # fmt: skip
+
+
+def _grid() -> list[tuple[str, str, str, float | None, dict[str, Any]]]:
+    full = list(itertools.product(PRESETS, TASKS, GPUS, DEADLINES, PINS))
+    random.Random(3).shuffle(full)  # a fixed sample: the same requests every run
+    return full[:80]
+
+
+def _scan(walk: planner._Walk, deadline: float | None) -> tuple[int | None, int | None]:
+    """(smallest count that meets the deadline, smallest count that fits), every allowed
+    count planned in order up to the search's limit."""
+    gpn = walk.on_gpu.gpu.gpus_per_node
+    counts = itertools.chain(range(1, gpn + 1), range(2 * gpn, planner.MAX_SEARCH_GPUS + 1, gpn))
+    minimum = None
+    for n in counts:
+        pt = walk.on_gpu.point(n, *walk.floor_below(n))
+        if pt is None:
+            continue
+        if minimum is None:
+            minimum = n
+        if deadline is None or pt[0] <= deadline:
+            return n, minimum
+    return None, minimum
+
+
+@pytest.mark.parametrize(("preset", "task", "gpu_id", "deadline", "pins"), _grid())
+def test_search_matches_a_brute_force_scan(
+    preset: str, task: str, gpu_id: str, deadline: float | None, pins: dict[str, Any]
+) -> None:
+    tokens = 1e12 if task == "pretrain" else 1e9
+    if preset == "llama-3.1-405b" and task == "pretrain":
+        tokens = 1e13
+    req = EstimateRequest(model={"preset": preset}, task=task, gpu=gpu_id, tokens=tokens,
+                          seq_len=4096, deadline_days=deadline, **pins)  # fmt: skip
+    model = resolve_model(req)
+    gpu = next(g for g in default_gpus() if g.id == gpu_id)
+    job, _, _ = training_job(req, model, training_tokens(req, model, []))
+    p = planner.Pins(mfu=req.mfu, tp=req.tp, pp=req.pp, zero=req.zero_stage,
+                     recompute=req.recompute, goodput=req.goodput)  # fmt: skip
+    chosen, minimum = planner.plan_training(job, gpu, deadline_days=deadline, pins=p)
+    scan_chosen, scan_minimum = _scan(planner._Walk(job, gpu, p), deadline)
+    if scan_minimum is None:
+        assert chosen is None and minimum is None
+        return
+    assert minimum is not None and chosen is not None
+    assert minimum.count == scan_minimum
+    if scan_chosen is None:  # nothing meets the deadline: the largest fitting rung, missing it
+        assert deadline is not None and chosen.days > deadline
+    else:
+        assert chosen.count == scan_chosen
+        assert deadline is None or chosen.days <= deadline
+
+
+def test_point_and_candidate_agree_to_the_last_bit() -> None:
+    # The walk decides by `_OnGpu.point` (no named factors); the response shows
+    # `_OnGpu.evaluate`'s candidate. Same count, same floor: the same days and MFU × goodput.
+    for preset, task, gpu_id in itertools.product(PRESETS, TASKS, GPUS[:4]):
+        req = EstimateRequest(model={"preset": preset}, task=task, gpu=gpu_id, tokens=1e10,
+                              seq_len=4096)  # fmt: skip
+        model = resolve_model(req)
+        gpu = next(g for g in default_gpus() if g.id == gpu_id)
+        job, _, _ = training_job(req, model, training_tokens(req, model, []))
+        on = planner._OnGpu(job, gpu, planner.Pins())
+        for n, floor in itertools.product((1, 3, 8, 16, 40, 512, 4096), (math.inf, 0.05)):
+            pt, c = on.point(n, floor, 1), on.evaluate(n, floor, 1)
+            assert (pt is None) == (c is None)
+            if c is not None and pt is not None:
+                assert (pt[0], pt[1]) == (c.days, c.mfu * c.goodput)
