@@ -29,12 +29,15 @@ from app.engine.costs import (
     CostInputError,
     Phase,
     schedule_cost,
+    select_offers,
 )
+from app.engine.costs.formulas import term_discount
 from app.engine.estimate import InputError, estimate
 from app.engine.gpus import default_gpus
 from app.engine.planner import tier_for
 from app.engine.price_book import PriceBook
 from app.engine.schemas import EstimateRequest
+from app.i18n import N_
 
 H100: Final = "h100-sxm-80gb"
 SCHEDULE_KEY: Final = "schedule"
@@ -129,11 +132,14 @@ class ScheduleIn(BaseModel):
 
 
 class ScheduleError(ValueError):
-    """A schedule the engine cannot price; `field` is its dotted path (`phases.1.gpu`)."""
+    """A schedule the engine cannot price; `field` is its dotted path (`phases.1.gpu`),
+    `message` a msgid (translated where it is shown) with its `params`."""
 
-    def __init__(self, field: str, message: str) -> None:
-        super().__init__(message)
+    def __init__(self, field: str, message: str, **params: Any) -> None:
+        super().__init__(message % params if params else message)
         self.field = field
+        self.message = message
+        self.params = params
 
 
 def is_schedule(workload: Any) -> bool:
@@ -170,7 +176,7 @@ def parse(workload: Mapping[str, Any]) -> ScheduleIn:
     except ValidationError as e:
         err = e.errors()[0]
         loc = ".".join(str(p) for p in err["loc"])
-        raise ScheduleError(loc or "phases", err["msg"]) from e
+        raise ScheduleError(loc or "phases", str(err["msg"]).replace("%", "%%")) from e
 
 
 def _check_gpu(i: int, gpu_id: str, count: float, book: PriceBook, field: str) -> None:
@@ -179,45 +185,65 @@ def _check_gpu(i: int, gpu_id: str, count: float, book: PriceBook, field: str) -
     if _gpu_spec(gpu_id, book) is None or gpu_id not in offered:
         raise ScheduleError(
             f"phases.{i}.{field}",
-            f"no rental offers for {gpu_id!r} in price list {book.name!r} "
-            f"(GPUs with offers: {', '.join(offered)})",
+            N_("No rental offers for this GPU in the price list (GPUs with offers: %(gpus)s)."),
+            gpus=", ".join(offered),
         )
-    if count < 1:
-        slices = sorted(
-            {o.gpu_count for o in book.offers if o.gpu_id == gpu_id and o.gpu_count < 1}
-        )
-        if not any(abs(count - s) < 1e-9 for s in slices):
+    slices = sorted({o.gpu_count for o in book.offers if o.gpu_id == gpu_id and o.gpu_count < 1})
+    whole = count >= 1 and float(count).is_integer()
+    if not whole and not any(abs(count - s) < 1e-9 for s in slices):
+        if slices:
             raise ScheduleError(
                 f"phases.{i}.gpu_count",
-                "must be a whole number of GPUs"
-                + (f" or a listed slice ({', '.join(f'{s:g}' for s in slices)})" if slices else ""),
+                N_("Must be a whole number of GPUs or a listed slice (%(slices)s)."),
+                slices=", ".join(f"{s:g}" for s in slices),
             )
-    elif not float(count).is_integer():
-        raise ScheduleError(f"phases.{i}.gpu_count", "must be a whole number of GPUs")
+        raise ScheduleError(f"phases.{i}.gpu_count", N_("Must be a whole number of GPUs."))
+
+
+def _check_option(i: int, p: PhaseIn, gpu_id: str, count: float, book: PriceBook) -> None:
+    """An hourly phase needs an hourly price, a contract a tier no longer than the phase."""
+    sel = select_offers(book, gpu_id, count)
+    if sel is None:
+        return  # _check_gpu said why
+    if p.option == "hourly" and any(o.hourly_price is None for o, _ in sel.parts):
+        raise ScheduleError(
+            f"phases.{i}.option",
+            N_("This GPU is not rented by the hour here: choose monthly or a contract."),
+        )
+    if p.option == "contract" and term_discount(sel.main, math.floor(p.months + 1e-9))[0] is None:
+        raise ScheduleError(
+            f"phases.{i}.option",
+            N_("No contract of %(months)s months or less is listed for this GPU."),
+            months=f"{p.months:g}",
+        )
 
 
 def _size(i: int, p: PhaseIn, book: PriceBook) -> tuple[str, float, dict[str, Any]]:
     """(GPU id, GPU count, what the engine said) for phase `i`."""
     if p.kind == "capacity":
         if p.workload is not None:
-            raise ScheduleError(f"phases.{i}.workload", "only a workload phase has a workload")
+            raise ScheduleError(f"phases.{i}.workload", N_("Only a workload phase has a workload."))
         if not p.gpu:
-            raise ScheduleError(f"phases.{i}.gpu", "a capacity phase needs a GPU")
+            raise ScheduleError(f"phases.{i}.gpu", N_("A capacity phase needs a GPU."))
         if p.gpu_count is None:
-            raise ScheduleError(f"phases.{i}.gpu_count", "a capacity phase needs a GPU count")
+            raise ScheduleError(f"phases.{i}.gpu_count", N_("A capacity phase needs a GPU count."))
         _check_gpu(i, p.gpu, p.gpu_count, book, "gpu")
+        _check_option(i, p, p.gpu, p.gpu_count, book)
         return p.gpu, p.gpu_count, {}
     if p.workload is None:
-        raise ScheduleError(f"phases.{i}.workload", "a workload phase needs a workload")
+        raise ScheduleError(f"phases.{i}.workload", N_("A workload phase needs a workload."))
     for name in ("gpu", "gpu_count"):
         if getattr(p, name) is not None:
-            raise ScheduleError(f"phases.{i}.{name}", f"pin it in workload.{name}")
+            raise ScheduleError(
+                f"phases.{i}.{name}", N_("A workload phase pins its GPU in its workload.")
+            )
     try:
         resp = estimate(p.workload, prices=book)
     except InputError as e:
-        raise ScheduleError(f"phases.{i}.workload.{e.field}", str(e)) from e
+        raise ScheduleError(f"phases.{i}.workload.{e.field}", str(e).replace("%", "%%")) from e
     gpu_id, count = resp.gpu.id, float(resp.gpu.count)
     _check_gpu(i, gpu_id, count, book, "workload.gpu")
+    _check_option(i, p, gpu_id, count, book)
     job_days = resp.training.days if resp.training is not None else None
     return (
         gpu_id,
@@ -238,7 +264,7 @@ def compute(
     """(workload dump, result dump) for a phased workload priced with `book`."""
     sched = parse(workload)
     if book is None:
-        raise ScheduleError("price_list_id", "a phased plan needs a published price list")
+        raise ScheduleError("price_list_id", N_("A phased plan needs a published price list."))
     sized = [_size(i, p, book) for i, p in enumerate(sched.phases)]
     phases = [
         Phase(gpu, count, p.months, p.hours_per_month, p.label, p.option)
@@ -248,7 +274,7 @@ def compute(
         cost = schedule_cost(phases, book, sched.currency)
     except CostInputError as e:
         field = e.field.replace("[", ".").replace("]", "").replace(".gpu_id", ".gpu")
-        raise ScheduleError(field, str(e)) from e
+        raise ScheduleError(field, str(e).replace("%", "%%")) from e
     priced = []
     options = []
     for i, (p, pc, (_, _, said)) in enumerate(zip(sched.phases, cost.phases, sized, strict=True)):

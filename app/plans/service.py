@@ -136,7 +136,7 @@ def _compute(
         try:
             return schedule.compute(workload, _book(session, price_list_id))
         except schedule.ScheduleError as e:
-            raise Invalid(e.field, str(e)) from e
+            raise errors.Invalid(e.message, field=e.field, **e.params) from e
     try:
         req = (
             workload
