@@ -159,9 +159,7 @@ def _phase_currency(phases: Sequence[schedule.PhaseIn | Mapping[str, Any]]) -> s
     """A phased plan's currency: its first workload phase's, else TWD."""
     for p in phases:
         w = p.workload if isinstance(p, schedule.PhaseIn) else p.get("workload")
-        ccy = getattr(w, "currency", None) if w is not None else None
-        if isinstance(w, Mapping):
-            ccy = w.get("currency")
+        ccy = w.get("currency") if isinstance(w, Mapping) else getattr(w, "currency", None)
         if ccy in ("TWD", "USD"):
             return str(ccy)
     return "TWD"
