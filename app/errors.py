@@ -48,7 +48,9 @@ class DomainError(Exception):
 
 def field_detail(field: str, message: str, *, where: str = "body") -> dict[str, Any]:
     """One item of FastAPI's validation-error list: `field` is a dotted path."""
-    loc = [where, *field.split(".")] if field else [where]
+    # List indexes as numbers, the way FastAPI's own validation errors give them.
+    parts = [int(p) if p.isdigit() else p for p in field.split(".")] if field else []
+    loc = [where, *parts]
     return {"loc": loc, "msg": message, "type": "value_error"}
 
 

@@ -23,7 +23,14 @@ import app.catalog.models  # (the price_list table the FK points at)
 import app.customers.models  # noqa: F401  (the customer table the FK points at)
 from app.engine.schemas import EstimateRequest
 from app.ids import DB_ID_MAX
+from app.plans.schedule import MAX_PHASES, SCHEDULE_KEY, PhaseIn
 from app.quotes.models import QuoteIn
+
+PHASES_DOC: Final = (
+    "A phased plan instead of one workload: phases in sequence, each a planner `workload` the "
+    "engine sizes or a `capacity` line (GPU × count), rented for `months` and billed as "
+    "`option` says. Give `workload` or `phases`, not both; errors name `phases.<i>.<field>`."
+)
 
 # A quote's life (issue 10): draft → sent → accepted | declined | expired; "lost" is kept
 # for plans saved before quotes had a life of their own.
@@ -142,6 +149,14 @@ class Plan(SQLModel, table=True):
     decision_version: int | None = None
     decline_reason: str = Field(default="", max_length=2000)
 
+    @property
+    def phases(self) -> list[dict[str, Any]] | None:
+        """A phased plan's phases as saved (None for a plan of one workload)."""
+        w = self.workload
+        if not isinstance(w, dict) or SCHEDULE_KEY not in w:
+            return None
+        return list((w[SCHEDULE_KEY] or {}).get("phases") or [])
+
 
 class PlanRevision(SQLModel, table=True):
     __tablename__: ClassVar[Any] = "plan_revision"
@@ -189,7 +204,12 @@ class PlanCreate(SQLModel):
     name: Name = Field(max_length=200)
     customer: str = Field(default="", max_length=200)
     customer_id: int | None = None
-    workload: EstimateRequest
+    workload: EstimateRequest | None = Field(
+        default=None, description="One workload (what /api/v1/estimate takes)."
+    )
+    phases: list[PhaseIn] | None = Field(
+        default=None, min_length=1, max_length=MAX_PHASES, description=PHASES_DOC
+    )
     quote: QuoteIn | None = None
     status: Status = "draft"
     notes: str = Field(default="", max_length=20_000)
@@ -213,6 +233,12 @@ class PlanUpdate(SQLModel):
     notes: str | None = Field(default=None, max_length=20_000)
     tags: list[str] | None = Field(default=None, max_length=50)
     workload: EstimateRequest | None = None
+    phases: list[PhaseIn] | None = Field(
+        default=None,
+        min_length=1,
+        max_length=MAX_PHASES,
+        description=PHASES_DOC + " The list replaces the plan's phases (or its workload).",
+    )
     customer_id: int | None = None
     quote: QuoteIn | None = None
 
@@ -222,9 +248,11 @@ class PlanUpdate(SQLModel):
         return None if v is None else _clean_tags(v)
 
     def changes(self) -> dict[str, Any]:
-        out = self.model_dump(exclude_none=True, exclude={"version", "workload", "quote"})
+        out = self.model_dump(exclude_none=True, exclude={"version", "workload", "quote", "phases"})
         if self.workload is not None:
             out["workload"] = self.workload
+        if self.phases is not None:
+            out["phases"] = self.phases
         if self.quote is not None:
             out["quote"] = self.quote
         return out
@@ -252,6 +280,9 @@ class PlanSummary(SQLModel):
 
 class PlanPublic(PlanSummary):
     workload: dict[str, Any]
+    phases: list[dict[str, Any]] | None = Field(
+        default=None, description="A phased plan's phases as saved (null for one workload)."
+    )
     result: dict[str, Any]
     quote: dict[str, Any] | None = None
     sent_version: int | None = None

@@ -19,10 +19,11 @@ from fastapi.responses import RedirectResponse, Response
 from app.accounts.web import SalesPageUser
 from app.deps import SessionDep, SettingsDep
 from app.ids import DbId
-from app.plans import forms, service, views
+from app.plans import builder, forms, service, views
 from app.quotes import views as quote_views
+from app.web import htmx
 from app.web.csrf import CsrfDep
-from app.web.templating import choose_currency, is_fragment, render
+from app.web.templating import activate, choose_currency, is_fragment, render
 
 router = APIRouter(include_in_schema=False)
 
@@ -202,3 +203,36 @@ async def plan_workload(
         currency=choose_currency(request),
     )
     return _see(f"/plans/{plan_id}/diff?a={version}&b={plan.version}")
+
+
+@router.post("/plans/{plan_id}/phases")
+async def plan_phases(
+    plan_id: DbId,
+    request: Request,
+    session: SessionDep,
+    settings: SettingsDep,
+    user: SalesPageUser,
+    _csrf: CsrfDep,
+) -> Response:
+    """The phase builder: add, move or remove a phase and see the costs (not saved), or save
+    the phases as a new revision and show its diff; errors re-render it inline (422)."""
+    activate(request)
+    plan = service.get_plan(session=session, plan_id=plan_id)
+    out = builder.post(session=session, plan=plan, form=await _form(request), user=user)
+    if out.redirect:
+        return htmx.redirect(out.redirect) if is_fragment(request) else _see(out.redirect)
+    status = out.status
+    ctx = views.phase_builder_context(
+        session=session, plan=plan, values=out.values, errors=out.errors, preview=out.preview
+    )
+    if is_fragment(request):
+        return render(request, "plans/_phases.html", {"plan": plan, **ctx}, status_code=status)
+    full = views.detail_context(
+        session=session, plan_id=plan_id, user=user, currency=choose_currency(request)
+    )
+    full.update(
+        quote_views.builder_context(
+            session=session, plan=plan, user=user, limit_pct=settings.sales_discount_limit_pct
+        )
+    )
+    return render(request, "plans/detail.html", {**full, **ctx}, status_code=status)

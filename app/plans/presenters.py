@@ -49,12 +49,41 @@ def field_label(field: str) -> str:
     if field.startswith("workload."):
         rest = field.removeprefix("workload.")
         if rest.startswith("schedule.phases"):
-            return _("Phases")
+            return _phase_field_label(rest.removeprefix("schedule.phases").strip("."))
         key = {"model.preset": "preset", "model.params_b": "params_b"}.get(rest, rest)
         if key in planner.FIELD_LABELS:
             return _(planner.FIELD_LABELS[key])
         return rest
     return field
+
+
+#: Names of a phase's own fields (app/plans/schedule.py `PhaseIn`).
+PHASE_FIELDS: Final = {
+    "kind": N_("Kind"),
+    "label": N_("Name"),
+    "months": N_("Months"),
+    "option": N_("Billed as"),
+    "hours_per_month": N_("Busy hours per month"),
+    "gpu": N_("GPU"),
+    "gpu_count": N_("GPU count"),
+}
+
+
+def _phase_field_label(rest: str) -> str:
+    """'2.months' → 'Phase 2 · Months'; '2.workload.dataset_gb' → 'Phase 2 · Dataset (GB)'."""
+    n, _sep, field = rest.partition(".")
+    if not n.isdigit():
+        return _("Phases")
+    head = _("Phase %(n)s") % {"n": n}
+    if not field:
+        return head
+    if field in PHASE_FIELDS:
+        return f"{head} · {_(PHASE_FIELDS[field])}"
+    sub = field.removeprefix("workload.")
+    key = {"model.preset": "preset", "model.params_b": "params_b"}.get(sub, sub)
+    if key in planner.FIELD_LABELS:
+        return f"{head} · {_(planner.FIELD_LABELS[key])}"
+    return f"{head} · {sub}"
 
 
 def show_value(value: Any) -> str:
@@ -63,6 +92,8 @@ def show_value(value: Any) -> str:
         return "—"
     if isinstance(value, bool):
         return _("Yes") if value else _("No")
+    if isinstance(value, Mapping):
+        return phase_text(value)
     if isinstance(value, list):
         if value and isinstance(value[0], Mapping):
             return "; ".join(phase_text(p) for p in value)
@@ -73,13 +104,28 @@ def show_value(value: Any) -> str:
 
 
 def phase_text(p: Mapping[str, Any]) -> str:
+    """One phase in a line: '<name>: 4 × H100 for 2 months' (a workload: its task and model)."""
     months = float(p.get("months") or 0)
+    if p.get("kind") == "workload" and isinstance(p.get("workload"), Mapping):
+        w = p["workload"]
+        task = _(planner.TASK_NAMES.get(str(w.get("task")), str(w.get("task") or "")))
+        model = (w.get("model") or {}).get("preset") or (w.get("model") or {}).get("params_b")
+        return ngettext(
+            "%(label)s: %(task)s, %(model)s, for %(num)s month",
+            "%(label)s: %(task)s, %(model)s, for %(num)s months",
+            int(months) if months.is_integer() else 2,
+        ) % {
+            "label": p.get("label") or _("Workload"),
+            "task": task,
+            "model": model or "—",
+            "num": f"{months:g}",
+        }
     return ngettext(
         "%(label)s: %(n)s × %(gpu)s for %(num)s month",
         "%(label)s: %(n)s × %(gpu)s for %(num)s months",
         int(months) if months.is_integer() else 2,
     ) % {
-        "label": p.get("label") or _("Phase"),
+        "label": p.get("label") or (_("Capacity") if p.get("kind") == "capacity" else _("Phase")),
         "n": f"{float(p.get('gpu_count') or 0):g}",
         "gpu": p.get("gpu_name") or p.get("gpu"),
         "num": f"{months:g}",

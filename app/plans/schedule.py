@@ -1,99 +1,173 @@
-"""Phased plans: a rental schedule of consecutive phases instead of one workload (seed T16).
+"""Phased plans: phases one after another instead of one workload (PRODUCT.md journey 4, T16).
 
-A phased plan stores ``{"schedule": {"phases": [...], "currency": "TWD"}}`` as its workload;
-each phase is ``{label, gpu, gpu_count, months, hours_per_month}``. It is priced with
-`app.engine.costs.schedule_cost` and its result has the same outline as an estimate's where
-lists, diffs and repricing look (``tier``, ``gpu``, ``cost.options`` with one option), plus a
-``schedule`` block (the priced phases and the cumulative cost by month) for the timeline.
+A phased plan stores ``{"schedule": {"phases": [...], "currency": "TWD"}}`` as its workload.
+Each phase is one of two kinds (`PhaseIn`):
+
+* ``workload``: a planner workload (an `EstimateRequest`: task, model, data, GPU pins …) that
+  the engine sizes (GPU type and count), rented for the phase's `months`;
+* ``capacity``: a plain line, GPU type × count × months.
+
+Both are billed the way the phase's `option` says (cheapest / hourly / monthly / contract,
+`app.engine.costs.schedule_cost`). The result has the outline of an estimate's where lists,
+diffs and repricing look (``tier``, ``gpu``, ``cost.options`` — the schedule's total as the
+headline option ``schedule`` plus one option ``phase-<n>`` per phase, so the quote builder
+quotes a line per phase) and a ``schedule`` block (the priced phases, the cumulative cost by
+month) for the timeline. Errors name the field as the API body does: ``phases.<i>.<field>``.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from typing import Any, Final
+from typing import Any, Final, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from app.engine.costs import CostInputError, Phase, schedule_cost
+from app.engine.costs import (
+    DAYS_PER_MONTH,
+    HOURS_PER_MONTH,
+    CostInputError,
+    Phase,
+    schedule_cost,
+    select_offers,
+)
+from app.engine.costs.formulas import term_discount
+from app.engine.estimate import InputError, estimate
 from app.engine.gpus import default_gpus
 from app.engine.planner import tier_for
 from app.engine.price_book import PriceBook
+from app.engine.schemas import EstimateRequest
 from app.i18n import N_
 
 H100: Final = "h100-sxm-80gb"
 SCHEDULE_KEY: Final = "schedule"
 OPTION_KEY: Final = "schedule"
+KINDS: Final = ("workload", "capacity")
+OPTIONS: Final = ("cheapest", "hourly", "monthly", "contract")
+MAX_PHASES: Final = 24
+MAX_MONTHS: Final = 120
+MAX_GPUS: Final = 4096
+
+
+def phase_key(index: int) -> str:
+    """The cost option of phase `index` (0-based): ``phase-1``, ``phase-2`` …"""
+    return f"phase-{index + 1}"
 
 
 class PhaseIn(BaseModel):
-    """One phase as stored in the plan's workload JSON."""
+    """One phase of a phased plan (API field `phases[i]`, stored in the plan's workload)."""
 
-    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)  # NaN/Infinity: a 422
+    model_config = ConfigDict(
+        extra="forbid",
+        allow_inf_nan=False,  # NaN/Infinity: a 422
+        json_schema_extra={
+            "examples": [
+                {
+                    "kind": "workload",
+                    "months": 2,
+                    "option": "monthly",
+                    "workload": {
+                        "model": {"preset": "llama-2-13b"},
+                        "task": "lora",
+                        "dataset_gb": 5,
+                        "epochs": 2,
+                        "gpu": H100,
+                    },
+                },
+                {
+                    "kind": "capacity",
+                    "gpu": H100,
+                    "gpu_count": 1,
+                    "months": 12,
+                    "option": "contract",
+                },
+            ]
+        },
+    )
 
-    label: str = Field(default="", max_length=120)
-    gpu: str = Field(default=H100, min_length=1, max_length=80)
-    gpu_count: float = Field(ge=0.01, le=4096)
-    months: float = Field(ge=0.01, le=120)
-    hours_per_month: float = Field(default=730.0, ge=1, le=730)
+    kind: Literal["workload", "capacity"] = Field(
+        description="workload: a planner workload the engine sizes; capacity: GPU × count."
+    )
+    label: str = Field(default="", max_length=120, description="Empty: the task's name.")
+    months: float = Field(ge=1, le=MAX_MONTHS, description="How long the phase rents, months.")
+    option: Literal["cheapest", "hourly", "monthly", "contract"] = Field(
+        default="cheapest",
+        description="How it is billed: cheapest (hourly or monthly, with the largest contract "
+        "tier that fits), hourly (hours_per_month × months), monthly (list price), contract "
+        "(the largest contract tier ≤ months; refused below the shortest tier).",
+    )
+    hours_per_month: float = Field(
+        default=HOURS_PER_MONTH, ge=1, le=HOURS_PER_MONTH, description="Busy hours (hourly)."
+    )
+    gpu: str | None = Field(
+        default=None,
+        min_length=1,
+        max_length=80,
+        description="capacity: GPU id from GET /api/v1/gpus (a workload pins it in workload.gpu).",
+    )
+    gpu_count: float | None = Field(
+        default=None,
+        gt=0,
+        le=MAX_GPUS,
+        description="capacity: whole GPUs, or a MIG slice an offer lists (0.25).",
+    )
+    workload: EstimateRequest | None = Field(
+        default=None, description="workload: what /api/v1/estimate takes."
+    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _older_phases(cls, data: Any) -> Any:
+        # Phases saved before phases had kinds were capacity lines.
+        if isinstance(data, Mapping) and "kind" not in data and "gpu" in data:
+            return {"kind": "capacity", **data}
+        return data
 
 
 class ScheduleIn(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
-    phases: list[PhaseIn] = Field(min_length=1, max_length=24)
+    phases: list[PhaseIn] = Field(min_length=1, max_length=MAX_PHASES)
     currency: str = Field(default="TWD", pattern="^(TWD|USD)$")
 
 
-#: Seed 003 T16: a 13B customer-service model, phased vs four GPUs from day one.
-T16_PHASED: Final = (
-    {
-        "label": N_("LoRA fine-tune"),
-        "gpu": H100,
-        "gpu_count": 1,
-        "months": 2,
-        "hours_per_month": 730,
-    },
-    {
-        "label": N_("Full fine-tune"),
-        "gpu": H100,
-        "gpu_count": 4,
-        "months": 1,
-        "hours_per_month": 730,
-    },
-    {"label": N_("Inference"), "gpu": H100, "gpu_count": 1, "months": 1, "hours_per_month": 730},
-)
-T16_DAY_ONE: Final = (
-    {
-        "label": N_("4×H100 from day one"),
-        "gpu": H100,
-        "gpu_count": 4,
-        "months": 4,
-        "hours_per_month": 730,
-    },
-)
-
-
 class ScheduleError(ValueError):
-    """A schedule the engine cannot price; `field` is its dotted path in the workload."""
+    """A schedule the engine cannot price; `field` is its dotted path (`phases.1.gpu`),
+    `message` a msgid (translated where it is shown) with its `params`."""
 
-    def __init__(self, field: str, message: str) -> None:
-        super().__init__(message)
+    def __init__(self, field: str, message: str, **params: Any) -> None:
+        super().__init__(message % params if params else message)
         self.field = field
+        self.message = message
+        self.params = params
 
 
 def is_schedule(workload: Any) -> bool:
     return isinstance(workload, Mapping) and SCHEDULE_KEY in workload
 
 
-def _nodes(gpu_id: str, count: float) -> int:
+def phases_of(workload: Any) -> list[dict[str, Any]] | None:
+    """The stored phases of a phased workload (None for a plain one)."""
+    if not is_schedule(workload):
+        return None
+    return [dict(p) for p in (workload[SCHEDULE_KEY] or {}).get("phases") or []]
+
+
+def _gpu_spec(gpu_id: str, book: PriceBook | None) -> Any:
+    pool = (book.gpus if book is not None and book.gpus else None) or default_gpus()
+    return next((g for g in pool if g.id == gpu_id), None)
+
+
+def _gpu_name(gpu_id: str, book: PriceBook | None = None) -> str:
+    spec = _gpu_spec(gpu_id, book)
+    return spec.name if spec is not None else gpu_id
+
+
+def _nodes(gpu_id: str, count: float, book: PriceBook | None = None) -> int:
     """Nodes the phase's GPUs fill (the GPU's node size; 8 when the GPU is unknown)."""
-    per_node = next((g.gpus_per_node for g in default_gpus() if g.id == gpu_id), 8)
-    return max(1, math.ceil(count / per_node))
-
-
-def _gpu_name(gpu_id: str) -> str:
-    return next((g.name for g in default_gpus() if g.id == gpu_id), gpu_id)
+    spec = _gpu_spec(gpu_id, book)
+    per_node = spec.gpus_per_node if spec is not None else 8
+    return max(1, math.ceil(count / per_node - 1e-9))
 
 
 def parse(workload: Mapping[str, Any]) -> ScheduleIn:
@@ -102,7 +176,86 @@ def parse(workload: Mapping[str, Any]) -> ScheduleIn:
     except ValidationError as e:
         err = e.errors()[0]
         loc = ".".join(str(p) for p in err["loc"])
-        raise ScheduleError(f"workload.schedule.{loc}", err["msg"]) from e
+        raise ScheduleError(loc or "phases", str(err["msg"]).replace("%", "%%")) from e
+
+
+def _check_gpu(i: int, gpu_id: str, count: float, book: PriceBook, field: str) -> None:
+    """The GPU must be in the catalog with rental offers, the count whole or a listed slice."""
+    offered = sorted({o.gpu_id for o in book.offers})
+    if _gpu_spec(gpu_id, book) is None or gpu_id not in offered:
+        raise ScheduleError(
+            f"phases.{i}.{field}",
+            N_("No rental offers for this GPU in the price list (GPUs with offers: %(gpus)s)."),
+            gpus=", ".join(offered),
+        )
+    slices = sorted({o.gpu_count for o in book.offers if o.gpu_id == gpu_id and o.gpu_count < 1})
+    whole = count >= 1 and float(count).is_integer()
+    if not whole and not any(abs(count - s) < 1e-9 for s in slices):
+        if slices:
+            raise ScheduleError(
+                f"phases.{i}.gpu_count",
+                N_("Must be a whole number of GPUs or a listed slice (%(slices)s)."),
+                slices=", ".join(f"{s:g}" for s in slices),
+            )
+        raise ScheduleError(f"phases.{i}.gpu_count", N_("Must be a whole number of GPUs."))
+
+
+def _check_option(i: int, p: PhaseIn, gpu_id: str, count: float, book: PriceBook) -> None:
+    """An hourly phase needs an hourly price, a contract a tier no longer than the phase."""
+    sel = select_offers(book, gpu_id, count)
+    if sel is None:
+        return  # _check_gpu said why
+    if p.option == "hourly" and any(o.hourly_price is None for o, _ in sel.parts):
+        raise ScheduleError(
+            f"phases.{i}.option",
+            N_("This GPU is not rented by the hour here: choose monthly or a contract."),
+        )
+    if p.option == "contract" and term_discount(sel.main, math.floor(p.months + 1e-9))[0] is None:
+        raise ScheduleError(
+            f"phases.{i}.option",
+            N_("No contract of %(months)s months or less is listed for this GPU."),
+            months=f"{p.months:g}",
+        )
+
+
+def _size(i: int, p: PhaseIn, book: PriceBook) -> tuple[str, float, dict[str, Any]]:
+    """(GPU id, GPU count, what the engine said) for phase `i`."""
+    if p.kind == "capacity":
+        if p.workload is not None:
+            raise ScheduleError(f"phases.{i}.workload", N_("Only a workload phase has a workload."))
+        if not p.gpu:
+            raise ScheduleError(f"phases.{i}.gpu", N_("A capacity phase needs a GPU."))
+        if p.gpu_count is None:
+            raise ScheduleError(f"phases.{i}.gpu_count", N_("A capacity phase needs a GPU count."))
+        _check_gpu(i, p.gpu, p.gpu_count, book, "gpu")
+        _check_option(i, p, p.gpu, p.gpu_count, book)
+        return p.gpu, p.gpu_count, {}
+    if p.workload is None:
+        raise ScheduleError(f"phases.{i}.workload", N_("A workload phase needs a workload."))
+    for name in ("gpu", "gpu_count"):
+        if getattr(p, name) is not None:
+            raise ScheduleError(
+                f"phases.{i}.{name}", N_("A workload phase pins its GPU in its workload.")
+            )
+    try:
+        resp = estimate(p.workload, prices=book)
+    except InputError as e:
+        raise ScheduleError(f"phases.{i}.workload.{e.field}", str(e).replace("%", "%%")) from e
+    gpu_id, count = resp.gpu.id, float(resp.gpu.count)
+    _check_gpu(i, gpu_id, count, book, "workload.gpu")
+    _check_option(i, p, gpu_id, count, book)
+    job_days = resp.training.days if resp.training is not None else None
+    return (
+        gpu_id,
+        count,
+        {
+            "task": p.workload.task,
+            "model_name": str(resp.model.get("name") or ""),
+            "job_days": job_days,
+            "fits_in_phase": job_days is None or job_days <= p.months * DAYS_PER_MONTH + 1e-9,
+            "engine_tier": resp.tier,
+        },
+    )
 
 
 def compute(
@@ -111,29 +264,72 @@ def compute(
     """(workload dump, result dump) for a phased workload priced with `book`."""
     sched = parse(workload)
     if book is None:
-        raise ScheduleError("price_list_id", "a phased plan needs a published price list")
-    phases = [Phase(p.gpu, p.gpu_count, p.months, p.hours_per_month, p.label) for p in sched.phases]
+        raise ScheduleError("price_list_id", N_("A phased plan needs a published price list."))
+    sized = [_size(i, p, book) for i, p in enumerate(sched.phases)]
+    phases = [
+        Phase(gpu, count, p.months, p.hours_per_month, p.label, p.option)
+        for p, (gpu, count, _) in zip(sched.phases, sized, strict=True)
+    ]
     try:
         cost = schedule_cost(phases, book, sched.currency)
     except CostInputError as e:
-        raise ScheduleError(f"workload.schedule.{e.field}", str(e)) from e
-    top = max(sched.phases, key=lambda p: p.gpu_count)
-    priced = [
-        {
-            "label": pc.phase.label,
+        field = e.field.replace("[", ".").replace("]", "").replace(".gpu_id", ".gpu")
+        raise ScheduleError(field, str(e).replace("%", "%%")) from e
+    priced = []
+    options = []
+    for i, (p, pc, (_, _, said)) in enumerate(zip(sched.phases, cost.phases, sized, strict=True)):
+        nodes = _nodes(pc.phase.gpu_id, pc.gpus, book)
+        row = {
+            "kind": p.kind,
+            "label": p.label,
             "gpu": pc.phase.gpu_id,
-            "gpu_name": _gpu_name(pc.phase.gpu_id),
+            "gpu_name": _gpu_name(pc.phase.gpu_id, book),
             "gpu_count": pc.phase.gpu_count,
+            "billed_gpus": pc.gpus,
+            "nodes": nodes,
             "months": pc.phase.months,
+            "option": p.option,
             "hours_per_month": pc.phase.hours_per_month,
-            "kind": pc.kind,
+            "billing": pc.kind,
+            "term_months": pc.term_months,
+            "hours": pc.hours,
             "start_month": pc.start_month,
             "monthly": pc.monthly,
             "total": pc.total,
             "source_ids": list(pc.source_ids),
+            **said,
         }
-        for pc in cost.phases
-    ]
+        priced.append(row)
+        hourly = pc.kind == "rent_hourly"
+        options.append(
+            {
+                "key": phase_key(i),
+                "kind": pc.kind,
+                "label": f"Phase {i + 1}: {pc.phase.label or p.kind}",
+                "phase": i,
+                "phase_kind": p.kind,
+                "phase_label": p.label,
+                "task": said.get("task"),
+                "gpu": {"count": pc.gpus, "name": row["gpu_name"], "nodes": nodes},
+                "term_months": pc.term_months,
+                "monthly_rate": None if hourly else pc.monthly,
+                "hourly_rate": pc.monthly / pc.phase.hours_per_month if hourly else None,
+                "billed": {
+                    "unit": "hour" if hourly else "month",
+                    "quantity": pc.hours if hourly else pc.phase.months,
+                    "gpus": pc.gpus,
+                    "nodes": nodes,
+                },
+                "period_months": pc.phase.months,
+                "total": pc.total,
+                "upfront": 0.0,
+                "currency": cost.currency,
+                "source_ids": list(pc.source_ids),
+                "feasible": True,
+                "economical": True,
+                "note": "",
+            }
+        )
     explain = [
         {
             "figure": x.figure,
@@ -144,7 +340,7 @@ def compute(
         }
         for x in cost.explain
     ]
-    option = {
+    headline = {
         "key": OPTION_KEY,
         "kind": "rent_monthly",
         "label": "Phased rental",
@@ -157,15 +353,15 @@ def compute(
         "feasible": True,
         "note": "",
     }
-    nodes = _nodes(top.gpu, top.gpu_count)
+    top = max(priced, key=lambda r: r["billed_gpus"])
     result: dict[str, Any] = {
         "kind": "schedule",
-        "tier": tier_for(top.gpu_count, nodes),
+        "tier": tier_for(top["billed_gpus"], top["nodes"]),
         "gpu": {
-            "id": top.gpu,
-            "name": _gpu_name(top.gpu),
-            "count": top.gpu_count,
-            "nodes": nodes,
+            "id": top["gpu"],
+            "name": top["gpu_name"],
+            "count": top["billed_gpus"],
+            "nodes": top["nodes"],
         },
         "schedule": {
             "phases": priced,
@@ -179,7 +375,7 @@ def compute(
             "currency": cost.currency,
             "months": cost.months,
             "cheapest": OPTION_KEY,
-            "options": [option],
+            "options": [headline, *options],
             "break_even": [],
             "price_list": {
                 "name": book.name,
@@ -190,9 +386,62 @@ def compute(
         "warnings": [],
         "explain": explain,
     }
-    return {SCHEDULE_KEY: sched.model_dump(mode="json")}, result
+    return {SCHEDULE_KEY: sched.model_dump(mode="json", exclude_none=True)}, result
 
 
-def schedule_workload(phases: Sequence[Mapping[str, Any]], currency: str = "TWD") -> dict[str, Any]:
+def schedule_workload(
+    phases: Sequence[PhaseIn | Mapping[str, Any]], currency: str = "TWD"
+) -> dict[str, Any]:
     """The workload JSON of a phased plan."""
-    return {SCHEDULE_KEY: {"phases": [dict(p) for p in phases], "currency": currency}}
+    dumped = [
+        p.model_dump(mode="json", exclude_none=True) if isinstance(p, PhaseIn) else dict(p)
+        for p in phases
+    ]
+    return {SCHEDULE_KEY: {"phases": dumped, "currency": currency}}
+
+
+def from_workload(workload: Mapping[str, Any], months: float = 1) -> dict[str, Any]:
+    """A plain plan's workload as the first phase of a phased plan."""
+    return {"kind": "workload", "months": months, "option": "cheapest", "workload": dict(workload)}
+
+
+#: Seed 003 T16: a 13B customer-service model — 2 months of LoRA, 1 month of full
+#: fine-tuning, then inference; the engine sizes each workload on H100s (1, 4 and 1 GPUs:
+#: a 13B full fine-tune's weights, gradients and Adam states do not fit on fewer).
+_T16_MODEL: Final = {"preset": "llama-2-13b"}
+T16_PHASES: Final = (
+    {
+        "kind": "workload",
+        "months": 2,
+        "option": "monthly",
+        "workload": {
+            "model": _T16_MODEL,
+            "task": "lora",
+            "dataset_gb": 5,
+            "epochs": 2,
+            "gpu": H100,
+        },
+    },
+    {
+        "kind": "workload",
+        "months": 1,
+        "option": "monthly",
+        "workload": {
+            "model": _T16_MODEL,
+            "task": "full_finetune",
+            "dataset_gb": 5,
+            "epochs": 2,
+            "gpu": H100,
+        },
+    },
+    {
+        "kind": "workload",
+        "months": 1,
+        "option": "monthly",
+        "workload": {"model": _T16_MODEL, "task": "inference", "concurrency": 16, "gpu": H100},
+    },
+)
+#: The same four months on four GPUs from day one (T16's "nearly twice as much").
+T16_DAY_ONE: Final = (
+    {"kind": "capacity", "gpu": H100, "gpu_count": 4, "months": 4, "option": "monthly"},
+)

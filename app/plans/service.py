@@ -136,7 +136,7 @@ def _compute(
         try:
             return schedule.compute(workload, _book(session, price_list_id))
         except schedule.ScheduleError as e:
-            raise Invalid(e.field, str(e)) from e
+            raise errors.Invalid(e.message, field=e.field, **e.params) from e
     try:
         req = (
             workload
@@ -153,6 +153,31 @@ def _compute(
         # The engine names the field inside the workload; the API body nests it.
         raise InputError(f"workload.{e.field}", str(e)) from e
     return req.model_dump(mode="json"), res.model_dump(mode="json")
+
+
+def _phase_currency(phases: Sequence[schedule.PhaseIn | Mapping[str, Any]]) -> str:
+    """A phased plan's currency: its first workload phase's, else TWD."""
+    for p in phases:
+        w = p.workload if isinstance(p, schedule.PhaseIn) else p.get("workload")
+        ccy = w.get("currency") if isinstance(w, Mapping) else getattr(w, "currency", None)
+        if ccy in ("TWD", "USD"):
+            return str(ccy)
+    return "TWD"
+
+
+def _workload_or_phases(
+    workload: EstimateRequest | Mapping[str, Any] | None,
+    phases: Sequence[schedule.PhaseIn | Mapping[str, Any]] | None,
+    currency: str | None = None,
+) -> EstimateRequest | Mapping[str, Any]:
+    """The workload to store: the one given, or the phases as a phased workload."""
+    if phases is not None and workload is not None:
+        raise Invalid("phases", "give either a workload or phases, not both")
+    if phases is not None:
+        return schedule.schedule_workload(phases, currency or _phase_currency(phases))
+    if workload is None:
+        raise Invalid("workload", "a plan needs a workload or phases")
+    return workload
 
 
 @dataclass(frozen=True, slots=True)
@@ -223,6 +248,41 @@ def _quote_values(
         "quote_totals": pricing.totals(stored).public(),
         "valid_until": date.fromisoformat(stored["valid_until"]),
     }
+
+
+def _phase_lines_follow(quote: Mapping[str, Any], result: Mapping[str, Any]) -> QuoteIn:
+    """A saved quote after its plan's phases changed: every line quoting a cost option is
+    quoted again from the new phases at the new prices, keeping its discount and
+    description (a removed phase's line goes; when the quote had a line per phase, a new
+    phase gets one); free lines (NAS, installation …) stay as they were."""
+    keys = [str(o["key"]) for o in (result.get("cost") or {}).get("options") or []]
+    phase_keys = [k for k in keys if k.startswith("phase-")]
+    lines: list[dict[str, Any]] = []
+    seen: set[str] = set()
+    for line in quote.get("lines") or []:
+        key = str(line.get("option_key") or "")
+        if not key:
+            fields = ("description", "quantity", "unit_price", "months", "discount_pct")
+            lines.append({k: line[k] for k in fields if line.get(k) not in (None, "")})
+        elif key in keys:
+            seen.add(key)
+            kept = {k: line[k] for k in ("description", "discount_pct") if line.get(k)}
+            lines.append({"option_key": key, **kept})
+    if any(
+        str(line.get("option_key", "")).startswith("phase-") for line in quote.get("lines") or []
+    ):
+        lines += [{"option_key": k} for k in phase_keys if k not in seen]
+    fields = (
+        "discount_pct",
+        "tax_rate",
+        "valid_until",
+        "payment_terms",
+        "include_cloud_comparison",
+    )
+    body = {k: quote[k] for k in fields if k in quote}
+    if body.get("valid_until") and date.fromisoformat(str(body["valid_until"])) < today():
+        body.pop("valid_until")
+    return QuoteIn.model_validate({**body, "lines": lines})
 
 
 def needs_discount_approval(plan: Plan, *, owner: User, limit_pct: Decimal) -> bool:
@@ -389,13 +449,44 @@ def result_summary(result: Mapping[str, Any]) -> dict[str, Any]:
     """The figures of a result worth naming in a diff (the whole result is kilobytes)."""
     gpu = result.get("gpu") or {}
     cost = result.get("cost") or {}
-    totals = [o.get("total") for o in cost.get("options", []) if o.get("total") is not None]
     return {
         "tier": result.get("tier"),
         "gpu": f"{gpu.get('count')} × {gpu.get('name')}" if gpu else None,
-        "cheapest_total": min(totals) if totals else None,
+        "cheapest_total": headline_total(result),
         "currency": cost.get("currency"),
     }
+
+
+def headline_total(result: Mapping[str, Any]) -> float | None:
+    """The total a plan is known by: its `cost.cheapest` option's (a phased plan's is the
+    whole schedule, not its cheapest phase), else the lowest option total."""
+    cost = result.get("cost") or {}
+    options = cost.get("options") or []
+    named = next((o for o in options if o.get("key") == cost.get("cheapest")), None)
+    if named is not None and named.get("total") is not None:
+        return float(named["total"])
+    totals = [float(o["total"]) for o in options if o.get("total") is not None]
+    return min(totals) if totals else None
+
+
+def _flatten_phases(
+    prefix: str, a: Any, b: Any, out_a: dict[str, Any], out_b: dict[str, Any]
+) -> None:
+    """Phases side by side, numbered from 1: a phase of the same kind on both sides is
+    compared field by field (`workload.schedule.phases.2.months`); one added, removed or
+    of another kind is one entry (`workload.schedule.phases.3`)."""
+    la = list(a) if isinstance(a, list) else []
+    lb = list(b) if isinstance(b, list) else []
+    for i in range(max(len(la), len(lb))):
+        pa = la[i] if i < len(la) else None
+        pb = lb[i] if i < len(lb) else None
+        key = f"{prefix}.{i + 1}"
+        if isinstance(pa, Mapping) and isinstance(pb, Mapping) and pa.get("kind") == pb.get("kind"):
+            _flatten(key, pa, out_a)
+            _flatten(key, pb, out_b)
+        else:
+            out_a[key] = pa
+            out_b[key] = pb
 
 
 def _flatten(prefix: str, value: Any, out: dict[str, Any]) -> None:
@@ -419,6 +510,21 @@ def diff_snapshots(a: Mapping[str, Any], b: Mapping[str, Any]) -> list[tuple[str
         if f == "result":
             _flatten("result", result_summary(a.get(f) or {}), flat_a)
             _flatten("result", result_summary(b.get(f) or {}), flat_b)
+        elif f == "workload" and (schedule.is_schedule(a.get(f)) or schedule.is_schedule(b.get(f))):
+            wa, wb = dict(a.get(f) or {}), dict(b.get(f) or {})
+            sa = dict(wa.pop(schedule.SCHEDULE_KEY, None) or {})
+            sb = dict(wb.pop(schedule.SCHEDULE_KEY, None) or {})
+            _flatten_phases(
+                "workload.schedule.phases",
+                sa.pop("phases", None),
+                sb.pop("phases", None),
+                flat_a,
+                flat_b,
+            )
+            _flatten("workload.schedule", sa, flat_a)
+            _flatten("workload.schedule", sb, flat_b)
+            _flatten("workload", wa, flat_a)
+            _flatten("workload", wb, flat_b)
         else:
             _flatten(f, a.get(f), flat_a)
             _flatten(f, b.get(f), flat_b)
@@ -461,7 +567,9 @@ def create_plan(
     session: Session,
     owner: User,
     name: str,
-    workload: EstimateRequest | Mapping[str, Any],
+    workload: EstimateRequest | Mapping[str, Any] | None = None,
+    phases: Sequence[schedule.PhaseIn | Mapping[str, Any]] | None = None,
+    currency: str | None = None,
     customer: str = "",
     status: str = "draft",
     notes: str = "",
@@ -470,8 +578,10 @@ def create_plan(
     quote: QuoteIn | Mapping[str, Any] | None = None,
     quote_defaults: QuoteDefaults | None = None,
 ) -> Plan:
-    """Validate and price the workload with the current price list, save version 1."""
+    """Validate and price the workload (or the phases of a phased plan) with the current
+    price list, save version 1."""
     assert owner.id is not None
+    workload = _workload_or_phases(workload, phases, currency)
     if status in LIFE_STATUSES and quote is not None:
         raise Invalid("status", "a quote is sent with POST /api/v1/plans/{id}/send")
     price_list_id = _current_list_id(session)
@@ -585,10 +695,15 @@ def update_plan(
             current_version=plan.version,
             changed_fields=_changed_since(session, plan, expected_version),
         )
-    unknown = set(changes) - set(EDITABLE)
+    values = dict(changes)
+    if "phases" in values:
+        phases = values.pop("phases")
+        current = (plan.workload or {}).get(schedule.SCHEDULE_KEY) or {}
+        currency = current.get("currency") or (plan.result.get("cost") or {}).get("currency")
+        values["workload"] = _workload_or_phases(values.get("workload"), phases, currency)
+    unknown = set(values) - set(EDITABLE)
     if unknown:
         raise Invalid(sorted(unknown)[0], "cannot be changed by a save")
-    values = dict(changes)
     has_quote = plan.quote is not None or values.get("quote") is not None
     if values.get("status") in LIFE_STATUSES and has_quote:
         # Only sending, the customer's answer and the validity date move a quote on.
@@ -601,6 +716,8 @@ def update_plan(
             session, values["workload"], plan.price_list_id
         )
         values["tier"] = str(values["result"].get("tier", ""))
+        if values.get("quote") is None and plan.quote and schedule.is_schedule(values["workload"]):
+            values["quote"] = _phase_lines_follow(plan.quote, values["result"])
     if values.get("quote") is not None:
         values.update(
             _quote_values(
@@ -706,6 +823,13 @@ def _totals(result: Mapping[str, Any]) -> dict[str, tuple[str, float]]:
     }
 
 
+def _headline(result: Mapping[str, Any], totals: Mapping[str, tuple[str, float]]) -> float | None:
+    cheapest = (result.get("cost") or {}).get("cheapest")
+    if isinstance(cheapest, str) and cheapest in totals:
+        return totals[cheapest][1]
+    return min((t for _, t in totals.values()), default=None)
+
+
 def reprice_plan(
     *,
     session: Session,
@@ -740,8 +864,8 @@ def reprice_plan(
         label = (new.get(key) or old.get(key) or (key, 0.0))[0]
         delta = a - b if a is not None and b is not None else None
         options.append({"key": key, "label": label, "before": b, "after": a, "delta": delta})
-    cb = min((t for _, t in old.values()), default=None)
-    ca = min((t for _, t in new.values()), default=None)
+    cb = _headline(before_result, old)
+    ca = _headline(result, new)
     return Reprice(
         plan=plan,
         price_list_before=before_list,
@@ -817,8 +941,8 @@ def compare_revisions(
         changes=diff_revisions(a, b),
         currency=str((b.result.get("cost") or {}).get("currency", "")),
         options=options,
-        cheapest_before=min((t for _, t in old.values()), default=None),
-        cheapest_after=min((t for _, t in new.values()), default=None),
+        cheapest_before=_headline(a.result, old),
+        cheapest_after=_headline(b.result, new),
     )
 
 
@@ -827,55 +951,30 @@ def compare_revisions(
 # --------------------------------------------------------------------------------------------
 
 
-def create_schedule_plan(
-    *,
-    session: Session,
-    owner: User,
-    name: str,
-    phases: Sequence[Mapping[str, Any]],
-    customer: str = "",
-    currency: str = "TWD",
-    notes: str = "",
-    tags: list[str] | None = None,
-) -> Plan:
-    """Save a phased rental schedule as a new plan (version 1), priced with the current list."""
-    return create_plan(
-        session=session,
-        owner=owner,
-        name=name,
-        workload=schedule.schedule_workload(phases, currency),
-        customer=customer,
-        notes=notes,
-        tags=tags,
-    )
-
-
 def create_t16_example(*, session: Session, owner: User, currency: str = "TWD") -> list[Plan]:
-    """Seed 003 T16's two scenarios as plans owned by `owner`: phased, and 4×H100 from day one.
+    """Seed 003 T16's two scenarios as plans owned by `owner`, built from phases like any
+    phased plan (`schedule.T16_PHASES`: LoRA, full fine-tune and inference workloads the
+    engine sizes; and 4×H100 from day one as one capacity phase).
 
-    Names and phase labels are written in the request's language (they are plan data)."""
-
-    def local(phases: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
-        return [{**p, "label": _(str(p["label"]))} for p in phases]
-
+    Names are written in the request's language (they are plan data); phase labels are
+    left empty so every document names the phases in its own language."""
     customer = _("T16 example")
+    scenarios = (
+        (
+            _("T16: phased (1×H100 LoRA → 4×H100 full fine-tune → 1×H100 inference)"),
+            schedule.T16_PHASES,
+        ),
+        (_("T16: 4×H100 from day one"), schedule.T16_DAY_ONE),
+    )
     return [
-        create_schedule_plan(
+        create_plan(
             session=session,
             owner=owner,
-            name=_("T16: phased (1×H100 LoRA → 4×H100 full fine-tune → 1×H100 inference)"),
-            phases=local(schedule.T16_PHASED),
-            customer=customer,
+            name=name,
+            phases=phases,
             currency=currency,
-            tags=["T16"],
-        ),
-        create_schedule_plan(
-            session=session,
-            owner=owner,
-            name=_("T16: 4×H100 from day one"),
-            phases=local(schedule.T16_DAY_ONE),
             customer=customer,
-            currency=currency,
             tags=["T16"],
-        ),
+        )
+        for name, phases in scenarios
     ]

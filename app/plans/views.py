@@ -25,7 +25,7 @@ from app.engine.schemas import EstimateRequest, EstimateResponse
 from app.i18n import gettext as _
 from app.ids import DB_ID_MAX
 from app.planner import views as planner
-from app.plans import schedule, service
+from app.plans import builder, schedule, service
 from app.plans.forms import PER_PAGE, SORT_COLUMNS, ListQuery
 from app.plans.models import STATUSES, Plan, PlanRevision
 from app.plans.presenters import (
@@ -174,16 +174,63 @@ def schedule_context(result: Mapping[str, Any]) -> dict[str, Any]:
     cost = result.get("cost") or {}
     ccy = str(cost.get("currency") or "TWD")
     option = {**(cost.get("options") or [{}])[0], "label": _("Phased rental")}
+    names = [phase_name(p, p, i) for i, p in enumerate(sched.get("phases") or [])]
+    named = [{**p, "label": n} for p, n in zip(sched.get("phases") or [], names, strict=True)]
     return {
         "resp": None,
         "phased": sched,
+        "phase_names": names,
         "charts": {
-            "timeline": figures.timeline([(_("Schedule"), sched.get("phases") or [])]),
+            "timeline": figures.timeline([(_("Schedule"), named)]),
             "cumulative": figures.cumulative([option], [], ccy),
         },
         "explain": result.get("explain") or [],
         "kind_names": costs_view.KIND_NAMES,
     }
+
+
+def phase_builder_context(
+    *,
+    session: Session,
+    plan: Plan,
+    values: Sequence[Mapping[str, str]] | None = None,
+    errors: Mapping[str, str] | None = None,
+    preview: Mapping[str, Any] | None = None,
+) -> dict[str, Any]:
+    """The phase builder's section (`plans/_phases.html`): its phases, their costs (the
+    saved ones, or the preview of what is typed) and its errors."""
+    saved = values is None
+    if saved:
+        values = builder.values_of(plan)
+        preview = (
+            (plan.result or {}).get("schedule") if schedule.is_schedule(plan.workload) else None
+        )
+    priced = list((preview or {}).get("phases") or [])
+    rows = []
+    for i, v in enumerate(values or []):
+        p = priced[i] if i < len(priced) else None
+        rows.append({"v": v, "priced": p, "name": phase_name(v, p, i)})
+    return {
+        "pb_phases": rows,
+        "pb_errors": dict(errors or {}),
+        "pb_preview": preview,
+        "pb_saved": saved,
+        "pb_phased": schedule.is_schedule(plan.workload),
+        "pb_max": schedule.MAX_PHASES,
+        "kind_names": costs_view.KIND_NAMES,
+        **builder.choices(session, plan),
+    }
+
+
+def phase_name(v: Mapping[str, Any], priced: Mapping[str, Any] | None, i: int) -> str:
+    """A phase's name on the page: its label, else its task (workload) or "Capacity"."""
+    if v.get("label"):
+        return str(v["label"])
+    if v.get("kind") == "workload" and v.get("task") in planner.TASK_NAMES:
+        return _(planner.TASK_NAMES[str(v["task"])])
+    if v.get("kind") == "capacity":
+        return _("Capacity")
+    return _("Phase %(n)s") % {"n": i + 1}
 
 
 def detail_context(
@@ -212,6 +259,8 @@ def detail_context(
         "conflict_version": int(conflict) if conflict and conflict.isdigit() else None,
     }
     ctx.update(results_context(session=session, plan=plan, currency=currency))
+    if ctx["can_edit"]:
+        ctx.update(phase_builder_context(session=session, plan=plan))
     return ctx
 
 

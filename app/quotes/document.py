@@ -52,8 +52,14 @@ def gpu_text(gpu: Mapping[str, Any]) -> str:
 def option_label(option: Mapping[str, Any], gpu: Mapping[str, Any], hours_per_month: float) -> str:
     """'Term rent — 6-month contract · 4 × NVIDIA H100 SXM5 80GB' in the active language."""
     kind = str(option.get("kind", ""))
-    if option.get("key") == "schedule":  # app.plans.schedule's one option
+    if option.get("key") == "schedule":  # app.plans.schedule's headline option
         return gettext("Phased rental")
+    if str(option.get("key", "")).startswith("phase-"):  # one phase of a phased plan
+        n = int(option.get("phase") or 0) + 1
+        name = phase_name(option.get("phase_label"), option.get("phase_kind"), option.get("task"))
+        return f"{gettext('Phase %(n)s') % {'n': n}}: {name} — {billing_text(option)} · " + (
+            gpu_text(option.get("gpu") or gpu)
+        )
     name = gettext(KIND_NAMES.get(kind, N_("Option")))
     if kind in CLOUD_KINDS:
         # The provider's public product name ("AWS p5.48xlarge"), without our catalog id.
@@ -73,6 +79,51 @@ def option_label(option: Mapping[str, Any], gpu: Mapping[str, Any], hours_per_mo
     if gpu:
         parts.append(gpu_text(gpu))
     return " — ".join(parts[:1]) + (" · " + " · ".join(parts[1:]) if parts[1:] else "")
+
+
+def phase_name(label: Any, kind: Any, task: Any) -> str:
+    """A phase's name in the active language: its label, else its task or "Capacity"."""
+    if label:
+        return str(label)
+    if kind == "workload" and task in TASKS:
+        return gettext(TASKS[str(task)])
+    return gettext("Capacity")
+
+
+def billing_text(p: Mapping[str, Any]) -> str:
+    """How a phase is billed, in customer words: 'Term rent (12-month contract)'."""
+    kind = str(p.get("billing") or p.get("kind") or "")
+    text = gettext(KIND_NAMES.get(kind, N_("Monthly rent")))
+    if p.get("term_months"):
+        text += f" ({gettext('%(n)s-month contract') % {'n': p['term_months']}})"
+    return text
+
+
+def phase_rows(sched: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The phases of a phased plan as the customer reads them: name, what runs (a workload's
+    model), GPUs, months, how billed, the month's rent (or hours), the phase's total."""
+    rows = []
+    for i, p in enumerate(sched.get("phases") or []):
+        kind = p.get("kind") if p.get("kind") in ("workload", "capacity") else "capacity"
+        hourly = (p.get("billing") or p.get("kind")) == "rent_hourly"
+        rows.append(
+            {
+                "n": i + 1,
+                "name": phase_name(p.get("label"), kind, p.get("task")),
+                "model": p.get("model_name") or "",
+                "gpus": gpu_text(
+                    {"count": p.get("billed_gpus", p.get("gpu_count")), "name": p.get("gpu_name")}
+                ),
+                "months": float(p.get("months") or 0),
+                "start_month": float(p.get("start_month") or 0),
+                "billing": billing_text(p),
+                "hourly": hourly,
+                "hours": float(p.get("hours") or 0),
+                "monthly": float(p.get("monthly") or 0),
+                "total": float(p.get("total") or 0),
+            }
+        )
+    return rows
 
 
 def visible_options(

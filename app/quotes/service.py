@@ -175,6 +175,7 @@ def quote_view(
         "inference": result.get("inference"),
         "infra": result.get("infra") or {},
         "phased": result.get("schedule"),
+        "phase_rows": document.phase_rows(result.get("schedule") or {}),
         "cost": cost,
         "currency": bom.currency,
         "options": cost.get("options") or [],

@@ -42,9 +42,14 @@ def values_of(plan: Plan) -> dict[str, Any]:
     first = next(
         (o for o in options if o.get("kind") == "rent_term"), options[0] if options else {}
     )
+    # A phased plan is quoted a line per phase (app.plans.schedule's `phase-<n>` options).
+    phase_keys = [str(o["key"]) for o in options if str(o.get("key", "")).startswith("phase-")]
+    default = [{"option_key": k, "discount_pct": "0"} for k in phase_keys] or [
+        {"option_key": str(first.get("key", "")), "discount_pct": "0"}
+    ]
     lines = [
         {f: str(line.get(f, "") or "") for f in LINE_FIELDS} for line in q.get("lines") or []
-    ] or [{"option_key": str(first.get("key", "")), "discount_pct": "0"}]
+    ] or default
     return {
         "lines": lines,
         "discount_pct": str(q.get("discount_pct", "0")),

@@ -528,6 +528,39 @@ def test_schedule_long_phase_gets_term_discount(book: PriceBook) -> None:
     assert s.total == pytest.approx(480_000)
 
 
+def test_schedule_phase_options_bill_as_chosen(book: PriceBook) -> None:
+    """Each phase's pricing option (T8 prices: 1×H100 NT$50,000/month, NT$120/h; 3 months
+    list, 6 months −10 %, 12 months −20 %)."""
+    # contract, 12 months: 50,000 × (1 − 0.2) = 40,000/month × 12 = 480,000
+    c = schedule_cost([Phase(H100, 1, 12, option="contract")], book)
+    assert (c.phases[0].kind, c.phases[0].term_months) == ("rent_term", 12)
+    assert c.total == pytest.approx(480_000)
+    # contract, 3 months: the 3-month tier is list price: 50,000 × 3 = 150,000, still a term
+    c3 = schedule_cost([Phase(H100, 1, 3, option="contract")], book)
+    assert (c3.phases[0].kind, c3.phases[0].term_months) == ("rent_term", 3)
+    assert c3.total == pytest.approx(150_000)
+    # monthly, 12 months: no contract, 50,000 × 12 = 600,000
+    m = schedule_cost([Phase(H100, 1, 12, option="monthly")], book)
+    assert (m.phases[0].kind, m.total) == ("rent_monthly", pytest.approx(600_000))
+    # hourly even where monthly is cheaper: 120 × 730 = 87,600/month × 2 = 175,200
+    h = schedule_cost([Phase(H100, 1, 2, option="hourly")], book)
+    assert h.phases[0].kind == "rent_hourly"
+    assert h.total == pytest.approx(175_200)
+    assert h.phases[0].hours == pytest.approx(1_460)  # 730 h × 2 months
+    # 3 GPUs rent as the 4-GPU machine (T8: NT$200,000/month)
+    three = schedule_cost([Phase(H100, 3, 1, option="monthly")], book)
+    assert three.phases[0].gpus == 4 and three.total == pytest.approx(200_000)
+
+
+def test_schedule_refuses_a_contract_shorter_than_the_shortest_tier(book: PriceBook) -> None:
+    with pytest.raises(CostInputError) as e:
+        schedule_cost([Phase(H100, 1, 1), Phase(H100, 1, 2, option="contract")], book)
+    assert e.value.field == "phases[1].option"
+    with pytest.raises(CostInputError) as e:
+        schedule_cost([Phase(H100, 1, 2, option="yearly")], book)
+    assert e.value.field == "phases[0].option"
+
+
 # ---------------------------------------------------------------------- U4 rent vs buy
 
 

@@ -484,12 +484,14 @@ def test_t16_example_shows_350000_vs_800000(
     # The phases differ, and both charts (cumulative cost, time) are there.
     assert page.select("tr.input-row.differs")
     assert len(page.select("script.plotly-figure")) == 2
-    # Each scenario opens as a plan with its phases on a timeline.
+    # Each scenario opens as a plan with its phases in the phase builder (it was built
+    # with it) and on a timeline.
     link = page.select_one("table.compare-table tr.plan-row a")["href"]
     plan = soup(pages.get(link, headers={"Accept-Language": lang}))
-    phases = plan.select("table.phases-table tbody tr")
-    assert len(phases) == 4  # three phases and the total
-    assert money_text(phases[-1].select("td")[-1].get_text()) == 350_000
+    phases = plan.select("#phase-builder li.phase-row")
+    assert len(phases) == 3
+    assert money_text(plan.select_one(".phase-plan-total strong").get_text()) == 350_000
+    assert plan.select_one("#chart-timeline, [id*=timeline]") is not None
 
 
 # -------------------------------------------------------------------------- escaping

@@ -6,15 +6,18 @@ only a `schedule` key) and the PDF and the share link answered 500 (issue 10).
 
 from __future__ import annotations
 
+import re
 import subprocess
+from decimal import Decimal
 from pathlib import Path
+from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
 from sqlmodel import Session
 
 from app.accounts.models import User
-from app.plans import service
+from app.plans import schedule, service
 from tests.accounts.helpers import make_account
 
 
@@ -57,3 +60,114 @@ def test_t16_share_link_opens(client: TestClient, t16: dict) -> None:
     assert t16["quote_number"] in page.text and "350,000" in page.text
     pdf = anon.get(f"{path}/quote.pdf")
     assert pdf.status_code == 200 and pdf.headers["content-type"] == "application/pdf"
+
+
+# ---------------------------------------------------------------- the T16 phases, quoted
+
+
+@pytest.fixture(scope="module")
+def quoted(client: TestClient) -> dict[str, Any]:
+    """The T16 phases for a customer of each language, quoted a line per phase (the quote
+    builder's default for a phased plan) plus a NAS line, and shared."""
+    from tests.quotes.test_quote_life import _customer, _share
+
+    a = make_account(client, "sales")
+    out: dict[str, Any] = {}
+    for lang in ("zh-TW", "en"):
+        c = _customer(client, a, name=f"客服公司 {lang}", language=lang)
+        body = {
+            "name": "客服模型分階段" if lang == "zh-TW" else "Customer-service model in phases",
+            "customer_id": c["id"],
+            "phases": [dict(p) for p in schedule.T16_PHASES],
+            "quote": {
+                "lines": [
+                    *({"option_key": f"phase-{n}"} for n in (1, 2, 3)),
+                    {
+                        "description": "NAS 20 TB",
+                        "quantity": "1",
+                        "unit_price": "8000",
+                        "months": "4",
+                    },
+                ]
+            },
+        }
+        r = client.post("/api/v1/plans", json=body, headers=a.headers)
+        assert r.status_code == 201, r.text
+        out[lang] = {"plan": r.json(), "link": _share(client, a, r.json()["id"])}
+    return out
+
+
+def _text(client: TestClient, path: str, tmp_path: Path) -> str:
+    r = client.get(path)
+    assert r.status_code == 200, r.text[:300]
+    pdf = tmp_path / "q.pdf"
+    pdf.write_bytes(r.content)
+    return subprocess.run(
+        ["pdftotext", "-layout", str(pdf), "-"], check=True, capture_output=True, text=True
+    ).stdout
+
+
+@pytest.mark.parametrize(
+    ("lang", "names", "labels"),
+    [
+        (
+            "zh-TW",
+            ("LoRA 微調", "全參數微調", "推論(服務)"),
+            ("小計(未稅)", "稅額(營業稅 5%)", "總計(含稅)"),
+        ),
+        (
+            "en",
+            ("LoRA fine-tuning", "Full fine-tuning", "Inference (serving)"),
+            ("Subtotal (excl. tax)", "Tax 5%", "Total (incl. tax)"),
+        ),
+    ],
+)
+def test_phased_quote_pdf_lists_the_phases_and_exact_totals(
+    client: TestClient,
+    quoted: dict[str, Any],
+    lang: str,
+    names: tuple[str, ...],
+    labels: tuple[str, str, str],
+    tmp_path: Path,
+) -> None:
+    from tests.quotes.test_customer_document import INTERNAL, _nt
+
+    text = _text(TestClient(client.app), f"{quoted[lang]['link']}/quote.pdf", tmp_path)
+    # The phase table: its header ends with "Billed as … Per month … Total".
+    phases = text.split("計費方式" if lang == "zh-TW" else "Billed as")[1]
+    for name in names:
+        assert name in phases, name
+    # Lines: phases 2 × 50,000 + 200,000 + 50,000 = 350,000; NAS 8,000 × 4 = 32,000;
+    # subtotal 382,000; 5 % 營業稅 19,100; total 401,100.
+    subtotal, tax, total = (_nt(text, label) for label in labels)
+    assert (subtotal, tax, total) == (Decimal(382_000), Decimal(19_100), Decimal(401_100))
+    assert subtotal + tax == total
+    items = text.split("報價明細" if lang == "zh-TW" else "Line items")[1]
+    amounts = [Decimal(x.replace(",", "")) for x in re.findall(r"NT\$([\d,]+)\s*$", items, re.M)]
+    assert amounts[:4] == [100_000, 200_000, 50_000, 32_000], amounts
+    if lang == "zh-TW":
+        flat = text.replace(" ", "")
+        for word in (*INTERNAL, "lora", "inference", "capacity", "schedule", "T16"):
+            if word == "lora":
+                assert "lora" not in flat.replace("LoRA", ""), word
+            else:
+                assert word.lower() not in flat.lower(), word
+
+
+def test_phased_share_page_shows_the_phases_signed_out(
+    client: TestClient, quoted: dict[str, Any]
+) -> None:
+    from bs4 import BeautifulSoup
+
+    page = TestClient(client.app).get(quoted["zh-TW"]["link"])
+    assert page.status_code == 200
+    soup = BeautifulSoup(page.text, "html.parser")
+    rows = soup.select(".shared-phases li")
+    assert len(rows) == 3
+    assert [r.select_one(".amount").get_text() for r in rows] == [
+        "NT$100,000",
+        "NT$200,000",
+        "NT$50,000",
+    ]
+    assert soup.select_one(".phases-total").get_text(strip=True) == "NT$350,000"
+    assert "full_finetune" not in page.text and "h100-sxm-80gb" not in page.text

@@ -164,6 +164,7 @@ RULES.update(
         ("POST", "/s/{token}/accept"): PUBLIC,
         ("POST", "/s/{token}/decline"): PUBLIC,
         ("POST", "/plans/{plan_id}/quote"): SIGNED_IN_PAGE,
+        ("POST", "/plans/{plan_id}/phases"): SIGNED_IN_PAGE,
         ("POST", "/plans/{plan_id}/workload"): SIGNED_IN_PAGE,
         ("POST", "/plans/{plan_id}/send"): SIGNED_IN_PAGE,
         ("POST", "/plans/{plan_id}/approve-discount"): ADMIN_PAGE,

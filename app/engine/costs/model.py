@@ -25,6 +25,7 @@ __all__ = [
     "DAYS_PER_MONTH",
     "HOURS_PER_MONTH",
     "MAX_HORIZON_MONTHS",
+    "PHASE_OPTIONS",
     "PRICING_MODES",
     "RESERVED_TERM_MONTHS",
     "STORAGE_NETWORK_MIN_SHARE",
@@ -195,6 +196,13 @@ class Phase:
     months: float
     hours_per_month: float = HOURS_PER_MONTH
     label: str = ""
+    #: How the phase is billed: "cheapest" (hourly or monthly, with the largest contract tier
+    #: that fits inside the phase), "hourly" (hours_per_month × months), "monthly" (list
+    #: price per month, no contract) or "contract" (the largest contract tier ≤ months).
+    option: str = "cheapest"
+
+
+PHASE_OPTIONS = ("cheapest", "hourly", "monthly", "contract")
 
 
 @dataclass(frozen=True)
@@ -208,6 +216,9 @@ class PhaseCost:
     total: float
     source_ids: list[str]
     explain: list[Explanation]
+    gpus: float = 0.0  # GPUs billed (3 asked for rent as a 4-GPU machine)
+    term_months: int | None = None  # the contract tier applied, if any
+    hours: float = 0.0  # hours billed, for a phase billed by the hour
 
 
 @dataclass(frozen=True)

@@ -15,8 +15,15 @@ from collections.abc import Sequence
 from app.engine.costs.context import convert
 from app.engine.costs.formulas import term_discount
 from app.engine.costs.ledger import Ledger
-from app.engine.costs.model import HOURS_PER_MONTH, CostInputError, Phase, PhaseCost, ScheduleCost
-from app.engine.costs.rental import select_offers
+from app.engine.costs.model import (
+    HOURS_PER_MONTH,
+    PHASE_OPTIONS,
+    CostInputError,
+    Phase,
+    PhaseCost,
+    ScheduleCost,
+)
+from app.engine.costs.rental import Converter, OfferSelection, select_offers
 from app.engine.costs.validate import in_range, positive
 from app.engine.explain import Explanation, money, number, percent
 from app.engine.price_book import PriceBook
@@ -37,6 +44,8 @@ def schedule_cost(phases: Sequence[Phase], book: PriceBook, currency: str = "TWD
 
     total_months = 0.0
     for i, ph in enumerate(phases):
+        if ph.option not in PHASE_OPTIONS:
+            raise CostInputError(f"phases[{i}].option", " | ".join(PHASE_OPTIONS), ph.option)
         positive(f"phases[{i}].gpu_count", ph.gpu_count)
         total_months += positive(f"phases[{i}].months", ph.months)
         in_range(
@@ -56,20 +65,7 @@ def schedule_cost(phases: Sequence[Phase], book: PriceBook, currency: str = "TWD
                 ph.gpu_id,
             )
         src = f"seed 003 T8/T16; price list {book.name!r}; offers {', '.join(sel.ids)}"
-        term = math.floor(ph.months + 1e-9)
-        tier, discount = term_discount(sel.main, term) if term >= 1 else (None, 0.0)
-        monthly = sel.term_monthly(conv, term) if tier is not None else sel.monthly(conv)
-        kind = "mig" if sel.is_slice else ("rent_term" if discount > 0 else "rent_monthly")
-        list_price = sel.formula(conv, currency, lambda o: o.monthly_price, group=discount > 0)
-        how = (
-            f"{list_price} × (1 − {number(discount)}) ({tier}-month tier)"
-            if discount
-            else list_price
-        )
-        hourly = sel.hourly(conv)
-        if hourly is not None and hourly * ph.hours_per_month < monthly:
-            kind, monthly = "rent_hourly", hourly * ph.hours_per_month
-            how = f"{money(hourly, currency)}/h × {number(ph.hours_per_month)} h/month"
+        monthly, kind, how, tier, hours = _bill(sel, ph, i, conv, currency)
         ledger.recurring(label, monthly, ph.months, start)
         cost = monthly * ph.months
         x = Explanation(
@@ -80,7 +76,20 @@ def schedule_cost(phases: Sequence[Phase], book: PriceBook, currency: str = "TWD
             f"= {money(cost, currency)}",
             src,
         )
-        results.append(PhaseCost(ph, kind, start, monthly, cost, sel.ids, [x]))
+        results.append(
+            PhaseCost(
+                ph,
+                kind,
+                start,
+                monthly,
+                cost,
+                sel.ids,
+                [x],
+                gpus=sel.gpus,
+                term_months=tier,
+                hours=hours * ph.months,
+            )
+        )
         start += ph.months
 
     total = sum(p.total for p in results)
@@ -105,6 +114,53 @@ def schedule_cost(phases: Sequence[Phase], book: PriceBook, currency: str = "TWD
         cumulative=ledger.cumulative(),
         explain=explain,
     )
+
+
+def _bill(
+    sel: OfferSelection, ph: Phase, i: int, conv: Converter, currency: str
+) -> tuple[float, str, str, int | None, float]:
+    """(monthly rent, kind, its formula, contract tier, hours billed per month) of a phase
+    billed the way its `option` says (seed 003 T8 prices and contract tiers).
+
+    cheapest: hourly when hours_per_month × the hourly price is below the month's rent,
+    else monthly with the largest contract tier that fits inside the phase; contract: that
+    tier, refused (`phases[i].option`) when the phase is shorter than the shortest tier;
+    hourly: refused when an offer has no hourly price."""
+    term = math.floor(ph.months + 1e-9)
+    hourly = sel.hourly(conv)
+    if ph.option == "hourly":
+        if hourly is None:
+            raise CostInputError(
+                f"phases[{i}].option", "monthly or a contract (no hourly price listed)", "hourly"
+            )
+        how = f"{money(hourly, currency)}/h × {number(ph.hours_per_month)} h/month"
+        return hourly * ph.hours_per_month, "rent_hourly", how, None, ph.hours_per_month
+    tier, discount = term_discount(sel.main, term) if term >= 1 else (None, 0.0)
+    if ph.option == "monthly":
+        tier, discount = None, 0.0
+    if ph.option == "contract" and tier is None:
+        shortest = min(sel.main.term_discounts, default=None)
+        raise CostInputError(
+            f"phases[{i}].option",
+            f"a phase of at least {shortest} months for a contract"
+            if shortest
+            else "monthly or hourly (no contract listed)",
+            ph.months,
+        )
+    monthly = sel.term_monthly(conv, term) if tier is not None else sel.monthly(conv)
+    if not (discount > 0 or ph.option == "contract"):
+        tier = None  # the cheapest way: a contract at list price is plain monthly rent
+    kind = "mig" if sel.is_slice else ("rent_term" if tier is not None else "rent_monthly")
+    list_price = sel.formula(conv, currency, lambda o: o.monthly_price, group=discount > 0)
+    how = (
+        f"{list_price} × (1 − {number(discount)}) ({tier}-month tier)"
+        if discount
+        else (f"{list_price} ({tier}-month contract at list price)" if tier else list_price)
+    )
+    if ph.option == "cheapest" and hourly is not None and hourly * ph.hours_per_month < monthly:
+        how = f"{money(hourly, currency)}/h × {number(ph.hours_per_month)} h/month"
+        return hourly * ph.hours_per_month, "rent_hourly", how, None, ph.hours_per_month
+    return monthly, kind, how, tier, 0.0
 
 
 def schedule_ratio_explained(a: ScheduleCost, b: ScheduleCost, what: str) -> Explanation:

@@ -1,0 +1,334 @@
+"""The phase builder on /plans/{id}: form values ⇄ phases, its actions, preview and save.
+
+Phases are posted as ``phase-<i>-<field>`` inputs. "Add a workload phase", "add a capacity
+line", "up", "down" and "remove" re-render the builder with the typed values and their
+costs (nothing is saved); "save" validates and saves the phases as a new revision. Errors
+are keyed by the input they belong to (``phase-1-months``) and name the field in the page's
+language ("Months: must be at least 1."); one that has no input of its own (a workload
+field the builder does not show) is keyed ``phase-<i>``.
+
+A plan of one workload opens with that workload as phase 1: saving makes it a phased plan.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, Final
+
+from pydantic import ValidationError
+from sqlmodel import Session
+
+from app import errors
+from app.accounts.models import User
+from app.catalog import service as catalog
+from app.engine.price_book import PriceBook
+from app.i18n import N_
+from app.i18n import gettext as _
+from app.planner import views as planner
+from app.plans import schedule, service
+from app.plans.models import Plan
+from app.web.forms import message_for
+
+KIND_FIELDS: Final = {
+    "capacity": ("gpu", "gpu_count"),
+    "workload": ("task", "preset", "dataset_gb", "epochs", "concurrency", "wgpu", "wgpu_count"),
+}
+COMMON: Final = ("kind", "label", "months", "option", "hours_per_month", "base")
+FIELDS: Final = (*COMMON, *KIND_FIELDS["capacity"], *KIND_FIELDS["workload"])
+OPTION_NAMES: Final = {
+    "cheapest": N_("Cheapest way"),
+    "monthly": N_("Monthly rent"),
+    "contract": N_("Contract (longest tier that fits)"),
+    "hourly": N_("Hourly rent"),
+}
+KIND_NAMES: Final = {"workload": N_("Workload"), "capacity": N_("Capacity line")}
+LABELS: Final = {
+    "label": N_("Name"),
+    "months": N_("Months"),
+    "option": N_("Billed as"),
+    "hours_per_month": N_("Busy hours per month"),
+    "gpu": N_("GPU"),
+    "gpu_count": N_("GPU count"),
+    "task": N_("Task"),
+    "preset": N_("Model"),
+    "dataset_gb": N_("Dataset (GB)"),
+    "epochs": N_("Epochs"),
+    "concurrency": N_("Concurrent sequences"),
+    "wgpu": N_("GPU"),
+    "wgpu_count": N_("GPU count"),
+}
+# A workload field's input in the builder (the rest of the workload rides in `base`).
+_WORKLOAD_INPUTS: Final = {
+    "task": "task",
+    "model": "preset",
+    "dataset_gb": "dataset_gb",
+    "epochs": "epochs",
+    "concurrency": "concurrency",
+    "gpu": "wgpu",
+    "gpu_count": "wgpu_count",
+}
+
+
+def _num(value: Any) -> str:
+    if value is None or value == "":
+        return ""
+    v = float(value)
+    return f"{v:g}" if abs(v) < 1e15 else str(value)
+
+
+def phase_values(p: Mapping[str, Any]) -> dict[str, str]:
+    """One stored phase as the builder's strings."""
+    kind = str(p.get("kind") or ("capacity" if "gpu" in p else "workload"))
+    out = {f: "" for f in FIELDS}
+    out.update(
+        kind=kind,
+        label=str(p.get("label") or ""),
+        months=_num(p.get("months", 1)),
+        option=str(p.get("option") or "cheapest"),
+        hours_per_month=_num(p.get("hours_per_month", 730)),
+    )
+    if kind == "capacity":
+        out.update(gpu=str(p.get("gpu") or ""), gpu_count=_num(p.get("gpu_count")))
+        return out
+    w = dict(p.get("workload") or {})
+    model = w.get("model") or {}
+    out.update(
+        task=str(w.get("task") or ""),
+        preset=str(model.get("preset") or ""),
+        dataset_gb=_num(w.get("dataset_gb")),
+        epochs=_num(w.get("epochs")),
+        concurrency=_num(w.get("concurrency")),
+        wgpu=str(w.get("gpu") or ""),
+        wgpu_count=_num(w.get("gpu_count")),
+        base=json.dumps(w, separators=(",", ":"), sort_keys=True),
+    )
+    return out
+
+
+def values_of(plan: Plan) -> list[dict[str, str]]:
+    """The builder's phases from the saved plan (a plain plan: its workload as phase 1,
+    rented for the months its job takes, at least one)."""
+    phases = schedule.phases_of(plan.workload)
+    if phases is not None:
+        return [phase_values(p) for p in phases]
+    days = ((plan.result or {}).get("training") or {}).get("days")
+    months = max(1, math.ceil(float(days) / (365 / 12) - 1e-9)) if days else 1
+    return [phase_values(schedule.from_workload(plan.workload, months=months))]
+
+
+def values_from_form(form: Mapping[str, str]) -> list[dict[str, str]]:
+    try:
+        count = min(int(form.get("phases", "0")), schedule.MAX_PHASES)
+    except ValueError:
+        count = 0
+    return [{f: form.get(f"phase-{i}-{f}", "").strip() for f in FIELDS} for i in range(count)]
+
+
+def new_phase(kind: str, after: Sequence[Mapping[str, str]]) -> dict[str, str]:
+    """A new phase: a capacity line of the last phase's GPU (else H100 × 1), or a LoRA
+    workload of the last workload's model."""
+    last = dict(after[-1]) if after else {}
+    out = {f: "" for f in FIELDS}
+    out.update(kind=kind, months="1", option="cheapest", hours_per_month="730")
+    if kind == "capacity":
+        out.update(gpu=last.get("gpu") or last.get("wgpu") or schedule.H100, gpu_count="1")
+    else:
+        preset = next((p["preset"] for p in reversed(after) if p.get("preset")), "llama-3.1-8b")
+        out.update(task="inference", preset=preset, concurrency="16")
+    return out
+
+
+def apply_action(
+    values: list[dict[str, str]], action: str
+) -> tuple[list[dict[str, str]], dict[str, str]]:
+    """(phases, errors) after 'add-workload', 'add-capacity', 'up-<i>', 'down-<i>',
+    'remove-<i>' (the last phase cannot be removed: a plan has at least one)."""
+    phases = [dict(p) for p in values]
+    name, _sep, arg = action.partition("-")
+    i = int(arg) if arg.isdigit() else -1
+    if name == "add" and arg in KIND_FIELDS:
+        if len(phases) >= schedule.MAX_PHASES:
+            return phases, {"phases": _("At most %(n)s phases.") % {"n": schedule.MAX_PHASES}}
+        phases.append(new_phase(arg, phases))
+    elif name == "up" and 0 < i < len(phases):
+        phases[i - 1], phases[i] = phases[i], phases[i - 1]
+    elif name == "down" and 0 <= i < len(phases) - 1:
+        phases[i + 1], phases[i] = phases[i], phases[i + 1]
+    elif name == "remove" and 0 <= i < len(phases):
+        if len(phases) == 1:
+            return phases, {"phases": _("A plan needs at least one phase.")}
+        del phases[i]
+    return phases, {}
+
+
+def _workload(p: Mapping[str, str]) -> dict[str, Any]:
+    try:
+        base = json.loads(p.get("base") or "{}")
+    except ValueError:
+        base = {}
+    w: dict[str, Any] = dict(base) if isinstance(base, dict) else {}
+    for key, name in _WORKLOAD_INPUTS.items():
+        value = p.get(name, "")
+        if key == "model":
+            if value:
+                w["model"] = {"preset": value}
+        elif value:
+            w[key] = value
+        else:
+            w.pop(key, None)
+    return w
+
+
+def phase_body(p: Mapping[str, str]) -> dict[str, Any]:
+    """One phase's strings as the API's `phases[i]` (blank optional fields left out)."""
+    body: dict[str, Any] = {"kind": p.get("kind") or "", "label": p.get("label", "")}
+    for f in ("months", "option", "hours_per_month"):
+        body[f] = p.get(f, "")
+    if not body["hours_per_month"]:
+        body.pop("hours_per_month")
+    if p.get("kind") == "capacity":
+        body.update(gpu=p.get("gpu") or None, gpu_count=p.get("gpu_count") or None)
+    else:
+        body["workload"] = _workload(p)
+    return body
+
+
+def input_key(i: int, loc: Sequence[Any]) -> tuple[str, str]:
+    """(the builder input, the field's name) for a location inside phase `i`."""
+    parts = [str(x) for x in loc]
+    if parts[:1] == ["workload"] and len(parts) >= 2 and parts[1] in _WORKLOAD_INPUTS:
+        name = _WORKLOAD_INPUTS[parts[1]]
+        return f"phase-{i}-{name}", _(LABELS[name])
+    if parts and parts[0] in LABELS:
+        return f"phase-{i}-{parts[0]}", _(LABELS[parts[0]])
+    return f"phase-{i}", ".".join(parts)
+
+
+def _named(label: str, message: str) -> str:
+    return f"{label}: {message}" if label else message
+
+
+def parse(values: Sequence[Mapping[str, str]]) -> tuple[list[schedule.PhaseIn], dict[str, str]]:
+    """The phases as `PhaseIn`, or the inline errors (each naming its field)."""
+    out: list[schedule.PhaseIn] = []
+    errs: dict[str, str] = {}
+    if not values:
+        return [], {"phases": _("A plan needs at least one phase.")}
+    for i, p in enumerate(values):
+        try:
+            out.append(schedule.PhaseIn.model_validate(phase_body(p)))
+        except ValidationError as e:
+            for err in e.errors():
+                key, label = input_key(i, err.get("loc", ()))
+                errs.setdefault(key, _named(label, message_for(err)))
+    return out, errs
+
+
+def service_error_key(field: str | None) -> tuple[str, str]:
+    """A service error's field (`phases.1.workload.gpu`) as (input, field name)."""
+    parts = (field or "").split(".")
+    if parts[:1] == ["phases"] and len(parts) >= 2 and parts[1].isdigit():
+        return input_key(int(parts[1]), parts[2:])
+    return "phases", ""
+
+
+def _book(session: Session, plan: Plan) -> PriceBook | None:
+    if plan.price_list_id is None:
+        return None
+    try:
+        return catalog.price_book_for(session=session, price_list_id=plan.price_list_id)
+    except catalog.NotFound:
+        return None
+
+
+def currency_of(plan: Plan) -> str:
+    sched = (plan.workload or {}).get(schedule.SCHEDULE_KEY) or {}
+    return str(sched.get("currency") or (plan.result.get("cost") or {}).get("currency") or "TWD")
+
+
+def preview(
+    *, session: Session, plan: Plan, phases: Sequence[schedule.PhaseIn]
+) -> tuple[dict[str, Any] | None, dict[str, str]]:
+    """(the priced `schedule` block, errors) for the builder's phases with the plan's list."""
+    try:
+        _w, result = schedule.compute(
+            schedule.schedule_workload(phases, currency_of(plan)), _book(session, plan)
+        )
+    except schedule.ScheduleError as e:
+        key, label = service_error_key(e.field)
+        text = _(e.message) % e.params if e.params else _(e.message)
+        return None, {key: _named(label, text)}
+    return result["schedule"], {}
+
+
+def save(
+    *, session: Session, plan_id: int, version: int, phases: list[schedule.PhaseIn], user: User
+) -> tuple[Plan | None, dict[str, str]]:
+    """A new revision with these phases, or the errors (a 422 naming the field)."""
+    try:
+        plan = service.update_plan(
+            session=session,
+            plan_id=plan_id,
+            expected_version=version,
+            changes={"phases": phases},
+            actor=user,
+        )
+    except errors.Invalid as e:
+        key, label = service_error_key(e.field)
+        return None, {key: _named(label, e.message)}
+    return plan, {}
+
+
+def choices(session: Session, plan: Plan) -> dict[str, Any]:
+    """The builder's <select> options, in the page's language."""
+    book = _book(session, plan)
+    offered = {o.gpu_id for o in book.offers} if book is not None else set()
+    gpus = [c.pair for c in planner.gpu_choices(book) if not offered or c.value in offered]
+    return {
+        "pb_gpus": gpus,
+        "pb_tasks": [(k, _(v)) for k, v in planner.TASKS],
+        "pb_presets": [
+            (c.value, c.label) for _group, items in planner.preset_groups() for c in items
+        ],
+        "pb_options": [(k, _(v)) for k, v in OPTION_NAMES.items()],
+        "pb_kind_names": KIND_NAMES,
+        "pb_labels": LABELS,
+    }
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """What a builder POST leads to: a redirect after a save, or the builder re-rendered."""
+
+    redirect: str | None
+    values: list[dict[str, str]]
+    errors: dict[str, str]
+    preview: dict[str, Any] | None
+    status: int
+
+
+def post(*, session: Session, plan: Plan, form: Mapping[str, str], user: User) -> Outcome:
+    """Apply the form's action ("save" by default): the costs of what is typed, and on
+    "save" without errors a new revision (then the diff of it)."""
+    assert plan.id is not None
+    action = form.get("action", "save")
+    values, errs = apply_action(values_from_form(form), action)
+    phases, parse_errs = parse(values)
+    errs = {**parse_errs, **errs}
+    priced = None
+    if not parse_errs:
+        priced, preview_errs = preview(session=session, plan=plan, phases=phases)
+        errs = {**preview_errs, **errs}
+    if action == "save" and not errs:
+        version = int(form["version"]) if form.get("version", "").isdigit() else plan.version
+        saved, errs = save(
+            session=session, plan_id=plan.id, version=version, phases=phases, user=user
+        )
+        if saved is not None:
+            url = f"/plans/{plan.id}/diff?a={version}&b={saved.version}"
+            return Outcome(url, values, {}, priced, 303)
+    status = 422 if errs and action == "save" else 200
+    return Outcome(None, values, errs, priced, status)

@@ -1,0 +1,235 @@
+"""The phase builder on /plans/{id}: HTMX add / edit / reorder / remove, inline errors in the
+page's language, per-phase costs and the plan total, save → a revision whose diff names the
+phase; compare of a phased plan with a plain one.
+
+Prices: the shipped price list (seed 003 T8): 1×H100 NT$50,000/month, 4×H100 NT$200,000/month.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from bs4 import BeautifulSoup
+from fastapi.testclient import TestClient
+from sqlmodel import Session
+
+from app.accounts.models import User
+from app.plans import service
+from app.plans.models import Plan
+from tests.accounts.helpers import MakeAccount
+from tests.plans.test_pages import WORKLOAD, make_plan, signed_in, soup
+
+LANGS = ("zh-TW", "en")
+HX = {"HX-Request": "true", "Accept-Language": "en"}
+
+
+def t16(pages: TestClient, user: User) -> Plan:
+    with Session(pages.app.state.engine) as s:  # type: ignore[attr-defined]
+        owner = s.get(User, user.id)
+        assert owner is not None
+        phased, _day_one = service.create_t16_example(session=s, owner=owner)
+        s.refresh(phased)
+        s.expunge(phased)
+    return phased
+
+
+def form_of(page: BeautifulSoup) -> dict[str, str]:
+    """The builder form's fields as the browser would post them."""
+    form = page.select_one("#phase-builder form")
+    assert form is not None
+    data: dict[str, str] = {}
+    for el in form.select("input[name]"):
+        data[el["name"]] = el.get("value", "")
+    for sel in form.select("select[name]"):
+        opt = sel.select_one("option[selected]") or sel.select_one("option")
+        data[sel["name"]] = opt.get("value", "") if opt else ""
+    return data
+
+
+def money(text: str) -> int:
+    return int(re.sub(r"[^\d]", "", text))
+
+
+def totals(page: BeautifulSoup) -> list[int]:
+    return [money(x.get_text()) for x in page.select("#phase-builder .phase-total")]
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_t16_plan_page_shows_its_phases_costs_and_total(
+    pages: TestClient, account: MakeAccount, lang: str
+) -> None:
+    a = signed_in(pages, account)
+    plan = t16(pages, a.user)
+    page = soup(pages.get(f"/plans/{plan.id}", headers={"Accept-Language": lang}))
+    rows = page.select("#phase-builder li.phase-row")
+    assert [r["data-kind"] for r in rows] == ["workload"] * 3
+    # 2 × 50,000; 1 × 200,000; 1 × 50,000 — and 350,000 in all
+    assert totals(page) == [100_000, 200_000, 50_000]
+    assert money(page.select_one(".phase-plan-total strong").get_text()) == 350_000
+    names = [r.select_one(".phase-name").get_text() for r in rows]
+    expected = {
+        "en": ["LoRA fine-tuning", "Full fine-tuning", "Inference (serving)"],
+        "zh-TW": None,
+    }[lang]
+    if expected:
+        assert names == expected
+    else:
+        assert all(not re.search("[A-Za-z]{4,}", n.replace("LoRA", "")) for n in names), names
+
+
+def test_add_edit_reorder_remove_are_not_saved_until_save(
+    pages: TestClient, account: MakeAccount
+) -> None:
+    a = signed_in(pages, account)
+    plan = t16(pages, a.user)
+    page = soup(pages.get(f"/plans/{plan.id}", headers={"Accept-Language": "en"}))
+    data = form_of(page)
+
+    r = pages.post(f"/plans/{plan.id}/phases", data={**data, "action": "add-capacity"}, headers=HX)
+    assert r.status_code == 200
+    frag = soup(r)
+    assert frag.select_one("section#phase-builder") is not None
+    assert len(frag.select("li.phase-row")) == 4
+    # The new line copies the last phase's GPU: 1 × H100 for 1 month = 50,000
+    assert totals(frag) == [100_000, 200_000, 50_000, 50_000]
+    assert money(frag.select_one(".phase-plan-total strong").get_text()) == 400_000
+    assert "not saved" in frag.select_one(".phase-plan-total").get_text()
+
+    # Move the capacity line up, then remove it: back to the three T16 phases.
+    data4 = form_of(frag)
+    r = pages.post(f"/plans/{plan.id}/phases", data={**data4, "action": "up-3"}, headers=HX)
+    kinds = [li["data-kind"] for li in soup(r).select("li.phase-row")]
+    assert kinds == ["workload", "workload", "capacity", "workload"]
+    r = pages.post(
+        f"/plans/{plan.id}/phases", data={**form_of(soup(r)), "action": "remove-2"}, headers=HX
+    )
+    assert [li["data-kind"] for li in soup(r).select("li.phase-row")] == ["workload"] * 3
+
+    with Session(pages.app.state.engine) as s:  # type: ignore[attr-defined]
+        assert service.get_plan(session=s, plan_id=plan.id).version == 1  # nothing saved
+
+
+def test_save_makes_a_revision_whose_diff_names_the_phase(
+    pages: TestClient, account: MakeAccount
+) -> None:
+    a = signed_in(pages, account)
+    plan = t16(pages, a.user)
+    data = form_of(soup(pages.get(f"/plans/{plan.id}")))
+    data["phase-2-months"] = "3"  # inference for 3 months instead of 1
+    r = pages.post(f"/plans/{plan.id}/phases", data={**data, "action": "save"})
+    assert r.status_code == 303 and r.headers["location"] == f"/plans/{plan.id}/diff?a=1&b=2"
+    diff = soup(pages.get(r.headers["location"], headers={"Accept-Language": "en"}))
+    text = diff.get_text(" ", strip=True)
+    assert "Phase 3 · Months" in text
+    # 350,000 − 50,000 + 3 × 50,000 = 450,000
+    with Session(pages.app.state.engine) as s:  # type: ignore[attr-defined]
+        saved = service.get_plan(session=s, plan_id=plan.id)
+        assert saved.version == 2 and saved.result["schedule"]["total"] == 450_000
+    # Over HTMX a save answers with HX-Redirect to the same diff.
+    data = form_of(soup(pages.get(f"/plans/{plan.id}")))
+    data["phase-0-months"] = "1"
+    r = pages.post(f"/plans/{plan.id}/phases", data={**data, "action": "save"}, headers=HX)
+    assert r.status_code == 204 and r.headers["HX-Redirect"] == f"/plans/{plan.id}/diff?a=2&b=3"
+
+
+@pytest.mark.parametrize(
+    ("lang", "field", "value", "key", "label"),
+    [
+        ("en", "phase-1-months", "0", "phase-1-months", "Months"),
+        ("zh-TW", "phase-1-months", "0", "phase-1-months", "月"),
+        ("en", "phase-0-months", "200", "phase-0-months", "Months"),
+        ("en", "phase-2-dataset_gb", "-1", "phase-2-dataset_gb", "Dataset (GB)"),
+        ("en", "phase-1-wgpu_count", "2.5", "phase-1-wgpu_count", "GPU count"),
+    ],
+)
+def test_bad_values_get_an_inline_error_naming_the_field(
+    pages: TestClient,
+    account: MakeAccount,
+    lang: str,
+    field: str,
+    value: str,
+    key: str,
+    label: str,
+) -> None:
+    a = signed_in(pages, account)
+    plan = t16(pages, a.user)
+    data = form_of(soup(pages.get(f"/plans/{plan.id}", headers={"Accept-Language": lang})))
+    if field == "phase-2-dataset_gb":  # inference has no dataset input: make it a LoRA
+        data["phase-2-task"] = "lora"
+    data[field] = value
+    r = pages.post(
+        f"/plans/{plan.id}/phases",
+        data={**data, "action": "save"},
+        headers={**HX, "Accept-Language": lang},
+    )
+    assert r.status_code == 422, r.text[:300]
+    err = soup(r).select_one(f"#err-{key}")
+    assert err is not None and err.get_text().startswith(label), soup(r).select(".error")
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_capacity_line_of_an_unknown_gpu_is_a_field_error(
+    pages: TestClient, account: MakeAccount, lang: str
+) -> None:
+    a = signed_in(pages, account)
+    plan = t16(pages, a.user)
+    data = form_of(soup(pages.get(f"/plans/{plan.id}")))
+    r = pages.post(f"/plans/{plan.id}/phases", data={**data, "action": "add-capacity"}, headers=HX)
+    data = form_of(soup(r))
+    data["phase-3-gpu"] = "no-such-gpu"
+    r = pages.post(
+        f"/plans/{plan.id}/phases",
+        data={**data, "action": "save"},
+        headers={**HX, "Accept-Language": lang},
+    )
+    assert r.status_code == 422
+    err = soup(r).select_one("#err-phase-3-gpu").get_text()
+    assert err.startswith("GPU:")
+    if lang == "zh-TW":
+        assert "價目表" in err
+
+
+def test_the_last_phase_cannot_be_removed(pages: TestClient, account: MakeAccount) -> None:
+    a = signed_in(pages, account)
+    plan = make_plan(pages, a.user)
+    page = soup(pages.get(f"/plans/{plan.id}", headers={"Accept-Language": "en"}))
+    data = form_of(page)
+    assert data["phases"] == "1" and data["phase-0-kind"] == "workload"
+    r = pages.post(f"/plans/{plan.id}/phases", data={**data, "action": "remove-0"}, headers=HX)
+    assert len(soup(r).select("li.phase-row")) == 1
+    assert "at least one phase" in soup(r).select_one("#err-phases").get_text()
+
+
+def test_a_plain_plan_becomes_phased(pages: TestClient, account: MakeAccount) -> None:
+    a = signed_in(pages, account)
+    plan = make_plan(pages, a.user)
+    data = form_of(soup(pages.get(f"/plans/{plan.id}")))
+    r = pages.post(f"/plans/{plan.id}/phases", data={**data, "action": "add-capacity"}, headers=HX)
+    data = form_of(soup(r))
+    data["phase-1-months"] = "12"
+    data["phase-1-option"] = "contract"
+    r = pages.post(f"/plans/{plan.id}/phases", data={**data, "action": "save"})
+    assert r.status_code == 303
+    with Session(pages.app.state.engine) as s:  # type: ignore[attr-defined]
+        saved = service.get_plan(session=s, plan_id=plan.id)
+        phases = saved.result["schedule"]["phases"]
+        assert [p["kind"] for p in phases] == ["workload", "capacity"]
+        assert saved.workload["schedule"]["phases"][0]["workload"]["task"] == WORKLOAD["task"]
+        # 12-month contract: 50,000 × 0.8 × 12 = 480,000 (T8's 12-month tier)
+        assert phases[1]["total"] == 480_000
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_compare_a_phased_plan_with_a_plain_one(
+    pages: TestClient, account: MakeAccount, lang: str
+) -> None:
+    a = signed_in(pages, account)
+    phased = t16(pages, a.user)
+    plain = make_plan(pages, a.user)
+    r = pages.get(f"/compare?ids={phased.id},{plain.id}", headers={"Accept-Language": lang})
+    assert r.status_code == 200
+    page = soup(r)
+    assert len(page.select("table.compare-table thead th.scenario")) == 2
+    totals_ = [money(td.strong.get_text()) for td in page.select("table.compare-table td.total")]
+    assert totals_[0] == 350_000
