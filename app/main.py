@@ -29,6 +29,7 @@ from app.sharing import routes as sharing_api
 from app.validation import routes as validation_api
 from app.web import docs as api_docs
 from app.web import openapi as api_schema
+from app.web import path_ids
 from app.web.headers import SecurityHeadersMiddleware
 from app.web.limits import BodyLimitMiddleware
 
@@ -52,6 +53,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         docs_url=None,  # self-hosted instead (app/security/docs.py): no CDN
         redoc_url=None,  # ReDoc loads from a CDN; Swagger UI at /docs is enough
         generate_unique_id_function=api_schema.operation_id,  # `estimate`, `create_plan`
+        # An id in the path that no row can have is a 404, before any other dependency
+        # (app/web/path_ids.py; issue 13).
+        dependencies=[Depends(path_ids.check_path_ids)],
     )
     app.state.settings = settings
     app.state.engine = make_engine(settings.database_url)
