@@ -23,6 +23,7 @@ from app.plans import routes as plans_api
 from app.quotes import pages as quotes_pages
 from app.quotes import routes as quotes_api
 from app.quotes import worker as pdf_worker
+from app.ratelimit.redis_store import RedisStore
 from app.settings import Settings
 from app.sharing import pages as sharing_pages
 from app.sharing import routes as sharing_api
@@ -59,6 +60,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     app.state.settings = settings
     app.state.engine = make_engine(settings.database_url)
+    # Rate-limit counters: Redis when REDIS_URL is set, else the database (app/ratelimit/).
+    app.state.rate_limits = (
+        RedisStore(settings.redis_url, prefix=settings.redis_prefix) if settings.redis_url else None
+    )
     pdf_worker.configure(settings.pdf_workers)  # the pool itself starts on the first quote
     # /healthz, /readyz, /metrics and the request middleware (request id, access log,
     # metrics). Added before web.install, so it sits inside GZip and sees plain JSON bodies.
