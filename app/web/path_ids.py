@@ -16,14 +16,27 @@ stay a 422 naming the parameter, with the range in the OpenAPI schema.
 
 from __future__ import annotations
 
+from typing import Any
+
 from fastapi import Request
 from fastapi.routing import APIRoute
 
-from app.errors import NotFound
+from app.errors import NotFound, field_detail
 from app.ids import DB_ID_MAX
 
 #: Query parameters that name one record (404 when out of range, like a missing record).
 RECORD_QUERY_PARAMS = frozenset({"price_list"})
+
+
+class NoSuchId(NotFound):
+    """404 for an id no row can have; the JSON names the parameter (path or query)."""
+
+    def __init__(self, name: str, *, where: str) -> None:
+        super().__init__("No record has this id (%(name)s).", field=name, name=name)
+        self.where = where
+
+    def json_body(self) -> dict[str, Any]:
+        return {"detail": [field_detail(self.field or "", self.message, where=self.where)]}
 
 
 def is_db_id(text: str) -> bool:
@@ -50,8 +63,8 @@ def check_path_ids(request: Request) -> None:
     path, query = _int_params(route)
     for name in path:
         if not is_db_id(str(request.path_params.get(name, ""))):
-            raise NotFound("Not found.")
+            raise NoSuchId(name, where="path")
     for name in query:
         value = request.query_params.get(name)
         if value is not None and value != "" and not is_db_id(value):
-            raise NotFound("Not found.")
+            raise NoSuchId(name, where="query")
