@@ -27,12 +27,14 @@ from app.quotes import pages as quotes_pages
 from app.quotes import pdf as quote_pdf
 from app.quotes import routes as quotes_api
 from app.quotes import worker as pdf_worker
+from app.ratelimit.redis_store import RedisStore
 from app.settings import Settings
 from app.sharing import pages as sharing_pages
 from app.sharing import routes as sharing_api
 from app.validation import routes as validation_api
 from app.web import docs as api_docs
 from app.web import openapi as api_schema
+from app.web import path_ids
 from app.web.headers import SecurityHeadersMiddleware
 from app.web.limits import BodyLimitMiddleware
 
@@ -67,11 +69,19 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         docs_url=None,  # self-hosted instead (app/security/docs.py): no CDN
         redoc_url=None,  # ReDoc loads from a CDN; Swagger UI at /docs is enough
         generate_unique_id_function=api_schema.operation_id,  # `estimate`, `create_plan`
+        # An id in the path that no row can have is a 404, before any other dependency
+        # (app/web/path_ids.py; issue 13).
+        dependencies=[Depends(path_ids.check_path_ids)],
     )
     app.state.settings = settings
     app.state.engine = make_engine(settings.database_url)
     # The pool itself starts on the first quote (or at start-up with STRATAGEM_PDF_WARM).
     pdf_worker.configure(settings.pdf_workers, settings.pdf_priority)
+    # Rate-limit counters: Redis when REDIS_URL is set, else the database (app/ratelimit/).
+    app.state.rate_limits = (
+        RedisStore(settings.redis_url, prefix=settings.redis_prefix) if settings.redis_url else None
+    )
+    pdf_worker.configure(settings.pdf_workers)  # the pool itself starts on the first quote
     # /healthz, /readyz, /metrics and the request middleware (request id, access log,
     # metrics). Added before web.install, so it sits inside GZip and sees plain JSON bodies.
     ops.install(app)

@@ -112,6 +112,18 @@ class Settings(BaseSettings):
         alias="STRATAGEM_MAX_CSV_BYTES",
         description="Largest catalog import (CSV or JSON file, paths ending /import), bytes.",
     )
+    redis_url: str = Field(
+        default="",
+        alias="REDIS_URL",
+        description="redis://host:port/db for the rate-limit counters (shared by every app "
+        "process and replica); empty: they are kept in the database.",
+    )
+    redis_prefix: str = Field(
+        default="stratagem:rl:",
+        max_length=64,
+        alias="STRATAGEM_REDIS_PREFIX",
+        description="Prefix of the rate-limit keys in Redis (several apps may share one).",
+    )
     # The seller on every quote (the PDF's letterhead and the share page), PRODUCT.md §6.
     company_name: str = Field(
         default="Stratagem", alias="STRATAGEM_COMPANY_NAME", description="Seller's company name."

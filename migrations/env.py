@@ -28,7 +28,16 @@ def run_migrations_online() -> None:
     url = config.get_main_option("sqlalchemy.url")
     assert url is not None
     engine = make_engine(url)
+    sqlite = engine.dialect.name == "sqlite"
     with engine.connect() as connection:
+        if sqlite:
+            # Batch mode rebuilds a table (copy, DROP, rename) to change a column; with
+            # foreign keys on, SQLite's DROP TABLE deletes the rows that reference it through
+            # ON DELETE CASCADE (a plan's revisions, a price list's rows). Alembic's advice:
+            # foreign keys off while migrating (only possible outside a transaction), checked
+            # once at the end.
+            connection.exec_driver_sql("PRAGMA foreign_keys=OFF")
+            connection.commit()
         context.configure(
             connection=connection,
             target_metadata=target_metadata,
@@ -37,6 +46,12 @@ def run_migrations_online() -> None:
         )
         with context.begin_transaction():
             context.run_migrations()
+        if sqlite:
+            broken = connection.exec_driver_sql("PRAGMA foreign_key_check").fetchall()
+            connection.exec_driver_sql("PRAGMA foreign_keys=ON")
+            connection.commit()
+            if broken:
+                raise RuntimeError(f"foreign keys broken after migrating: {broken[:10]}")
     engine.dispose()
 
 

@@ -26,7 +26,7 @@ from typing import Annotated, Any, ClassVar, Final
 
 import annotated_types as at
 from pydantic import AfterValidator, AllowInfNan, field_validator
-from sqlalchemy import JSON, ForeignKeyConstraint, Index, UniqueConstraint
+from sqlalchemy import JSON, ForeignKeyConstraint, Index, LargeBinary, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
 CURRENCIES: Final = ("TWD", "USD")
@@ -494,6 +494,12 @@ class FxRatePublic(FxRateBase):
 # --------------------------------------------------------------------------------------------
 
 
+#: Audit column lengths: an e-mail address (RFC 5321: 254), a verb or kind name, a summary.
+AUDIT_ACTOR_MAX = 254
+AUDIT_WORD_MAX = 32
+AUDIT_SUMMARY_MAX = 2_000
+
+
 class AuditEntry(SQLModel, table=True):
     """One change. No FK to the price list: the trail outlives what it describes."""
 
@@ -502,14 +508,21 @@ class AuditEntry(SQLModel, table=True):
 
     id: int | None = Field(default=None, primary_key=True)
     at: datetime = Field(default_factory=utcnow)
-    actor: str = ""
-    action: str = Field(description="create | update | delete | import | copy | publish | …")
-    entity: str = Field(description="Kind of row: offers, gpus, price_lists, …")
-    entity_key: str = ""
+    # Bounded like every text column (migration 0009_bounded_notes); the service writes
+    # them (`audit.record` cuts anything longer), no request sets them directly.
+    actor: str = Field(default="", max_length=AUDIT_ACTOR_MAX)
+    action: str = Field(
+        max_length=AUDIT_WORD_MAX,
+        description="create | update | delete | import | copy | publish | …",
+    )
+    entity: str = Field(
+        max_length=AUDIT_WORD_MAX, description="Kind of row: offers, gpus, price_lists, …"
+    )
+    entity_key: str = Field(default="", max_length=TEXT_MAX)
     price_list_id: int | None = None
     before: dict[str, Any] | None = Field(default=None, sa_type=JSON)
     after: dict[str, Any] | None = Field(default=None, sa_type=JSON)
-    summary: str = ""
+    summary: str = Field(default="", max_length=AUDIT_SUMMARY_MAX)
 
 
 class AuditEntryPublic(SQLModel):
@@ -535,3 +548,31 @@ class PriceListDetail(PriceListPublic):
     energy: list[EnergyPricePublic] = Field(default_factory=list)
     buy: BuyParametersPublic | None = None
     fx: list[FxRatePublic] = Field(default_factory=list)
+
+
+class ImportUpload(SQLModel, table=True):
+    """An import file between its preview and its confirmation (issue 13).
+
+    The preview stores the upload here and hands the admin a random token; "Apply" sends
+    only the token, so a 10 MB file crosses the network once and the preview page stays
+    small. Only the token's SHA-256 is stored, so reading the table does not let anyone
+    apply someone else's file; a row is good for `IMPORT_UPLOAD_TTL` and for its uploader
+    only, and is deleted when applied (older ones are swept when a new one comes in).
+    """
+
+    __tablename__: ClassVar[Any] = "import_upload"
+    __table_args__ = (
+        UniqueConstraint("token_hash", name="uq_import_upload_token_hash"),
+        Index("ix_import_upload_created_at", "created_at"),
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    token_hash: str = Field(max_length=64, description="SHA-256 of the token, hex")
+    created_by: str = Field(max_length=AUDIT_ACTOR_MAX)
+    created_at: datetime = Field(default_factory=utcnow)
+    format: str = Field(max_length=8)
+    kind: str | None = Field(default=None, max_length=32)
+    target_price_list_id: int | None = None
+    mode: str = Field(max_length=8)
+    name: str = Field(default="", max_length=TEXT_MAX)
+    content: bytes = Field(sa_type=LargeBinary, description="The file, zlib-compressed")

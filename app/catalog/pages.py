@@ -32,7 +32,7 @@ from app.catalog.forms import (
 )
 from app.catalog.kinds import Kind
 from app.catalog.models import PriceList
-from app.catalog.service import InvalidRow
+from app.catalog.service import CatalogError, InvalidRow
 from app.catalog.views import (
     editable_list,
     form_context,
@@ -138,8 +138,11 @@ def import_page(request: Request, session: SessionDep, price_list: DbId | None =
 
 
 @admin.post("/catalog/import")
-async def import_preview(request: Request, session: SessionDep) -> Response:
-    """Preview an upload: added, changed (old → new), removed and rejected rows; nothing saved."""
+async def import_preview(request: Request, session: SessionDep, actor: ActorDep) -> Response:
+    """Preview an upload: added, changed (old → new), removed and rejected rows; nothing is
+    imported. A file that can be applied is kept on the server (`stage_import`); the page
+    carries its token, not the file, and lists the first rows of each kind of change and
+    every rejected row."""
     form = await request.form()
     values = form_strings(form)
     try:
@@ -148,33 +151,39 @@ async def import_preview(request: Request, session: SessionDep) -> Response:
         ctx = import_context(session, values) | {"errors": e.errors}
         return render(request, "catalog/import.html", ctx, status_code=422)
     target = import_target(values.get("target"))
-    parsed = io.parse(data, fmt=fmt, kind=values.get("kind") or None)
-    preview = service.preview_import(
-        session=session, parsed=parsed, target=target, mode=import_mode(values.get("mode"))
-    )
-    text, _err = io.decode(data)
+    mode = import_mode(values.get("mode"))
+    kind = values.get("kind") or None
+    parsed = io.parse(data, fmt=fmt, kind=kind)
+    preview = service.preview_import(session=session, parsed=parsed, target=target, mode=mode)
     ctx = import_context(session, values) | preview_context(preview)
-    ctx |= {"content": text if preview.ok else "", "format": fmt}
+    if preview.ok:
+        staged = service.StagedImport(
+            data=data,
+            format=fmt,
+            kind=kind if fmt == "csv" else None,
+            target=target,
+            mode=mode,
+            name=values.get("name", ""),
+        )
+        ctx["token"] = service.stage_import(session=session, staged=staged, actor=actor)
     return render(request, "catalog/import.html", ctx, status_code=200 if preview.ok else 422)
 
 
 @admin.post("/catalog/import/apply")
 async def import_apply(request: Request, session: SessionDep, actor: ActorDep) -> Response:
-    """Apply a previewed upload in one transaction (into a draft or a new copy)."""
+    """Apply a previewed upload (the token the preview gave) in one transaction."""
     values = form_strings(await request.form())
-    fmt: io.Format = "csv" if values.get("format") == "csv" else "json"
-    parsed = io.parse(values.get("content", ""), fmt=fmt, kind=values.get("kind") or None)
-    result = service.apply_import(
-        session=session,
-        parsed=parsed,
-        target=import_target(values.get("target")),
-        actor=actor,
-        mode=import_mode(values.get("mode")),
-        new_name=values.get("name") or None,
-    )
+    try:
+        result = service.apply_staged_import(
+            session=session, token=values.get("token", ""), actor=actor
+        )
+    except CatalogError as e:
+        if e.field != "token":
+            raise
+        ctx = import_context(session, {}) | {"errors": {"file": e.message}}
+        return render(request, "catalog/import.html", ctx, status_code=422)
     if not result.applied:
         ctx = import_context(session, values) | preview_context(result)
-        ctx |= {"content": "", "format": fmt}
         return render(request, "catalog/import.html", ctx, status_code=422)
     return _redirect(f"/catalog?price_list={result.price_list_id}&imported=1")
 

@@ -458,8 +458,14 @@ def import_context(session: Session, values: Mapping[str, str]) -> dict[str, Any
     }
 
 
-def preview_context(preview: io.ImportPreview) -> dict[str, Any]:
-    """The preview, with each changed field as display strings (old → new)."""
+#: Rows of each kind of change an import preview lists (the counts above them are complete,
+#: and every rejected row is listed): a 10 MB file adds ~24,000 rows (issue 13).
+PREVIEW_ROWS: Final = 50
+
+
+def preview_context(preview: io.ImportPreview, *, rows: int = PREVIEW_ROWS) -> dict[str, Any]:
+    """The preview: every error, the first `rows` added / changed / removed rows, and each
+    shown change's fields as display strings (old → new)."""
     changes = [
         {
             "kind": _(KINDS[c.kind].label),
@@ -469,7 +475,17 @@ def preview_context(preview: io.ImportPreview) -> dict[str, Any]:
             "old": input_value(f.old) or "—",
             "new": input_value(f.new) or "—",
         }
-        for c in preview.changed
+        for c in preview.changed[:rows]
         for f in c.fields
     ]
-    return {"preview": preview, "changes": changes}
+    shown = {
+        "added": preview.added[:rows],
+        "changed": preview.changed[:rows],
+        "removed": preview.removed[:rows],
+    }
+    more = {
+        name: len(getattr(preview, name)) - len(items)
+        for name, items in shown.items()
+        if len(getattr(preview, name)) > len(items)
+    }
+    return {"preview": preview, "changes": changes, "shown": shown, "more": more}

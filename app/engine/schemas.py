@@ -25,11 +25,31 @@ Currency = Literal["TWD", "USD"]
 TRAINING_TASKS: frozenset[str] = frozenset({"pretrain", "full_finetune", "lora", "qlora"})
 
 
+_SOURCES = ("preset", "params_b", "hf_config")
+#: JSON Schema for "exactly one of preset / params_b / hf_config is given" (null = not given;
+#: each property's own type is in `properties`). Written with `not null` rather than the
+#: types again, so a client generator does not make a second model of each branch.
+_ONE_SOURCE: list[Any] = [
+    {
+        "required": [given],
+        "properties": {
+            name: {"not": {"type": "null"}} if name == given else {"type": "null"}
+            for name in _SOURCES
+        },
+    }
+    for given in _SOURCES
+]
+
+
 class ModelInput(BaseModel):
     """A preset id, a parameter count (architecture inferred unless given), or a config.json."""
 
     # allow_inf_nan=False: NaN, ±Infinity (and 1e400, which JSON parses to inf) are a 422.
-    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
+    # The schema says what `_one_source` checks, so `{"model": {}}` is invalid by the
+    # OpenAPI document too (issue 13): exactly one source, the other two absent or null.
+    model_config = ConfigDict(
+        extra="forbid", allow_inf_nan=False, json_schema_extra={"anyOf": _ONE_SOURCE}
+    )
 
     preset: str | None = Field(None, description="Preset id, e.g. 'llama-3.1-70b'.")
     params_b: float | None = Field(

@@ -16,7 +16,7 @@ from app.i18n import gettext as _
 from app.ids import DB_ID_MAX
 from app.planner import views as planner
 from app.plans import service
-from app.plans.models import STATUSES, Plan
+from app.plans.models import NOTES_MAX, STATUSES, Plan
 from app.plans.presenters import STATUS_NAMES, field_label, show_value
 
 #: List columns that sort, with their labels.
@@ -114,8 +114,8 @@ def parse_edit(form: Mapping[str, str]) -> tuple[int, dict[str, Any], dict[str, 
     if status not in STATUSES:
         errors["status"] = _("Choose a status.")
     notes = form.get("notes") or ""
-    if len(notes) > 20_000:
-        errors["notes"] = _("At most %(n)s characters.") % {"n": 20_000}
+    if len(notes) > NOTES_MAX:
+        errors["notes"] = _("At most %(n)s characters.") % {"n": NOTES_MAX}
     tags = [t.strip()[:50] for t in (form.get("tags") or "").split(",") if t.strip()]
     changes = {
         "name": name,

@@ -91,6 +91,14 @@ def _clean_tags(tags: list[str]) -> list[str]:
     return list(seen)
 
 
+#: Longest plan notes (characters): the API and the page refuse more (422 naming `notes`),
+#: and the column is VARCHAR(20000) (migration 0009_bounded_notes).
+NOTES_MAX = 20_000
+#: Longest revision change summary: written by the service ("name, notes", "sent", "accepted
+#: by the customer: <name ≤ 200>, <title ≤ 200>"), cut to this length if it were ever longer.
+SUMMARY_MAX = 2_000
+
+
 class Plan(SQLModel, table=True):
     __tablename__: ClassVar[Any] = "plan"
     __table_args__ = (
@@ -121,7 +129,7 @@ class Plan(SQLModel, table=True):
     customer: str = Field(default="", max_length=200)
     owner_id: int
     status: str = Field(default="draft", max_length=20)
-    notes: str = Field(default="")
+    notes: str = Field(default="", max_length=NOTES_MAX)
     tags: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
     archived: bool = Field(default=False)
     version: int = Field(default=1)
@@ -182,13 +190,15 @@ class PlanRevision(SQLModel, table=True):
     name: str = Field(max_length=200)
     customer: str = Field(default="", max_length=200)
     status: str = Field(default="draft", max_length=20)
-    notes: str = Field(default="")
+    notes: str = Field(default="", max_length=NOTES_MAX)
     tags: list[str] = Field(default_factory=list, sa_column=Column(JSON, nullable=False))
     archived: bool = Field(default=False)
     price_list_id: int | None = None
     workload: dict[str, Any] = Field(sa_column=Column(JSON, nullable=False))
     result: dict[str, Any] = Field(sa_column=Column(JSON, nullable=False))
-    change_summary: str = Field(default="", description="What this save changed.")
+    change_summary: str = Field(
+        default="", max_length=SUMMARY_MAX, description="What this save changed."
+    )
     customer_id: int | None = None
     quote: dict[str, Any] | None = Field(default=None, sa_column=Column(JSON, nullable=True))
 
@@ -212,7 +222,7 @@ class PlanCreate(SQLModel):
     )
     quote: QuoteIn | None = None
     status: Status = "draft"
-    notes: str = Field(default="", max_length=20_000)
+    notes: str = Field(default="", max_length=NOTES_MAX)
     tags: list[str] = Field(default_factory=list, max_length=50)
 
     @field_validator("tags")
@@ -230,7 +240,7 @@ class PlanUpdate(SQLModel):
     name: Name | None = Field(default=None, max_length=200)
     customer: str | None = Field(default=None, max_length=200)
     status: Status | None = None
-    notes: str | None = Field(default=None, max_length=20_000)
+    notes: str | None = Field(default=None, max_length=NOTES_MAX)
     tags: list[str] | None = Field(default=None, max_length=50)
     workload: EstimateRequest | None = None
     phases: list[PhaseIn] | None = Field(

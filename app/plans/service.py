@@ -33,7 +33,7 @@ from app.engine.schemas import EstimateRequest
 from app.i18n import N_, translations
 from app.i18n import gettext as _
 from app.plans import schedule
-from app.plans.models import EDITABLE, SNAPSHOT, Plan, PlanRevision, utcnow
+from app.plans.models import EDITABLE, SNAPSHOT, SUMMARY_MAX, Plan, PlanRevision, utcnow
 from app.quotes import pricing
 from app.quotes.models import QuoteIn
 from app.settings import Settings
@@ -557,7 +557,7 @@ def _revision(plan: Plan, *, author: User, summary: str) -> PlanRevision:
         plan_id=plan.id,
         version=plan.version,
         author_id=author.id,
-        change_summary=summary,
+        change_summary=summary[:SUMMARY_MAX],
         **snapshot(plan),
     )
 

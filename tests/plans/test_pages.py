@@ -515,3 +515,31 @@ def test_stored_script_is_escaped_everywhere(pages: TestClient, account: MakeAcc
         assert all(
             s.get("type") == "application/json" or s.get("src") for s in page.select("script")
         ), path
+
+
+@pytest.mark.parametrize("lang, message", [("en", "At most 20000 characters."), ("zh-TW", None)])
+def test_notes_past_the_limit_are_an_inline_error_in_the_pages_language(
+    pages: TestClient, account: MakeAccount, lang: str, message: str | None
+) -> None:
+    """Plan notes are at most NOTES_MAX (20,000) characters: the column is VARCHAR(20000)
+    (migration 0009_bounded_notes); one more is refused by the field, nothing saved."""
+    from app.plans.models import NOTES_MAX
+
+    a = signed_in(pages, account)
+    plan = make_plan(pages, a.user)
+    form = soup(pages.get(f"/plans/{plan.id}/edit")).select_one("form[action$='/edit']")
+    data = {i["name"]: i.get("value", "") for i in form.select("input[name]")}
+    data.update(name="Too long", notes="n" * (NOTES_MAX + 1))
+    r = pages.post(f"/plans/{plan.id}/edit", data=data, headers={"Accept-Language": lang})
+    assert r.status_code == 422
+    error = soup(r).select_one("#err-notes").get_text(strip=True)
+    assert error == (message or i18n_zh("At most %(n)s characters.") % {"n": NOTES_MAX})
+    assert soup(pages.get(f"/plans/{plan.id}")).select_one("h1").get_text() != "Too long"
+
+
+def i18n_zh(msgid: str) -> str:
+    from app import i18n
+
+    zh = i18n.zh_translations().gettext(msgid)
+    assert zh != msgid, f"untranslated: {msgid}"
+    return zh

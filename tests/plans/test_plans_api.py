@@ -246,3 +246,24 @@ def test_every_plan_route_has_a_docstring(client: TestClient) -> None:
         if path.startswith("/api/v1/plans") or path == "/api/v1/me":
             for op in ops.values():
                 assert op.get("description"), path
+
+
+def test_notes_past_the_limit_are_422_naming_notes(
+    client: TestClient, account: MakeAccount
+) -> None:
+    """NOTES_MAX = 20,000 characters, the VARCHAR(20000) of migration 0009_bounded_notes."""
+    from app.plans.models import NOTES_MAX
+
+    who = account("sales")
+    body = {"name": "Long", "workload": WORKLOAD, "notes": "n" * (NOTES_MAX + 1)}
+    r = client.post("/api/v1/plans", json=body, headers=who.headers)
+    assert r.status_code == 422
+    assert ["body", "notes"] in [d["loc"][:2] for d in r.json()["detail"]]
+    plan = _create(client, who, notes="n" * NOTES_MAX)
+    r = client.put(
+        f"/api/v1/plans/{plan['id']}",
+        json={"version": plan["version"], "notes": "n" * (NOTES_MAX + 1)},
+        headers=who.headers,
+    )
+    assert r.status_code == 422
+    assert ["body", "notes"] in [d["loc"][:2] for d in r.json()["detail"]]

@@ -32,12 +32,17 @@ from app.catalog.service.books import (
 from app.catalog.service.errors import CatalogError, Conflict, InvalidRow, NotFound
 from app.catalog.service.exports import export_document, export_file, export_rows
 from app.catalog.service.imports import (
+    IMPORT_UPLOAD_TTL,
     SYSTEM,
+    StagedImport,
     apply_import,
+    apply_staged_import,
     existing_rows,
     load_shipped,
     load_shipped_if_empty,
     preview_import,
+    stage_import,
+    staged_import,
 )
 from app.catalog.service.price_lists import (
     archive_price_list,
@@ -76,12 +81,15 @@ from app.catalog.service.versions import (
 )
 
 __all__ = [
+    "IMPORT_UPLOAD_TTL",
     "SYSTEM",
     "CatalogError",
     "Conflict",
     "InvalidRow",
     "NotFound",
+    "StagedImport",
     "apply_import",
+    "apply_staged_import",
     "archive_price_list",
     "clear_cache",
     "cloud_public",
@@ -120,6 +128,8 @@ __all__ = [
     "resolve_price_list",
     "row_values",
     "sort_columns",
+    "stage_import",
+    "staged_import",
     "stored_price_book",
     "update_price_list",
     "update_row",

@@ -8,7 +8,14 @@ from typing import Any, TypeVar
 from pydantic_core import to_jsonable_python
 from sqlmodel import Session, col, select
 
-from app.catalog.models import AuditEntry, PriceList
+from app.catalog.models import (
+    AUDIT_ACTOR_MAX,
+    AUDIT_SUMMARY_MAX,
+    AUDIT_WORD_MAX,
+    TEXT_MAX,
+    AuditEntry,
+    PriceList,
+)
 
 _T = TypeVar("_T")
 
@@ -64,16 +71,21 @@ def record(
 ) -> None:
     session.add(
         AuditEntry(
-            actor=actor or "anonymous",
-            action=action,
-            entity=entity,
-            entity_key=key,
+            actor=_cut(actor or "anonymous", AUDIT_ACTOR_MAX),
+            action=_cut(action, AUDIT_WORD_MAX),
+            entity=_cut(entity, AUDIT_WORD_MAX),
+            entity_key=_cut(key, TEXT_MAX),
             price_list_id=price_list_id,
             before=before,
             after=after,
-            summary=summary,
+            summary=_cut(summary, AUDIT_SUMMARY_MAX),
         )
     )
+
+
+def _cut(text: str, limit: int) -> str:
+    """`text`, or its first `limit` − 1 characters and "…" (the columns are VARCHAR(limit))."""
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def commit(session: Session, obj: _T) -> _T:

@@ -2,16 +2,22 @@
 
 from __future__ import annotations
 
+import hashlib
+import hmac
+import secrets
+import zlib
 from collections.abc import Iterable, Mapping
-from datetime import date
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
 from typing import Any, Final
 
+from sqlalchemy import delete
 from sqlalchemy.exc import IntegrityError
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from app.catalog import io
 from app.catalog.kinds import KINDS, ORDER
-from app.catalog.models import Gpu, PriceList, PriceListCreate, utcnow
+from app.catalog.models import Gpu, ImportUpload, PriceList, PriceListCreate, utcnow
 from app.catalog.service.audit import record
 from app.catalog.service.errors import CatalogError
 from app.catalog.service.rows import gpu_ids, list_rows, row_values
@@ -19,6 +25,8 @@ from app.catalog.service.versions import current_price_list, require_draft, touc
 from app.catalog.shipped import shipped_document
 
 SYSTEM: Final = "system"
+#: How long a previewed upload waits for "Apply" (then the file must be uploaded again).
+IMPORT_UPLOAD_TTL: Final = timedelta(hours=1)
 
 
 def existing_rows(
@@ -121,6 +129,123 @@ def apply_import(
     preview.applied = True
     preview.price_list_id = pl.id
     return preview
+
+
+# --------------------------------------------------------------------------------------------
+# A previewed upload, kept server-side until it is applied (issue 13)
+# --------------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class StagedImport:
+    """What the preview was of: the file and the choices it was previewed with."""
+
+    data: bytes
+    format: io.Format
+    kind: str | None
+    target: int | None
+    mode: io.Mode
+    name: str
+
+
+def _token_hash(token: str) -> str:
+    return hashlib.sha256(token.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def stage_import(
+    *,
+    session: Session,
+    staged: StagedImport,
+    actor: str,
+    now: datetime | None = None,
+) -> str:
+    """Keep a previewed upload for `IMPORT_UPLOAD_TTL`; returns the token that applies it.
+
+    The file is stored zlib-compressed (a 10 MB CSV of offers is ≈1 MB), the token only as
+    its SHA-256. Expired uploads of anyone are deleted on the way."""
+    now = now or utcnow()
+    session.exec(delete(ImportUpload).where(col(ImportUpload.created_at) < now - IMPORT_UPLOAD_TTL))
+    token = secrets.token_urlsafe(32)
+    session.add(
+        ImportUpload(
+            token_hash=_token_hash(token),
+            created_by=actor,
+            created_at=now,
+            format=staged.format,
+            kind=staged.kind,
+            target_price_list_id=staged.target,
+            mode=staged.mode,
+            name=staged.name[:200],
+            content=zlib.compress(staged.data, 1),
+        )
+    )
+    session.commit()
+    return token
+
+
+def _staged_row(session: Session, token: str, actor: str, now: datetime) -> ImportUpload:
+    expired = CatalogError(
+        "This preview has expired or is not valid (a preview is kept for an hour, for the "
+        "admin who made it). Upload the file again.",
+        field="token",
+    )
+    if not token or len(token) > 100:
+        raise expired
+    row = session.exec(
+        select(ImportUpload).where(ImportUpload.token_hash == _token_hash(token))
+    ).first()
+    if row is None or not hmac.compare_digest(row.created_by, actor):
+        raise expired
+    created = row.created_at
+    if created.tzinfo is None:
+        now = now.replace(tzinfo=None)  # SQLite hands back naive UTC
+    if created < now - IMPORT_UPLOAD_TTL:
+        raise expired
+    return row
+
+
+def staged_import(
+    *, session: Session, token: str, actor: str, now: datetime | None = None
+) -> StagedImport:
+    """The upload `token` names. A token that is unknown, altered, expired or someone
+    else's is a `CatalogError` on the field `token` saying to upload again."""
+    return _as_staged(_staged_row(session, token, actor, now or utcnow()))
+
+
+def _as_staged(row: ImportUpload) -> StagedImport:
+    fmt: io.Format = "csv" if row.format == "csv" else "json"
+    mode: io.Mode = "upsert" if row.mode == "upsert" else "sync"
+    return StagedImport(
+        data=zlib.decompress(row.content),
+        format=fmt,
+        kind=row.kind,
+        target=row.target_price_list_id,
+        mode=mode,
+        name=row.name,
+    )
+
+
+def apply_staged_import(
+    *, session: Session, token: str, actor: str, now: datetime | None = None
+) -> io.ImportPreview:
+    """Apply the upload `token` names, all-or-nothing (`apply_import`: validated and
+    compared again, since the target may have changed since the preview). Applied, the
+    stored upload is deleted in the same transaction; rejected, it stays for another try."""
+    row = _staged_row(session, token, actor, now or utcnow())
+    staged = _as_staged(row)
+    parsed = io.parse(staged.data, fmt=staged.format, kind=staged.kind)
+    session.delete(row)  # committed with the import, or rolled back with it
+    result = apply_import(
+        session=session,
+        parsed=parsed,
+        target=staged.target,
+        actor=actor,
+        mode=staged.mode,
+        new_name=staged.name or None,
+    )
+    if not result.applied:
+        session.rollback()
+    return result
 
 
 def _new_import_draft(

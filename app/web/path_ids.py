@@ -1,0 +1,70 @@
+"""Ids in a path that cannot name a row answer 404 (issue 13: "ids out of range give 404").
+
+`/api/v1/plans/0`, `/plans/9223372036854775808` or `/plans/12abc` name nothing that exists,
+exactly like an id no row has: the answer is the same 404 (JSON under /api/, the error page
+elsewhere), not a 422 about the parameter. `check_path_ids` is an app-wide dependency
+(`create_app`), so it runs before the route's own dependencies: an anonymous visitor gets
+the 404 too rather than a sign-in prompt for a page that cannot exist (it reveals nothing:
+no row has such an id).
+
+Which parameters: every path parameter declared as an integer (`DbId`), and the `price_list`
+query parameter (a record reference that pages and the API already answer 404 for when no
+such list exists). Other integer query parameters (`offset`, `page`, `limit`, `version`,
+`from`/`to`, `ids`, the list filters) are bounds and filters, not addresses: out of range they
+stay a 422 naming the parameter, with the range in the OpenAPI schema.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from fastapi import Request
+from fastapi.routing import APIRoute
+
+from app.errors import NotFound, field_detail
+from app.ids import DB_ID_MAX
+
+#: Query parameters that name one record (404 when out of range, like a missing record).
+RECORD_QUERY_PARAMS = frozenset({"price_list"})
+
+
+class NoSuchId(NotFound):
+    """404 for an id no row can have; the JSON names the parameter (path or query)."""
+
+    def __init__(self, name: str, *, where: str) -> None:
+        super().__init__("No record has this id (%(name)s).", field=name, name=name)
+        self.where = where
+
+    def json_body(self) -> dict[str, Any]:
+        return {"detail": [field_detail(self.field or "", self.message, where=self.where)]}
+
+
+def is_db_id(text: str) -> bool:
+    """Whether `text` is the decimal form of an id a row can have (1 … 2^31 − 1)."""
+    return 0 < len(text) <= 10 and text.isascii() and text.isdigit() and 1 <= int(text) <= DB_ID_MAX
+
+
+def _int_params(route: APIRoute) -> tuple[frozenset[str], frozenset[str]]:
+    cached: tuple[frozenset[str], frozenset[str]] | None = getattr(route, "_db_id_params", None)
+    if cached is None:
+        d = route.dependant
+        path = frozenset(p.name for p in d.path_params if p.field_info.annotation is int)
+        query = frozenset(p.alias for p in d.query_params if p.name in RECORD_QUERY_PARAMS)
+        cached = (path, query)
+        route._db_id_params = cached  # type: ignore[attr-defined]
+    return cached
+
+
+def check_path_ids(request: Request) -> None:
+    """Raise `NotFound` when an id in the path (or `price_list=`) cannot name a row."""
+    route = request.scope.get("route")
+    if not isinstance(route, APIRoute):
+        return
+    path, query = _int_params(route)
+    for name in path:
+        if not is_db_id(str(request.path_params.get(name, ""))):
+            raise NoSuchId(name, where="path")
+    for name in query:
+        value = request.query_params.get(name)
+        if value is not None and value != "" and not is_db_id(value):
+            raise NoSuchId(name, where="query")
