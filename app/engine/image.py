@@ -11,7 +11,7 @@ import math
 
 from app.engine import inference, memory
 from app.engine.architectures import ModelSpec
-from app.engine.explain import Explanation
+from app.engine.explain import Explanation, operands
 from app.engine.hardware import GpuSpec
 from app.engine.notices import Notice
 from app.engine.plan import Plan
@@ -94,4 +94,6 @@ def _images_per_hour(
         f"3,600 s / {secs:.2f} s × {gpus} GPU(s) = {fmt(per_hour)} images/h; "
         f"{req.images:,} images take {fmt(days)} days",
         "compute-bound diffusion sampling",
+        operands(seconds_per_image=(secs, "s"), gpus=(gpus, "GPUs")),
+        "3600 / seconds_per_image * gpus",
     )

@@ -267,6 +267,12 @@ def inference_weights(model: ModelSpec, precision: str) -> tuple[float, Explanat
         f"{fmt(model.params)} params × {fmt(b, 4)} B ({precision}) = {fmt(w / GB)} GB",
         "bytes per parameter by precision; int4/int8 weight-only with an fp16 scale per "
         "group of 128 (AWQ, Lin et al. 2023)",
+        [
+            Operand("params", model.params, "params"),
+            Operand("bytes_per_param", b, "B"),
+            Operand("gb", GB, "B/GB"),
+        ],
+        "params * bytes_per_param / gb",
     )
 
 
