@@ -2,7 +2,8 @@
 
     .venv/bin/python scripts/write_validation_bands.py
 
-Run it after any change to the engine or to app/data/validation/training_runs.yaml;
+Run it after any change to the engine or to app/data/validation/training_runs.yaml or
+memory_runs.yaml;
 tests/validation/test_bands_file.py fails until the file matches the rows again. Why a file
 and not a cache: app/engine/bands.py's docstring.
 """
@@ -15,12 +16,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from app.engine import training_validation
+from app.engine import memory_validation, training_validation
 from app.engine.bands import BANDS_PATH, compute_bands
 
 
 def main() -> None:
-    data = compute_bands(training_validation.rows())
+    data = compute_bands([*training_validation.rows(), *memory_validation.rows()])
     BANDS_PATH.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n", encoding="utf-8")
     print(BANDS_PATH)
 

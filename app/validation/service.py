@@ -1,6 +1,7 @@
 """The validation tables: every published run the engine is checked against, and their errors.
 
-Two producers build the rows (`app.engine.training_validation`, `app.engine.serving_validation`);
+Three producers build the rows (`app.engine.training_validation`, `app.engine.memory_validation`,
+`app.engine.serving_validation`);
 both are pure in the shipped data and cached, so a page or API call only filters and
 summarises. Summaries are per (kind, category) and per split: `fit` (the rows the engine's
 shared factors were chosen on), `holdout` (never used to choose anything) and all rows —
@@ -12,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from app.engine import serving_validation, training_validation
+from app.engine import memory_validation, serving_validation, training_validation
 from app.engine.validation import ErrorSummary, ValidationRow, summarise
 from app.errors import Invalid
 from app.i18n import N_
@@ -37,8 +38,9 @@ class CategorySummary:
 
 
 def all_rows() -> list[ValidationRow]:
-    """Every published run of both tables: training first, then serving, in table order."""
-    return [*training_validation.rows(), *serving_validation.rows()]
+    """Every published run of the tables: training (times, then memory measurements), then
+    serving, in table order."""
+    return [*training_validation.rows(), *memory_validation.rows(), *serving_validation.rows()]
 
 
 def gpus(rows: Iterable[ValidationRow]) -> list[str]:
