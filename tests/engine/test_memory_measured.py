@@ -59,9 +59,10 @@ def test_fine_tuning_logits_are_the_transformers_loss() -> None:
 def test_long_context_qlora_fills_the_gpu_as_measured() -> None:
     # Unsloth: "Hugging Face + FA2 can only do 28,000 on a 80GB GPU" (Llama 3.1 8B QLoRA, rank
     # 32, batch 1) — the run fills the 80 GB card. The engine said 35 GB before the logits
-    # term followed the loss code; now within 15% of each measurement.
+    # term followed the loss code; now within 15% of each measurement. The same README table
+    # at 24, 40 and 48 GB checks the growth with the context (5,789, 12,264, 15,502 tokens).
     rows = memory_validation.rows()
-    assert len(rows) == 3
+    assert len(rows) == 6
     for row in rows:
         assert row.metric.startswith("memory per GPU")
         assert row.pct_error <= 0.15, (row.id, row.predicted, row.reported)
@@ -72,6 +73,6 @@ def test_long_context_qlora_fills_the_gpu_as_measured() -> None:
 def test_fine_tuning_memory_carries_its_band() -> None:
     time_band, memory_band = training_bands(task="qlora", gpu="a100-sxm-80gb", moe=False)
     assert time_band is not None and memory_band is not None
-    assert memory_band.runs == 3
+    assert memory_band.runs == 6
     r = _long_qlora()
     assert r.training is not None and r.training.memory_uncertainty is not None
