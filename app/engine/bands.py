@@ -68,10 +68,13 @@ def compute_bands(
     out: dict[str, Any] = {}
     for cat in sorted({r.category for r in rows}):
         same = [r for r in rows if r.category == cat]
+        time_rows = [r for r in same if not is_memory_metric(r)]
+        memory_rows = [r for r in same if is_memory_metric(r)]
         out[cat] = {
-            "gpu_classes": sorted({gpu_class(r.gpu) for r in same}),
-            "time": _summary([r for r in same if not is_memory_metric(r)]),
-            "memory": _summary([r for r in same if is_memory_metric(r)]),
+            "gpu_classes": sorted({gpu_class(r.gpu) for r in time_rows}),
+            "memory_gpu_classes": sorted({gpu_class(r.gpu) for r in memory_rows}),
+            "time": _summary(time_rows),
+            "memory": _summary(memory_rows),
         }
     return {"training": out, "image": _summary(image_rows)}
 
@@ -114,10 +117,18 @@ def training_bands(
 
     task: pretrain | full_finetune | lora | qlora; gpu: the chosen GPU id; moe: routed
     experts. A band is given only when the table has a run of the category on the same GPU
-    class — a pre-training estimate on a GPU with no published run carries None.
+    class (time rows for the time band; memory or time rows for the memory band) — a
+    pre-training estimate on a GPU with no published run carries None.
     """
     cat = category_for(task=task, moe=moe, gpu=gpu)
     entry = _bands()["training"].get(cat)
-    if entry is None or gpu_class(gpu) not in entry["gpu_classes"]:
+    if entry is None:
         return None, None
-    return _band(entry["time"], cat), _band(entry["memory"], cat)
+    cls = gpu_class(gpu)
+    time_band = _band(entry["time"], cat) if cls in entry["gpu_classes"] else None
+    # Memory per GPU is the same arithmetic on every GPU (only the capacity it is compared
+    # with differs), so the memory band holds on any GPU class the category has a published
+    # run on, memory or time.
+    memory_classes = {*entry.get("memory_gpu_classes", []), *entry["gpu_classes"]}
+    memory_band = _band(entry["memory"], cat) if cls in memory_classes else None
+    return time_band, memory_band

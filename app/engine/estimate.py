@@ -14,7 +14,7 @@ from typing import Any
 
 from app.engine import planner, serving
 from app.engine.architectures import ModelSpec, from_hf_config, from_param_count, get_preset
-from app.engine.explain import Explanation
+from app.engine.explain import Explanation, operands
 from app.engine.gpus import DEFAULT_GPU, default_gpus, find_gpu
 from app.engine.hardware import GpuSpec
 from app.engine.image import plan_image
@@ -237,9 +237,12 @@ def _tier_explained(plan: Plan, nodes: int, tier: str) -> Explanation:
         "tier",
         {"single_gpu": 1, "multi_gpu": 2, "multi_node": 3}[tier],
         tier,
-        f"{plan.fraction or plan.count} GPU(s) on {nodes} node(s) → {tier}",
+        f"{plan.fraction or plan.count} GPU(s) on {nodes} node(s) → {tier} "
+        "(1 = single_gpu, 2 = multi_gpu, 3 = multi_node)",
         "T1: single GPU (7B–13B fine-tune, inference, image) · multi-GPU NVLink (13B full, "
         "70B LoRA; 2–8 GPUs) · multi-node InfiniBand (70B full, pre-training; 16+)",
+        operands(gpus=(plan.fraction or plan.count, "GPUs"), nodes=(nodes, "nodes")),
+        "3 if nodes > 1 else (1 if gpus <= 1 else 2)",
     )
 
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 
 from app.engine.formatting import money, number, percent
 
-__all__ = ["Explanation", "Operand", "money", "number", "percent"]
+__all__ = ["Explanation", "Operand", "money", "number", "operands", "percent"]
 
 
 @dataclass(slots=True)
@@ -59,3 +59,8 @@ class Explanation:
         if not self.expression:
             raise ValueError(f"{self.figure} has no expression")
         return evaluate(self.expression, {o.name: o.value for o in self.operands})
+
+
+def operands(**named: tuple[float, str]) -> list[Operand]:
+    """Operands by keyword: `operands(gpus=(8, "GPUs"), tdp=(700, "W"))`."""
+    return [Operand(name, float(value), unit) for name, (value, unit) in named.items()]

@@ -3,8 +3,10 @@
 An `Explanation` states its figure as an expression over named operands
 ("flops / (gpus * peak_flops * mfu * goodput) / 86400"), so anyone can recompute it. This
 module evaluates such an expression without `eval`: it parses it with `ast` and walks only
-numbers, operand names, + − × ÷ ** and the functions in `FUNCTIONS`; anything else is a
-`ValueError`. Used by the reproduction test and by anything that re-checks a figure.
+numbers, operand names, + − × ÷ **, comparisons (< <= > >= == !=), `and` / `or` / `not`,
+the conditional `a if cond else b` (for a figure that is a choice, e.g. the tier or a rounded
+hardware size) and the functions in `FUNCTIONS`; anything else is a `ValueError`. Used by
+the reproduction test and by anything that re-checks a figure.
 """
 
 from __future__ import annotations
@@ -14,7 +16,20 @@ import math
 import operator
 from collections.abc import Callable, Mapping
 
+
+def step_up(value: float, *steps: float) -> float:
+    """The first of the ascending `steps` that holds `value`; past the last, its multiples
+    (a DIMM configuration, a network uplink: hardware comes in sizes)."""
+    if not steps:
+        raise ValueError("step_up needs at least one step")
+    for s in steps:
+        if s >= value - 1e-9:
+            return s
+    return steps[-1] * math.ceil(value / steps[-1])
+
+
 FUNCTIONS: dict[str, Callable[..., float]] = {
+    "step_up": step_up,
     "min": min,
     "max": max,
     "log2": math.log2,
@@ -22,6 +37,14 @@ FUNCTIONS: dict[str, Callable[..., float]] = {
     "sqrt": math.sqrt,
     "ceil": math.ceil,
     "floor": math.floor,
+}
+_COMPARE: dict[type[ast.cmpop], Callable[[float, float], bool]] = {
+    ast.Lt: operator.lt,
+    ast.LtE: operator.le,
+    ast.Gt: operator.gt,
+    ast.GtE: operator.ge,
+    ast.Eq: operator.eq,
+    ast.NotEq: operator.ne,
 }
 _BINARY: dict[type[ast.operator], Callable[[float, float], float]] = {
     ast.Add: operator.add,
@@ -58,11 +81,37 @@ def _eval(node: ast.expr, values: Mapping[str, float]) -> float:
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub | ast.UAdd):
         v = _eval(node.operand, values)
         return -v if isinstance(node.op, ast.USub) else v
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        return float(not _eval(node.operand, values))
+    if isinstance(node, ast.Compare) and all(type(op) in _COMPARE for op in node.ops):
+        left = _eval(node.left, values)
+        for op, right_node in zip(node.ops, node.comparators, strict=True):
+            right = _eval(right_node, values)
+            if not _COMPARE[type(op)](left, right):
+                return 0.0
+            left = right
+        return 1.0
+    if isinstance(node, ast.BoolOp):
+        # Short-circuit like Python, but over numbers: `and` is the first falsy operand (else
+        # the last), `or` the first truthy one (else the last).
+        v = 0.0
+        for operand in node.values:
+            v = _eval(operand, values)
+            if isinstance(node.op, ast.And) != bool(v):
+                return v
+        return v
+    if isinstance(node, ast.IfExp):
+        branch = node.body if _eval(node.test, values) else node.orelse
+        return _eval(branch, values)
     if (
         isinstance(node, ast.Call)
         and isinstance(node.func, ast.Name)
         and node.func.id in FUNCTIONS
         and not node.keywords
     ):
-        return float(FUNCTIONS[node.func.id](*(_eval(a, values) for a in node.args)))
+        args = [_eval(a, values) for a in node.args]
+        try:
+            return float(FUNCTIONS[node.func.id](*args))
+        except TypeError as e:  # wrong number of arguments
+            raise ValueError(f"{node.func.id}: {e}") from e
     raise ValueError(f"unsupported in an expression: {ast.dump(node)[:60]}")

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from app.engine.architectures import ModelSpec
-from app.engine.explain import Explanation
+from app.engine.explain import Explanation, operands
 from app.engine.hardware import GpuSpec
 from app.engine.notices import Notice
 from app.engine.units import fmt
@@ -120,6 +120,11 @@ def size_infra(
             f"{cores} cores per node for {per_node} GPU(s) × {nodes} node(s) = {cores * nodes}",
             "T6 templates (1 GPU: ≥16 cores; 4 GPUs: 48+; 16-GPU: dual 64-core per node); "
             "U5 ≥16 physical cores",
+            operands(
+                cores_per_node=(cores, f"cores (T6 template for {per_node} GPUs)"),
+                nodes=(nodes, "nodes"),
+            ),
+            "cores_per_node * nodes",
         )
     )
 
@@ -135,6 +140,14 @@ def size_infra(
             "T6/U5: RAM ≥ 2× VRAM (seed 003: 192 GB for one 80 GB GPU; seed 000: 8×80 GB → "
             "≥1.28 TB). PRODUCT.md §4: seed 003's 4-GPU (512 GB / 320 GB) and 16-GPU "
             "(1 TB / 640 GB per node) templates are only ≈1.6×; the 2× rule is applied",
+            operands(
+                gpus_per_node=(per_node, "GPUs"),
+                gpu_memory_gb=(gpu.memory_gb, "GB"),
+                nodes=(nodes, "nodes"),
+            ),
+            "step_up(2 * gpus_per_node * gpu_memory_gb, "
+            + ", ".join(str(c) for c in DIMM_CONFIGS)
+            + ") * nodes",
         )
     )
 
@@ -152,6 +165,15 @@ def size_infra(
             f"{fmt(nvme_node)} TB per node",
             "T11: hot tier capacity ≥3× (dataset + checkpoints); T6 NVMe minimums. "
             "A resumable checkpoint is 14 B/param (bf16 weights + fp32 master + Adam m, v)",
+            operands(
+                nvme_minimum_tb=(NVME_MIN_BY_GPUS.get(per_node, 16), "TB (T6 minimum)"),
+                dataset_gb=(dataset_gb, "GB"),
+                checkpoints=(keep, "checkpoints"),
+                checkpoint_gb=(ckpt_gb, "GB"),
+                nodes=(nodes, "nodes"),
+            ),
+            "max(nvme_minimum_tb, 2 ** ceil(log2(max(2, 3 * (dataset_gb + checkpoints * "
+            "checkpoint_gb) / 1000 / nodes)))) * nodes",
         )
     )
     if ckpt_kind == "resumable":
@@ -165,6 +187,8 @@ def size_infra(
                 f"(weights only would be × 2 B = {fmt(weights_only)} GB)",
                 "PRODUCT.md §4: seed 003's '70B checkpoint ≈140 GB' is weights only; a "
                 "resumable checkpoint with Adam state is ≈14–16 B/param ≈1 TB",
+                operands(params=(model.params, "parameters"), bytes_per_param=(14, "B")),
+                "params * bytes_per_param / 1e9",
             )
         )
         if model.params >= 10e9:
@@ -178,14 +202,12 @@ def size_infra(
                 )
             )
 
+    # T11: warm tier from 20 TB; hold the corpus twice (raw + processed) and a week of
+    # checkpoints saved every 3 hours, weights only (the hot tier keeps the resumable ones).
+    weekly = (model.params * 2 / 1e9) * 8 * 7 / 1000 if task in ("pretrain", "full_finetune") else 0
     if nodes == 1 and per_node == 1 and dataset_gb < 500:
         nas = 0.0
     else:
-        # T11: warm tier from 20 TB; hold the corpus twice (raw + processed) and a week of
-        # checkpoints saved every 3 hours, weights only (the hot tier keeps the resumable ones).
-        weekly = (
-            (model.params * 2 / 1e9) * 8 * 7 / 1000 if task in ("pretrain", "full_finetune") else 0
-        )
         nas = max(20.0, 10 * math.ceil((2 * dataset_gb / 1000 + weekly) / 10))
     ex.append(
         Explanation(
@@ -196,6 +218,13 @@ def size_infra(
             if nas
             else "single GPU, dataset < 0.5 TB: the hot NVMe tier suffices (entry template)",
             "T11 storage tiers (warm NAS/object ≥20 TB on 10GbE); T6 entry template has NVMe only",
+            operands(
+                warm_tier=(1 if nas else 0, "1 = needed (more than one GPU or ≥ 0.5 TB data)"),
+                dataset_gb=(dataset_gb, "GB"),
+                weekly_checkpoints_tb=(weekly, "TB"),
+            ),
+            "max(20, 10 * ceil((2 * dataset_gb / 1000 + weekly_checkpoints_tb) / 10)) "
+            "if warm_tier else 0",
         )
     )
 
@@ -216,6 +245,14 @@ def size_infra(
             f"{fmt(uplink)} Gbps = {hours:.2f} h (target ≤ {TRANSFER_TARGET_H:.0f} h)",
             "T12: 140 GB over 100 Mbps >3 h, over 1 Gbps ≈20 min; T6: ≥100 Mbps single GPU, "
             "1 Gbps + 10GbE for the 4-GPU template",
+            operands(
+                move_gb=(move_gb, "GB (weights + data)"),
+                floor_gbps=(floor, "Gbps"),
+                target_h=(TRANSFER_TARGET_H, "h"),
+            ),
+            "min(step_up(max(floor_gbps, move_gb * 8 / 3600 / target_h), "
+            + ", ".join(fmt(u) for u in UPLINK_STEPS_GBPS)
+            + f"), {fmt(UPLINK_STEPS_GBPS[-1])})",
         )
     )
     if nodes > 1:
@@ -256,6 +293,18 @@ def size_infra(
             f"provisioned; typical draw {fmt(typical)} kW (GPUs at {TYPICAL_GPU_DRAW:.0%} TDP)",
             "T7: 4-GPU ≈3 kW (typical), 8-GPU >10 kW; DGX H100 datasheet 10.2 kW max "
             "(fans/PSU factor 1.3 = 10.2 / 7.8 kW of components)",
+            operands(
+                gpus_per_node=(per_node, "GPUs"),
+                gpu_tdp_w=(gpu.tdp_w, "W"),
+                sockets=(sockets, "CPU sockets"),
+                socket_kw=(CPU_SOCKET_KW, "kW"),
+                components_kw=(COMPONENTS_KW_PER_GPU, "kW per GPU"),
+                board_kw=(BOARD_KW, "kW"),
+                fan_psu=(FAN_PSU_FACTOR, "×"),
+                nodes=(nodes, "nodes"),
+            ),
+            "(gpus_per_node * gpu_tdp_w / 1000 + sockets * socket_kw + gpus_per_node * "
+            "components_kw + board_kw) * fan_psu * nodes",
         )
     )
     if node_max <= AIR_RACK_LIMIT_KW / 2:

@@ -14,6 +14,19 @@ Sources
 - QLoRA: Dettmers et al. 2023 (arXiv:2305.14314) §3: NF4 with double quantisation costs
   4 + 0.127 bits/param (block 64 absmax in 8-bit, second-level block 256).
 - KV cache: 2 × layers × kv_heads × head_dim × bytes per token (vLLM, Kwon et al. 2023 §3).
+- Logits: the loss holds s × b × V entries per micro-batch, in bytes per entry that depend on
+  the loss implementation (`LOGIT_BYTES`): 4 for Megatron's vocab-parallel cross-entropy on
+  fp32 logits (pre-training), 14 for the Hugging Face Transformers loss that fine-tuning
+  stacks (Trainer, PEFT, TRL) run. At long context this is the largest term: 14 × 28,000 ×
+  128,256 ≈ 50 GB for Llama 3.1 8B, which is why a QLoRA run of that model fills an 80 GB GPU
+  at ≈28K tokens (Unsloth, "Llama 3.3 fine-tuning", Hugging Face + FA2 column).
+
+What is counted (PyTorch "CUDA semantics", memory management): tensors are what
+`torch.cuda.max_memory_allocated()` reports — weights, gradients, optimizer state,
+activations, KV cache. The caching allocator reserves more than it hands out
+(`max_memory_reserved()`), and nvidia-smi shows that plus memory outside PyTorch's allocator:
+the CUDA context with its loaded kernels and NCCL's buffers. `Memory.total` is that
+nvidia-smi figure; `allocated()` the tensors alone.
 """
 
 from __future__ import annotations
@@ -77,13 +90,48 @@ KV_BYTES: dict[str, float] = {
 # momentum = 8. Adafactor (Shazeer & Stern 2018): master + factored second moment ≈ 4.
 OPTIMIZER_BYTES: dict[str, float] = {"adamw": 12.0, "adamw_8bit": 6.0, "sgd": 8.0, "adafactor": 4.0}
 
-CUDA_CONTEXT_GB = 1.0  # CUDA context + cuBLAS/cuDNN workspaces, measured 0.5–1 GB on H100
+# CUDA context with PyTorch's kernels loaded, outside the caching allocator: Hugging Face
+# Transformers docs, "Model training anatomy": after torch.ones((1, 1)).to("cuda") nvidia-smi
+# shows "GPU memory occupied: 1343 MB" — "the kernels alone take up 1.3GB of GPU memory"
+# (nvidia-smi's MB are MiB: 1,343 × 2^20 B = 1.41 GB).
+CUDA_CONTEXT_GB = 1343 * 2**20 / 1e9
 NCCL_BUFFERS_GB = 0.5  # NCCL communicator buffers per GPU when it talks to peers
-FRAGMENTATION = 0.05  # PyTorch caching allocator: reserved-but-unused share of live memory
+# Reserved by PyTorch's caching allocator beyond the live tensors (cached free blocks, block
+# rounding), as a share of allocated memory: an assumption — the PyTorch docs state only that
+# reserved ≥ allocated and that the difference "will still show as if used in nvidia-smi".
+FRAGMENTATION = 0.05
 SOURCE_OVERHEAD = (
-    "PyTorch CUDA semantics (caching allocator); NCCL environment docs (NCCL_BUFFSIZE 4 MiB "
-    "per channel and peer); measured CUDA context 0.5–1 GB"
+    "CUDA context 1,343 MiB measured with PyTorch's kernels loaded (Hugging Face Transformers "
+    "docs, 'Model training anatomy'); NCCL environment docs (NCCL_BUFFSIZE 4 MiB per channel "
+    "and peer); PyTorch CUDA semantics: the caching allocator's reserve shows in nvidia-smi "
+    "(5% of allocated assumed)"
 )
+SOURCE_ALLOCATED = (
+    "PyTorch CUDA semantics, memory management: memory_allocated()/max_memory_allocated() "
+    "count the memory occupied by tensors; memory_reserved() what the caching allocator holds"
+)
+# Bytes per logit entry (s × b × V) at the loss. Megatron-LM's vocab-parallel cross-entropy
+# keeps the fp32 logits and computes the softmax in place: 4 B. Hugging Face Transformers'
+# causal-LM loss (src/transformers/loss_utils.py: "logits = logits.float()", the shifted
+# ".contiguous()" copy, then cross_entropy's log-softmax) holds the bf16 logits 2 B + the fp32
+# upcast 4 B + the fp32 shifted copy 4 B + the fp32 log-softmax saved for backward 4 B = 14 B
+# (backward: log-softmax 4 + its gradient 4 + the input gradient 4 + bf16 logits 2 = 14 B).
+LOGIT_BYTES = {"pretrain": 4.0, "full_finetune": 14.0, "lora": 14.0, "qlora": 14.0}
+SOURCE_LOGITS = (
+    "logits s·b·V: Megatron-LM vocab-parallel cross-entropy on fp32 logits 4 B (pre-training); "
+    "Hugging Face Transformers causal-LM loss 14 B (bf16 logits 2 + fp32 upcast 4 + shifted "
+    "copy 4 + log-softmax 4; loss_utils.py) for fine-tuning"
+)
+
+
+def logit_bytes(task: str) -> float:
+    """Bytes per logit entry the loss holds for `task` (`LOGIT_BYTES`; 4 when unknown)."""
+    return LOGIT_BYTES.get(task, 4.0)
+
+
+def logits_bytes(model: ModelSpec, *, seq_len: int, micro_batch: int, task: str) -> float:
+    """Logit memory of one micro-batch at the loss, bytes (before a vocab-parallel split)."""
+    return logit_bytes(task) * seq_len * micro_batch * model.vocab
 
 
 class Layout(NamedTuple):
@@ -118,6 +166,11 @@ class Memory:
     overhead: float = 0.0
     explain: list[Explanation] = field(default_factory=list)
 
+    def allocated(self) -> float:
+        """Tensors only, as torch.cuda.max_memory_allocated() reports: every term but the
+        overhead (allocator reserve, CUDA context, NCCL buffers)."""
+        return self.total - self.overhead
+
     @property
     def total(self) -> float:
         return (
@@ -139,6 +192,7 @@ class Memory:
             "kv_cache": self.kv_cache / GB,
             "overhead": self.overhead / GB,
             "total": self.total / GB,
+            "allocated": self.allocated() / GB,
         }
 
 
@@ -329,13 +383,14 @@ def activation_bytes_per_layer(
 
 
 def activations(
-    model: ModelSpec, *, seq_len: int, layout: Layout, flash: bool
+    model: ModelSpec, *, seq_len: int, layout: Layout, flash: bool, task: str = "pretrain"
 ) -> tuple[float, float, str]:
     """(replica bytes, most-loaded-GPU bytes, formula) for one micro-batch in flight per stage.
 
     With 1F1B pipelining the first stage holds p micro-batches of L/p layers: L layers' worth
     in all (Korthikanti §4.2.3), so the per-GPU figure does not shrink with p.
-    Logits are kept in fp32 for the loss: 4·s·b·V bytes, split by t (vocab-parallel).
+    Logits at the loss: `logit_bytes(task)`·s·b·V bytes (4 B pre-training, 14 B with the
+    Hugging Face loss of fine-tuning stacks), split by t (vocab-parallel).
     """
     s, b, h, a, L = seq_len, layout.micro_batch, model.hidden, model.heads, model.layers
     one = activation_bytes_per_layer(
@@ -344,7 +399,8 @@ def activations(
     per_gpu_layer = activation_bytes_per_layer(
         s=s, b=b, h=h, a=a, t=layout.tp, recompute=layout.recompute, flash=flash
     )
-    logits = 4.0 * s * b * model.vocab
+    lb = logit_bytes(task)
+    logits = logits_bytes(model, seq_len=s, micro_batch=b, task=task)
     # Full recomputation re-materialises one whole layer during its backward pass.
     working = 0.0
     if layout.recompute == "full":
@@ -360,8 +416,10 @@ def activations(
     else:
         term = "s·b·h·(34 + 5·a·s/h)"
     formula = (
-        f"L·{term}/t + 4·s·b·V: {L} × {term} with s={s}, b={b}, h={h}, a={a}, t={layout.tp}"
-        f" + 4 × {s} × {b} × {model.vocab} = {fmt(per_gpu / GB)} GB per GPU"
+        f"L·{term}/t + {fmt(lb)}·s·b·V/t: {L} × {term} with s={s}, b={b}, h={h}, a={a}, "
+        f"t={layout.tp} + {fmt(lb)} B × {s} × {b} × {model.vocab} logits"
+        + (" + one layer recomputed in backward" if working else "")
+        + f" = {fmt(per_gpu / GB)} GB per GPU"
     )
     return replica, per_gpu, formula
 
@@ -375,6 +433,29 @@ def kv_cache_bytes(model: ModelSpec, *, tokens: float, kv_dtype: str) -> float:
 
 
 # ----------------------------------------------------------------------------- sharding
+
+
+def allocated_explained(per_gpu: Memory) -> Explanation:
+    """The tensors on the most-loaded GPU, as torch.cuda.max_memory_allocated() reports."""
+    return Explanation(
+        "memory_gb.allocated",
+        per_gpu.allocated() / GB,
+        "GB",
+        f"weights {fmt(per_gpu.weights / GB)} + gradients {fmt(per_gpu.gradients / GB)} + "
+        f"optimizer {fmt(per_gpu.optimizer / GB)} + activations "
+        f"{fmt(per_gpu.activations / GB)}"
+        + (f" + KV cache {fmt(per_gpu.kv_cache / GB)}" if per_gpu.kv_cache else "")
+        + f" = {fmt(per_gpu.allocated() / GB)} GB of tensors (torch.cuda.max_memory_allocated)",
+        SOURCE_ALLOCATED,
+        [
+            Operand("weights", per_gpu.weights / GB, "GB"),
+            Operand("gradients", per_gpu.gradients / GB, "GB"),
+            Operand("optimizer", per_gpu.optimizer / GB, "GB"),
+            Operand("activations", per_gpu.activations / GB, "GB"),
+            Operand("kv_cache", per_gpu.kv_cache / GB, "GB"),
+        ],
+        "weights + gradients + optimizer + activations + kv_cache",
+    )
 
 
 def overhead_bytes(live: float, gpus_in_job: int) -> float:

@@ -43,6 +43,7 @@ from app.engine.memory import (
     Memory,
     activation_bytes_per_layer,
     embedding_params,
+    logits_bytes,
 )
 from app.engine.units import GB
 
@@ -198,7 +199,7 @@ class _JobTerms:
                 got += activation_bytes_per_layer(
                     s=s, b=b, h=h, a=a, t=t, recompute="selective", flash=job.flash
                 )
-            got += 4.0 * s * b * model.vocab / t
+            got += logits_bytes(model, seq_len=s, micro_batch=b, task=job.task) / t
             self._act[(t, recompute, b)] = got
         return got
 

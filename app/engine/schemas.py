@@ -247,13 +247,31 @@ class EstimateRequest(BaseModel):
 
 @dataclass(slots=True, kw_only=True)
 class MemoryTerms:
+    """Memory by term, GB. `total` is what nvidia-smi shows for the process (tensors, the
+    caching allocator's reserve, the CUDA context, NCCL buffers); `allocated` the tensors
+    alone, as torch.cuda.max_memory_allocated() reports (total − overhead)."""
+
     weights: float
     gradients: float
     optimizer: float
     activations: float
     kv_cache: float
     overhead: float
-    total: float
+    total: Annotated[
+        float,
+        Field(
+            description="GB as nvidia-smi shows it: allocated tensors + the PyTorch caching "
+            "allocator's reserve + CUDA context + NCCL buffers."
+        ),
+    ]
+    allocated: Annotated[
+        float | None,
+        Field(
+            description="GB of tensors only (weights, gradients, optimizer state, activations, "
+            "KV cache), as torch.cuda.max_memory_allocated() reports; null in plans stored "
+            "before this field existed."
+        ),
+    ] = None
 
 
 @dataclass(slots=True, kw_only=True)

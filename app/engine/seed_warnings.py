@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import math
 
-from app.engine import compute
 from app.engine.architectures import ModelSpec
 from app.engine.notices import Notice
 from app.engine.plan import Plan
@@ -59,7 +58,7 @@ def _network_warnings(req: EstimateRequest, model: ModelSpec, plan: Plan, nodes:
                 "NVLink/NVSwitch server."
             )
         )
-    if nodes > 1 and plan.interconnect in ("pcie", "ethernet", "nvlink") and req.task != "image":
+    if nodes > 1 and plan.interconnect in ("pcie", "ethernet", "nvlink"):
         out.append(
             Notice(
                 "Multi-node training over plain Ethernet/PCIe: cross-node gradient sync needs "
@@ -88,27 +87,27 @@ def _scaling_warnings(req: EstimateRequest, model: ModelSpec, plan: Plan, nodes:
                 gpu=plan.gpu.name,
             )
         )
-    if plan.training and nodes > 1 and req.task in TRAINING_TASKS:
-        one = compute.product(
-            compute.mfu_factors(
-                gpu=plan.gpu,
-                model=model,
-                precision=req.precision,
-                task=req.task,
-                gpus=1,
-                nodes=1,
-                interconnect="nvlink",
-                micro_tokens=req.seq_len * req.micro_batch,
+    curve = plan.training.curve if plan.training else []
+    if plan.training and nodes > 1 and req.task in TRAINING_TASKS and curve:
+        # Compared with the smallest GPU count that holds the job (the first point of the
+        # planner's own curve), not with one GPU: a model that needs 96 GPUs has no one-GPU
+        # speed, and a one-GPU MFU is not what the smaller plan would reach.
+        base = curve[0]
+        if base.gpus < plan.count:
+            speedup = base.days / plan.training.days
+            linear = plan.count / base.gpus
+            out.append(
+                Notice(
+                    "%(count)s GPUs finish %(speedup)s× sooner than %(base)s GPUs, the smallest "
+                    "count that holds this job, where linear scaling would give %(linear)s×: "
+                    "a scaling efficiency of %(efficiency)s. More GPUs are never more than "
+                    "linearly faster (seed 000's '2 nodes, 8 GPUs ≈13× one GPU' is "
+                    "super-linear; PRODUCT.md §4).",
+                    count=fmt(plan.count),
+                    speedup=f"{speedup:,.1f}",
+                    base=fmt(base.gpus),
+                    linear=f"{linear:,.1f}",
+                    efficiency=f"{speedup / linear:.0%}",
+                )
             )
-        )
-        speedup = plan.count * plan.training.mfu / one
-        out.append(
-            Notice(
-                "Speed-up over one GPU: %(speedup)s× on %(count)s GPUs — never more than "
-                "linear (seed 000's '2 nodes, 8 GPUs ≈13× one GPU' is super-linear; "
-                "PRODUCT.md §4).",
-                speedup=f"{speedup:.1f}",
-                count=plan.count,
-            )
-        )
     return out

@@ -21,7 +21,7 @@ from functools import cache
 
 from app.engine import inference, memory, planner
 from app.engine.architectures import ModelSpec
-from app.engine.explain import Explanation
+from app.engine.explain import Explanation, operands
 from app.engine.hardware import GpuSpec
 from app.engine.inference import MIG_QUARTER, OperatingPoint, ServingConfig
 from app.engine.notices import Notice
@@ -374,6 +374,12 @@ def _mig_quarter(
         f"memory and bandwidth, 2/7 of the compute) holds {slice_lay.per_replica} users at "
         f"{targets.tokens_per_s_per_user:g} tokens/s each ≥ {users} users",
         "T8: H100 MIG 1/4 slice NT$15,000/month; NVIDIA MIG user guide (H100 2g.20gb)",
+        operands(
+            slice_memory=(inference.MIG_QUARTER_MEMORY, "of the GPU's memory"),
+            users_per_slice=(slice_lay.per_replica, "users"),
+            users=(users, "users"),
+        ),
+        "slice_memory if users_per_slice >= users else 1",
     )
 
 
@@ -387,6 +393,8 @@ def _per_replica_explained(lay: Layout, targets: Targets, users: int) -> Explana
         f"{targets.tokens_per_s_per_user:g} tokens/s{ttft}: {lay.per_replica}; {users} users "
         f"/ {lay.per_replica} = {lay.replicas} replica(s) × {lay.cfg.tp} GPU(s)",
         "bisection over the step model's operating points (app.engine.inference)",
+        operands(users_per_replica=(lay.per_replica, "users (the bisection's answer)")),
+        "users_per_replica",
     )
 
 
@@ -422,6 +430,16 @@ def _replica(
             f"{fmt(model.kv_cache_bytes_per_token(memory.KV_BYTES[cfg.kv_dtype]))} B = "
             f"{fmt(kv / GB)} GB ({cfg.kv_dtype})",
             "2 × layers × kv_heads × head_dim × bytes per token (vLLM, Kwon et al. 2023)",
+            operands(
+                sequences=(point.batch, "sequences"),
+                context_tokens=(req.avg_context_tokens, "tokens"),
+                kv_bytes_per_token=(
+                    model.kv_cache_bytes_per_token(memory.KV_BYTES[cfg.kv_dtype]),
+                    "B/token",
+                ),
+                gb=(GB, "B/GB"),
+            ),
+            "sequences * context_tokens * kv_bytes_per_token / gb",
         )
     )
     return memory.Memory(

@@ -531,6 +531,7 @@ def _memory(
     explain.append(activations_ex)
     explain.append(_per_gpu_explained(layout, per_gpu))
     explain.append(_overhead_explained(chosen.count, per_gpu))
+    explain.append(memory.allocated_explained(per_gpu))
     return replica, per_gpu
 
 
@@ -539,7 +540,7 @@ def _activations(
 ) -> tuple[float, Explanation]:
     """(one replica's activation bytes, the most-loaded GPU's with its formula)."""
     act_replica, act_gpu, act_formula = memory.activations(
-        model, seq_len=req.seq_len, layout=layout, flash=req.flash_attention
+        model, seq_len=req.seq_len, layout=layout, flash=req.flash_attention, task=req.task
     )
     s, b, t = req.seq_len, layout.micro_batch, layout.tp
     per_layer = memory.activation_bytes_per_layer(
@@ -558,11 +559,16 @@ def _activations(
         "GB",
         act_formula,
         "Korthikanti et al. 2022 §4 (Table 2); recomputation "
-        f"'{layout.recompute}', FlashAttention {'on' if req.flash_attention else 'off'}",
+        f"'{layout.recompute}', FlashAttention {'on' if req.flash_attention else 'off'}; "
+        + memory.SOURCE_LOGITS,
         [
             Operand("layers", model.layers, "layers"),
             Operand("per_layer_gb", per_layer / GB, "GB"),
-            Operand("logits_gb", 4.0 * s * b * model.vocab / GB, "GB"),
+            Operand(
+                "logits_gb",
+                memory.logits_bytes(model, seq_len=s, micro_batch=b, task=req.task) / GB,
+                "GB",
+            ),
             Operand("tp", t, ""),
             Operand("working_gb", working / GB, "GB"),
         ],
@@ -600,9 +606,9 @@ def _overhead_explained(count: int, per_gpu: memory.Memory) -> Explanation:
         "memory_gb.overhead",
         per_gpu.overhead / GB,
         "GB",
-        f"CUDA context {memory.CUDA_CONTEXT_GB} GB"
+        f"CUDA context {fmt(memory.CUDA_CONTEXT_GB)} GB"
         + (f" + NCCL {memory.NCCL_BUFFERS_GB} GB" if count > 1 else "")
-        + f" + {memory.FRAGMENTATION:.0%} fragmentation of {fmt(live / GB)} GB allocated"
+        + f" + allocator reserve {memory.FRAGMENTATION:.0%} of {fmt(live / GB)} GB allocated"
         + f" = {fmt(per_gpu.overhead / GB)} GB",
         memory.SOURCE_OVERHEAD,
         [

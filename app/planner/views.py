@@ -212,6 +212,7 @@ FIGURE_NAMES: Final = {
     "memory_gb.kv_cache": N_("KV-cache memory"),
     "memory_gb.overhead": N_("Framework overhead"),
     "memory_gb.per_gpu": N_("Memory per GPU"),
+    "memory_gb.allocated": N_("Allocated tensor memory"),
     "gpu.count": N_("GPUs needed"),
     "training.flops": N_("Training compute"),
     "training.mfu": N_("Model FLOPs utilisation"),

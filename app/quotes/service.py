@@ -172,6 +172,7 @@ def quote_view(
         "tier_label": gettext(TIERS.get(str(result.get("tier")), str(result.get("tier", "")))),
         "gpu": result.get("gpu") or {},
         "training": result.get("training"),
+        "memory": result.get("memory_per_gpu_gb") or {},
         "inference": result.get("inference"),
         "infra": result.get("infra") or {},
         "phased": result.get("schedule"),

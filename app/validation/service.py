@@ -1,7 +1,7 @@
 """The validation tables: every published run the engine is checked against, and their errors.
 
-Three producers build the rows (`app.engine.training_validation`, `serving_validation`,
-`image_validation`); all are pure in the shipped data and cached, so a page or API call only filters and
+Four producers build the rows (`app.engine.training_validation`, `memory_validation`,
+`serving_validation`, `image_validation`); all are pure in the shipped data and cached, so a page or API call only filters and
 summarises. Summaries are per (kind, category) and per split: `fit` (the rows the engine's
 shared factors were chosen on), `holdout` (never used to choose anything) and all rows —
 the `all` figure is the band an estimate of that category carries (`app.engine.bands`).
@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from app.engine import image_validation, serving_validation, training_validation
+from app.engine import image_validation, memory_validation, serving_validation, training_validation
 from app.engine.validation import ErrorSummary, ValidationRow, summarise
 from app.errors import Invalid
 from app.i18n import N_
@@ -38,8 +38,14 @@ class CategorySummary:
 
 
 def all_rows() -> list[ValidationRow]:
-    """Every published run of the three tables: training, serving, image, in table order."""
-    return [*training_validation.rows(), *serving_validation.rows(), *image_validation.rows()]
+    """Every published run of the tables: training (times, then memory measurements), serving,
+    image, in table order."""
+    return [
+        *training_validation.rows(),
+        *memory_validation.rows(),
+        *serving_validation.rows(),
+        *image_validation.rows(),
+    ]
 
 
 def gpus(rows: Iterable[ValidationRow]) -> list[str]:

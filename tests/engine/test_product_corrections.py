@@ -52,8 +52,35 @@ def test_scaling_is_never_super_linear(count: int) -> None:
 
 
 def test_multi_node_plan_reports_its_sub_linear_speedup() -> None:
+    # The notice compares with the smallest count that holds the job (the curve's first
+    # point), not with a one-GPU MFU: speed-up = days there / days here, linear = the ratio of
+    # the counts, efficiency = speed-up / linear = GPU-hours there / GPU-hours here ≤ 100%.
     r = est("llama-2-7b", task="full_finetune", tokens=1e10, gpu_count=16)
-    assert any("never more than linear" in w for w in r.warnings)
+    tr = r.training
+    assert tr is not None
+    base = tr.curve[0]
+    notice = next(n for n in r.notices if "scaling efficiency" in n.template)
+    speedup = base.days / tr.days
+    assert notice.params["count"] == "16"
+    assert notice.params["base"] == str(base.gpus)
+    assert notice.params["speedup"] == f"{speedup:,.1f}"
+    assert notice.params["linear"] == f"{16 / base.gpus:,.1f}"
+    efficiency = base.gpu_hours / tr.gpu_hours
+    assert efficiency <= 1 + 1e-9
+    assert notice.params["efficiency"] == f"{speedup / (16 / base.gpus):.0%}"
+    assert notice.params["efficiency"] == f"{efficiency:.0%}"
+    assert "never more than linearly faster" in notice.template
+    assert "one GPU:" not in notice.template  # no speed-up over a hypothetical one-GPU MFU
+
+
+def test_speedup_notice_is_translated() -> None:
+    from app.i18n import zh_translations
+
+    r = est("llama-2-70b", task="pretrain", tokens=2e12, gpu="a100-sxm-80gb", gpu_count=2048)
+    notice = next(n for n in r.notices if "scaling efficiency" in n.template)
+    zh = zh_translations().gettext(notice.template)
+    assert zh != notice.template and "擴展效率" in zh
+    assert (zh % notice.params).startswith("2,048 張 GPU")
 
 
 def test_peak_is_dense_not_sparse() -> None:

@@ -138,3 +138,24 @@ def test_share_page_is_the_customers_language_and_hides_internal_words(
     assert page.select_one("form.accept-form")
     en = BeautifulSoup(anon.get(sent["en"]["link"]).text, "html.parser")
     assert en.html["lang"] == "en" and "Subtotal (excl. tax)" in en.get_text()
+
+
+@pytest.mark.parametrize(
+    ("lang", "smi", "allocated"),
+    [
+        ("zh-TW", "nvidia-smi 顯示", "其中張量配置"),
+        ("en", "as nvidia-smi shows it", "of tensors allocated"),
+    ],
+)
+def test_pdf_states_what_the_memory_figure_counts(
+    client: TestClient, sent: dict, lang: str, smi: str, allocated: str, tmp_path: Path
+) -> None:
+    # Issue 11 item 5: the memory per GPU as nvidia-smi shows it and the allocated tensors,
+    # both labelled, in the customer's language; the numbers are the plan's own.
+    anon = TestClient(client.app)
+    text = _pdf_text(anon, f"{sent[lang]['link']}/quote.pdf", tmp_path)
+    flat = " ".join(text.split())
+    mem = sent[lang]["plan"]["result"]["memory_per_gpu_gb"]
+    assert smi in flat and allocated in flat
+    assert f"{mem['total']:.1f} GB" in flat
+    assert f"{mem['allocated']:.1f} GB" in flat

@@ -203,3 +203,22 @@ def test_old_links_with_concurrency_fill_users(web: TestClient) -> None:
     r = web.get("/plan?task=inference&concurrency=37&preset=qwen2.5-7b")
     soup = BeautifulSoup(r.text, "html.parser")
     assert soup.select_one("#f-users")["value"] == "37"
+
+
+def test_memory_shows_allocated_tensors_and_nvidia_smi(
+    get_soup: Callable[..., BeautifulSoup], lang: str
+) -> None:
+    # Issue 11 item 5: both figures, each labelled with what it counts, in both languages.
+    soup = get_soup("/plan")
+    text = soup.select_one("section#results").get_text(" ", strip=True)
+    if lang == "zh-TW":
+        assert "已配置的張量(torch.cuda.max_memory_allocated)" in text
+        assert "nvidia-smi 顯示的總量(張量、配置器保留、CUDA context)" in text
+        assert "即 nvidia-smi 顯示的用量" in text
+    else:
+        assert "Allocated tensors (torch.cuda.max_memory_allocated)" in text
+        assert "Total as nvidia-smi shows it (tensors, allocator reserve, CUDA context)" in text
+        assert "GB of tensors allocated" in text
+    how = soup.select_one("section#results a.how[href]")
+    assert how is not None
+    assert any(d.get("id") for d in soup.select("section.explain details"))

@@ -19,7 +19,7 @@ from app.engine.costs.model import (
     CostOption,
     Usage,
 )
-from app.engine.explain import Explanation, money, number
+from app.engine.explain import Explanation, money, number, operands
 from app.engine.notices import Notice
 from app.engine.price_book import CloudInstance
 
@@ -90,6 +90,12 @@ def cloud_options(ctx: Context, usage: Usage, warnings: list[str]) -> list[CostO
                 f"{n} × {_price_text(ctx, inst.on_demand_hourly, inst.currency)} × "
                 f"{number(billed_hours, 0)} h billed = {money(n * hourly * billed_hours, ccy)}",
                 f"billed by the hour of use; {src}",
+                operands(
+                    instances=(n, "instances"),
+                    hourly=(hourly, f"{ccy}/h per instance"),
+                    billed_hours=(billed_hours, "h"),
+                ),
+                "instances * hourly * billed_hours",
             ),
             *storage_x,
         ]
@@ -134,6 +140,11 @@ def cloud_options(ctx: Context, usage: Usage, warnings: list[str]) -> list[CostO
                 f"(paid whether used or not) = {money(r_rate, ccy)}/month for {number(paid)} "
                 "months",
                 src,
+                operands(
+                    instances=(n, "instances"),
+                    reserved_hourly=(r_hourly, f"{ccy}/h per instance"),
+                ),
+                "instances * reserved_hourly * 730",
             ),
             *storage_x,
         ]

@@ -31,7 +31,7 @@ from app.engine.costs.model import (
 from app.engine.costs.ownership import buy_option
 from app.engine.costs.rental import OfferSelection, rental_options, select_offers
 from app.engine.costs.validate import fraction, in_range, non_negative, positive, whole
-from app.engine.explain import Explanation, money, number, percent
+from app.engine.explain import Explanation, Operand, money, number, operands, percent
 from app.engine.notices import Notice
 from app.engine.price_book import EnergyPrice, PriceBook
 
@@ -171,6 +171,8 @@ def _storage_share(
         f"{money(part, ccy)} / {money(cheapest.total, ccy)} = {percent(share)} "
         f"({'≥' if share >= STORAGE_NETWORK_MIN_SHARE else '<'} 15 %)",
         f"seed 003 T13 (storage + network ≥ 15 % of the budget); option {cheapest.key}",
+        operands(storage_network=(part, ccy), total=(cheapest.total, ccy)),
+        "storage_network / total",
     )
 
 
@@ -191,6 +193,11 @@ def _explain_comparison(
             else f"{number(ctx.hours)} h/month as entered ({percent(ctx.hours / HOURS_PER_MONTH)} "
             "of 730 h)",
             "730 h = 8,760 h / 12; metered options (hourly rent, cloud on demand) scale with it",
+            *(
+                (operands(utilization=(utilization, "of 730 h")), "730 * utilization")
+                if utilization is not None
+                else (operands(hours=(ctx.hours, "h/month as entered")), "hours")
+            ),
         )
     ]
     out.append(
@@ -210,6 +217,12 @@ def _explain_comparison(
                 else "; job mode: hourly options bill the job's hours, monthly ones whole months"
             ),
             "monthly, term and reserved options pay whole months of it; a purchase is held for it",
+            operands(
+                asked=(float(abs(ctx.period - ctx.need_months) > 1e-9), "1 = rent_months given"),
+                rent_months=(ctx.period, "months"),
+                need_months=(ctx.need_months, "months"),
+            ),
+            "rent_months if asked else need_months",
         )
     )
     if sel is not None:
@@ -225,6 +238,8 @@ def _explain_comparison(
                     f"h/month ({percent(hours / HOURS_PER_MONTH)} of 730 h)",
                     f"seed 003 T8 (hourly beats monthly below ≈400 h/month); offers "
                     f"{', '.join(sel.ids)}",
+                    operands(monthly=(monthly, f"{ccy}/month"), hourly=(hourly, f"{ccy}/h")),
+                    "monthly / hourly",
                 )
             )
     out += _like_for_like(ctx, sel, options)
@@ -270,6 +285,13 @@ def _like_for_like(
                     f"{money(rent, ccy)} rent = {number(month / rent)}×",
                     "seed 003 T10 (p5.48xlarge a full month ≈NT$2.22M vs NT$350,000 "
                     "rented; PRODUCT.md §4: ≈3.7× at the June 2025 price)",
+                    operands(
+                        hourly_rate=(o.hourly_rate, f"{ccy}/h"),
+                        billed_gpus=(o.billed.gpus, "GPUs"),
+                        gpus=(gpus, "GPUs"),
+                        rent=(rent, f"{ccy}/month"),
+                    ),
+                    "hourly_rate / billed_gpus * gpus * 730 / rent",
                 )
             )
         elif o.kind == "buy":
@@ -284,6 +306,14 @@ def _like_for_like(
                     f"{number(o.billed.gpus)} GPUs × {number(gpus)} = {money(run, ccy)} vs "
                     f"{money(rent, ccy)} rent = {number(run / rent)}×",
                     "seed 003 T9 (3-year amortised > NT$400,000/month, above the NT$350,000 rent)",
+                    operands(
+                        fixed_monthly=(o.fixed_monthly, f"{ccy}/month"),
+                        metered_monthly_full=(o.metered_monthly_full, f"{ccy}/month"),
+                        billed_gpus=(o.billed.gpus, "GPUs"),
+                        gpus=(gpus, "GPUs"),
+                        rent=(rent, f"{ccy}/month"),
+                    ),
+                    "(fixed_monthly + metered_monthly_full) / billed_gpus * gpus / rent",
                 )
             )
     return out
@@ -346,6 +376,11 @@ def compare_costs(
             ctx.currency,
             f"{cheapest.label}: {money(cheapest.total, ctx.currency)} for the quoted period",
             "lowest total among the feasible options",
+            [
+                Operand(f"option_{i}", o.total, f"{ctx.currency} ({o.label})")
+                for i, o in enumerate(candidates, 1)
+            ],
+            "min(" + ", ".join(f"option_{i}" for i in range(1, len(candidates) + 1)) + ")",
         )
     )
     return CostComparison(

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from app.engine.costs.ledger import Ledger
 from app.engine.costs.model import HOURS_PER_MONTH, Billed, CostInputError, CostOption
-from app.engine.explain import Explanation, money, number
+from app.engine.explain import Explanation, Operand, money, number, operands
 from app.engine.price_book import EnergyPrice, PriceBook
 
 
@@ -129,6 +129,12 @@ def finish_option(
                 f"{money(metered_monthly_full, ctx.currency)} at 730 h × "
                 f"{number(ctx.hours)} / 730 h = {money(monthly_rate, ctx.currency)}/month",
                 "recurring charges per month at this utilisation (fixed + metered × busy share)",
+                operands(
+                    fixed_monthly=(fixed_monthly, f"{ctx.currency}/month"),
+                    metered_monthly_full=(metered_monthly_full, f"{ctx.currency}/month at 730 h"),
+                    hours=(ctx.hours, "busy h/month"),
+                ),
+                "fixed_monthly + metered_monthly_full * hours / 730",
             )
         )
     explain.append(
@@ -138,6 +144,8 @@ def finish_option(
             ctx.currency,
             f"{parts or '0'} = {money(total, ctx.currency)}",
             f"billed {what}; sum of the parts over the quoted period ({ctx.horizon}-month horizon)",
+            [Operand(name, v, ctx.currency) for name, v in breakdown.items()],
+            " + ".join(breakdown) or "0",
         )
     )
     return CostOption(
@@ -179,5 +187,7 @@ def add_storage_network(ctx: Context, ledger: Ledger) -> list[Explanation]:
             ccy,
             f"{money(sn, ccy)}/month × {number(months)} months = {money(sn * months, ccy)}",
             "usage input (separately priced storage/network); seed 003 T13 (≥15 % of budget)",
+            operands(per_month=(sn, f"{ccy}/month"), months=(months, "months")),
+            "per_month * months",
         )
     ]

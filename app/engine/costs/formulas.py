@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 from app.engine.costs.model import DAYS_PER_MONTH, HOURS_PER_MONTH, CostInputError, CostOption
 from app.engine.costs.validate import fraction, non_negative, positive
-from app.engine.explain import Explanation, money, number, percent
+from app.engine.explain import Explanation, money, number, operands, percent
 from app.engine.price_book import RentalOffer
 
 # --------------------------------------------------------------------------- energy (T7)
@@ -54,6 +54,8 @@ def energy_cost_explained(
         f"{number(kwh)} kWh{pue_txt} × {money(tariff_per_kwh, currency)}/kWh "
         f"= {money(value, currency)}",
         source,
+        operands(kwh=(kwh, "kWh"), pue=(pue, ""), tariff=(tariff_per_kwh, f"{currency}/kWh")),
+        "kwh * pue * tariff",
     )
 
 
@@ -96,6 +98,11 @@ def crossover_explained(offer: RentalOffer) -> Explanation:
         f"{money(offer.monthly_price, ccy)} / {money(offer.hourly_price, ccy)}/h "
         f"= {number(hours, 1)} h/month ({percent(hours / HOURS_PER_MONTH)} of 730 h)",
         f"seed 003 T8 (hourly beats monthly below ≈400 h/month); offer {offer.id}",
+        operands(
+            monthly_price=(offer.monthly_price, f"{ccy}/month"),
+            hourly_price=(offer.hourly_price, f"{ccy}/h"),
+        ),
+        "monthly_price / hourly_price",
     )
 
 
@@ -129,6 +136,12 @@ def cost_per_million_tokens_explained(
         f"× {number(utilization)} / 10^6 = {number(millions, 1)}M tokens) "
         f"= {money(value, currency, 2)}",
         "seed 000 U8 (cost per 1M tokens); 730 h = 8,760 h / 12",
+        operands(
+            monthly_cost=(monthly_cost, f"{currency}/month"),
+            tokens_per_s=(tokens_per_s, "tokens/s"),
+            utilization=(utilization, ""),
+        ),
+        "monthly_cost / (tokens_per_s * 3600 * 730 * utilization / 1e6)",
     )
 
 
@@ -165,6 +178,12 @@ def simple_break_even_explained(
         f"{money(purchase_price, currency)} / ({money(hourly_rent, currency)}/h{running}) "
         f"= {number(hours, 0)} h = {number(hours / HOURS_PER_MONTH, 1)} months at 730 h/month",
         "seed 000 U4 (A100 ≈US$17,000; rent ≈US$1.50/h)",
+        operands(
+            purchase_price=(purchase_price, currency),
+            hourly_rent=(hourly_rent, f"{currency}/h"),
+            hourly_running=(hourly_running_cost, f"{currency}/h"),
+        ),
+        "purchase_price / (hourly_rent - hourly_running)",
     )
 
 
@@ -253,6 +272,13 @@ def break_even_utilization_explained(a: CostOption, b: CostOption) -> Explanatio
         f"({money(a.metered_monthly_full, ccy)} − {money(b.metered_monthly_full, ccy)}) "
         f"= {number(u, 3)} = {number(u * HOURS_PER_MONTH, 0)} h/month",
         "fixed + metered × utilisation per option (seed 003 T8 crossover)",
+        operands(
+            fixed_a=(a.fixed_monthly, f"{ccy}/month"),
+            fixed_b=(b.fixed_monthly, f"{ccy}/month"),
+            metered_a=(a.metered_monthly_full, f"{ccy}/month at 730 h"),
+            metered_b=(b.metered_monthly_full, f"{ccy}/month at 730 h"),
+        ),
+        "(fixed_b - fixed_a) / (metered_a - metered_b)",
     )
 
 

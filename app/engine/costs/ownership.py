@@ -42,7 +42,7 @@ from app.engine.costs.model import (
     CostOption,
     Usage,
 )
-from app.engine.explain import Explanation, money, number, percent
+from app.engine.explain import Explanation, money, number, operands, percent
 from app.engine.notices import Notice
 from app.engine.price_book import ServerSku
 
@@ -113,6 +113,12 @@ def buy_option(
             f"ceil({number(usage.gpu_count)} GPUs / {server.gpu_count} per server) = {n} × "
             f"{money(price, ccy)} = {money(server_capex, ccy)}",
             src_srv + (f"; {server.source}" if server.source else ""),
+            operands(
+                gpus=(usage.gpu_count, "GPUs"),
+                gpus_per_server=(server.gpu_count, "GPUs"),
+                server_price=(price, ccy),
+            ),
+            "max(1, ceil(gpus / gpus_per_server - 1e-9)) * server_price",
         ),
         Explanation(
             "Installation and integration",
@@ -120,6 +126,8 @@ def buy_option(
             ccy,
             f"{percent(p.install_pct)} × {money(server_capex, ccy)} = {money(install, ccy)}",
             src_buy,
+            operands(install_share=(p.install_pct, ""), server_capex=(server_capex, ccy)),
+            "install_share * server_capex",
         ),
         Explanation(
             "Network + storage capex",
@@ -128,6 +136,11 @@ def buy_option(
             f"{percent(p.network_storage_pct)} × {money(server_capex, ccy)} = "
             f"{money(netstore, ccy)}",
             f"seed 003 T13 (storage + network ≥ 15 % of budget); {src_buy}",
+            operands(
+                network_storage_share=(p.network_storage_pct, ""),
+                server_capex=(server_capex, ccy),
+            ),
+            "network_storage_share * server_capex",
         ),
         Explanation(
             "Upfront capex",
@@ -136,6 +149,12 @@ def buy_option(
             f"{money(server_capex, ccy)} + {money(install, ccy)} + {money(netstore, ccy)} = "
             f"{money(upfront, ccy)}",
             "servers + installation + network/storage",
+            operands(
+                server_capex=(server_capex, ccy),
+                installation=(install, ccy),
+                network_storage=(netstore, ccy),
+            ),
+            "server_capex + installation + network_storage",
         ),
     ]
 
@@ -169,6 +188,13 @@ def buy_option(
                 f"{number(usage.power_kw)} kW × {number(ctx.hours)} h = {number(kwh)} kWh × PUE "
                 f"{number(e.pue)} × {money(tariff, ccy)}/kWh = {money(power, ccy)}/month",
                 f"seed 003 T7 (7,200 kWh/month ≈ NT$25,000–30,000); {src_e}",
+                operands(
+                    power_kw=(usage.power_kw, "kW"),
+                    hours=(ctx.hours, "h/month"),
+                    pue=(e.pue, ""),
+                    tariff=(tariff, f"{ccy}/kWh"),
+                ),
+                "power_kw * hours * pue * tariff",
             ),
             Explanation(
                 "Colocation (rack, cooling) per month",
@@ -178,6 +204,13 @@ def buy_option(
                 f"rated) = {number(provisioned_kw)} kW × {money(colo, ccy)}/kW-month "
                 f"= {money(facility, ccy)}/month",
                 f"seed 003 T9 (10 kW rack); capacity is paid whether used or not; {src_e}",
+                operands(
+                    power_kw=(usage.power_kw, "kW"),
+                    servers=(n, "servers"),
+                    server_kw=(server.power_kw, "kW rated"),
+                    colocation=(colo, f"{ccy}/kW-month"),
+                ),
+                "max(power_kw, servers * server_kw) * colocation",
             ),
         ]
     ledger.recurring("maintenance", maintenance, held)
@@ -189,6 +222,11 @@ def buy_option(
             f"{percent(p.maintenance_pct_per_year)}/year × {money(hardware, ccy)} / 12 = "
             f"{money(maintenance, ccy)}/month",
             src_buy,
+            operands(
+                maintenance_share=(p.maintenance_pct_per_year, "per year"),
+                hardware=(hardware, ccy),
+            ),
+            "maintenance_share * hardware / 12",
         )
     )
     if staff:
@@ -200,6 +238,8 @@ def buy_option(
                 f"{ccy}/month",
                 f"{money(staff, ccy)}/month × {number(held)} months = {money(staff * held, ccy)}",
                 src_buy,
+                operands(staff_per_month=(staff, f"{ccy}/month")),
+                "staff_per_month",
             )
         )
 
@@ -215,6 +255,14 @@ def buy_option(
             f"= {money(resale, ccy)} back",
             f"straight-line to {percent(p.residual_pct)} over {number(p.amortisation_years)} "
             f"years; {src_buy}",
+            operands(
+                hardware=(hardware, ccy),
+                residual_share=(p.residual_pct, ""),
+                held_months=(held, "months"),
+                amortisation_months=(amort_months, "months"),
+            ),
+            "-(hardware * (1 - (1 - residual_share) * min(held_months, amortisation_months) "
+            "/ amortisation_months))",
         )
     )
 
@@ -229,6 +277,13 @@ def buy_option(
             f"({money(upfront, ccy)} − {money(residual_full, ccy)} residual) / "
             f"({number(p.amortisation_years)} years × 12) = {money(amortised, ccy)}/month",
             "seed 003 T9 (3-year amortisation)",
+            operands(
+                upfront=(upfront, ccy),
+                residual_share=(p.residual_pct, ""),
+                hardware=(hardware, ccy),
+                amortisation_years=(p.amortisation_years, "years"),
+            ),
+            "(upfront - residual_share * hardware) / (amortisation_years * 12)",
         ),
         Explanation(
             "Amortised cost per month",
@@ -238,6 +293,14 @@ def buy_option(
             f"{money(facility, ccy)} + maintenance {money(maintenance, ccy)} + staff "
             f"{money(staff, ccy)} = {money(run_rate, ccy)}/month",
             "seed 003 T9 (> NT$400,000/month, above the NT$350,000 rent)",
+            operands(
+                amortised=(amortised, f"{ccy}/month"),
+                power=(power, f"{ccy}/month"),
+                colocation=(facility, f"{ccy}/month"),
+                maintenance=(maintenance, f"{ccy}/month"),
+                staff=(staff, f"{ccy}/month"),
+            ),
+            "amortised + power + colocation + maintenance + staff",
         ),
     ]
 
@@ -253,6 +316,12 @@ def buy_option(
                 f"{number(lead_days, 0)} days / {number(DAYS_PER_MONTH)} = {number(months)} "
                 f"months × {money(rent_monthly, ccy)}/month = {money(delay, ccy)}",
                 "seed 003 T9/T13 (purchase 8–12 weeks, rental 2 hours)",
+                operands(
+                    lead_days=(lead_days, "days"),
+                    days_per_month=(DAYS_PER_MONTH, "days"),
+                    rent_monthly=(rent_monthly, f"{ccy}/month"),
+                ),
+                "lead_days / days_per_month * rent_monthly",
             )
         )
         notes.append(
@@ -288,6 +357,12 @@ def buy_option(
                 f"{number(PAYBACK_FLOOR_MONTHS, 0)} = {number(floor, 1)} months > "
                 f"{number(held, 1)} held",
                 "seed 003 T9/T13 (purchase 8–12 weeks); T8 (shortest contract 3 months)",
+                operands(
+                    lead_days=(lead_days, "days"),
+                    days_per_month=(DAYS_PER_MONTH, "days"),
+                    payback_floor=(PAYBACK_FLOOR_MONTHS, "months"),
+                ),
+                "lead_days / days_per_month + payback_floor",
             )
         )
 

@@ -17,7 +17,7 @@ from app.engine.costs.context import Context, add_storage_network, convert, fini
 from app.engine.costs.formulas import term_discount
 from app.engine.costs.ledger import Ledger
 from app.engine.costs.model import HOURS_PER_MONTH, Billed, CostOption, Usage
-from app.engine.explain import Explanation, money, number, percent
+from app.engine.explain import Explanation, Operand, money, number, operands, percent
 from app.engine.notices import Notice
 from app.engine.price_book import PriceBook, RentalOffer
 
@@ -104,6 +104,18 @@ class OfferSelection:
             terms.append(f"{k} × {each}" if k > 1 else each)
         joined = " + ".join(terms)
         return f"({joined})" if group and len(terms) > 1 else joined
+
+    def operands(
+        self, conv: Converter, currency: str, price: Callable[[RentalOffer], float], unit: str
+    ) -> tuple[list[Operand], str]:
+        """The per-offer prices as operands and their sum: "count_1 * price_1 + …"."""
+        ops: list[Operand] = []
+        terms = []
+        for i, (o, k) in enumerate(self.parts, 1):
+            ops.append(Operand(f"count_{i}", k, f"× {o.id}"))
+            ops.append(Operand(f"price_{i}", conv(price(o), o.currency), f"{currency}{unit}"))
+            terms.append(f"count_{i} * price_{i}")
+        return ops, " + ".join(terms)
 
     def describe(self, gpu_id: str) -> str:
         """ "4× h100-sxm-80gb NVLink" or "12× h100-sxm-80gb as 8 + 4 GPUs"."""
@@ -204,6 +216,13 @@ def _extras(
                     f"{number(usage.power_kw)} kW × {number(ctx.hours)} h × PUE {number(e.pue)} "
                     f"× {money(tariff, ccy)}/kWh = {money(per_hour * ctx.hours, ccy)}/month",
                     f"seed 003 T7; energy {e.id}; {src}",
+                    operands(
+                        power_kw=(usage.power_kw, "kW"),
+                        hours=(ctx.hours, "h/month"),
+                        pue=(e.pue, ""),
+                        tariff=(tariff, f"{ccy}/kWh"),
+                    ),
+                    "power_kw * hours * pue * tariff",
                 )
             )
     return explain, fixed, metered, note
@@ -260,6 +279,12 @@ def rental_options(
             f"{how} = {money(rent_total, ccy)} ({number(sel.gpus)} GPUs, {servers} "
             f"{'node' if servers == 1 else 'nodes'})",
             src,
+            operands(
+                rate=(rate, f"{ccy}/month"),
+                months=(months, "months"),
+                horizon=(ctx.horizon, "months"),
+            ),
+            "rate * min(months, horizon)",
         )
         options.append(
             finish_option(
@@ -281,6 +306,7 @@ def rental_options(
 
     hourly = sel.hourly(conv)
     if hourly is not None and hours > 0:
+        hourly_ops, hourly_expr = sel.operands(conv, ccy, lambda o: o.hourly_price or 0.0, "/h")
         rate = hourly * hours
         # Billed by whole hours of use: the job's busy hours (or, for a service, every busy
         # hour of the rental period), rounded up to the hour.
@@ -297,6 +323,8 @@ def rental_options(
                 f"{sel.formula(conv, ccy, lambda o: o.hourly_price or 0.0, '/h', group=True)} × "
                 f"{number(hours)} h/month = {money(rate, ccy)}/month",
                 src,
+                [*hourly_ops, Operand("hours", hours, "h/month")],
+                f"({hourly_expr}) * hours",
             ),
             0.0,
             hourly * HOURS_PER_MONTH,
@@ -327,6 +355,7 @@ def rental_options(
             f"{ccy}/month",
             f"{sel.formula(conv, ccy, lambda o: o.monthly_price)} = {money(monthly, ccy)}/month",
             src,
+            *sel.operands(conv, ccy, lambda o: o.monthly_price, "/month"),
         ),
         monthly,
         0.0,
@@ -371,6 +400,9 @@ def rental_options(
             _term_formula(sel, conv, ccy, term)
             + f" = {money(term_rate, ccy)}/month ({tier}-month tier, {percent(discount)} off)",
             src,
+            *sel.operands(
+                conv, ccy, lambda o: o.monthly_price * (1 - term_discount(o, term)[1]), "/month"
+            ),
         ),
         term_rate,
         0.0,

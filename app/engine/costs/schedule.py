@@ -25,7 +25,7 @@ from app.engine.costs.model import (
 )
 from app.engine.costs.rental import Converter, OfferSelection, select_offers
 from app.engine.costs.validate import in_range, positive
-from app.engine.explain import Explanation, money, number, percent
+from app.engine.explain import Explanation, Operand, money, number, operands, percent
 from app.engine.price_book import PriceBook
 
 
@@ -75,6 +75,8 @@ def schedule_cost(phases: Sequence[Phase], book: PriceBook, currency: str = "TWD
             f"{how} = {money(monthly, currency)}/month × {number(ph.months)} months "
             f"= {money(cost, currency)}",
             src,
+            operands(monthly=(monthly, f"{currency}/month"), months=(ph.months, "months")),
+            "monthly * months",
         )
         results.append(
             PhaseCost(
@@ -103,6 +105,8 @@ def schedule_cost(phases: Sequence[Phase], book: PriceBook, currency: str = "TWD
             + f" = {money(total, currency)} over {number(total_months)} months "
             f"({money(total / total_months, currency)}/month on average)",
             "seed 003 T16 (phased rental: < NT$400,000 for the worked example)",
+            [Operand(f"phase_{i}", p.total, currency) for i, p in enumerate(results, 1)],
+            " + ".join(f"phase_{i}" for i in range(1, len(results) + 1)) or "0",
         )
     )
     return ScheduleCost(
@@ -173,4 +177,6 @@ def schedule_ratio_explained(a: ScheduleCost, b: ScheduleCost, what: str) -> Exp
         f"{money(b.total, b.currency)} / {money(a.total, a.currency)} = {number(ratio)}× "
         f"({percent(ratio - 1)} more)",
         'seed 003 T16 ("nearly twice as much")',
+        operands(total_b=(b.total, b.currency), total_a=(a.total, a.currency)),
+        "total_b / total_a",
     )
