@@ -35,7 +35,7 @@ import math
 from dataclasses import dataclass, field, replace
 
 from app.engine.architectures import ModelSpec
-from app.engine.explain import Explanation
+from app.engine.explain import Explanation, Operand, operands
 from app.engine.hardware import GpuSpec
 from app.engine.memory import (
     CUDA_CONTEXT_GB,
@@ -362,6 +362,39 @@ def explain_point(cfg: ServingConfig, p: OperatingPoint, cap: int) -> list[Expla
         f"{fmt(KV_BYTES[cfg.kv_dtype])} B = {fmt(kv_tok)} B/token"
     )
     s = p.step
+    kv_b = KV_BYTES[cfg.kv_dtype]
+    kv_ops, kv_expr = (
+        (
+            operands(
+                layers=(m.layers, "layers"),
+                kv_heads=(m.kv_heads, "KV heads"),
+                head_dim=(m.head_dim, ""),
+                kv_bytes=(kv_b, "B"),
+            ),
+            "2 * layers * kv_heads * head_dim * kv_bytes",
+        )
+        if m.attention == "gqa"
+        else (
+            operands(
+                kv_lora_rank=(m.kv_lora_rank, ""),
+                rope_dim=(m.qk_rope_head_dim, ""),
+                layers=(m.layers, "layers"),
+                kv_bytes=(kv_b, "B"),
+            ),
+            "(kv_lora_rank + rope_dim) * layers * kv_bytes",
+        )
+    )
+    if m.kind == "image":
+        kv_ops, kv_expr = [], "0"
+    step_ops: list[Operand] = operands(
+        memory_s=(s.memory_s, "s"),
+        compute_s=(s.compute_s, "s"),
+        allreduce_s=(s.allreduce_s, "s"),
+        overhead_s=(s.overhead_s, "s"),
+    )
+    step_expr = "memory_s + compute_s + allreduce_s + overhead_s"
+    own_prefill = prefill_seconds(cfg, cfg.input_tokens)
+    ttft0 = "(own_prefill_s + (itl_s if batch > 1 else 0))"
     return [
         Explanation(
             "inference.kv_bytes_per_token",
@@ -369,6 +402,8 @@ def explain_point(cfg: ServingConfig, p: OperatingPoint, cap: int) -> list[Expla
             "B",
             kv_formula,
             "vLLM (Kwon et al. 2023) §3; GQA (Ainslie et al. 2023); MLA (DeepSeek-V2 §2.1)",
+            kv_ops,
+            kv_expr,
         ),
         Explanation(
             "inference.max_concurrency",
@@ -383,6 +418,18 @@ def explain_point(cfg: ServingConfig, p: OperatingPoint, cap: int) -> list[Expla
             f"(at most {cfg.max_num_seqs})",
             "vLLM paged KV cache, gpu_memory_utilization (vLLM docs); TensorRT-LLM "
             "max_batch_size; T3: one H100 serving a quantised 7B holds ≈200 chats",
+            operands(
+                gpu_bytes=(g.memory_gb * GB, "B"),
+                memory_utilization=(cfg.gpu_memory_utilization, ""),
+                weights=(weight_bytes(m, cfg.precision) / cfg.tp, "B per GPU"),
+                activations=(activation_bytes_per_gpu(cfg), "B per GPU"),
+                overhead=(overhead_bytes_per_gpu(cfg), "B per GPU"),
+                kv_per_token=(kv_bytes_per_token_per_gpu(cfg), "B per GPU"),
+                tokens=(cfg.input_tokens + cfg.output_tokens, "tokens per sequence"),
+                max_seqs=(cfg.max_num_seqs, "sequences"),
+            ),
+            "max(0, min(floor((gpu_bytes * memory_utilization - weights - activations - "
+            "overhead) / (kv_per_token * tokens)), max_seqs))",
         ),
         Explanation(
             "inference.itl_s",
@@ -396,6 +443,8 @@ def explain_point(cfg: ServingConfig, p: OperatingPoint, cap: int) -> list[Expla
             f"{st.hbm:.0%} of HBM, {st.compute:.0%} of peak)",
             f"continuous batching with chunked prefill (Sarathi-Serve, Agrawal et al. 2024); "
             f"roofline (Pope et al. 2022 §2); shares of peak: {st.source}",
+            step_ops,
+            step_expr,
         ),
         Explanation(
             "inference.tokens_per_s_per_user",
@@ -403,6 +452,8 @@ def explain_point(cfg: ServingConfig, p: OperatingPoint, cap: int) -> list[Expla
             "tokens/s",
             f"1 / {p.itl_s * 1e3:.2f} ms = {fmt(p.tokens_per_s_per_user)} tokens/s",
             "each decoding sequence gets one token per engine step",
+            step_ops,
+            f"1 / ({step_expr})",
         ),
         Explanation(
             "inference.tokens_per_s",
@@ -411,6 +462,8 @@ def explain_point(cfg: ServingConfig, p: OperatingPoint, cap: int) -> list[Expla
             f"{p.batch} sequences / {p.itl_s * 1e3:.2f} ms = {fmt(p.tokens_per_s)} tokens/s "
             "per replica",
             "aggregate output tokens at the requested concurrency",
+            [Operand("batch", p.batch, "sequences"), *step_ops],
+            f"batch / ({step_expr})",
         ),
         Explanation(
             "inference.time_to_first_token_s",
@@ -421,6 +474,15 @@ def explain_point(cfg: ServingConfig, p: OperatingPoint, cap: int) -> list[Expla
             + f" = {p.ttft_s:.3f} s",
             "compute-bound prefill (Pope et al. 2022 §3); queueing by Little's law for a "
             "closed loop of users over the KV slots",
+            operands(
+                own_prefill_s=(own_prefill, "s"),
+                itl_s=(p.itl_s, "s"),
+                batch=(p.batch, "sequences"),
+                concurrency=(p.concurrency, "users"),
+                output_tokens=(cfg.output_tokens, "tokens"),
+            ),
+            f"{ttft0} + ((concurrency / batch - 1) * ({ttft0} + output_tokens * itl_s) "
+            "if concurrency > batch else 0)",
         ),
     ]
 
