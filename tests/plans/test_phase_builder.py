@@ -233,3 +233,24 @@ def test_compare_a_phased_plan_with_a_plain_one(
     assert len(page.select("table.compare-table thead th.scenario")) == 2
     totals_ = [money(td.strong.get_text()) for td in page.select("table.compare-table td.total")]
     assert totals_[0] == 350_000
+
+
+@pytest.mark.parametrize(
+    ("lang", "says", "not_says"),
+    [
+        ("en", "all phases, in sequence", "the cheapest option"),
+        ("zh-TW", "各階段依序合計", "最便宜的方案"),
+    ],
+)
+def test_a_phased_plans_total_says_it_sums_its_phases(
+    pages: TestClient, account: MakeAccount, lang: str, says: str, not_says: str
+) -> None:
+    # The total of T16 is 2 × 50,000 + 200,000 + 50,000 = 350,000: the phases added in order,
+    # not one option that happened to be cheapest.
+    a = signed_in(pages, account)
+    plan = t16(pages, a.user)
+    page = soup(pages.get(f"/plans/{plan.id}", headers={"Accept-Language": lang}))
+    kpis = page.select(".kpi")
+    total = next(k for k in kpis if k.select_one(".v") and "350,000" in k.get_text())
+    assert says in total.get_text()
+    assert not_says not in total.get_text()
