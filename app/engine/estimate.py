@@ -67,9 +67,13 @@ def estimate(
     explain: list[Explanation] = []
     candidates: list[CandidateOut] = []
     if task in TRAINING_TASKS:
-        plan = plan_training(
-            req, model, gpu, pool if search_all else [gpu], warnings, explain, candidates
-        )
+        # One training search at a time per process: the planner's memo (rankings, walks) is
+        # shared by every request, and a concurrent test saw answers differ under load. The
+        # search is pure Python, so the GIL already ran these one at a time; little is lost.
+        with planner.MEMO_LOCK:
+            plan = plan_training(
+                req, model, gpu, pool if search_all else [gpu], warnings, explain, candidates
+            )
     elif task == "image":
         plan = plan_image(req, model, gpu, warnings, explain)
     elif req.gpu is None and req.gpu_count is None:

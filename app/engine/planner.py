@@ -30,7 +30,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
 from operator import attrgetter
-from typing import NamedTuple
+from typing import Final, NamedTuple
 
 from app.engine import compute
 from app.engine.architectures import ModelSpec
@@ -783,6 +783,10 @@ class _Walk:
             else:
                 a = mid
         return best
+
+
+#: Held around a whole training search (`estimate`): the memo below is shared by threads.
+MEMO_LOCK: Final = threading.RLock()
 
 
 @lru_cache(maxsize=512)
