@@ -20,6 +20,7 @@ from app.charts.theme import (
     _identity,
     _layout,
     _num,
+    ticks_125,
 )
 
 # --- GPUs vs time -----------------------------------------------------------------------
@@ -108,12 +109,7 @@ def gpus_vs_days(
     if log_y:
         # 1-2-5 ticks at full size: plotly's own log ticks print the minor digits tiny.
         lo, hi = min(days), max(max(days), deadline_days or 0.0)
-        ticks_y = [
-            m * 10**e
-            for e in range(math.floor(math.log10(lo)), math.ceil(math.log10(hi)) + 1)
-            for m in (1, 2, 5)
-            if lo / 1.5 <= m * 10**e <= hi * 1.5
-        ]
+        ticks_y = ticks_125(lo / 1.5, hi * 1.5)
         y_axis.update(
             type="log",
             rangemode="normal",

@@ -27,6 +27,7 @@ from app.charts.theme import (
     _identity,
     _layout,
     _num,
+    ticks_125,
 )
 
 
@@ -121,13 +122,13 @@ def serving_curve(
                 meta={"role": "chosen"},
             )
         )
-    ticks = _ticks_125(x_lo, x_hi)
+    ticks = ticks_125(x_lo, x_hi)
     y_axis = _axis(t("Tokens/s per user"), rangemode="tozero", range=[0, y_hi])
     y_lo = min(min(ys), tokens_per_s_target or math.inf) / 1.3
     if y_hi / y_lo > 20:
         # Rates span decades (one user at hundreds of tokens/s, a full replica at a few): on a
         # linear axis the target line would sit on the floor.
-        ticks_y = _ticks_125(y_lo, y_hi)
+        ticks_y = ticks_125(y_lo, y_hi)
         y_axis.update(
             type="log",
             rangemode="normal",
@@ -160,13 +161,3 @@ def _at(xs: Sequence[int], ys: Sequence[float], x: float) -> float:
             f = 0.0 if x1 == x0 else math.log(x / x0) / math.log(x1 / x0)
             return y0 + f * (y1 - y0)
     return ys[-1]
-
-
-def _ticks_125(lo: float, hi: float) -> list[float]:
-    """1-2-5 ticks between `lo` and `hi` (plotly's own log ticks print the minor digits tiny)."""
-    return [
-        m * 10**e
-        for e in range(math.floor(math.log10(lo)), math.ceil(math.log10(hi)) + 1)
-        for m in (1, 2, 5)
-        if lo <= m * 10**e <= hi
-    ]

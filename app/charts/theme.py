@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import html
+import math
 import textwrap
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
@@ -119,6 +120,17 @@ def _wrap(text: str, width: int) -> str:
     """Break a label into lines of about `width` characters (plotly breaks only at <br>)."""
     lines = textwrap.wrap(str(text), width=width, break_long_words=True) or [""]
     return "<br>".join(_esc(line) for line in lines)
+
+
+def ticks_125(lo: float, hi: float) -> list[float]:
+    """1-2-5 ticks between `lo` and `hi` for a log axis (plotly's own log ticks print the
+    minor digits tiny)."""
+    return [
+        m * 10**e
+        for e in range(math.floor(math.log10(lo)), math.ceil(math.log10(hi)) + 1)
+        for m in (1, 2, 5)
+        if lo <= m * 10**e <= hi
+    ]
 
 
 def _axis(title: str, **extra: Any) -> dict[str, Any]:
