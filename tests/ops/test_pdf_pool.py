@@ -130,6 +130,22 @@ def test_pool_workers_and_their_chromium_run_as_background_work(
     assert os.sched_getscheduler(0) == os.SCHED_OTHER  # the app's own process is untouched
 
 
+def _chromium_under(pid: int) -> list[int]:
+    """Descendants of `pid` whose command line names Chromium (not the short-lived helpers,
+    such as the shell commands of Debian's /usr/bin/chromium wrapper, that come and go)."""
+    found, todo = [], [pid]
+    while todo:
+        for kid in _children(todo.pop()):
+            todo.append(kid)
+            try:
+                cmd = Path(f"/proc/{kid}/cmdline").read_bytes()
+            except OSError:
+                continue
+            if b"chrom" in cmd.lower():
+                found.append(kid)
+    return found
+
+
 def test_pdf_warm_starts_the_worker_with_the_app(settings: Settings) -> None:
     warm = settings.model_copy(update={"pdf_warm": True})
     size = worker.pool_size()
@@ -138,11 +154,12 @@ def test_pdf_warm_starts_the_worker_with_the_app(settings: Settings) -> None:
         with TestClient(create_app(warm)):
             pool = worker._pool
             assert pool is not None  # started by the app's start-up, before any quote
-            # the warm-up ran in the worker: its Chromium is already up
+            # the warm-up ran in the worker: its Chromium is already up, and stays up
             deadline = time.monotonic() + 120
             pids = [p.pid for p in pool._processes.values()]  # type: ignore[attr-defined]
-            while time.monotonic() < deadline and not any(_children(p) for p in pids):
+            while time.monotonic() < deadline and not any(_chromium_under(p) for p in pids):
                 time.sleep(0.2)
-            assert any(_children(p) for p in pids)
+            time.sleep(1.0)
+            assert any(_chromium_under(p) for p in pids)
     finally:
         worker.configure(size)
