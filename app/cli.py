@@ -291,17 +291,28 @@ def serve_cmd(
         f"Stratagem on http://{host}:{port}  ({n} process{'es' if n > 1 else ''}, "
         f"database: {safe_url(settings.database_url)})"
     )
-    uvicorn.run(
-        "app.main:app",
-        host=host,
-        port=port,
-        workers=n if n > 1 else None,
-        proxy_headers=True,
-        forwarded_allow_ips=settings.trusted_proxies,
-        log_config=logs.logging_config(settings.log_format),
-        access_log=False,  # the request middleware logs each request, with its id
-        server_header=False,
-    )
+    options: dict[str, Any] = {
+        "host": host,
+        "port": port,
+        "proxy_headers": True,
+        "forwarded_allow_ips": settings.trusted_proxies,
+        "log_config": logs.logging_config(settings.log_format),
+        "access_log": False,  # the request middleware logs each request, with its id
+        "server_header": False,
+    }
+    if n == 1:
+        uvicorn.run("app.main:app", **options)
+        return
+    # Each worker accepts on its own SO_REUSEPORT socket (app.web.serving: why).
+    from app.web.serving import PortInUse, Supervisor
+
+    try:
+        code = Supervisor(uvicorn.Config("app.main:app", workers=n, **options), n).run()
+    except PortInUse as e:
+        typer.echo(f"error: --port {port}: {e}", err=True)
+        raise typer.Exit(2) from None
+    if code:
+        raise typer.Exit(code)
 
 
 def _hint_for_this_install(hint: str) -> str:

@@ -3,14 +3,25 @@
 ``static_url()`` (templating) appends ``?v=<hash>``; such a request is answered with
 ``Cache-Control: public, max-age=31536000, immutable``. Text assets are compressed on first
 request (or by :func:`warm` at start-up) and kept in memory with their ETag.
+
+Compressed bodies are also kept on disk (`STRATAGEM_STATIC_CACHE_DIR`, else a private
+directory under the system's temporary directory), named by the content's hash: brotli at
+quality 11 takes ≈5 s of CPU for the vendored scripts, and without the disk copy every app
+process (`stratagem serve --workers N`) and every restart paid it again, on the CPU its
+first requests need. A file lock makes concurrent processes compress each body once.
 """
 
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import gzip
 import hashlib
 import mimetypes
+import os
+import tempfile
 import threading
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
@@ -37,6 +48,63 @@ class _Asset:
     etag: str
     media_type: str
     variants: dict[str, bytes] = field(default_factory=dict)
+    digest: str = ""  # sha256 of `raw`, hex: the name of its compressed bodies on disk
+
+
+def _compress(raw: bytes, encoding: str) -> bytes:
+    if encoding == "br":
+        return brotli.compress(raw, quality=11, mode=brotli.MODE_TEXT)
+    return gzip.compress(raw, compresslevel=9, mtime=0)
+
+
+def disk_cache_dir() -> Path | None:
+    """The directory of compressed bodies, created private to this user; None where it
+    cannot be made or is not this user's own (then bodies are compressed in memory only)."""
+    configured = os.environ.get("STRATAGEM_STATIC_CACHE_DIR")
+    path = (
+        Path(configured)
+        if configured
+        else Path(tempfile.gettempdir()) / (f"stratagem-static-{os.getuid()}")
+    )
+    try:
+        path.mkdir(mode=0o700, parents=True, exist_ok=True)
+        st = path.stat()
+    except OSError:
+        return None
+    if st.st_uid != os.getuid() or (not configured and st.st_mode & 0o077):
+        return None  # someone else's directory under a shared /tmp: do not trust its files
+    return path
+
+
+@contextlib.contextmanager
+def _file_lock(path: Path) -> Iterator[None]:
+    with path.open("a") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
+
+
+def cached_compress(
+    raw: bytes, digest: str, encoding: str, directory: Path | None,
+    compress: Callable[[bytes, str], bytes] = _compress,
+) -> bytes:  # fmt: skip
+    """`compress(raw, encoding)`, read from `directory` when an earlier process wrote it."""
+    if directory is None:
+        return compress(raw, encoding)
+    target = directory / f"{digest}.{encoding}"
+    try:
+        with _file_lock(directory / f"{digest}.lock"):
+            with contextlib.suppress(FileNotFoundError):
+                return target.read_bytes()
+            body = compress(raw, encoding)
+            tmp = target.with_suffix(f".{encoding}.{os.getpid()}.tmp")
+            tmp.write_bytes(body)
+            tmp.replace(target)  # atomic: a reader sees all of it or nothing
+            return body
+    except OSError:  # a full or read-only disk: compress in memory, as without a cache
+        return compress(raw, encoding)
 
 
 _CACHES: dict[Path, dict[str, _Asset]] = {}
@@ -53,6 +121,7 @@ class StaticAssets:
         # takes seconds at brotli quality 11.
         self._cache = _CACHES.setdefault(self.directory, {})
         self._lock = _LOCK
+        self._disk = disk_cache_dir()
 
     def _resolve(self, rel: str) -> Path | None:
         target = (self.directory / rel.lstrip("/")).resolve()
@@ -72,7 +141,8 @@ class StaticAssets:
         media = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
         if media.startswith("text/") or media in ("image/svg+xml", "application/json"):
             media += "; charset=utf-8"
-        asset = _Asset(mtime, raw, '"' + hashlib.sha256(raw).hexdigest()[:20] + '"', media)
+        digest = hashlib.sha256(raw).hexdigest()
+        asset = _Asset(mtime, raw, '"' + digest[:20] + '"', media, digest=digest)
         self._cache[rel] = asset
         return asset
 
@@ -84,10 +154,7 @@ class StaticAssets:
         with self._lock:
             body = asset.variants.get(encoding)
             if body is None:
-                if encoding == "br":
-                    body = brotli.compress(asset.raw, quality=11, mode=brotli.MODE_TEXT)
-                else:
-                    body = gzip.compress(asset.raw, compresslevel=9, mtime=0)
+                body = cached_compress(asset.raw, asset.digest, encoding, self._disk)
                 asset.variants[encoding] = body
         return body
 

@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
+import signal
+import socket
 import subprocess
 import sys
 import threading
 import time
 from collections.abc import Callable
+from pathlib import Path
 
 import httpx
 import pytest
@@ -126,3 +130,111 @@ def test_first_admin_hint_names_the_command_of_this_install(
     monkeypatch.setattr(sys, "argv", [str(venv), "serve"])  # make run, in a checkout
     if venv.exists():
         assert _hint_for_this_install(HINT) == HINT
+
+
+# --- the supervisor: one SO_REUSEPORT socket per worker (app.web.serving) ---------------------
+
+
+def _workers(parent: int) -> list[int]:
+    """The uvicorn workers of `serve` (spawned children; not multiprocessing's tracker)."""
+    out = []
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+            cmd = (entry / "cmdline").read_bytes()
+        except OSError:
+            continue
+        if int(stat.rsplit(")", 1)[1].split()[1]) == parent and b"spawn_main" in cmd:
+            out.append(int(entry.name))
+    return sorted(out)
+
+
+def _established_by_pid(port: int, pids: list[int]) -> dict[int, int]:
+    """How many established TCP connections to `port` each process holds (from /proc)."""
+    inodes: dict[str, int] = {}
+    for pid in pids:
+        for fd in Path(f"/proc/{pid}/fd").iterdir():
+            with contextlib.suppress(OSError):
+                link = os.readlink(fd)
+                if link.startswith("socket:["):
+                    inodes[link[8:-1]] = pid
+    counts = dict.fromkeys(pids, 0)
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        for line in Path(table).read_text().splitlines()[1:]:
+            fields = line.split()
+            local_port = int(fields[1].rsplit(":", 1)[1], 16)
+            if local_port == port and fields[3] == "01" and fields[9] in inodes:  # ESTABLISHED
+                counts[inodes[fields[9]]] += 1
+    return counts
+
+
+@pytest.mark.postgres
+def test_a_burst_of_keep_alive_connections_spreads_over_both_workers(
+    pg_database: Callable[[], str], start_serve: Callable[..., Proc]
+) -> None:
+    """With one shared socket, the worker that woke first accepted the whole burst (asyncio
+    accepts up to `backlog` connections per wake-up) and kept it: 20/0. With a socket per
+    worker the kernel spreads new connections by hash: binomial(20, ½), so a worker with
+    none has probability 2 × 2⁻²⁰."""
+    proc = start_serve(pg_database(), "--workers", "2")
+    wait_ready(proc)
+    port = int(proc.base.rsplit(":", 1)[1])
+    workers = _workers(proc.popen.pid)
+    assert len(workers) == 2
+    socks = [socket.create_connection(("127.0.0.1", port)) for _ in range(20)]  # all at once
+    try:
+        for s in socks:
+            s.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: keep-alive\r\n\r\n")
+        for s in socks:
+            assert s.recv(4096).startswith(b"HTTP/1.1 200")
+        counts = _established_by_pid(port, workers)
+    finally:
+        for s in socks:
+            s.close()
+    assert sum(counts.values()) == 20
+    assert all(n >= 1 for n in counts.values()), counts
+
+
+@pytest.mark.postgres
+def test_a_worker_that_dies_is_replaced_and_sigterm_stops_them_all(
+    pg_database: Callable[[], str], start_serve: Callable[..., Proc]
+) -> None:
+    proc = start_serve(pg_database(), "--workers", "2")
+    wait_ready(proc)
+    first, second = _workers(proc.popen.pid)
+    os.kill(first, signal.SIGKILL)
+    deadline = time.monotonic() + 90
+    while time.monotonic() < deadline:
+        now = _workers(proc.popen.pid)
+        if len(now) == 2 and first not in now:
+            break
+        time.sleep(0.25)
+    now = _workers(proc.popen.pid)
+    assert len(now) == 2 and first not in now and second in now
+    for _ in range(10):  # the new worker serves as well
+        assert httpx.get(f"{proc.base}/healthz", timeout=30).status_code == 200
+    assert "died (exit code -9); starting another" in proc.output()
+
+    os.kill(proc.popen.pid, signal.SIGTERM)  # the parent only, as a service manager does
+    assert proc.popen.wait(timeout=60) == 0
+    assert not [p for p in now if Path(f"/proc/{p}").exists()]
+
+
+@pytest.mark.postgres
+def test_a_second_server_on_a_taken_port_refuses_to_start(
+    pg_database: Callable[[], str], start_serve: Callable[..., Proc]
+) -> None:
+    """SO_REUSEPORT would let a second server's workers quietly share the first's port."""
+    url = pg_database()
+    proc = start_serve(url, "--workers", "2")
+    wait_ready(proc)
+    port = proc.base.rsplit(":", 1)[1]
+    r = _cli(
+        "serve", "--host", "127.0.0.1", "--port", port, "--workers", "2",
+        DATABASE_URL=url, STRATAGEM_SECRET_KEY="two-processes-share-this-secret-key",
+        STRATAGEM_PDF_WORKERS="0",
+    )  # fmt: skip
+    assert r.returncode == 2, r.stdout + r.stderr
+    assert f"error: --port {port}: 127.0.0.1:{port} is already in use" in r.stderr

@@ -2,9 +2,20 @@
 
 from __future__ import annotations
 
+import functools
+import gzip
+import hashlib
+import multiprocessing
+import os
+import time
+from pathlib import Path
+
 import brotli
+import pytest
 from bs4 import BeautifulSoup
 from fastapi.testclient import TestClient
+
+from app.web import static
 
 
 def _asset_urls(web: TestClient) -> list[str]:
@@ -69,3 +80,58 @@ def test_html_pages_are_gzipped_and_vary(web: TestClient) -> None:
 def test_no_csrf_cookie_on_static(web: TestClient) -> None:
     r = web.get("/static/css/app.css")
     assert "set-cookie" not in r.headers
+
+
+# --- compressed bodies on disk, shared by the app's processes --------------------------------
+
+
+def _count_and_compress(raw: bytes, encoding: str, log: Path) -> bytes:
+    with log.open("a") as f:
+        f.write(f"{os.getpid()}\n")
+    time.sleep(0.3)  # long enough for the other processes to arrive while this one works
+    return static._compress(raw, encoding)
+
+
+def _compress_in_child(raw: bytes, directory: str, log: str) -> bytes:
+    return static.cached_compress(
+        raw, "d" * 64, "br", Path(directory),
+        functools.partial(_count_and_compress, log=Path(log)),
+    )  # fmt: skip
+
+
+def test_a_body_compressed_once_is_read_back_from_disk(tmp_path: Path) -> None:
+    raw = b"body { color: red }\n" * 200
+    digest = hashlib.sha256(raw).hexdigest()
+    first = static.cached_compress(raw, digest, "br", tmp_path)
+    assert brotli.decompress(first) == raw
+    assert (tmp_path / f"{digest}.br").read_bytes() == first
+
+    def must_not_run(_raw: bytes, _encoding: str) -> bytes:
+        raise AssertionError("compressed again although the body was on disk")
+
+    assert static.cached_compress(raw, digest, "br", tmp_path, must_not_run) == first
+
+
+def test_processes_starting_together_compress_each_body_once(tmp_path: Path) -> None:
+    """Three app processes warming at once: one compresses, the others wait and read it."""
+    raw = b"function f() { return 1 }\n" * 500
+    log = tmp_path / "compressions.log"
+    ctx = multiprocessing.get_context("spawn")
+    with ctx.Pool(3) as pool:
+        bodies = pool.starmap(_compress_in_child, [(raw, str(tmp_path), str(log))] * 3)
+    assert len(log.read_text().split()) == 1
+    assert len(set(bodies)) == 1 and brotli.decompress(bodies[0]) == raw
+
+
+def test_the_configured_directory_is_used(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("STRATAGEM_STATIC_CACHE_DIR", str(tmp_path / "static-cache"))
+    assert static.disk_cache_dir() == tmp_path / "static-cache"
+    assert (tmp_path / "static-cache").is_dir()
+
+
+def test_without_a_usable_directory_bodies_are_compressed_in_memory(tmp_path: Path) -> None:
+    raw = b"x" * 5000
+    blocked = tmp_path / "not-a-dir"
+    blocked.write_text("a file where the directory should be")
+    body = static.cached_compress(raw, "e" * 64, "gzip", blocked)
+    assert gzip.decompress(body) == raw

@@ -1,0 +1,140 @@
+"""Several app processes on one port, each accepting on its own socket (`SO_REUSEPORT`).
+
+uvicorn's own `--workers` binds one listening socket in the parent and shares it with every
+worker. asyncio then accepts in batches (up to `backlog` connections per wake-up), so the
+worker that wakes first takes every connection waiting; with keep-alive clients (a reverse
+proxy's upstream pool, a load generator) those connections stay with it, and the other
+workers idle. Measured on the 2-core CI box with `benchmarks/load_scaling.py`: 20 wrk
+connections split 20/0 or 13/7, and 2 processes served 0.57–0.79× what one did.
+
+Here each worker binds its own socket to the same address with `SO_REUSEPORT`; the Linux
+kernel (≥ 3.9) then hands each new connection to one of the listening sockets by a hash
+of its addresses and ports, so connections spread evenly whatever the workers are doing.
+
+The parent keeps uvicorn's per-worker health check (`uvicorn.supervisors.multiprocess.
+Process`: a ping over a pipe; a worker that does not answer within
+`timeout_worker_healthcheck` seconds is killed and replaced), replaces a worker that dies,
+stops when a worker fails to start (exit code 3: the app, or its settings, are broken and
+every restart would fail the same way), and on SIGINT/SIGTERM stops every worker and waits
+for it to finish its requests (uvicorn's graceful shutdown).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import signal
+import socket
+import threading
+from typing import Any, Final
+
+from uvicorn.config import STARTUP_FAILURE, Config
+from uvicorn.supervisors.multiprocess import Process
+
+log = logging.getLogger("uvicorn.error")
+
+#: How often the parent looks at its workers (seconds).
+CHECK_EVERY_S: Final = 0.5
+
+
+class PortInUse(RuntimeError):
+    """Something already listens on the address (another Stratagem, or another program)."""
+
+
+def _family(host: str) -> socket.AddressFamily:
+    return socket.AF_INET6 if ":" in host else socket.AF_INET
+
+
+def listening_socket(host: str, port: int, backlog: int) -> socket.socket:
+    """A socket listening on (host, port) that other `SO_REUSEPORT` sockets may share."""
+    sock = socket.socket(_family(host), socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+        sock.bind((host, port))
+        sock.listen(backlog)
+        sock.set_inheritable(True)
+    except BaseException:
+        sock.close()
+        raise
+    return sock
+
+
+def check_port_free(host: str, port: int) -> None:
+    """Raise PortInUse when anything is bound to (host, port).
+
+    Bound *without* SO_REUSEPORT, so it also fails when an earlier Stratagem still serves
+    there: its workers' sockets would otherwise quietly share the port with ours.
+    """
+    sock = socket.socket(_family(host), socket.SOCK_STREAM)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind((host, port))
+    except OSError as e:
+        raise PortInUse(f"{host}:{port} is already in use ({e.strerror})") from None
+    finally:
+        sock.close()
+
+
+class OwnSocketProcess(Process):
+    """A uvicorn worker process that binds its own `SO_REUSEPORT` socket when it starts."""
+
+    def target(self, sockets: list[socket.socket] | None = None) -> None:  # pragma: no cover
+        # Runs in the child (spawned): uvicorn's subprocess_started has set up logging.
+        c = self.config
+        super().target([listening_socket(c.host, c.port, c.backlog)])
+
+
+class Supervisor:
+    """Start `workers` processes serving `config`, keep them alive, stop them on a signal."""
+
+    def __init__(self, config: Config, workers: int) -> None:
+        self.config = config
+        self.workers = workers
+        self.processes: list[OwnSocketProcess] = []
+        self.should_exit = threading.Event()
+        self.failed = False
+
+    def _start_one(self) -> OwnSocketProcess:
+        process = OwnSocketProcess(self.config, [])
+        process.start()
+        return process
+
+    def _on_signal(self, signum: int, _frame: Any) -> None:
+        log.info("Received %s, stopping %d workers.", signal.Signals(signum).name, self.workers)
+        self.should_exit.set()
+
+    def run(self) -> int:
+        """Serve until a signal (returns 0) or a worker that cannot start (returns 3)."""
+        check_port_free(self.config.host, self.config.port)
+        previous = {s: signal.signal(s, self._on_signal) for s in (signal.SIGINT, signal.SIGTERM)}
+        try:
+            self.processes = [self._start_one() for _ in range(self.workers)]
+            while not self.should_exit.wait(CHECK_EVERY_S):
+                self._keep_alive()
+        finally:
+            for process in self.processes:
+                process.terminate()
+            for process in self.processes:
+                process.join()
+            for s, handler in previous.items():
+                with contextlib.suppress(ValueError, TypeError):
+                    signal.signal(s, handler)
+        return STARTUP_FAILURE if self.failed else 0
+
+    def _keep_alive(self) -> None:
+        for i, process in enumerate(self.processes):
+            if self.should_exit.is_set():
+                return
+            if process.is_alive(timeout=self.config.timeout_worker_healthcheck):
+                continue
+            process.kill()  # hung: it did not answer the ping
+            process.join()
+            if process.exitcode == STARTUP_FAILURE:
+                log.error("Worker [%s] failed to start; stopping.", process.pid)
+                self.failed = True
+                self.should_exit.set()
+                return
+            log.warning("Worker [%s] died (exit code %s); starting another.", process.pid,
+                        process.exitcode)  # fmt: skip
+            self.processes[i] = self._start_one()
