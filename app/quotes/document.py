@@ -187,25 +187,85 @@ def infra_rows(infra: Mapping[str, Any]) -> list[tuple[str, str]]:
     return rows
 
 
+TRAINING_TASKS: Final = ("pretrain", "full_finetune", "lora", "qlora")
+# What each kind of workload is described by, in the customer's words. A stored workload
+# carries every request field with its default (a LoRA plan has `concurrency: 1`, an image
+# plan `seq_len: 4096`), so each task shows only the fields that describe it.
+_TRAINING_FIELDS: Final[tuple[tuple[str, str], ...]] = (
+    ("seq_len", N_("Sequence length (tokens)")),
+    ("tokens", N_("Training tokens")),
+    ("epochs", N_("Epochs")),
+    ("dataset_gb", N_("Dataset (GB)")),
+    ("deadline_days", N_("Deadline (days)")),
+)
+_SERVING_FIELDS: Final[tuple[tuple[str, str], ...]] = (
+    ("concurrency", N_("Concurrent sequences")),
+    ("avg_context_tokens", N_("Average context (tokens)")),
+    ("output_tokens", N_("Output tokens per request")),
+)
+_IMAGE_FIELDS: Final[tuple[tuple[str, str], ...]] = (
+    ("images_per_hour", N_("Target images per hour")),
+    ("image_steps", N_("Diffusion steps per image")),
+)
+
+
+def _count_text(value: Any) -> str:
+    v = float(value)
+    return f"{v:,.0f}" if v.is_integer() and abs(v) < 1e7 else f"{v:.3g}"
+
+
 def assumption_rows(workload: Mapping[str, Any]) -> list[tuple[str, str]]:
-    """The workload in customer words (no enum values, no catalog ids)."""
+    """The workload in customer words (no enum values, no catalog ids), the fields its task
+    uses only."""
     rows: list[tuple[str, str]] = []
-    task = workload.get("task")
+    task = str(workload.get("task") or "")
     if task:
-        rows.append((gettext("Task"), gettext(TASKS.get(str(task), str(task)))))
-    for key, label in (
-        ("seq_len", N_("Sequence length (tokens)")),
-        ("tokens", N_("Training tokens")),
-        ("epochs", N_("Epochs")),
-        ("dataset_gb", N_("Dataset (GB)")),
-        ("deadline_days", N_("Deadline (days)")),
-        ("concurrency", N_("Concurrent sequences")),
-    ):
+        rows.append((gettext("Task"), gettext(TASKS.get(task, task))))
+    if task == "image":
+        if not workload.get("images_per_hour") and workload.get("images"):
+            rows.append((gettext("Images to generate"), _count_text(workload["images"])))
+        if workload.get("image_resolution"):
+            px = _count_text(workload["image_resolution"])
+            rows.append((gettext("Image resolution (pixels)"), f"{px} × {px}"))
+        fields = _IMAGE_FIELDS
+    elif task == "inference":
+        fields = _SERVING_FIELDS
+    else:
+        fields = _TRAINING_FIELDS
+    for key, label in fields:
         value = workload.get(key)
         if value not in (None, "", 0):
-            v = float(value)
-            text = f"{v:,.0f}" if v.is_integer() and abs(v) < 1e7 else f"{v:.3g}"
-            rows.append((gettext(label), text))
+            rows.append((gettext(label), _count_text(value)))
     if workload.get("precision"):
         rows.append((gettext("Precision"), str(workload["precision"]).upper()))
     return rows
+
+
+def service_row(
+    inference: Mapping[str, Any] | None, gpu: Mapping[str, Any]
+) -> tuple[str, str] | None:
+    """(label, sentence): what the GPUs deliver when they serve (None for training).
+
+    An image plan: images per hour on all its GPUs and seconds per image on one; a text
+    model: output tokens per second at its concurrency. The figures are the estimate's own.
+    """
+    if not inference:
+        return None
+    if inference.get("images_per_hour") is not None:
+        text = gettext("%(n)s images per hour on %(gpus)s") % {
+            "n": f"{float(inference['images_per_hour']):,.0f}",
+            "gpus": gpu_text(gpu),
+        }
+        if inference.get("seconds_per_image") is not None:
+            text += " · " + gettext("%(s)s s per image on one GPU") % {
+                "s": f"{float(inference['seconds_per_image']):,.2f}"
+            }
+        return gettext("Image generation"), text
+    if inference.get("tokens_per_s") is None:
+        return None
+    return gettext("Inference"), gettext(
+        "%(tps)s tokens/s at up to %(users)s concurrent sequences"
+    ) % {
+        "tps": f"{float(inference['tokens_per_s']):,.0f}",
+        "users": f"{float(inference.get('max_concurrency') or 0):,.0f}",
+    }

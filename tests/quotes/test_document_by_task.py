@@ -1,0 +1,133 @@
+"""The customer's document describes each kind of workload by its own figures: an image
+plan by images per hour (never "0 tokens/s"), a serving plan by tokens per second, and the
+assumptions list only the fields the task uses (a stored workload carries every field with
+its default: an image plan has `seq_len: 4096`, a LoRA plan `concurrency: 1`)."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import pytest
+from bs4 import BeautifulSoup
+from fastapi.testclient import TestClient
+
+from app import i18n
+from app.quotes import document
+from tests.accounts.helpers import Account, make_account
+from tests.quotes.test_quote_life import _share
+
+IMAGE_WORKLOAD = {
+    "model": {"preset": "flux-1-dev"},
+    "task": "image",
+    "images_per_hour": 2000,
+    "image_resolution": 1024,
+    "image_steps": 30,
+}
+
+
+def _pdf_text(client: TestClient, a: Account, plan_id: int, lang: str, tmp_path: Path) -> str:
+    r = client.get(f"/api/v1/plans/{plan_id}/pdf", params={"lang": lang}, headers=a.headers)
+    assert r.status_code == 200, r.text[:300]
+    out = tmp_path / f"q-{lang}.pdf"
+    out.write_bytes(r.content)
+    # Reading order keeps a table cell's wrapped sentence together; -layout keeps a label
+    # and its value on one line. Both, each as one line of words.
+    texts = [
+        subprocess.run(
+            ["pdftotext", *mode, str(out), "-"], check=True, capture_output=True, text=True
+        ).stdout
+        for mode in ([], ["-layout"])
+    ]
+    return " | ".join(" ".join(t.split()) for t in texts)
+
+
+@pytest.fixture(scope="module")
+def image_plan(client: TestClient) -> tuple[Account, dict[str, Any]]:
+    a = make_account(client, "sales")
+    body = {"name": "Image service", "customer": "ACME", "workload": IMAGE_WORKLOAD}
+    r = client.post("/api/v1/plans", json=body, headers=a.headers)
+    assert r.status_code == 201, r.text
+    return a, r.json()
+
+
+def test_an_image_plan_quote_states_images_per_hour_in_both_languages(
+    client: TestClient, image_plan: tuple[Account, dict[str, Any]], tmp_path: Path
+) -> None:
+    a, plan = image_plan
+    inf, gpu = plan["result"]["inference"], plan["result"]["gpu"]
+    per_hour = f"{inf['images_per_hour']:,.0f}"
+    seconds = f"{inf['seconds_per_image']:,.2f}"
+    gpus = f"{gpu['count']} × {gpu['name']}"
+    en = _pdf_text(client, a, plan["id"], "en", tmp_path)
+    assert "Image generation" in en
+    assert f"{per_hour} images per hour on {gpus}" in en
+    assert f"{seconds} s per image on one GPU" in en
+    assert inf["images_per_hour"] >= 2000  # the target the planner sized for
+    zh = _pdf_text(client, a, plan["id"], "zh-TW", tmp_path)
+    assert f"{gpus} 每小時生成 {per_hour} 張圖片" in zh
+    assert f"單一 GPU 每張 {seconds} 秒" in zh
+    assert "tokens/s at up to" not in en and "concurrent sequences" not in en
+    # the assumptions: the image's own fields, none of the LLM defaults
+    assert "Image resolution (pixels) 1,024 × 1,024" in en
+    assert "Target images per hour 2,000" in en
+    assert "Diffusion steps per image 30" in en
+    assert "圖片解析度(像素) 1,024 × 1,024" in zh
+    for absent in ("Sequence length", "Concurrent sequences", "Training tokens"):
+        assert absent not in en
+
+
+def test_the_share_page_of_an_image_plan_states_the_same_figure(
+    client: TestClient, image_plan: tuple[Account, dict[str, Any]]
+) -> None:
+    a, plan = image_plan
+    page = client.get(_share(client, a, plan["id"]))  # the customer's default: zh-TW
+    assert page.status_code == 200
+    served = BeautifulSoup(page.text, "html.parser").select_one("dd.service")
+    assert served is not None
+    gpu = plan["result"]["gpu"]
+    per_hour = f"{plan['result']['inference']['images_per_hour']:,.0f}"
+    assert served.get_text(" ", strip=True).startswith(
+        f"{gpu['count']} × {gpu['name']} 每小時生成 {per_hour} 張圖片"
+    )
+
+
+def _rows(workload: dict[str, Any]) -> dict[str, str]:
+    i18n.activate("en")
+    return dict(document.assumption_rows(workload))
+
+
+def test_assumptions_list_the_fields_of_their_task_only() -> None:
+    defaults = {"seq_len": 4096, "concurrency": 1, "avg_context_tokens": 2048,
+                "output_tokens": 256, "images": 1000, "image_resolution": 1024,
+                "image_steps": 30, "precision": "bf16"}  # fmt: skip
+    lora = _rows({**defaults, "task": "lora", "tokens": 2e8, "deadline_days": 7})
+    assert lora == {
+        "Task": "LoRA fine-tuning",
+        "Sequence length (tokens)": "4,096",
+        "Training tokens": "2e+08",
+        "Deadline (days)": "7",
+        "Precision": "BF16",
+    }
+    serving = _rows({**defaults, "task": "inference", "concurrency": 64})
+    assert serving == {
+        "Task": "Inference (serving)",
+        "Concurrent sequences": "64",
+        "Average context (tokens)": "2,048",
+        "Output tokens per request": "256",
+        "Precision": "BF16",
+    }
+    batch = _rows({**defaults, "task": "image", "images": 50_000})
+    assert batch["Images to generate"] == "50,000"  # a batch job: how many
+    assert "Target images per hour" not in batch
+    service = _rows({**defaults, "task": "image", "images_per_hour": 500})
+    assert "Images to generate" not in service  # a service: the rate, not a count
+    assert service["Target images per hour"] == "500"
+
+
+def test_a_serving_plan_states_tokens_per_second() -> None:
+    i18n.activate("en")
+    row = document.service_row({"tokens_per_s": 1234.4, "max_concurrency": 64}, {})
+    assert row == ("Inference", "1,234 tokens/s at up to 64 concurrent sequences")
+    assert document.service_row(None, {}) is None  # training plans: no service figure
