@@ -141,6 +141,7 @@ def test_app_web_holds_framework_code_only() -> None:
         "notices",
         "openapi",  # operation ids, documented error statuses
         "path_ids",  # ids no row can have: 404 before any dependency
+        "serving",  # `serve --workers N`: a listening socket per worker process
         "static",
         "templating",
     }
