@@ -138,7 +138,8 @@ def _print_plan(r: EstimateResponse, *, explain: bool) -> None:
     p = r.parallelism
     t.add_row(
         "Parallelism",
-        f"DP {p.dp} · TP {p.tp} · PP {p.pp} · ZeRO-{p.zero_stage} · recompute {p.recompute}",
+        f"DP {p.dp} · TP {p.tp} · PP {p.pp}{f' · EP {p.ep}' if p.ep > 1 else ''} · "
+        f"ZeRO-{p.zero_stage} · recompute {p.recompute}",
     )
     mg = r.memory_per_gpu_gb
     t.add_row(

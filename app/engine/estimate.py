@@ -118,7 +118,7 @@ def estimate(
             memory_gb=gpu.memory_gb,
             fraction=plan.fraction,
         ),
-        parallelism=_parallelism_out(plan),
+        parallelism=_parallelism_out(plan, model, training=plan.training is not None),
         memory_gb=MemoryGB(**plan.replica.gb(), per_gpu=per_gpu["total"]),
         memory_per_gpu_gb=MemoryTerms(**per_gpu),
         training=plan.training,
@@ -303,12 +303,13 @@ def _model_out(model: ModelSpec) -> dict[str, Any]:
     }
 
 
-def _parallelism_out(plan: Plan) -> ParallelismOut:
+def _parallelism_out(plan: Plan, model: ModelSpec, *, training: bool) -> ParallelismOut:
     lay = plan.layout
     return ParallelismOut(
         dp=lay.dp,
         tp=lay.tp,
         pp=lay.pp,
+        ep=planner.expert_parallel(model, lay.dp) if training else 1,
         zero_stage=lay.zero_stage,
         recompute=lay.recompute,  # type: ignore[arg-type]
         micro_batch=lay.micro_batch,

@@ -205,14 +205,37 @@ class _JobTerms:
 
     def states(self, t: int, p: int, d: int, z: int) -> tuple[float, float, float]:
         """(weights, gradients, optimizer) bytes on the most-loaded GPU: split by t and the
-        pipeline stage, then ZeRO stage z partitions over the d data-parallel ranks."""
+        pipeline stage, then ZeRO stage z partitions over the d data-parallel ranks.
+
+        An MoE's routed experts are also split over `expert_parallel(d)` ranks: a term ZeRO
+        does not partition over d is divided by ep for the experts' share of it (a term it
+        does partition already is divided by d ≥ ep). With full training every term holds
+        the experts' share; LoRA/QLoRA train adapters, so only the frozen weights split.
+        """
         job = self.job
         mp = self.share(p) / t
-        return (
-            job.weights * mp / (d if z >= 3 else 1),
-            job.gradients * mp / (d if z >= 2 else 1),
-            job.optimizer * mp / (d if z >= 1 else 1),
+        ep = expert_parallel(job.model, d)
+        if ep == 1:
+            return (
+                job.weights * mp / (d if z >= 3 else 1),
+                job.gradients * mp / (d if z >= 2 else 1),
+                job.optimizer * mp / (d if z >= 1 else 1),
+            )
+        e = self.expert_share(p) / t  # routed experts' part of `mp` (experts even over stages)
+        full = job.task not in ("lora", "qlora")
+        w = job.weights * ((mp - e) / (d if z >= 3 else 1) + e / (d if z >= 3 else ep))
+        g = job.gradients * (
+            (mp - e) / (d if z >= 2 else 1) + e / (d if z >= 2 else ep if full else 1)
         )
+        o = job.optimizer * (
+            (mp - e) / (d if z >= 1 else 1) + e / (d if z >= 1 else ep if full else 1)
+        )
+        return w, g, o
+
+    def expert_share(self, p: int) -> float:
+        """Share of the model's parameters that are routed experts on one pipeline stage."""
+        model = self.job.model
+        return model.routed_expert_params / model.params / p
 
     def memory(
         self, t: int, p: int, d: int, z: int, recompute: str, gpus: int, micro: int
@@ -262,6 +285,18 @@ def per_gpu_memory(job: TrainingJob, layout: Layout, gpus: int) -> Memory:
     return _terms(job).memory(
         lay.tp, lay.pp, lay.dp, lay.zero_stage, lay.recompute, gpus, lay.micro_batch
     )
+
+
+def expert_parallel(model: ModelSpec, dp: int) -> int:
+    """Expert-parallel degree of `dp` data-parallel ranks: the routed experts are spread over
+    the largest group that divides both dp and the expert count, so each rank holds whole
+    experts (expert parallelism inside the data-parallel group: DeepSpeed-MoE, Rajbhandari et
+    al. 2022; DeepSeek-V3 report §3.2: "16-way Pipeline Parallelism (PP), 64-way Expert
+    Parallelism (EP) spanning 8 nodes, and ZeRO-1 Data Parallelism (DP)"). 1 for dense models.
+
+    The MFU's MoE all-to-all factor (compute.MOE_ALL_TO_ALL_*) is this EP's token exchange.
+    """
+    return math.gcd(dp, model.experts) if model.experts > 1 else 1
 
 
 _TP_DEGREES = (1, 2, 4, 8)

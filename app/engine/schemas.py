@@ -296,6 +296,13 @@ class ParallelismOut:
     dp: int
     tp: int
     pp: int
+    ep: Annotated[
+        int,
+        Field(
+            description="Expert-parallel degree (MoE training): the routed experts are split "
+            "over this many of the dp ranks; 1 for dense models and serving."
+        ),
+    ]
     zero_stage: int
     recompute: Recompute
     micro_batch: int

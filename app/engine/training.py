@@ -529,7 +529,7 @@ def _memory(
     replica.overhead = memory.overhead_bytes(replica.total, 1)
     per_gpu = planner.per_gpu_memory(job, layout, chosen.count)
     explain.append(activations_ex)
-    explain.append(_per_gpu_explained(layout, per_gpu))
+    explain.append(_per_gpu_explained(layout, per_gpu, planner.expert_parallel(model, layout.dp)))
     explain.append(_overhead_explained(chosen.count, per_gpu))
     explain.append(memory.allocated_explained(per_gpu))
     return replica, per_gpu
@@ -576,17 +576,20 @@ def _activations(
     )
 
 
-def _per_gpu_explained(layout: memory.Layout, per_gpu: memory.Memory) -> Explanation:
-    """Model states split by TP × PP, then by ZeRO over data parallelism, plus the rest."""
+def _per_gpu_explained(layout: memory.Layout, per_gpu: memory.Memory, ep: int = 1) -> Explanation:
+    """Model states split by TP × PP, then by ZeRO over data parallelism (an MoE's routed
+    experts over ep of the dp ranks), plus the rest."""
     return Explanation(
         "memory_gb.per_gpu",
         per_gpu.total / GB,
         "GB",
         f"states / (t={layout.tp} · p={layout.pp})"
         + (f" / ZeRO-{layout.zero_stage} over dp={layout.dp}" if layout.zero_stage else "")
+        + (f", routed experts / ep={ep}" if ep > 1 else "")
         + f" + activations + overhead = {fmt(per_gpu.total / GB)} GB (allocated tensors plus "
         "the CUDA context and allocator reserve nvidia-smi shows)",
-        "ZeRO §5 (stage 1: optimizer, 2: + gradients, 3: + parameters); Megatron TP/PP",
+        "ZeRO §5 (stage 1: optimizer, 2: + gradients, 3: + parameters); Megatron TP/PP"
+        + ("; expert parallelism inside the data-parallel group (DeepSpeed-MoE)" if ep > 1 else ""),
         [
             Operand("weights", per_gpu.weights / GB, "GB"),
             Operand("gradients", per_gpu.gradients / GB, "GB"),
