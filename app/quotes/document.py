@@ -57,9 +57,12 @@ def option_label(option: Mapping[str, Any], gpu: Mapping[str, Any], hours_per_mo
     if str(option.get("key", "")).startswith("phase-"):  # one phase of a phased plan
         n = int(option.get("phase") or 0) + 1
         name = phase_name(option.get("phase_label"), option.get("phase_kind"), option.get("task"))
-        return f"{gettext('Phase %(n)s') % {'n': n}}: {name} — {billing_text(option)} · " + (
-            gpu_text(option.get("gpu") or gpu)
-        )
+        # "Phase 2: name" / "第 2 階段：name": the separator is the language's own
+        head = gettext("%(phase)s: %(name)s") % {
+            "phase": gettext("Phase %(n)s") % {"n": n},
+            "name": name,
+        }
+        return f"{head} — {billing_text(option)} · " + gpu_text(option.get("gpu") or gpu)
     name = gettext(KIND_NAMES.get(kind, N_("Option")))
     if kind in CLOUD_KINDS:
         # The provider's public product name ("AWS p5.48xlarge"), without our catalog id.

@@ -158,7 +158,12 @@ def quote_view(
         ],
         "infra_rows": document.infra_rows(result.get("infra") or {}),
         "customer_assumptions": document.assumption_rows(workload),
-        "gpu_text": document.gpu_text(gpu),
+        "gpu_text": (
+            # a phased plan's GPUs change by phase: the summary names the peak as such
+            gettext("up to %(gpus)s, by phase below") % {"gpus": document.gpu_text(gpu)}
+            if result.get("schedule")
+            else document.gpu_text(gpu)
+        ),
         "quote_number": plan.quote_number,
         "issued": date.fromisoformat(quote["issued"]) if quote.get("issued") else issued,
         "valid_until": (

@@ -137,6 +137,16 @@ def test_phased_quote_pdf_lists_the_phases_and_exact_totals(
     phases = text.split("計費方式" if lang == "zh-TW" else "Billed as")[1]
     for name in names:
         assert name in phases, name
+    # a phase's quote line, with the language's own separator (fullwidth colon in Chinese)
+    first = f"第 1 階段：{names[0]}" if lang == "zh-TW" else f"Phase 1: {names[0]}"
+    assert first in text
+    # the summary's GPUs are the peak phase's, and say so
+    peak = (
+        "最多 4 × NVIDIA H100 SXM5 80GB，各階段見下表"
+        if lang == "zh-TW"
+        else ("up to 4 × NVIDIA H100 SXM5 80GB, by phase below")
+    )
+    assert peak in text
     # Lines: phases 2 × 50,000 + 200,000 + 50,000 = 350,000; NAS 8,000 × 4 = 32,000;
     # subtotal 382,000; 5 % 營業稅 19,100; total 401,100.
     subtotal, tax, total = (_nt(text, label) for label in labels)
