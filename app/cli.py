@@ -250,7 +250,7 @@ def migrate_cmd() -> None:
 @cli.command("serve")
 def serve_cmd(
     host: Annotated[str, typer.Option()] = "127.0.0.1",
-    port: Annotated[int, typer.Option()] = 8000,
+    port: Annotated[int, typer.Option(min=0, max=65535)] = 8000,
     workers: Annotated[
         int | None,
         typer.Option(min=1, max=64, help="App processes (default: STRATAGEM_WORKERS, 1)"),
@@ -270,6 +270,9 @@ def serve_cmd(
 
     settings = Settings()
     n = workers or settings.workers
+    if n > 1 and port == 0:  # every worker would bind a different free port
+        typer.echo(f"error: --port 0: name the port --workers {n} processes share", err=True)
+        raise typer.Exit(2)
     problems = check_serve_settings(settings, n)
     for line in problems:
         typer.echo(line if line.startswith("warning: ") else f"error: {line}", err=True)

@@ -238,3 +238,22 @@ def test_a_second_server_on_a_taken_port_refuses_to_start(
     )  # fmt: skip
     assert r.returncode == 2, r.stdout + r.stderr
     assert f"error: --port {port}: 127.0.0.1:{port} is already in use" in r.stderr
+
+
+@pytest.mark.parametrize(
+    ("port", "message"),
+    [
+        ("0", "error: --port 0: name the port --workers 2 processes share"),
+        ("70000", "Invalid value for '--port'"),
+    ],
+)
+def test_a_port_the_workers_cannot_share_is_refused_before_the_database(
+    tmp_path: Path, port: str, message: str
+) -> None:
+    r = _cli(
+        "serve", "--port", port, "--workers", "2",
+        DATABASE_URL=f"sqlite:///{tmp_path / 'x.db'}", STRATAGEM_SECRET_KEY="k" * 32,
+    )  # fmt: skip
+    assert r.returncode == 2
+    assert message in r.stderr
+    assert not (tmp_path / "x.db").exists()
