@@ -7,7 +7,6 @@ through DATABASE_URL. The schema is owned by Alembic: `migrate()` brings any dat
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import zlib
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,6 +20,7 @@ from sqlalchemy.engine import Engine, make_url
 from sqlalchemy.pool import NullPool
 from sqlmodel import create_engine
 
+from app import filelock
 from app.settings import REPO_ROOT
 
 
@@ -77,12 +77,8 @@ def migration_lock(url: str) -> Iterator[None]:
             return
         lock_path = Path(f"{path}.migrate-lock")
         lock_path.parent.mkdir(parents=True, exist_ok=True)
-        with lock_path.open("a") as fh:
-            fcntl.flock(fh, fcntl.LOCK_EX)
-            try:
-                yield
-            finally:
-                fcntl.flock(fh, fcntl.LOCK_UN)
+        with filelock.exclusive(lock_path):
+            yield
         return
     engine = create_engine(url, poolclass=NullPool)
     try:

@@ -14,14 +14,13 @@ first requests need. A file lock makes concurrent processes compress each body o
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import gzip
 import hashlib
 import mimetypes
 import os
 import tempfile
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
@@ -30,6 +29,8 @@ import brotli
 from starlette.datastructures import Headers
 from starlette.responses import PlainTextResponse, Response
 from starlette.types import Receive, Scope, Send
+
+from app import filelock
 
 COMPRESSIBLE: Final = (".js", ".css", ".svg", ".json", ".html", ".txt", ".map", ".mjs")
 LONG_CACHE: Final = "public, max-age=31536000, immutable"
@@ -76,16 +77,6 @@ def disk_cache_dir() -> Path | None:
     return path
 
 
-@contextlib.contextmanager
-def _file_lock(path: Path) -> Iterator[None]:
-    with path.open("a") as f:
-        fcntl.flock(f, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(f, fcntl.LOCK_UN)
-
-
 def cached_compress(
     raw: bytes, digest: str, encoding: str, directory: Path | None,
     compress: Callable[[bytes, str], bytes] = _compress,
@@ -95,7 +86,7 @@ def cached_compress(
         return compress(raw, encoding)
     target = directory / f"{digest}.{encoding}"
     try:
-        with _file_lock(directory / f"{digest}.lock"):
+        with filelock.exclusive(directory / f"{digest}.lock"):
             with contextlib.suppress(FileNotFoundError):
                 return target.read_bytes()
             body = compress(raw, encoding)
