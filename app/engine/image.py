@@ -203,6 +203,66 @@ def uncertainty() -> UncertaintyOut | None:
     return image_band()
 
 
+def _memory(
+    model: ModelSpec, precision: str, resolution: int, explain: list[Explanation]
+) -> memory.Memory:
+    """One pipeline's GPU memory (bytes): every component's weights at `precision` (the
+    published checkpoints are bf16; fp8, int8 and int4 are the quantised ones that let a
+    12B-class transformer fit a 24 GB card), the activations at `resolution`, the CUDA
+    context. Speed does not change with it (module docstring)."""
+    b = memory.WEIGHT_BYTES[precision]
+    w = model.params * b
+    scale = (resolution / 1024) ** 2
+    act = ACTIVATIONS_GB_AT_1024 * GB * scale
+    over = memory.CUDA_CONTEXT_GB * GB
+    per = memory.Memory(weights=w, activations=act, overhead=over)
+    explain.append(
+        Explanation(
+            "memory_gb.weights",
+            w / GB,
+            "GB",
+            f"{fmt(model.params)} params (denoiser, text encoders, VAE) × {fmt(b, 4)} B "
+            f"({precision}) = {fmt(w / GB)} GB",
+            "parameter counts of the published checkpoints (model source); bytes per "
+            "weight at the requested precision (memory.WEIGHT_BYTES)",
+            operands=[Operand("params", model.params, "params"), Operand("bytes", b, "B")],
+            expression="params * bytes / 1e9",
+        )
+    )
+    explain.append(
+        Explanation(
+            "memory_gb.activations",
+            act / GB,
+            "GB",
+            f"{ACTIVATIONS_GB_AT_1024:g} GB at 1024² × ({resolution} / 1024)² = {fmt(act / GB)} GB",
+            "≈3 GB for one 1024² image measured for SDXL and FLUX in diffusers; grows with "
+            "the pixel count",
+            operands=[
+                Operand("at_1024", ACTIVATIONS_GB_AT_1024, "GB"),
+                Operand("resolution", resolution, "px"),
+            ],
+            expression="at_1024 * (resolution / 1024) ** 2",
+        )
+    )
+    explain.append(
+        Explanation(
+            "memory_gb.per_gpu",
+            per.total / GB,
+            "GB",
+            f"weights {fmt(w / GB)} + activations {fmt(act / GB)} + CUDA context "
+            f"{fmt(over / GB)} = {fmt(per.total / GB)} GB (one pipeline per GPU)",
+            memory.SOURCE_OVERHEAD,
+            operands=[
+                Operand("weights", w / GB, "GB"),
+                Operand("activations", act / GB, "GB"),
+                Operand("overhead", over / GB, "GB"),
+            ],
+            expression="weights + activations + overhead",
+        )
+    )
+    return per
+
+
 def plan_image(
     req: EstimateRequest,
     model: ModelSpec,
@@ -212,10 +272,7 @@ def plan_image(
 ) -> Plan:
     """Size image generation on `gpu`: one pipeline per GPU, as many GPUs as the target
     images/hour and the deadline need (a pinned `gpu_count` is kept as it is)."""
-    w = model.params * 2.0  # diffusion pipelines serve in bf16
-    act = ACTIVATIONS_GB_AT_1024 * GB * (req.image_resolution / 1024) ** 2
-    over = memory.CUDA_CONTEXT_GB * GB
-    per = memory.Memory(weights=w, activations=act, overhead=over)
+    per = _memory(model, req.precision, req.image_resolution, explain)
     secs, sx = seconds_per_image(model, gpu, resolution=req.image_resolution, steps=req.image_steps)
     explain.extend(sx)
     per_gpu = 3600.0 / secs
