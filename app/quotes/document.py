@@ -49,6 +49,20 @@ def gpu_text(gpu: Mapping[str, Any]) -> str:
     return f"{n} × {name}"
 
 
+def priced_gpus_text(option: Mapping[str, Any], gpu: Mapping[str, Any]) -> str:
+    """The GPUs an option pays for. A rented or bought server (or a cloud instance) comes
+    whole, so it can hold more GPUs than the plan uses; the price is for all of them, and
+    the label says so: '8 × NVIDIA H100 SXM5 80GB (the plan uses 5)'."""
+    paid = (option.get("billed") or {}).get("gpus")
+    used = gpu.get("count")
+    if paid is None or used is None or float(paid) == float(used):
+        return gpu_text(gpu)
+    return gettext("%(paid)s (the plan uses %(used)s)") % {
+        "paid": gpu_text({**gpu, "count": paid}),
+        "used": f"{float(used):g}",
+    }
+
+
 def option_label(option: Mapping[str, Any], gpu: Mapping[str, Any], hours_per_month: float) -> str:
     """'Term rent — 6-month contract · 4 × NVIDIA H100 SXM5 80GB' in the active language."""
     kind = str(option.get("kind", ""))
@@ -80,7 +94,7 @@ def option_label(option: Mapping[str, Any], gpu: Mapping[str, Any], hours_per_mo
         )
         parts.append(gettext("%(n)s-month contract") % {"n": months})
     if gpu:
-        parts.append(gpu_text(gpu))
+        parts.append(priced_gpus_text(option, gpu))
     return " — ".join(parts[:1]) + (" · " + " · ".join(parts[1:]) if parts[1:] else "")
 
 

@@ -131,3 +131,35 @@ def test_a_serving_plan_states_tokens_per_second() -> None:
     row = document.service_row({"tokens_per_s": 1234.4, "max_concurrency": 64}, {})
     assert row == ("Inference", "1,234 tokens/s at up to 64 concurrent sequences")
     assert document.service_row(None, {}) is None  # training plans: no service figure
+
+
+def test_an_option_names_the_gpus_it_pays_for(
+    client: TestClient, image_plan: tuple[Account, dict[str, Any]], tmp_path: Path
+) -> None:
+    """The plan needs 5 GPUs; the catalog rents and sells whole 8-GPU servers, and the price
+    is for all 8: the document said '5 × NVIDIA H100' beside an 8-GPU price."""
+    a, plan = image_plan
+    gpu = plan["result"]["gpu"]
+    whole = [
+        o for o in plan["result"]["cost"]["options"]
+        if o["kind"] in ("rent_term", "buy") and o["billed"]["gpus"] != gpu["count"]
+    ]  # fmt: skip
+    assert whole, "the shipped catalog's H100 servers hold 8 GPUs"
+    paid = f"{whole[0]['billed']['gpus']:g}"
+    en = _pdf_text(client, a, plan["id"], "en", tmp_path)
+    assert f"{paid} × {gpu['name']} (the plan uses {gpu['count']})" in en
+    zh = _pdf_text(client, a, plan["id"], "zh-TW", tmp_path)
+    assert f"{paid} × {gpu['name']}(方案使用 {gpu['count']} 張)" in zh
+    # the quoted total says what it is: before tax, and for how long
+    assert "Quoted total (excl. tax)" in en and "for 12 months" in en
+    assert "報價總額(未稅)" in zh and "共 12 個月" in zh
+
+
+def test_an_option_for_exactly_the_plans_gpus_names_them_once() -> None:
+    i18n.activate("en")
+    gpu = {"count": 4, "name": "NVIDIA H100 SXM5 80GB"}
+    assert document.priced_gpus_text({"billed": {"gpus": 4}}, gpu) == "4 × NVIDIA H100 SXM5 80GB"
+    assert document.priced_gpus_text({"billed": {"gpus": 8.0}}, gpu) == (
+        "8 × NVIDIA H100 SXM5 80GB (the plan uses 4)"
+    )
+    assert document.priced_gpus_text({}, gpu) == "4 × NVIDIA H100 SXM5 80GB"
