@@ -29,6 +29,7 @@ import contextlib
 import logging
 import os
 import threading
+import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -86,7 +87,7 @@ def _get_pool() -> ProcessPoolExecutor:
                 max_workers=_size,
                 mp_context=get_context("spawn"),
                 initializer=_init_worker,
-                initargs=(_priority, PDF_NICE),
+                initargs=(_priority, PDF_NICE, os.getpid()),
             )
         return _pool
 
@@ -178,8 +179,32 @@ _engines: dict[str, Engine] = {}
 _last_url: str | None = None
 
 
-def _init_worker(priority: str, nice: int) -> None:
-    """Lower this worker's CPU priority; the Chromium it starts later inherits it."""
+#: How often a worker checks that the app process that started it is still there (seconds).
+PARENT_CHECK_S: Final = 1.0
+
+
+def _exit_with_parent(parent: int) -> None:
+    """End this worker when the app process that started it has gone.
+
+    A pool worker waits on its task queue and never notices its parent's end by itself:
+    measured with `stratagem serve` and STRATAGEM_PDF_WARM on this machine, a SIGTERM'd app
+    left its warmed worker and that worker's Chromium running, reparented to PID 1 (a
+    container's init kills them with the container; a bare host, or `make run` stopped with
+    Ctrl-C, kept them). The worker ends at once (`os._exit`: a signal could be inherited as
+    ignored); its Chromium, started through a pipe, exits when the pipe closes.
+    """
+    while os.getppid() == parent:
+        time.sleep(PARENT_CHECK_S)
+    os._exit(0)
+
+
+def _init_worker(priority: str, nice: int, app_pid: int) -> None:
+    """Lower this worker's CPU priority (the Chromium it starts later inherits it), and end
+    it when the app process `app_pid` goes (named by the app: a worker that starts after
+    the app died would otherwise take its new parent, PID 1, for the app)."""
+    threading.Thread(
+        target=_exit_with_parent, args=(app_pid,), name="exit-with-parent", daemon=True
+    ).start()
     if priority == "idle" and hasattr(os, "sched_setscheduler"):
         try:
             os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import sys
 import time
 from pathlib import Path
 
@@ -163,3 +164,53 @@ def test_pdf_warm_starts_the_worker_with_the_app(settings: Settings) -> None:
             assert any(_chromium_under(p) for p in pids)
     finally:
         worker.configure(size)
+
+
+_APP_WITH_A_POOL = """
+import os, sys, time
+from app.quotes import worker
+if __name__ == "__main__":
+    worker.configure(1, "idle")
+    worker.warm(os.getpid)  # starts the worker process
+    pool = worker._pool
+    while not pool._processes:
+        time.sleep(0.05)
+    print(next(iter(pool._processes)), flush=True)
+    time.sleep(600)
+"""
+
+
+def test_a_pool_worker_ends_when_the_app_process_is_killed(tmp_path: Path) -> None:
+    """A pool worker blocks on its task queue and would otherwise outlive an app killed
+    without a clean shutdown (SIGKILL, an OOM kill), with its Chromium, reparented to
+    PID 1. It checks its parent every PARENT_CHECK_S seconds. The app is killed while the
+    worker may still be starting: the worker must know the app by its pid, not by whoever
+    its parent is when it gets there."""
+    script = tmp_path / "app_with_a_pool.py"
+    script.write_text(_APP_WITH_A_POOL)
+    repo = Path(__file__).resolve().parents[2]
+    app = subprocess.Popen(
+        [sys.executable, str(script)], cwd=repo, stdout=subprocess.PIPE, text=True,
+        env={**os.environ, "PYTHONPATH": str(repo)},
+    )  # fmt: skip
+    try:
+        assert app.stdout is not None
+        child = int(app.stdout.readline())
+        assert Path(f"/proc/{child}").exists()
+        app.kill()
+        app.wait(timeout=10)
+        deadline = time.monotonic() + 10 * worker.PARENT_CHECK_S
+        while time.monotonic() < deadline and Path(f"/proc/{child}").exists():
+            time.sleep(0.1)
+        gone = not Path(f"/proc/{child}").exists() or "Z" in _state(child)
+        assert gone, f"worker {child} outlived the app"
+    finally:
+        if app.poll() is None:
+            app.kill()
+
+
+def _state(pid: int) -> str:
+    try:
+        return (Path(f"/proc/{pid}") / "stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return "gone"
