@@ -94,6 +94,10 @@ kill_container_procs() {
   for sig in TERM KILL; do
     for pid in $(ls /proc | grep -E '^[0-9]+$'); do
       [ "$(readlink "/proc/$pid/root" 2> /dev/null)" = "$CTR_MNT" ] && kill "-$sig" "$pid" 2> /dev/null
+      # The server by its command line as well: once seen alive 45 min after a run whose
+      # root-directory match missed it (tini gives it a process group of its own).
+      [ -n "${PORT:-}" ] && { tr '\0' ' ' < "/proc/$pid/cmdline"; } 2> /dev/null \
+        | grep -q -- "stratagem serve --host 127.0.0.1 --port $PORT" && kill "-$sig" "$pid" 2> /dev/null
     done
     sleep 1
   done
