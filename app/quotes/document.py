@@ -259,12 +259,15 @@ def assumption_rows(workload: Mapping[str, Any]) -> list[tuple[str, str]]:
 
 
 def service_row(
-    inference: Mapping[str, Any] | None, gpu: Mapping[str, Any]
+    inference: Mapping[str, Any] | None,
+    gpu: Mapping[str, Any],
+    workload: Mapping[str, Any] | None = None,
 ) -> tuple[str, str] | None:
     """(label, sentence): what the GPUs deliver when they serve (None for training).
 
-    An image plan: images per hour on all its GPUs and seconds per image on one; a text
-    model: output tokens per second at its concurrency. The figures are the estimate's own.
+    An image plan: images per hour on all its GPUs and seconds per image on one, and for a
+    batch (no target per hour) how long its images take; a text model: output tokens per
+    second at its concurrency. The figures are the estimate's own.
     """
     if not inference:
         return None
@@ -276,6 +279,13 @@ def service_row(
         if inference.get("seconds_per_image") is not None:
             text += " · " + gettext("%(s)s s per image on one GPU") % {
                 "s": f"{float(inference['seconds_per_image']):,.2f}"
+            }
+        w = workload or {}
+        hours = inference.get("batch_hours")
+        if hours is not None and w.get("images") and not w.get("images_per_hour"):
+            text += " · " + gettext("%(n)s images in %(h)s h") % {
+                "n": f"{float(w['images']):,.0f}",
+                "h": f"{float(hours):,.1f}",
             }
         return gettext("Image generation"), text
     if inference.get("tokens_per_s") is None:

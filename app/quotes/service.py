@@ -179,7 +179,7 @@ def quote_view(
         "training": result.get("training"),
         "memory": result.get("memory_per_gpu_gb") or {},
         "inference": result.get("inference"),
-        "service_row": document.service_row(result.get("inference"), gpu),
+        "service_row": document.service_row(result.get("inference"), gpu, workload),
         "infra": result.get("infra") or {},
         "phased": result.get("schedule"),
         "phase_rows": document.phase_rows(result.get("schedule") or {}),

@@ -163,3 +163,21 @@ def test_an_option_for_exactly_the_plans_gpus_names_them_once() -> None:
         "8 × NVIDIA H100 SXM5 80GB (the plan uses 4)"
     )
     assert document.priced_gpus_text({}, gpu) == "4 × NVIDIA H100 SXM5 80GB"
+
+
+def test_a_batch_image_plan_says_how_long_its_images_take() -> None:
+    """A batch (no target per hour) is bought for its images: 100,000 images × 7.41 s on
+    5 GPUs = 100,000 × 7.41 / 5 / 3,600 = 41.2 h (the estimate's own batch_hours)."""
+    i18n.activate("en")
+    inference = {"images_per_hour": 2430.0, "seconds_per_image": 7.41,
+                 "batch_hours": 100_000 * 7.41 / 5 / 3600}  # fmt: skip
+    gpu = {"count": 5, "name": "NVIDIA H100 SXM5 80GB"}
+    batch = document.service_row(inference, gpu, {"task": "image", "images": 100_000})
+    assert batch is not None and batch[1].endswith("· 100,000 images in 41.2 h")
+    service = document.service_row(
+        inference, gpu, {"task": "image", "images": 1000, "images_per_hour": 2000}
+    )
+    assert service is not None and " images in " not in service[1]  # a rate, not a batch
+    i18n.activate("zh-TW")
+    zh = document.service_row(inference, gpu, {"task": "image", "images": 100_000})
+    assert zh is not None and zh[1].endswith("· 100,000 張圖片需 41.2 小時")
