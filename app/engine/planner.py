@@ -144,7 +144,7 @@ class _JobTerms:
     pipeline degree and the activations of each (tp, recomputation) pair.
     """
 
-    __slots__ = ("_act", "_degrees", "_ranked", "_share", "classes", "job", "pipes")
+    __slots__ = ("_act", "_degrees", "_experts", "_ranked", "_share", "classes", "job", "pipes")
 
     def __init__(self, job: TrainingJob) -> None:
         self.job = job
@@ -155,6 +155,8 @@ class _JobTerms:
         # count and tensor degree that gives that many micro-batches
         self.pipes: dict[tuple[int, int], tuple[int, float]] = {}
         self._share: dict[int, float] = {}
+        # routed experts' share of the parameters (0 for dense models): states() splits it by ep
+        self._experts = job.model.routed_expert_params / job.model.params
         self._act: dict[tuple[int, str, int], float] = {}
         self._degrees: dict[tuple[int, Pins], tuple[tuple[int, int, float], ...]] = {}
         self._ranked: dict[tuple[int, int, Pins], _Ranked] = {}
@@ -221,7 +223,7 @@ class _JobTerms:
                 job.gradients * mp / (d if z >= 2 else 1),
                 job.optimizer * mp / (d if z >= 1 else 1),
             )
-        e = self.expert_share(p) / t  # routed experts' part of `mp` (experts even over stages)
+        e = self._experts / p / t  # routed experts' part of `mp` (experts even over stages)
         full = job.task not in ("lora", "qlora")
         w = job.weights * ((mp - e) / (d if z >= 3 else 1) + e / (d if z >= 3 else ep))
         g = job.gradients * (
@@ -231,11 +233,6 @@ class _JobTerms:
             (mp - e) / (d if z >= 1 else 1) + e / (d if z >= 1 else ep if full else 1)
         )
         return w, g, o
-
-    def expert_share(self, p: int) -> float:
-        """Share of the model's parameters that are routed experts on one pipeline stage."""
-        model = self.job.model
-        return model.routed_expert_params / model.params / p
 
     def memory(
         self, t: int, p: int, d: int, z: int, recompute: str, gpus: int, micro: int

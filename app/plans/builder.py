@@ -46,12 +46,7 @@ OPTION_NAMES: Final = {
 }
 KIND_NAMES: Final = {"workload": N_("Workload"), "capacity": N_("Capacity line")}
 LABELS: Final = {
-    "label": N_("Name"),
-    "months": N_("Months"),
-    "option": N_("Billed as"),
-    "hours_per_month": N_("Busy hours per month"),
-    "gpu": N_("GPU"),
-    "gpu_count": N_("GPU count"),
+    **schedule.PHASE_FIELDS,
     "task": N_("Task"),
     "preset": N_("Model"),
     "dataset_gb": N_("Dataset (GB)"),
@@ -236,12 +231,7 @@ def service_error_key(field: str | None) -> tuple[str, str]:
 
 
 def _book(session: Session, plan: Plan) -> PriceBook | None:
-    if plan.price_list_id is None:
-        return None
-    try:
-        return catalog.price_book_for(session=session, price_list_id=plan.price_list_id)
-    except catalog.NotFound:
-        return None
+    return catalog.price_book_if_any(session=session, price_list_id=plan.price_list_id)
 
 
 def currency_of(plan: Plan) -> str:
@@ -295,7 +285,6 @@ def choices(session: Session, plan: Plan) -> dict[str, Any]:
         ],
         "pb_options": [(k, _(v)) for k, v in OPTION_NAMES.items()],
         "pb_kind_names": KIND_NAMES,
-        "pb_labels": LABELS,
     }
 
 

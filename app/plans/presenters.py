@@ -57,18 +57,6 @@ def field_label(field: str) -> str:
     return field
 
 
-#: Names of a phase's own fields (app/plans/schedule.py `PhaseIn`).
-PHASE_FIELDS: Final = {
-    "kind": N_("Kind"),
-    "label": N_("Name"),
-    "months": N_("Months"),
-    "option": N_("Billed as"),
-    "hours_per_month": N_("Busy hours per month"),
-    "gpu": N_("GPU"),
-    "gpu_count": N_("GPU count"),
-}
-
-
 def _phase_field_label(rest: str) -> str:
     """'2.months' → 'Phase 2 · Months'; '2.workload.dataset_gb' → 'Phase 2 · Dataset (GB)'."""
     n, _sep, field = rest.partition(".")
@@ -77,8 +65,8 @@ def _phase_field_label(rest: str) -> str:
     head = _("Phase %(n)s") % {"n": n}
     if not field:
         return head
-    if field in PHASE_FIELDS:
-        return f"{head} · {_(PHASE_FIELDS[field])}"
+    if field in schedule.PHASE_FIELDS:
+        return f"{head} · {_(schedule.PHASE_FIELDS[field])}"
     sub = field.removeprefix("workload.")
     key = {"model.preset": "preset", "model.params_b": "params_b"}.get(sub, sub)
     if key in planner.FIELD_LABELS:

@@ -54,6 +54,18 @@ def phase_key(index: int) -> str:
     return f"phase-{index + 1}"
 
 
+#: Names of a phase's own fields (`PhaseIn`), for labels and error messages.
+PHASE_FIELDS: Final = {
+    "kind": N_("Kind"),
+    "label": N_("Name"),
+    "months": N_("Months"),
+    "option": N_("Billed as"),
+    "hours_per_month": N_("Busy hours per month"),
+    "gpu": N_("GPU"),
+    "gpu_count": N_("GPU count"),
+}
+
+
 class PhaseIn(BaseModel):
     """One phase of a phased plan (API field `phases[i]`, stored in the plan's workload)."""
 

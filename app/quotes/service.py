@@ -81,12 +81,7 @@ def both_languages(msgid: str) -> dict[str, str]:
 
 
 def _book(session: Session, plan: Plan) -> PriceBook | None:
-    if plan.price_list_id is None:
-        return None
-    try:
-        return catalog.price_book_for(session=session, price_list_id=plan.price_list_id)
-    except catalog.NotFound:
-        return None
+    return catalog.price_book_if_any(session=session, price_list_id=plan.price_list_id)
 
 
 def _assumptions(workload: Mapping[str, Any]) -> list[tuple[str, Any]]:

@@ -18,6 +18,7 @@ from app.plans.models import Plan
 from app.quotes import pdf, worker
 from app.settings import Settings
 from tests.accounts.helpers import make_account
+from tests.ops import procs
 from tests.plan_quotes import create_plan
 
 
@@ -92,19 +93,6 @@ def test_no_pool_renders_inline(client: TestClient, plan_id: int) -> None:
         worker.configure(size)
 
 
-def _children(pid: int) -> list[int]:
-    out = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                stat = (entry / "stat").read_text()
-            except OSError:
-                continue
-            if int(stat.rsplit(")", 1)[1].split()[1]) == pid:
-                out.append(int(entry.name))
-    return out
-
-
 def test_pool_workers_and_their_chromium_run_as_background_work(
     client: TestClient, plan_id: int
 ) -> None:
@@ -121,7 +109,7 @@ def test_pool_workers_and_their_chromium_run_as_background_work(
         assert os.sched_getscheduler(pid) == os.SCHED_IDLE
         family, todo = [], [pid]
         while todo:
-            kids = _children(todo.pop())
+            kids = procs.children(todo.pop())
             family += kids
             todo += kids
         assert family, "the worker drew the charts: its Chromium runs under it"
@@ -136,13 +124,9 @@ def _chromium_under(pid: int) -> list[int]:
     such as the shell commands of Debian's /usr/bin/chromium wrapper, that come and go)."""
     found, todo = [], [pid]
     while todo:
-        for kid in _children(todo.pop()):
+        for kid in procs.children(todo.pop()):
             todo.append(kid)
-            try:
-                cmd = Path(f"/proc/{kid}/cmdline").read_bytes()
-            except OSError:
-                continue
-            if b"chrom" in cmd.lower():
+            if b"chrom" in procs.cmdline(kid).lower():
                 found.append(kid)
     return found
 
@@ -202,15 +186,8 @@ def test_a_pool_worker_ends_when_the_app_process_is_killed(tmp_path: Path) -> No
         deadline = time.monotonic() + 10 * worker.PARENT_CHECK_S
         while time.monotonic() < deadline and Path(f"/proc/{child}").exists():
             time.sleep(0.1)
-        gone = not Path(f"/proc/{child}").exists() or "Z" in _state(child)
+        gone = not Path(f"/proc/{child}").exists() or procs.state(child) == "Z"
         assert gone, f"worker {child} outlived the app"
     finally:
         if app.poll() is None:
             app.kill()
-
-
-def _state(pid: int) -> str:
-    try:
-        return (Path(f"/proc/{pid}") / "stat").read_text().rsplit(")", 1)[1].split()[0]
-    except OSError:
-        return "gone"

@@ -25,6 +25,7 @@ from app.db import (
     make_engine,
     migration_lock,
 )
+from tests.ops import procs
 from tests.ops.conftest import REPO, Proc, wait_ready
 
 CLI = [sys.executable, "-c", "from app.cli import main; main()"]
@@ -137,18 +138,7 @@ def test_first_admin_hint_names_the_command_of_this_install(
 
 def _workers(parent: int) -> list[int]:
     """The uvicorn workers of `serve` (spawned children; not multiprocessing's tracker)."""
-    out = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-            cmd = (entry / "cmdline").read_bytes()
-        except OSError:
-            continue
-        if int(stat.rsplit(")", 1)[1].split()[1]) == parent and b"spawn_main" in cmd:
-            out.append(int(entry.name))
-    return sorted(out)
+    return [p for p in procs.children(parent) if b"spawn_main" in procs.cmdline(p)]
 
 
 def _established_by_pid(port: int, pids: list[int]) -> dict[int, int]:

@@ -27,6 +27,7 @@ from app.catalog.service.books import (
     clear_cache,
     current_price_book,
     price_book_for,
+    price_book_if_any,
     stored_price_book,
 )
 from app.catalog.service.errors import CatalogError, Conflict, InvalidRow, NotFound
@@ -121,6 +122,7 @@ __all__ = [
     "offers_public",
     "preview_import",
     "price_book_for",
+    "price_book_if_any",
     "price_list_detail",
     "price_list_public",
     "price_lists_public",

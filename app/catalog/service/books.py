@@ -13,6 +13,7 @@ from sqlmodel import Session, select
 from app.catalog.kinds import KINDS
 from app.catalog.models import AuditEntry, PriceList
 from app.catalog.price_book import BOOK_KINDS, build_price_book
+from app.catalog.service.errors import NotFound
 from app.catalog.service.rows import gpus_for, list_rows, row_values
 from app.catalog.service.versions import current_price_list, get_price_list
 from app.engine import price_book as engine
@@ -42,6 +43,17 @@ def price_book_for(*, session: Session, price_list_id: int) -> engine.PriceBook:
     """The list as an engine `PriceBook`; built once per revision, then served from memory."""
     pl = get_price_list(session=session, price_list_id=price_list_id)
     return _price_book(session, pl)
+
+
+def price_book_if_any(*, session: Session, price_list_id: int | None) -> engine.PriceBook | None:
+    """`price_book_for`, or None when there is no id or the list is gone (a plan whose price
+    list was deleted still quotes, without list prices)."""
+    if price_list_id is None:
+        return None
+    try:
+        return price_book_for(session=session, price_list_id=price_list_id)
+    except NotFound:
+        return None
 
 
 def current_price_book(*, session: Session) -> engine.PriceBook | None:
