@@ -109,9 +109,20 @@ def customer_result(plan: Plan) -> dict[str, Any]:
     hours = float(cost.get("hours_per_month") or 730.0)
     include = bool((plan.quote or {}).get("include_cloud_comparison"))
 
+    # The TCO rows name an option by key only: what it pays for (`billed`) is the option's.
+    billed = {o.get("key"): o.get("billed") for o in cost.get("options") or []}
+
     def clean(options: Any) -> list[dict[str, Any]]:
         shown = document.visible_options(list(options or []), include_cloud=include)
-        return [{**o, "label": document.option_label(o, gpu, hours)} for o in shown]
+        return [
+            {
+                **o,
+                "label": document.option_label(
+                    {"billed": billed.get(o.get("key")), **o}, gpu, hours
+                ),
+            }
+            for o in shown
+        ]
 
     keys = {o.get("key") for o in clean(cost.get("options"))}
     if cost.get("options"):

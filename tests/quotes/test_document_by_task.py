@@ -181,3 +181,23 @@ def test_a_batch_image_plan_says_how_long_its_images_take() -> None:
     i18n.activate("zh-TW")
     zh = document.service_row(inference, gpu, {"task": "image", "images": 100_000})
     assert zh is not None and zh[1].endswith("· 100,000 張圖片需 41.2 小時")
+
+
+def test_the_charts_name_the_gpus_each_option_pays_for_too(
+    image_plan: tuple[Account, dict[str, Any]],
+) -> None:
+    """The TCO chart's rows name an option by key only; their labels take what it pays for
+    from the option, as the cost table's do."""
+    from app.plans.models import Plan
+    from app.quotes import pdf
+
+    _, plan = image_plan
+    i18n.activate("en")
+    cost = pdf.customer_result(Plan(result=plan["result"]))["cost"]
+    used = plan["result"]["gpu"]["count"]
+    paid = {o["key"]: o["billed"]["gpus"] for o in plan["result"]["cost"]["options"]}
+    assert cost["tco"]
+    for row in cost["tco"]:
+        if paid.get(row["key"]) not in (None, used):
+            assert f"(the plan uses {used})" in row["label"], row["label"]
+    assert any("(the plan uses" in row["label"] for row in cost["tco"])
