@@ -4,7 +4,9 @@
   `{"detail": [{"loc", "msg", "type", "input"}]}` but with the echoed `input` made safe:
   NaN and ±Infinity become strings (JSON has no such numbers and `json.dumps` refuses them),
   and any input longer than `ECHO_LIMIT` characters is cut, so a 300 MB body is never sent
-  back (issue 13).
+  back (issue 13); lone UTF-16 surrogates (`"\\ud800"` is valid JSON, but no UTF-8 can
+  carry it) become U+FFFD in every echoed string — input, loc, msg, ctx and dict keys —
+  or the 422 itself would fail to encode.
 * The last-resort 500 is `app.ops.middleware.RequestMiddleware`: JSON with the request id
   under `/api/` (a short text page elsewhere), and it *does not re-raise*: Starlette's
   `ServerErrorMiddleware` re-raises after answering, and uvicorn then closes the keep-alive
@@ -16,6 +18,7 @@ from __future__ import annotations
 import json
 import logging
 import math
+import re
 from typing import Any
 
 from fastapi import Request
@@ -30,6 +33,15 @@ ECHO_LIMIT = 200
 #: Most validation errors listed in one 422 (a list of 100,000 bad items is one answer).
 MAX_ERRORS = 20
 
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def safe_text(value: object, limit: int = ECHO_LIMIT) -> str:
+    """`str(value)` cut to `limit` characters (an ellipsis says so), lone surrogates as U+FFFD."""
+    text = str(value)
+    cut = text if len(text) <= limit else text[:limit] + "…"
+    return _SURROGATE.sub("\ufffd", cut)
+
 
 def safe_value(value: Any, *, depth: int = 0) -> Any:
     """`value` as JSON can carry it: non-finite floats as strings, long text and deep or
@@ -41,7 +53,7 @@ def safe_value(value: Any, *, depth: int = 0) -> Any:
     if isinstance(value, int):
         return value if abs(value) < 2**63 else f"{str(value)[:20]}… ({len(str(value))} digits)"
     if isinstance(value, str):
-        return value if len(value) <= ECHO_LIMIT else value[:ECHO_LIMIT] + "…"
+        return safe_text(value)
     if depth < 4 and isinstance(value, (list, tuple, dict)):
         try:
             text = json.dumps(jsonable_encoder(value), allow_nan=True, default=str)
@@ -49,12 +61,11 @@ def safe_value(value: Any, *, depth: int = 0) -> Any:
             text = None
         if text is not None and len(text) <= ECHO_LIMIT:
             if isinstance(value, dict):
-                return {
-                    str(k)[:ECHO_LIMIT]: safe_value(v, depth=depth + 1) for k, v in value.items()
-                }
+                return {safe_text(k): safe_value(v, depth=depth + 1) for k, v in value.items()}
             return [safe_value(v, depth=depth + 1) for v in value]
+        # json.dumps escapes surrogates (ensure_ascii), so the cut text is plain ASCII.
         return (text or type(value).__name__)[:ECHO_LIMIT] + "…"
-    return str(value)[:ECHO_LIMIT]
+    return safe_text(value)
 
 
 def safe_errors(errors: Any) -> list[dict[str, Any]]:
@@ -62,16 +73,16 @@ def safe_errors(errors: Any) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     for err in list(errors)[:MAX_ERRORS]:
         item: dict[str, Any] = {
-            "type": str(err.get("type", "value_error")),
-            "loc": [p if isinstance(p, int) else str(p)[:ECHO_LIMIT] for p in err.get("loc", ())],
-            "msg": str(err.get("msg", ""))[: ECHO_LIMIT * 2],
+            "type": safe_text(err.get("type", "value_error")),
+            "loc": [p if isinstance(p, int) else safe_text(p) for p in err.get("loc", ())],
+            "msg": safe_text(err.get("msg", ""), ECHO_LIMIT * 2),
         }
         if "input" in err:
             item["input"] = safe_value(err["input"])
         ctx = err.get("ctx")
         if isinstance(ctx, dict):
             item["ctx"] = {
-                str(k): safe_value(v if isinstance(v, (int, float)) else str(v))
+                safe_text(k): safe_value(v if isinstance(v, (int, float)) else str(v))
                 for k, v in ctx.items()
             }
         out.append(item)

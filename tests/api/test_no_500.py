@@ -17,7 +17,8 @@ from fastapi.testclient import TestClient
 
 from app.main import create_app
 from app.settings import Settings
-from app.web.failures import ECHO_LIMIT
+from app.web.failures import ECHO_LIMIT, safe_errors
+from tests.accounts.helpers import make_account
 
 LLAMA = (
     '"hidden_size":4096,"num_hidden_layers":32,"vocab_size":32000,"intermediate_size":11008,'
@@ -144,6 +145,49 @@ def test_the_echoed_input_is_cut(client: TestClient) -> None:
     (err,) = [e for e in answer["detail"] if e["loc"] == ["body", "task"]]
     assert err["input"] == "a" * ECHO_LIMIT + "…"
     assert len(json.dumps(answer)) < 5_000
+
+
+def test_a_lone_surrogate_in_a_value_is_a_422_naming_the_field(client: TestClient) -> None:
+    """`"\\ud800"` is valid JSON but no UTF-8 can carry it: the echoed input shows U+FFFD."""
+    account = make_account(client, "sales")
+    r = client.post(
+        "/api/v1/customers",
+        content='{"name":"\\ud800"}',
+        headers={**account.headers, "content-type": "application/json"},
+    )
+    assert r.status_code == 422, r.text
+    (err,) = [e for e in r.json()["detail"] if e["loc"] == ["body", "name"]]
+    assert err["input"] == "\ufffd"
+
+
+def test_a_lone_surrogate_in_a_key_is_a_422_echoing_it_safely(client: TestClient) -> None:
+    """Pydantic refuses the key itself (`string_unicode` at the body); the echo shows U+FFFD."""
+    status, answer = post_raw(client, "/api/v1/costs", '{"gpu_count":8,"x\\udfff":1}')
+    assert status == 422, answer
+    (err,) = answer["detail"]
+    assert (err["type"], err["loc"], err["input"]) == ("string_unicode", ["body"], "x\ufffd")
+
+
+def test_a_lone_surrogate_deep_in_the_echoed_input_is_replaced() -> None:
+    """Containers echo their items and keys through the same cleaning."""
+    errors = [
+        {
+            "type": "t",
+            "loc": ("body", "\ud800"),
+            "msg": "m\udc00",
+            "input": {"\ud83d": ["\udfff"]},
+            "ctx": {"k\ud800": "v\ud800"},
+        }
+    ]
+    (item,) = safe_errors(errors)
+    assert item == {
+        "type": "t",
+        "loc": ["body", "\ufffd"],
+        "msg": "m\ufffd",
+        "input": {"\ufffd": ["\ufffd"]},
+        "ctx": {"k\ufffd": "v\ufffd"},
+    }
+    json.dumps(item, ensure_ascii=False).encode("utf-8")
 
 
 @pytest.mark.parametrize(
