@@ -16,7 +16,7 @@ from app.i18n import gettext as _
 from app.ids import DB_ID_MAX
 from app.planner import views as planner
 from app.plans import service
-from app.plans.models import NOTES_MAX, STATUSES, Plan
+from app.plans.models import NOTES_MAX, STATUSES, TAG_MAX, TAGS_MAX, Plan
 from app.plans.presenters import STATUS_NAMES, field_label, show_value
 
 #: List columns that sort, with their labels.
@@ -116,15 +116,28 @@ def parse_edit(form: Mapping[str, str]) -> tuple[int, dict[str, Any], dict[str, 
     notes = form.get("notes") or ""
     if len(notes) > NOTES_MAX:
         errors["notes"] = _("At most %(n)s characters.") % {"n": NOTES_MAX}
-    tags = [t.strip()[:50] for t in (form.get("tags") or "").split(",") if t.strip()]
+    tags, tags_error = parse_tags(form.get("tags") or "")
+    if tags_error:
+        errors["tags"] = tags_error
     changes = {
         "name": name,
         "customer": customer,
         "status": status,
         "notes": notes,
-        "tags": list(dict.fromkeys(tags))[:50],
+        "tags": tags,
     }
     return version, changes, errors
+
+
+def parse_tags(text: str) -> tuple[list[str], str]:
+    """(tags, error) from 'a, b, a': trimmed, blanks and repeats dropped; a tag or a count over
+    the API's limits is an error (the user's text stays in the form), never cut."""
+    tags = list(dict.fromkeys(t.strip() for t in text.split(",") if t.strip()))
+    if any(len(t) > TAG_MAX for t in tags):
+        return tags, _("Each tag has at most %(n)s characters.") % {"n": TAG_MAX}
+    if len(tags) > TAGS_MAX:
+        return tags, _("At most %(n)s tags.") % {"n": TAGS_MAX}
+    return tags, ""
 
 
 def parse_compare(ids: str, revs: Sequence[str]) -> tuple[list[tuple[int, int | None]], str]:
@@ -162,13 +175,22 @@ def save_from_planner(
 ) -> tuple[Plan | None, dict[str, str]]:
     """A new plan from the planner's form (its fields plus name and customer)."""
     req, errors = planner.build_request(planner.form_values(form), currency)
-    if req is None:
+    name = (form.get("name") or "").strip()
+    customer = (form.get("customer") or "").strip()
+    # As long as the edit form and the API take (200), else refused: never saved cut short.
+    for field, label, text in (
+        ("name", _("Plan name"), name),
+        ("customer", _("Customer"), customer),
+    ):
+        if len(text) > 200:
+            errors[field] = f"{label}: " + _("At most %(n)s characters.") % {"n": 200}
+    if req is None or errors:
         return None, errors
     plan = service.create_plan(
         session=session,
         owner=user,
-        name=(form.get("name") or "").strip()[:200] or default_name(req),
-        customer=(form.get("customer") or "").strip()[:200],
+        name=name or default_name(req),
+        customer=customer,
         workload=req,
     )
     return plan, {}

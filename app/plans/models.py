@@ -14,7 +14,7 @@ from datetime import UTC, date, datetime
 from decimal import Decimal
 from typing import Annotated, Any, ClassVar, Final
 
-from pydantic import AfterValidator, ConfigDict, field_validator
+from pydantic import AfterValidator, ConfigDict, StringConstraints, field_validator
 from sqlalchemy import JSON, Column, ForeignKeyConstraint, Index, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
@@ -22,7 +22,7 @@ import app.accounts.models
 import app.catalog.models  # (the price_list table the FK points at)
 import app.customers.models  # noqa: F401  (the customer table the FK points at)
 from app.engine.schemas import EstimateRequest
-from app.ids import DB_ID_MAX
+from app.ids import DB_ID_MAX, DbId
 from app.plans.schedule import MAX_PHASES, SCHEDULE_KEY, PhaseIn
 from app.quotes.models import QuoteIn
 
@@ -82,13 +82,18 @@ Status = Annotated[str, AfterValidator(_status)]
 Name = Annotated[str, AfterValidator(_text)]
 
 
-def _clean_tags(tags: list[str]) -> list[str]:
-    seen: dict[str, None] = {}
-    for t in tags:
-        t = t.strip()
-        if t:
-            seen.setdefault(t[:50], None)
-    return list(seen)
+#: Longest tag (characters, after trimming) and most tags on a plan: more is a 422 naming
+#: `tags` (API, import) or an inline error (edit form), never a silent cut (QA S2.6).
+TAG_MAX = 50
+TAGS_MAX = 50
+
+Tag = Annotated[str, StringConstraints(strip_whitespace=True, max_length=TAG_MAX)]
+"""One tag: trimmed, at most `TAG_MAX` characters."""
+
+
+def clean_tags(tags: list[str]) -> list[str]:
+    """Tags in order without blanks or repeats (each already trimmed and bounded by `Tag`)."""
+    return list(dict.fromkeys(t for t in tags if t))
 
 
 #: Longest plan notes (characters): the API and the page refuse more (422 naming `notes`),
@@ -213,7 +218,7 @@ class PlanCreate(SQLModel):
 
     name: Name = Field(max_length=200)
     customer: str = Field(default="", max_length=200)
-    customer_id: int | None = None
+    customer_id: DbId | None = None
     workload: EstimateRequest | None = Field(
         default=None, description="One workload (what /api/v1/estimate takes)."
     )
@@ -223,12 +228,12 @@ class PlanCreate(SQLModel):
     quote: QuoteIn | None = None
     status: Status = "draft"
     notes: str = Field(default="", max_length=NOTES_MAX)
-    tags: list[str] = Field(default_factory=list, max_length=50)
+    tags: list[Tag] = Field(default_factory=list, max_length=TAGS_MAX)
 
     @field_validator("tags")
     @classmethod
     def _tags(cls, v: list[str]) -> list[str]:
-        return _clean_tags(v)
+        return clean_tags(v)
 
 
 class PlanUpdate(SQLModel):
@@ -241,7 +246,7 @@ class PlanUpdate(SQLModel):
     customer: str | None = Field(default=None, max_length=200)
     status: Status | None = None
     notes: str | None = Field(default=None, max_length=NOTES_MAX)
-    tags: list[str] | None = Field(default=None, max_length=50)
+    tags: list[Tag] | None = Field(default=None, max_length=TAGS_MAX)
     workload: EstimateRequest | None = None
     phases: list[PhaseIn] | None = Field(
         default=None,
@@ -249,13 +254,13 @@ class PlanUpdate(SQLModel):
         max_length=MAX_PHASES,
         description=PHASES_DOC + " The list replaces the plan's phases (or its workload).",
     )
-    customer_id: int | None = None
+    customer_id: DbId | None = None
     quote: QuoteIn | None = None
 
     @field_validator("tags")
     @classmethod
     def _tags(cls, v: list[str] | None) -> list[str] | None:
-        return None if v is None else _clean_tags(v)
+        return None if v is None else clean_tags(v)
 
     def changes(self) -> dict[str, Any]:
         out = self.model_dump(exclude_none=True, exclude={"version", "workload", "quote", "phases"})
@@ -343,7 +348,7 @@ class RepriceIn(SQLModel):
     version: int | None = Field(
         default=None, ge=1, le=DB_ID_MAX, description="Optional optimistic check."
     )
-    price_list_id: int | None = Field(default=None, description="Default: the current list.")
+    price_list_id: DbId | None = Field(default=None, description="Default: the current list.")
 
 
 class CostDelta(SQLModel):

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 from typing import Any, Final, Literal
 
-from pydantic import ConfigDict
+from pydantic import ConfigDict, field_validator
 from sqlmodel import Field, Session, SQLModel
 
 from app.accounts.models import User
+from app.catalog.models import PriceList
 from app.plans import service as plans
-from app.plans.models import Plan
+from app.ids import DbId
+from app.plans.models import TAGS_MAX, Plan, Tag, clean_tags
 
 FORMAT: Final = "stratagem.plan/1"
 
@@ -33,10 +35,19 @@ class PlanExport(SQLModel):
 
 
 class PlanImport(PlanExport):
+    # The same bounds as PlanCreate: an import is a new plan (the export itself stays as
+    # lenient as what is stored, so an old plan always exports).
+    tags: list[Tag] = Field(default_factory=list, max_length=TAGS_MAX)
+    price_list_id: DbId | None = None
     reprice: bool = Field(
         default=True,
         description="Price with the current list (true) or the export's own `price_list_id`.",
     )
+
+    @field_validator("tags")
+    @classmethod
+    def _tags(cls, v: list[str]) -> list[str]:
+        return clean_tags(v)
 
 
 def export_plan(plan: Plan) -> PlanExport:
@@ -57,6 +68,10 @@ def export_plan(plan: Plan) -> PlanExport:
 def import_plan(*, session: Session, owner: User, data: PlanImport) -> Plan:
     """A new draft plan owned by `owner` from an export: re-priced with the current list, or
     (reprice=false) priced with the export's own price list, which must still exist."""
+    keep = data.price_list_id
+    # Checked before the plan is created: a 422 must not leave a half-imported plan behind.
+    if not data.reprice and keep is not None and session.get(PriceList, keep) is None:
+        raise plans.Invalid("price_list_id", f"no price list {keep}")
     plan = plans.create_plan(
         session=session,
         owner=owner,
@@ -66,7 +81,6 @@ def import_plan(*, session: Session, owner: User, data: PlanImport) -> Plan:
         notes=data.notes,
         tags=list(data.tags),
     )
-    keep = data.price_list_id
     if not data.reprice and keep is not None and keep != plan.price_list_id:
         assert plan.id is not None
         plan = plans.reprice_plan(

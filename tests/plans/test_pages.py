@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from bs4 import BeautifulSoup
 from fastapi.testclient import TestClient
-from sqlmodel import Session
+from sqlmodel import Session, select
 
 from app.accounts.models import User
 from app.plans import service
@@ -178,6 +178,28 @@ def test_save_from_the_planner_creates_the_plan(pages: TestClient, account: Make
         )
 
 
+@pytest.mark.parametrize(
+    ("field", "lang", "words"),
+    [
+        ("name", "en", "Plan name: At most 200 characters."),
+        ("customer", "zh-TW", "客戶: 最多 200 個字元。"),
+    ],
+)
+def test_save_from_the_planner_refuses_text_past_200_characters(
+    pages: TestClient, account: MakeAccount, field: str, lang: str, words: str
+) -> None:
+    """The edit form and the API refuse 201 characters too: nothing is saved cut short."""
+    a = signed_in(pages, account)
+    form = soup(pages.get("/plan?example=8b-lora")).select_one("form[action='/plans/new']")
+    data = {i["name"]: i.get("value", "") for i in form.select("input[name]")}
+    data.update({"name": "Saved", "customer": "ACME", field: "x" * 201})
+    r = pages.post("/plans/new", data=data, headers={"Accept-Language": lang})
+    assert r.status_code == 422
+    assert words in soup(r).get_text()
+    with Session(pages.app.state.engine) as s:  # type: ignore[attr-defined]
+        assert s.exec(select(Plan).where(Plan.owner_id == a.user.id)).first() is None
+
+
 def test_planner_hides_save_for_visitors(pages: TestClient) -> None:
     page = soup(pages.get("/plan?example=8b-lora"))
     assert page.select_one("form[action='/plans/new']") is None
@@ -257,6 +279,47 @@ def test_edit_saves_a_new_revision(pages: TestClient, account: MakeAccount) -> N
     history = page.select("#history tbody tr")
     assert len(history) == 2
     assert "v2" in history[0].th.get_text()
+
+
+@pytest.mark.parametrize(
+    ("tags", "lang", "message"),
+    [
+        ("a, " + "t" * 51, "en", "Each tag has at most 50 characters."),
+        ("a, " + "t" * 51, "zh-TW", "每個標籤最多 50 個字元。"),
+        (", ".join(f"tag{i}" for i in range(51)), "en", "At most 50 tags."),
+        (", ".join(f"tag{i}" for i in range(51)), "zh-TW", "最多 50 個標籤。"),
+    ],
+)
+def test_edit_refuses_tags_past_the_limits_and_keeps_the_input(
+    pages: TestClient, account: MakeAccount, tags: str, lang: str, message: str
+) -> None:
+    """The API's limits (a tag of 50 characters, 50 tags), said beside the field, not cut."""
+    a = signed_in(pages, account)
+    plan = make_plan(pages, a.user)
+    form = soup(pages.get(f"/plans/{plan.id}/edit")).select_one("form[action$='/edit']")
+    data = {i["name"]: i.get("value", "") for i in form.select("input[name]")}
+    data.update(tags=tags)
+    r = pages.post(f"/plans/{plan.id}/edit", data=data, headers={"Accept-Language": lang})
+    assert r.status_code == 422
+    page = soup(r)
+    assert page.select_one("#err-tags").get_text() == message
+    assert page.select_one("[name=tags]")["value"] == tags
+    with Session(pages.app.state.engine) as s:  # type: ignore[attr-defined]
+        saved = s.get(Plan, plan.id)
+        assert saved is not None and (saved.version, saved.tags) == (1, [])
+
+
+def test_edit_keeps_fifty_tags_of_fifty_characters(pages: TestClient, account: MakeAccount) -> None:
+    a = signed_in(pages, account)
+    plan = make_plan(pages, a.user)
+    form = soup(pages.get(f"/plans/{plan.id}/edit")).select_one("form[action$='/edit']")
+    data = {i["name"]: i.get("value", "") for i in form.select("input[name]")}
+    tags = [f"{i:02d}" + "t" * 48 for i in range(50)]
+    data.update(tags=", ".join(tags + tags[:1]))  # a repeat is dropped, not counted
+    assert pages.post(f"/plans/{plan.id}/edit", data=data).status_code == 303
+    with Session(pages.app.state.engine) as s:  # type: ignore[attr-defined]
+        saved = s.get(Plan, plan.id)
+        assert saved is not None and saved.tags == tags
 
 
 @pytest.mark.parametrize("lang", LANGS)

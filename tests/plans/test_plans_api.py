@@ -6,6 +6,7 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
+import pytest
 from fastapi.testclient import TestClient
 
 from tests.accounts.helpers import Account, MakeAccount
@@ -267,3 +268,99 @@ def test_notes_past_the_limit_are_422_naming_notes(
     )
     assert r.status_code == 422
     assert ["body", "notes"] in [d["loc"][:2] for d in r.json()["detail"]]
+
+
+def _plan_count(client: TestClient) -> int:
+    from sqlmodel import Session, func, select
+
+    from app.plans.models import Plan
+
+    with Session(client.app.state.engine) as session:  # type: ignore[attr-defined]
+        return session.exec(select(func.count()).select_from(Plan)).one()
+
+
+def _export(client: TestClient, who: Account) -> dict[str, Any]:
+    plan = _create(client, who)
+    r = client.get(f"/api/v1/plans/{plan['id']}/export", headers=who.headers)
+    assert r.status_code == 200, r.text
+    return r.json()
+
+
+@pytest.mark.parametrize("value", [2**31, 2**63, 10**20])
+def test_ids_past_the_database_range_are_422_naming_the_field(
+    client: TestClient, account: MakeAccount, value: int
+) -> None:
+    """customer_id and price_list_id are DbIds (1 … 2^31 − 1) like path ids: past 2^63 they
+    overflowed SQLite (a 500); now nothing is saved and the 422 names the field."""
+    who = account("sales")
+    plan = _create(client, who)
+    exported = _export(client, who)
+    calls = [
+        ("post", "/api/v1/plans", {"name": "x", "workload": WORKLOAD, "customer_id": value}),
+        ("put", f"/api/v1/plans/{plan['id']}", {"version": 1, "customer_id": value}),
+        ("post", f"/api/v1/plans/{plan['id']}/reprice", {"price_list_id": value}),
+        (
+            "post",
+            "/api/v1/plans/import",
+            {**exported, "price_list_id": value, "reprice": False},
+        ),
+    ]
+    before = _plan_count(client)
+    for method, url, body in calls:
+        r = client.request(method, url, json=body, headers=who.headers)
+        assert r.status_code == 422, (url, r.text)
+        field = "customer_id" if "customer_id" in body else "price_list_id"
+        assert ["body", field] in [d["loc"][:2] for d in r.json()["detail"]], (url, r.text)
+    assert _plan_count(client) == before
+    r = client.get(f"/api/v1/plans/{plan['id']}", headers=who.headers)
+    assert r.json()["version"] == 1
+
+
+def test_tags_past_the_limits_are_422_naming_tags_never_cut(
+    client: TestClient, account: MakeAccount
+) -> None:
+    """TAG_MAX characters a tag (after trimming), TAGS_MAX tags: create, save and import
+    refuse more instead of storing a shortened tag or the first fifty."""
+    from app.plans.models import TAG_MAX, TAGS_MAX
+
+    who = account("sales")
+    plan = _create(client, who, tags=[" " + "t" * TAG_MAX + " "])
+    assert plan["tags"] == ["t" * TAG_MAX], "trimmed, then exactly at the limit"
+    exported = _export(client, who)
+    too_long = ["ok", "t" * (TAG_MAX + 1)]
+    too_many = [f"tag{i}" for i in range(TAGS_MAX + 1)]
+    before = _plan_count(client)
+    for tags in (too_long, too_many):
+        for method, url, body in [
+            ("post", "/api/v1/plans", {"name": "x", "workload": WORKLOAD, "tags": tags}),
+            ("put", f"/api/v1/plans/{plan['id']}", {"version": 1, "tags": tags}),
+            ("post", "/api/v1/plans/import", {**exported, "tags": tags}),
+        ]:
+            r = client.request(method, url, json=body, headers=who.headers)
+            assert r.status_code == 422, (url, r.text)
+            assert ["body", "tags"] in [d["loc"][:2] for d in r.json()["detail"]], (url, r.text)
+    assert _plan_count(client) == before
+    r = client.get(f"/api/v1/plans/{plan['id']}", headers=who.headers)
+    assert (r.json()["version"], r.json()["tags"]) == (1, ["t" * TAG_MAX])
+
+
+def test_import_keeps_tags_within_the_limits(client: TestClient, account: MakeAccount) -> None:
+    who = account("sales")
+    exported = _export(client, who)
+    tags = [" a ", "a", "b", ""] + [f"tag{i}" for i in range(46)]
+    r = client.post("/api/v1/plans/import", json={**exported, "tags": tags}, headers=who.headers)
+    assert r.status_code == 201, r.text
+    assert r.json()["tags"] == ["a", "b", *[f"tag{i}" for i in range(46)]]
+
+
+def test_import_with_a_price_list_that_is_gone_saves_nothing(
+    client: TestClient, account: MakeAccount
+) -> None:
+    who = account("sales")
+    exported = _export(client, who)
+    before = _plan_count(client)
+    body = {**exported, "price_list_id": 2**31 - 1, "reprice": False}
+    r = client.post("/api/v1/plans/import", json=body, headers=who.headers)
+    assert r.status_code == 422, r.text
+    assert r.json()["detail"][0]["loc"] == ["body", "price_list_id"]
+    assert _plan_count(client) == before, "no half-imported plan left behind"
