@@ -63,6 +63,8 @@ def estimate(
     model = resolve_model(req)
     gpu = _chosen_gpu(req, pool)
     task = _task(req, model)
+    if task in TRAINING_TASKS:
+        _check_training_pins(req, model, gpu)
     warnings = _inferred_model_warnings(model)
     explain: list[Explanation] = []
     candidates: list[CandidateOut] = []
@@ -103,7 +105,14 @@ def estimate(
     explain.extend(infra.explain)
     warnings.extend(infra.warnings)
     warnings.extend(seed_warnings(req, model, plan))
-    cost = None if prices is None else _price(req, plan, infra, prices, warnings, explain)
+    # A training plan that overflows memory is not priced: a quote for hardware that cannot
+    # hold the job would be worse than none (its warning says what would fit instead).
+    runnable = plan.training is None or plan.training.fits
+    cost = (
+        None
+        if prices is None or not runnable
+        else _price(req, plan, infra, prices, warnings, explain)
+    )
     per_gpu = plan.per_gpu.gb()
     return EstimateResponse(
         model=_model_out(model),
@@ -159,6 +168,18 @@ def resolve_model(req: EstimateRequest) -> ModelSpec:
             }.items()
             if v is not None
         }
+        if m.layers and m.hidden:
+            # The query and output projections alone hold 2·h² weights per layer (h × h each,
+            # Vaswani et al. 2017 §3.2.2), whatever the MLP, KV heads or experts add.
+            floor = 2.0 * m.layers * m.hidden**2
+            if floor > 1.5 * m.params_b * 1e9:
+                raise InputError(
+                    "model",
+                    f"{m.layers:,} layers of width {m.hidden:,} hold at least "
+                    f"{fmt(floor / 1e9)}B parameters (2 × layers × hidden², the attention "
+                    f"projections alone), not {fmt(m.params_b)}B: give matching numbers, or "
+                    "leave layers and hidden out to have them inferred",
+                )
         return from_param_count(m.params_b, **overrides)  # type: ignore[arg-type]
     except KeyError as e:
         raise InputError("model.preset", str(e.args[0])) from e
@@ -200,6 +221,43 @@ def _chosen_gpu(req: EstimateRequest, pool: list[GpuSpec]) -> GpuSpec:
             "(Blackwell B200/B300/GB200 and AMD MI355X do): choose fp8, int8 or int4",
         )
     return gpu
+
+
+def _check_training_pins(req: EstimateRequest, model: ModelSpec, gpu: GpuSpec) -> None:
+    """Refuse a training request no framework could run, naming the field: a TP degree that
+    does not split the attention heads (Megatron-LM shards whole heads and whole KV groups,
+    or replicates KV heads when tp is a multiple of them), more pipeline stages than layers,
+    and FP8 compute on a GPU without FP8 tensor cores (or in QLoRA, whose NF4 base is
+    dequantised to bf16/fp16 for every matmul, Dettmers et al. 2023 §3)."""
+    tp, pp = req.tp, req.pp
+    if tp and (model.heads % tp or (model.kv_heads % tp and tp % model.kv_heads)):
+        allowed = [t for t in (1, 2, 4, 8, 16, 32, 64) if model.heads % t == 0
+                   and (model.kv_heads % t == 0 or t % model.kv_heads == 0)]  # fmt: skip
+        raise InputError(
+            "tp",
+            f"tp {tp} does not split the {model.heads} attention heads ({model.kv_heads} KV "
+            f"heads) of {model.name}: choose one of {', '.join(map(str, allowed))}",
+        )
+    if pp and pp > model.layers:
+        raise InputError(
+            "pp",
+            f"pp {pp} exceeds the {model.layers} layers of {model.name}: every pipeline stage "
+            f"needs at least one layer (1–{model.layers})",
+        )
+    if req.gpu_count and pp and not tp and req.gpu_count % pp:
+        raise InputError("pp", f"gpu_count {req.gpu_count} must be a multiple of pp {pp}")
+    if req.precision == "fp8" and req.task == "qlora":
+        raise InputError(
+            "precision",
+            "QLoRA dequantises its 4-bit base to bf16 or fp16 for every matmul; it has no FP8 "
+            "path: choose bf16, fp16 or fp32",
+        )
+    if req.precision == "fp8" and not gpu.fp8_tflops:
+        raise InputError(
+            "precision",
+            f"training in fp8 needs FP8 tensor cores; {gpu.name} has none (Hopper, Ada, "
+            "Blackwell and AMD MI300 do): choose bf16 or fp16",
+        )
 
 
 def _inferred_model_warnings(model: ModelSpec) -> list[str]:

@@ -23,6 +23,30 @@ class Notice(str):
         return obj
 
 
+#: Parameters whose name ends so are phrases from `TERMS`, which a page translates like the
+#: template itself (a task or a recomputation mode reads "完整微調", never "full_finetune").
+TERM_SUFFIX = "_term"
+
+#: The engine's vocabulary that a notice names by value: every phrase has a zh-TW translation
+#: (tests/web/test_engine_notices.py), so no enum value reaches a reader.
+TERMS: dict[str, str] = {
+    "pretrain": "pre-training",
+    "full_finetune": "full fine-tuning",
+    "lora": "LoRA fine-tuning",
+    "qlora": "QLoRA fine-tuning",
+    "inference": "serving",
+    "image": "image generation",
+    "none": "no activation recomputation",
+    "selective": "selective activation recomputation",
+    "full": "full activation recomputation",
+}
+
+
+def term(value: str) -> str:
+    """The readable phrase of an engine value (a task, a recomputation mode)."""
+    return TERMS.get(value, value)
+
+
 def template_and_params(text: str) -> tuple[str, dict[str, str]]:
     """(template, params) for any warning; a plain string is its own template."""
     if isinstance(text, Notice):

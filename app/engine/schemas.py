@@ -339,6 +339,14 @@ class TrainingOut:
     tokens_per_s: float
     meets_deadline: bool | None
     goodput: float = 1.0
+    fits: Annotated[
+        bool,
+        Field(
+            description="Whether the chosen layout fits in every GPU's memory. False: the "
+            "figures are those of the most frugal layout the pins allow, which overflows; the "
+            "plan cannot run as shown, is not priced, and `meets_deadline` is false."
+        ),
+    ] = True
     uncertainty: Annotated[
         Uncertainty | None,
         Field(

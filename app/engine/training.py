@@ -17,7 +17,7 @@ import math
 from collections.abc import Sequence
 from dataclasses import replace
 
-from app.engine import compute, memory, planner
+from app.engine import compute, memory, notices, planner
 from app.engine.architectures import ModelSpec
 from app.engine.bands import training_bands
 from app.engine.explain import Explanation, Operand
@@ -45,6 +45,19 @@ def plan_training(
 ) -> Plan:
     """Size a training job on `gpu`; when nothing is pinned, also on every GPU of `pool`."""
     tokens = training_tokens(req, model, warnings)
+    if req.precision == "fp32" and gpu.fp32_tflops and gpu.fp32_tflops < gpu.peak_tflops("fp32"):
+        warnings.append(
+            Notice(
+                "FP32 training is sized with TF32 tensor-core matmuls (%(tf32)s TFLOPS on "
+                "%(gpu)s); PyTorch leaves them off unless torch.backends.cuda.matmul."
+                "allow_tf32 is set. Without them matmuls run at the FP32 peak of %(fp32)s "
+                "TFLOPS, about %(times)s× slower.",
+                tf32=fmt(gpu.peak_tflops("fp32")),
+                gpu=gpu.name,
+                fp32=fmt(gpu.fp32_tflops),
+                times=fmt(gpu.peak_tflops("fp32") / gpu.fp32_tflops),
+            )
+        )
     job, states, trainable = training_job(req, model, tokens)
     explain.extend(states.explain)
     pins = planner.Pins(
@@ -60,8 +73,9 @@ def plan_training(
     )
     if req.gpu is None and req.gpu_count is None:
         candidates.extend(_other_gpus(req, job, gpu, pool, pins, chosen, minimum))
+    fits = chosen is not None
     if chosen is None:
-        chosen = _overflowing_candidate(req, model, job, gpu, pins, warnings)
+        chosen = _overflowing_candidate(req, model, job, gpu, pool, pins, warnings)
     else:
         explain.append(_gpu_count_explained(req, gpu, chosen, minimum))
     flops, flops_ex = compute.training_flops(
@@ -73,7 +87,13 @@ def plan_training(
     explain.append(_training_days_explained(req, gpu, chosen, flops))
     explain.append(_gpu_hours_explained(chosen))
     replica, per_gpu = _memory(req, model, job, states, chosen, explain)
-    meets = _meets_deadline(req, gpu, chosen, warnings)
+    # A plan that overflows memory cannot run, so it meets no deadline however fast its
+    # figures look (its own warning says why and what would fit).
+    meets = (
+        _meets_deadline(req, gpu, chosen, warnings)
+        if fits
+        else (None if req.deadline_days is None else False)
+    )
     band, memory_band = training_bands(task=req.task, gpu=gpu.id, moe=model.experts > 1)
     training = TrainingOut(
         uncertainty=band,
@@ -87,6 +107,7 @@ def plan_training(
         goodput=chosen.goodput,
         tokens_per_s=tokens / (chosen.days * 86400) if chosen.days > 0 else 0.0,
         meets_deadline=meets,
+        fits=fits,
     )
     return Plan(
         gpu=gpu,
@@ -97,7 +118,7 @@ def plan_training(
         per_gpu=per_gpu,
         interconnect=chosen.interconnect,
         trainable=trainable,
-        global_batch=max(job.global_batch, chosen.layout.dp * chosen.layout.micro_batch),
+        global_batch=_running_batch(req, job, chosen, warnings),
         training=training,
         inference=None,
         days=chosen.days,
@@ -173,6 +194,52 @@ def training_job(
     return job, states, trainable
 
 
+def _running_batch(
+    req: EstimateRequest,
+    job: planner.TrainingJob,
+    chosen: planner.Candidate,
+    warnings: list[str],
+) -> int:
+    """Sequences each optimizer step actually runs: dp × micro-batch × accumulation steps
+    (what the parallelism block multiplies out to), with a notice when that is not the
+    batch asked for: a pinned batch that dp × micro-batch does not divide is rounded up to
+    whole micro-batches, and a default batch grows when the data-parallel width exceeds it."""
+    lay = chosen.layout
+    per_step = lay.dp * lay.micro_batch
+    running = per_step * planner.micro_batches(job, lay.dp)
+    if running == job.global_batch:
+        return running
+    params = {
+        "running": f"{running:,}",
+        "tokens": fmt(running * req.seq_len),
+        "asked": f"{job.global_batch:,}",
+        "dp": f"{lay.dp:,}",
+        "micro": lay.micro_batch,
+        "steps": planner.micro_batches(job, lay.dp),
+    }
+    if job.batch_pinned:
+        warnings.append(
+            Notice(
+                "The global batch of %(asked)s sequences is not a multiple of data-parallel "
+                "%(dp)s × micro-batch %(micro)s: each step runs %(running)s sequences "
+                "(%(steps)s accumulation steps, %(tokens)s tokens), and the figures are for "
+                "that batch.",
+                **params,
+            )
+        )
+    elif running >= 2 * job.global_batch:
+        warnings.append(
+            Notice(
+                "Each step runs %(running)s sequences (%(tokens)s tokens), not the default "
+                "%(asked)s: data-parallel %(dp)s × micro-batch %(micro)s. A batch this large "
+                "may need more tokens to reach the same loss; pin global_batch (with tp or "
+                "pp) to keep it.",
+                **params,
+            )
+        )
+    return running
+
+
 # ------------------------------------------------------------------------- the GPU count
 
 
@@ -188,6 +255,14 @@ def _other_gpus(
     """The same job planned on every GPU of `pool` (the chosen GPU's plan reused)."""
     out: list[CandidateOut] = []
     for other in pool:
+        if req.precision == "fp8" and not other.fp8_tflops:
+            out.append(
+                CandidateOut(
+                    gpu=other.id, count=0, feasible=False, days=None, per_gpu_gb=None,
+                    reason="no FP8 tensor cores",
+                )
+            )  # fmt: skip
+            continue
         c, _ = (
             (chosen, minimum)
             if other.id == gpu.id
@@ -239,58 +314,137 @@ def _overflowing_candidate(
     model: ModelSpec,
     job: planner.TrainingJob,
     gpu: GpuSpec,
+    pool: Sequence[GpuSpec],
     pins: planner.Pins,
     warnings: list[str],
 ) -> planner.Candidate:
     """What to show when nothing fits: the most frugal layout the pins allow (at the pinned
-    count if any), and a warning that says what would fit when the pins are the cause."""
-    chosen = infeasible_candidate(job, gpu, pins, count=req.gpu_count)
-    warnings.append(
-        Notice(
-            "%(model)s %(task)s does not fit in %(memory)s GB per GPU on %(count)s × "
-            "%(gpu)s with any layout the pins allow (ZeRO-%(zero)s, %(recompute)s "
-            "recomputation, TP %(tp)s, PP %(pp)s): the figures shown overflow memory.",
-            model=model.name,
-            task=req.task,
-            memory=fmt(gpu.memory_gb),
-            count=f"{chosen.count:,}",
-            gpu=gpu.name,
-            zero=chosen.layout.zero_stage,
-            recompute=chosen.layout.recompute,
-            tp=chosen.layout.tp,
-            pp=chosen.layout.pp,
+    count, else at the smallest count past which more GPUs no longer lower the memory per
+    GPU), a warning saying so, and what would fit instead."""
+    count = req.gpu_count or _frugal_count(job, gpu, pins)
+    chosen = infeasible_candidate(job, gpu, pins, count=count)
+    lay = chosen.layout
+    params = {
+        "model": model.name,
+        "task_term": notices.term(req.task),
+        "memory": fmt(gpu.memory_gb),
+        "need": fmt(chosen.per_gpu_bytes / GB),
+        "usable": fmt(gpu.memory_gb * planner.HEADROOM),
+        "count": f"{chosen.count:,}",
+        "gpu": gpu.name,
+        "zero": lay.zero_stage,
+        "recompute_term": notices.term(lay.recompute),
+        "tp": lay.tp,
+        "pp": lay.pp,
+    }
+    if req.gpu_count:
+        why = (
+            "%(model)s, %(task_term)s, does not fit in %(memory)s GB per GPU on %(count)s × "
+            "%(gpu)s with any layout the pins allow (ZeRO-%(zero)s, %(recompute_term)s, "
+            "TP %(tp)s, PP %(pp)s): the most-loaded GPU needs %(need)s GB of the %(usable)s GB "
+            "usable. The figures shown overflow memory; the plan cannot run as shown and is "
+            "not priced."
         )
-    )
+    else:
+        why = (
+            "No number of %(gpu)s holds %(model)s, %(task_term)s, with the layout the pins "
+            "allow: from %(count)s GPUs on (ZeRO-%(zero)s, %(recompute_term)s, TP %(tp)s, PP "
+            "%(pp)s), more GPUs no longer lower the most-loaded GPU's %(need)s GB to the "
+            "%(usable)s GB usable of %(memory)s GB. The figures shown overflow memory; the "
+            "plan cannot run as shown and is not priced."
+        )
+    warnings.append(Notice(why, **params))
+    would = _what_would_fit(req, job, gpu, pool, pins)
+    if would is not None:
+        warnings.append(would)
+    return chosen
+
+
+def _frugal_count(job: planner.TrainingJob, gpu: GpuSpec, pins: planner.Pins) -> int:
+    """The smallest count (1, 2, 4 … GPUs, whole nodes past one) whose most frugal layout
+    needs no more than 1% over the least memory per GPU any count up to the search's limit
+    reaches: past it, sharding has nothing left to split (activations, a pinned layout)."""
+    counts: list[int] = []
+    c = 1
+    while c <= planner.MAX_SEARCH_GPUS:
+        counts.append(c)
+        c *= 2
+    if pins.tp or pins.pp:
+        step = (pins.tp or 1) * (pins.pp or 1)
+        counts = [n for n in counts if n % step == 0] or [planner.MAX_SEARCH_GPUS]
+    memory_at = {n: infeasible_candidate(job, gpu, pins, count=n).per_gpu_bytes for n in counts}
+    least = min(memory_at.values())
+    return next(n for n in counts if memory_at[n] <= least * 1.01)
+
+
+def _what_would_fit(
+    req: EstimateRequest,
+    job: planner.TrainingJob,
+    gpu: GpuSpec,
+    pool: Sequence[GpuSpec],
+    pins: planner.Pins,
+) -> Notice | None:
+    """The nearest plan that fits, as a notice: the same GPU without the layout pins (at the
+    pinned count, then at any count), with one sequence per micro-batch, then a GPU of the
+    pool with more memory. None when none of these fits either."""
+    free = planner.Pins(mfu=pins.mfu, goodput=pins.goodput)
+    unpinned = replace(job, batch_pinned=False)
     layout_pinned = (
         any(x is not None for x in (pins.tp, pins.pp, pins.zero, pins.recompute))
         or job.batch_pinned
     )
-    if layout_pinned:
-        free = planner.Pins(mfu=pins.mfu, goodput=pins.goodput)
-        unpinned = replace(job, batch_pinned=False)
-        would, _ = planner.plan_training(
-            unpinned, gpu, deadline_days=None, gpu_count=req.gpu_count, pins=free
-        )
-        if would is None and req.gpu_count:
-            would, _ = planner.plan_training(unpinned, gpu, deadline_days=None, pins=free)
-        if would is not None:
-            lay = would.layout
-            warnings.append(
-                Notice(
-                    "The pinned layout is kept as asked. What would fit: %(count)s × %(gpu)s "
-                    "with TP %(tp)s, PP %(pp)s, ZeRO-%(zero)s, %(recompute)s recomputation, "
-                    "micro-batch %(micro)s (%(gb)s GB per GPU).",
-                    count=f"{would.count:,}",
-                    gpu=gpu.name,
-                    tp=lay.tp,
-                    pp=lay.pp,
-                    zero=lay.zero_stage,
-                    recompute=lay.recompute,
-                    micro=lay.micro_batch,
-                    gb=fmt(would.per_gpu_bytes / GB),
-                )
+    attempts: list[tuple[str, planner.TrainingJob, GpuSpec, int | None]] = []
+    if layout_pinned and req.gpu_count:
+        attempts.append(("layout", unpinned, gpu, req.gpu_count))
+    attempts.append(("count" if req.gpu_count else "layout", unpinned, gpu, None))
+    if job.micro_batch > 1:
+        one = replace(unpinned, micro_batch=1, global_batch=max(1, job.global_batch))
+        attempts.append(("micro", one, gpu, None))
+    bigger = sorted((g for g in pool if g.memory_gb > gpu.memory_gb), key=lambda g: g.memory_gb)
+    attempts.extend(("gpu", unpinned, g, None) for g in bigger)
+    for kind, trial, on, count in attempts:
+        if kind == "layout" and not layout_pinned:
+            continue
+        would, _ = planner.plan_training(trial, on, deadline_days=None, gpu_count=count, pins=free)
+        if would is None:
+            continue
+        lay = would.layout
+        params = {
+            "count": f"{would.count:,}",
+            "gpu": on.name,
+            "tp": lay.tp,
+            "pp": lay.pp,
+            "zero": lay.zero_stage,
+            "recompute_term": notices.term(lay.recompute),
+            "micro": lay.micro_batch,
+            "gb": fmt(would.per_gpu_bytes / GB),
+        }
+        if kind == "layout":
+            why = (
+                "The pinned layout is kept as asked. What would fit: "
+                "%(count)s × %(gpu)s with TP %(tp)s, PP %(pp)s, ZeRO-%(zero)s, %(recompute_term)s, "
+                "micro-batch %(micro)s (%(gb)s GB per GPU)."
             )
-    return chosen
+        elif kind == "count":
+            why = (
+                "The pins are kept as asked. What would fit: "
+                "%(count)s × %(gpu)s with TP %(tp)s, PP %(pp)s, ZeRO-%(zero)s, %(recompute_term)s, "
+                "micro-batch %(micro)s (%(gb)s GB per GPU)."
+            )
+        elif kind == "micro":
+            why = (
+                "What would fit: one sequence per micro-batch, on "
+                "%(count)s × %(gpu)s with TP %(tp)s, PP %(pp)s, ZeRO-%(zero)s, %(recompute_term)s, "
+                "micro-batch %(micro)s (%(gb)s GB per GPU)."
+            )
+        else:
+            why = (
+                "What would fit: a GPU with more memory, "
+                "%(count)s × %(gpu)s with TP %(tp)s, PP %(pp)s, ZeRO-%(zero)s, %(recompute_term)s, "
+                "micro-batch %(micro)s (%(gb)s GB per GPU)."
+            )
+        return Notice(why, **params)
+    return None
 
 
 def infeasible_candidate(
@@ -304,8 +458,11 @@ def infeasible_candidate(
     reported although it overflows; its time from the same MFU factors as any plan."""
     n = count or planner.MAX_SEARCH_GPUS
     gpn = gpu.gpus_per_node
+    pp_pin = pins.pp or 1
     tp = pins.tp or max(
-        t for t in (1, 2, 4, 8) if t <= gpn and job.model.heads % t == 0 and n % t == 0
+        t
+        for t in (1, 2, 4, 8)
+        if t <= gpn and job.model.heads % t == 0 and (t == 1 or n % (t * pp_pin) == 0)
     )
     pp = pins.pp or 1
     if not pins.pp:
@@ -448,7 +605,7 @@ def _training_days_explained(
         "days",
         f"{fmt(flops)} FLOP / ({chosen.count:,} × {fmt(peak)} TFLOPS dense × MFU "
         f"{chosen.mfu:.3f} × goodput {chosen.goodput:.3f}) / 86,400 s = {fmt(chosen.days)} days",
-        f"{gpu.name} dense {req.precision} peak (datasheet without sparsity, PRODUCT.md §4)",
+        _peak_source(gpu, req.precision),
         [
             Operand("flops", flops, "FLOP"),
             Operand("gpus", chosen.count, "GPUs"),
@@ -458,6 +615,17 @@ def _training_days_explained(
         ],
         "flops / (gpus * peak_flops * mfu * goodput) / 86400",
     )
+
+
+def _peak_source(gpu: GpuSpec, precision: str) -> str:
+    """Which datasheet peak the days divide by: fp32 training is sized on TF32 tensor cores."""
+    if precision == "fp32":
+        return (
+            f"{gpu.name} dense TF32 tensor-core peak (datasheet without sparsity): fp32 "
+            "training with TF32 matmuls enabled (PyTorch: torch.backends.cuda.matmul."
+            "allow_tf32 = True; off by default since 1.12)"
+        )
+    return f"{gpu.name} dense {precision} peak (datasheet without sparsity)"
 
 
 def _gpu_hours_explained(chosen: planner.Candidate) -> Explanation:

@@ -13,6 +13,7 @@ from typing import Any
 from markupsafe import Markup, escape
 
 from app import i18n
+from app.engine.notices import TERM_SUFFIX
 
 
 def notice_text(notice: Any) -> Markup:
@@ -20,6 +21,8 @@ def notice_text(notice: Any) -> Markup:
     template = notice["template"] if isinstance(notice, Mapping) else notice.template
     params = notice["params"] if isinstance(notice, Mapping) else notice.params
     translated = i18n.gettext(template)
+    if params:
+        params = {k: i18n.gettext(v) if k.endswith(TERM_SUFFIX) else v for k, v in params.items()}
     text = translated % params if params else translated.replace("%%", "%")
     if translated == template and i18n.current_language() != "en":
         return Markup('<span lang="en">%s</span>') % escape(text)

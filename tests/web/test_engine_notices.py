@@ -54,3 +54,28 @@ def test_planner_warnings_render_in_chinese(client: TestClient) -> None:
     assert items, "the 13B full fine-tune raises the RAM-rule warning"
     assert any("記憶體" in t for t in items)
     assert not soup.select("ul.warnings li [lang=en]")
+
+
+def test_every_term_a_notice_names_by_value_is_translated() -> None:
+    """Tasks and recomputation modes reach a notice as `*_term` parameters; a page translates
+    them like the template, so a Chinese reader never sees 'full_finetune' or 'none'."""
+    from app.engine.notices import TERMS
+    from app.web.notices import notice_text
+
+    i18n.reload()
+    trans = i18n.zh_translations()
+    for phrase in TERMS.values():
+        assert trans.gettext(phrase) != phrase, f"untranslated notice term: {phrase}"
+    i18n.activate("zh-TW")
+    try:
+        text = notice_text({
+            "template": "What would fit: one sequence per micro-batch, on %(count)s × %(gpu)s "
+            "with TP %(tp)s, PP %(pp)s, ZeRO-%(zero)s, %(recompute_term)s, micro-batch "
+            "%(micro)s (%(gb)s GB per GPU).",
+            "params": {"count": "2", "gpu": "RTX 4090", "tp": "1", "pp": "2", "zero": "0",
+                       "recompute_term": "full activation recomputation", "micro": "1",
+                       "gb": "20.1"},
+        })  # fmt: skip
+    finally:
+        i18n.activate("en")
+    assert "完整重算激活值" in text and "full activation" not in text

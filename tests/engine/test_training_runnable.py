@@ -1,0 +1,137 @@
+"""A training plan says whether it can run, refuses layouts no framework runs, and reports
+the batch it actually runs (QA of issue 11's figures, 2026-12-01).
+
+Memory figures come from the engine's own per-GPU sum (its explanation is checked elsewhere);
+these tests pin what the answer *does* with them: a plan over the GPU's memory meets no
+deadline and is not priced, a search that no count can satisfy stops where more GPUs stop
+helping, and every refusal names its field.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from app.catalog.shipped import shipped_price_book
+from app.engine.estimate import InputError, estimate
+from app.engine.schemas import EstimateRequest
+from tests.engine.helpers import est
+
+
+def _priced(**body: object) -> object:
+    return estimate(EstimateRequest(**body), prices=shipped_price_book(), search_all=False)
+
+
+def test_a_plan_over_memory_meets_no_deadline_and_is_not_priced() -> None:
+    # 70B full fine-tuning without recomputation on 8 × H100: 163 GB per 80 GB GPU.
+    r = _priced(
+        model={"preset": "llama-3.1-70b"}, task="full_finetune", tokens=1e9,
+        gpu="h100-sxm-80gb", gpu_count=8, recompute="none", deadline_days=14,
+    )  # fmt: skip
+    assert r.training is not None
+    assert r.memory_per_gpu_gb.total > r.gpu.memory_gb
+    assert r.training.fits is False
+    assert r.training.meets_deadline is False
+    assert r.cost is None
+    assert any("is not priced" in w for w in r.warnings)
+    # The pins stay; no layout fits on 8 GPUs, so the answer names the count that would.
+    assert r.gpu.count == 8 and r.parallelism.recompute == "none"
+    assert any(w.startswith("The pins are kept as asked. What would fit: 24 ×") for w in r.warnings)
+
+
+def test_a_plan_that_fits_is_priced_and_says_so() -> None:
+    r = _priced(model={"preset": "llama-3.1-8b"}, task="lora", tokens=1e8, gpu="h100-sxm-80gb")
+    assert r.training is not None and r.training.fits is True
+    assert r.cost is not None and r.cost["options"]
+
+
+def test_when_no_count_fits_the_search_stops_where_more_gpus_stop_helping() -> None:
+    # 8B LoRA with 16 sequences of 4,096 tokens per micro-batch on 24 GB cards: activations
+    # do not shard over data parallelism, so past some count the most-loaded GPU stays put.
+    r = est("llama-3.1-8b", task="lora", tokens=1e8, gpu="rtx-4090-24gb", micro_batch=16)
+    assert r.training is not None and r.training.fits is False
+    assert r.gpu.count < 32_768  # not the search's cap
+    doubled = est(
+        "llama-3.1-8b", task="lora", tokens=1e8, gpu="rtx-4090-24gb", micro_batch=16,
+        gpu_count=r.gpu.count * 2,
+    )  # fmt: skip
+    # Twice the GPUs lower the most-loaded GPU by at most 1%: the count is past the plateau.
+    assert doubled.memory_per_gpu_gb.total >= 0.99 * r.memory_per_gpu_gb.total
+    assert any(w.startswith("No number of NVIDIA GeForce RTX 4090") for w in r.warnings)
+    # One sequence per micro-batch fits on two cards (the engine's own search says so).
+    fit = est("llama-3.1-8b", task="lora", tokens=1e8, gpu="rtx-4090-24gb", micro_batch=1)
+    assert fit.training is not None and fit.training.fits
+    assert any(
+        w.startswith("What would fit: one sequence per micro-batch, on "
+                     f"{fit.gpu.count} × NVIDIA GeForce RTX 4090")
+        for w in r.warnings
+    )  # fmt: skip
+
+
+def test_a_pinned_count_that_is_too_small_gets_what_would_fit() -> None:
+    r = est("llama-3.1-70b", task="full_finetune", tokens=1e9, gpu="h100-sxm-80gb", gpu_count=2)
+    assert r.training is not None and r.training.fits is False
+    assert any(w.startswith("The pins are kept as asked. What would fit") for w in r.warnings)
+
+
+@pytest.mark.parametrize(
+    ("body", "field", "words"),
+    [
+        # Llama 3.1 8B has 32 query heads and 8 KV heads: 3 splits neither.
+        ({"tp": 3}, "tp", "choose one of 1, 2, 4, 8"),
+        # 32 layers: a 64-stage pipeline would leave stages empty.
+        ({"pp": 64, "gpu_count": 64}, "pp", "exceeds the 32 layers"),
+        ({"pp": 3, "gpu_count": 8}, "pp", "multiple of pp 3"),
+        # No FP8 tensor cores on Ampere (A100 datasheet: FP8 not listed).
+        ({"precision": "fp8", "gpu": "a100-sxm-80gb"}, "precision", "needs FP8 tensor cores"),
+    ],
+)
+def test_layouts_no_framework_runs_are_refused_naming_the_field(
+    body: dict[str, object], field: str, words: str
+) -> None:
+    req = {"model": {"preset": "llama-3.1-8b"}, "task": "pretrain", "tokens": 1e10,
+           "gpu": "h100-sxm-80gb", **body}  # fmt: skip
+    with pytest.raises(InputError) as err:
+        estimate(EstimateRequest(**req), search_all=False)
+    assert err.value.field == field
+    assert words in str(err.value)
+
+
+def test_qlora_has_no_fp8_path() -> None:
+    # Dettmers et al. 2023 §3: the NF4 base is dequantised to the bf16 compute type.
+    with pytest.raises(InputError) as err:
+        est("llama-3.1-8b", task="qlora", tokens=1e8, gpu="h100-sxm-80gb", precision="fp8")
+    assert err.value.field == "precision"
+
+
+def test_a_shape_that_cannot_hold_its_parameter_count_is_refused() -> None:
+    # 1,000 layers of width 131,072: the q and o projections alone are 2 × 1,000 × 131,072²
+    # = 3.4e13 parameters, against the 1e6 claimed.
+    with pytest.raises(InputError) as err:
+        estimate(
+            EstimateRequest(model={"params_b": 0.001, "layers": 1000, "hidden": 131072},
+                            task="lora", tokens=1e8),
+            search_all=False,
+        )  # fmt: skip
+    assert err.value.field == "model"
+    assert "34,360B" in str(err.value)
+
+
+def test_the_batch_reported_is_the_batch_that_runs() -> None:
+    # 8 GPUs at TP 2 leave dp 4; 100 sequences in micro-batches of 3 on 4 replicas need
+    # ceil(100 / 12) = 9 accumulation steps, so each step runs 4 × 3 × 9 = 108 sequences.
+    r = est(
+        "llama-3.1-8b", task="full_finetune", tokens=1e9, gpu="h100-sxm-80gb", gpu_count=8,
+        micro_batch=3, global_batch=100, tp=2,
+    )  # fmt: skip
+    p = r.parallelism
+    assert p.dp * p.micro_batch * p.gradient_accumulation == p.global_batch == 108
+    assert any("each step runs 108 sequences (9 accumulation steps" in w for w in r.warnings)
+
+
+def test_fp32_is_sized_on_tf32_and_says_what_plain_fp32_would_cost() -> None:
+    r = est("llama-3.1-8b", task="lora", tokens=1e8, gpu="a100-sxm-80gb", precision="fp32",
+            gpu_count=1)  # fmt: skip
+    days = next(e for e in r.explain if e.figure == "training.days")
+    assert "TF32 tensor-core peak" in days.source
+    # A100 datasheet: TF32 156 TFLOPS dense, FP32 19.5 TFLOPS: 8× slower without TF32.
+    assert any("FP32 peak of 19.5 TFLOPS, about 8× slower" in w for w in r.warnings)
