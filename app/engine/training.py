@@ -546,7 +546,7 @@ def _mfu_explained(
         "chunks": lay.pp * lay.vpp,
         "micro_tokens": req.seq_len * lay.micro_batch,
     }
-    parts = [f"{compute.FACTOR_LABELS[f.key].format(**ctx)} {f.value:.3f}" for f in chosen.factors]
+    parts = [f"{compute.FACTOR_LABELS[f.key].format(**ctx)} {f.value:.4g}" for f in chosen.factors]
     src = compute.MFU_SOURCE
     if chosen.floor_from:
         src += (
@@ -557,7 +557,7 @@ def _mfu_explained(
         "training.mfu",
         chosen.mfu,
         "",
-        " × ".join(parts) + f" = {chosen.mfu:.3f}",
+        " × ".join(parts) + f" = {chosen.mfu:.4g}",
         src,
         [Operand(f.key, f.value, "") for f in chosen.factors],
         " * ".join(f.key for f in chosen.factors),
@@ -603,8 +603,10 @@ def _training_days_explained(
         "training.days",
         chosen.days,
         "days",
-        f"{fmt(flops)} FLOP / ({chosen.count:,} × {fmt(peak)} TFLOPS dense × MFU "
-        f"{chosen.mfu:.3f} × goodput {chosen.goodput:.3f}) / 86,400 s = {fmt(chosen.days)} days",
+        # Four significant figures, so the printed numbers reproduce the figure to 0.1%.
+        f"{fmt(flops, 4)} FLOP / ({chosen.count:,} × {peak:.4g} TFLOPS dense × MFU "
+        f"{chosen.mfu:.4g} × goodput {chosen.goodput:.4g}) / 86,400 s = "
+        f"{fmt(chosen.days, 4)} days",
         _peak_source(gpu, req.precision),
         [
             Operand("flops", flops, "FLOP"),
