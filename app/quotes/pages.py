@@ -16,11 +16,13 @@ from pydantic import ValidationError
 from app import errors
 from app.accounts.web import AdminPageUser, SalesPageUser
 from app.deps import SessionDep, SettingsDep
+from app.i18n import gettext as _
 from app.ids import DbId
 from app.plans import service as plans
 from app.plans import views as plan_views
 from app.quotes import service, views
 from app.web.csrf import CsrfDep
+from app.web.forms import parse_id
 from app.web.templating import activate, choose_currency, is_fragment, render
 
 router = APIRouter(include_in_schema=False)
@@ -65,25 +67,36 @@ async def save_quote(
     """Add or remove a builder line (not saved), or save the quote as a new revision."""
     activate(request)
     form = {k: v for k, v in (await request.form()).items() if isinstance(v, str)}
-    values = views.values_from_form(form)
+    values, form_errs = views.values_from_form(form)
     action = form.get("action", "save")
     if action != "save":
+        values = views.apply_action(values, action)
+        errs = views.lines_over_limit(values)
         return _builder(
-            request, session, settings, plan_id, user, views.apply_action(values, action), {}
+            request, session, settings, plan_id, user, values, errs, 422 if errs else 200
         )
+    if form_errs:  # no line count, or past MAX_LINES lines: nothing is saved
+        return _builder(request, session, settings, plan_id, user, values, form_errs, 422)
     try:
         quote = views.quote_in(values)
     except ValidationError as e:
         return _builder(request, session, settings, plan_id, user, values, views.errors_of(e), 422)
     changes: dict[str, Any] = {"quote": quote}
-    if values["customer_id"].isdigit():
-        changes["customer_id"] = int(values["customer_id"])
+    if values["customer_id"]:
+        customer_id = parse_id(values["customer_id"])
+        if customer_id is None:
+            choose = {"customer_id": _("Choose one of the listed options.")}
+            return _builder(request, session, settings, plan_id, user, values, choose, 422)
+        changes["customer_id"] = customer_id
     plan = plans.get_plan(session=session, plan_id=plan_id)
+    # No version: the one on screen; one that is not a version is stale like any other (409).
+    raw_version = form.get("version")
+    version = (parse_id(raw_version) or 0) if raw_version else plan.version
     try:
         plans.update_plan(
             session=session,
             plan_id=plan_id,
-            expected_version=int(form.get("version") or plan.version),
+            expected_version=version,
             changes=changes,
             actor=user,
             quote_defaults=plans.QuoteDefaults.from_settings(settings),

@@ -16,13 +16,14 @@ from sqlmodel import Session
 
 from app.accounts.models import User
 from app.customers import service as customers
+from app.i18n import gettext as _
 from app.plans import service as plans
 from app.plans.models import Plan
 from app.plans.presenters import STATUS_NAMES
 from app.quotes import document
 from app.quotes import service as quotes
 from app.quotes.models import MAX_LINES, QuoteIn
-from app.web.forms import message_for
+from app.web.forms import message_for, parse_id
 
 LINE_FIELDS: Final = (
     "option_key",
@@ -38,9 +39,14 @@ TAX_CHOICES: Final = (("0.05", "5%"), ("0", "0%"))
 def values_of(plan: Plan) -> dict[str, Any]:
     """The builder's values from the saved quote (or an empty quote with one option line)."""
     q: Mapping[str, Any] = plan.quote or {}
-    options = (plan.result.get("cost") or {}).get("options") or []
+    cost = plan.result.get("cost") or {}
+    options = cost.get("options") or []
+    # The first line is the plan's cheapest way to pay for what it runs (the engine's
+    # `cheapest`, lowest total among the feasible options over the plan's period): a 7-day job
+    # must not open as a 12-month contract at 20× the hourly total.
     first = next(
-        (o for o in options if o.get("kind") == "rent_term"), options[0] if options else {}
+        (o for o in options if o.get("key") == cost.get("cheapest")),
+        next((o for o in options if o.get("kind") == "rent_term"), options[0] if options else {}),
     )
     # A phased plan is quoted a line per phase (app.plans.schedule's `phase-<n>` options).
     phase_keys = [str(o["key"]) for o in options if str(o.get("key", "")).startswith("phase-")]
@@ -61,13 +67,19 @@ def values_of(plan: Plan) -> dict[str, Any]:
     }
 
 
-def values_from_form(form: Mapping[str, str]) -> dict[str, Any]:
-    try:
-        count = min(int(form.get("lines", "0")), MAX_LINES)
-    except ValueError:
-        count = 0
-    lines = [{f: form.get(f"line-{i}-{f}", "").strip() for f in LINE_FIELDS} for i in range(count)]
-    return {
+def values_from_form(form: Mapping[str, str]) -> tuple[dict[str, Any], dict[str, str]]:
+    """The builder's values from the posted form, and an error on `lines` when the line count
+    is not a count or the lines are past MAX_LINES. Every posted line is kept for the
+    re-render (a form holds no more lines than it has fields), never cut to the limit."""
+    count = parse_id(form.get("lines"), minimum=0)
+    errs: dict[str, str] = {}
+    if count is None:
+        errs["lines"] = _("The line count is missing or not a number: check the lines, then save.")
+        indices = [i for i in range(len(form)) if any(f"line-{i}-{f}" in form for f in LINE_FIELDS)]
+    else:
+        indices = list(range(min(count, len(form))))
+    lines = [{f: form.get(f"line-{i}-{f}", "").strip() for f in LINE_FIELDS} for i in indices]
+    values = {
         "lines": lines,
         "discount_pct": form.get("discount_pct", "0").strip(),
         "tax_rate": form.get("tax_rate", "").strip(),
@@ -76,6 +88,15 @@ def values_from_form(form: Mapping[str, str]) -> dict[str, Any]:
         "include_cloud_comparison": form.get("include_cloud_comparison") in ("on", "true"),
         "customer_id": form.get("customer_id", "").strip(),
     }
+    return values, {**errs, **lines_over_limit(values)}
+
+
+def lines_over_limit(values: Mapping[str, Any]) -> dict[str, str]:
+    """{"lines": message} past MAX_LINES lines (the API's limit), else {}."""
+    extra = len(values["lines"]) - MAX_LINES
+    if extra <= 0:
+        return {}
+    return {"lines": _("At most %(n)s lines: remove %(extra)s.") % {"n": MAX_LINES, "extra": extra}}
 
 
 def apply_action(values: dict[str, Any], action: str) -> dict[str, Any]:
@@ -92,8 +113,7 @@ def apply_action(values: dict[str, Any], action: str) -> dict[str, Any]:
                 "unit_price": "",
             }
         )
-    elif action.startswith("remove-") and action[7:].isdigit():
-        i = int(action[7:])
+    elif action.startswith("remove-") and (i := parse_id(action[7:], minimum=0)) is not None:
         lines = [line for j, line in enumerate(lines) if j != i]
     return {**values, "lines": lines}
 

@@ -10,9 +10,27 @@ from typing import Any
 from pydantic import ValidationError
 
 from app.i18n import gettext as _
+from app.ids import DB_ID_MAX
 
 _SUFFIX = {"k": 1e3, "m": 1e6, "b": 1e9, "g": 1e9, "t": 1e12}
 _NUMBER = re.compile(r"^\s*([-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:e[-+]?\d+)?)\s*([kmbgt]?)\s*$", re.I)
+
+
+_ID = re.compile(r"[0-9]{1,10}")
+
+
+def parse_id(raw: str | None, *, minimum: int = 1) -> int | None:
+    """A posted id, version, count or index: ASCII digits only, `minimum` … DB_ID_MAX; else
+    None ('', '²', '-1', '1.0', 5,000 digits, 2^63).
+
+    `int()` takes '²'-style digits `str.isdigit()` lets through only to raise, refuses more
+    than 4,300 digits, and a number past 2^63 overflows SQLite: each was a 500 (QA S1.3).
+    Callers treat None like any other unknown id or stale version."""
+    text = (raw or "").strip()
+    if not _ID.fullmatch(text):
+        return None
+    value = int(text)
+    return value if minimum <= value <= DB_ID_MAX else None
 
 
 class FieldError(ValueError):
