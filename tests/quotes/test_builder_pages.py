@@ -8,7 +8,7 @@ from bs4 import BeautifulSoup
 from fastapi.testclient import TestClient
 
 from tests.accounts.helpers import make_account, sign_in
-from tests.quotes.test_quote_life import TERM, _customer, _plan
+from tests.quotes.test_quote_life import TERM, _answered, _customer, _plan
 
 
 def _form(page: BeautifulSoup) -> dict[str, str]:
@@ -165,3 +165,69 @@ def test_edit_in_planner_saves_a_revision_whose_diff_shows_the_workload(
     got = client.get(f"/api/v1/plans/{p['id']}", headers=a.headers).json()
     assert got["version"] == p["version"] + 1 and got["workload"]["seq_len"] == 4096
     assert got["quote"]["lines"][0]["option_key"] == TERM  # the quote survives the revision
+
+
+def test_an_accepted_quote_has_no_builder_and_a_stale_save_says_why(client: TestClient) -> None:
+    sales, p, _link = _answered(client, "accepted")
+    pages = TestClient(client.app, follow_redirects=False)
+    sign_in(pages, sales.user)
+    zh = {"Accept-Language": "zh-TW"}
+    page = BeautifulSoup(pages.get(f"/plans/{p['id']}", headers=zh).text, "html.parser")
+    assert page.select_one("#quote-builder form[action$='/quote']") is None
+    assert page.select_one("form.status-form") is None
+    note = page.select_one("#quote-builder .frozen-note")
+    assert note is not None and note.get_text() == "報價內容已鎖定：如需修改，請複製方案。"
+    # A builder form opened before the customer answered, saved after.
+    token = page.select_one("input[name=csrf_token]")["value"]
+    stale = {
+        "csrf_token": token,
+        "version": str(p["version"]),
+        "lines": "1",
+        "line-0-description": "z",
+        "line-0-unit_price": "2",
+        "line-0-months": "1",
+        "line-0-quantity": "1",
+        "action": "save",
+    }
+    r = pages.post(f"/plans/{p['id']}/quote", data=stale, headers={**zh, "HX-Request": "true"})
+    assert r.status_code == 409
+    err = BeautifulSoup(r.text, "html.parser").select_one("#err-send")
+    assert err is not None and err.get_text().startswith("此報價已於 ")
+    assert err.get_text().endswith("；如需修改，請複製方案")
+    after = client.get(f"/api/v1/plans/{p['id']}", headers=sales.headers).json()
+    assert after["version"] == p["version"] and after["quote"] == p["quote"]
+
+
+def test_edit_form_of_an_accepted_quote_saves_notes_but_not_the_name(client: TestClient) -> None:
+    sales, p, _link = _answered(client, "accepted")
+    pages = TestClient(client.app, follow_redirects=False)
+    sign_in(pages, sales.user)
+    en = {"Accept-Language": "en"}
+    form = BeautifulSoup(pages.get(f"/plans/{p['id']}/edit", headers=en).text, "html.parser")
+    data = {i["name"]: i.get("value", "") for i in form.select("form[action$='/edit'] input")}
+    data.update(status="accepted", notes="PO received")
+    renamed = pages.post(f"/plans/{p['id']}/edit", data={**data, "name": "v2"}, headers=en)
+    assert renamed.status_code == 409
+    err = BeautifulSoup(renamed.text, "html.parser").select_one("#err-form")
+    assert err is not None and err.get_text().startswith("the quote was accepted on ")
+    notes = pages.post(f"/plans/{p['id']}/edit", data=data, headers=en)
+    assert notes.status_code == 303
+    after = client.get(f"/api/v1/plans/{p['id']}", headers=sales.headers).json()
+    assert after["notes"] == "PO received" and after["name"] == p["name"]
+
+
+def test_a_new_quote_opens_on_the_plans_cheapest_way_to_pay(client: TestClient) -> None:
+    """A 2-billion-token fine-tune runs for days: its quote's first line is the option the
+    engine found cheapest for that period (`cost.cheapest`), not a 6-month term contract
+    that would bill months of idle GPUs (QA 2026-12-01: a 6.9-day job opened at NT$3.5M
+    against NT$158k by the hour)."""
+    sales = make_account(client, "sales")
+    plan = _plan(client, sales, _customer(client, sales)["id"], {})
+    cost = plan["result"]["cost"]
+    cheapest = next(o for o in cost["options"] if o["key"] == cost["cheapest"])
+    term = next(o for o in cost["options"] if o["kind"] == "rent_term")
+    assert cheapest["total"] < term["total"]  # the case this guards: term is not cheapest
+    pages = TestClient(client.app, follow_redirects=False)
+    sign_in(pages, sales.user)
+    page = BeautifulSoup(pages.get(f"/plans/{plan['id']}").text, "html.parser")
+    assert _form(page)["line-0-option_key"] == cost["cheapest"]
