@@ -16,6 +16,7 @@ from sqlalchemy import Index
 from sqlmodel import Field, SQLModel
 
 from app.i18n import gettext as _
+from app.text import plain_line, plain_text
 
 LANGUAGES: Final = ("zh-TW", "en")
 CURRENCIES: Final = ("TWD", "USD")
@@ -118,6 +119,17 @@ class _CustomerChecks(SQLModel):
     @classmethod
     def _required(cls, v: str | None) -> str | None:
         return None if v is None else _name(v)
+
+    @field_validator("name", "contact", check_fields=False)
+    @classmethod
+    def _one_line(cls, v: str | None) -> str | None:
+        # A NUL or a direction override in a company name reaches every quote and PDF.
+        return None if v is None else plain_line(v)
+
+    @field_validator("address", check_fields=False)
+    @classmethod
+    def _lines(cls, v: str | None) -> str | None:
+        return None if v is None else plain_text(v)
 
     @field_validator("tax_id", check_fields=False)
     @classmethod

@@ -18,6 +18,7 @@ from app.planner import views as planner
 from app.plans import service
 from app.plans.models import NOTES_MAX, STATUSES, TAG_MAX, TAGS_MAX, Plan
 from app.plans.presenters import STATUS_NAMES, field_label, show_value
+from app.text import problem as text_problem
 
 #: List columns that sort, with their labels.
 SORT_COLUMNS: Final = (
@@ -107,9 +108,13 @@ def parse_edit(form: Mapping[str, str]) -> tuple[int, dict[str, Any], dict[str, 
         errors["name"] = _("Give the plan a name.")
     elif len(name) > 200:
         errors["name"] = _("At most %(n)s characters.") % {"n": 200}
+    elif bad := text_problem(name):
+        errors["name"] = bad
     customer = (form.get("customer") or "").strip()
     if len(customer) > 200:
         errors["customer"] = _("At most %(n)s characters.") % {"n": 200}
+    elif bad := text_problem(customer):
+        errors["customer"] = bad
     status = form.get("status") or "draft"
     if status not in STATUSES:
         errors["status"] = _("Choose a status.")

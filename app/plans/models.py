@@ -25,6 +25,7 @@ from app.engine.schemas import EstimateRequest
 from app.ids import DB_ID_MAX, DbId
 from app.plans.schedule import MAX_PHASES, SCHEDULE_KEY, PhaseIn
 from app.quotes.models import QuoteIn
+from app.text import PlainLine, plain_line
 
 PHASES_DOC: Final = (
     "A phased plan instead of one workload: phases in sequence, each a planner `workload` the "
@@ -75,7 +76,7 @@ def _text(value: str) -> str:
     value = value.strip()
     if not value:
         raise ValueError("must not be empty")
-    return value
+    return plain_line(value)
 
 
 Status = Annotated[str, AfterValidator(_status)]
@@ -217,7 +218,7 @@ class PlanCreate(SQLModel):
     model_config = ConfigDict(extra="forbid")  # type: ignore[assignment]
 
     name: Name = Field(max_length=200)
-    customer: str = Field(default="", max_length=200)
+    customer: PlainLine = Field(default="", max_length=200)
     customer_id: DbId | None = None
     workload: EstimateRequest | None = Field(
         default=None, description="One workload (what /api/v1/estimate takes)."
@@ -243,7 +244,7 @@ class PlanUpdate(SQLModel):
 
     version: int = Field(ge=1, le=DB_ID_MAX, description="The version the client last read.")
     name: Name | None = Field(default=None, max_length=200)
-    customer: str | None = Field(default=None, max_length=200)
+    customer: PlainLine | None = Field(default=None, max_length=200)
     status: Status | None = None
     notes: str | None = Field(default=None, max_length=NOTES_MAX)
     tags: list[Tag] | None = Field(default=None, max_length=TAGS_MAX)

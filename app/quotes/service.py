@@ -14,7 +14,7 @@ from typing import Any, Final
 
 from sqlmodel import Session
 
-from app import errors
+from app import errors, text
 from app.accounts.models import User
 from app.catalog import service as catalog
 from app.customers.models import Customer
@@ -295,13 +295,16 @@ def _decidable(plan: Plan) -> None:
         raise QuoteStateError("the quote has not been sent", state=plan.status)
 
 
-def _required(value: str | None, field: str, limit: int) -> str:
-    text = (value or "").strip()
-    if not text:
+def _required(value: str | None, field: str, limit: int, *, multiline: bool = False) -> str:
+    """The customer's text, trimmed: required, without control or direction characters (a
+    signature must read as it was stored), at most `limit` characters."""
+    answer = (value or "").strip()
+    if not answer:
         raise errors.Invalid("This field is required.", field=field)
-    if len(text) > limit:
+    text.check(answer, field=field, multiline=multiline)
+    if len(answer) > limit:
         raise errors.Invalid("at most %(n)s characters", field=field, n=limit)
-    return text
+    return answer
 
 
 def accept_quote(
@@ -342,13 +345,13 @@ def decline_quote(*, session: Session, plan: Plan, reason: str | None, ip: str) 
     """The customer declines the sent revision with a reason."""
     plan = plans.get_plan(session=session, plan_id=_id(plan))
     _decidable(plan)
-    text = _required(reason, "reason", 2000)
+    why = _required(reason, "reason", 2000, multiline=True)
     return plans.record_change(
         session=session,
         plan=plan,
         values={
             "status": "declined",
-            "decline_reason": text,
+            "decline_reason": why,
             "decided_at": utcnow(),
             "decision_ip": ip[:64],
             "decision_version": plan.sent_version,

@@ -10,6 +10,7 @@ from fastapi.responses import JSONResponse, RedirectResponse, Response
 from app import errors, i18n
 from app.accounts.web import PageUser
 from app.deps import SessionDep
+from app.i18n import N_
 from app.ids import DbId
 from app.plans import service as plans
 from app.plans.models import Plan
@@ -119,22 +120,48 @@ def plan_pdf(
     return pdf_response(plan, render_quote_pdf(plan, lang=lang, session=session, letterhead=head))
 
 
-async def _answer(request: Request) -> tuple[dict[str, str], bool]:
-    """(fields, is_json): a JSON body (integrators) or the share page's form.
+#: The customer's answer fields; each must be a JSON string (a list or an object would be
+#: turned into its Python repr and taken as a signature).
+TEXT_FIELDS = ("name", "title", "reason")
 
-    A JSON body needs no CSRF token (a browser cannot send one cross-site without CORS);
-    the form does."""
-    if request.headers.get("content-type", "").startswith("application/json"):
+
+def _is_json(request: Request) -> bool:
+    return request.headers.get("content-type", "").startswith("application/json")
+
+
+async def _answer(request: Request) -> dict[str, str]:
+    """The fields of a JSON body (integrators) or of the share page's form (its CSRF token
+    checked by `_checked_form` first). A body that is not a JSON object, or a text field
+    that is not a string, is a 422 naming it (`agree` may also be a boolean)."""
+    if _is_json(request):
         try:
             body = await request.json()
         except ValueError as e:
-            raise errors.Invalid("the body is not JSON", field="") from e
+            raise errors.Invalid(N_("the body is not JSON"), field="") from e
         if not isinstance(body, dict):
-            raise errors.Invalid("the body must be an object", field="")
-        return {k: str(v) for k, v in body.items() if v is not None}, True
-    await verify_csrf(request)
+            raise errors.Invalid(N_("the body must be an object"), field="")
+        fields: dict[str, str] = {}
+        for key, value in body.items():
+            if value is None:
+                continue
+            if key == "agree" and isinstance(value, bool):
+                fields[key] = str(value)
+            elif isinstance(value, str):
+                fields[key] = value
+            elif key in TEXT_FIELDS or key == "agree":
+                raise errors.Invalid(N_("must be a string"), field=key)
+        return fields
     form = await request.form()
-    return {k: v for k, v in form.items() if isinstance(v, str)}, False
+    return {k: v for k, v in form.items() if isinstance(v, str)}
+
+
+async def _checked_form(request: Request) -> bool:
+    """True for a JSON body, which needs no CSRF token (a browser cannot send one cross-site
+    without CORS); a form must carry one (else the "form has expired" page, as everywhere)."""
+    if _is_json(request):
+        return True
+    await verify_csrf(request)
+    return False
 
 
 def _client_ip(request: Request) -> str:
@@ -161,6 +188,7 @@ def _decision_error(
     is_json: bool,
     fields: dict[str, str],
 ) -> Response:
+    """The refusal: JSON for a JSON body, else the share page with the error beside the field."""
     if is_json:
         return JSONResponse(exc.json_body(), status_code=exc.status, headers=SHARED_HEADERS)
     _customer_language(request, session, plan)
@@ -182,9 +210,12 @@ async def shared_accept(token: str, request: Request, session: SessionDep) -> Re
         _, plan = service.resolve(session=session, token=token)
     except (service.LinkGone, service.LinkNotFound) as exc:
         return _refused(request, exc)
-    fields, is_json = await _answer(request)
-    agreed = fields.get("agree", "true" if is_json else "").lower() in ("true", "on", "1", "yes")
+    is_json = await _checked_form(request)
+    fields: dict[str, str] = {}
     try:
+        fields = await _answer(request)
+        agree = fields.get("agree", "true" if is_json else "").lower()
+        agreed = agree in ("true", "on", "1", "yes")
         plan = quotes.accept_quote(
             session=session,
             plan=plan,
@@ -205,8 +236,10 @@ async def shared_decline(token: str, request: Request, session: SessionDep) -> R
         _, plan = service.resolve(session=session, token=token)
     except (service.LinkGone, service.LinkNotFound) as exc:
         return _refused(request, exc)
-    fields, is_json = await _answer(request)
+    is_json = await _checked_form(request)
+    fields: dict[str, str] = {}
     try:
+        fields = await _answer(request)
         plan = quotes.decline_quote(
             session=session, plan=plan, reason=fields.get("reason"), ip=_client_ip(request)
         )

@@ -364,3 +364,47 @@ def test_import_with_a_price_list_that_is_gone_saves_nothing(
     assert r.status_code == 422, r.text
     assert r.json()["detail"][0]["loc"] == ["body", "price_list_id"]
     assert _plan_count(client) == before, "no half-imported plan left behind"
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "char"),
+    [
+        ("name", "a\u0000b", "U+0000"),
+        ("name", "a\u0007b\u001b[31m", "U+0007"),
+        ("name", "\u202eevil", "U+202E"),
+        ("name", "two\nlines", "U+000A"),
+        ("customer", "NTU\u2066Lab", "U+2066"),
+    ],
+)
+def test_control_characters_in_name_and_customer_are_422(
+    client: TestClient, account: MakeAccount, field: str, value: str, char: str
+) -> None:
+    """QA S3.16: invisible characters would be stored and shown back on every quote."""
+    a = account("sales")
+    en = {**a.headers, "Accept-Language": "en"}
+    body = {"name": "ok", "workload": WORKLOAD, field: value}
+    r = client.post("/api/v1/plans", json=body, headers=en)
+    assert r.status_code == 422
+    detail = r.json()["detail"][0]
+    assert detail["loc"] == ["body", field] and char in detail["msg"]
+    plan = _create(client, a)
+    r = client.put(f"/api/v1/plans/{plan['id']}", json={"version": 1, field: value}, headers=en)
+    assert r.status_code == 422 and r.json()["detail"][0]["loc"] == ["body", field]
+    assert client.get(f"/api/v1/plans/{plan['id']}", headers=a.headers).json()["version"] == 1
+
+
+def test_control_characters_in_a_customer_are_422(client: TestClient, account: MakeAccount) -> None:
+    a = account("sales")
+    for body, field in (
+        ({"name": "台大\u0000"}, "name"),
+        ({"name": "NTU", "contact": "\u202eevil"}, "contact"),
+        ({"name": "NTU", "address": "\u0000\u0001"}, "address"),
+    ):
+        r = client.post("/api/v1/customers", json=body, headers=a.headers)
+        assert r.status_code == 422, r.text
+        assert r.json()["detail"][0]["loc"] == ["body", field]
+    # An address may span lines.
+    ok = client.post(
+        "/api/v1/customers", json={"name": "NTU", "address": "台北市\n大安區"}, headers=a.headers
+    )
+    assert ok.status_code == 201 and ok.json()["address"] == "台北市\n大安區"

@@ -1,0 +1,104 @@
+"""Free text people type: one check for the characters no name, title or note should hold.
+
+Refused (the first one found is named in the message, as ``U+202E``, so the writer can find
+an invisible character):
+
+* C0 controls (NUL, BEL, ESC …), DEL and the C1 controls — they end strings in C code,
+  ring terminals, start ANSI colour codes in logs and the CSV export, and draw nothing on a
+  page or in the PDF. A tab is allowed everywhere; a line break only in multi-line text
+  (notes, a decline reason), never in a one-line name or title;
+* the bidirectional embeddings, overrides and isolates (U+202A–U+202E, U+2066–U+2069, the
+  "Trojan Source" set): they reorder what is shown, so a signature or a customer name could
+  read differently from what was stored. The plain marks LRM/RLM (U+200E/U+200F) stay
+  allowed: they only nudge punctuation, and names in right-to-left scripts need them;
+* in one-line text, the Unicode line and paragraph separators (U+2028, U+2029).
+
+Use `check_line` / `check_text` in services (they raise `app.errors.Invalid` naming the
+field, translated by the one error path), `problem` where a form collects its errors in a
+dict (the message in the page's language, or ''), and the `PlainLine` / `PlainText`
+annotated types (or `plain_line` / `plain_text` in a validator) in pydantic models: a 422
+naming the field.
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from typing import Annotated, Final
+
+from pydantic import AfterValidator
+
+from app import errors
+from app.i18n import N_, gettext
+
+#: The bidirectional formatting characters that reorder text (Unicode UAX #9, table 4).
+BIDI_CONTROLS: Final = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+#: Line breaks other than "\n" / "\r" that a one-line field must not hold.
+LINE_SEPARATORS: Final = frozenset("\u2028\u2029")
+MESSAGE: Final = N_("must not contain control or text-direction characters (found %(char)s)")
+
+
+def bad_character(value: str, *, multiline: bool = False) -> str | None:
+    """The first character `value` must not hold (see the module docstring), else None."""
+    for ch in value:
+        if ch == "\t" or (multiline and ch in "\r\n"):
+            continue
+        if ch in BIDI_CONTROLS or (not multiline and ch in LINE_SEPARATORS):
+            return ch
+        if unicodedata.category(ch) == "Cc":
+            return ch
+    return None
+
+
+def code_point(ch: str) -> str:
+    """'\\u202e' → 'U+202E'."""
+    return f"U+{ord(ch):04X}"
+
+
+def problem(value: str, *, multiline: bool = False) -> str:
+    """The message for `value` in the active language ('' when it is fine), for forms that
+    collect their errors in a dict."""
+    ch = bad_character(value, multiline=multiline)
+    return gettext(MESSAGE) % {"char": code_point(ch)} if ch is not None else ""
+
+
+def check(value: str, *, field: str, multiline: bool = False) -> str:
+    """`value` unchanged, or `errors.Invalid` naming `field` and the character (translated)."""
+    ch = bad_character(value, multiline=multiline)
+    if ch is not None:
+        raise errors.Invalid(MESSAGE, field=field, char=code_point(ch))
+    return value
+
+
+def check_line(value: str, *, field: str) -> str:
+    """A one-line value (a name, a title): no control, direction or line-break character."""
+    return check(value, field=field)
+
+
+def check_text(value: str, *, field: str) -> str:
+    """A multi-line value (notes, a reason): line breaks and tabs allowed."""
+    return check(value, field=field, multiline=True)
+
+
+def _plain(value: str, multiline: bool) -> str:
+    ch = bad_character(value, multiline=multiline)
+    if ch is not None:
+        # pydantic reports a ValueError as a 422 at the field's location, in the request's
+        # language like every `errors.Invalid`.
+        raise ValueError(gettext(MESSAGE) % {"char": code_point(ch)})
+    return value
+
+
+def plain_line(value: str) -> str:
+    """Validator of `PlainLine` (also usable in `AfterValidator` chains)."""
+    return _plain(value, False)
+
+
+def plain_text(value: str) -> str:
+    """Validator of `PlainText`."""
+    return _plain(value, True)
+
+
+#: A one-line string for pydantic models: refused with a 422 naming the field.
+PlainLine = Annotated[str, AfterValidator(plain_line)]
+#: A multi-line string for pydantic models (tabs and line breaks allowed).
+PlainText = Annotated[str, AfterValidator(plain_text)]

@@ -1,0 +1,140 @@
+"""What the customer types on /s/{token}/accept and /decline: the signature must read as it
+was stored (no control or text-direction characters), JSON fields must be strings, and a
+body that is not JSON gets a JSON 422 (QA S3.16, S3.17)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from bs4 import BeautifulSoup
+from fastapi.testclient import TestClient
+
+from tests.accounts.helpers import Account, make_account
+from tests.quotes.test_quote_life import _customer, _plan, _quote, _share
+
+
+def _sent(client: TestClient) -> tuple[Account, dict[str, Any], str]:
+    """A sent quote, its owner and the path of its share link."""
+    a = make_account(client, "sales")
+    p = _plan(client, a, _customer(client, a)["id"], _quote("0"))
+    link = _share(client, a, p["id"])
+    assert client.post(f"/api/v1/plans/{p['id']}/send", headers=a.headers).status_code == 200
+    return a, p, link
+
+
+def _status(client: TestClient, a: Account, plan_id: int) -> str:
+    return str(client.get(f"/api/v1/plans/{plan_id}", headers=a.headers).json()["status"])
+
+
+@pytest.mark.parametrize(
+    ("body", "field", "char"),
+    [
+        ({"name": "\u0000", "title": "CTO"}, "name", "U+0000"),
+        ({"name": "王小明", "title": "CTO\u0007"}, "title", "U+0007"),
+        ({"name": "\u202eevil", "title": "CTO"}, "name", "U+202E"),  # right-to-left override
+        ({"name": "Alice\nBob", "title": "CTO"}, "name", "U+000A"),  # a signature is one line
+        ({"name": "Alice", "title": "\x1b[31mCTO"}, "title", "U+001B"),  # ANSI escape
+    ],
+)
+def test_signature_with_control_characters_is_refused(
+    client: TestClient, body: dict[str, str], field: str, char: str
+) -> None:
+    a, p, link = _sent(client)
+    r = TestClient(client.app).post(f"{link}/accept", json=body, headers={"Accept-Language": "en"})
+    assert r.status_code == 422, r.text
+    detail = r.json()["detail"][0]
+    assert detail["loc"] == ["body", field]
+    assert detail["msg"] == f"must not contain control or text-direction characters (found {char})"
+    assert _status(client, a, p["id"]) == "sent"
+
+
+def test_signature_keeps_ordinary_text(client: TestClient) -> None:
+    # Chinese and accented names go through untouched.
+    _a, _p, link = _sent(client)
+    r = TestClient(client.app).post(f"{link}/accept", json={"name": "José 王", "title": "採購經理"})
+    assert r.status_code == 200 and r.json()["status"] == "accepted"
+
+
+def test_form_signature_with_a_nul_gets_the_inline_error_in_the_page_language(
+    client: TestClient,
+) -> None:
+    a, p, link = _sent(client)
+    anon = TestClient(client.app)
+    # The customer's language (zh-TW) unless the visitor chose one.
+    page = BeautifulSoup(anon.get(link).text, "html.parser")
+    token = page.select_one("form.accept-form input[name=csrf_token]")["value"]
+    r = anon.post(
+        f"{link}/accept",
+        data={"csrf_token": token, "name": "王\u0000小明", "title": "經理", "agree": "on"},
+    )
+    assert r.status_code == 422
+    err = BeautifulSoup(r.text, "html.parser").select_one("#err-name")
+    assert err is not None and err.get_text() == "不得包含控制字元或文字方向控制字元（發現 U+0000）"
+    assert _status(client, a, p["id"]) == "sent"
+
+
+def test_decline_reason_may_span_lines_but_not_hold_a_nul(client: TestClient) -> None:
+    a, p, link = _sent(client)
+    anon = TestClient(client.app)
+    bad = anon.post(f"{link}/decline", json={"reason": "預算\u0000不足"})
+    assert bad.status_code == 422 and bad.json()["detail"][0]["loc"] == ["body", "reason"]
+    ok = anon.post(f"{link}/decline", json={"reason": "預算不足\n明年再議"})
+    assert ok.status_code == 200 and ok.json()["status"] == "declined"
+    got = client.get(f"/api/v1/plans/{p['id']}", headers=a.headers).json()
+    assert got["decline_reason"] == "預算不足\n明年再議"
+
+
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        ({"name": ["x"], "title": "CTO"}, "name"),
+        ({"name": "Alice", "title": {"a": 1}}, "title"),
+        ({"name": 42, "title": "CTO"}, "name"),
+        ({"name": "Alice", "title": "CTO", "agree": ["yes"]}, "agree"),
+    ],
+)
+def test_json_answer_fields_must_be_strings(
+    client: TestClient, body: dict[str, Any], field: str
+) -> None:
+    a, p, link = _sent(client)
+    r = TestClient(client.app).post(f"{link}/accept", json=body, headers={"Accept-Language": "en"})
+    assert r.status_code == 422, r.text
+    assert r.json()["detail"][0] == {
+        "loc": ["body", field],
+        "msg": "must be a string",
+        "type": "value_error",
+    }
+    assert _status(client, a, p["id"]) == "sent"
+
+
+def test_json_agree_may_be_a_boolean(client: TestClient) -> None:
+    _a, _p, link = _sent(client)
+    anon = TestClient(client.app)
+    no = anon.post(f"{link}/accept", json={"name": "A", "title": "B", "agree": False})
+    assert no.status_code == 422 and no.json()["detail"][0]["loc"] == ["body", "agree"]
+    yes = anon.post(f"{link}/accept", json={"name": "A", "title": "B", "agree": True})
+    assert yes.status_code == 200 and yes.json()["status"] == "accepted"
+
+
+@pytest.mark.parametrize(
+    ("raw", "msg"),
+    [
+        ('{"name": "Alice", "title": ', "the body is not JSON"),
+        ('["Alice", "CTO"]', "the body must be an object"),
+    ],
+)
+@pytest.mark.parametrize("action", ["accept", "decline"])
+def test_a_body_that_is_not_a_json_object_gets_a_json_422(
+    client: TestClient, raw: str, msg: str, action: str
+) -> None:
+    a, p, link = _sent(client)
+    r = TestClient(client.app).post(
+        f"{link}/{action}",
+        content=raw,
+        headers={"Content-Type": "application/json", "Accept-Language": "en"},
+    )
+    assert r.status_code == 422
+    assert r.headers["content-type"].startswith("application/json")
+    assert r.json()["detail"][0]["loc"] == ["body"] and r.json()["detail"][0]["msg"] == msg
+    assert _status(client, a, p["id"]) == "sent"
