@@ -259,6 +259,10 @@ def save_edit(
         values["version"] = str(conflict["current_version"])
         ctx.update(plan=conflict["current"], conflict=conflict, conflict_from=version, status=409)
         return ctx
+    except service.Decided as e:
+        # Accepted or declined: only notes and tags may change; say so above the form.
+        ctx.update(errors={"form": e.message}, status=e.status)
+        return ctx
     return None
 
 

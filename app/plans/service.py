@@ -18,6 +18,7 @@ from datetime import date
 from decimal import Decimal
 from typing import Any, Final, cast
 
+from babel.dates import format_date
 from pydantic import ValidationError
 from sqlalchemy import func, or_, update
 from sqlalchemy.orm import defer
@@ -30,7 +31,7 @@ from app.customers import service as customers
 from app.engine.estimate import InputError, estimate
 from app.engine.price_book import PriceBook
 from app.engine.schemas import EstimateRequest
-from app.i18n import N_, translations
+from app.i18n import N_, babel_locale, translations
 from app.i18n import gettext as _
 from app.plans import schedule
 from app.plans.models import EDITABLE, SNAPSHOT, SUMMARY_MAX, Plan, PlanRevision, utcnow
@@ -41,6 +42,28 @@ from app.settings import Settings
 SORTS: Final = ("updated_at", "created_at", "name", "customer", "quote_number", "status")
 #: Statuses only the quote's life sets (send, the customer's accept/decline, expiry).
 LIFE_STATUSES: Final = ("sent", "accepted", "declined", "expired")
+#: Of those, the ones no save may ever set, quote or not: they record the customer's answer
+#: or the passing of the validity date (a bare "sent" on a plan without a quote stays the
+#: old pipeline marker).
+ANSWER_STATUSES: Final = ("accepted", "declined", "expired")
+LIFE_STATUS_MESSAGE: Final = N_("is set by sending the quote and by the customer's answer")
+#: A quote the customer answered. What they signed (or refused) is a record a procurement
+#: department relies on: the content is frozen, and a new offer is a duplicate of the plan.
+DECIDED_STATUSES: Final = ("accepted", "declined")
+#: What a save may still change on a decided quote. Internal notes and tags are never shown
+#: to the customer (not on the share page, not in the PDF) and the team keeps working with
+#: them after the answer (purchase order number, delivery, follow-up); archive/restore is
+#: housekeeping and goes through `archive_plan`. Everything else is what the answer covers —
+#: name, customer, status, workload and phases, the quote (lines, discounts, tax, validity,
+#: terms) and the price list (`reprice_plan`) — and is refused with `Decided`.
+AFTER_DECISION: Final = frozenset({"notes", "tags"})
+_DECIDED_MESSAGES: Final = {
+    ("accepted", True): N_("the quote was accepted on %(date)s; duplicate the plan to revise it"),
+    ("declined", True): N_("the quote was declined on %(date)s; duplicate the plan to revise it"),
+    # plans marked accepted/declined by hand before quotes had a life have no decision date
+    ("accepted", False): N_("the quote was accepted; duplicate the plan to revise it"),
+    ("declined", False): N_("the quote was declined; duplicate the plan to revise it"),
+}
 DEFAULT_PAYMENT_TERMS: Final = N_(
     "Payment by bank transfer within 30 days of the invoice (統一發票) date."
 )
@@ -90,6 +113,34 @@ class Conflict(PlanError, errors.Conflict):
             "current_version": self.current_version,
             "changed_fields": self.changed_fields,
         }
+
+
+class Decided(PlanError, errors.Conflict):
+    """The customer answered the quote: its content is frozen (409 naming `status.<state>`).
+
+    The date is written in the request's language, like the decision record on the page."""
+
+    def __init__(self, plan: Plan) -> None:
+        when = plan.decided_at
+        params = {"date": format_date(when, "medium", locale=babel_locale())} if when else {}
+        message = _DECIDED_MESSAGES[(plan.status, when is not None)]
+        super().__init__(message, field=f"status.{plan.status}", **params)
+
+
+def require_undecided(plan: Plan, changes: Mapping[str, Any] | None = None) -> None:
+    """`Decided` when the plan's quote was accepted or declined and `changes` (None: any
+    change of content) touches more than `AFTER_DECISION`. A value equal to the current one
+    is no change, so a form that sends every field can still save the notes."""
+    if plan.status not in DECIDED_STATUSES:
+        return
+    if changes is None:
+        raise Decided(plan)
+    for key, value in changes.items():
+        if key in AFTER_DECISION:
+            continue
+        if key in ("name", "customer", "customer_id", "status") and value == getattr(plan, key):
+            continue
+        raise Decided(plan)
 
 
 # --------------------------------------------------------------------------------------------
@@ -581,6 +632,8 @@ def create_plan(
     """Validate and price the workload (or the phases of a phased plan) with the current
     price list, save version 1."""
     assert owner.id is not None
+    if status in ANSWER_STATUSES:
+        raise Invalid("status", LIFE_STATUS_MESSAGE)
     workload = _workload_or_phases(workload, phases, currency)
     if status in LIFE_STATUSES and quote is not None:
         raise Invalid("status", "a quote is sent with POST /api/v1/plans/{id}/send")
@@ -690,6 +743,8 @@ def update_plan(
     """
     plan = get_plan(session=session, plan_id=plan_id)
     _require_edit(actor, plan)
+    # Before the version check: reloading would not help, the answer is final.
+    require_undecided(plan, changes)
     if plan.version != expected_version:
         raise Conflict(
             current_version=plan.version,
@@ -705,9 +760,12 @@ def update_plan(
     if unknown:
         raise Invalid(sorted(unknown)[0], "cannot be changed by a save")
     has_quote = plan.quote is not None or values.get("quote") is not None
-    if values.get("status") in LIFE_STATUSES and has_quote:
+    status = values.get("status", plan.status)
+    if status != plan.status and (
+        status in ANSWER_STATUSES or (status in LIFE_STATUSES and has_quote)
+    ):
         # Only sending, the customer's answer and the validity date move a quote on.
-        raise Invalid("status", "is set by sending the quote and by the customer's answer")
+        raise Invalid("status", LIFE_STATUS_MESSAGE)
     if "customer_id" in values:
         linked = customers.get_customer(session=session, customer_id=values["customer_id"])
         values.setdefault("customer", linked.name)
@@ -842,6 +900,7 @@ def reprice_plan(
     and report the cost totals before and after, option by option."""
     plan = get_plan(session=session, plan_id=plan_id)
     _require_edit(actor, plan)
+    require_undecided(plan)  # the answered quote keeps the prices it was answered at
     version = plan.version if expected_version is None else expected_version
     target = price_list_id if price_list_id is not None else _current_list_id(session)
     if target is None:

@@ -101,6 +101,9 @@ async def save_quote(
             actor=user,
             quote_defaults=plans.QuoteDefaults.from_settings(settings),
         )
+    except plans.Decided as e:
+        # Answered while the builder was open: say why above it, in the page's language.
+        return _builder(request, session, settings, plan_id, user, None, {"send": e.message}, 409)
     except errors.Invalid as e:
         return _builder(
             request,

@@ -243,10 +243,7 @@ def send_quote(*, session: Session, plan_id: int, actor: User, limit_pct: Decima
     plan = plans.get_plan(session=session, plan_id=plan_id)
     if not plans.can_edit(actor, plan):
         raise plans.Forbidden("Only the plan's owner or an admin can change it.")
-    if plan.status in ("accepted", "declined"):
-        raise QuoteStateError(
-            "the quote was already %(status)s", state=plan.status, status=plan.status
-        )
+    plans.require_undecided(plan)  # a second answer must never replace the first
     quote = plan.quote or {}
     if not quote.get("lines"):
         raise errors.Invalid("add at least one line before sending", field="quote.lines")
@@ -275,6 +272,7 @@ def approve_discount(*, session: Session, plan_id: int, actor: User) -> Plan:
     plan = plans.get_plan(session=session, plan_id=plan_id)
     if not plan.quote:
         raise errors.Invalid("the plan has no quote", field="quote")
+    plans.require_undecided(plan)  # the approval on record is the one the customer saw
     plan.discount_approved_pct = pricing.max_discount_pct(plan.quote)
     plan.discount_approved_by = actor.id
     plan.discount_approved_at = utcnow()

@@ -205,3 +205,104 @@ def test_decline_and_expiry(client: TestClient) -> None:
         assert r.status_code == 409 and r.json()["detail"][0]["loc"][-1] == "expired"
         listed = client.get("/api/v1/plans", params={"status": "expired"}, headers=a.headers)
         assert p["id"] in [x["id"] for x in listed.json()["items"]]
+
+
+def _answered(client: TestClient, answer: str) -> tuple[Account, dict[str, Any], str]:
+    """A quote the customer accepted or declined through its share link (the plan as after)."""
+    a = make_account(client, "sales")
+    p = _plan(client, a, _customer(client, a)["id"], _quote("0"))
+    link = _share(client, a, p["id"])
+    assert client.post(f"/api/v1/plans/{p['id']}/send", headers=a.headers).status_code == 200
+    anon = TestClient(client.app)
+    if answer == "accepted":
+        r = anon.post(f"{link}/accept", json={"name": "Alice", "title": "CTO"})
+    else:
+        r = anon.post(f"{link}/decline", json={"reason": "budget"})
+    assert r.status_code == 200 and r.json()["status"] == answer
+    return a, client.get(f"/api/v1/plans/{p['id']}", headers=a.headers).json(), link
+
+
+@pytest.mark.parametrize("answer", ["accepted", "declined"])
+def test_an_answered_quote_is_frozen(client: TestClient, answer: str) -> None:
+    a, p, link = _answered(client, answer)
+    pid, v = p["id"], p["version"]
+    en = {**a.headers, "Accept-Language": "en"}
+    changes: list[dict[str, Any]] = [
+        {"quote": {"lines": [{"description": "GPU", "unit_price": "1", "months": "1"}]}},
+        {"name": "renamed"},
+        {"customer": "someone else"},
+        {"workload": {**WORKLOAD, "seq_len": 4096}},
+        {"status": "draft"},
+        {"status": "sent"},
+    ]
+    for change in changes:
+        r = client.put(f"/api/v1/plans/{pid}", json={"version": v, **change}, headers=en)
+        assert r.status_code == 409, (change, r.text)
+        detail = r.json()["detail"][0]
+        assert detail["loc"] == ["body", "status", answer]
+        assert detail["msg"].startswith(f"the quote was {answer} on ")
+        assert detail["msg"].endswith("; duplicate the plan to revise it")
+    # Re-pricing, sending again and approving a discount are refused the same way.
+    for action in ("reprice", "send"):
+        r = client.post(f"/api/v1/plans/{pid}/{action}", headers=en)
+        assert r.status_code == 409 and r.json()["detail"][0]["loc"][-1] == answer
+    admin = make_account(client, "admin")
+    r = client.post(f"/api/v1/plans/{pid}/approve-discount", headers=admin.headers)
+    assert r.status_code == 409
+    # Chinese for a Chinese client.
+    zh = client.put(
+        f"/api/v1/plans/{pid}",
+        json={"version": v, "name": "x"},
+        headers={**a.headers, "Accept-Language": "zh-TW"},
+    )
+    assert zh.json()["detail"][0]["msg"].startswith("此報價已於 ")
+    # Nothing of that was saved: same version, same quote.
+    now = client.get(f"/api/v1/plans/{pid}", headers=a.headers).json()
+    assert now["version"] == v and now["quote"] == p["quote"] and now["status"] == answer
+    # Internal notes and tags, and archiving, are the team's and may still change.
+    ok = client.put(
+        f"/api/v1/plans/{pid}",
+        json={"version": v, "notes": "PO 4711 received", "tags": ["won"], "name": p["name"]},
+        headers=a.headers,
+    )
+    assert ok.status_code == 200, ok.text
+    assert ok.json()["notes"] == "PO 4711 received" and ok.json()["status"] == answer
+    assert client.post(f"/api/v1/plans/{pid}/archive", headers=a.headers).status_code == 200
+    # The answer stays the one on record: a second one is refused.
+    again = TestClient(client.app).post(f"{link}/accept", json={"name": "Mallory", "title": "x"})
+    assert again.status_code == 409
+    final = client.get(f"/api/v1/plans/{pid}", headers=a.headers).json()
+    assert final["decision_name"] == p["decision_name"]
+    assert final["decided_at"] == p["decided_at"]
+
+
+def test_duplicating_an_accepted_quote_gives_an_editable_draft(client: TestClient) -> None:
+    a, p, _link = _answered(client, "accepted")
+    dup = client.post(f"/api/v1/plans/{p['id']}/duplicate", headers=a.headers)
+    assert dup.status_code == 201 and dup.json()["status"] == "draft"
+    r = client.put(
+        f"/api/v1/plans/{dup.json()['id']}",
+        json={"version": dup.json()["version"], "quote": _quote("5")},
+        headers=a.headers,
+    )
+    assert r.status_code == 200, r.text
+
+
+@pytest.mark.parametrize("status", ["accepted", "declined", "expired"])
+def test_answer_statuses_are_never_set_by_a_save(client: TestClient, status: str) -> None:
+    a = make_account(client, "sales")
+    en = {**a.headers, "Accept-Language": "en"}
+    body = {"name": "no quote", "workload": WORKLOAD, "status": status}
+    r = client.post("/api/v1/plans", json=body, headers=en)
+    assert r.status_code == 422
+    assert r.json()["detail"] == [
+        {
+            "loc": ["body", "status"],
+            "msg": "is set by sending the quote and by the customer's answer",
+            "type": "value_error",
+        }
+    ]
+    made = client.post("/api/v1/plans", json={**body, "status": "draft"}, headers=en).json()
+    r = client.put(f"/api/v1/plans/{made['id']}", json={"version": 1, "status": status}, headers=en)
+    assert r.status_code == 422 and r.json()["detail"][0]["loc"] == ["body", "status"]
+    assert client.get(f"/api/v1/plans/{made['id']}", headers=a.headers).json()["version"] == 1
