@@ -247,6 +247,10 @@ def assumption_rows(workload: Mapping[str, Any]) -> list[tuple[str, str]]:
         fields = _IMAGE_FIELDS
     elif task == "inference":
         fields = _SERVING_FIELDS
+        if workload.get("users"):
+            # The service is sized for `users` at once (they take precedence over
+            # `concurrency`, which the engine then ignores): state what was sized.
+            fields = (("users", N_("Users served at once")),) + _SERVING_FIELDS[1:]
     else:
         fields = _TRAINING_FIELDS
     for key, label in fields:

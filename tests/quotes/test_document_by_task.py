@@ -201,3 +201,21 @@ def test_the_charts_name_the_gpus_each_option_pays_for_too(
         if paid.get(row["key"]) not in (None, used):
             assert f"(the plan uses {used})" in row["label"], row["label"]
     assert any("(the plan uses" in row["label"] for row in cost["tco"])
+
+
+def test_a_service_sized_for_users_states_the_users_not_the_unused_concurrency() -> None:
+    """`users` takes precedence over `concurrency` in the serving planner (serving.users_of),
+    so a document must name the 200 users it was sized for; visual QA found "Concurrent
+    sequences 64" beside "up to 204 concurrent sequences" and the 200 users nowhere."""
+    from app.quotes.document import assumption_rows
+
+    rows = dict(
+        assumption_rows(
+            {"task": "inference", "users": 200, "concurrency": 64, "avg_context_tokens": 2048,
+             "output_tokens": 256}
+        )
+    )  # fmt: skip
+    assert rows["Users served at once"] == "200"
+    assert "Concurrent sequences" not in rows
+    plain = dict(assumption_rows({"task": "inference", "concurrency": 64}))
+    assert plain["Concurrent sequences"] == "64"
