@@ -30,7 +30,7 @@ from app.i18n import gettext as _
 from app.planner import views as planner
 from app.plans import schedule, service
 from app.plans.models import Plan
-from app.web.forms import message_for
+from app.web.forms import message_for, parse_id
 
 KIND_FIELDS: Final = {
     "capacity": ("gpu", "gpu_count"),
@@ -114,12 +114,27 @@ def values_of(plan: Plan) -> list[dict[str, str]]:
     return [phase_values(schedule.from_workload(plan.workload, months=months))]
 
 
-def values_from_form(form: Mapping[str, str]) -> list[dict[str, str]]:
-    try:
-        count = min(int(form.get("phases", "0")), schedule.MAX_PHASES)
-    except ValueError:
-        count = 0
-    return [{f: form.get(f"phase-{i}-{f}", "").strip() for f in FIELDS} for i in range(count)]
+def values_from_form(form: Mapping[str, str]) -> tuple[list[dict[str, str]], dict[str, str]]:
+    """The posted phases, and an error on `phases` when the phase count is not a count. Every
+    posted phase is kept (a form holds no more phases than it has fields): past MAX_PHASES
+    is `over_limit`'s error, never a cut to the first ones."""
+    count = parse_id(form.get("phases"), minimum=0)
+    errs: dict[str, str] = {}
+    if count is None:
+        errs["phases"] = _(
+            "The phase count is missing or not a number: check the phases, then save."
+        )
+        indices = [i for i in range(len(form)) if any(f"phase-{i}-{f}" in form for f in FIELDS)]
+    else:
+        indices = list(range(min(count, len(form))))
+    return [{f: form.get(f"phase-{i}-{f}", "").strip() for f in FIELDS} for i in indices], errs
+
+
+def over_limit(values: Sequence[Mapping[str, str]]) -> dict[str, str]:
+    """{"phases": message} past MAX_PHASES phases (the API's limit), else {}."""
+    if len(values) <= schedule.MAX_PHASES:
+        return {}
+    return {"phases": _("At most %(n)s phases.") % {"n": schedule.MAX_PHASES}}
 
 
 def new_phase(kind: str, after: Sequence[Mapping[str, str]]) -> dict[str, str]:
@@ -143,7 +158,8 @@ def apply_action(
     'remove-<i>' (the last phase cannot be removed: a plan has at least one)."""
     phases = [dict(p) for p in values]
     name, _sep, arg = action.partition("-")
-    i = int(arg) if arg.isdigit() else -1
+    i = parse_id(arg, minimum=0)
+    i = -1 if i is None else i
     if name == "add" and arg in KIND_FIELDS:
         if len(phases) >= schedule.MAX_PHASES:
             return phases, {"phases": _("At most %(n)s phases.") % {"n": schedule.MAX_PHASES}}
@@ -225,8 +241,12 @@ def parse(values: Sequence[Mapping[str, str]]) -> tuple[list[schedule.PhaseIn], 
 def service_error_key(field: str | None) -> tuple[str, str]:
     """A service error's field (`phases.1.workload.gpu`) as (input, field name)."""
     parts = (field or "").split(".")
-    if parts[:1] == ["phases"] and len(parts) >= 2 and parts[1].isdigit():
-        return input_key(int(parts[1]), parts[2:])
+    if (
+        parts[:1] == ["phases"]
+        and len(parts) >= 2
+        and (i := parse_id(parts[1], minimum=0)) is not None
+    ):
+        return input_key(i, parts[2:])
     return "phases", ""
 
 
@@ -304,15 +324,20 @@ def post(*, session: Session, plan: Plan, form: Mapping[str, str], user: User) -
     "save" without errors a new revision (then the diff of it)."""
     assert plan.id is not None
     action = form.get("action", "save")
-    values, errs = apply_action(values_from_form(form), action)
+    posted, count_errs = values_from_form(form)
+    values, errs = apply_action(posted, action)
+    # After the action: removing phases from a form that is over the limit must still work.
+    limit_errs = {**over_limit(values), **(count_errs if action == "save" else {})}
     phases, parse_errs = parse(values)
-    errs = {**parse_errs, **errs}
+    errs = {**parse_errs, **limit_errs, **errs}
     priced = None
-    if not parse_errs:
+    if not parse_errs and not limit_errs:
         priced, preview_errs = preview(session=session, plan=plan, phases=phases)
         errs = {**preview_errs, **errs}
     if action == "save" and not errs:
-        version = int(form["version"]) if form.get("version", "").isdigit() else plan.version
+        # No version: the one on screen; one that is not a version is stale (409) like any.
+        raw = form.get("version")
+        version = (parse_id(raw) or 0) if raw else plan.version
         saved, errs = save(
             session=session, plan_id=plan.id, version=version, phases=phases, user=user
         )

@@ -254,3 +254,88 @@ def test_a_phased_plans_total_says_it_sums_its_phases(
     total = next(k for k in kpis if k.select_one(".v") and "350,000" in k.get_text())
     assert says in total.get_text()
     assert not_says not in total.get_text()
+
+
+# ------------------------------------------------------- what the form cannot read (QA S1.3, S2.8)
+
+LONG = "9" * 5000  # past int()'s 4,300-digit limit
+HUGE = "9" * 25  # past 2^63: overflowed SQLite
+
+
+def _phases_posted(data: dict[str, str], n: int) -> dict[str, str]:
+    """The form with `n` phases: the first phase's fields copied to the new ones."""
+    out = dict(data, phases=str(n))
+    first = {k.split("-", 2)[2]: v for k, v in data.items() if k.startswith("phase-0-")}
+    for i in range(int(data["phases"]), n):
+        out |= {f"phase-{i}-{f}": v for f, v in first.items()}
+    return out
+
+
+@pytest.mark.parametrize(
+    ("lang", "message"), [("en", "At most 24 phases."), ("zh-TW", "最多 24 個階段。")]
+)
+def test_more_phases_than_the_api_takes_is_an_error_not_the_first_24(
+    pages: TestClient, account: MakeAccount, lang: str, message: str
+) -> None:
+    a = signed_in(pages, account)
+    plan = t16(pages, a.user)
+    data = _phases_posted(form_of(soup(pages.get(f"/plans/{plan.id}"))), 30)
+    h = {"Accept-Language": lang}
+    r = pages.post(f"/plans/{plan.id}/phases", data={**data, "action": "save"}, headers=h)
+    assert r.status_code == 422
+    page = soup(r)
+    assert page.select_one("#err-phases").get_text() == message
+    assert len(page.select("#phase-builder li.phase-row")) == 30, "every posted phase is kept"
+    # Removing one from the re-rendered form works, and says it is still too many.
+    r = pages.post(
+        f"/plans/{plan.id}/phases", data={**form_of(page), "action": "remove-0"}, headers=h
+    )
+    assert len(soup(r).select("#phase-builder li.phase-row")) == 29
+    assert soup(r).select_one("#err-phases").get_text() == message
+    with Session(pages.app.state.engine) as s:  # type: ignore[attr-defined]
+        assert service.get_plan(session=s, plan_id=plan.id).version == 1  # nothing saved
+
+
+@pytest.mark.parametrize("count", ["²", "abc", "", "-1", LONG])
+def test_a_phase_count_that_is_not_a_count_saves_nothing(
+    pages: TestClient, account: MakeAccount, count: str
+) -> None:
+    a = signed_in(pages, account)
+    plan = t16(pages, a.user)
+    data = {**form_of(soup(pages.get(f"/plans/{plan.id}"))), "phases": count, "action": "save"}
+    r = pages.post(f"/plans/{plan.id}/phases", data=data, headers={"Accept-Language": "zh-TW"})
+    assert r.status_code == 422
+    page = soup(r)
+    assert (
+        page.select_one("#err-phases").get_text() == "階段數遺失或不是數字：請檢查各階段後再儲存。"
+    )
+    assert len(page.select("#phase-builder li.phase-row")) == 3, "the posted phases are kept"
+    with Session(pages.app.state.engine) as s:  # type: ignore[attr-defined]
+        assert service.get_plan(session=s, plan_id=plan.id).version == 1
+
+
+@pytest.mark.parametrize("version", ["²", "abc", "0", HUGE, LONG])
+def test_a_version_that_is_not_one_is_stale_like_any_other(
+    pages: TestClient, account: MakeAccount, version: str
+) -> None:
+    a = signed_in(pages, account)
+    plan = t16(pages, a.user)
+    data = {**form_of(soup(pages.get(f"/plans/{plan.id}"))), "version": version}
+    r = pages.post(f"/plans/{plan.id}/phases", data={**data, "action": "save"})
+    assert r.status_code == 409
+    with Session(pages.app.state.engine) as s:  # type: ignore[attr-defined]
+        assert service.get_plan(session=s, plan_id=plan.id).version == 1
+
+
+@pytest.mark.parametrize("action", ["remove-²", "up-²", f"down-{LONG}", "remove--1"])
+def test_moving_a_phase_that_is_not_one_changes_nothing(
+    pages: TestClient, account: MakeAccount, action: str
+) -> None:
+    a = signed_in(pages, account)
+    plan = t16(pages, a.user)
+    page = soup(pages.get(f"/plans/{plan.id}", headers={"Accept-Language": "en"}))
+    before = [li.select_one(".phase-name").get_text() for li in page.select("li.phase-row")]
+    r = pages.post(f"/plans/{plan.id}/phases", data={**form_of(page), "action": action}, headers=HX)
+    assert r.status_code == 200
+    after = [li.select_one(".phase-name").get_text() for li in soup(r).select("li.phase-row")]
+    assert after == before
