@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from decimal import Decimal
 from typing import Any, Final
 
-from app.i18n import N_, gettext
+from app.i18n import N_, gettext, ngettext
 from app.quotes import pricing
 
 TASKS: Final = {
@@ -250,7 +250,7 @@ def assumption_rows(workload: Mapping[str, Any]) -> list[tuple[str, str]]:
         if workload.get("users"):
             # The service is sized for `users` at once (they take precedence over
             # `concurrency`, which the engine then ignores): state what was sized.
-            fields = (("users", N_("Users served at once")),) + _SERVING_FIELDS[1:]
+            fields = (("users", N_("Users served at once")), *_SERVING_FIELDS[1:])
     else:
         fields = _TRAINING_FIELDS
     for key, label in fields:
@@ -300,3 +300,21 @@ def service_row(
         "tps": f"{float(inference['tokens_per_s']):,.0f}",
         "users": f"{float(inference.get('max_concurrency') or 0):,.0f}",
     }
+
+
+def period_text(option: Mapping[str, Any]) -> str:
+    """What an option's total covers, in the reader's language: "for 132 hours", "for 12
+    months" (its billed quantity and unit; "" when the option states none)."""
+    billed = option.get("billed") or {}
+    try:
+        qty = float(billed.get("quantity") or 0)
+    except (TypeError, ValueError):
+        return ""
+    if qty <= 0:
+        return ""
+    num = f"{qty:,.0f}" if qty.is_integer() else f"{qty:,.1f}"
+    if billed.get("unit") == "hour":
+        return ngettext("for %(num)s hour", "for %(num)s hours", int(qty) or 1) % {"num": num}
+    if billed.get("unit") == "month":
+        return ngettext("for %(num)s month", "for %(num)s months", int(qty) or 1) % {"num": num}
+    return ""

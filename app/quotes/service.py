@@ -149,7 +149,12 @@ def quote_view(
         "quote_lines": document.quote_lines(quote, all_options, gpu, hours) if quote else [],
         "totals": pricing.totals(quote) if quote.get("lines") else None,
         "customer_options": [
-            {**o, "customer_label": document.option_label(o, gpu, hours)} for o in shown
+            {
+                **o,
+                "customer_label": document.option_label(o, gpu, hours),
+                "period_text": document.period_text(o),
+            }
+            for o in shown
         ],
         "infra_rows": document.infra_rows(result.get("infra") or {}),
         "customer_assumptions": document.assumption_rows(workload),

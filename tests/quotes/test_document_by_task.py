@@ -219,3 +219,19 @@ def test_a_service_sized_for_users_states_the_users_not_the_unused_concurrency()
     assert "Concurrent sequences" not in rows
     plain = dict(assumption_rows({"task": "inference", "concurrency": 64}))
     assert plain["Concurrent sequences"] == "64"
+
+
+def test_every_way_to_pay_says_what_period_its_total_covers() -> None:
+    """Rows of "Ways to pay" cover 132 hours, 1 month or 12 months: each total says which
+    (visual QA: the same column mixed them with no label)."""
+    from app.quotes.document import period_text
+
+    assert period_text({"billed": {"unit": "hour", "quantity": 132.0}}) == "for 132 hours"
+    assert period_text({"billed": {"unit": "month", "quantity": 1.0}}) == "for 1 month"
+    assert period_text({"billed": {"unit": "month", "quantity": 12}}) == "for 12 months"
+    assert period_text({}) == ""
+    i18n.activate("zh-TW")
+    try:
+        assert period_text({"billed": {"unit": "month", "quantity": 12}}) == "共 12 個月"
+    finally:
+        i18n.activate("en")
