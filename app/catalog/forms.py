@@ -12,6 +12,7 @@ from app.catalog import io
 from app.catalog.models import PriceListCreate, PriceListUpdate
 from app.catalog.service import InvalidRow
 from app.i18n import gettext as _
+from app.web.forms import parse_id
 
 
 def form_strings(form: Mapping[str, Any]) -> dict[str, str]:
@@ -32,8 +33,7 @@ def price_list_create(values: Mapping[str, str]) -> tuple[PriceListCreate, int |
         {**values, "currency": values.get("currency") or "TWD"},
         ("name", "effective_date", "currency", "notes", "source"),
     )
-    source = values.get("source_list", "")
-    return data, int(source) if source.isdigit() else None
+    return data, _list_choice("source_list", values.get("source_list"), empty=("",))
 
 
 def price_list_update(values: Mapping[str, str]) -> PriceListUpdate:
@@ -67,7 +67,21 @@ async def read_upload(
 
 
 def import_target(value: str | None) -> int | None:
-    return int(value) if value and value.isdigit() else None
+    """The list to import into (None: a new draft); a value that is not a list id is an error
+    beside the field, not a silent import into a new list."""
+    return _list_choice("target", value, empty=("", "new"))
+
+
+def _list_choice(field: str, value: str | None, *, empty: tuple[str, ...]) -> int | None:
+    """A price-list <select>'s id, None for its `empty` choices, else InvalidRow on `field`
+    ('²' and 5,000 digits raised in int(); past 2^63 overflowed SQLite: QA S1.3)."""
+    text = (value or "").strip()
+    if text in empty:
+        return None
+    list_id = parse_id(text)
+    if list_id is None:
+        raise InvalidRow({field: _("Choose one of the listed options.")})
+    return list_id
 
 
 def import_mode(value: str | None) -> io.Mode:

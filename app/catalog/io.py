@@ -271,6 +271,9 @@ def _parse_json(text: str, kind: str | None, parsed: Parsed) -> None:
     except json.JSONDecodeError as e:
         parsed.errors.append(f"row {e.lineno}: not valid JSON (column {e.colno}: {e.msg})")
         return
+    except RecursionError:  # '[' × 50,000: json.loads gives up (as the planner's config.json)
+        parsed.errors.append("row 1: the JSON is nested too deeply")
+        return
     if isinstance(doc, list):
         if kind not in KINDS:
             parsed.errors.append(

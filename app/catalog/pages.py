@@ -147,10 +147,10 @@ async def import_preview(request: Request, session: SessionDep, actor: ActorDep)
     values = form_strings(form)
     try:
         data, fmt = await read_upload(form, values)
+        target = import_target(values.get("target"))
     except InvalidRow as e:
         ctx = import_context(session, values) | {"errors": e.errors}
         return render(request, "catalog/import.html", ctx, status_code=422)
-    target = import_target(values.get("target"))
     mode = import_mode(values.get("mode"))
     kind = values.get("kind") or None
     parsed = io.parse(data, fmt=fmt, kind=kind)
