@@ -19,6 +19,7 @@ from app.plans import service
 from app.plans.models import NOTES_MAX, STATUSES, TAG_MAX, TAGS_MAX, Plan
 from app.plans.presenters import STATUS_NAMES, field_label, show_value
 from app.text import problem as text_problem
+from app.web.forms import parse_id
 
 #: List columns that sort, with their labels.
 SORT_COLUMNS: Final = (
@@ -99,10 +100,7 @@ def edit_values(plan: Plan) -> dict[str, str]:
 def parse_edit(form: Mapping[str, str]) -> tuple[int, dict[str, Any], dict[str, str]]:
     """(version, changes, errors) from the edit form."""
     errors: dict[str, str] = {}
-    try:
-        version = int(form.get("version") or "0")
-    except ValueError:
-        version = 0
+    version = parse_id(form.get("version")) or 0  # not a version: stale (409) like any other
     name = (form.get("name") or "").strip()
     if not name:
         errors["name"] = _("Give the plan a name.")
@@ -271,10 +269,7 @@ def set_status(*, session: Session, plan_id: int, form: Mapping[str, str], user:
     status = form.get("status", "")
     if status not in STATUSES:
         raise service.Invalid("status", _("Choose a status."))
-    try:
-        version = int(form.get("version") or "0")
-    except ValueError:
-        version = 0
+    version = parse_id(form.get("version")) or 0  # not a version: stale like any other
     try:
         service.update_plan(
             session=session,

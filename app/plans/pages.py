@@ -23,6 +23,7 @@ from app.plans import builder, forms, service, views
 from app.quotes import views as quote_views
 from app.web import htmx
 from app.web.csrf import CsrfDep
+from app.web.forms import parse_id
 from app.web.templating import activate, choose_currency, is_fragment, render
 
 router = APIRouter(include_in_schema=False)
@@ -193,7 +194,7 @@ async def plan_workload(
 ) -> Response:
     """Save the planner's workload as a new revision of the plan, then show the diff."""
     form = await _form(request)
-    version = int(form["version"]) if form.get("version", "").isdigit() else 0
+    version = parse_id(form.get("version")) or 0  # not a version: stale (409) like any other
     plan = forms.save_workload(
         session=session,
         plan_id=plan_id,

@@ -23,7 +23,6 @@ from app.costs import presenters as costs_view
 from app.engine.price_book import PriceBook
 from app.engine.schemas import EstimateRequest, EstimateResponse
 from app.i18n import gettext as _
-from app.ids import DB_ID_MAX
 from app.planner import views as planner
 from app.plans import builder, schedule, service
 from app.plans.forms import PER_PAGE, SORT_COLUMNS, ListQuery
@@ -39,6 +38,7 @@ from app.plans.presenters import (
     show_value,
     summary_text,
 )
+from app.web.forms import parse_id
 
 log = logging.getLogger("stratagem.web")
 
@@ -65,8 +65,8 @@ def list_context(*, session: Session, params: Mapping[str, str], user: User) -> 
     if lq.owner == "me":
         owner_id = user.id
     elif lq.owner.isdigit():
-        # Past the id range (or 5,000 digits, which int() refuses) names nobody: id 0.
-        owner_id = int(lq.owner) if len(lq.owner) <= 10 and int(lq.owner) <= DB_ID_MAX else 0
+        # Not an id ('²', past the id range, 5,000 digits int() refuses) names nobody: id 0.
+        owner_id = parse_id(lq.owner) or 0
 
     page = service.list_plans(
         session=session,
@@ -75,7 +75,7 @@ def list_context(*, session: Session, params: Mapping[str, str], user: User) -> 
         owner_id=owner_id,
         tier=lq.tier or None,
         customer=lq.customer or None,
-        customer_id=int(lq.customer_id) if lq.customer_id else None,
+        customer_id=(parse_id(lq.customer_id) or 0) if lq.customer_id else None,
         archived=lq.archived,
         sort=lq.sort,
         page=lq.page,
@@ -256,7 +256,7 @@ def detail_context(
         "summary_text": summary_text,
         "phased_plan": schedule.is_schedule(plan.workload),
         "planner_url": planner_url(plan),
-        "conflict_version": int(conflict) if conflict and conflict.isdigit() else None,
+        "conflict_version": parse_id(conflict, minimum=0),  # 0: a posted version that was none
     }
     ctx.update(results_context(session=session, plan=plan, currency=currency))
     if ctx["can_edit"]:

@@ -606,3 +606,50 @@ def i18n_zh(msgid: str) -> str:
     zh = i18n.zh_translations().gettext(msgid)
     assert zh != msgid, f"untranslated: {msgid}"
     return zh
+
+
+# ------------------------------------------------------- posted ids that are not ids (QA S1.3)
+
+NOT_VERSIONS = ["²", "abc", "0", "9" * 25, "9" * 5000]
+
+
+@pytest.mark.parametrize("version", NOT_VERSIONS)
+def test_a_posted_version_that_is_not_one_is_stale_like_any_other(
+    pages: TestClient, account: MakeAccount, version: str
+) -> None:
+    """'²' raised in int(), 25 digits overflowed SQLite looking up the revision: each a 500.
+    Now each save answers as a stale version does, and nothing is saved."""
+    a = signed_in(pages, account)
+    plan = make_plan(pages, a.user)
+    token = _csrf(pages, f"/plans/{plan.id}/edit")
+    edit = {"name": "n", "customer": "", "status": "draft", "tags": "", "notes": ""}
+    posts = [
+        (f"/plans/{plan.id}/edit", edit, 409),
+        (f"/plans/{plan.id}/workload", {"preset": "llama-2-13b", "task": "lora"}, 409),
+    ]
+    for url, data, status in posts:
+        r = pages.post(url, data={**data, "csrf_token": token, "version": version})
+        assert r.status_code == status, (url, r.text[:300])
+    r = pages.post(
+        f"/plans/{plan.id}/status",
+        data={"csrf_token": token, "status": "sent", "version": version},
+    )
+    assert r.status_code == 303
+    page = soup(pages.get(r.headers["location"], headers={"Accept-Language": "en"}))
+    notices = [p.get_text() for p in page.select(".notice.error[role=alert]")]
+    assert any("The status was not changed" in n for n in notices), notices
+    with Session(pages.app.state.engine) as s:  # type: ignore[attr-defined]
+        saved = s.get(Plan, plan.id)
+        assert saved is not None and (saved.version, saved.status) == (1, "draft")
+
+
+@pytest.mark.parametrize("value", ["²", "9" * 25, "9" * 5000])
+def test_list_filters_that_are_not_ids_name_nobody(
+    pages: TestClient, account: MakeAccount, value: str
+) -> None:
+    a = signed_in(pages, account)
+    make_plan(pages, a.user)
+    for param in ("owner", "customer_id"):
+        r = pages.get("/plans", params={param: value})
+        assert r.status_code == 200, param
+        assert [tr for tr in soup(r).select("#plans-table tbody tr") if tr.a] == [], param
