@@ -9,8 +9,8 @@ from sqlmodel import Field, Session, SQLModel
 
 from app.accounts.models import User
 from app.catalog.models import PriceList
-from app.plans import service as plans
 from app.ids import DbId
+from app.plans import service as plans
 from app.plans.models import TAGS_MAX, Plan, Tag, clean_tags
 
 FORMAT: Final = "stratagem.plan/1"
