@@ -205,8 +205,8 @@ def _running_batch(
     batch asked for: a pinned batch that dp × micro-batch does not divide is rounded up to
     whole micro-batches, and a default batch grows when the data-parallel width exceeds it."""
     lay = chosen.layout
-    per_step = lay.dp * lay.micro_batch
-    running = per_step * planner.micro_batches(job, lay.dp)
+    steps = planner.micro_batches(job, lay.dp)
+    running = lay.dp * lay.micro_batch * steps
     if running == job.global_batch:
         return running
     params = {
@@ -215,7 +215,7 @@ def _running_batch(
         "asked": f"{job.global_batch:,}",
         "dp": f"{lay.dp:,}",
         "micro": lay.micro_batch,
-        "steps": planner.micro_batches(job, lay.dp),
+        "steps": steps,
     }
     if job.batch_pinned:
         warnings.append(
@@ -396,15 +396,15 @@ def _what_would_fit(
     attempts: list[tuple[str, planner.TrainingJob, GpuSpec, int | None]] = []
     if layout_pinned and req.gpu_count:
         attempts.append(("layout", unpinned, gpu, req.gpu_count))
-    attempts.append(("count" if req.gpu_count else "layout", unpinned, gpu, None))
+    if req.gpu_count:
+        attempts.append(("count", unpinned, gpu, None))
+    elif layout_pinned:
+        attempts.append(("layout", unpinned, gpu, None))
     if job.micro_batch > 1:
-        one = replace(unpinned, micro_batch=1, global_batch=max(1, job.global_batch))
-        attempts.append(("micro", one, gpu, None))
+        attempts.append(("micro", replace(unpinned, micro_batch=1), gpu, None))
     bigger = sorted((g for g in pool if g.memory_gb > gpu.memory_gb), key=lambda g: g.memory_gb)
     attempts.extend(("gpu", unpinned, g, None) for g in bigger)
     for kind, trial, on, count in attempts:
-        if kind == "layout" and not layout_pinned:
-            continue
         would, _ = planner.plan_training(trial, on, deadline_days=None, gpu_count=count, pins=free)
         if would is None:
             continue
