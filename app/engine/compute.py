@@ -32,9 +32,13 @@ SECONDS_PER_DAY = 86_400.0
 # named factors, each from a measurement or a formula; the same factors for every GPU, which
 # enters through its peak, its memory bandwidth and its links, never a per-generation constant.
 #
-# Largest share of dense peak a large bf16 GEMM reaches: the measured maximum achievable matmul
-# FLOPS (MAMF, stas00/ml-engineering accelerator table): A100 0.86, H100 794.5/989 = 0.80.
-MATMUL_SHARE = 0.80
+# Largest share of dense peak a large GEMM reaches: the GPU's measured maximum achievable matmul
+# FLOPS over its dense peak (MAMF, stas00/ml-engineering accelerator table, `mamf_*_tflops` in
+# app/data/gpus.yaml): A100 SXM 271.2/312 = 0.87, H100 SXM 794.5/989 = 0.80, MI300X
+# 668.4/1,307 = 0.51. A GPU the table has not measured takes H100 SXM's shares, said so in
+# its explanation.
+DEFAULT_MATMUL_SHARE = 794.5 / 989.0
+DEFAULT_FP8_MATMUL_SHARE = 1402.6 / 1979.0
 # Everything a step does that is neither a GEMM nor a memory-bound elementwise kernel: optimizer
 # step, kernel launches, data loading, host sync. Chosen on the `fit` half of the validation
 # table (app/data/validation/training_runs.yaml) by scripts/fit_training_factors.py, never
@@ -44,15 +48,12 @@ SOFTWARE_EFFICIENCY = 0.85
 # ≈72·h² GEMM FLOPs (forward + backward of 12·h² parameters) and moves ≈β·h bytes through
 # norms, residuals, activation functions and RoPE (Korthikanti et al. 2022 count 34·h bytes of
 # saved activations; each is written, read back and its gradient written and read: β ≈ 4 × 34).
-# Time ratio = (β·h / BW) / (72·h² / (peak · MATMUL_SHARE)) = κ · (peak / BW) / h, so a GPU with
+# Time ratio = (β·h / BW) / (72·h² / (peak · matmul share)) = κ · (peak / BW) / h, so a GPU with
 # more FLOPs per byte of HBM (H100 295, A100-80GB 153) needs a wider model to stay busy.
 # The fused-kernel count above gives κ = 4·34·0.8/72 ≈ 1.5; the fit half of the validation
-# table (scripts/fit_training_factors.py, same grid as SOFTWARE_EFFICIENCY) chooses 6.0, i.e.
-# about 4× that traffic — unfused norms, dropout, casts and the optimizer's own passes.
-MEMORY_BOUND_KAPPA = 6.0
-# Hopper FP8 reaches a smaller share of its doubled peak: MAMF 1,403 of 1,979 TFLOPS (71%)
-# against 80% in BF16 (stas00/ml-engineering).
-FP8_SHARE = 0.71 / 0.80
+# table (scripts/fit_training_factors.py, same grid as SOFTWARE_EFFICIENCY) chooses 8.0, i.e.
+# about 5× that traffic — unfused norms, dropout, casts and the optimizer's own passes.
+MEMORY_BOUND_KAPPA = 8.0
 # Full activation recomputation adds one forward pass to the three of a step (Narayanan et al.
 # 2021 eq. 3: 4× instead of 3× the forward FLOPs): useful work is 3/4 of the work done.
 FULL_RECOMPUTE_SHARE = 3.0 / 4.0
@@ -89,12 +90,13 @@ MOE_IMBALANCE = 1.0 / 1.125
 # to perform the forward and backward pass"). Roofline (Williams et al. 2009): per pass each
 # base weight is read in NF4 (0.5 B), written and read back in bf16 (2 + 2 B) — 4.5 bytes at
 # HBM bandwidth — while its GEMM does 2 FLOPs per token of the micro-batch at the GEMM rate.
-# Time ratio = (4.5 / BW) / (2 · tokens / (peak · MATMUL_SHARE)): a cost per step that the
+# Time ratio = (4.5 / BW) / (2 · tokens / (peak · matmul share)): a cost per step that the
 # micro-batch's tokens amortise (torchtune measures Llama 3.2 3B QLoRA at 8,035 tokens/s
 # against LoRA's 8,210 on one A100 with 2 × 4,096-token micro-batches: −2%).
 NF4_BYTES_PER_PARAM_PASS = 0.5 + 2.0 + 2.0
 BASE_SOURCE = (
-    "MAMF (stas00/ml-engineering: H100 BF16 794.5 of 989 TFLOPS = 0.80; FP8 0.71); "
+    "the GPU's measured MAMF over its dense peak (stas00/ml-engineering table, e.g. H100 SXM "
+    "BF16 794.5 of 989 TFLOPS = 0.80, FP8 1,402.6 of 1,979 = 0.71); "
     "roofline memory-bound share κ·(peak/bandwidth)/h (Williams et al. 2009; Korthikanti et "
     "al. 2022 34·h activation bytes per token and layer); software efficiency chosen on the "
     "fit half of the validation table"
@@ -153,11 +155,32 @@ def training_flops(
     )
 
 
+def matmul_share(gpu: GpuSpec) -> float:
+    """Measured BF16 MAMF / dense BF16 peak (H100 SXM's 0.80 when the GPU is not measured)."""
+    if gpu.mamf_bf16_tflops:
+        return gpu.mamf_bf16_tflops / gpu.bf16_tflops
+    return DEFAULT_MATMUL_SHARE
+
+
+def fp8_share(gpu: GpuSpec) -> float:
+    """FP8 GEMM share of the FP8 peak over the BF16 share: the factor FP8 adds to the MFU.
+
+    Measured FP8 MAMF / FP8 peak (H100 SXM's 0.71 when not measured), divided by
+    `matmul_share`, so matmul_share × fp8_share is the FP8 GEMM share of the FP8 peak.
+    """
+    assert gpu.fp8_tflops
+    if gpu.mamf_fp8_tflops:
+        share = gpu.mamf_fp8_tflops / gpu.fp8_tflops
+    else:
+        share = DEFAULT_FP8_MATMUL_SHARE
+    return share / matmul_share(gpu)
+
+
 def memory_bound_factor(gpu: GpuSpec, model: ModelSpec, precision: str) -> float:
     """1 / (1 + κ · (peak / HBM bandwidth) / h): the GEMM share of a layer's time.
 
     peak in FLOP/s (FP8 when it computes in FP8), bandwidth in byte/s, h the hidden size.
-    With κ = 6: H100 (295 FLOP/B) at h = 2,048: 0.54; A100-80GB (153 FLOP/B) at h = 8,192: 0.90.
+    With κ = 8: H100 (295 FLOP/B) at h = 2,048: 0.46; A100-80GB (153 FLOP/B) at h = 8,192: 0.87.
     """
     ratio = gpu.peak_tflops(precision) * 1e12 / (gpu.bandwidth_gbs * 1e9)
     return 1.0 / (1.0 + MEMORY_BOUND_KAPPA * ratio / model.hidden)
@@ -221,10 +244,10 @@ class Factor(NamedTuple):
 
 # What each factor is, for explanations ({h}, {ratio}, {tp}, {pp}, {vpp}, {m}, {gpus} filled in).
 FACTOR_LABELS: dict[str, str] = {
-    "matmul_share": "largest GEMM share of dense peak (MAMF)",
+    "matmul_share": "largest GEMM share of dense peak ({mamf})",
     "software": "software efficiency",
     "memory_bound": "GEMM share of a layer, h={h} on {ratio:.0f} FLOP/B",
-    "fp8_share": "FP8 GEMM share",
+    "fp8_share": "FP8 GEMM share ({mamf_fp8})",
     "nf4_dequant": "NF4 dequantisation, 4.5 B/param per pass over {micro_tokens:,} tokens",
     "recompute": "full recomputation (one extra forward)",
     "tensor_parallel": "TP {tp}",
@@ -276,11 +299,11 @@ def mfu_factors(
 
 
 def nf4_dequant_factor(gpu: GpuSpec, precision: str, micro_tokens: int) -> float:
-    """1 / (1 + 4.5 B · (peak · MATMUL_SHARE / BW) / (2 · tokens)): the GEMM share of a QLoRA
+    """1 / (1 + 4.5 B · (peak · matmul share / BW) / (2 · tokens)): the GEMM share of a QLoRA
     pass when each NF4 weight is dequantised once per micro-batch of `micro_tokens` tokens.
 
     A100-80GB (153 FLOP/B) with 8,192 tokens: 0.97; with 512 tokens: 0.65."""
-    ratio = gpu.peak_tflops(precision) * 1e12 * MATMUL_SHARE / (gpu.bandwidth_gbs * 1e9)
+    ratio = gpu.peak_tflops(precision) * 1e12 * matmul_share(gpu) / (gpu.bandwidth_gbs * 1e9)
     return 1.0 / (1.0 + NF4_BYTES_PER_PARAM_PASS * ratio / (2.0 * max(1, micro_tokens)))
 
 
@@ -290,7 +313,7 @@ def base_factors(
     """The MFU factors no layout or GPU count changes: GEMM share, software, memory-bound
     share, FP8 and NF4 dequantisation (`micro_tokens`: tokens per micro-batch)."""
     f = [
-        Factor("matmul_share", MATMUL_SHARE),
+        Factor("matmul_share", matmul_share(gpu)),
         Factor("software", SOFTWARE_EFFICIENCY),
         Factor(
             "memory_bound",
@@ -298,7 +321,7 @@ def base_factors(
         ),
     ]
     if precision == "fp8" and gpu.fp8_tflops:
-        f.append(Factor("fp8_share", FP8_SHARE))
+        f.append(Factor("fp8_share", fp8_share(gpu)))
     if task == "qlora":
         f.append(Factor("nf4_dequant", nf4_dequant_factor(gpu, precision, micro_tokens)))
     return f

@@ -41,6 +41,10 @@ class GpuSpec:
     # GPUs that share one NVLink/Infinity Fabric switch domain (GB200 NVL72: 72); 0 = derive
     # it: `gpus_per_node` when the part has a scale-up link, else 1.
     nvlink_domain: int = 0
+    # Measured maximum achievable matmul (MAMF, stas00/ml-engineering's table: the best dense
+    # GEMM shape found by brute force), TFLOPS in BF16 and FP8; None: not measured on this GPU.
+    mamf_bf16_tflops: float | None = None
+    mamf_fp8_tflops: float | None = None
 
     def peak_tflops(self, precision: str) -> float:
         """Dense tensor throughput for a compute precision (TFLOPS).

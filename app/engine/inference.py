@@ -332,6 +332,10 @@ def curve(cfg: ServingConfig, points: int = 24) -> list[OperatingPoint]:
     return [operating_point(cfg, n, cap) for n in ns]
 
 
+def _scaled(tflops: float | None, share: float) -> float | None:
+    return tflops * share if tflops else None
+
+
 def mig_quarter(gpu: GpuSpec) -> GpuSpec:
     """A quarter-GPU MIG slice as a GPU: a quarter of the memory and bandwidth, 2/7 of the
     compute (NVIDIA MIG user guide, H100 2g.20gb), no peer links."""
@@ -344,6 +348,8 @@ def mig_quarter(gpu: GpuSpec) -> GpuSpec:
         bf16_tflops=gpu.bf16_tflops * MIG_QUARTER_COMPUTE,
         fp8_tflops=gpu.fp8_tflops * MIG_QUARTER_COMPUTE if gpu.fp8_tflops else None,
         fp4_tflops=gpu.fp4_tflops * MIG_QUARTER_COMPUTE if gpu.fp4_tflops else None,
+        mamf_bf16_tflops=_scaled(gpu.mamf_bf16_tflops, MIG_QUARTER_COMPUTE),
+        mamf_fp8_tflops=_scaled(gpu.mamf_fp8_tflops, MIG_QUARTER_COMPUTE),
         nvlink_gbs=0.0,
         gpus_per_node=1,
         mig_max=0,

@@ -517,6 +517,13 @@ def infeasible_candidate(
 # -------------------------------------------------------------------------------- time
 
 
+def _mamf_note(mamf: float | None, peak: float | None, precision: str) -> str:
+    """Where a GEMM share comes from: this GPU's measured MAMF, or H100 SXM's share."""
+    if mamf and peak:
+        return f"measured MAMF {mamf:,.1f} of {peak:,.1f} {precision} TFLOPS"
+    return f"not measured on this GPU: H100 SXM's {precision} share"
+
+
 def _mfu_explained(
     req: EstimateRequest, model: ModelSpec, gpu: GpuSpec, chosen: planner.Candidate
 ) -> Explanation:
@@ -545,6 +552,8 @@ def _mfu_explained(
         "layers": model.layers,
         "chunks": lay.pp * lay.vpp,
         "micro_tokens": req.seq_len * lay.micro_batch,
+        "mamf": _mamf_note(gpu.mamf_bf16_tflops, gpu.bf16_tflops, "BF16"),
+        "mamf_fp8": _mamf_note(gpu.mamf_fp8_tflops, gpu.fp8_tflops, "FP8"),
     }
     parts = [f"{compute.FACTOR_LABELS[f.key].format(**ctx)} {f.value:.4g}" for f in chosen.factors]
     src = compute.MFU_SOURCE

@@ -223,8 +223,9 @@ def gpus_public(*, session: Session, price_list_id: int) -> list[GpuPublic]:
 def gpus_for(*, session: Session, price_list_id: int) -> list[GpuSpec]:
     """The catalog's GPUs as the engine sees them, priced from list `price_list_id`."""
     prices = gpu_prices(session=session, price_list_id=price_list_id)
-    # FP4 rate and NVLink domain have no catalog columns yet: the shipped datasheet rows give
-    # them (a GPU the catalog adds itself has no FP4 and a node-sized domain).
+    # FP4 rate, NVLink domain and the measured MAMF have no catalog columns yet: the shipped
+    # datasheet rows give them (a GPU the catalog adds itself has no FP4, a node-sized domain
+    # and H100 SXM's GEMM shares).
     shipped = {s.id: s for s in default_gpus()}
     out = []
     for g in list_rows(session=session, kind_name="gpus", price_list_id=None):
@@ -237,6 +238,8 @@ def gpus_for(*, session: Session, price_list_id: int) -> list[GpuSpec]:
                 price_usd=prices.get(g.id),
                 fp4_tflops=ref.fp4_tflops if ref else None,
                 nvlink_domain=ref.nvlink_domain if ref else 0,
+                mamf_bf16_tflops=ref.mamf_bf16_tflops if ref else None,
+                mamf_fp8_tflops=ref.mamf_fp8_tflops if ref else None,
             )
         )
     return out
