@@ -15,7 +15,9 @@ from collections.abc import Mapping
 from decimal import Decimal
 from typing import Any, Final
 
-from app.i18n import N_, gettext, ngettext
+from babel.numbers import format_compact_decimal
+
+from app.i18n import N_, babel_locale, gettext, ngettext
 from app.quotes import pricing
 
 TASKS: Final = {
@@ -227,8 +229,12 @@ _IMAGE_FIELDS: Final[tuple[tuple[str, str], ...]] = (
 
 
 def _count_text(value: Any) -> str:
+    """A count in the reader's words: 4,096; 2 billion / 20億; 0.5 (never "2e+09")."""
     v = float(value)
-    return f"{v:,.0f}" if v.is_integer() and abs(v) < 1e7 else f"{v:.3g}"
+    if abs(v) >= 1e7:
+        return format_compact_decimal(v, format_type="long", locale=babel_locale(),
+                                      fraction_digits=2)  # fmt: skip
+    return f"{v:,.0f}" if v.is_integer() else f"{v:,.3g}"
 
 
 def assumption_rows(workload: Mapping[str, Any]) -> list[tuple[str, str]]:

@@ -12,11 +12,14 @@ from typing import Any
 import pytest
 from bs4 import BeautifulSoup
 from fastapi.testclient import TestClient
+from sqlmodel import Session
 
 from app import i18n
+from app.plans.models import Plan
 from app.quotes import document
+from app.quotes.pdf import quote_html
 from tests.accounts.helpers import Account, make_account
-from tests.quotes.test_quote_life import _share
+from tests.quotes.test_quote_life import TERM, _customer, _plan, _share
 
 IMAGE_WORKLOAD = {
     "model": {"preset": "flux-1-dev"},
@@ -106,7 +109,7 @@ def test_assumptions_list_the_fields_of_their_task_only() -> None:
     assert lora == {
         "Task": "LoRA fine-tuning",
         "Sequence length (tokens)": "4,096",
-        "Training tokens": "2e+08",
+        "Training tokens": "200 million",  # a customer reads words, never "2e+08"
         "Deadline (days)": "7",
         "Precision": "BF16",
     }
@@ -124,6 +127,19 @@ def test_assumptions_list_the_fields_of_their_task_only() -> None:
     service = _rows({**defaults, "task": "image", "images_per_hour": 500})
     assert "Images to generate" not in service  # a service: the rate, not a count
     assert service["Target images per hour"] == "500"
+
+
+def test_large_counts_read_in_the_customers_words() -> None:
+    # CLDR long compact forms (Babel): English millions/billions/trillions, Chinese 萬/億/兆.
+    workload = {"task": "pretrain", "tokens": 1.56e13, "seq_len": 8192}
+    assert _rows(workload)["Training tokens"] == "15.6 trillion"
+    i18n.activate("zh-TW")
+    try:
+        zh = dict(document.assumption_rows({**workload, "tokens": 2e9}))
+    finally:
+        i18n.activate("en")
+    assert zh[i18n.zh_translations().gettext("Training tokens")] == "20億"
+    assert zh[i18n.zh_translations().gettext("Sequence length (tokens)")] == "8,192"
 
 
 def test_a_serving_plan_states_tokens_per_second() -> None:
@@ -235,3 +251,26 @@ def test_every_way_to_pay_says_what_period_its_total_covers() -> None:
         assert period_text({"billed": {"unit": "month", "quantity": 12}}) == "共 12 個月"
     finally:
         i18n.activate("en")
+
+
+def test_an_hourly_line_shows_no_months_period(client: TestClient, tmp_path: Path) -> None:
+    # An hourly line is unit price/h × hours; its months multiplier is 1 and no period: the
+    # document prints "—" there, not "1" (which reads "for 1 month"). A monthly line keeps
+    # its months.
+    a = make_account(client, "sales")
+    c = _customer(client, a, name="Hourly Co", language="en")
+    p = _plan(client, a, c["id"], {"lines": [{"option_key": TERM}]})
+    hourly = next(o["key"] for o in p["result"]["cost"]["options"] if o["kind"] == "rent_hourly")
+    lines = [{"option_key": hourly}, {"option_key": TERM}]
+    r = client.put(f"/api/v1/plans/{p['id']}", json={"quote": {"lines": lines}, "version": p["version"]},
+                   headers=a.headers)  # fmt: skip
+    assert r.status_code == 200, r.text
+    with Session(client.app.state.engine) as s:  # type: ignore[attr-defined]
+        plan = s.get(Plan, p["id"])
+        assert plan is not None
+        soup = BeautifulSoup(quote_html(plan, lang="en", session=s), "html.parser")
+    rows = soup.select("table.lines tbody tr")
+    months = [tr.select("td")[4].get_text(strip=True) for tr in rows]
+    assert months[0] == "—"
+    assert rows[0].select("td")[3].get_text(strip=True).endswith("h")  # the hours instead
+    assert months[1] == "6"  # seed 003 T8's 6-month term
