@@ -1,9 +1,8 @@
-"""The /plans page stays fast with 10,000 plans (benchmarks/bench_plan_pages.py: the median)."""
+"""The /plans page with 10,000 plans shows one page of them and pages on; its speed is measured
+by benchmarks/bench_plan_pages.py, never asserted here."""
 
 from __future__ import annotations
 
-import statistics
-import time
 from pathlib import Path
 
 from bs4 import BeautifulSoup
@@ -19,7 +18,7 @@ from tests.accounts.helpers import make_account, sign_in
 PLANS = 10_000
 
 
-def test_plans_page_with_10000_plans_is_fast(tmp_path: Path) -> None:
+def test_plans_page_with_10000_plans_shows_one_page_and_a_next_link(tmp_path: Path) -> None:
     s = Settings(DATABASE_URL=f"sqlite:///{tmp_path / 'pages.db'}", STRATAGEM_LOAD_CATALOG=False)
     prepare_database(s, echo=lambda _: None)
     with TestClient(create_app(s)) as c:
@@ -28,16 +27,10 @@ def test_plans_page_with_10000_plans_is_fast(tmp_path: Path) -> None:
         with Session(c.app.state.engine) as session:  # type: ignore[attr-defined]
             insert_plans(session=session, owner_id=a.user.id, count=PLANS)
         sign_in(c, a.user)
-        times = []
-        for _ in range(7):
-            t0 = time.perf_counter()
-            r = c.get("/plans")
-            times.append(time.perf_counter() - t0)
-            assert r.status_code == 200
+        r = c.get("/plans")
+        assert r.status_code == 200
         page = BeautifulSoup(r.text, "html.parser")
         assert len(page.select("#plans-table tbody tr")) == 25
         assert page.select_one("a[rel=next]") is not None
         r = c.get("/plans", params={"q": "plan 999"}, headers={"HX-Request": "true"})
         assert r.status_code == 200 and "<html" not in r.text
-        # Generous for CI machines; the benchmark reports the real median (≈15 ms here).
-        assert statistics.median(times) < 0.25, times

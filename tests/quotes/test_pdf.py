@@ -7,17 +7,13 @@ import ctypes.util
 import io
 import re
 import subprocess
-import time
 from decimal import Decimal
 from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
-from sqlmodel import Session
 
 from app import i18n
-from app.plans.models import Plan
-from app.quotes import pdf as quote_pdf
 from app.quotes.bom import cents, quoted_option
 from app.web.templating import money
 from tests.accounts.helpers import MakeAccount
@@ -111,19 +107,11 @@ def test_pdf_embeds_cjk_fonts_and_pages_are_saved_as_images(
         assert list(ARTIFACTS.glob(f"{lang}-*.png"))
 
 
-def test_guard_harfbuzz_subset_and_cjk_render_speed(client: TestClient, quote: dict) -> None:
-    """GUARD, not a performance target: without libharfbuzz-subset0 WeasyPrint falls back to
-    fontTools and a CJK quote takes ≈16 s. Fails when the library is missing or a CJK quote
-    (charts already cached) takes over 10 s."""
+def test_harfbuzz_subset_is_installed_for_cjk_fonts() -> None:
+    """Without libharfbuzz-subset0 WeasyPrint subsets the CJK font with fontTools, ≈16 s a
+    quote (measured when it was missing). make test installs it (scripts/system-deps.sh);
+    the render time itself is measured in benchmarks/bench_pdf.py, never asserted here."""
     assert ctypes.util.find_library("harfbuzz-subset"), "apt-get install libharfbuzz-subset0"
-    with Session(client.app.state.engine) as s:  # type: ignore[attr-defined]
-        plan = s.get(Plan, quote["plan"]["id"])
-        assert plan is not None
-        quote_pdf.chart_images(plan, "zh-TW")  # kaleido warm-up is not what this guards
-        quote_pdf._pdfs.clear()
-        start = time.perf_counter()
-        quote_pdf.render_quote_pdf(plan, lang="zh-TW", session=s)
-        assert time.perf_counter() - start < 10
 
 
 def test_pdf_needs_sign_in_and_page_route_redirects(client: TestClient, quote: dict) -> None:
