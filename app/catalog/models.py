@@ -29,6 +29,8 @@ from pydantic import AfterValidator, AllowInfNan, field_validator
 from sqlalchemy import JSON, ForeignKeyConstraint, Index, LargeBinary, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
+from app.engine.strict_numbers import NumbersNotBooleans
+
 CURRENCIES: Final = ("TWD", "USD")
 INTERCONNECTS: Final = ("pcie", "nvlink", "infiniband")
 FORM_FACTORS: Final = ("sxm", "pcie", "oam", "superchip")
@@ -123,7 +125,7 @@ def _row_table_args(table: str, *, key: tuple[str, ...] = ("id",), gpu: bool = F
 # --------------------------------------------------------------------------------------------
 
 
-class PriceListBase(SQLModel):
+class PriceListBase(NumbersNotBooleans, SQLModel):
     name: Text = Field(max_length=100, description="Unique name, e.g. '2026-11 list'.")
     effective_date: date = Field(description="Prices apply from this day.")
     currency: Currency = Field(default="TWD", description="Home currency of the list.")
@@ -155,7 +157,7 @@ class PriceListCreate(PriceListBase):
     pass
 
 
-class PriceListUpdate(SQLModel):
+class PriceListUpdate(NumbersNotBooleans, SQLModel):
     name: Text | None = Field(default=None, max_length=100)
     effective_date: date | None = None
     notes: str | None = Field(default=None, max_length=NOTES_MAX)
@@ -178,7 +180,7 @@ class PriceListPublic(PriceListBase):
 # --------------------------------------------------------------------------------------------
 
 
-class GpuBase(SQLModel):
+class GpuBase(NumbersNotBooleans, SQLModel):
     id: Slug = Field(primary_key=True, max_length=80, description="e.g. h100-sxm-80gb")
     name: Text
     vendor: Text
@@ -225,7 +227,7 @@ class GpuPublic(GpuBase):
     price_usd: float | None = Field(default=None, description="In the selected price list.")
 
 
-class GpuPriceBase(SQLModel):
+class GpuPriceBase(NumbersNotBooleans, SQLModel):
     gpu_id: Slug = Field(max_length=80)
     price_usd: GpuPriceUsd = Field(description="Street price per GPU, USD (0–10^7)")
     source: SourceText
@@ -248,7 +250,7 @@ class GpuPriceCreate(GpuPriceBase):
 # --------------------------------------------------------------------------------------------
 
 
-class ServerSkuBase(SQLModel):
+class ServerSkuBase(NumbersNotBooleans, SQLModel):
     id: Slug = Field(max_length=80)
     name: Text
     gpu_id: Slug = Field(max_length=80)
@@ -280,7 +282,7 @@ class ServerSkuPublic(ServerSkuBase):
     price_list_id: int
 
 
-class RentalOfferBase(SQLModel):
+class RentalOfferBase(NumbersNotBooleans, SQLModel):
     id: Slug = Field(max_length=80)
     provider: Text
     gpu_id: Slug = Field(max_length=80)
@@ -342,7 +344,7 @@ class RentalOfferPublic(SQLModel):
     source: str
 
 
-class CloudInstanceBase(SQLModel):
+class CloudInstanceBase(NumbersNotBooleans, SQLModel):
     id: Slug = Field(max_length=80)
     provider: Text
     name: Text = Field(description="Instance type, e.g. p5.48xlarge")
@@ -393,7 +395,7 @@ class CloudInstancePublic(SQLModel):
 # --------------------------------------------------------------------------------------------
 
 
-class EnergyPriceBase(SQLModel):
+class EnergyPriceBase(NumbersNotBooleans, SQLModel):
     id: Slug = Field(max_length=80)
     region: Text
     tariff_per_kwh: Tariff = Field(description="`currency` per kWh (0–1,000)")
@@ -421,7 +423,7 @@ class EnergyPricePublic(EnergyPriceBase):
     price_list_id: int
 
 
-class BuyParametersBase(SQLModel):
+class BuyParametersBase(NumbersNotBooleans, SQLModel):
     amortisation_years: Annotated[float, AllowInfNan(False), at.Gt(0), at.Le(20)] = 3.0
     maintenance_pct_per_year: Fraction = 0.08
     staff_per_month: Money = 0.0
@@ -456,7 +458,7 @@ class BuyParametersPublic(BuyParametersBase):
     price_list_id: int
 
 
-class FxRateBase(SQLModel):
+class FxRateBase(NumbersNotBooleans, SQLModel):
     base: Currency
     quote: Currency
     rate: Annotated[float, AllowInfNan(False), at.Gt(0), at.Le(1e6)] = Field(

@@ -21,9 +21,10 @@ from app.engine.plan_costs import (
     utilization_pairs,
 )
 from app.engine.price_book import PriceBook
+from app.engine.strict_numbers import NumbersNotBooleans
 
 
-class CostRequest(BaseModel):
+class CostRequest(NumbersNotBooleans, BaseModel):
     """A configuration to price: which GPUs, how many, for how long, how busy."""
 
     model_config = ConfigDict(

@@ -15,6 +15,7 @@ from pydantic import ConfigDict, field_validator
 from sqlalchemy import Index
 from sqlmodel import Field, SQLModel
 
+from app.engine.strict_numbers import NumbersNotBooleans
 from app.i18n import gettext as _
 from app.text import plain_line, plain_text
 
@@ -55,7 +56,7 @@ def is_valid_tax_id(tax_id: str) -> bool:
     return total % 5 == 0 or (tax_id[6] == "7" and (total + 1) % 5 == 0)
 
 
-class CustomerBase(SQLModel):
+class CustomerBase(NumbersNotBooleans, SQLModel):
     name: str = Field(max_length=NAME_MAX, description="Company name.")
     tax_id: str = Field(default="", max_length=8, description="統一編號 (8 digits) or empty.")
     contact: str = Field(default="", max_length=TEXT_MAX, description="Contact person.")
@@ -98,7 +99,7 @@ def _email(v: str) -> str:
     return v.lower()
 
 
-class _CustomerChecks(SQLModel):
+class _CustomerChecks(NumbersNotBooleans, SQLModel):
     """The checks a customer's fields get wherever they are written (create and update):
     trimmed text, a compact 統一編號 with its checksum, a required name, an e-mail address.
     Absent fields of an update (None) are left alone."""

@@ -12,6 +12,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from app.engine.explain import Explanation
+from app.engine.strict_numbers import NumbersNotBooleans
 
 Task = Literal["pretrain", "full_finetune", "lora", "qlora", "inference", "image"]
 Precision = Literal["fp32", "bf16", "fp16", "fp8", "int8", "int4", "fp4"]
@@ -41,7 +42,7 @@ _ONE_SOURCE: list[Any] = [
 ]
 
 
-class ModelInput(BaseModel):
+class ModelInput(NumbersNotBooleans, BaseModel):
     """A preset id, a parameter count (architecture inferred unless given), or a config.json."""
 
     # allow_inf_nan=False: NaN, ±Infinity (and 1e400, which JSON parses to inf) are a 422.
@@ -85,7 +86,7 @@ class ModelInput(BaseModel):
         return self
 
 
-class SloIn(BaseModel):
+class SloIn(NumbersNotBooleans, BaseModel):
     """Service-level targets every user must get: first token within `ttft_s`, then at
     least `tokens_per_s_per_user` tokens per second."""
 
@@ -97,7 +98,7 @@ class SloIn(BaseModel):
     )
 
 
-class EstimateRequest(BaseModel):
+class EstimateRequest(NumbersNotBooleans, BaseModel):
     """A workload: what to run, how much data, how soon. Optional pins override the planner."""
 
     model_config = ConfigDict(

@@ -14,6 +14,7 @@ from pydantic import field_validator
 from sqlalchemy import JSON, Column, Index
 from sqlmodel import Field, SQLModel
 
+from app.engine.strict_numbers import NumbersNotBooleans
 from app.i18n import gettext as _
 
 LeadStatus = Literal["new", "contacted", "converted", "closed"]
@@ -29,7 +30,7 @@ def utcnow() -> datetime:
     return datetime.now(UTC)
 
 
-class LeadBase(SQLModel):
+class LeadBase(NumbersNotBooleans, SQLModel):
     name: str = Field(max_length=NAME_MAX)
     company: str = Field(max_length=COMPANY_MAX)
     email: str = Field(max_length=EMAIL_MAX)

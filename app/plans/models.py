@@ -22,6 +22,7 @@ import app.accounts.models
 import app.catalog.models  # (the price_list table the FK points at)
 import app.customers.models  # noqa: F401  (the customer table the FK points at)
 from app.engine.schemas import EstimateRequest
+from app.engine.strict_numbers import NumbersNotBooleans
 from app.ids import DB_ID_MAX, DbId
 from app.plans.schedule import MAX_PHASES, SCHEDULE_KEY, PhaseIn
 from app.quotes.models import QuoteIn
@@ -214,7 +215,7 @@ class PlanRevision(SQLModel, table=True):
 # --------------------------------------------------------------------------------------------
 
 
-class PlanCreate(SQLModel):
+class PlanCreate(NumbersNotBooleans, SQLModel):
     model_config = ConfigDict(extra="forbid")  # type: ignore[assignment]
 
     name: Name = Field(max_length=200)
@@ -237,7 +238,7 @@ class PlanCreate(SQLModel):
         return clean_tags(v)
 
 
-class PlanUpdate(SQLModel):
+class PlanUpdate(NumbersNotBooleans, SQLModel):
     """A save: the version it was based on plus the fields to change (absent = unchanged)."""
 
     model_config = ConfigDict(extra="forbid")  # type: ignore[assignment]
@@ -343,7 +344,7 @@ class ConflictOut(SQLModel):
     changed_fields: list[str]
 
 
-class RepriceIn(SQLModel):
+class RepriceIn(NumbersNotBooleans, SQLModel):
     model_config = ConfigDict(extra="forbid")  # type: ignore[assignment]
 
     version: int | None = Field(

@@ -37,6 +37,7 @@ from app.engine.gpus import default_gpus
 from app.engine.planner import tier_for
 from app.engine.price_book import PriceBook
 from app.engine.schemas import EstimateRequest
+from app.engine.strict_numbers import NumbersNotBooleans
 from app.i18n import N_
 
 H100: Final = "h100-sxm-80gb"
@@ -66,7 +67,7 @@ PHASE_FIELDS: Final = {
 }
 
 
-class PhaseIn(BaseModel):
+class PhaseIn(NumbersNotBooleans, BaseModel):
     """One phase of a phased plan (API field `phases[i]`, stored in the plan's workload)."""
 
     model_config = ConfigDict(
@@ -136,7 +137,7 @@ class PhaseIn(BaseModel):
         return data
 
 
-class ScheduleIn(BaseModel):
+class ScheduleIn(NumbersNotBooleans, BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     phases: list[PhaseIn] = Field(min_length=1, max_length=MAX_PHASES)

@@ -13,6 +13,8 @@ from typing import Final
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from app.engine.strict_numbers import NumbersNotBooleans
+
 QUOTE_STATUSES: Final = ("draft", "sent", "accepted", "declined", "expired")
 MAX_LINES: Final = 50
 #: 營業稅 on domestic B2B sales; 0 for an export customer (PRODUCT.md §6).
@@ -21,7 +23,7 @@ EXPORT_TAX_RATE: Final = Decimal("0")
 VALID_DAYS: Final = 30
 
 
-class QuoteLineIn(BaseModel):
+class QuoteLineIn(NumbersNotBooleans, BaseModel):
     """One line: a cost option of the plan (`option_key`) or a free line (`description`).
 
     Amount = unit_price × quantity × months × (1 − discount_pct / 100), rounded once.
@@ -45,7 +47,7 @@ class QuoteLineIn(BaseModel):
         return self
 
 
-class QuoteIn(BaseModel):
+class QuoteIn(NumbersNotBooleans, BaseModel):
     """The quote of a plan; absent fields take their defaults when it is saved."""
 
     model_config = ConfigDict(extra="forbid")

@@ -14,6 +14,7 @@ from sqlalchemy import ForeignKeyConstraint, Index, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
 import app.plans.models  # noqa: F401  (the plan and app_user tables the FKs point at)
+from app.engine.strict_numbers import NumbersNotBooleans
 
 
 def utcnow() -> datetime:
@@ -40,7 +41,7 @@ class ShareLink(SQLModel, table=True):
     revoked_at: datetime | None = None
 
 
-class ShareCreate(SQLModel):
+class ShareCreate(NumbersNotBooleans, SQLModel):
     model_config = ConfigDict(extra="forbid")  # type: ignore[assignment]
 
     expires_in_days: int | None = Field(

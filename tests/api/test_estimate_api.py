@@ -125,6 +125,22 @@ def test_inference_block(client: TestClient) -> None:
             ["body", "image_resolution"],
             "less than or equal to 4096",
         ),
+        # JSON true is not 1 (pydantic's lax mode would plan one token on one GPU).
+        (
+            {"model": {"preset": "llama-2-7b"}, "task": "lora", "tokens": True},
+            ["body", "tokens"],
+            "a number, not true or false",
+        ),
+        (
+            {"model": {"preset": "llama-2-7b"}, "task": "lora", "gpu_count": True},
+            ["body", "gpu_count"],
+            "a number, not true or false",
+        ),
+        (
+            {"model": {"params_b": False}, "task": "lora"},
+            ["body", "model", "params_b"],
+            "a number, not true or false",
+        ),
     ],
 )
 def test_bad_input_is_a_422_naming_the_field(
