@@ -469,7 +469,8 @@ def infeasible_candidate(
         while pp * 2 <= job.model.layers and n % (tp * pp * 2) == 0 and pp < 128:
             pp *= 2
     dp = max(1, n // (tp * pp))
-    zero = pins.zero if pins.zero is not None else 3
+    # ZeRO shards over the data-parallel ranks: with one (dp = 1) every stage is stage 0.
+    zero = pins.zero if pins.zero is not None else (3 if dp > 1 else 0)
     recompute = pins.recompute or "full"
     m = planner.micro_batches(job, dp)
     vpp = planner.virtual_stages(job.model.layers, pp, m)

@@ -135,3 +135,13 @@ def test_fp32_is_sized_on_tf32_and_says_what_plain_fp32_would_cost() -> None:
     assert "TF32 tensor-core peak" in days.source
     # A100 datasheet: TF32 156 TFLOPS dense, FP32 19.5 TFLOPS: 8× slower without TF32.
     assert any("FP32 peak of 19.5 TFLOPS, about 8× slower" in w for w in r.warnings)
+
+
+def test_a_single_gpu_that_overflows_names_no_zero_stage_it_cannot_use() -> None:
+    # ZeRO shards states over data-parallel ranks (Rajbhandari et al. 2019 §5): on one GPU
+    # (dp = 1) stage 3 saves nothing, so the overflowing layout says ZeRO-0, not ZeRO-3.
+    r = est("llama-3.1-8b", task="lora", tokens=1e7, gpu="rtx-4090-24gb", gpu_count=1,
+            seq_len=2048, global_batch=2)  # fmt: skip
+    assert r.training is not None and r.training.fits is False
+    assert r.parallelism.dp == 1 and r.parallelism.zero_stage == 0
+    assert "(ZeRO-0, full activation recomputation, TP 1, PP 1)" in r.warnings[0]
