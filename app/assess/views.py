@@ -20,6 +20,7 @@ from app.engine.schemas import EstimateRequest, EstimateResponse
 from app.i18n import N_, ngettext
 from app.i18n import gettext as _
 from app.web.forms import FieldError, parse_number
+from app.web.notices import input_error_text
 
 
 @dataclass(frozen=True, slots=True)
@@ -167,7 +168,7 @@ def assess(query: Mapping[str, str], *, currency: str, book: PriceBook | None) -
     try:
         resp = estimate(req, prices=book, search_all=False)
     except InputError as e:
-        return Assessment(answers, {"size": str(e)})
+        return Assessment(answers, {"size": input_error_text(e)})
     return Assessment(answers, {}, req, resp)
 
 

@@ -13,6 +13,7 @@ from app.engine.price_book import PriceBook
 from app.i18n import gettext as _
 from app.planner.views import gpu_choices
 from app.web.forms import FieldError, parse_number, validation_messages
+from app.web.notices import input_error_text
 
 DEFAULTS: Final[dict[str, str]] = {
     "gpu": "h100-sxm-80gb",
@@ -74,7 +75,7 @@ def tco_page(query: Mapping[str, str], *, currency: str, book: PriceBook | None)
         ctx["errors"] = validation_messages(exc)
         return ctx
     except InputError as e:
-        ctx["errors"] = {e.field.split(".")[-1]: str(e)}
+        ctx["errors"] = {e.field.split(".")[-1]: input_error_text(e)}
         return ctx
     ctx["cost"] = cost
     ctx["costs"] = costs_view.view(cost, book, currency, utilization=req.utilization)

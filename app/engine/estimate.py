@@ -44,7 +44,10 @@ __all__ = ["InputError", "default_gpu_id", "estimate", "gpu_pool", "resolve_mode
 
 
 class InputError(ValueError):
-    """A request value the engine cannot use; `field` is its dotted path for a 422."""
+    """A request value the engine cannot use; `field` is its dotted path for a 422.
+
+    `message` is a `Notice` where the engine wrote it (a page translates it with
+    `app.web.notices.input_error_text`), else the text another module raised."""
 
     def __init__(self, field: str, message: str) -> None:
         super().__init__(message)
@@ -175,11 +178,15 @@ def resolve_model(req: EstimateRequest) -> ModelSpec:
             if floor > 1.5 * m.params_b * 1e9:
                 raise InputError(
                     "model",
-                    f"{m.layers:,} layers of width {m.hidden:,} hold at least "
-                    f"{fmt(floor / 1e9)}B parameters (2 × layers × hidden², the attention "
-                    f"projections alone), not {fmt(m.params_b)}B: give matching numbers, or "
-                    "leave layers and hidden out to have them inferred",
-                )
+                    Notice(
+                        "%(layers)s layers of width %(hidden)s hold at least %(floor)sB "
+                        "parameters (2 × layers × hidden², the attention projections alone), "
+                        "not %(params)sB: give matching numbers, or leave layers and hidden out "
+                        "to have them inferred",
+                        layers=f"{m.layers:,}", hidden=f"{m.hidden:,}",
+                        floor=fmt(floor / 1e9), params=fmt(m.params_b),
+                    ),
+                )  # fmt: skip
         return from_param_count(m.params_b, **overrides)  # type: ignore[arg-type]
     except KeyError as e:
         raise InputError("model.preset", str(e.args[0])) from e
@@ -212,13 +219,20 @@ def _chosen_gpu(req: EstimateRequest, pool: list[GpuSpec]) -> GpuSpec:
     domain = max(gpu.gpus_per_node, gpu.scale_up_domain)
     if req.gpu_count and req.tp and req.tp > domain:
         raise InputError(
-            "tp", f"tp {req.tp} exceeds the {domain} GPUs of one {gpu.name} NVLink domain"
-        )
+            "tp",
+            Notice(
+                "tp %(tp)s exceeds the %(domain)s GPUs of one %(gpu)s NVLink domain",
+                tp=req.tp, domain=domain, gpu=gpu.name,
+            ),
+        )  # fmt: skip
     if req.precision == "fp4" and not gpu.supports_fp4:
         raise InputError(
             "precision",
-            f"precision 'fp4' (NVFP4/MXFP4) needs FP4 tensor cores; {gpu.name} has none "
-            "(Blackwell B200/B300/GB200 and AMD MI355X do): choose fp8, int8 or int4",
+            Notice(
+                "precision 'fp4' (NVFP4/MXFP4) needs FP4 tensor cores; %(gpu)s has none "
+                "(Blackwell B200/B300/GB200 and AMD MI355X do): choose fp8, int8 or int4",
+                gpu=gpu.name,
+            ),
         )
     return gpu
 
@@ -235,28 +249,54 @@ def _check_training_pins(req: EstimateRequest, model: ModelSpec, gpu: GpuSpec) -
                    and (model.kv_heads % t == 0 or t % model.kv_heads == 0)]  # fmt: skip
         raise InputError(
             "tp",
-            f"tp {tp} does not split the {model.heads} attention heads ({model.kv_heads} KV "
-            f"heads) of {model.name}: choose one of {', '.join(map(str, allowed))}",
-        )
+            Notice(
+                "tp %(tp)s does not split the %(heads)s attention heads (%(kv_heads)s KV heads) "
+                "of %(model)s: choose one of %(allowed)s",
+                tp=tp, heads=model.heads, kv_heads=model.kv_heads, model=model.name,
+                allowed=", ".join(map(str, allowed)),
+            ),
+        )  # fmt: skip
     if pp and pp > model.layers:
         raise InputError(
             "pp",
-            f"pp {pp} exceeds the {model.layers} layers of {model.name}: every pipeline stage "
-            f"needs at least one layer (1–{model.layers})",
-        )
+            Notice(
+                "pp %(pp)s exceeds the %(layers)s layers of %(model)s: every pipeline stage "
+                "needs at least one layer (1–%(layers)s)",
+                pp=pp, layers=model.layers, model=model.name,
+            ),
+        )  # fmt: skip
     if req.gpu_count and pp and not tp and req.gpu_count % pp:
-        raise InputError("pp", f"gpu_count {req.gpu_count} must be a multiple of pp {pp}")
+        raise InputError(
+            "pp",
+            Notice(
+                "gpu_count %(count)s must be a multiple of pp %(pp)s", count=req.gpu_count, pp=pp
+            ),
+        )
     if req.precision == "fp8" and req.task == "qlora":
         raise InputError(
             "precision",
-            "QLoRA dequantises its 4-bit base to bf16 or fp16 for every matmul; it has no FP8 "
-            "path: choose bf16, fp16 or fp32",
+            Notice(
+                "QLoRA dequantises its 4-bit base to bf16 or fp16 for every matmul; it has no "
+                "FP8 path: choose bf16, fp16 or fp32"
+            ),
         )
     if req.precision == "fp8" and not gpu.fp8_tflops:
         raise InputError(
             "precision",
-            f"training in fp8 needs FP8 tensor cores; {gpu.name} has none (Hopper, Ada, "
-            "Blackwell and AMD MI300 do): choose bf16 or fp16",
+            Notice(
+                "training in fp8 needs FP8 tensor cores; %(gpu)s has none (Hopper, Ada, "
+                "Blackwell and AMD MI300 do): choose bf16 or fp16",
+                gpu=gpu.name,
+            ),
+        )
+    if req.tokens is not None and req.tokens <= 0:
+        # 0 is not "not given" (which assumes a budget and says so): it trains on nothing.
+        raise InputError(
+            "tokens",
+            Notice(
+                "0 training tokens trains on nothing: give the tokens to train on, or leave "
+                "the field empty to have them assumed"
+            ),
         )
 
 
@@ -277,15 +317,20 @@ def _task(req: EstimateRequest, model: ModelSpec) -> str:
     """The planner to use: the request's task, with an image model's inference as 'image'."""
     task = req.task
     if task == "image" and model.kind != "image":
-        raise InputError("task", "task 'image' needs an image model preset (sdxl, flux-1-dev)")
+        raise InputError(
+            "task", Notice("task 'image' needs an image model preset (sdxl, flux-1-dev)")
+        )
     if task == "inference" and model.kind == "image":
         task = "image"
     if task in TRAINING_TASKS and model.kind == "image":
         raise InputError(
             "task",
-            f"training {model.name} is not sized by this engine (diffusion training "
-            "activations are not transformer activations); choose task 'image' to size "
-            "generation, or a language model",
+            Notice(
+                "training %(model)s is not sized by this engine (diffusion training "
+                "activations are not transformer activations); choose task 'image' to size "
+                "generation, or a language model",
+                model=model.name,
+            ),
         )
     return task
 

@@ -47,6 +47,30 @@ def term(value: str) -> str:
     return TERMS.get(value, value)
 
 
+class Sentences(str):
+    """Sentences joined by spaces (one English string), each kept apart as a `Notice` (or
+    plain text) so that a page translates them one by one: a cost option's note."""
+
+    parts: tuple[str, ...]
+
+    def __new__(cls, *parts: str) -> Sentences:
+        flat: list[str] = []
+        for p in parts:
+            if isinstance(p, Sentences):
+                flat.extend(p.parts)
+            elif p:
+                flat.append(p)
+        obj = super().__new__(cls, " ".join(flat))
+        obj.parts = tuple(flat)
+        return obj
+
+
+def sentence_pairs(text: str) -> list[dict[str, object]]:
+    """{template, params} per sentence of a note (one plain string is one sentence)."""
+    parts = text.parts if isinstance(text, Sentences) else ((text,) if text else ())
+    return [as_pair(p) for p in parts]
+
+
 def template_and_params(text: str) -> tuple[str, dict[str, str]]:
     """(template, params) for any warning; a plain string is its own template."""
     if isinstance(text, Notice):

@@ -24,7 +24,7 @@ from app.engine.costs.model import TCO_MONTHS, five_year_usage
 from app.engine.explain import Explanation, Operand, money
 from app.engine.hardware import GpuSpec
 from app.engine.infra import Infra
-from app.engine.notices import Notice
+from app.engine.notices import Notice, sentence_pairs
 from app.engine.price_book import PriceBook
 from app.engine.schemas import EstimateRequest, InferenceOut
 from app.engine.units import fmt
@@ -69,6 +69,8 @@ def comparison_dict(cmp: CostComparison) -> dict[str, Any]:
                 "source_ids": o.source_ids,
                 "feasible": o.feasible,
                 "note": o.note,
+                # The note's sentences as gettext templates and values, for a page to translate.
+                "note_notices": sentence_pairs(o.note),
                 "fixed_monthly": o.fixed_monthly,
                 "metered_monthly_full": o.metered_monthly_full,
             }

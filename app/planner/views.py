@@ -26,6 +26,7 @@ from app.engine.serving import targets_for, users_of
 from app.i18n import N_
 from app.i18n import gettext as _
 from app.web.forms import FieldError, parse_number, validation_messages
+from app.web.notices import input_error_text
 
 log = logging.getLogger("stratagem.web")
 
@@ -217,6 +218,9 @@ FIGURE_NAMES: Final = {
     "training.flops": N_("Training compute"),
     "training.mfu": N_("Model FLOPs utilisation"),
     "training.days": N_("Days to finish"),
+    "training.goodput": N_("Goodput (share of wall time spent training)"),
+    "training.gpu_hours": N_("GPU-hours"),
+    "inference.kv_bytes_per_token": N_("KV cache per token"),
     "parallelism.efficiency": N_("Parallel efficiency"),
     "tier": N_("Tier"),
     "infra.cpu_cores": N_("CPU cores"),
@@ -240,6 +244,24 @@ FIGURE_NAMES: Final = {
     "inference.images_per_hour": N_("Images per hour"),
     "inference.batch_hours": N_("Time for the batch"),
     "cost.per_image": N_("Cost per image"),
+}
+
+
+# Units the engine writes in English, as a reader of each language says them (the rest —
+# GB, FLOP, TWD, kW, s, × — read the same in both).
+UNIT_NAMES: Final = {
+    "days": N_("days"),
+    "months": N_("months"),
+    "GPUs": N_("GPUs"),
+    "cores": N_("cores"),
+    "params": N_("parameters"),
+    "GPU-h": N_("GPU-hours"),
+    "h/month": N_("h/month"),
+    "h": N_("h"),
+    "images/h": N_("images/h"),
+    "sequences per replica": N_("sequences per replica"),
+    "users per replica": N_("users per replica"),
+    "fraction of 730 h": N_("share of 730 h"),
 }
 
 
@@ -413,7 +435,7 @@ def run_estimate(
         return estimate(req, prices=book, search_all=False), {}
     except InputError as e:
         field = _ALIASES.get(e.field, e.field.split(".")[-1] or "")
-        return None, {field: str(e)}
+        return None, {field: input_error_text(e)}
 
 
 def scaling_points(req: EstimateRequest, resp: EstimateResponse) -> list[tuple[int, float]]:
@@ -508,7 +530,11 @@ def explain_items(resp: EstimateResponse) -> list[dict[str, Any]]:
                 "figure": e.figure,
                 "name": FIGURE_NAMES.get(e.figure),
                 "value": e.value,
-                "unit": e.unit,
+                "unit": _(UNIT_NAMES[e.unit]) if e.unit in UNIT_NAMES else e.unit,
+                # The tier's value is its number (1–3) and its unit the tier's key: say its name.
+                "label": _(TIER_NAMES[e.unit])
+                if e.figure == "tier" and e.unit in TIER_NAMES
+                else None,
                 "formula": e.formula,
                 "source": e.source,
             }

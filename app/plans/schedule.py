@@ -34,6 +34,7 @@ from app.engine.costs import (
 from app.engine.costs.formulas import term_discount
 from app.engine.estimate import InputError, estimate
 from app.engine.gpus import default_gpus
+from app.engine.notices import Notice
 from app.engine.planner import tier_for
 from app.engine.price_book import PriceBook
 from app.engine.schemas import EstimateRequest
@@ -253,7 +254,11 @@ def _size(i: int, p: PhaseIn, book: PriceBook) -> tuple[str, float, dict[str, An
     try:
         resp = estimate(p.workload, prices=book)
     except InputError as e:
-        raise ScheduleError(f"phases.{i}.workload.{e.field}", str(e).replace("%", "%%")) from e
+        where = f"phases.{i}.workload.{e.field}"
+        message = e.args[0] if e.args else ""
+        if isinstance(message, Notice):  # its msgid, translated where it is shown
+            raise ScheduleError(where, message.template, **message.params) from e
+        raise ScheduleError(where, str(e).replace("%", "%%")) from e
     gpu_id, count = resp.gpu.id, float(resp.gpu.count)
     _check_gpu(i, gpu_id, count, book, "workload.gpu")
     _check_option(i, p, gpu_id, count, book)

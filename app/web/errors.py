@@ -14,6 +14,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, RedirectResponse, Response
 
 from app.engine.estimate import InputError
+from app.engine.notices import Notice
 from app.errors import DomainError, Invalid, LoginRequired, PageForbidden, TooManyRequests
 from app.web import failures, htmx
 from app.web.htmx import is_fragment
@@ -31,6 +32,9 @@ def as_domain_error(exc: Exception) -> DomainError:
     if isinstance(exc, DomainError):
         return exc
     if isinstance(exc, InputError):
+        message = exc.args[0] if exc.args else ""
+        if isinstance(message, Notice):  # translated into the request's language
+            return Invalid(message.template, field=exc.field, **message.params)
         return Invalid(str(exc), field=exc.field)
     raise TypeError(f"not a domain error: {exc!r}")
 

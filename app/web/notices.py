@@ -13,7 +13,7 @@ from typing import Any
 from markupsafe import Markup, escape
 
 from app import i18n
-from app.engine.notices import TERM_SUFFIX
+from app.engine.notices import TERM_SUFFIX, Notice
 
 
 def notice_text(notice: Any) -> Markup:
@@ -27,3 +27,11 @@ def notice_text(notice: Any) -> Markup:
     if translated == template and i18n.current_language() != "en":
         return Markup('<span lang="en">%s</span>') % escape(text)
     return Markup(escape(text))
+
+
+def input_error_text(error: Exception) -> Markup:
+    """An engine `InputError` for a form: its Notice in the active language, else its text."""
+    message = error.args[0] if error.args else ""
+    if isinstance(message, Notice):
+        return notice_text(message)
+    return Markup(escape(str(error)))

@@ -20,7 +20,7 @@ from app.engine.costs.model import (
     Usage,
 )
 from app.engine.explain import Explanation, money, number, operands
-from app.engine.notices import Notice
+from app.engine.notices import Notice, Sentences
 from app.engine.price_book import CloudInstance
 
 _EPS = 1e-9
@@ -58,7 +58,10 @@ def cloud_options(ctx: Context, usage: Usage, warnings: list[str]) -> list[CostO
         )
         note = ""
         if n * inst.gpu_count > usage.gpu_count + _EPS:
-            note = f"Pays for {n * inst.gpu_count} GPUs to use {number(usage.gpu_count)}."
+            note = Notice(
+                "Pays for %(paid)s GPUs to use %(used)s.",
+                paid=n * inst.gpu_count, used=number(usage.gpu_count),
+            )  # fmt: skip
         age = (ctx.book.effective_date - inst.price_date).days
         if age > PRICE_AGE_WARNING_DAYS:
             warnings.append(
@@ -127,10 +130,14 @@ def cloud_options(ctx: Context, usage: Usage, warnings: list[str]) -> list[CostO
         storage_x = add_storage_network(ctx, ledger)
         r_note = note
         if paid > ctx.period + _EPS:
-            r_note = (
-                f"{note} A {RESERVED_TERM_MONTHS}-month commitment: {number(paid)} months are "
-                f"paid for a {number(ctx.period)}-month rental period."
-            ).strip()
+            r_note = Sentences(
+                note,
+                Notice(
+                    "A %(term)s-month commitment: %(paid)s months are paid for a "
+                    "%(period)s-month rental period.",
+                    term=RESERVED_TERM_MONTHS, paid=number(paid), period=number(ctx.period),
+                ),
+            )  # fmt: skip
         explain = [
             Explanation(
                 "Cloud reserved per month",

@@ -43,7 +43,7 @@ from app.engine.costs.model import (
     Usage,
 )
 from app.engine.explain import Explanation, money, number, operands, percent
-from app.engine.notices import Notice
+from app.engine.notices import Notice, Sentences
 from app.engine.price_book import ServerSku
 
 _EPS = 1e-9
@@ -164,8 +164,10 @@ def buy_option(
     if ctx.energy is None:
         feasible = False
         notes.append(
-            "The price list has no energy price: electricity and colocation are missing, "
-            "so this total is too low."
+            Notice(
+                "The price list has no energy price: electricity and colocation are missing, "
+                "so this total is too low."
+            )
         )
         warnings.append(
             Notice("Buying is shown without electricity or colocation: no energy price.")
@@ -325,28 +327,47 @@ def buy_option(
             )
         )
         notes.append(
-            f"Delivery takes ≈{number(server.lead_time_weeks)} weeks (seed 003 T9: 8–12): "
-            f"renting meanwhile costs ≈{money(delay, ccy)} ({number(months, 1)} months × "
-            f"{money(rent_monthly, ccy)}), not included in this total."
-        )
+            Notice(
+                "Delivery takes ≈%(weeks)s weeks (seed 003 T9: 8–12): renting meanwhile costs "
+                "≈%(delay)s (%(months)s months × %(rent)s), not included in this total.",
+                weeks=number(server.lead_time_weeks), delay=money(delay, ccy),
+                months=number(months, 1), rent=money(rent_monthly, ccy),
+            )
+        )  # fmt: skip
     if n * server.gpu_count > usage.gpu_count + _EPS:
-        notes.append(f"Buys {n * server.gpu_count} GPUs to cover {number(usage.gpu_count)}.")
+        notes.append(
+            Notice(
+                "Buys %(bought)s GPUs to cover %(used)s.",
+                bought=n * server.gpu_count, used=number(usage.gpu_count),
+            )
+        )  # fmt: skip
     # One sentence that makes "up front" and "total" readable side by side.
     notes.insert(
         0,
-        f"Held {number(held, 1)} months, then resold at book value {money(resale, ccy)} "
-        f"(straight line to {percent(p.residual_pct)} over {number(p.amortisation_years)} "
-        f"years): the total is {money(upfront, ccy)} up front − {money(resale, ccy)} back "
-        "+ running costs.",
+        Notice(
+            "Held %(held)s months, then resold at book value %(resale)s (straight line to "
+            "%(residual)s over %(years)s years): the total is %(upfront)s up front − "
+            "%(resale)s back + running costs.",
+            held=number(held, 1) if held >= 1 else f"{held:.2g}",
+            resale=money(resale, ccy),
+            residual=percent(p.residual_pct),
+            years=number(p.amortisation_years),
+            upfront=money(upfront, ccy),
+        ),
     )
     floor = economical_holding_months(lead_days)
     economical = held >= floor - _EPS
     if not economical:
         notes.insert(
             0,
-            f"Not economical for this period: {number(held, 1)} months is shorter than the "
-            f"{number(lead_days / DAYS_PER_MONTH, 1)}-month delivery plus "
-            f"{number(PAYBACK_FLOOR_MONTHS, 0)} months (seed 003 T8's shortest contract).",
+            Notice(
+                "Not economical for this period: %(held)s months is shorter than the "
+                "%(delivery)s-month delivery plus %(floor)s months (seed 003 T8's shortest "
+                "contract).",
+                held=number(held, 1) if held >= 1 else f"{held:.2g}",
+                delivery=number(lead_days / DAYS_PER_MONTH, 1),
+                floor=number(PAYBACK_FLOOR_MONTHS, 0),
+            ),
         )
         explain.append(
             Explanation(
@@ -382,5 +403,5 @@ def buy_option(
         ),
         feasible=feasible,
         economical=economical,
-        note=" ".join(notes),
+        note=Sentences(*notes),
     )

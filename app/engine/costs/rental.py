@@ -18,7 +18,7 @@ from app.engine.costs.formulas import term_discount
 from app.engine.costs.ledger import Ledger
 from app.engine.costs.model import HOURS_PER_MONTH, Billed, CostOption, Usage
 from app.engine.explain import Explanation, Operand, money, number, operands, percent
-from app.engine.notices import Notice
+from app.engine.notices import Notice, Sentences
 from app.engine.price_book import PriceBook, RentalOffer
 
 _EPS = 1e-9
@@ -201,7 +201,9 @@ def _extras(
     fixed += ctx.storage_network
     if not sel.includes_power:
         if ctx.energy is None:
-            note = "Rent excludes power and the price list has no energy price: total too low."
+            note = Notice(
+                "Rent excludes power and the price list has no energy price: total too low."
+            )
         else:
             e = ctx.energy
             tariff = ctx.conv(e.tariff_per_kwh, e.currency)
@@ -239,12 +241,20 @@ def rental_options(
     notes = []
     if sel.nodes > 1:
         notes.append(
-            f"{sel.nodes} nodes: seed 003 T1 quotes multi-node clusters per project; priced "
-            "here as nodes × single-node rent, before any volume discount."
+            Notice(
+                "%(nodes)s nodes: seed 003 T1 quotes multi-node clusters per project; priced "
+                "here as nodes × single-node rent, before any volume discount.",
+                nodes=sel.nodes,
+            )
         )
     if sel.gpus > usage.gpu_count + _EPS:
-        notes.append(f"Rents {number(sel.gpus)} GPUs to cover {number(usage.gpu_count)}.")
-    base_note = " ".join(notes)
+        notes.append(
+            Notice(
+                "Rents %(rented)s GPUs to cover %(used)s.",
+                rented=number(sel.gpus), used=number(usage.gpu_count),
+            )
+        )  # fmt: skip
+    base_note = Sentences(*notes)
     options: list[CostOption] = []
 
     servers = sel.servers(usage.gpus_per_node)
@@ -300,7 +310,7 @@ def rental_options(
                 metered_monthly_full=metered + ex_metered,
                 billed=billed,
                 hourly_rate=hourly_rate,
-                note=" ".join(n for n in (base_note, note, ex_note) if n),
+                note=Sentences(base_note, note, ex_note),
             )
         )
 
@@ -339,11 +349,14 @@ def rental_options(
     period = ctx.period_covered
     billed = min(float(ctx.horizon), max(1.0, float(math.ceil(period - _EPS))))
     whole_note = (
-        f"Monthly rent is billed by whole months: {number(billed)} for a "
-        f"{number(period)}-month rental period."
+        Notice(
+            "Monthly rent is billed by whole months: %(billed)s for a %(period)s-month rental "
+            "period.",
+            billed=number(billed), period=number(period),
+        )
         if billed > period + _EPS
         else ""
-    )
+    )  # fmt: skip
     build(
         kind,
         f"{'MIG slice monthly rent' if sel.is_slice else 'Monthly rent'} — {who}",
@@ -384,9 +397,11 @@ def rental_options(
     paid_months = max(float(term), ctx.period)
     note = ""
     if term > ctx.period + _EPS:
-        note = (
-            f"The {term}-month contract outlasts the {number(ctx.period)}-month rental "
-            "period: the unused months are paid too."
+        note = Notice(
+            "The %(term)s-month contract outlasts the %(period)s-month rental period: the "
+            "unused months are paid too.",
+            term=term,
+            period=number(ctx.period),
         )
     build(
         "rent_term",

@@ -1,0 +1,52 @@
+"""The engine's refusals (a TP degree that does not split the heads, FP8 on a GPU without FP8,
+0 training tokens) read in the reader's language: beside the field on the planner page and
+in the API's 422 (app.engine.estimate writes them as translatable Notices)."""
+
+from __future__ import annotations
+
+import pytest
+from bs4 import BeautifulSoup
+from fastapi.testclient import TestClient
+
+# Llama 2 7B has 32 attention heads: tp 3 does not split them (Megatron-LM shards whole heads).
+TP3 = "/plan?model_source=preset&preset=llama-2-7b&task=full_finetune&gpu_count=6&tp=3"
+BODY = {"model": {"preset": "llama-2-7b"}, "task": "full_finetune", "gpu_count": 6, "tp": 3}
+
+
+@pytest.mark.parametrize(
+    ("lang", "words"),
+    [("zh-TW", "無法平分 Llama 2 7B 的 32 個注意力頭"), ("en", "does not split the 32 attention")],
+)
+def test_planner_shows_the_engine_refusal_beside_the_field_in_the_page_language(
+    client: TestClient, lang: str, words: str
+) -> None:
+    r = client.get(TP3, headers={"Accept-Language": lang})
+    assert r.status_code == 200
+    soup = BeautifulSoup(r.text, "html.parser")
+    err = soup.select_one("#err-tp")
+    assert err is not None and words in err.get_text(), err
+    assert not err.select("[lang=en]")  # translated, not marked as English
+
+
+@pytest.mark.parametrize(
+    ("lang", "words"),
+    [("zh-TW", "請從 1, 2, 4, 8, 16, 32 中選擇"), ("en", "choose one of 1, 2, 4, 8, 16, 32")],
+)
+def test_api_refusal_is_a_422_in_the_request_language(
+    client: TestClient, lang: str, words: str
+) -> None:
+    r = client.post("/api/v1/estimate", json=BODY, headers={"Accept-Language": lang})
+    assert r.status_code == 422
+    (detail,) = r.json()["detail"]
+    assert detail["loc"] == ["body", "tp"] and words in detail["msg"]
+
+
+def test_zero_training_tokens_is_refused_not_taken_for_missing(client: TestClient) -> None:
+    # Before: tokens 0 planned an assumed 1e8 tokens with the notice "No tokens or dataset
+    # given", which the user had given.
+    body = {"model": {"preset": "llama-2-7b"}, "task": "lora", "tokens": 0}
+    r = client.post("/api/v1/estimate", json=body, headers={"Accept-Language": "en"})
+    assert r.status_code == 422
+    (detail,) = r.json()["detail"]
+    assert detail["loc"] == ["body", "tokens"] and "trains on nothing" in detail["msg"]
+    assert client.post("/api/v1/estimate", json={**body, "tokens": None}).status_code == 200
