@@ -33,10 +33,15 @@ class QuoteLineIn(NumbersNotBooleans, BaseModel):
 
     option_key: str | None = Field(default=None, max_length=200)
     description: str | None = Field(default=None, max_length=300)
+    # Quantity and months stay exact: an option's defaults (a purchase held 0.0548 months)
+    # carry them at full precision so that the line equals the option's total, and the
+    # builder posts them back. A price has at most the currency's minor unit (NT$1, US$0.01:
+    # `pricing.resolve` refuses more); four places is the bound before the currency is known.
+    # A discount is a percentage with two decimals.
     quantity: Decimal | None = Field(default=None, ge=0, le=Decimal("1e9"))
-    unit_price: Decimal | None = Field(default=None, ge=0, le=Decimal("1e12"))
+    unit_price: Decimal | None = Field(default=None, ge=0, le=Decimal("1e12"), decimal_places=4)
     months: Decimal | None = Field(default=None, gt=0, le=120)
-    discount_pct: Decimal = Field(default=Decimal("0"), ge=0, le=100)
+    discount_pct: Decimal = Field(default=Decimal("0"), ge=0, le=100, decimal_places=2)
 
     @model_validator(mode="after")
     def _one_kind(self) -> QuoteLineIn:
@@ -53,9 +58,13 @@ class QuoteIn(NumbersNotBooleans, BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     lines: list[QuoteLineIn] = Field(default_factory=list, max_length=MAX_LINES)
-    discount_pct: Decimal = Field(default=Decimal("0"), ge=0, le=100)
+    discount_pct: Decimal = Field(default=Decimal("0"), ge=0, le=100, decimal_places=2)
     tax_rate: Decimal | None = Field(
-        default=None, ge=0, le=1, description="Fraction: 0.05 = 5% 營業稅 (default), 0 export."
+        default=None,
+        ge=0,
+        le=1,
+        decimal_places=4,
+        description="Fraction: 0.05 = 5% 營業稅 (default), 0 export.",
     )
     valid_until: date | None = Field(default=None, description="Default: 30 days from today.")
     payment_terms: str | None = Field(default=None, max_length=1000)

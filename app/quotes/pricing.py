@@ -196,6 +196,16 @@ def resolve(
     by_key = {str(o.get("key")): o for o in options}
     lines: list[dict[str, Any]] = []
     for i, line in enumerate(quote.lines):
+        if line.unit_price is not None and line.unit_price != round_money(
+            line.unit_price, currency
+        ):
+            # A price the customer could not be billed (NT$480.5): refused, never rounded.
+            raise QuoteInputError(
+                f"quote.lines.{i}.unit_price",
+                "no decimals in this currency (whole dollars)"
+                if MINOR_UNIT.get(currency, Decimal("0.01")) == 1
+                else "at most 2 decimal places in this currency (cents)",
+            )
         out: dict[str, Any] = {"discount_pct": _s(line.discount_pct)}
         if line.option_key:
             option = by_key.get(line.option_key)

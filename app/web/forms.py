@@ -95,6 +95,10 @@ def message_for(err: Mapping[str, Any]) -> str:
         "finite_number",
     ):  # finite_number: inf, NaN, 1e309
         return _("Enter a number, e.g. %(example)s.") % {"example": "4096"}
+    if kind == "decimal_max_places":
+        return _("At most %(n)s decimal places.") % {"n": ctx.get("decimal_places")}
+    if kind in ("decimal_parsing", "decimal_type", "number_type"):
+        return _("Enter a number, e.g. %(example)s.") % {"example": "4096"}
     if kind in ("missing",):
         return _("This field is required.")
     if kind in ("string_too_long", "too_long"):

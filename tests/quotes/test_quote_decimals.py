@@ -1,0 +1,85 @@
+"""Quote money is what a buyer can be billed: a unit price has at most the currency's minor unit
+(NT$1, US$0.01) and a discount at most 2 decimal places; more is a 422 naming the field, in
+the request's language, never a silent rounding. Quantities and months stay exact (an
+option's defaults carry them at full precision so that a line equals the option's total)."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+import pytest
+from fastapi.testclient import TestClient
+
+from app import i18n
+from app.web.forms import message_for
+from tests.accounts.helpers import make_account
+from tests.quotes.test_quote_life import _customer, _plan
+
+
+@pytest.mark.parametrize(
+    ("quote", "loc"),
+    [
+        ({"lines": [{"description": "NAS", "unit_price": "8000.123456789012345678"}]},
+         ["body", "quote", "lines", 0, "unit_price"]),
+        ({"lines": [{"description": "NAS", "unit_price": "8000", "discount_pct": "10.125"}]},
+         ["body", "quote", "lines", 0, "discount_pct"]),
+        ({"lines": [{"description": "NAS", "unit_price": "8000"}], "discount_pct": "5.555"},
+         ["body", "quote", "discount_pct"]),
+    ],
+)  # fmt: skip
+def test_too_many_decimal_places_is_a_422_naming_the_field(
+    client: TestClient, quote: dict, loc: list
+) -> None:
+    a = make_account(client, "sales")
+    c = _customer(client, a)
+    body = {"name": "decimals", "workload": {"model": {"preset": "llama-3.1-8b"}, "task": "lora"},
+            "customer_id": c["id"], "quote": quote}  # fmt: skip
+    before = client.get("/api/v1/plans", headers=a.headers).json()["total"]
+    r = client.post("/api/v1/plans", json=body, headers={**a.headers, "Accept-Language": "en"})
+    assert r.status_code == 422, r.text
+    detail = r.json()["detail"]
+    assert any(d["loc"] == loc and "decimal places" in d["msg"] for d in detail), detail
+    assert client.get("/api/v1/plans", headers=a.headers).json()["total"] == before  # no save
+
+
+@pytest.mark.parametrize(
+    ("currency", "price", "words"),
+    [("TWD", "480.5", "whole dollars"), ("USD", "0.0125", "cents")],
+)
+def test_a_price_below_the_currencys_minor_unit_is_refused_not_rounded(
+    client: TestClient, currency: str, price: str, words: str
+) -> None:
+    a = make_account(client, "sales")
+    c = _customer(client, a, name=f"{currency} buyer", tax_id="", currency=currency,
+                  export=currency != "TWD")  # fmt: skip
+    body = {"name": "minor unit", "workload": {"model": {"preset": "llama-3.1-8b"},
+            "task": "lora"}, "customer_id": c["id"],
+            "quote": {"lines": [{"description": "GPU-minutes", "unit_price": price}]}}  # fmt: skip
+    r = client.post("/api/v1/plans", json=body, headers={**a.headers, "Accept-Language": "en"})
+    assert r.status_code == 422, r.text
+    (detail,) = r.json()["detail"]
+    assert detail["loc"] == ["body", "quote", "lines", 0, "unit_price"] and words in detail["msg"]
+    zh = client.post("/api/v1/plans", json=body, headers={**a.headers, "Accept-Language": "zh-TW"})
+    assert "此幣別" in zh.json()["detail"][0]["msg"]
+
+
+def test_exact_quantities_and_minor_unit_prices_are_kept(client: TestClient) -> None:
+    a = make_account(client, "sales")
+    c = _customer(client, a, name="USD buyer", tax_id="", currency="USD", export=True)
+    line = {"description": "GPU-minutes", "unit_price": "0.13", "quantity": "12345.678901",
+            "months": "0.0547945205479452"}  # fmt: skip
+    p = _plan(client, a, c["id"], {"lines": [line]})
+    (stored,) = p["quote"]["lines"]
+    assert Decimal(stored["quantity"]) == Decimal("12345.678901")
+    assert Decimal(stored["months"]) == Decimal("0.0547945205479452")
+    assert Decimal(stored["unit_price"]) == Decimal("0.13")
+
+
+def test_the_form_message_is_in_the_page_language() -> None:
+    err = {"type": "decimal_max_places", "ctx": {"decimal_places": 2}}
+    i18n.activate("zh-TW")
+    try:
+        assert message_for(err) == "最多 2 位小數。"
+    finally:
+        i18n.activate("en")
+    assert message_for(err) == "At most 2 decimal places."
