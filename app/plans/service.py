@@ -202,7 +202,7 @@ def _compute(
         res = estimate(req, prices=_book(session, price_list_id))
     except InputError as e:
         # The engine names the field inside the workload; the API body nests it.
-        raise InputError(f"workload.{e.field}", str(e)) from e
+        raise InputError(f"workload.{e.field}", e.args[0]) from e
     return req.model_dump(mode="json"), res.model_dump(mode="json")
 
 
@@ -628,16 +628,18 @@ def create_plan(
     customer_id: int | None = None,
     quote: QuoteIn | Mapping[str, Any] | None = None,
     quote_defaults: QuoteDefaults | None = None,
+    price_list_id: int | None = None,
 ) -> Plan:
-    """Validate and price the workload (or the phases of a phased plan) with the current
-    price list, save version 1."""
+    """Validate and price the workload (or the phases of a phased plan) with `price_list_id`
+    (default: the current price list), save version 1."""
     assert owner.id is not None
     if status in ANSWER_STATUSES:
         raise Invalid("status", LIFE_STATUS_MESSAGE)
     workload = _workload_or_phases(workload, phases, currency)
     if status in LIFE_STATUSES and quote is not None:
         raise Invalid("status", "a quote is sent with POST /api/v1/plans/{id}/send")
-    price_list_id = _current_list_id(session)
+    if price_list_id is None:
+        price_list_id = _current_list_id(session)
     workload_dump, result = _compute(session, workload, price_list_id)
     if customer_id is not None:
         linked = customers.get_customer(session=session, customer_id=customer_id)

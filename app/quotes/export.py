@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, Final, Literal
 
 from pydantic import ConfigDict, field_validator
@@ -9,6 +10,7 @@ from sqlmodel import Field, Session, SQLModel
 
 from app.accounts.models import User
 from app.catalog.models import PriceList
+from app.customers import service as customers
 from app.ids import DbId
 from app.plans import service as plans
 from app.plans.models import TAGS_MAX, Plan, Tag, clean_tags
@@ -32,6 +34,15 @@ class PlanExport(SQLModel):
     price_list_id: int | None = None
     workload: dict[str, Any]
     result: dict[str, Any] = Field(default_factory=dict)
+    quote: dict[str, Any] | None = Field(
+        default=None,
+        description="The plan's quote as `quote` in POST /api/v1/plans takes it, every "
+        "amount explicit (lines, discounts, tax rate, validity, payment terms); null when the "
+        "plan has none.",
+    )
+    quote_currency: str | None = Field(
+        default=None, description="The currency of the quote's amounts (TWD, USD)."
+    )
 
 
 class PlanImport(PlanExport):
@@ -42,6 +53,13 @@ class PlanImport(PlanExport):
     reprice: bool = Field(
         default=True,
         description="Price with the current list (true) or the export's own `price_list_id`.",
+    )
+    include_quote: bool = Field(
+        default=True, description="Import the export's quote too (false: the plan alone)."
+    )
+    customer_id: DbId | None = Field(
+        default=None,
+        description="Link the new plan to this customer; the quote is then in its currency.",
     )
 
     @field_validator("tags")
@@ -62,7 +80,29 @@ def export_plan(plan: Plan) -> PlanExport:
         price_list_id=plan.price_list_id,
         workload=dict(plan.workload),
         result=dict(plan.result),
+        quote=_quote_in(plan.quote) if plan.quote else None,
+        quote_currency=str(plan.quote.get("currency") or "") or None if plan.quote else None,
     )
+
+
+def _quote_in(stored: Mapping[str, Any]) -> dict[str, Any]:
+    """A stored quote as the quote a new plan takes, every amount explicit, so that the
+    imported lines, discounts and tax add up to the same totals."""
+    lines = []
+    for line in stored.get("lines") or []:
+        out: dict[str, Any] = {k: line[k] for k in ("option_key", "description") if line.get(k)}
+        for k in ("quantity", "unit_price", "months", "discount_pct"):
+            if line.get(k) is not None:
+                out[k] = str(line[k])
+        if not line.get("option_key") and line.get("unit") == "item":
+            out.pop("months", None)  # a one-off line: stored with months 1, given without
+        lines.append(out)
+    quote: dict[str, Any] = {"lines": lines}
+    for k in ("discount_pct", "tax_rate", "valid_until", "payment_terms"):
+        if stored.get(k) is not None:
+            quote[k] = str(stored[k])
+    quote["include_cloud_comparison"] = bool(stored.get("include_cloud_comparison"))
+    return quote
 
 
 def import_plan(*, session: Session, owner: User, data: PlanImport) -> Plan:
@@ -72,18 +112,41 @@ def import_plan(*, session: Session, owner: User, data: PlanImport) -> Plan:
     # Checked before the plan is created: a 422 must not leave a half-imported plan behind.
     if not data.reprice and keep is not None and session.get(PriceList, keep) is None:
         raise plans.Invalid("price_list_id", f"no price list {keep}")
-    plan = plans.create_plan(
+    quote = dict(data.quote) if data.quote and data.include_quote else None
+    if quote is not None:
+        _check_quote_currency(session, data)
+        if quote.get("valid_until") and str(quote["valid_until"]) < plans.today().isoformat():
+            # An expired quote comes back as a new draft: valid for the default period again.
+            quote.pop("valid_until")
+    return plans.create_plan(
         session=session,
         owner=owner,
         name=data.name,
         customer=data.customer,
+        customer_id=data.customer_id,
         workload=data.workload,
         notes=data.notes,
         tags=list(data.tags),
+        quote=quote,
+        price_list_id=keep if not data.reprice else None,
     )
-    if not data.reprice and keep is not None and keep != plan.price_list_id:
-        assert plan.id is not None
-        plan = plans.reprice_plan(
-            session=session, plan_id=plan.id, actor=owner, price_list_id=keep
-        ).plan
-    return plan
+
+
+def _check_quote_currency(session: Session, data: PlanImport) -> None:
+    """The quote's amounts are in `quote_currency`: the new plan must quote in it too."""
+    if not data.quote_currency:
+        return
+    if data.customer_id is not None:
+        target = customers.get_customer(session=session, customer_id=data.customer_id).currency
+    else:
+        # What the plan prices in (a phased plan's workload holds its schedule): the export's
+        # own result says, as `_quote_values` reads it from the new one.
+        cost = data.result.get("cost") or {}
+        target = str(cost.get("currency") or data.workload.get("currency") or "TWD")
+    if target != data.quote_currency:
+        raise plans.Invalid(
+            "quote_currency",
+            f"the quote's amounts are in {data.quote_currency}, the new plan quotes in {target}: "
+            f"link a customer billed in {data.quote_currency} (customer_id), or import the plan "
+            "without its quote (include_quote: false)",
+        )

@@ -1,0 +1,75 @@
+"""An exported plan keeps its quote, and importing it brings the same lines, discounts, tax
+and totals back (before, the export dropped the quote: a re-imported plan had none)."""
+
+from __future__ import annotations
+
+from fastapi.testclient import TestClient
+
+from tests.accounts.helpers import make_account
+from tests.quotes.test_quote_life import _customer, _plan, _quote
+
+
+def _export(client: TestClient, headers: dict, plan_id: int) -> dict:
+    r = client.get(f"/api/v1/plans/{plan_id}/export", headers=headers)
+    assert r.status_code == 200, r.text
+    return r.json()
+
+
+def _count(client: TestClient, headers: dict) -> int:
+    return int(client.get("/api/v1/plans", headers=headers).json()["total"])
+
+
+def test_export_then_import_gives_the_same_quote_and_totals(client: TestClient) -> None:
+    a = make_account(client, "sales")
+    c = _customer(client, a)
+    p = _plan(client, a, c["id"], _quote("10"))  # seed 003 T8 term line + NAS, −10%
+    exported = _export(client, a.headers, p["id"])
+    assert exported["quote_currency"] == "TWD"
+    assert [ln.get("option_key") for ln in exported["quote"]["lines"]] == [
+        "rent_term:stratagem-tpe-h100-x4",
+        None,
+    ]
+    for reprice in (True, False):
+        r = client.post("/api/v1/plans/import",
+                        json={**exported, "reprice": reprice, "customer_id": c["id"]},
+                        headers=a.headers)  # fmt: skip
+        assert r.status_code == 201, r.text
+        new = r.json()
+        # By hand (test_quote_life): 1,128,000 of lines, −10% = 1,015,200; 5% tax 50,760.
+        assert new["quote_totals"] == p["quote_totals"]
+        assert new["quote_totals"]["total"] == "1065960"
+        assert new["customer_id"] == c["id"]
+        assert new["quote"]["payment_terms"] == p["quote"]["payment_terms"]
+        assert [(x["unit_price"], x["quantity"], x["months"]) for x in new["quote"]["lines"]] == [
+            (x["unit_price"], x["quantity"], x["months"]) for x in p["quote"]["lines"]
+        ]
+
+
+def test_import_without_the_quote_when_asked(client: TestClient) -> None:
+    a = make_account(client, "sales")
+    c = _customer(client, a)
+    exported = _export(client, a.headers, _plan(client, a, c["id"], _quote())["id"])
+    r = client.post("/api/v1/plans/import", json={**exported, "include_quote": False},
+                    headers=a.headers)  # fmt: skip
+    assert r.status_code == 201, r.text
+    assert r.json()["quote"] is None
+
+
+def test_a_usd_quote_needs_a_usd_customer_and_saves_nothing_otherwise(
+    client: TestClient,
+) -> None:
+    a = make_account(client, "sales")
+    usd = _customer(client, a, name="US buyer", tax_id="", currency="USD", export=True)
+    exported = _export(client, a.headers, _plan(client, a, usd["id"], _quote("0"))["id"])
+    assert exported["quote_currency"] == "USD"
+    before = _count(client, a.headers)
+    r = client.post("/api/v1/plans/import", json=exported,
+                    headers={**a.headers, "Accept-Language": "en"})  # fmt: skip
+    assert r.status_code == 422, r.text
+    (detail,) = r.json()["detail"]
+    assert detail["loc"] == ["body", "quote_currency"] and "in USD" in detail["msg"]
+    assert _count(client, a.headers) == before  # nothing half-imported
+    ok = client.post("/api/v1/plans/import", json={**exported, "customer_id": usd["id"]},
+                     headers=a.headers)  # fmt: skip
+    assert ok.status_code == 201, ok.text
+    assert ok.json()["quote_totals"]["currency"] == "USD"
