@@ -314,7 +314,10 @@ def _phase_lines_follow(quote: Mapping[str, Any], result: Mapping[str, Any]) -> 
         key = str(line.get("option_key") or "")
         if not key:
             fields = ("description", "quantity", "unit_price", "months", "discount_pct")
-            lines.append({k: line[k] for k in fields if line.get(k) not in (None, "")})
+            free = {k: line[k] for k in fields if line.get(k) not in (None, "")}
+            if line.get("unit") == "item":
+                free.pop("months", None)  # a one-off line stays one (given without months)
+            lines.append(free)
         elif key in keys:
             seen.add(key)
             kept = {k: line[k] for k in ("description", "discount_pct") if line.get(k)}
@@ -334,6 +337,29 @@ def _phase_lines_follow(quote: Mapping[str, Any], result: Mapping[str, Any]) -> 
     if body.get("valid_until") and date.fromisoformat(str(body["valid_until"])) < today():
         body.pop("valid_until")
     return QuoteIn.model_validate({**body, "lines": lines})
+
+
+def quote_input(stored: Mapping[str, Any]) -> dict[str, Any]:
+    """A stored quote as the `quote` a new plan takes, every amount explicit, so that its
+    lines, discounts and tax add up to the same totals (export, duplicate). An expired
+    validity is left out: the new draft is valid for the default period again."""
+    lines = []
+    for line in stored.get("lines") or []:
+        out: dict[str, Any] = {k: line[k] for k in ("option_key", "description") if line.get(k)}
+        for k in ("quantity", "unit_price", "months", "discount_pct"):
+            if line.get(k) is not None:
+                out[k] = str(line[k])
+        if not line.get("option_key") and line.get("unit") == "item":
+            out.pop("months", None)  # a one-off line: stored with months 1, given without
+        lines.append(out)
+    quote: dict[str, Any] = {"lines": lines}
+    for k in ("discount_pct", "tax_rate", "valid_until", "payment_terms"):
+        if stored.get(k) is not None:
+            quote[k] = str(stored[k])
+    if quote.get("valid_until") and date.fromisoformat(quote["valid_until"]) < today():
+        quote.pop("valid_until")
+    quote["include_cloud_comparison"] = bool(stored.get("include_cloud_comparison"))
+    return quote
 
 
 def needs_discount_approval(plan: Plan, *, owner: User, limit_pct: Decimal) -> bool:
@@ -805,10 +831,25 @@ def update_plan(
 
 
 def duplicate_plan(*, session: Session, plan_id: int, actor: User) -> Plan:
-    """A new draft owned by `actor` with the same workload, result and price list."""
+    """A new draft owned by `actor` with the same workload, result, price list, customer and
+    quote (its lines and terms again as of today: a draft, not the answer the source got)."""
     src = get_plan(session=session, plan_id=plan_id)
     assert actor.id is not None
+    quoted = (
+        _quote_values(
+            session,
+            quote=quote_input(src.quote),
+            result=src.result,
+            price_list_id=src.price_list_id,
+            customer_id=src.customer_id,
+            defaults=QuoteDefaults(),
+        )
+        if src.quote
+        else {}
+    )
     plan = Plan(
+        customer_id=src.customer_id,
+        **quoted,
         quote_number=f"pending-{uuid.uuid4().hex}",
         name=f"{src.name} (copy)"[:200],
         customer=src.customer,

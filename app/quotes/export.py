@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any, Final, Literal
 
 from pydantic import ConfigDict, field_validator
@@ -80,29 +79,9 @@ def export_plan(plan: Plan) -> PlanExport:
         price_list_id=plan.price_list_id,
         workload=dict(plan.workload),
         result=dict(plan.result),
-        quote=_quote_in(plan.quote) if plan.quote else None,
+        quote=plans.quote_input(plan.quote) if plan.quote else None,
         quote_currency=str(plan.quote.get("currency") or "") or None if plan.quote else None,
     )
-
-
-def _quote_in(stored: Mapping[str, Any]) -> dict[str, Any]:
-    """A stored quote as the quote a new plan takes, every amount explicit, so that the
-    imported lines, discounts and tax add up to the same totals."""
-    lines = []
-    for line in stored.get("lines") or []:
-        out: dict[str, Any] = {k: line[k] for k in ("option_key", "description") if line.get(k)}
-        for k in ("quantity", "unit_price", "months", "discount_pct"):
-            if line.get(k) is not None:
-                out[k] = str(line[k])
-        if not line.get("option_key") and line.get("unit") == "item":
-            out.pop("months", None)  # a one-off line: stored with months 1, given without
-        lines.append(out)
-    quote: dict[str, Any] = {"lines": lines}
-    for k in ("discount_pct", "tax_rate", "valid_until", "payment_terms"):
-        if stored.get(k) is not None:
-            quote[k] = str(stored[k])
-    quote["include_cloud_comparison"] = bool(stored.get("include_cloud_comparison"))
-    return quote
 
 
 def import_plan(*, session: Session, owner: User, data: PlanImport) -> Plan:
@@ -116,7 +95,7 @@ def import_plan(*, session: Session, owner: User, data: PlanImport) -> Plan:
     if quote is not None:
         _check_quote_currency(session, data)
         if quote.get("valid_until") and str(quote["valid_until"]) < plans.today().isoformat():
-            # An expired quote comes back as a new draft: valid for the default period again.
+            # An export read back later: the new draft is valid for the default period again.
             quote.pop("valid_until")
     return plans.create_plan(
         session=session,

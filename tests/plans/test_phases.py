@@ -207,6 +207,33 @@ def test_quote_lines_per_phase_follow_the_phases(client: TestClient, account: Ma
     assert r.json()["quote_totals"]["total"] == "472500"  # 450,000 × 1.05
 
 
+def test_a_one_off_line_stays_one_when_the_phases_change(
+    client: TestClient, account: MakeAccount
+) -> None:
+    # Installation NT$50,000 once ("item"): when the phases change and the quote's lines are
+    # quoted again, it was read back with its stored months 1 and became a monthly line.
+    a = account("sales")
+    plan = _create(client, a, [dict(p) for p in schedule.T16_PHASES])
+    quote = {"lines": [{"option_key": "phase-1"},
+                       {"description": "Installation", "unit_price": "50000"}]}  # fmt: skip
+    r = client.put(
+        f"/api/v1/plans/{plan['id']}", json={"version": 1, "quote": quote}, headers=a.headers
+    )
+    assert r.status_code == 200, r.text
+    phases = r.json()["phases"]
+    phases[2]["months"] = 3
+    r = client.put(
+        f"/api/v1/plans/{plan['id']}", json={"version": 2, "phases": phases}, headers=a.headers
+    )
+    assert r.status_code == 200, r.text
+    free = r.json()["quote"]["lines"][1]
+    assert (free["description"], free["unit"], free["unit_price"]) == (
+        "Installation",
+        "item",
+        "50000",
+    )
+
+
 def test_openapi_documents_phases(client: TestClient) -> None:
     spec = client.get("/openapi.json").json()
     create = spec["components"]["schemas"]["PlanCreate"]["properties"]

@@ -73,3 +73,31 @@ def test_a_usd_quote_needs_a_usd_customer_and_saves_nothing_otherwise(
                      headers=a.headers)  # fmt: skip
     assert ok.status_code == 201, ok.text
     assert ok.json()["quote_totals"]["currency"] == "USD"
+
+
+def test_a_duplicate_keeps_the_customer_and_the_quote_as_a_new_draft(client: TestClient) -> None:
+    a = make_account(client, "sales")
+    c = _customer(client, a)
+    p = _plan(client, a, c["id"], _quote("10"))
+    r = client.post(f"/api/v1/plans/{p['id']}/duplicate", headers=a.headers)
+    assert r.status_code == 201, r.text
+    copy = r.json()
+    assert copy["status"] == "draft" and copy["customer_id"] == c["id"]
+    assert copy["quote_totals"] == p["quote_totals"]  # 1,065,960 incl. tax, by hand above
+    assert len(copy["quote"]["lines"]) == 2
+
+
+def test_a_one_off_line_stays_one_through_export_and_import(client: TestClient) -> None:
+    # A free line given without months is billed once ("item"); read back with months 1 it
+    # would become a monthly line.
+    a = make_account(client, "sales")
+    c = _customer(client, a)
+    setup = {"description": "Installation", "unit_price": "50000"}
+    p = _plan(client, a, c["id"], {"lines": [setup]})
+    assert p["quote"]["lines"][0]["unit"] == "item"
+    exported = _export(client, a.headers, p["id"])
+    assert "months" not in exported["quote"]["lines"][0]
+    r = client.post("/api/v1/plans/import", json={**exported, "customer_id": c["id"]},
+                    headers=a.headers)  # fmt: skip
+    assert r.status_code == 201, r.text
+    assert r.json()["quote"]["lines"][0]["unit"] == "item"
