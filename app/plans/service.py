@@ -68,6 +68,16 @@ DEFAULT_PAYMENT_TERMS: Final = N_(
     "Payment by bank transfer within 30 days of the invoice (統一發票) date."
 )
 DEFAULT_SALES_DISCOUNT_LIMIT: Final = Decimal(10)
+
+
+def is_default_terms(text: object) -> bool:
+    """True when `text` is the standard payment-terms sentence in any language: a document
+    then prints it in its own language (stored, it is in the language of the customer the
+    quote was first saved for)."""
+    if not isinstance(text, str) or not text:
+        return False
+    zh = translations("zh-TW").gettext(DEFAULT_PAYMENT_TERMS)
+    return text.strip() in (DEFAULT_PAYMENT_TERMS, zh)
 MAX_PER_PAGE: Final = 100
 # Lists never need the workload and result JSON (tens of kilobytes a row): leave them unread.
 _HEAVY_PLAN: Final = (defer(cast(Any, Plan.workload)), defer(cast(Any, Plan.result)))

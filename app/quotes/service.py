@@ -133,7 +133,9 @@ def quote_view(
         or (f"{model.get('params_b')}B" if model.get("params_b") else "")
     )
     assumptions = _assumptions(workload)
-    quote: Mapping[str, Any] = plan.quote or {}
+    quote: dict[str, Any] = dict(plan.quote or {})
+    if plans.is_default_terms(quote.get("payment_terms")):
+        quote["payment_terms"] = gettext(plans.DEFAULT_PAYMENT_TERMS)  # the document's language
     gpu = result.get("gpu") or {}
     hours = float(cost.get("hours_per_month") or 730.0)
     all_options = list(cost.get("options") or [])

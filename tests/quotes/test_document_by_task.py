@@ -274,3 +274,27 @@ def test_an_hourly_line_shows_no_months_period(client: TestClient, tmp_path: Pat
     assert months[0] == "—"
     assert rows[0].select("td")[3].get_text(strip=True).endswith("h")  # the hours instead
     assert months[1] == "6"  # seed 003 T8's 6-month term
+
+
+@pytest.mark.parametrize(
+    ("lang", "start"), [("en", "Payment by bank transfer"), ("zh-TW", "於統一發票")]
+)
+def test_default_payment_terms_print_in_the_documents_language(
+    client: TestClient, lang: str, start: str
+) -> None:
+    # Saved for a zh-TW customer, the standard terms are stored in Chinese; an English
+    # document of the same quote prints them in English. Terms someone wrote stay as written.
+    a = make_account(client, "sales")
+    c = _customer(client, a, name=f"Terms {lang}")  # a zh-TW customer
+    p = _plan(client, a, c["id"], {"lines": [{"option_key": TERM}]})
+    assert p["quote"]["payment_terms"].startswith("於統一發票")
+    own = _plan(client, a, c["id"], {"lines": [{"option_key": TERM}],
+                                     "payment_terms": "Net 45, wire to account 123"})  # fmt: skip
+    with Session(client.app.state.engine) as s:  # type: ignore[attr-defined]
+        for plan_id, expected in ((p["id"], start), (own["id"], "Net 45, wire to account 123")):
+            plan = s.get(Plan, plan_id)
+            assert plan is not None
+            soup = BeautifulSoup(quote_html(plan, lang=lang, session=s), "html.parser")
+            terms = next(tr for tr in soup.select("tr") if tr.th and tr.th.get_text() in
+                         ("Payment terms", "付款條件"))  # fmt: skip
+            assert terms.td is not None and terms.td.get_text().startswith(expected)
