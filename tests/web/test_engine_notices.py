@@ -9,6 +9,8 @@ from bs4 import BeautifulSoup
 from fastapi.testclient import TestClient
 
 from app import i18n
+from app.engine.notices import Notice
+from app.web.notices import notice_text
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -79,3 +81,24 @@ def test_every_term_a_notice_names_by_value_is_translated() -> None:
     finally:
         i18n.activate("en")
     assert "完整重算激活值" in text and "full activation" not in text
+
+
+def test_a_large_count_in_a_notice_reads_in_words_in_both_languages(client: TestClient) -> None:
+    # The engine writes the assumed budget as "1e+08" (formatting.fmt); a reader sees
+    # "100 million" / "1億" (CLDR long compact forms). FLOP counts past 10^15 stay scientific.
+    n = Notice("No tokens or dataset given: assumed %(tokens)s fine-tuning tokens.",
+               tokens="1e+08")  # fmt: skip
+    i18n.activate("zh-TW")
+    try:
+        assert str(notice_text(n)) == "未提供 token 數或資料集:假設微調 1億 個 token。"
+    finally:
+        i18n.activate("en")
+    assert (
+        str(notice_text(n)) == "No tokens or dataset given: assumed 100 million fine-tuning tokens."
+    )
+    flops = Notice("%(flops)s FLOP", flops="4.2e+22")
+    assert str(notice_text(flops)) == "4.2e+22 FLOP"
+    r = client.get("/plan?model_source=preset&preset=llama-3.1-8b&task=lora&dataset_gb=&tokens=",
+                   headers={"Accept-Language": "zh-TW"})  # fmt: skip
+    items = [li.get_text() for li in BeautifulSoup(r.text, "html.parser").select("ul.warnings li")]
+    assert any("假設微調 1億 個 token" in t for t in items), items
