@@ -78,6 +78,8 @@ def is_default_terms(text: object) -> bool:
         return False
     zh = translations("zh-TW").gettext(DEFAULT_PAYMENT_TERMS)
     return text.strip() in (DEFAULT_PAYMENT_TERMS, zh)
+
+
 MAX_PER_PAGE: Final = 100
 # Lists never need the workload and result JSON (tens of kilobytes a row): leave them unread.
 _HEAVY_PLAN: Final = (defer(cast(Any, Plan.workload)), defer(cast(Any, Plan.result)))
