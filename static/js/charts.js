@@ -3,6 +3,42 @@
 (function () {
   "use strict";
 
+  // Re-wrap a label at `width` characters on word boundaries (Plotly breaks lines at <br>).
+  function rewrap(text, width) {
+    var lines = [], line = "";
+    String(text).replace(/<br>/g, " ").split(" ").forEach(function (word) {
+      if (line && (line + " " + word).length > width) { lines.push(line); line = word; }
+      else { line = line ? line + " " + word : word; }
+    });
+    if (line) lines.push(line);
+    return lines.join("<br>");
+  }
+
+  // On a phone a chart is ~320 px wide: long group labels on a two-level (option, year)
+  // axis would take most of it and be cut, and full money ticks ("NT$10,000,000") turn on
+  // their side. Wrap the group labels narrower and write money ticks short (10M); the
+  // figure built in Python (and the PDF drawn from it) is unchanged.
+  function fitNarrow(spec, width) {
+    var layout = spec.layout || {};
+    if (width >= 560) return;
+    ["yaxis", "xaxis"].forEach(function (name) {
+      var ax = layout[name];
+      if (!ax || ax.type !== "multicategory") return;
+      var key = name === "yaxis" ? "y" : "x";
+      (spec.data || []).forEach(function (trace) {
+        var v = trace[key];
+        if (Array.isArray(v) && Array.isArray(v[0])) {
+          trace[key] = [v[0].map(function (s) { return rewrap(s, 16); }), v[1]];
+        }
+      });
+      ax.tickfont = Object.assign({}, ax.tickfont || {}, { size: 10 });
+    });
+    ["xaxis", "yaxis"].forEach(function (name) {
+      var ax = layout[name];
+      if (ax && ax.tickprefix && ax.type !== "multicategory") ax.tickformat = "~s";
+    });
+  }
+
   function draw(root) {
     if (!window.Plotly) return;
     root.querySelectorAll("script.plotly-figure").forEach(function (island) {
@@ -16,6 +52,7 @@
         return;
       }
       var config = Object.assign({ responsive: true, displaylogo: false }, spec.config || {});
+      fitNarrow(spec, target.clientWidth || window.innerWidth);
       var layout = spec.layout || {};
       // The card around a chart already has a heading: drop the figure's own title on the
       // page (the PDF keeps it) and give the space back to the plot.

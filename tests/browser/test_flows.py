@@ -96,6 +96,30 @@ def test_charts_are_drawn(
     assert console_errors == []
 
 
+def test_a_phone_wraps_chart_groups_and_shortens_money_ticks(
+    page: Page, base_url: str, console_errors: list[str]
+) -> None:
+    # At 390 px the TCO chart's (option, year) axis cut "Hourly rent · 4 × NVIDIA H100" at
+    # the card's edge and the NT$ ticks turned on their side (static/js/charts.js fitNarrow):
+    # the group labels wrap at 16 characters and money ticks read "NT$10M".
+    page.set_viewport_size({"width": 390, "height": 900})
+    page.goto(f"{base_url}/tco")
+    page.locator("#chart-tco svg.main-svg").first.wait_for(timeout=10000)
+    groups, tickformat = page.evaluate(
+        """() => { const el = document.getElementById("chart-tco");
+                   return [el.data[0].y[0], el._fullLayout.xaxis.tickformat]; }"""
+    )
+    assert tickformat == "~s"
+    assert groups and all(len(line) <= 16 or " " not in line
+                          for g in groups for line in g.split("<br>"))  # fmt: skip
+    page.set_viewport_size({"width": 1440, "height": 900})
+    page.goto(f"{base_url}/tco")
+    page.locator("#chart-tco svg.main-svg").first.wait_for(timeout=10000)
+    assert page.evaluate('document.getElementById("chart-tco")._fullLayout.xaxis.tickformat') \
+        == ",.0f"  # fmt: skip
+    assert console_errors == []
+
+
 def test_language_and_currency_switches(
     page: Page, base_url: str, console_errors: list[str]
 ) -> None:
