@@ -36,7 +36,7 @@ from app.i18n import gettext as _
 from app.plans import schedule
 from app.plans.models import EDITABLE, SNAPSHOT, SUMMARY_MAX, Plan, PlanRevision, utcnow
 from app.quotes import pricing
-from app.quotes.models import QuoteIn
+from app.quotes.models import DOMESTIC_TAX_RATE, EXPORT_TAX_RATE, QuoteIn
 from app.settings import Settings
 
 SORTS: Final = ("updated_at", "created_at", "name", "customer", "quote_number", "status")
@@ -372,6 +372,65 @@ def quote_input(stored: Mapping[str, Any]) -> dict[str, Any]:
         quote.pop("valid_until")
     quote["include_cloud_comparison"] = bool(stored.get("include_cloud_comparison"))
     return quote
+
+
+def _carry_to_customer(
+    session: Session, plan: Plan, quote: Mapping[str, Any], customer_id: int | None
+) -> dict[str, Any]:
+    """A quote moved to another customer: what came from the old customer is derived again
+    for the new one — its default tax rate, the standard terms in its language, and option
+    prices in its currency — and what someone set stays. A free line priced in the old
+    currency cannot be converted without guessing: it is refused, naming the line."""
+    stored = plan.quote or {}
+    q = dict(quote)
+    old = customers.get_customer(session=session, customer_id=plan.customer_id) if (
+        plan.customer_id is not None
+    ) else None  # fmt: skip
+    old_default = EXPORT_TAX_RATE if old is not None and old.export else DOMESTIC_TAX_RATE
+    stored_tax = stored.get("tax_rate")
+    if (
+        q.get("tax_rate") is not None
+        and stored_tax is not None
+        and pricing.dec(q["tax_rate"]) == pricing.dec(stored_tax) == old_default
+    ):
+        q.pop("tax_rate")  # the old customer's default: the new one's applies
+    if is_default_terms(q.get("payment_terms")):
+        q.pop("payment_terms")
+    new = customers.get_customer(session=session, customer_id=customer_id) if (
+        customer_id is not None
+    ) else None  # fmt: skip
+    plan_currency = str((plan.result.get("cost") or {}).get("currency") or "TWD")
+    old_currency = str(stored.get("currency") or plan_currency)
+    new_currency = new.currency if new is not None else plan_currency
+    if new_currency == old_currency:
+        return q
+    was = {
+        (str(ln.get("option_key") or ""), str(ln.get("description") or "")): ln.get("unit_price")
+        for ln in stored.get("lines") or []
+    }
+    lines = []
+    for i, given in enumerate(q.get("lines") or []):
+        line = dict(given)
+        key = (str(line.get("option_key") or ""), str(line.get("description") or ""))
+        price = line.get("unit_price")
+        carried = (
+            price is not None
+            and was.get(key) is not None
+            and pricing.dec(price) == pricing.dec(was[key])
+        )
+        if carried and line.get("option_key"):
+            line.pop("unit_price")  # the option's own price again, in the new currency
+        elif carried:
+            raise errors.Invalid(
+                "is in %(old)s and the customer is billed in %(new)s: enter this line's price "
+                "in %(new)s",
+                field=f"quote.lines.{i}.unit_price",
+                old=old_currency,
+                new=new_currency,
+            )
+        lines.append(line)
+    q["lines"] = lines
+    return q
 
 
 def needs_discount_approval(plan: Plan, *, owner: User, limit_pct: Decimal) -> bool:
@@ -816,6 +875,16 @@ def update_plan(
         values["tier"] = str(values["result"].get("tier", ""))
         if values.get("quote") is None and plan.quote and schedule.is_schedule(values["workload"]):
             values["quote"] = _phase_lines_follow(plan.quote, values["result"])
+    if "customer_id" in values and values["customer_id"] != plan.customer_id and plan.quote:
+        given = values.get("quote")
+        base = (
+            given.model_dump(mode="json", exclude_none=True)
+            if isinstance(given, QuoteIn)
+            else dict(given)
+            if given is not None
+            else quote_input(plan.quote)
+        )
+        values["quote"] = _carry_to_customer(session, plan, base, values["customer_id"])
     if values.get("quote") is not None:
         values.update(
             _quote_values(

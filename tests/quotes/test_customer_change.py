@@ -1,0 +1,106 @@
+"""A quote moved to another customer is the new customer's quote: the old customer's default
+tax rate, the standard terms in its language and option prices in its currency are derived
+again; a tax rate or terms someone set stay; a free line priced in the old currency is
+refused, naming it (before: 5% 營業稅 stayed on an export customer's quote, and TWD prices
+were relabelled US$ when a USD customer was picked in the builder)."""
+
+from __future__ import annotations
+
+from decimal import Decimal
+
+from bs4 import BeautifulSoup
+from fastapi.testclient import TestClient
+
+from tests.accounts.helpers import make_account, sign_in
+from tests.quotes.test_builder_pages import _form
+from tests.quotes.test_quote_life import TERM, _customer, _plan
+
+
+def _put(client: TestClient, headers: dict, plan: dict, **changes: object) -> object:
+    body = {"version": plan["version"], **changes}
+    return client.put(f"/api/v1/plans/{plan['id']}", json=body,
+                      headers={**headers, "Accept-Language": "en"})  # fmt: skip
+
+
+def test_an_export_customer_gets_zero_tax_in_place_of_the_domestic_default(
+    client: TestClient,
+) -> None:
+    a = make_account(client, "sales")
+    home = _customer(client, a)
+    abroad = _customer(client, a, name="Export TWD", tax_id="", export=True, language="en")
+    p = _plan(client, a, home["id"], {"lines": [{"option_key": TERM}]})
+    assert p["quote"]["tax_rate"] == "0.05"
+    r = _put(client, a.headers, p, customer_id=abroad["id"])
+    assert r.status_code == 200, r.text
+    q = r.json()
+    # PRODUCT.md §6: export sales are zero-rated; the lines (TWD) do not change.
+    assert q["quote"]["tax_rate"] == "0" and q["quote_totals"]["tax"] == "0"
+    assert q["quote_totals"]["subtotal"] == p["quote_totals"]["subtotal"]
+    assert q["quote"]["payment_terms"].startswith("Payment by bank transfer")  # its language
+
+
+def test_a_tax_rate_someone_set_stays(client: TestClient) -> None:
+    a = make_account(client, "sales")
+    home = _customer(client, a)
+    abroad = _customer(client, a, name="Export set", tax_id="", export=True)
+    p = _plan(client, a, home["id"], {"lines": [{"option_key": TERM}], "tax_rate": "0.03"})
+    r = _put(client, a.headers, p, customer_id=abroad["id"])
+    assert r.status_code == 200, r.text
+    assert r.json()["quote"]["tax_rate"] == "0.03"
+
+
+def test_a_usd_customer_gets_option_prices_in_usd_and_free_lines_must_be_repriced(
+    client: TestClient,
+) -> None:
+    a = make_account(client, "sales")
+    home = _customer(client, a)
+    usd = _customer(client, a, name="USD buyer", tax_id="", currency="USD", export=True)
+    nas = {"description": "NAS 20 TB", "unit_price": "8000", "months": "6"}
+    p = _plan(client, a, home["id"], {"lines": [{"option_key": TERM}, nas]})
+    before = client.get(f"/api/v1/plans/{p['id']}", headers=a.headers).json()
+    r = _put(client, a.headers, p, customer_id=usd["id"])
+    assert r.status_code == 422, r.text
+    (detail,) = r.json()["detail"]
+    assert detail["loc"] == ["body", "quote", "lines", 1, "unit_price"]
+    assert "in TWD and the customer is billed in USD" in detail["msg"]
+    after = client.get(f"/api/v1/plans/{p['id']}", headers=a.headers).json()
+    assert after == before  # nothing half-saved
+    # With the free line repriced in US$ the move goes through; the option line takes the
+    # option's own price converted at the price list's rate (not NT$160,000 read as US$).
+    lines = [{"option_key": TERM}, {**nas, "unit_price": "250"}]
+    r = _put(client, a.headers, p, customer_id=usd["id"], quote={"lines": lines})
+    assert r.status_code == 200, r.text
+    q = r.json()["quote"]
+    assert q["currency"] == "USD" and q["tax_rate"] == "0"
+    rate = Decimal(q["fx"]["rate"])
+    term_twd = Decimal(p["quote"]["lines"][0]["unit_price"])
+    expected = (term_twd * rate if q["fx"]["base"] == "TWD" else term_twd / rate).quantize(
+        Decimal("0.01")
+    )
+    assert Decimal(q["lines"][0]["unit_price"]) == expected
+    assert Decimal(q["lines"][0]["unit_price"]) < term_twd / 10  # a dollar price, not NT$
+
+
+def test_the_builder_says_which_line_to_reprice_in_the_page_language(
+    client: TestClient,
+) -> None:
+    a = make_account(client, "sales")
+    home = _customer(client, a)
+    usd = _customer(client, a, name="USD builder", tax_id="", currency="USD", export=True)
+    nas = {"description": "NAS 20 TB", "unit_price": "8000", "months": "6"}
+    p = _plan(client, a, home["id"], {"lines": [{"option_key": TERM}, nas]})
+    pages = TestClient(client.app, follow_redirects=False)
+    sign_in(pages, a.user)
+    h = {"Accept-Language": "zh-TW", "HX-Request": "true"}
+    page = BeautifulSoup(pages.get(f"/plans/{p['id']}", headers=h).text, "html.parser")
+    data = {**_form(page), "customer_id": str(usd["id"]), "action": "save"}
+    r = pages.post(f"/plans/{p['id']}/quote", data=data, headers=h)
+    assert r.status_code == 422
+    err = BeautifulSoup(r.text, "html.parser").select_one("#err-line-1-unit_price")
+    assert err is not None and "以 TWD 計價,但客戶以 USD 計費" in err.get_text()
+    data["line-1-unit_price"] = "250"  # the NAS in US$
+    ok = pages.post(f"/plans/{p['id']}/quote", data=data, headers=h)
+    assert ok.status_code == 200, ok.text
+    q = client.get(f"/api/v1/plans/{p['id']}", headers=a.headers).json()["quote"]
+    assert q["currency"] == "USD" and q["tax_rate"] == "0"
+    assert Decimal(q["lines"][0]["unit_price"]) < 10_000  # the term rent in US$, not NT$
