@@ -144,6 +144,7 @@ def rows() -> tuple[ValidationRow, ...]:
                 quote=str(run.get("quote", "")),
                 split=run.get("split", "holdout"),
                 notes=_notes(run),
+                fits=resp.training is None or resp.training.fits,
             )
         )
     return tuple(out)

@@ -35,6 +35,11 @@ class ValidationRowOut(BaseModel):
     source: str
     quote: str = Field(description="The words of the source the reported figure was read from.")
     notes: str = ""
+    fits: bool = Field(
+        default=True,
+        description="False: the engine's memory model puts the run's published layout over the "
+        "GPU's memory, although the run did fit (its memory estimate is pessimistic there).",
+    )
 
 
 class ErrorSummaryOut(BaseModel):
