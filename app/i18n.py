@@ -25,6 +25,7 @@ from typing import Final
 
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
+from babel.numbers import format_compact_decimal
 from starlette.requests import HTTPConnection
 
 LOCALE_DIR: Final = Path(__file__).resolve().parent / "locale"
@@ -128,6 +129,14 @@ def current_language() -> str:
 
 def babel_locale(lang: str | None = None) -> str:
     return BABEL_LOCALES.get(lang or _current.get(), "en_US")
+
+
+def count_words(value: float) -> str:
+    """A large count in the active language's words: "2 billion" / "20億" (CLDR long compact
+    forms, named up to trillions / 兆)."""
+    return format_compact_decimal(
+        value, format_type="long", locale=babel_locale(), fraction_digits=2
+    )
 
 
 def gettext(message: str) -> str:

@@ -52,6 +52,7 @@ class InputError(ValueError):
     def __init__(self, field: str, message: str) -> None:
         super().__init__(message)
         self.field = field
+        self.message = message  # the Notice itself, where it is one (str(e) is its English)
 
 
 def estimate(

@@ -255,9 +255,8 @@ def _size(i: int, p: PhaseIn, book: PriceBook) -> tuple[str, float, dict[str, An
         resp = estimate(p.workload, prices=book)
     except InputError as e:
         where = f"phases.{i}.workload.{e.field}"
-        message = e.args[0] if e.args else ""
-        if isinstance(message, Notice):  # its msgid, translated where it is shown
-            raise ScheduleError(where, message.template, **message.params) from e
+        if isinstance(e.message, Notice):  # its msgid, translated where it is shown
+            raise ScheduleError(where, e.message.template, **e.message.params) from e
         raise ScheduleError(where, str(e).replace("%", "%%")) from e
     gpu_id, count = resp.gpu.id, float(resp.gpu.count)
     _check_gpu(i, gpu_id, count, book, "workload.gpu")

@@ -28,6 +28,7 @@ from app import errors
 from app.accounts.models import User
 from app.catalog import service as catalog
 from app.customers import service as customers
+from app.customers.models import Customer
 from app.engine.estimate import InputError, estimate
 from app.engine.price_book import PriceBook
 from app.engine.schemas import EstimateRequest
@@ -214,7 +215,7 @@ def _compute(
         res = estimate(req, prices=_book(session, price_list_id))
     except InputError as e:
         # The engine names the field inside the workload; the API body nests it.
-        raise InputError(f"workload.{e.field}", e.args[0]) from e
+        raise InputError(f"workload.{e.field}", e.message) from e
     return req.model_dump(mode="json"), res.model_dump(mode="json")
 
 
@@ -270,6 +271,14 @@ def _fx(book: PriceBook | None, currency: str) -> pricing.Fx | None:
     return None
 
 
+def _customer(session: Session, customer_id: int | None) -> Customer | None:
+    return (
+        customers.get_customer(session=session, customer_id=customer_id)
+        if customer_id is not None
+        else None
+    )
+
+
 def _quote_values(
     session: Session,
     *,
@@ -281,11 +290,7 @@ def _quote_values(
 ) -> dict[str, Any]:
     """The plan columns a quote sets: the stored quote, its totals and its validity date."""
     q = quote if isinstance(quote, QuoteIn) else QuoteIn.model_validate(quote)
-    customer = (
-        customers.get_customer(session=session, customer_id=customer_id)
-        if customer_id is not None
-        else None
-    )
+    customer = _customer(session, customer_id)
     cost = result.get("cost") or {}
     plan_currency = str(cost.get("currency") or "TWD")
     currency = customer.currency if customer is not None else plan_currency
@@ -320,35 +325,20 @@ def _phase_lines_follow(quote: Mapping[str, Any], result: Mapping[str, Any]) -> 
     phase gets one); free lines (NAS, installation …) stay as they were."""
     keys = [str(o["key"]) for o in (result.get("cost") or {}).get("options") or []]
     phase_keys = [k for k in keys if k.startswith("phase-")]
+    given = quote_input(quote)  # free lines as saved, terms kept, an expired validity dropped
     lines: list[dict[str, Any]] = []
     seen: set[str] = set()
-    for line in quote.get("lines") or []:
+    for line in given["lines"]:
         key = str(line.get("option_key") or "")
         if not key:
-            fields = ("description", "quantity", "unit_price", "months", "discount_pct")
-            free = {k: line[k] for k in fields if line.get(k) not in (None, "")}
-            if line.get("unit") == "item":
-                free.pop("months", None)  # a one-off line stays one (given without months)
-            lines.append(free)
+            lines.append(line)
         elif key in keys:
             seen.add(key)
             kept = {k: line[k] for k in ("description", "discount_pct") if line.get(k)}
             lines.append({"option_key": key, **kept})
-    if any(
-        str(line.get("option_key", "")).startswith("phase-") for line in quote.get("lines") or []
-    ):
+    if any(str(line.get("option_key", "")).startswith("phase-") for line in given["lines"]):
         lines += [{"option_key": k} for k in phase_keys if k not in seen]
-    fields = (
-        "discount_pct",
-        "tax_rate",
-        "valid_until",
-        "payment_terms",
-        "include_cloud_comparison",
-    )
-    body = {k: quote[k] for k in fields if k in quote}
-    if body.get("valid_until") and date.fromisoformat(str(body["valid_until"])) < today():
-        body.pop("valid_until")
-    return QuoteIn.model_validate({**body, "lines": lines})
+    return QuoteIn.model_validate({**given, "lines": lines})
 
 
 def quote_input(stored: Mapping[str, Any]) -> dict[str, Any]:
@@ -368,9 +358,15 @@ def quote_input(stored: Mapping[str, Any]) -> dict[str, Any]:
     for k in ("discount_pct", "tax_rate", "valid_until", "payment_terms"):
         if stored.get(k) is not None:
             quote[k] = str(stored[k])
-    if quote.get("valid_until") and date.fromisoformat(quote["valid_until"]) < today():
-        quote.pop("valid_until")
     quote["include_cloud_comparison"] = bool(stored.get("include_cloud_comparison"))
+    return without_expired_validity(quote)
+
+
+def without_expired_validity(quote: dict[str, Any]) -> dict[str, Any]:
+    """`quote` without a `valid_until` in the past: a new draft is valid for the default
+    period again (pricing.resolve refuses a past date)."""
+    if quote.get("valid_until") and date.fromisoformat(str(quote["valid_until"])) < today():
+        quote.pop("valid_until")
     return quote
 
 
@@ -383,9 +379,7 @@ def _carry_to_customer(
     currency cannot be converted without guessing: it is refused, naming the line."""
     stored = plan.quote or {}
     q = dict(quote)
-    old = customers.get_customer(session=session, customer_id=plan.customer_id) if (
-        plan.customer_id is not None
-    ) else None  # fmt: skip
+    old = _customer(session, plan.customer_id)
     old_default = EXPORT_TAX_RATE if old is not None and old.export else DOMESTIC_TAX_RATE
     stored_tax = stored.get("tax_rate")
     if (
@@ -396,9 +390,7 @@ def _carry_to_customer(
         q.pop("tax_rate")  # the old customer's default: the new one's applies
     if is_default_terms(q.get("payment_terms")):
         q.pop("payment_terms")
-    new = customers.get_customer(session=session, customer_id=customer_id) if (
-        customer_id is not None
-    ) else None  # fmt: skip
+    new = _customer(session, customer_id)
     plan_currency = str((plan.result.get("cost") or {}).get("currency") or "TWD")
     old_currency = str(stored.get("currency") or plan_currency)
     new_currency = new.currency if new is not None else plan_currency

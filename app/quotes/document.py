@@ -15,9 +15,7 @@ from collections.abc import Mapping
 from decimal import Decimal
 from typing import Any, Final
 
-from babel.numbers import format_compact_decimal
-
-from app.i18n import N_, babel_locale, gettext, ngettext
+from app.i18n import N_, count_words, gettext, ngettext
 from app.quotes import pricing
 
 TASKS: Final = {
@@ -232,8 +230,7 @@ def _count_text(value: Any) -> str:
     """A count in the reader's words: 4,096; 2 billion / 20億; 0.5 (never "2e+09")."""
     v = float(value)
     if abs(v) >= 1e7:
-        return format_compact_decimal(v, format_type="long", locale=babel_locale(),
-                                      fraction_digits=2)  # fmt: skip
+        return count_words(v)
     return f"{v:,.0f}" if v.is_integer() else f"{v:,.3g}"
 
 

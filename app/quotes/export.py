@@ -94,9 +94,7 @@ def import_plan(*, session: Session, owner: User, data: PlanImport) -> Plan:
     quote = dict(data.quote) if data.quote and data.include_quote else None
     if quote is not None:
         _check_quote_currency(session, data)
-        if quote.get("valid_until") and str(quote["valid_until"]) < plans.today().isoformat():
-            # An export read back later: the new draft is valid for the default period again.
-            quote.pop("valid_until")
+        plans.without_expired_validity(quote)  # an export read back after its validity
     return plans.create_plan(
         session=session,
         owner=owner,

@@ -38,7 +38,12 @@ class QuoteInputError(ValueError):
 
 def round_money(value: Decimal, currency: str) -> Decimal:
     """`value` rounded half up to the currency's minor unit (NT$1, US$0.01)."""
-    return value.quantize(MINOR_UNIT.get(currency, Decimal("0.01")), rounding=ROUND_HALF_UP)
+    return value.quantize(minor_unit(currency), rounding=ROUND_HALF_UP)
+
+
+def minor_unit(currency: str) -> Decimal:
+    """The currency's smallest billable amount (NT$1, US$0.01; 0.01 for any other)."""
+    return MINOR_UNIT.get(currency, Decimal("0.01"))
 
 
 def dec(value: Any) -> Decimal:
@@ -203,7 +208,7 @@ def resolve(
             raise QuoteInputError(
                 f"quote.lines.{i}.unit_price",
                 "no decimals in this currency (whole dollars)"
-                if MINOR_UNIT.get(currency, Decimal("0.01")) == 1
+                if minor_unit(currency) == 1
                 else "at most 2 decimal places in this currency (cents)",
             )
         out: dict[str, Any] = {"discount_pct": _s(line.discount_pct)}

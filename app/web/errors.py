@@ -32,9 +32,8 @@ def as_domain_error(exc: Exception) -> DomainError:
     if isinstance(exc, DomainError):
         return exc
     if isinstance(exc, InputError):
-        message = exc.args[0] if exc.args else ""
-        if isinstance(message, Notice):  # translated into the request's language
-            return Invalid(message.template, field=exc.field, **message.params)
+        if isinstance(exc.message, Notice):  # translated into the request's language
+            return Invalid(exc.message.template, field=exc.field, **exc.message.params)
         return Invalid(str(exc), field=exc.field)
     raise TypeError(f"not a domain error: {exc!r}")
 

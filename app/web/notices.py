@@ -9,13 +9,15 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from babel.numbers import format_compact_decimal
 from markupsafe import Markup, escape
 
 from app import i18n
 from app.engine.notices import TERM_SUFFIX, Notice
+
+if TYPE_CHECKING:
+    from app.engine.estimate import InputError
 
 # How the engine writes a large count in a sentence (`formatting.fmt`: "1e+08", "1.4e+12").
 _SCIENTIFIC = re.compile(r"[-+]?\d+(?:\.\d+)?e[-+]\d+")
@@ -27,8 +29,7 @@ def _reader_number(value: str) -> str:
     # CLDR names counts up to trillions (兆); a FLOP count (4.2e+22) stays scientific.
     if not _SCIENTIFIC.fullmatch(value) or not 1e6 <= abs(float(value)) < 1e15:
         return value
-    return format_compact_decimal(float(value), format_type="long", locale=i18n.babel_locale(),
-                                  fraction_digits=2)  # fmt: skip
+    return i18n.count_words(float(value))
 
 
 def notice_text(notice: Any) -> Markup:
@@ -47,9 +48,8 @@ def notice_text(notice: Any) -> Markup:
     return Markup(escape(text))
 
 
-def input_error_text(error: Exception) -> Markup:
+def input_error_text(error: InputError) -> Markup:
     """An engine `InputError` for a form: its Notice in the active language, else its text."""
-    message = error.args[0] if error.args else ""
-    if isinstance(message, Notice):
-        return notice_text(message)
-    return Markup(escape(str(error)))
+    if isinstance(error.message, Notice):
+        return notice_text(error.message)
+    return Markup(escape(error.message))
