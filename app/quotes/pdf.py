@@ -16,6 +16,7 @@ import logging
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
 from typing import Any, Final
 
 from sqlmodel import Session
@@ -144,15 +145,31 @@ def customer_result(plan: Plan) -> dict[str, Any]:
     return result
 
 
-def chart_images(plan: Plan, lang: str) -> dict[str, str]:
-    """{chart: SVG data URI}, rendered once per (plan, version, language).
+@dataclass(frozen=True)
+class ChartImages:
+    """The quote's charts as SVG data URIs, and the ones Chromium could not draw."""
 
-    The figures are built in `lang` and sent to Chromium in one call (app.charts.to_svgs).
+    images: dict[str, str]
+    missing: tuple[str, ...] = ()
+
+
+#: Tries per chart: a failure restarts Chromium (app.charts.render), so one more try is
+#: usually enough; a chart that fails twice is left out of this rendering only.
+CHART_TRIES: Final = 2
+
+
+def chart_images(plan: Plan, lang: str) -> ChartImages:
+    """The plan's charts in `lang`, rendered once per (plan, version, language).
+
+    The figures are built in `lang` and sent to Chromium in one call (app.charts.to_svgs);
+    the ones that fail are tried once more. Only a complete set is cached: a chart that
+    Chromium could not draw this time (it did not start within its limit on a saturated
+    machine) is drawn again by the next request instead of leaving the quote without it.
     """
     key = ("charts", plan.id, plan.version, lang)
     cached = _charts.get(key)
     if cached is not None:
-        return dict(cached)
+        return ChartImages(dict(cached))
     previous = i18n.current_language()
     i18n.activate(lang)
     try:
@@ -160,37 +177,60 @@ def chart_images(plan: Plan, lang: str) -> dict[str, str]:
         figures = {name: build() for name, build in _figures(result).items()}
     finally:
         i18n.activate(previous)
-    names = list(figures)
-    try:
-        svgs: list[str | charts.ChartRenderError] = charts.to_svgs(
-            [(figures[n], *_size(n, result)) for n in names], timeout_s=30
-        )
-    except charts.ChartRenderError as e:  # a quote without charts beats no quote
-        svgs = [e] * len(names)
     out: dict[str, str] = {}
-    for name, svg in zip(names, svgs, strict=True):
-        if isinstance(svg, charts.ChartRenderError):
-            log.error("chart %s of plan %s could not be drawn: %s", name, plan.id, svg)
-            continue
-        data = base64.b64encode(svg.encode("utf-8")).decode("ascii")
-        out[name] = f"data:image/svg+xml;base64,{data}"
+    todo = list(figures)
+    for attempt in range(1, CHART_TRIES + 1):
+        try:
+            svgs: list[str | charts.ChartRenderError] = charts.to_svgs(
+                [(figures[n], *_size(n, result)) for n in todo], timeout_s=30
+            )
+        except charts.ChartRenderError as e:
+            svgs = [e] * len(todo)
+        failed = []
+        for name, svg in zip(todo, svgs, strict=True):
+            if isinstance(svg, charts.ChartRenderError):
+                log.warning(
+                    "chart %s of plan %s not drawn (try %s of %s): %s",
+                    name,
+                    plan.id,
+                    attempt,
+                    CHART_TRIES,
+                    svg,
+                )
+                failed.append(name)
+                continue
+            data = base64.b64encode(svg.encode("utf-8")).decode("ascii")
+            out[name] = f"data:image/svg+xml;base64,{data}"
+        todo = failed
+        if not todo:
+            break
+    if todo:  # a quote without a chart beats no quote, but it is not kept
+        log.error("charts %s of plan %s left out of this quote", ", ".join(todo), plan.id)
+        return ChartImages(out, tuple(todo))
     _charts.put(key, out)
-    return dict(out)
+    return ChartImages(dict(out))
+
+
+def _quote_html(
+    plan: Plan, *, lang: str, session: Session, letterhead: Mapping[str, str] | None = None
+) -> tuple[str, ChartImages]:
+    lang = normalise_lang(lang)
+    previous = i18n.current_language()
+    i18n.activate(lang)
+    try:
+        ctx = quote_view(session=session, plan=plan, letterhead=letterhead)
+        images = chart_images(plan, lang)
+        ctx.update(lang=lang, charts=images.images)
+        return templates.env.get_template("quotes/quote.html").render(ctx), images
+    finally:
+        i18n.activate(previous)
 
 
 def quote_html(
     plan: Plan, *, lang: str, session: Session, letterhead: Mapping[str, str] | None = None
 ) -> str:
     """The quote as print HTML (the PDF's source) in `lang`."""
-    lang = normalise_lang(lang)
-    previous = i18n.current_language()
-    i18n.activate(lang)
-    try:
-        ctx = quote_view(session=session, plan=plan, letterhead=letterhead)
-        ctx.update(lang=lang, charts=chart_images(plan, lang))
-        return templates.env.get_template("quotes/quote.html").render(ctx)
-    finally:
-        i18n.activate(previous)
+    return _quote_html(plan, lang=lang, session=session, letterhead=letterhead)[0]
 
 
 def render_quote_pdf(
@@ -216,18 +256,19 @@ def render_quote_pdf(
     if cached is not None:
         return bytes(cached)
     start = time.perf_counter()
-    data = worker.render(
+    rendered = worker.render(
         plan,
         lang=lang,
         session=session,
-        write=write_pdf,
+        write=render_pdf,
         forget=forget_charts,
         letterhead=dict(letterhead or {}),
     )
     where = "pool" if worker.pool_size() > 0 else "inline"
     metrics.PDF.labels(where).observe(time.perf_counter() - start)
-    _pdfs.put(key, data)
-    return data
+    if not rendered.missing_charts:  # a quote missing a chart is rendered again next time
+        _pdfs.put(key, rendered.data)
+    return rendered.data
 
 
 def _pdf_key(plan: Plan, lang: str, session: Session) -> tuple[Any, ...]:
@@ -271,16 +312,33 @@ def _font_config() -> Any:
     return config
 
 
+@dataclass(frozen=True)
+class RenderedPdf:
+    """PDF bytes, and the charts that could not be drawn into them (none, normally)."""
+
+    data: bytes
+    missing_charts: tuple[str, ...] = ()
+
+
+def render_pdf(
+    plan: Plan, *, lang: str, session: Session, letterhead: Mapping[str, str] | None = None
+) -> RenderedPdf:
+    """The PDF, rendered here and now (no PDF cache; chart images are cached)."""
+    import weasyprint
+
+    html, images = _quote_html(
+        plan, lang=normalise_lang(lang), session=session, letterhead=letterhead
+    )
+    pdf = weasyprint.HTML(string=html, base_url=str(templates.env.loader.searchpath[0]))  # type: ignore[union-attr]
+    data: bytes = pdf.write_pdf(font_config=_font_config())
+    return RenderedPdf(data, images.missing)
+
+
 def write_pdf(
     plan: Plan, *, lang: str, session: Session, letterhead: Mapping[str, str] | None = None
 ) -> bytes:
     """The PDF bytes, rendered here and now (no PDF cache; chart images are cached)."""
-    import weasyprint
-
-    html = quote_html(plan, lang=normalise_lang(lang), session=session, letterhead=letterhead)
-    pdf = weasyprint.HTML(string=html, base_url=str(templates.env.loader.searchpath[0]))  # type: ignore[union-attr]
-    data: bytes = pdf.write_pdf(font_config=_font_config())
-    return data
+    return render_pdf(plan, lang=lang, session=session, letterhead=letterhead).data
 
 
 def warm() -> None:

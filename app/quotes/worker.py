@@ -34,7 +34,7 @@ from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from multiprocessing import get_context
-from typing import Any, Final
+from typing import Any, Final, TypeVar
 
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
@@ -117,7 +117,9 @@ def snapshot(plan: Plan) -> dict[str, Any]:
     return {c.name: getattr(plan, c.name) for c in Plan.__table__.columns}  # type: ignore[attr-defined]
 
 
-Write = Callable[..., bytes]  # write(plan, *, lang, session, letterhead) -> PDF bytes
+T = TypeVar("T")
+# write(plan, *, lang, session, letterhead) -> the rendered PDF (picklable)
+Write = Callable[..., T]
 
 
 def render(
@@ -125,10 +127,10 @@ def render(
     *,
     lang: str,
     session: Session,
-    write: Write,
+    write: Write[T],
     forget: Callable[[], None],
     letterhead: dict[str, str] | None = None,
-) -> bytes:
+) -> T:
     """`write(plan, lang=lang, session=…)`, in a worker process when there is a pool.
 
     `write` and `forget` (drops the worker's per-database caches when it is handed another
@@ -142,7 +144,8 @@ def render(
         pool = _get_pool()
         try:
             job = pool.submit(_render_in_worker, write, forget, url, data, lang, letterhead)
-            return job.result(RENDER_TIMEOUT_S)
+            result: T = job.result(RENDER_TIMEOUT_S)
+            return result
         except BrokenProcessPool:
             # A worker died (killed for memory, Chromium took it down): a new pool, once.
             log.warning("PDF worker pool broke; starting a new one (attempt %s)", attempt)
@@ -221,13 +224,13 @@ def _warm_in_worker(warm: Callable[[], None]) -> int:
 
 
 def _render_in_worker(
-    write: Write,
+    write: Write[T],
     forget: Callable[[], None],
     url: str,
     data: dict[str, Any],
     lang: str,
     letterhead: dict[str, str] | None = None,
-) -> bytes:
+) -> T:
     global _last_url
     from app.db import make_engine
 
