@@ -120,6 +120,29 @@ def test_a_phone_wraps_chart_groups_and_shortens_money_ticks(
     assert console_errors == []
 
 
+@pytest.mark.parametrize("lang", ["zh-TW", "en"])
+def test_a_phone_reads_every_validation_figure_without_scrolling_sideways(
+    page: Page, base_url: str, console_errors: list[str], lang: str
+) -> None:
+    # At 390 px the runs table (min-width 70rem) and the 10-column summary scrolled inside
+    # their boxes: predicted, reported and the ratio sat off-screen. They stack now, each
+    # figure beside the label of its column.
+    page.set_viewport_size({"width": 390, "height": 900})
+    page.set_extra_http_headers({"Accept-Language": lang})
+    page.goto(f"{base_url}/validation")
+    boxes = page.evaluate(
+        """() => [...document.querySelectorAll(".table-box")]
+                   .map(b => b.scrollWidth - b.clientWidth)"""
+    )
+    assert len(boxes) == 2 and all(extra <= 1 for extra in boxes), boxes
+    ratio = page.locator("table.validation-runs tbody tr td.ratio").first
+    box = ratio.bounding_box()
+    assert box is not None and box["x"] >= 0 and box["x"] + box["width"] <= 390
+    label = ratio.evaluate("td => getComputedStyle(td, '::before').content")
+    assert label == ('"預測 / 實測"' if lang == "zh-TW" else '"Predicted / reported"')
+    assert console_errors == []
+
+
 def test_language_and_currency_switches(
     page: Page, base_url: str, console_errors: list[str]
 ) -> None:
