@@ -37,7 +37,7 @@ from app.engine.schemas import (
 )
 from app.engine.seed_warnings import seed_warnings
 from app.engine.serving import plan_inference
-from app.engine.training import plan_training
+from app.engine.training import BYTES_PER_TOKEN, plan_training
 from app.engine.units import fmt
 
 __all__ = ["InputError", "default_gpu_id", "estimate", "gpu_pool", "resolve_model"]
@@ -297,6 +297,27 @@ def _check_training_pins(req: EstimateRequest, model: ModelSpec, gpu: GpuSpec) -
             Notice(
                 "0 training tokens trains on nothing: give the tokens to train on, or leave "
                 "the field empty to have them assumed"
+            ),
+        )
+    if req.tokens is not None and req.tokens < 1:
+        raise InputError(
+            "tokens",
+            Notice(
+                "%(tokens)s training tokens is less than one token: give at least 1",
+                tokens=f"{req.tokens:g}",
+            ),
+        )
+    if req.tokens is None and 0 < req.dataset_gb * 1e9 / BYTES_PER_TOKEN * (req.epochs or 1.0) < 1:
+        # A dataset smaller than one token (a few bytes) would train on a fraction of a token.
+        raise InputError(
+            "dataset_gb",
+            Notice(
+                "%(gb)s GB × %(epochs)s epochs is less than one token (%(bytes)s bytes per "
+                "token): give at least %(min)s GB",
+                gb=f"{req.dataset_gb:g}",
+                epochs=f"{req.epochs or 1.0:g}",
+                bytes=f"{BYTES_PER_TOKEN:g}",
+                min=f"{BYTES_PER_TOKEN / 1e9 / (req.epochs or 1.0):g}",
             ),
         )
 

@@ -93,7 +93,7 @@ def _scaling_warnings(req: EstimateRequest, model: ModelSpec, plan: Plan, nodes:
         # planner's own curve), not with one GPU: a model that needs 96 GPUs has no one-GPU
         # speed, and a one-GPU MFU is not what the smaller plan would reach.
         base = curve[0]
-        if base.gpus < plan.count:
+        if base.gpus < plan.count and plan.training.days > 0:
             speedup = base.days / plan.training.days
             linear = plan.count / base.gpus
             out.append(

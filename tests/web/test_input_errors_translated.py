@@ -50,3 +50,23 @@ def test_zero_training_tokens_is_refused_not_taken_for_missing(client: TestClien
     (detail,) = r.json()["detail"]
     assert detail["loc"] == ["body", "tokens"] and "trains on nothing" in detail["msg"]
     assert client.post("/api/v1/estimate", json={**body, "tokens": None}).status_code == 200
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "en", "zh"),
+    [
+        ("tokens", 0.5, "less than one token: give at least 1", "不到一個 token"),
+        # Found by tests/api/test_input_bounds.py's property test: 5e-324 GB made the run's
+        # days underflow to 0 and the scaling notice divided by it (a 500).
+        ("dataset_gb", 5e-324, "is less than one token (4 bytes per token)", "不到一個 token"),
+    ],
+)
+def test_less_than_one_training_token_is_refused_naming_the_field(
+    client: TestClient, field: str, value: float, en: str, zh: str
+) -> None:
+    body = {"model": {"params_b": 0.001}, "task": "pretrain", "gpu_count": 100000, field: value}
+    for lang, words in (("en", en), ("zh-TW", zh)):
+        r = client.post("/api/v1/estimate", json=body, headers={"Accept-Language": lang})
+        assert r.status_code == 422, r.text
+        (detail,) = r.json()["detail"]
+        assert detail["loc"] == ["body", field] and words in detail["msg"]
