@@ -176,7 +176,7 @@ def why(a: Assessment) -> dict[str, str]:
     """The two reasons: memory, and time (or load for serving), one sentence each."""
     assert a.resp is not None and a.req is not None
     r = a.resp
-    from app.web.templating import number
+    from app.web.templating import number, percent
 
     cap = r.gpu.memory_gb * (r.gpu.fraction or 1.0)
     count = number(r.gpu.count, 0 if r.gpu.count >= 1 else 2)
@@ -194,7 +194,24 @@ def why(a: Assessment) -> dict[str, str]:
         days = number(r.training.days, 1)
         n = max(1, round(r.gpu.count))
         gpus = ngettext("%(num)s GPU", "%(num)s GPUs", n) % {"num": count}
-        if a.req.deadline_days and r.training.meets_deadline:
+        band = r.training.uncertainty
+        if (
+            a.req.deadline_days
+            and r.training.meets_deadline
+            and r.training.deadline_margin is False
+            and band
+        ):
+            time = _(
+                "Time: about %(days)s days on %(gpus)s, just within your %(deadline)s-day "
+                "deadline: estimates like this one are off by a median %(band)s, so allow "
+                "for more time or GPUs."
+            ) % {
+                "days": days,
+                "gpus": gpus,
+                "deadline": number(a.req.deadline_days),
+                "band": percent(band.median_pct, 0),
+            }
+        elif a.req.deadline_days and r.training.meets_deadline:
             time = _(
                 "Time: about %(days)s days on %(gpus)s, within your %(deadline)s-day deadline."
             ) % {"days": days, "gpus": gpus, "deadline": number(a.req.deadline_days)}

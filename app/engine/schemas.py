@@ -355,6 +355,16 @@ class TrainingOut:
             "runs of this category (GET /api/v1/validation); null when none ran on this GPU."
         ),
     ] = None
+    deadline_margin: Annotated[
+        bool | None,
+        Field(
+            description="Whether the deadline is met even at the slow end of the error band: "
+            "days × (1 + uncertainty.median_pct) ≤ deadline_days. False: `meets_deadline` "
+            "holds only if the estimate is not slower than published runs of its kind "
+            "usually are (a warning names the count that leaves that margin); null without a "
+            "deadline it meets or without a band."
+        ),
+    ] = None
     memory_uncertainty: Annotated[
         Uncertainty | None,
         Field(

@@ -24,7 +24,13 @@ from app.engine.explain import Explanation, Operand
 from app.engine.hardware import GpuSpec
 from app.engine.notices import Notice
 from app.engine.plan import Plan
-from app.engine.schemas import CandidateOut, CurvePoint, EstimateRequest, TrainingOut
+from app.engine.schemas import (
+    CandidateOut,
+    CurvePoint,
+    EstimateRequest,
+    TrainingOut,
+    Uncertainty,
+)
 from app.engine.units import GB, fmt
 
 BYTES_PER_TOKEN = 4.0  # ≈4 characters of English text per BPE token (OpenAI tokenizer guide)
@@ -95,7 +101,13 @@ def plan_training(
         else (None if req.deadline_days is None else False)
     )
     band, memory_band = training_bands(task=req.task, gpu=gpu.id, moe=model.experts > 1)
+    margin = (
+        _deadline_margin(req, gpu, job, pins, chosen, band, warnings)
+        if meets and band is not None
+        else None
+    )
     training = TrainingOut(
+        deadline_margin=margin,
         uncertainty=band,
         memory_uncertainty=memory_band,
         curve=scaling_curve(job, gpu, chosen.count, pins),
@@ -676,6 +688,64 @@ def _meets_deadline(
             deadline=fmt(req.deadline_days or 0),
         )
     )
+    return False
+
+
+def _deadline_margin(
+    req: EstimateRequest,
+    gpu: GpuSpec,
+    job: planner.TrainingJob,
+    pins: planner.Pins,
+    chosen: planner.Candidate,
+    band: Uncertainty,
+    warnings: list[str],
+) -> bool:
+    """Whether a plan that meets its deadline still meets it at the slow end of its error
+    band: days × (1 + median error of the category) ≤ deadline. When it does not, a notice
+    says how late the slow end is and, unless the count is pinned, the smallest count that
+    meets the deadline even there (the planner's search for deadline / (1 + band))."""
+    deadline = req.deadline_days or 0.0
+    slow = chosen.days * (1 + band.median_pct)
+    if slow <= deadline:
+        return True
+    params: dict[str, object] = {
+        "days": fmt(chosen.days),
+        "deadline": fmt(deadline),
+        "band": f"{band.median_pct:.0%}",
+        "runs": band.runs,
+        "slow": fmt(slow),
+    }
+    safe = None
+    if not req.gpu_count:
+        safe, _ = planner.plan_training(
+            job, gpu, deadline_days=deadline / (1 + band.median_pct), pins=pins
+        )
+    if (
+        safe is not None
+        and safe.count > chosen.count
+        and safe.days * (1 + band.median_pct) <= deadline
+    ):
+        warnings.append(
+            Notice(
+                "%(days)s days meets the %(deadline)s-day deadline with little room: estimates "
+                "of this kind are off by a median %(band)s (%(runs)s published runs), and "
+                "%(band)s slower this job takes %(slow)s days. %(count)s × %(gpu)s "
+                "would take %(safe_days)s days, within the deadline even %(band)s slower.",
+                **params,
+                count=f"{safe.count:,}",
+                gpu=gpu.name,
+                safe_days=fmt(safe.days),
+            )
+        )
+    else:
+        warnings.append(
+            Notice(
+                "%(days)s days meets the %(deadline)s-day deadline with little room: estimates "
+                "of this kind are off by a median %(band)s (%(runs)s published runs), and "
+                "%(band)s slower this job takes %(slow)s days.",
+                **params,
+            )
+        )
     return False
 
 

@@ -170,3 +170,27 @@ def test_quote_without_csrf_is_refused(web: TestClient, lang: str) -> None:
         "這份表單已失效" if lang == "zh-TW" else "This form has expired"
     )
     assert _lead_count(web) == before
+
+
+def test_a_deadline_met_with_no_room_for_the_error_band_says_so(
+    get_soup: Callable[..., BeautifulSoup], lang: str
+) -> None:
+    # 7B LoRA on 100 GB–1 TB in a month: sized to finish in 29.2 of 30 days, inside the
+    # fine-tuning band (median 14% off on published runs) — "within your deadline" alone
+    # would promise more than the published runs support.
+    from app.assess import views
+
+    a = views.assess(
+        {"task": "lora", "size": "7", "data": "1000", "deadline": "30"}, currency="TWD", book=None
+    )
+    assert a.resp is not None and a.resp.training is not None
+    t = a.resp.training
+    assert t.uncertainty is not None and t.meets_deadline is True
+    assert t.days * (1 + t.uncertainty.median_pct) > 30  # the case this test is about
+    soup = get_soup("/assess?task=lora&size=7&data=1000&deadline=30")
+    why = " ".join(li.get_text(" ", strip=True) for li in soup.select(".tier-result ul.why li"))
+    band = f"{t.uncertainty.median_pct * 100:.0f}%"
+    if lang == "zh-TW":
+        assert "勉強在您 30 天的期限內" in why and f"誤差中位數為 {band}" in why
+    else:
+        assert "just within your 30-day deadline" in why and f"a median {band}" in why
