@@ -361,6 +361,15 @@ class CostDelta(SQLModel):
     delta: float | None
 
 
+class RemovedLine(SQLModel):
+    """A quote line a reprice took out: the new price list does not offer its option."""
+
+    line: int = Field(description="Its number in the quote before the reprice (1 = first)")
+    option_key: str
+    label: str
+    unit_price: str = Field(description="Its unit price before, in the quote's currency")
+
+
 class RepriceOut(SQLModel):
     plan: PlanPublic
     price_list_before: int | None
@@ -370,6 +379,18 @@ class RepriceOut(SQLModel):
     cheapest_before: float | None
     cheapest_after: float | None
     cheapest_delta: float | None
+    removed_lines: list[RemovedLine] = Field(
+        default_factory=list,
+        description="Quote lines taken out: the new list does not offer their option (the "
+        "revision before keeps them). Option lines that stay take the new list's prices "
+        "unless a price was typed.",
+    )
+    quote_total_before: str | None = Field(
+        default=None, description="The quote's total incl. tax before (Decimal string)"
+    )
+    quote_total_after: str | None = Field(
+        default=None, description="The quote's total incl. tax after (Decimal string)"
+    )
 
 
 class FieldChange(SQLModel):

@@ -142,10 +142,20 @@ def plan_restore(
 
 @router.post("/plans/{plan_id}/reprice")
 def plan_reprice(
-    plan_id: DbId, session: SessionDep, user: SalesPageUser, _csrf: CsrfDep
+    plan_id: DbId,
+    session: SessionDep,
+    user: SalesPageUser,
+    settings: SettingsDep,
+    _csrf: CsrfDep,
 ) -> Response:
-    """Re-price with the current price list as a new revision; show the totals before/after."""
-    r = service.reprice_plan(session=session, plan_id=plan_id, actor=user)
+    """Re-price with the current price list as a new revision (the quote too); show the
+    totals before/after and what the quote lost."""
+    r = service.reprice_plan(
+        session=session,
+        plan_id=plan_id,
+        actor=user,
+        quote_defaults=service.QuoteDefaults.from_settings(settings),
+    )
     return _see(f"/plans/{plan_id}/diff?a={r.plan.version - 1}&b={r.plan.version}")
 
 

@@ -39,6 +39,16 @@ FIELD_NAMES: Final = {
     "result.gpu": N_("GPUs"),
     "result.cheapest_total": N_("Cheapest total"),
     "result.currency": N_("Currency"),
+    "quote.lines": N_("Quote lines"),
+    "quote.discount_pct": N_("Quote discount (%)"),
+    "quote.tax_rate": N_("Tax rate"),
+    "quote.valid_until": N_("Valid until"),
+    "quote.payment_terms": N_("Payment terms"),
+    "quote.include_cloud_comparison": N_("Public-cloud prices in the document"),
+    "quote.currency": N_("Quote currency"),
+    "quote.issued": N_("Quote date"),
+    "quote.fx.rate": N_("Exchange rate"),
+    "quote.fx.as_of": N_("Exchange rate date"),
 }
 
 

@@ -26,6 +26,7 @@ from app.plans.models import (
     PlanRevision,
     PlanSummary,
     PlanUpdate,
+    RemovedLine,
     RepriceIn,
     RepriceOut,
     RevisionDiff,
@@ -157,9 +158,14 @@ def restore_plan(plan_id: DbId, session: SessionDep, user: ApiUser) -> Plan:
 
 @router.post("/{plan_id}/reprice", response_model=RepriceOut, responses=_CONFLICT)
 def reprice_plan(
-    plan_id: DbId, session: SessionDep, user: ApiUser, body: RepriceIn | None = None
+    plan_id: DbId,
+    session: SessionDep,
+    user: ApiUser,
+    settings: SettingsDep,
+    body: RepriceIn | None = None,
 ) -> RepriceOut:
-    """Recompute with the current (or a given) price list; returns cost totals before/after."""
+    """Recompute with the current (or a given) price list, the quote's option lines at that
+    list's prices; returns cost totals before/after and the quote lines it cannot price."""
     body = body or RepriceIn()
     r = service.reprice_plan(
         session=session,
@@ -167,6 +173,7 @@ def reprice_plan(
         actor=user,
         price_list_id=body.price_list_id,
         expected_version=body.version,
+        quote_defaults=service.QuoteDefaults.from_settings(settings),
     )
     return RepriceOut(
         plan=PlanPublic.model_validate(r.plan, from_attributes=True),
@@ -177,4 +184,7 @@ def reprice_plan(
         cheapest_before=r.cheapest_before,
         cheapest_after=r.cheapest_after,
         cheapest_delta=r.cheapest_delta,
+        removed_lines=[RemovedLine(**x) for x in r.removed_lines],
+        quote_total_before=r.quote_total_before,
+        quote_total_after=r.quote_total_after,
     )

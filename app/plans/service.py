@@ -986,6 +986,82 @@ class Reprice:
     cheapest_before: float | None
     cheapest_after: float | None
     cheapest_delta: float | None
+    #: Quote lines taken out because the new list does not offer their option (see
+    #: `_quote_follows_prices`): {line (1-based, as printed), option_key, label, unit_price}.
+    removed_lines: list[dict[str, Any]]
+    quote_total_before: str | None  # the quote's total incl. tax, in its currency
+    quote_total_after: str | None
+
+
+def _quote_follows_prices(
+    session: Session, plan: Plan, result: Mapping[str, Any]
+) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """The plan's quote for the repriced `result`: (quote input, lines taken out).
+
+    A line quoting a cost option takes the new price list's unit price, quantity and months
+    wherever it carried the old option's own (derived again from the old list and compared),
+    so the quote says what the new list charges; a value someone typed stays, like the
+    discounts, free lines, tax rate and terms. A line whose option the new list no longer
+    offers (its GPU server or its term is gone) cannot be priced: it is taken out and
+    returned, for the reprice to report, and the revision before keeps it.
+    """
+    stored = plan.quote or {}
+    given = quote_input(stored)
+    derived = _derived_lines(session, plan, given)
+    keys = {str(o.get("key")) for o in (result.get("cost") or {}).get("options") or []}
+    labels = {
+        str(o.get("key")): str(o.get("label") or o.get("key"))
+        for o in (plan.result.get("cost") or {}).get("options") or []
+    }
+    lines: list[dict[str, Any]] = []
+    removed: list[dict[str, Any]] = []
+    for i, (line, was) in enumerate(zip(given["lines"], stored.get("lines") or [], strict=True)):
+        key = str(line.get("option_key") or "")
+        if not key:
+            lines.append(line)
+            continue
+        if key not in keys:
+            removed.append(
+                {
+                    "line": i + 1,
+                    "option_key": key,
+                    "label": str(was.get("description") or labels.get(key, key)),
+                    "unit_price": str(was.get("unit_price")),
+                }
+            )
+            continue
+        own = derived[i] if derived is not None else {}
+        for f in ("unit_price", "quantity", "months"):
+            if own.get(f) is not None and pricing.dec(line[f]) == pricing.dec(own[f]):
+                line.pop(f)  # the old option's own value: the new option's instead
+        lines.append(line)
+    return {**given, "lines": lines}, removed
+
+
+def _derived_lines(
+    session: Session, plan: Plan, given: Mapping[str, Any]
+) -> list[dict[str, Any]] | None:
+    """The quote's lines as its own price list derives them for the plan's current result
+    (every option line without the values a user can type), or None when they cannot be
+    derived any more (then every stored value counts as typed, and stays)."""
+    bare = [
+        {k: v for k, v in ln.items() if k not in ("unit_price", "quantity", "months")}
+        if ln.get("option_key")
+        else ln
+        for ln in given["lines"]
+    ]
+    try:
+        values = _quote_values(
+            session,
+            quote={**given, "lines": bare},
+            result=plan.result,
+            price_list_id=plan.price_list_id,
+            customer_id=plan.customer_id,
+            defaults=QuoteDefaults(),
+        )
+    except (errors.DomainError, ValidationError):
+        return None
+    return list(values["quote"]["lines"])
 
 
 def _totals(result: Mapping[str, Any]) -> dict[str, tuple[str, float]]:
@@ -1011,9 +1087,11 @@ def reprice_plan(
     actor: User,
     price_list_id: int | None = None,
     expected_version: int | None = None,
+    quote_defaults: QuoteDefaults | None = None,
 ) -> Reprice:
     """Recompute the plan with `price_list_id` (default: the current list) as a new revision,
-    and report the cost totals before and after, option by option."""
+    its quote priced with that list too (`_quote_follows_prices`), and report the cost
+    totals before and after, option by option, and the quote lines the list cannot price."""
     plan = get_plan(session=session, plan_id=plan_id)
     _require_edit(actor, plan)
     require_undecided(plan)  # the answered quote keeps the prices it was answered at
@@ -1022,12 +1100,31 @@ def reprice_plan(
     if target is None:
         raise Invalid("price_list_id", "the catalog has no published price list to price with")
     before_list, before_result = plan.price_list_id, dict(plan.result)
+    before_total = (plan.quote_totals or {}).get("total") if plan.quote else None
     _, result = _compute(session, plan.workload, target)
+    values: dict[str, Any] = {
+        "price_list_id": target,
+        "result": result,
+        "tier": str(result.get("tier", "")),
+    }
+    removed: list[dict[str, Any]] = []
+    if plan.quote:
+        quote, removed = _quote_follows_prices(session, plan, result)
+        values.update(
+            _quote_values(
+                session,
+                quote=quote,
+                result=result,
+                price_list_id=target,
+                customer_id=plan.customer_id,
+                defaults=quote_defaults or QuoteDefaults(),
+            )
+        )
     plan = _save(
         session,
         plan,
         expected_version=version,
-        values={"price_list_id": target, "result": result, "tier": str(result.get("tier", ""))},
+        values=values,
         actor=actor,
         summary=f"repriced: price list {before_list} → {target}",
     )
@@ -1050,6 +1147,9 @@ def reprice_plan(
         cheapest_before=cb,
         cheapest_after=ca,
         cheapest_delta=ca - cb if ca is not None and cb is not None else None,
+        removed_lines=removed,
+        quote_total_before=before_total,
+        quote_total_after=(plan.quote_totals or {}).get("total") if plan.quote else None,
     )
 
 

@@ -276,7 +276,12 @@ def diff_context(*, session: Session, plan_id: int, a: int | None, b: int | None
         "nav_active": "plans",
         "plan": cmp.plan,
         "cmp": cmp,
-        "rows": [(field_label(f), show_value(x), show_value(y)) for f, x, y in cmp.changes],
+        # The quote's lines are compared line by line below (`quote_changes`), not as text.
+        "rows": [
+            (field_label(f), show_value(x), show_value(y))
+            for f, x, y in cmp.changes
+            if f != "quote.lines"
+        ],
         "options": [
             {
                 **o,
@@ -288,6 +293,55 @@ def diff_context(*, session: Session, plan_id: int, a: int | None, b: int | None
         ],
         "revisions": revisions,
         "summary_text": summary_text,
+        "quote": quote_changes(cmp.a, cmp.b),
+    }
+
+
+def quote_changes(a: PlanRevision, b: PlanRevision) -> dict[str, Any] | None:
+    """The quote's lines in two revisions, as printed (description, amount), matched by the
+    option or free line they quote: a line only in `a` was taken out (a reprice with a list
+    that does not offer its option), a line only in `b` was added. None without a quote."""
+    from app.quotes import document, pricing
+
+    if not a.quote and not b.quote:
+        return None
+
+    def printed(rev: PlanRevision) -> dict[tuple[str, str], dict[str, Any]]:
+        if not rev.quote:
+            return {}
+        cost = (rev.result or {}).get("cost") or {}
+        shown = document.quote_lines(
+            rev.quote,
+            list(cost.get("options") or []),
+            (rev.result or {}).get("gpu") or {},
+            float(cost.get("hours_per_month") or 730.0),
+        )
+        out: dict[tuple[str, str], dict[str, Any]] = {}
+        for stored, line in zip(rev.quote.get("lines") or [], shown, strict=True):
+            key = (str(stored.get("option_key") or ""), str(stored.get("description") or ""))
+            while key in out:  # the same option quoted twice: keep both, in order
+                key = (key[0], key[1] + "\u0000")
+            out[key] = line
+        return out
+
+    before, after = printed(a), printed(b)
+    rows = []
+    for key in dict.fromkeys([*before, *after]):
+        x, y = before.get(key), after.get(key)
+        rows.append(
+            {
+                "description": (y or x or {}).get("description") or "—",
+                "before": x["amount"] if x else None,
+                "after": y["amount"] if y else None,
+                "removed": y is None,
+                "added": x is None,
+            }
+        )
+    return {
+        "rows": rows,
+        "currency": str((b.quote or a.quote or {}).get("currency") or "TWD"),
+        "total_before": pricing.totals(a.quote).total if a.quote else None,
+        "total_after": pricing.totals(b.quote).total if b.quote else None,
     }
 
 

@@ -1,0 +1,175 @@
+"""A reprice moves the quote to the new price list too.
+
+Before, `POST /plans/{id}/reprice` recomputed the plan's options with the new list but left
+the quote's lines at the old list's prices (the reprice report said +10% while the quote sent
+to the customer did not move), and a line whose option the new list no longer offers stayed
+on the quote: the PDF printed it with no description, at the old price, for a server the
+plan no longer used.
+
+Each test runs on its own database: publishing a price list changes what every later plan
+is priced with.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import Iterator
+from datetime import date
+from pathlib import Path
+
+import pytest
+from bs4 import BeautifulSoup
+from fastapi.testclient import TestClient
+from sqlmodel import Session
+
+from app.bootstrap import prepare_database
+from app.catalog import service as catalog
+from app.main import create_app
+from app.plans import service as plans
+from app.settings import Settings
+from tests.accounts.helpers import Account, make_account, sign_in
+from tests.plan_quotes import WORKLOAD
+
+X4 = "stratagem-tpe-h100-x4"  # the provider's 4-GPU server: NT$200,000 a month
+TERM = f"rent_term:{X4}"  # its 6-month term: 10% off (app/data/catalog.yaml)
+QUOTE = {
+    "lines": [
+        {"option_key": TERM},  # the option's own price, quantity and months
+        {"option_key": TERM, "unit_price": "150000", "description": "Negotiated"},  # typed
+        {"description": "NAS 20 TB", "quantity": "1", "unit_price": "8000", "months": "6"},
+    ]
+}
+
+
+@pytest.fixture
+def fresh(tmp_path: Path) -> Iterator[TestClient]:
+    s = Settings(
+        DATABASE_URL=f"sqlite:///{tmp_path}/reprice.db",
+        STRATAGEM_SECRET_KEY="reprice-test",
+        STRATAGEM_PDF_WORKERS=0,
+    )
+    prepare_database(s, echo=lambda _: None)
+    with TestClient(create_app(s)) as c:
+        yield c
+
+
+def _plan(c: TestClient, a: Account) -> dict:
+    body = {"name": "客服模型", "workload": WORKLOAD, "quote": QUOTE}
+    r = c.post("/api/v1/plans", json=body, headers=a.headers)
+    assert r.status_code == 201, r.text
+    return r.json()
+
+
+def _new_list(c: TestClient, name: str, *, x4_monthly: float | None) -> int:
+    """A published copy of the current list with the 4-GPU server's monthly price changed,
+    or (None) without that server."""
+    with Session(c.app.state.engine) as s:  # type: ignore[attr-defined]
+        current = catalog.current_price_list(session=s)
+        assert current is not None and current.id is not None
+        pl = catalog.new_price_list_from(
+            session=s, source_id=current.id, name=name, effective_date=date.today(), actor="t"
+        )
+        assert pl.id is not None
+        if x4_monthly is None:
+            catalog.delete_row(
+                session=s, kind_name="offers", price_list_id=pl.id, key=X4, actor="t"
+            )
+        else:
+            row = catalog.get_row(session=s, kind_name="offers", price_list_id=pl.id, key=X4)
+            values = catalog.row_values(catalog.kind("offers"), row) | {"monthly_price": x4_monthly}
+            catalog.update_row(
+                session=s, kind_name="offers", price_list_id=pl.id, key=X4, actor="t",
+                data=catalog.validate_row(kind_name="offers", values=values),
+            )  # fmt: skip
+        catalog.publish_price_list(session=s, price_list_id=pl.id, actor="t")
+        return pl.id
+
+
+def test_option_lines_take_the_new_prices_and_typed_prices_stay(fresh: TestClient) -> None:
+    a = make_account(fresh, "sales")
+    p = _plan(fresh, a)
+    # 200,000 × (1 − 10%) = 180,000 a month for 6 months; 150,000 typed; NAS 8,000 × 6.
+    assert [ln["unit_price"] for ln in p["quote"]["lines"]] == ["180000", "150000", "8000"]
+    assert p["quote_totals"]["subtotal"] == str(1_080_000 + 900_000 + 48_000)
+
+    b = _new_list(fresh, "2027-01", x4_monthly=220_000)  # +10%
+    r = fresh.post(f"/api/v1/plans/{p['id']}/reprice", json={"price_list_id": b},
+                   headers=a.headers)  # fmt: skip
+    assert r.status_code == 200, r.text
+    body = r.json()
+    q = body["plan"]["quote"]
+    # 220,000 × 0.9 = 198,000 a month × 6 = 1,188,000; the typed 150,000 and NAS unchanged.
+    assert [ln["unit_price"] for ln in q["lines"]] == ["198000", "150000", "8000"]
+    assert [ln["months"] for ln in q["lines"]] == ["6", "6", "6"]
+    subtotal = 1_188_000 + 900_000 + 48_000
+    assert body["plan"]["quote_totals"]["subtotal"] == str(subtotal)
+    assert body["quote_total_before"] == str(round((1_080_000 + 900_000 + 48_000) * 1.05))
+    assert body["quote_total_after"] == str(round(subtotal * 1.05))  # 5% 營業稅
+    assert body["removed_lines"] == []
+    # The option's own figure agrees with the line that quotes it.
+    term = next(o for o in body["plan"]["result"]["cost"]["options"] if o["key"] == TERM)
+    assert round(term["total"]) == 1_188_000
+
+
+def test_a_line_the_new_list_cannot_price_is_taken_out_and_reported(
+    fresh: TestClient, tmp_path: Path
+) -> None:
+    a = make_account(fresh, "sales")
+    p = _plan(fresh, a)
+    c = _new_list(fresh, "2027-02", x4_monthly=None)  # no 4-GPU server any more
+    r = fresh.post(f"/api/v1/plans/{p['id']}/reprice", json={"price_list_id": c},
+                   headers=a.headers)  # fmt: skip
+    assert r.status_code == 200, r.text
+    body = r.json()
+    assert TERM not in {o["key"] for o in body["plan"]["result"]["cost"]["options"]}
+    removed = body["removed_lines"]
+    assert [(x["line"], x["option_key"], x["unit_price"]) for x in removed] == [
+        (1, TERM, "180000"),
+        (2, TERM, "150000"),
+    ]
+    assert removed[1]["label"] == "Negotiated"
+    q = body["plan"]["quote"]
+    assert [ln.get("description") for ln in q["lines"]] == ["NAS 20 TB"]
+    assert body["plan"]["quote_totals"]["total"] == str(48_000 + 2_400)
+    # Nothing is lost: the revision before the reprice keeps the lines.
+    with Session(fresh.app.state.engine) as s:  # type: ignore[attr-defined]
+        first = plans.get_revision(session=s, plan_id=p["id"], version=1)
+        assert first.quote is not None
+        assert [ln.get("option_key") for ln in first.quote["lines"]][:2] == [TERM, TERM]
+    # The customer's PDF prints no line without a description or at a price the list dropped.
+    pdf = fresh.get(f"/api/v1/plans/{p['id']}/pdf?lang=en", headers=a.headers)
+    assert pdf.status_code == 200
+    path = tmp_path / "q.pdf"
+    path.write_bytes(pdf.content)
+    text = subprocess.run(["pdftotext", "-layout", str(path), "-"], check=True,
+                          capture_output=True, text=True).stdout  # fmt: skip
+    assert "NAS 20 TB" in text and "NT$180,000" not in text and "NT$150,000" not in text
+
+
+@pytest.mark.parametrize("lang", ["zh-TW", "en"])
+def test_the_reprice_page_shows_what_the_quote_lost(fresh: TestClient, lang: str) -> None:
+    a = make_account(fresh, "sales")
+    p = _plan(fresh, a)
+    _new_list(fresh, f"2027-03-{lang}", x4_monthly=None)  # now the current list
+    sign_in(fresh, a.user)
+    page = fresh.get(f"/plans/{p['id']}", headers={"Accept-Language": lang})
+    token = BeautifulSoup(page.text, "html.parser").select_one("input[name=csrf_token]")["value"]
+    r = fresh.post(f"/plans/{p['id']}/reprice", data={"csrf_token": token},
+                   headers={"Accept-Language": lang}, follow_redirects=True)  # fmt: skip
+    assert r.status_code == 200
+    soup = BeautifulSoup(r.text, "html.parser")
+    section = soup.select_one("#quote-changes")
+    assert section is not None
+    notice = section.select_one(".notice.warn").get_text(" ", strip=True)
+    rows = section.select("tbody tr")
+    out = [tr for tr in rows if tr.select_one(".bad-text")]
+    assert len(out) == 2  # the two 4-GPU lines
+    total = rows[0].select("td")
+    if lang == "zh-TW":
+        assert "報價單移除了 2 個項目" in notice
+        assert all(tr.select_one(".bad-text").get_text(strip=True) == "已移除" for tr in out)
+    else:
+        assert notice.startswith("2 lines were taken out of the quote")
+        assert all(tr.select_one(".bad-text").get_text(strip=True) == "Taken out" for tr in out)
+    # NT$2,129,400 (1,080,000 + 900,000 + 48,000, with 5% tax) → NT$50,400 (NAS alone).
+    assert [td.get_text(strip=True) for td in total[:2]] == ["NT$2,129,400", "NT$50,400"]
