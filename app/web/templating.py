@@ -86,6 +86,24 @@ def number(value: float | int | None, digits: int = 0) -> str:
     return format_decimal(value, format=pattern, locale=i18n.babel_locale())
 
 
+def months_text(value: float, digits: int | None = None) -> str:
+    """'1 month', '6 months', '0.4 months' ('1 個月' …): whole numbers without decimals,
+    others with `digits` (default 1)."""
+    whole = float(value) == round(float(value))
+    text = number(value, 0 if whole else (1 if digits is None else digits))
+    if whole and round(float(value)) == 1:
+        return i18n.gettext("%(n)s month") % {"n": text}
+    return i18n.gettext("%(n)s months") % {"n": text}
+
+
+def hours_text(value: float) -> str:
+    """'1 hour', '132 hours' ('132 小時'), rounded to whole hours."""
+    text = number(value, 0)
+    if round(float(value)) == 1:
+        return i18n.gettext("%(n)s hour") % {"n": text}
+    return i18n.gettext("%(n)s hours") % {"n": text}
+
+
 def figure(value: float | int | None) -> str:
     """Any magnitude readably: 0.52 → '0.52', 1,234 → '1,234', 3.4e18 → '3.43×10^18'."""
     if value is None:
@@ -172,6 +190,8 @@ def _make_templates() -> Jinja2Blocks:
         number=number,
         percent=percent,
         figure=figure,
+        months_text=months_text,
+        hours_text=hours_text,
         static_url=static_url,
         languages=i18n.LANGUAGE_NAMES,
         currencies=CURRENCIES,

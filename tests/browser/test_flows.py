@@ -143,6 +143,28 @@ def test_a_phone_reads_every_validation_figure_without_scrolling_sideways(
     assert console_errors == []
 
 
+@pytest.mark.parametrize(("width", "table"), [(1440, "table.costs-table"), (390, "table.bom")])
+def test_the_planner_tables_fit_their_cards(
+    page: Page, base_url: str, console_errors: list[str], width: int, table: str
+) -> None:
+    # 8B pre-training on 32 H100 (4 nodes): in English at 1440 px the cost table was 947 px
+    # in a 724 px card ("NT$1,761,436 per month, amortised" on one line), so its "Total for
+    # the period" column sat off-screen; at 390 px the bill of materials was 617 px in 316.
+    page.set_viewport_size({"width": width, "height": 900})
+    page.set_extra_http_headers({"Accept-Language": "en"})
+    page.goto(f"{base_url}/plan?preset=llama-3.1-8b&task=pretrain&tokens=2e11"
+              "&deadline_days=14&gpu=h100-sxm-80gb")  # fmt: skip
+    page.locator(table).wait_for()
+    extra = page.locator(table).evaluate(
+        "t => t.parentElement.scrollWidth - t.parentElement.clientWidth"
+    )
+    assert extra <= 1, extra
+    if table == "table.costs-table":
+        billed = page.locator("table.costs-table .billed").first.inner_text()
+        assert billed.startswith("Billed: 1 month ·")  # one month, not "1 months"
+    assert console_errors == []
+
+
 def test_language_and_currency_switches(
     page: Page, base_url: str, console_errors: list[str]
 ) -> None:
