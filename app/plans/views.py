@@ -278,7 +278,11 @@ def diff_context(*, session: Session, plan_id: int, a: int | None, b: int | None
         "cmp": cmp,
         # The quote's lines are compared line by line below (`quote_changes`), not as text.
         "rows": [
-            (field_label(f), show_value(x), show_value(y))
+            (
+                field_label(f),
+                _diff_value(session, f, x, cmp.currency),
+                _diff_value(session, f, y, cmp.currency),
+            )
             for f, x, y in cmp.changes
             if f != "quote.lines"
         ],
@@ -295,6 +299,23 @@ def diff_context(*, session: Session, plan_id: int, a: int | None, b: int | None
         "summary_text": summary_text,
         "quote": quote_changes(cmp.a, cmp.b),
     }
+
+
+def _diff_value(session: Session, field: str, value: Any, currency: str) -> str:
+    """A changed field's value as the diff shows it: a price list by its name (not its id),
+    the cheapest total as money, anything else as `show_value` writes it."""
+    from app.web.templating import money
+
+    if value is None or value == "":
+        return show_value(value)
+    if field == "price_list_id":
+        try:
+            return catalog.get_price_list(session=session, price_list_id=int(value)).name
+        except catalog.NotFound:  # a draft list deleted since
+            return show_value(value)
+    if field == "result.cheapest_total" and isinstance(value, (int, float)):
+        return money(value, currency or "TWD")
+    return show_value(value)
 
 
 def quote_changes(a: PlanRevision, b: PlanRevision) -> dict[str, Any] | None:

@@ -171,5 +171,15 @@ def test_the_reprice_page_shows_what_the_quote_lost(fresh: TestClient, lang: str
     else:
         assert notice.startswith("2 lines were taken out of the quote")
         assert all(tr.select_one(".bad-text").get_text(strip=True) == "Taken out" for tr in out)
+    # "What changed" names the price lists and writes the cheapest total as money.
+    changed = {
+        tr.th.get_text(strip=True): [td.get_text(strip=True) for td in tr.select("td")]
+        for tr in soup.select("table.diff-table tbody tr")
+        if tr.th is not None
+    }
+    price_list = changed["價目表版本" if lang == "zh-TW" else "Price list"]
+    assert price_list[1] == f"2027-03-{lang}" and not price_list[0].isdigit()
+    cheapest = changed["最低總價" if lang == "zh-TW" else "Cheapest total"]
+    assert all(v.startswith("NT$") for v in cheapest)
     # NT$2,129,400 (1,080,000 + 900,000 + 48,000, with 5% tax) → NT$50,400 (NAS alone).
     assert [td.get_text(strip=True) for td in total[:2]] == ["NT$2,129,400", "NT$50,400"]
