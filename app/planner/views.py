@@ -244,7 +244,18 @@ FIGURE_NAMES: Final = {
     "inference.images_per_hour": N_("Images per hour"),
     "inference.batch_hours": N_("Time for the batch"),
     "cost.per_image": N_("Cost per image"),
+    # The cost engine names its figures in words (app.engine.costs.compare)
+    "Busy GPU hours per month": N_("Busy GPU hours per month"),
+    "Rental period": N_("Rental period"),
+    "Cheapest option": N_("Cheapest option"),
+    "Hourly vs monthly rent crossover": N_("Hourly vs monthly rent crossover"),
+    "Cost per 1M tokens": N_("Cost per 1M tokens"),
 }
+
+#: Cost figures named after one or two options (app.engine.costs.compare): the options are
+#: named again in the page's language, as the quote names them (no catalog ids).
+_VERSUS_MONTHLY: Final = " vs monthly rent (like for like)"
+_BREAK_EVEN: Final = "Break-even utilisation: "
 
 
 # Units the engine writes in English, as a reader of each language says them (the rest —
@@ -521,14 +532,52 @@ def image_summary(req: EstimateRequest, resp: EstimateResponse) -> dict[str, Any
     }
 
 
+def _cost_figure_name(figure: str, resp: EstimateResponse) -> str | None:
+    """'Break-even utilisation: Monthly rent — 32× h100-sxm-80gb … vs AWS p5.48xlarge …'
+    as 'Break-even utilisation: Monthly rent · 32 × NVIDIA H100 SXM5 80GB vs Public cloud,
+    on demand — AWS p5.48xlarge', in the active language; None when the figure names an
+    option this response does not list (the engine's words are shown then)."""
+    from app.quotes.document import option_label
+
+    cost = resp.cost or {}
+    options = [
+        *(cost.get("options") or []),
+        *((cost.get("tco_options") or {}).get("options") or []),
+    ]
+    by_label = {str(o.get("label")): o for o in options}
+    gpu = {"name": resp.gpu.name, "count": resp.gpu.count}
+    hours = float(cost.get("hours_per_month") or 730.0)
+
+    def named(label: str) -> str | None:
+        option = by_label.get(label)
+        return option_label(option, gpu, hours) if option is not None else None
+
+    if figure.endswith(_VERSUS_MONTHLY):
+        a = named(figure.removesuffix(_VERSUS_MONTHLY))
+        return _("%(option)s vs monthly rent (like for like)") % {"option": a} if a else None
+    if figure.startswith(_BREAK_EVEN):
+        pair = figure.removeprefix(_BREAK_EVEN)
+        # Split where both halves are option labels (a label may itself hold " vs ").
+        for at in range(len(pair)):
+            if pair.startswith(" vs ", at):
+                a, b = named(pair[:at]), named(pair[at + 4 :])
+                if a and b:
+                    return _("Break-even utilisation: %(a)s vs %(b)s") % {"a": a, "b": b}
+    return None
+
+
 def explain_items(resp: EstimateResponse) -> list[dict[str, Any]]:
     out = []
     for i, e in enumerate(resp.explain):
+        name = FIGURE_NAMES.get(e.figure)
         out.append(
             {
                 "id": "x-" + "".join(ch if ch.isalnum() else "-" for ch in e.figure)[:60] + f"-{i}",
                 "figure": e.figure,
-                "name": FIGURE_NAMES.get(e.figure),
+                # FIGURE_NAMES are msgids (the template translates them); a cost figure's
+                # name is built translated.
+                "name": name,
+                "translated_name": None if name else _cost_figure_name(e.figure, resp),
                 "value": e.value,
                 "unit": _(UNIT_NAMES[e.unit]) if e.unit in UNIT_NAMES else e.unit,
                 # The tier's value is its number (1–3) and its unit the tier's key: say its name.

@@ -1,0 +1,37 @@
+"""The planner's Explain panel names every cost figure in the page's language, with the
+options named as the quote names them: before, a zh-TW page listed "Break-even utilisation:
+Monthly rent — 32× h100-sxm-80gb as 16 + 16 GPUs (Stratagem Taipei) vs AWS p5.48xlarge on
+demand — 4 instance(s) …", English with catalog ids, 20 times."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from bs4 import BeautifulSoup
+
+PLAN = "/plan?preset=llama-3.1-8b&task=pretrain&tokens=2e11&deadline_days=14&gpu=h100-sxm-80gb"
+CATALOG_IDS = re.compile(r"h100-sxm-80gb|stratagem-|on demand — \d+ instance")
+
+
+def test_cost_figures_are_named_in_the_page_language(
+    get_soup: Callable[..., BeautifulSoup], lang: str
+) -> None:
+    names = [s.get_text(" ", strip=True) for s in get_soup(PLAN).select("#explain summary .fig")]
+    break_even = [n for n in names if n.startswith(("損益平衡使用率", "Break-even utilisation"))]
+    versus = [n for n in names if n.endswith(("對比同規格月租", "vs monthly rent (like for like)"))]
+    # 8B on 32 H100: monthly rent, the 12-month contract and buying, each against 5 clouds;
+    # buying and the 5 clouds, each against monthly rent like for like.
+    assert len(break_even) == 15 and len(versus) == 6
+    assert not [n for n in names if CATALOG_IDS.search(n)]
+    if lang == "zh-TW":
+        assert (
+            "損益平衡使用率:月租 · 32 × NVIDIA H100 SXM5 80GB 對比 公有雲 — AWS p5.48xlarge"
+            in names
+        )
+        assert all(re.search(r"[\u4e00-\u9fff]", n) for n in names)  # no English name left
+    else:
+        assert (
+            "Break-even utilisation: Monthly rent · 32 × NVIDIA H100 SXM5 80GB vs Public cloud "
+            "— AWS p5.48xlarge"
+        ) in names
