@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import logging
 import math
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -532,19 +532,19 @@ def image_summary(req: EstimateRequest, resp: EstimateResponse) -> dict[str, Any
     }
 
 
-def _cost_figure_name(figure: str, resp: EstimateResponse) -> str | None:
-    """'Break-even utilisation: Monthly rent — 32× h100-sxm-80gb … vs AWS p5.48xlarge …'
-    as 'Break-even utilisation: Monthly rent · 32 × NVIDIA H100 SXM5 80GB vs Public cloud,
-    on demand — AWS p5.48xlarge', in the active language; None when the figure names an
-    option this response does not list (the engine's words are shown then)."""
+def _cost_figure_namer(resp: EstimateResponse) -> Callable[[str], str | None]:
+    """A function naming this response's cost figures in the active language:
+    'Break-even utilisation: Monthly rent — 32× h100-sxm-80gb … vs AWS p5.48xlarge …' reads
+    'Break-even utilisation: Monthly rent · 32 × NVIDIA H100 SXM5 80GB vs Public cloud —
+    AWS p5.48xlarge'. It answers None for a figure naming an option the response does not
+    list (the engine's words are shown then)."""
     from app.quotes.document import option_label
 
     cost = resp.cost or {}
-    options = [
-        *(cost.get("options") or []),
-        *((cost.get("tco_options") or {}).get("options") or []),
-    ]
-    by_label = {str(o.get("label")): o for o in options}
+    tco = cost.get("tco_options") or {}
+    by_label = {
+        str(o.get("label")): o for o in [*(cost.get("options") or []), *(tco.get("options") or [])]
+    }
     gpu = {"name": resp.gpu.name, "count": resp.gpu.count}
     hours = float(cost.get("hours_per_month") or 730.0)
 
@@ -552,22 +552,27 @@ def _cost_figure_name(figure: str, resp: EstimateResponse) -> str | None:
         option = by_label.get(label)
         return option_label(option, gpu, hours) if option is not None else None
 
-    if figure.endswith(_VERSUS_MONTHLY):
-        a = named(figure.removesuffix(_VERSUS_MONTHLY))
-        return _("%(option)s vs monthly rent (like for like)") % {"option": a} if a else None
-    if figure.startswith(_BREAK_EVEN):
-        pair = figure.removeprefix(_BREAK_EVEN)
-        # Split where both halves are option labels (a label may itself hold " vs ").
-        for at in range(len(pair)):
-            if pair.startswith(" vs ", at):
+    def name(figure: str) -> str | None:
+        if figure.endswith(_VERSUS_MONTHLY):
+            a = named(figure.removesuffix(_VERSUS_MONTHLY))
+            return _("%(option)s vs monthly rent (like for like)") % {"option": a} if a else None
+        if figure.startswith(_BREAK_EVEN):
+            pair = figure.removeprefix(_BREAK_EVEN)
+            # Split where both halves are option labels (a label may itself hold " vs ").
+            at = pair.find(" vs ")
+            while at >= 0:
                 a, b = named(pair[:at]), named(pair[at + 4 :])
                 if a and b:
                     return _("Break-even utilisation: %(a)s vs %(b)s") % {"a": a, "b": b}
-    return None
+                at = pair.find(" vs ", at + 1)
+        return None
+
+    return name
 
 
 def explain_items(resp: EstimateResponse) -> list[dict[str, Any]]:
     out = []
+    cost_name = _cost_figure_namer(resp)
     for i, e in enumerate(resp.explain):
         name = FIGURE_NAMES.get(e.figure)
         out.append(
@@ -577,7 +582,7 @@ def explain_items(resp: EstimateResponse) -> list[dict[str, Any]]:
                 # FIGURE_NAMES are msgids (the template translates them); a cost figure's
                 # name is built translated.
                 "name": name,
-                "translated_name": None if name else _cost_figure_name(e.figure, resp),
+                "translated_name": None if name else cost_name(e.figure),
                 "value": e.value,
                 "unit": _(UNIT_NAMES[e.unit]) if e.unit in UNIT_NAMES else e.unit,
                 # The tier's value is its number (1–3) and its unit the tier's key: say its name.
