@@ -78,7 +78,7 @@ def compare(req: CostRequest, *, prices: PriceBook) -> dict[str, Any]:
     try:
         gpu = find_gpu(req.gpu, gpu_pool(None, prices))
     except KeyError as e:
-        raise InputError("gpu", str(e.args[0])) from e
+        raise InputError("gpu", e.args[0]) from e
     power = req.power_kw
     if power is None:
         count = max(1, math.ceil(req.gpu_count))

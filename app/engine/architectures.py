@@ -24,6 +24,8 @@ from typing import Any, Literal
 
 import yaml
 
+from app.engine.notices import Notice
+
 Kind = Literal["llm", "image"]
 FfnType = Literal["gated", "plain"]
 AttentionType = Literal["gqa", "mla"]
@@ -494,8 +496,22 @@ def get_preset(preset_id: str) -> ModelSpec:
     if key in by_id:
         return by_id[key]
     close = difflib.get_close_matches(key, list(by_id), n=5, cutoff=0.5)
-    hint = f"; did you mean {', '.join(close)}?" if close else ""
-    raise KeyError(f"unknown model preset {preset_id!r}{hint} (known: {len(by_id)} presets)")
+    # A Notice, so that a page shows it in its own language (app.web.notices).
+    if close:
+        raise KeyError(
+            Notice(
+                "unknown model preset '%(preset)s'; did you mean %(close)s? (known: %(n)s "
+                "presets)",
+                preset=preset_id, close=", ".join(close), n=len(by_id),
+            )
+        )  # fmt: skip
+    raise KeyError(
+        Notice(
+            "unknown model preset '%(preset)s' (known: %(n)s presets)",
+            preset=preset_id,
+            n=len(by_id),
+        )
+    )
 
 
 # --------------------------------------------------------------------------- HF config.json

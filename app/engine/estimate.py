@@ -190,7 +190,7 @@ def resolve_model(req: EstimateRequest) -> ModelSpec:
                 )  # fmt: skip
         return from_param_count(m.params_b, **overrides)  # type: ignore[arg-type]
     except KeyError as e:
-        raise InputError("model.preset", str(e.args[0])) from e
+        raise InputError("model.preset", e.args[0]) from e
     except ValueError as e:
         where = "model.hf_config" if m.hf_config is not None else "model"
         raise InputError(where, str(e)) from e
@@ -215,7 +215,7 @@ def _chosen_gpu(req: EstimateRequest, pool: list[GpuSpec]) -> GpuSpec:
     try:
         gpu = find_gpu(req.gpu or default_gpu_id(pool), pool)
     except KeyError as e:
-        raise InputError("gpu", str(e.args[0])) from e
+        raise InputError("gpu", e.args[0]) from e
     # TP stays inside one NVLink domain: a node, or a whole GB200 NVL72 rack.
     domain = max(gpu.gpus_per_node, gpu.scale_up_domain)
     if req.gpu_count and req.tp and req.tp > domain:

@@ -11,6 +11,7 @@ from typing import Any
 import yaml
 
 from app.engine.hardware import GpuSpec
+from app.engine.notices import Notice
 
 GPUS_PATH = Path(__file__).resolve().parent.parent / "data" / "gpus.yaml"
 DEFAULT_GPU = "h100-sxm-80gb"  # the provider's fleet (seed 003 T1: every tier is H100)
@@ -39,7 +40,14 @@ def find_gpu(gpu_id: str, gpus: list[GpuSpec] | None = None) -> GpuSpec:
     for g in pool:
         if g.id == gpu_id:
             return g
-    ids = [g.id for g in pool]
-    close = difflib.get_close_matches(gpu_id, ids, n=3, cutoff=0.4)
-    hint = f" Did you mean {', '.join(close)}?" if close else ""
-    raise KeyError(f"unknown GPU '{gpu_id}'.{hint} Allowed: {', '.join(ids)}")
+    ids = ", ".join(g.id for g in pool)
+    close = difflib.get_close_matches(gpu_id, [g.id for g in pool], n=3, cutoff=0.4)
+    # A Notice, so that a page shows it in its own language (app.web.notices).
+    if close:
+        raise KeyError(
+            Notice(
+                "unknown GPU '%(gpu)s'. Did you mean %(close)s? Allowed: %(ids)s",
+                gpu=gpu_id, close=", ".join(close), ids=ids,
+            )
+        )  # fmt: skip
+    raise KeyError(Notice("unknown GPU '%(gpu)s'. Allowed: %(ids)s", gpu=gpu_id, ids=ids))

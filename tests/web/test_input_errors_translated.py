@@ -70,3 +70,24 @@ def test_less_than_one_training_token_is_refused_naming_the_field(
         assert r.status_code == 422, r.text
         (detail,) = r.json()["detail"]
         assert detail["loc"] == ["body", field] and words in detail["msg"]
+
+
+@pytest.mark.parametrize(
+    ("body", "field", "en", "zh"),
+    [
+        ({"model": {"preset": "llama-3.1-8b"}, "gpu": "h100-sxm"}, "gpu",
+         "unknown GPU 'h100-sxm'. Did you mean", "沒有 GPU「h100-sxm」。您是指"),
+        ({"model": {"preset": "lama-3.1-8b"}}, "model.preset",
+         "unknown model preset 'lama-3.1-8b'; did you mean", "沒有預設模型「lama-3.1-8b」"),
+    ],
+)  # fmt: skip
+def test_an_unknown_gpu_or_preset_is_named_in_the_request_language(
+    client: TestClient, body: dict, field: str, en: str, zh: str
+) -> None:
+    # Before, a zh-TW page (and API) answered these in English only.
+    for lang, words in (("en", en), ("zh-TW", zh)):
+        r = client.post("/api/v1/estimate", json={"task": "lora", **body},
+                        headers={"Accept-Language": lang})  # fmt: skip
+        assert r.status_code == 422, r.text
+        (detail,) = r.json()["detail"]
+        assert detail["loc"] == ["body", *field.split(".")] and words in detail["msg"]
