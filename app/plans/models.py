@@ -385,6 +385,9 @@ class RepriceOut(SQLModel):
         "revision before keeps them). Option lines that stay take the new list's prices "
         "unless a price was typed.",
     )
+    quote_currency: str | None = Field(
+        default=None, description="The quote's currency (its totals' and removed lines')"
+    )
     quote_total_before: str | None = Field(
         default=None, description="The quote's total incl. tax before (Decimal string)"
     )

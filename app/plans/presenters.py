@@ -49,6 +49,8 @@ FIELD_NAMES: Final = {
     "quote.issued": N_("Quote date"),
     "quote.fx.rate": N_("Exchange rate"),
     "quote.fx.as_of": N_("Exchange rate date"),
+    "quote.fx.base": N_("Exchange rate from"),
+    "quote.fx.quote": N_("Exchange rate to"),
 }
 
 

@@ -187,4 +187,5 @@ def reprice_plan(
         removed_lines=[RemovedLine(**x) for x in r.removed_lines],
         quote_total_before=r.quote_total_before,
         quote_total_after=r.quote_total_after,
+        quote_currency=r.quote_currency,
     )

@@ -287,13 +287,17 @@ def _quote_values(
     price_list_id: int | None,
     customer_id: int | None,
     defaults: QuoteDefaults,
+    currency: str | None = None,
 ) -> dict[str, Any]:
-    """The plan columns a quote sets: the stored quote, its totals and its validity date."""
+    """The plan columns a quote sets: the stored quote, its totals and its validity date.
+
+    Prices are in `currency`, else the customer's billing currency, else the plan's."""
     q = quote if isinstance(quote, QuoteIn) else QuoteIn.model_validate(quote)
     customer = _customer(session, customer_id)
     cost = result.get("cost") or {}
     plan_currency = str(cost.get("currency") or "TWD")
-    currency = customer.currency if customer is not None else plan_currency
+    if currency is None:
+        currency = customer.currency if customer is not None else plan_currency
     lang = customer.language if customer is not None else "zh-TW"
     terms = defaults.payment_terms or translations(lang).gettext(DEFAULT_PAYMENT_TERMS)
     book = _book(session, price_list_id) if currency != plan_currency or currency == "USD" else None
@@ -991,6 +995,7 @@ class Reprice:
     removed_lines: list[dict[str, Any]]
     quote_total_before: str | None  # the quote's total incl. tax, in its currency
     quote_total_after: str | None
+    quote_currency: str | None = None
 
 
 def _quote_follows_prices(
@@ -999,19 +1004,30 @@ def _quote_follows_prices(
     """The plan's quote for the repriced `result`: (quote input, lines taken out).
 
     A line quoting a cost option takes the new price list's unit price, quantity and months
-    wherever it carried the old option's own (derived again from the old list and compared),
-    so the quote says what the new list charges; a value someone typed stays, like the
-    discounts, free lines, tax rate and terms. A line whose option the new list no longer
-    offers (its GPU server or its term is gone) cannot be priced: it is taken out and
-    returned, for the reprice to report, and the revision before keeps it.
+    wherever it carried its option's own value — derived again, in the quote's currency,
+    from the plan's current result and from the revision the quote was last saved with
+    (a workload edit or an earlier reprice since leaves the quote's values behind the
+    result) — so the quote says what the new list charges; a value someone typed stays, like
+    the discounts, free lines, tax rate and terms. A line the new list cannot price is taken
+    out and returned, for the reprice to report (the revision before keeps it): its option
+    is gone (a GPU server or a term the list no longer offers), or it now bills another
+    number of GPUs (a phase's server changed) while the line holds a typed price, which was
+    agreed for the old server.
     """
     stored = plan.quote or {}
     given = quote_input(stored)
-    derived = _derived_lines(session, plan, given)
-    keys = {str(o.get("key")) for o in (result.get("cost") or {}).get("options") or []}
-    labels = {
-        str(o.get("key")): str(o.get("label") or o.get("key"))
-        for o in (plan.result.get("cost") or {}).get("options") or []
+    currency = str(stored.get("currency") or "") or None
+    own = [
+        d
+        for d in (
+            _derived_lines(session, given, plan.result, plan.price_list_id, plan, currency),
+            _derived_lines(session, given, *_quote_saved_with(session, plan), plan, currency),
+        )
+        if d is not None
+    ]
+    new_options = {str(o.get("key")): o for o in (result.get("cost") or {}).get("options") or []}
+    old_options = {
+        str(o.get("key")): o for o in (plan.result.get("cost") or {}).get("options") or []
     }
     lines: list[dict[str, Any]] = []
     removed: list[dict[str, Any]] = []
@@ -1020,30 +1036,65 @@ def _quote_follows_prices(
         if not key:
             lines.append(line)
             continue
-        if key not in keys:
+        derived = {
+            f
+            for f in ("unit_price", "quantity", "months")
+            if any(
+                d[i].get(f) is not None and pricing.dec(line[f]) == pricing.dec(d[i][f])
+                for d in own
+            )
+        }
+        gone = key not in new_options
+        if not gone and "unit_price" not in derived:
+            before = (old_options.get(key) or {}).get("billed") or {}
+            after = new_options[key].get("billed") or {}
+            gone = before.get("gpus") is not None and before.get("gpus") != after.get("gpus")
+        if gone:
+            label = (old_options.get(key) or {}).get("label") or key
             removed.append(
                 {
                     "line": i + 1,
                     "option_key": key,
-                    "label": str(was.get("description") or labels.get(key, key)),
+                    "label": str(was.get("description") or label),
                     "unit_price": str(was.get("unit_price")),
                 }
             )
             continue
-        own = derived[i] if derived is not None else {}
-        for f in ("unit_price", "quantity", "months"):
-            if own.get(f) is not None and pricing.dec(line[f]) == pricing.dec(own[f]):
-                line.pop(f)  # the old option's own value: the new option's instead
+        for f in derived:
+            line.pop(f)  # the option's own value: the new option's instead
         lines.append(line)
     return {**given, "lines": lines}, removed
 
 
+def _quote_saved_with(session: Session, plan: Plan) -> tuple[dict[str, Any], int | None]:
+    """(result, price list) of the oldest revision that holds the plan's quote as it is now:
+    the prices the quote was last resolved with."""
+    revisions = session.exec(
+        select(PlanRevision)
+        .where(PlanRevision.plan_id == plan.id)
+        .order_by(col(PlanRevision.version).desc())
+    ).all()
+    found: PlanRevision | None = None
+    for rev in revisions:
+        if rev.quote != plan.quote:
+            break
+        found = rev
+    if found is None:
+        return dict(plan.result), plan.price_list_id
+    return dict(found.result), found.price_list_id
+
+
 def _derived_lines(
-    session: Session, plan: Plan, given: Mapping[str, Any]
+    session: Session,
+    given: Mapping[str, Any],
+    result: Mapping[str, Any],
+    price_list_id: int | None,
+    plan: Plan,
+    currency: str | None,
 ) -> list[dict[str, Any]] | None:
-    """The quote's lines as its own price list derives them for the plan's current result
-    (every option line without the values a user can type), or None when they cannot be
-    derived any more (then every stored value counts as typed, and stays)."""
+    """The quote's lines as `price_list_id` derives them for `result` in `currency`, every
+    option line without the values a user can type; None when they cannot be derived
+    (an option that result does not have): then no value counts as the option's."""
     bare = [
         {k: v for k, v in ln.items() if k not in ("unit_price", "quantity", "months")}
         if ln.get("option_key")
@@ -1054,10 +1105,11 @@ def _derived_lines(
         values = _quote_values(
             session,
             quote={**given, "lines": bare},
-            result=plan.result,
-            price_list_id=plan.price_list_id,
+            result=result,
+            price_list_id=price_list_id,
             customer_id=plan.customer_id,
             defaults=QuoteDefaults(),
+            currency=currency,
         )
     except (errors.DomainError, ValidationError):
         return None
@@ -1118,6 +1170,9 @@ def reprice_plan(
                 price_list_id=target,
                 customer_id=plan.customer_id,
                 defaults=quote_defaults or QuoteDefaults(),
+                # The quote stays in the currency it was written in: a customer record
+                # whose currency changed since moves it when the quote's customer is saved.
+                currency=str(plan.quote.get("currency") or "") or None,
             )
         )
     plan = _save(
@@ -1150,6 +1205,7 @@ def reprice_plan(
         removed_lines=removed,
         quote_total_before=before_total,
         quote_total_after=(plan.quote_totals or {}).get("total") if plan.quote else None,
+        quote_currency=str(plan.quote.get("currency")) if plan.quote else None,
     )
 
 

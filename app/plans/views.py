@@ -280,8 +280,8 @@ def diff_context(*, session: Session, plan_id: int, a: int | None, b: int | None
         "rows": [
             (
                 field_label(f),
-                _diff_value(session, f, x, cmp.currency),
-                _diff_value(session, f, y, cmp.currency),
+                _diff_value(session, f, x, _result_currency(cmp.a)),
+                _diff_value(session, f, y, _result_currency(cmp.b)),
             )
             for f, x, y in cmp.changes
             if f != "quote.lines"
@@ -358,12 +358,22 @@ def quote_changes(a: PlanRevision, b: PlanRevision) -> dict[str, Any] | None:
                 "added": x is None,
             }
         )
+    # Each side in its own currency (a quote moved to a USD customer was in NT$ before);
+    # a difference only between amounts in one currency.
+    ca = str((a.quote or {}).get("currency") or "TWD")
+    cb = str((b.quote or {}).get("currency") or ca)
     return {
         "rows": rows,
-        "currency": str((b.quote or a.quote or {}).get("currency") or "TWD"),
+        "currency_before": ca,
+        "currency_after": cb,
+        "comparable": ca == cb,
         "total_before": pricing.totals(a.quote).total if a.quote else None,
         "total_after": pricing.totals(b.quote).total if b.quote else None,
     }
+
+
+def _result_currency(rev: PlanRevision) -> str:
+    return str(((rev.result or {}).get("cost") or {}).get("currency") or "TWD")
 
 
 # --------------------------------------------------------------------------------------------

@@ -104,3 +104,22 @@ def test_the_builder_says_which_line_to_reprice_in_the_page_language(
     q = client.get(f"/api/v1/plans/{p['id']}", headers=a.headers).json()["quote"]
     assert q["currency"] == "USD" and q["tax_rate"] == "0"
     assert Decimal(q["lines"][0]["unit_price"]) < 10_000  # the term rent in US$, not NT$
+
+
+def test_the_revision_diff_shows_each_side_in_its_own_currency(client: TestClient) -> None:
+    # Moved from a TWD customer to a USD one, the diff printed both totals as US$ (the v1
+    # total NT$1,134,000 read "US$1,134,000.00") and a US$ difference between them.
+    a = make_account(client, "sales")
+    home = _customer(client, a)
+    usd = _customer(client, a, name="USD diff buyer", tax_id="", currency="USD", export=True)
+    p = _plan(client, a, home["id"], {"lines": [{"option_key": TERM}]})
+    r = _put(client, a.headers, p, customer_id=usd["id"])
+    assert r.status_code == 200, r.text
+    sign_in(client, a.user)
+    page = client.get(f"/plans/{p['id']}/diff?a=1&b=2", headers={"Accept-Language": "en"})
+    assert page.status_code == 200
+    soup = BeautifulSoup(page.text, "html.parser")
+    total = soup.select_one("#quote-changes tbody tr.total")
+    before, after, difference = (td.get_text(strip=True) for td in total.select("td"))
+    assert before == "NT$" + f"{int(Decimal(p['quote_totals']['total'])):,}"
+    assert after.startswith("US$") and difference == "—"

@@ -183,3 +183,88 @@ def test_the_reprice_page_shows_what_the_quote_lost(fresh: TestClient, lang: str
     assert all(v.startswith("NT$") for v in cheapest)
     # NT$2,129,400 (1,080,000 + 900,000 + 48,000, with 5% tax) → NT$50,400 (NAS alone).
     assert [td.get_text(strip=True) for td in total[:2]] == ["NT$2,129,400", "NT$50,400"]
+
+
+def test_the_quote_keeps_its_currency_when_the_customer_record_changed_since(
+    fresh: TestClient,
+) -> None:
+    # A TWD customer's quote, then the customer record is switched to USD: a reprice used
+    # to print the same numbers as US$ (180,000 → US$180,000, ≈32× the price).
+    a = make_account(fresh, "sales")
+    c = fresh.post("/api/v1/customers", json={"name": "台灣客戶", "tax_id": "22099131"},
+                   headers=a.headers).json()  # fmt: skip
+    body = {"name": "客服模型", "workload": WORKLOAD, "quote": QUOTE, "customer_id": c["id"]}
+    p = fresh.post("/api/v1/plans", json=body, headers=a.headers).json()
+    assert p["quote"]["currency"] == "TWD"
+    r = fresh.put(f"/api/v1/customers/{c['id']}", json={"currency": "USD"}, headers=a.headers)
+    assert r.status_code == 200, r.text
+    b = _new_list(fresh, "2027-04", x4_monthly=220_000)
+    r = fresh.post(f"/api/v1/plans/{p['id']}/reprice", json={"price_list_id": b},
+                   headers=a.headers)  # fmt: skip
+    assert r.status_code == 200, r.text
+    q = r.json()["plan"]["quote"]
+    assert q["currency"] == "TWD" and r.json()["quote_currency"] == "TWD"
+    assert [ln["unit_price"] for ln in q["lines"]] == ["198000", "150000", "8000"]
+
+
+def test_a_quote_left_behind_by_a_workload_edit_follows_the_reprice(fresh: TestClient) -> None:
+    # The quote was resolved with the 6-month term (180,000 × 6); the workload then moved to
+    # a 12-month term, which leaves the saved quote as it was. Its values are still the
+    # option's own (as the revision the quote was saved with derives them), so a reprice
+    # moves the line to the new list's 12-month price: 220,000 × (1 − 20%) = 176,000 × 12.
+    a = make_account(fresh, "sales")
+    p = _plan(fresh, a)
+    r = fresh.put(f"/api/v1/plans/{p['id']}", headers=a.headers,
+                  json={"version": 1, "workload": {**WORKLOAD, "term_months": 12}})  # fmt: skip
+    assert r.status_code == 200, r.text
+    assert r.json()["quote"]["lines"][0]["unit_price"] == "180000"  # left as it was
+    b = _new_list(fresh, "2027-05", x4_monthly=220_000)
+    r = fresh.post(f"/api/v1/plans/{p['id']}/reprice", json={"price_list_id": b},
+                   headers=a.headers)  # fmt: skip
+    assert r.status_code == 200, r.text
+    first, typed = r.json()["plan"]["quote"]["lines"][:2]
+    assert (first["unit_price"], first["months"]) == ("176000", "12")
+    assert typed["unit_price"] == "150000"  # typed: stays
+
+
+def test_a_typed_phase_price_for_a_server_the_list_dropped_is_taken_out(
+    fresh: TestClient,
+) -> None:
+    # Seed 003 T16's phases: the full fine-tune month runs on the 4-GPU server (200,000).
+    # Without that server the phase is priced on the 8-GPU one (350,000): a line priced at
+    # list follows; a price agreed for the 4-GPU server cannot stand for the 8-GPU one.
+    from app.plans import schedule
+
+    a = make_account(fresh, "sales")
+
+    def phased(name: str, lines: list[dict]) -> dict:
+        r = fresh.post("/api/v1/plans", headers=a.headers, json={
+            "name": name, "phases": [dict(x) for x in schedule.T16_PHASES],
+            "quote": {"lines": lines},
+        })  # fmt: skip
+        assert r.status_code == 201, r.text
+        return r.json()
+
+    typed = phased("T16 negotiated", [{"option_key": "phase-1"},
+                                      {"option_key": "phase-2", "unit_price": "180000"},
+                                      {"option_key": "phase-3"}])  # fmt: skip
+    at_list = phased("T16 at list", [{"option_key": "phase-2"}])
+    assert [ln["unit_price"] for ln in typed["quote"]["lines"]] == ["50000", "180000", "50000"]
+    assert at_list["quote"]["lines"][0]["unit_price"] == "200000"
+    c = _new_list(fresh, "2027-06", x4_monthly=None)
+
+    r = fresh.post(f"/api/v1/plans/{typed['id']}/reprice", json={"price_list_id": c},
+                   headers=a.headers)  # fmt: skip
+    assert r.status_code == 200, r.text
+    body = r.json()
+    assert [(x["line"], x["option_key"], x["unit_price"]) for x in body["removed_lines"]] == [
+        (2, "phase-2", "180000")
+    ]
+    assert [ln["option_key"] for ln in body["plan"]["quote"]["lines"]] == ["phase-1", "phase-3"]
+
+    r = fresh.post(f"/api/v1/plans/{at_list['id']}/reprice", json={"price_list_id": c},
+                   headers=a.headers)  # fmt: skip
+    assert r.status_code == 200, r.text
+    assert r.json()["removed_lines"] == []
+    (line,) = r.json()["plan"]["quote"]["lines"]
+    assert (line["option_key"], line["unit_price"]) == ("phase-2", "350000")  # the 8-GPU server
