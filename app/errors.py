@@ -102,6 +102,12 @@ class FormExpired(Forbidden):
     kind = "csrf"
 
 
+class Unavailable(DomainError):
+    """A part the request needs did not answer in time (503): trying again may work."""
+
+    status = 503
+
+
 class TooManyRequests(DomainError):
     """A rate limit (app/ratelimit): 429 with `Retry-After: retry_after` seconds."""
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import base64
 import logging
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -156,6 +157,10 @@ class ChartImages:
 #: Tries per chart: a failure restarts Chromium (app.charts.render), so one more try is
 #: usually enough; a chart that fails twice is left out of this rendering only.
 CHART_TRIES: Final = 2
+#: No second try once this many seconds went on the first (a Chromium that timed out):
+#: a quote must render well inside the worker's limit (app.quotes.worker.RENDER_TIMEOUT_S,
+#: 180 s), and one try can take 30 s to start Chromium + 30 s a chart.
+CHART_RETRY_WITHIN_S: Final = 40.0
 
 
 def chart_images(plan: Plan, lang: str) -> ChartImages:
@@ -179,7 +184,10 @@ def chart_images(plan: Plan, lang: str) -> ChartImages:
         i18n.activate(previous)
     out: dict[str, str] = {}
     todo = list(figures)
+    started = time.monotonic()
     for attempt in range(1, CHART_TRIES + 1):
+        if attempt > 1 and time.monotonic() - started > CHART_RETRY_WITHIN_S:
+            break
         try:
             svgs: list[str | charts.ChartRenderError] = charts.to_svgs(
                 [(figures[n], *_size(n, result)) for n in todo], timeout_s=30
@@ -244,8 +252,6 @@ def render_quote_pdf(
     every app process) and the quote's status (the customer's decision is printed on the
     sent revision).
     """
-    import time
-
     from app.ops import metrics
     from app.quotes import worker
 

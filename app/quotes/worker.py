@@ -39,6 +39,7 @@ from typing import Any, Final, TypeVar
 from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
+from app.errors import Unavailable
 from app.plans.models import Plan
 
 log = logging.getLogger("stratagem.quotes")
@@ -146,6 +147,15 @@ def render(
             job = pool.submit(_render_in_worker, write, forget, url, data, lang, letterhead)
             result: T = job.result(RENDER_TIMEOUT_S)
             return result
+        except TimeoutError:
+            # The worker is stuck (a Chromium that never answers): a new pool, and a 503
+            # the user can retry, rather than a 500 or a request that hangs.
+            log.error(
+                "PDF worker did not answer within %s s; starting a new pool", RENDER_TIMEOUT_S
+            )
+            _terminate(pool)  # before the reset, which forgets the pool's processes
+            _reset(pool)
+            raise Unavailable("The PDF took too long to render. Try again in a minute.") from None
         except BrokenProcessPool:
             # A worker died (killed for memory, Chromium took it down): a new pool, once.
             log.warning("PDF worker pool broke; starting a new one (attempt %s)", attempt)
@@ -153,6 +163,15 @@ def render(
             if attempt == 2:
                 raise
     raise AssertionError("unreachable")
+
+
+def _terminate(pool: ProcessPoolExecutor) -> None:
+    """Stop a stuck pool's workers (shutdown alone leaves a busy one running); the Chromium
+    each started exits when its pipe closes."""
+    processes = getattr(pool, "_processes", None) or {}
+    for proc in list(processes.values()):
+        with contextlib.suppress(Exception):
+            proc.terminate()
 
 
 def warm(job: Callable[[], None]) -> None:

@@ -81,3 +81,46 @@ def test_a_quote_missing_a_chart_is_not_kept_and_the_next_one_has_it(
     assert first.startswith(b"%PDF-") and second.startswith(b"%PDF-")
     assert len(second) > len(first)  # three vector charts more
     assert third == second
+
+
+def test_no_second_try_once_the_first_took_the_retry_budget(
+    client: TestClient, plan_id: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # A first try that timed out (30 s to start Chromium + 30 s a chart) leaves no room for
+    # a second one inside the worker's 180 s: the quote is made without the charts.
+    chromium = FailingChromium(fail=1)
+    monkeypatch.setattr(charts, "to_svgs", chromium)
+    monkeypatch.setattr(pdf, "CHART_RETRY_WITHIN_S", 0.0)
+    with Session(client.app.state.engine) as s:  # type: ignore[attr-defined]
+        plan = s.get(Plan, plan_id)
+        assert plan is not None
+        images = pdf.chart_images(plan, "en")
+    assert chromium.calls == 1
+    assert set(images.missing) == {"memory", "cumulative", "tco"} and images.images == {}
+
+
+def test_a_worker_that_does_not_answer_in_time_is_a_503_to_retry(
+    client: TestClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Before: the TimeoutError from the pool escaped as a 500.
+    assert worker.pool_size() >= 1
+    who = make_account(client, "sales")
+    # A pool that has rendered once (another plan), so that its worker process exists.
+    first = create_plan(client, who)
+    r = client.get(f"/api/v1/plans/{first['id']}/pdf?lang=en", headers=who.headers)
+    assert r.status_code == 200
+    plan = create_plan(client, who)
+    pool = worker._pool
+    assert pool is not None
+    workers = list(pool._processes.values())  # type: ignore[attr-defined]
+    assert workers
+    monkeypatch.setattr(worker, "RENDER_TIMEOUT_S", 0.001)
+    for lang, words in (("zh-TW", "PDF 產生逾時"), ("en", "The PDF took too long to render")):
+        r = client.get(f"/api/v1/plans/{plan['id']}/pdf?lang={lang}",
+                       headers={**who.headers, "Accept-Language": lang})  # fmt: skip
+        assert r.status_code == 503, r.text
+        assert words in r.json()["detail"]
+    assert worker._pool is None  # the stuck pool was let go; the next quote starts a new one
+    for proc in workers:  # and its worker stopped, not left rendering
+        proc.join(timeout=10)
+        assert not proc.is_alive()
