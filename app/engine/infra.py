@@ -255,8 +255,10 @@ def size_infra(
             + f"), {fmt(UPLINK_STEPS_GBPS[-1])})",
         )
     )
+    # Notices (str with their template), so that a page shows them in its own language.
+    scale_out: str | None
     if nodes > 1:
-        scale_out = (
+        scale_out = Notice(
             "RoCEv2 400 GbE, one NIC per GPU (rail-optimised)"
             if interconnect == "roce"
             else "Ethernet (no RDMA) — not recommended for multi-node training"
@@ -266,14 +268,19 @@ def size_infra(
         rails = per_node
     else:
         scale_out, rails = None, 0
-    if per_node > 1:
-        internal = (
-            f"NVLink/NVSwitch {fmt(gpu.nvlink_gbs)} GB/s per GPU"
-            if interconnect != "pcie" and gpu.has_nvlink
-            else f"PCIe ({fmt(gpu.pcie_gbs)} GB/s bidirectional per GPU)"
-        ) + " + 10GbE to the warm tier"
+    internal: str
+    if per_node > 1 and interconnect != "pcie" and gpu.has_nvlink:
+        internal = Notice(
+            "NVLink/NVSwitch %(gbs)s GB/s per GPU + 10GbE to the warm tier",
+            gbs=fmt(gpu.nvlink_gbs),
+        )
+    elif per_node > 1:
+        internal = Notice(
+            "PCIe (%(gbs)s GB/s bidirectional per GPU) + 10GbE to the warm tier",
+            gbs=fmt(gpu.pcie_gbs),
+        )
     else:
-        internal = "single GPU (PCIe to host)"
+        internal = Notice("single GPU (PCIe to host)")
 
     gpu_kw = per_node * gpu.tdp_w / 1000
     sockets = 2 if cores > 64 else 1

@@ -15,6 +15,7 @@ from markupsafe import Markup, escape
 
 from app import i18n
 from app.engine.notices import TERM_SUFFIX, Notice
+from app.i18n import N_
 
 if TYPE_CHECKING:
     from app.engine.estimate import InputError
@@ -46,6 +47,22 @@ def notice_text(notice: Any) -> Markup:
     if translated == template and i18n.current_language() != "en":
         return Markup('<span lang="en">%s</span>') % escape(text)
     return Markup(escape(text))
+
+
+def notice_or_text(value: Any) -> Markup:
+    """A Notice the engine wrote, in the active language; any other text as it is (a saved
+    plan's result read back from JSON holds the English only)."""
+    if isinstance(value, Notice):
+        return notice_text(value)
+    return Markup(escape(str(value)))
+
+
+#: `infra.checkpoint_kind` values as a reader says them.
+CHECKPOINT_KINDS: dict[str, str] = {
+    "resumable": N_("resumable"),
+    "adapter": N_("adapter only"),
+    "weights-only": N_("weights only"),
+}
 
 
 def input_error_text(error: InputError) -> Markup:

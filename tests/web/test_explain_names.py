@@ -35,3 +35,21 @@ def test_cost_figures_are_named_in_the_page_language(
             "Break-even utilisation: Monthly rent · 32 × NVIDIA H100 SXM5 80GB vs Public cloud "
             "— AWS p5.48xlarge"
         ) in names
+
+
+def test_the_bill_of_materials_describes_the_network_in_the_page_language(
+    get_soup: Callable[..., BeautifulSoup], lang: str
+) -> None:
+    bom = {
+        tr.th.get_text(strip=True): tr.select("td")[0].get_text(" ", strip=True)
+        for tr in get_soup(PLAN).select("table.bom tbody tr")
+    }
+    if lang == "zh-TW":
+        # 32 H100 on 4 nodes over InfiniBand, checkpoints that can resume training.
+        assert bom["內部網路"].startswith("NVLink/NVSwitch 每張 GPU 900 GB/s + 10GbE 連至溫層儲存")
+        assert "每張 GPU 一張網卡" in bom["內部網路"] and "(可續訓)" in bom["檢查點"]
+    else:
+        assert bom["Internal network"].startswith(
+            "NVLink/NVSwitch 900 GB/s per GPU + 10GbE to the warm tier · InfiniBand NDR"
+        )
+        assert "(resumable)" in bom["Checkpoint"]
