@@ -429,6 +429,15 @@ def _carry_to_customer(
     return q
 
 
+def _billed_anew(session: Session, plan: Plan) -> bool:
+    """The quote's customer is billed in another currency than the quote is in (its record
+    changed since): a save converts the quote as a move to that customer would, rather than
+    print the same numbers under the new currency."""
+    customer = _customer(session, plan.customer_id)
+    stored = str((plan.quote or {}).get("currency") or "")
+    return customer is not None and bool(stored) and customer.currency != stored
+
+
 def needs_discount_approval(plan: Plan, *, owner: User, limit_pct: Decimal) -> bool:
     """True when the quote's deepest discount is over the owner's limit and not yet approved
     at least that deep (admins have no limit)."""
@@ -871,7 +880,8 @@ def update_plan(
         values["tier"] = str(values["result"].get("tier", ""))
         if values.get("quote") is None and plan.quote and schedule.is_schedule(values["workload"]):
             values["quote"] = _phase_lines_follow(plan.quote, values["result"])
-    if "customer_id" in values and values["customer_id"] != plan.customer_id and plan.quote:
+    moved = "customer_id" in values and values["customer_id"] != plan.customer_id
+    if plan.quote and (moved or (values.get("quote") is not None and _billed_anew(session, plan))):
         given = values.get("quote")
         base = (
             given.model_dump(mode="json", exclude_none=True)
@@ -880,7 +890,9 @@ def update_plan(
             if given is not None
             else quote_input(plan.quote)
         )
-        values["quote"] = _carry_to_customer(session, plan, base, values["customer_id"])
+        values["quote"] = _carry_to_customer(
+            session, plan, base, values.get("customer_id", plan.customer_id)
+        )
     if values.get("quote") is not None:
         values.update(
             _quote_values(

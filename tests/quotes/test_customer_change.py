@@ -123,3 +123,34 @@ def test_the_revision_diff_shows_each_side_in_its_own_currency(client: TestClien
     before, after, difference = (td.get_text(strip=True) for td in total.select("td"))
     assert before == "NT$" + f"{int(Decimal(p['quote_totals']['total'])):,}"
     assert after.startswith("US$") and difference == "—"
+
+
+def test_a_save_after_the_customer_record_changed_currency_converts_the_quote(
+    client: TestClient,
+) -> None:
+    # The customer record switched from TWD to USD after the quote was written: a save that
+    # posts the quote back (as the builder does) printed NT$180,000 as US$180,000. It now
+    # converts like a move to a USD customer: the option line at the list's rate, and a free
+    # line priced in NT$ is refused until it is priced in US$.
+    a = make_account(client, "sales")
+    c = _customer(client, a, name="Switching buyer", tax_id="")
+    nas = {"description": "NAS 20 TB", "unit_price": "8000", "months": "6"}
+    p = _plan(client, a, c["id"], {"lines": [{"option_key": TERM}, nas]})
+    assert p["quote"]["currency"] == "TWD"
+    r = client.put(f"/api/v1/customers/{c['id']}", json={"currency": "USD"}, headers=a.headers)
+    assert r.status_code == 200, r.text
+    posted = {"lines": [{k: v for k, v in ln.items() if k in ("option_key", "description",
+              "unit_price", "quantity", "months", "discount_pct")} for ln in p["quote"]["lines"]]}  # fmt: skip
+    r = _put(client, a.headers, p, quote=posted)
+    assert r.status_code == 422, r.text
+    (detail,) = r.json()["detail"]
+    assert detail["loc"] == ["body", "quote", "lines", 1, "unit_price"]
+    assert "in TWD and the customer is billed in USD" in detail["msg"]
+    posted["lines"][1]["unit_price"] = "250"
+    r = _put(client, a.headers, p, quote=posted)
+    assert r.status_code == 200, r.text
+    q = r.json()["quote"]
+    assert q["currency"] == "USD"
+    assert (
+        Decimal(q["lines"][0]["unit_price"]) < Decimal("180000") / 10
+    )  # converted, not relabelled
