@@ -166,12 +166,13 @@ def render(
 
 
 def _terminate(pool: ProcessPoolExecutor) -> None:
-    """Stop a stuck pool's workers (shutdown alone leaves a busy one running); the Chromium
-    each started exits when its pipe closes."""
+    """Kill a stuck pool's workers (shutdown alone leaves a busy one running; SIGTERM can
+    wait long on a SCHED_IDLE worker of a busy machine); the Chromium each started exits
+    when its pipe closes."""
     processes = getattr(pool, "_processes", None) or {}
     for proc in list(processes.values()):
         with contextlib.suppress(Exception):
-            proc.terminate()
+            proc.kill()
 
 
 def warm(job: Callable[[], None]) -> None:
