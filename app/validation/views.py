@@ -68,6 +68,12 @@ def label(table: Mapping[str, str], key: str) -> str:
     return _(table[key]) if key in table else key
 
 
+def _heading(text: str) -> str:
+    """A category as a heading or legend entry: 'Fine-tuning' beside 'A100-class
+    pre-training' (only the first letter; 'MoE' keeps its case, Chinese has none)."""
+    return text[:1].upper() + text[1:]
+
+
 def magnitude(value: float) -> int:
     """Decimals that show three significant figures or so: 82,432 · 41.2 · 0.532."""
     v = abs(value)
@@ -117,7 +123,7 @@ def validation_page(params: Mapping[str, str]) -> dict[str, Any]:
     ]
     points = [
         {
-            "label": v.category,
+            "label": _heading(v.category),
             "predicted": v.row.predicted,
             "reported": v.row.reported,
             "text": f"{v.row.model} · {v.gpu_name} × {v.gpu_count} · {v.metric}",
@@ -140,6 +146,6 @@ def validation_page(params: Mapping[str, str]) -> dict[str, Any]:
         "scatter": figures.validation(points),
         "categories": service.category_summaries(rows),
         "kinds": service.kind_summaries(rows),
-        "category_label": lambda c: label(CATEGORY_LABELS, c),
+        "category_label": lambda c: _heading(label(CATEGORY_LABELS, c)),
         "magnitude": magnitude,
     }
