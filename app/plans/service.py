@@ -1029,13 +1029,14 @@ def _quote_follows_prices(
     stored = plan.quote or {}
     given = quote_input(stored)
     currency = str(stored.get("currency") or "") or None
+    contexts = [(dict(plan.result), plan.price_list_id)]
+    saved = _quote_saved_with(session, plan)
+    if saved != contexts[0]:  # derived once when the quote was saved with this result
+        contexts.append(saved)
     own = [
         d
-        for d in (
-            _derived_lines(session, given, plan.result, plan.price_list_id, plan, currency),
-            _derived_lines(session, given, *_quote_saved_with(session, plan), plan, currency),
-        )
-        if d is not None
+        for source_result, list_id in contexts
+        if (d := _derived_lines(session, given, source_result, list_id, plan, currency)) is not None
     ]
     new_options = {str(o.get("key")): o for o in (result.get("cost") or {}).get("options") or []}
     old_options = {

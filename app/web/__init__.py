@@ -33,10 +33,9 @@ def install(app: FastAPI) -> None:
     app.add_middleware(LanguageMiddleware, default=str(settings.default_language))
     errors.install(app)
 
-    from app.web.notices import CHECKPOINT_KINDS, notice_or_text, notice_text
+    from app.web.notices import CHECKPOINT_KINDS, notice_text
 
     templates.env.filters["notice"] = notice_text
-    templates.env.filters["notice_or_text"] = notice_or_text
     templates.env.globals["checkpoint_kinds"] = CHECKPOINT_KINDS
     assets.warm_in_background()
     for module in (pages, assess, plan, tco, architectures, validation):

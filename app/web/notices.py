@@ -34,7 +34,12 @@ def _reader_number(value: str) -> str:
 
 
 def notice_text(notice: Any) -> Markup:
-    """The warning in the active language; marked lang="en" when no translation exists."""
+    """The warning in the active language; marked lang="en" when no translation exists.
+
+    Plain text (a saved plan's result read back from JSON holds the English only) is shown
+    as it is."""
+    if isinstance(notice, str) and not isinstance(notice, Notice):
+        return Markup(escape(notice))
     template = notice["template"] if isinstance(notice, Mapping) else notice.template
     params = notice["params"] if isinstance(notice, Mapping) else notice.params
     translated = i18n.gettext(template)
@@ -47,14 +52,6 @@ def notice_text(notice: Any) -> Markup:
     if translated == template and i18n.current_language() != "en":
         return Markup('<span lang="en">%s</span>') % escape(text)
     return Markup(escape(text))
-
-
-def notice_or_text(value: Any) -> Markup:
-    """A Notice the engine wrote, in the active language; any other text as it is (a saved
-    plan's result read back from JSON holds the English only)."""
-    if isinstance(value, Notice):
-        return notice_text(value)
-    return Markup(escape(str(value)))
 
 
 #: `infra.checkpoint_kind` values as a reader says them.

@@ -91,17 +91,14 @@ def months_text(value: float, digits: int | None = None) -> str:
     others with `digits` (default 1)."""
     whole = float(value) == round(float(value))
     text = number(value, 0 if whole else (1 if digits is None else digits))
-    if whole and round(float(value)) == 1:
-        return i18n.gettext("%(n)s month") % {"n": text}
-    return i18n.gettext("%(n)s months") % {"n": text}
+    count = 1 if whole and round(float(value)) == 1 else 2
+    return i18n.ngettext("%(num)s month", "%(num)s months", count) % {"num": text}
 
 
 def hours_text(value: float) -> str:
     """'1 hour', '132 hours' ('132 小時'), rounded to whole hours."""
-    text = number(value, 0)
-    if round(float(value)) == 1:
-        return i18n.gettext("%(n)s hour") % {"n": text}
-    return i18n.gettext("%(n)s hours") % {"n": text}
+    count = 1 if round(float(value)) == 1 else 2
+    return i18n.ngettext("%(num)s hour", "%(num)s hours", count) % {"num": number(value, 0)}
 
 
 def figure(value: float | int | None) -> str:
