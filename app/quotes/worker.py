@@ -166,13 +166,35 @@ def render(
 
 
 def _terminate(pool: ProcessPoolExecutor) -> None:
-    """Kill a stuck pool's workers (shutdown alone leaves a busy one running; SIGTERM can
-    wait long on a SCHED_IDLE worker of a busy machine); the Chromium each started exits
-    when its pipe closes."""
+    """Kill a stuck pool's workers (shutdown alone leaves a busy one running); the Chromium
+    each started exits when its pipe closes.
+
+    A killed process still needs CPU time to die: each of its threads runs its own exit, and
+    the last one frees its memory. Under SCHED_IDLE on a saturated machine that time comes
+    slowly: measured here with four busy loops on two cores, a killed worker was still
+    alive 10 s later. So its threads are first put back to the normal policy, where the
+    kernel allows it (root, or an RLIMIT_NICE that permits nice 0); elsewhere it dies when
+    the machine has CPU to spare, having stopped rendering at the kill.
+    """
     processes = getattr(pool, "_processes", None) or {}
     for proc in list(processes.values()):
+        if proc.pid is not None:
+            _normal_priority(proc.pid)
         with contextlib.suppress(Exception):
             proc.kill()
+
+
+def _normal_priority(pid: int) -> None:
+    """Move every thread of process `pid` from SCHED_IDLE to SCHED_OTHER, where permitted."""
+    if not hasattr(os, "sched_setscheduler"):
+        return
+    try:
+        threads = [int(tid) for tid in os.listdir(f"/proc/{pid}/task")]
+    except OSError:  # gone already, or no /proc
+        threads = [pid]
+    for tid in threads:
+        with contextlib.suppress(OSError):
+            os.sched_setscheduler(tid, os.SCHED_OTHER, os.sched_param(0))
 
 
 def warm(job: Callable[[], None]) -> None:

@@ -119,6 +119,28 @@ def test_pool_workers_and_their_chromium_run_as_background_work(
     assert os.sched_getscheduler(0) == os.SCHED_OTHER  # the app's own process is untouched
 
 
+@pytest.mark.skipif(os.geteuid() != 0, reason="leaving SCHED_IDLE needs root or RLIMIT_NICE")
+def test_a_stuck_worker_is_put_back_to_normal_priority_before_it_is_killed() -> None:
+    """A killed process runs its own exit: under SCHED_IDLE on a busy machine that took
+    8 s for a 300 MB worker (0.03 s once lifted; four busy loops on two cores), long
+    enough for CI to see the 'stopped' worker alive 10 s after the kill."""
+    code = (
+        "import os, threading, time; os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0)); "
+    )
+    code += "threading.Thread(target=time.sleep, args=(60,)).start(); print('ready', flush=True); time.sleep(60)"
+    child = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE)
+    try:
+        assert child.stdout is not None and child.stdout.readline() == b"ready\n"
+        threads = [int(t) for t in os.listdir(f"/proc/{child.pid}/task")]
+        assert len(threads) == 2
+        assert all(os.sched_getscheduler(t) == os.SCHED_IDLE for t in threads)
+        worker._normal_priority(child.pid)
+        assert all(os.sched_getscheduler(t) == os.SCHED_OTHER for t in threads)  # every thread
+    finally:
+        child.kill()
+        child.wait()
+
+
 def _chromium_under(pid: int) -> list[int]:
     """Descendants of `pid` whose command line names Chromium (not the short-lived helpers,
     such as the shell commands of Debian's /usr/bin/chromium wrapper, that come and go)."""
