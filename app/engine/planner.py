@@ -92,10 +92,16 @@ class TrainingJob:
     base_flops: float  # FLOPs without recomputation (6N·D form)
     interconnect: str | None  # pinned interconnect, or None for the GPU's natural one
     batch_pinned: bool = False  # global_batch given by the user (else it grows with dp)
+    # Sequences a step may run before a layout counts as growing the batch too far: the
+    # pinned batch, or an unpinned pre-training batch's compute-optimal ceiling
+    # (training.batch_limit); 0 = no limit. Layouts within it are preferred to any beyond it.
+    batch_limit: int = 0
     # The planner's memo tables are keyed by the job: hash its fields once, not per lookup.
     _hash: int = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
+        if self.batch_pinned and not self.batch_limit:  # a pinned batch is its own limit
+            object.__setattr__(self, "batch_limit", self.global_batch)
         object.__setattr__(self, "_hash", hash(_job_key(self)))
 
     def __hash__(self) -> int:
@@ -159,19 +165,32 @@ class _JobTerms:
         self._experts = job.model.routed_expert_params / job.model.params
         self._act: dict[tuple[int, str, int], float] = {}
         self._degrees: dict[tuple[int, Pins], tuple[tuple[int, int, float], ...]] = {}
-        self._ranked: dict[tuple[int, int, Pins], _Ranked] = {}
+        self._ranked: dict[tuple[int, int, Pins, bool], _Ranked] = {}
 
-    def ranked(self, n: int, per_node: int, pins: Pins) -> _Ranked:
-        """The layouts of `n` GPUs (`per_node` to a node) under `pins`, cheapest first."""
-        key = (n, per_node, pins)
+    def ranked(self, n: int, per_node: int, pins: Pins, over: bool = False) -> _Ranked:
+        """The layouts of `n` GPUs (`per_node` to a node) under `pins`, cheapest first: those
+        whose step stays within the job's batch limit, or (`over`) those that exceed it."""
+        key = (n, per_node, pins, over)
         got = self._ranked.get(key)
         if got is None:
             degrees = self._degrees.get((per_node, pins))
             if degrees is None:
                 degrees = self._degrees[(per_node, pins)] = _degrees(self.job, per_node, pins)
-            options = _layouts(self, n, per_node, pins, degrees)
+            options = _layouts(self, n, per_node, pins, degrees, over)
             got = self._ranked[key] = _Ranked(self, n, options)
         return got
+
+    def first_fit(
+        self, n: int, per_node: int, pins: Pins, cap: float
+    ) -> tuple[_Option, float] | None:
+        """The cheapest layout of `n` GPUs that fits `cap` bytes, preferring one that keeps the
+        batch within its limit: an unpinned batch grows past it only when no layout that
+        keeps it fits (a pinned batch never does)."""
+        found = self.ranked(n, per_node, pins).first_fit(cap)
+        job = self.job
+        if found is None and job.batch_limit and not job.batch_pinned:
+            found = self.ranked(n, per_node, pins, over=True).first_fit(cap)
+        return found
 
     def share(self, p: int) -> float:
         """Share of the model's parameters on the most-loaded pipeline stage."""
@@ -352,15 +371,21 @@ def _layouts(
     per_node: int,
     pins: Pins,
     degrees: tuple[tuple[int, int, float], ...],
+    over: bool = False,
 ) -> tuple[list[_Pair], tuple[_Class, ...], tuple[_Class, ...]]:
     """The (tp, pp) pairs of `n` GPUs with their parallel efficiency, in a fixed order, and
     the (ZeRO, recomputation) classes every pair combines with (with dp > 1, with dp = 1).
+
+    Only pairs whose data-parallel ranks run at most the job's batch limit in one step, or
+    with `over` only those that run more (never for a pinned batch).
 
     A layout's relative time is 1 / (pair efficiency × ZeRO efficiency × recomputation
     share); `_Ranked` visits the layouts cheapest first without materialising all of them.
     """
     job = terms.job
-    micro, global_batch, pinned = job.micro_batch, job.global_batch, job.batch_pinned
+    micro, global_batch, limit = job.micro_batch, job.global_batch, job.batch_limit
+    if over and (job.batch_pinned or not limit):
+        return [], (), ()
     layers = job.model.layers
     pipes = terms.pipes
     pairs: list[_Pair] = []
@@ -369,8 +394,8 @@ def _layouts(
             continue
         d = n // (t * p)
         per_step = d * micro
-        if pinned and per_step > global_batch:
-            continue  # more data-parallel ranks than sequences in a step
+        if limit and (per_step > limit) != over:
+            continue  # more data-parallel ranks than sequences a step may run (or, over: fewer)
         m = -(-global_batch // per_step) if global_batch > per_step else 1  # micro_batches()
         got = pipes.get((p, m))
         if got is None:
@@ -380,6 +405,8 @@ def _layouts(
                 compute.pipeline_factor(p, v, m) * compute.stage_balance(layers, p, v),
             )
         pairs.append((tp_eff * got[1], len(pairs), t, p, d, got[0], m))
+    if not pairs:
+        return pairs, (), ()
     key = (pins.zero, pins.recompute, n <= per_node)
     classes = terms.classes.get(key)
     if classes is None:
@@ -546,7 +573,7 @@ class _OnGpu:
         """(layout, per-GPU bytes, parallelism efficiency, micro-batches per pipeline) of the
         fastest layout of `n` GPUs that fits."""
         gpn = self.gpu.gpus_per_node
-        found = self.terms.ranked(n, n if n < gpn else gpn, self.layout_pins).first_fit(self.cap)
+        found = self.terms.first_fit(n, n if n < gpn else gpn, self.layout_pins, self.cap)
         if found is None:
             return None
         (cost, t, p, d, z, rc, v, m), mem = found
@@ -558,7 +585,7 @@ class _OnGpu:
         multiplied in the same order (`compute.layout_value`), without building the layout,
         its named factors or the candidate (the walk's hot path)."""
         gpn = self.gpu.gpus_per_node
-        found = self.terms.ranked(n, n if n < gpn else gpn, self.layout_pins).first_fit(self.cap)
+        found = self.terms.first_fit(n, n if n < gpn else gpn, self.layout_pins, self.cap)
         if found is None:
             return None
         (_, t, p, d, z, rc, v, m), _ = found

@@ -37,6 +37,13 @@ BYTES_PER_TOKEN = 4.0  # ≈4 characters of English text per BPE token (OpenAI t
 CHINCHILLA_TOKENS_PER_PARAM = 20.0  # Hoffmann et al. 2022: compute-optimal D ≈ 20 N
 DEFAULT_FINETUNE_TOKENS = 1e8
 PRETRAIN_BATCH_TOKENS = 4e6  # Llama 2 §2.2: global batch of 4M tokens
+# Compute-optimal batch of a pre-training run, in tokens: B_opt = 0.2920 · C^0.3271 with C the
+# training compute in FLOPs (DeepSeek LLM, Bi et al. 2024, arXiv:2401.02954 §3.1, eq. 1,
+# fitted on IsoFLOP runs from 1e17 to 2e19 FLOPs; its Fig. 3 shows a wide near-optimal band
+# around it). At 3.8e25 FLOPs it gives 68M tokens, beside DeepSeek-V3's 63M (15,360 × 4K
+# sequences, §4.2) and Llama 3 405B's 16M (§3.4.1).
+BATCH_OPT_COEFF = 0.2920
+BATCH_OPT_EXPONENT = 0.3271
 FINETUNE_GLOBAL_BATCH = 64  # sequences per step, a common SFT/LoRA recipe
 
 
@@ -175,6 +182,28 @@ def global_batch(req: EstimateRequest) -> int:
     return max(req.micro_batch, FINETUNE_GLOBAL_BATCH)
 
 
+def compute_optimal_batch_tokens(flops: float) -> float:
+    """B_opt = 0.2920 · C^0.3271 tokens for a pre-training run of C FLOPs (DeepSeek LLM §3.1)."""
+    return BATCH_OPT_COEFF * flops**BATCH_OPT_EXPONENT
+
+
+def batch_limit(req: EstimateRequest, flops: float) -> int:
+    """Sequences one step may run before the planner counts a layout as growing the batch too
+    far: the pinned batch; for unpinned pre-training the larger of the default batch and the
+    compute-optimal batch of `flops`; 0 (no limit: the batch grows with the data-parallel
+    width, with a notice) for unpinned fine-tuning, where the law was not measured."""
+    if req.global_batch:
+        return req.global_batch
+    return growth_limit(req.task, req.seq_len, global_batch(req), flops)
+
+
+def growth_limit(task: str, seq_len: int, batch: int, flops: float) -> int:
+    """How far an unpinned batch of `batch` sequences may grow (see `batch_limit`)."""
+    if task != "pretrain":
+        return 0
+    return max(batch, int(compute_optimal_batch_tokens(flops) // seq_len))
+
+
 def training_job(
     req: EstimateRequest, model: ModelSpec, tokens: float
 ) -> tuple[planner.TrainingJob, memory.Memory, int]:
@@ -202,6 +231,7 @@ def training_job(
         base_flops=flops,
         interconnect=req.interconnect,
         batch_pinned=req.global_batch is not None,
+        batch_limit=batch_limit(req, flops),
     )
     return job, states, trainable
 
@@ -239,7 +269,7 @@ def _running_batch(
                 **params,
             )
         )
-    elif running >= 2 * job.global_batch:
+    elif running >= 2 * job.global_batch and not job.batch_limit:
         warnings.append(
             Notice(
                 "Each step runs %(running)s sequences (%(tokens)s tokens), not the default "
@@ -249,6 +279,24 @@ def _running_batch(
                 **params,
             )
         )
+    elif running >= 2 * job.global_batch:
+        params["optimal"] = fmt(compute_optimal_batch_tokens(job.base_flops))
+        params["flops"] = fmt(job.base_flops)
+        if running <= job.batch_limit:
+            text = (
+                "Each step runs %(running)s sequences (%(tokens)s tokens), not the default "
+                "%(asked)s: data-parallel %(dp)s × micro-batch %(micro)s. That is within the "
+                "compute-optimal batch of %(optimal)s tokens for %(flops)s FLOP (DeepSeek LLM "
+                "2024: 0.292 · C^0.3271); pin global_batch (with tp or pp) to keep the default."
+            )
+        else:
+            text = (
+                "Each step runs %(running)s sequences (%(tokens)s tokens), past the "
+                "compute-optimal batch of %(optimal)s tokens for %(flops)s FLOP (DeepSeek LLM "
+                "2024: 0.292 · C^0.3271): no layout that keeps the batch within it fits in "
+                "memory. A batch this large may need more tokens to reach the same loss."
+            )
+        warnings.append(Notice(text, **params))
     return running
 
 
@@ -400,7 +448,11 @@ def _what_would_fit(
     pinned count, then at any count), with one sequence per micro-batch, then a GPU of the
     pool with more memory. None when none of these fits either."""
     free = planner.Pins(mfu=pins.mfu, goodput=pins.goodput)
-    unpinned = replace(job, batch_pinned=False)
+    unpinned = replace(
+        job,
+        batch_pinned=False,
+        batch_limit=growth_limit(job.task, job.seq_len, job.global_batch, job.base_flops),
+    )
     layout_pinned = (
         any(x is not None for x in (pins.tp, pins.pp, pins.zero, pins.recompute))
         or job.batch_pinned
