@@ -78,6 +78,14 @@ def money(value: float | int | None, currency: str | None = None, digits: int | 
     return f"{sign}{currency_symbol(ccy)}{body}"
 
 
+def kpi_fit(text: str) -> str:
+    """The class that sizes a headline figure by its length, so it stays on one line in its
+    card: a 150 px card holds 9 characters at the full size ('49,503,08' then '9' on its own
+    line, seen at 1440 px), 12 at `long`, 14 at `longer` (static/css/app.css)."""
+    size = len(str(text))
+    return " longer" if size > 12 else " long" if size > 9 else ""
+
+
 def number(value: float | int | None, digits: int = 0) -> str:
     """A number with the locale's grouping and exactly `digits` decimals; '—' for None."""
     if value is None:
@@ -200,6 +208,7 @@ def _make_templates() -> Jinja2Blocks:
         date=date,
         translate_pairs=translate_pairs,
         data=data,
+        kpi_fit=kpi_fit,
     )
     return Jinja2Blocks(env=env)
 

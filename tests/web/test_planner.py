@@ -222,3 +222,18 @@ def test_memory_shows_allocated_tensors_and_nvidia_smi(
     how = soup.select_one("section#results a.how[href]")
     assert how is not None
     assert any(d.get("id") for d in soup.select("section.explain details"))
+
+
+def test_a_long_headline_figure_is_set_smaller_to_stay_on_one_line(
+    get_soup: Callable[..., BeautifulSoup],
+) -> None:
+    # 405B on 16,384 H100: ≈49.5 million GPU-hours. At the full size a 150 px card held
+    # '49,503,08' and put the last digit on a line of its own (seen at 1440 px).
+    soup = get_soup(
+        "/plan?model_source=preset&preset=llama-3.1-405b&task=pretrain&tokens=15.6e12"
+        "&seq_len=8192&gpu=h100-sxm-80gb&gpu_count=16384&deadline_days="
+    )
+    values = {v.get_text(strip=True): v["class"] for v in soup.select("section#results .kpi .v")}
+    hours = next(text for text in values if len(text) == 10 and text.count(",") == 2)
+    assert "long" in values[hours]
+    assert values["16,384"] == ["v"]  # a short one keeps the full size
