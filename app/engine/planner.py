@@ -377,15 +377,13 @@ def _layouts(
     the (ZeRO, recomputation) classes every pair combines with (with dp > 1, with dp = 1).
 
     Only pairs whose data-parallel ranks run at most the job's batch limit in one step, or
-    with `over` only those that run more (never for a pinned batch).
+    with `over` only those that run more (`_JobTerms.first_fit` asks for these).
 
     A layout's relative time is 1 / (pair efficiency × ZeRO efficiency × recomputation
     share); `_Ranked` visits the layouts cheapest first without materialising all of them.
     """
     job = terms.job
     micro, global_batch, limit = job.micro_batch, job.global_batch, job.batch_limit
-    if over and (job.batch_pinned or not limit):
-        return [], (), ()
     layers = job.model.layers
     pipes = terms.pipes
     pairs: list[_Pair] = []

@@ -187,18 +187,12 @@ def compute_optimal_batch_tokens(flops: float) -> float:
     return BATCH_OPT_COEFF * flops**BATCH_OPT_EXPONENT
 
 
-def batch_limit(req: EstimateRequest, flops: float) -> int:
-    """Sequences one step may run before the planner counts a layout as growing the batch too
-    far: the pinned batch; for unpinned pre-training the larger of the default batch and the
-    compute-optimal batch of `flops`; 0 (no limit: the batch grows with the data-parallel
-    width, with a notice) for unpinned fine-tuning, where the law was not measured."""
-    if req.global_batch:
-        return req.global_batch
-    return growth_limit(req.task, req.seq_len, global_batch(req), flops)
-
-
 def growth_limit(task: str, seq_len: int, batch: int, flops: float) -> int:
-    """How far an unpinned batch of `batch` sequences may grow (see `batch_limit`)."""
+    """Sequences one step may run before the planner counts a layout as growing an unpinned
+    batch of `batch` sequences too far: for pre-training the larger of that batch and the
+    compute-optimal batch of `flops`; 0 (no limit: the batch grows with the data-parallel
+    width, with a notice) for fine-tuning, where the law was not measured. (A pinned batch
+    is its own limit: `planner.TrainingJob`.)"""
     if task != "pretrain":
         return 0
     return max(batch, int(compute_optimal_batch_tokens(flops) // seq_len))
@@ -231,7 +225,9 @@ def training_job(
         base_flops=flops,
         interconnect=req.interconnect,
         batch_pinned=req.global_batch is not None,
-        batch_limit=batch_limit(req, flops),
+        batch_limit=0
+        if req.global_batch
+        else growth_limit(req.task, req.seq_len, global_batch(req), flops),
     )
     return job, states, trainable
 
@@ -282,21 +278,23 @@ def _running_batch(
     elif running >= 2 * job.global_batch:
         params["optimal"] = fmt(compute_optimal_batch_tokens(job.base_flops))
         params["flops"] = fmt(job.base_flops)
-        if running <= job.batch_limit:
-            text = (
+        warnings.append(
+            Notice(
                 "Each step runs %(running)s sequences (%(tokens)s tokens), not the default "
                 "%(asked)s: data-parallel %(dp)s × micro-batch %(micro)s. That is within the "
                 "compute-optimal batch of %(optimal)s tokens for %(flops)s FLOP (DeepSeek LLM "
-                "2024: 0.292 · C^0.3271); pin global_batch (with tp or pp) to keep the default."
+                "2024: 0.292 · C^0.3271); pin global_batch (with tp or pp) to keep the default.",
+                **params,
             )
-        else:
-            text = (
+            if running <= job.batch_limit
+            else Notice(
                 "Each step runs %(running)s sequences (%(tokens)s tokens), past the "
                 "compute-optimal batch of %(optimal)s tokens for %(flops)s FLOP (DeepSeek LLM "
                 "2024: 0.292 · C^0.3271): no layout that keeps the batch within it fits in "
-                "memory. A batch this large may need more tokens to reach the same loss."
+                "memory. A batch this large may need more tokens to reach the same loss.",
+                **params,
             )
-        warnings.append(Notice(text, **params))
+        )
     return running
 
 

@@ -78,12 +78,13 @@ def money(value: float | int | None, currency: str | None = None, digits: int | 
     return f"{sign}{currency_symbol(ccy)}{body}"
 
 
-def kpi_fit(text: str) -> str:
-    """The class that sizes a headline figure by its length, so it stays on one line in its
-    card: a 150 px card holds 9 characters at the full size ('49,503,08' then '9' on its own
-    line, seen at 1440 px), 12 at `long`, 14 at `longer` (static/css/app.css)."""
-    size = len(str(text))
-    return " longer" if size > 12 else " long" if size > 9 else ""
+def kpi_value(text: str) -> Markup:
+    """A card's headline figure, sized by its length so it stays on one line: a 150 px card
+    holds 9 characters at the full size ('49,503,08' then '9' on its own line, seen at
+    1440 px), 12 at `long`, 14 at `longer` (static/css/app.css)."""
+    size = len(text)
+    fit = " longer" if size > 12 else " long" if size > 9 else ""
+    return Markup('<div class="v%s">%s</div>') % (fit, text)
 
 
 def number(value: float | int | None, digits: int = 0) -> str:
@@ -197,6 +198,7 @@ def _make_templates() -> Jinja2Blocks:
         figure=figure,
         months_text=months_text,
         hours_text=hours_text,
+        kpi_value=kpi_value,
         static_url=static_url,
         languages=i18n.LANGUAGE_NAMES,
         currencies=CURRENCIES,
@@ -208,7 +210,6 @@ def _make_templates() -> Jinja2Blocks:
         date=date,
         translate_pairs=translate_pairs,
         data=data,
-        kpi_fit=kpi_fit,
     )
     return Jinja2Blocks(env=env)
 
