@@ -45,7 +45,7 @@ def gpu_text(gpu: Mapping[str, Any]) -> str:
     name = gpu.get("name") or ""
     if count is None:
         return str(name)
-    n = int(count) if float(count).is_integer() else count
+    n = f"{int(count):,}" if float(count).is_integer() else count
     return f"{n} × {name}"
 
 
@@ -187,7 +187,7 @@ def infra_rows(infra: Mapping[str, Any]) -> list[tuple[str, str]]:
     RAM, NVMe and NAS read the same in both."""
     rows: list[tuple[str, str]] = []
     if infra.get("cpu_cores"):
-        rows.append(("CPU", gettext("%(n)s cores") % {"n": infra["cpu_cores"]}))
+        rows.append(("CPU", gettext("%(n)s cores") % {"n": f"{int(infra['cpu_cores']):,}"}))
     if infra.get("ram_gb"):
         rows.append(("RAM", f"{infra['ram_gb']:,.0f} GB"))
     if infra.get("nvme_tb"):
@@ -200,7 +200,7 @@ def infra_rows(infra: Mapping[str, Any]) -> list[tuple[str, str]]:
             (gettext("Network"), gettext("%(n)s Gbps uplink") % {"n": f"{net['uplink_gbps']:g}"})
         )
     if infra.get("power_kw"):
-        rows.append((gettext("Power"), f"{infra['power_kw']:.1f} kW"))
+        rows.append((gettext("Power"), f"{infra['power_kw']:,.1f} kW"))
     return rows
 
 

@@ -298,3 +298,14 @@ def test_default_payment_terms_print_in_the_documents_language(
             terms = next(tr for tr in soup.select("tr") if tr.th and tr.th.get_text() in
                          ("Payment terms", "付款條件"))  # fmt: skip
             assert terms.td is not None and terms.td.get_text().startswith(expected)
+
+
+def test_large_counts_on_the_document_are_grouped_like_its_money() -> None:
+    # A 16,384-GPU pre-training plan printed '16384 × NVIDIA H100…', '262144 cores' and
+    # '20766.7 kW' beside 'NT$3,584,000,000' and '3,145,728 GB'.
+    assert document.gpu_text({"count": 16384, "name": "NVIDIA H100"}) == "16,384 × NVIDIA H100"
+    assert document.gpu_text({"count": 0.25, "name": "NVIDIA H100"}) == "0.25 × NVIDIA H100"
+    i18n.activate("en")
+    rows = dict(document.infra_rows({"cpu_cores": 262144, "power_kw": 20766.7}))
+    assert rows["CPU"] == "262,144 cores"
+    assert rows["Power"] == "20,766.7 kW"
