@@ -96,13 +96,14 @@ def estimate(
     nodes = math.ceil(plan.count / gpu.gpus_per_node)
     tier = planner.tier_for(plan.fraction or plan.count, nodes)
     explain.append(_tier_explained(plan, nodes, tier))
+    dataset_gb = _dataset_on_disk(req, plan, explain)
     infra = size_infra(
         gpu=gpu,
         gpus=plan.count,
         gpus_per_node=gpu.gpus_per_node,
         model=model,
         task=task,
-        dataset_gb=req.dataset_gb,
+        dataset_gb=dataset_gb,
         trainable=plan.trainable,
         interconnect=plan.interconnect,
     )
@@ -358,6 +359,38 @@ def _task(req: EstimateRequest, model: ModelSpec) -> str:
 
 
 # ----------------------------------------------------------------------------- the response
+
+
+def _dataset_on_disk(req: EstimateRequest, plan: Plan, explain: list[Explanation]) -> float:
+    """GB of training data the storage and the uplink must hold and carry.
+
+    `dataset_gb` as given; when a training request gives tokens instead, the text those tokens
+    come from (4 bytes a token, the same rate that turns a dataset into tokens) over the epochs
+    it is read. Without this, a 15.6T-token pre-training run sized its storage and its uplink
+    for the weights alone (a 1 Gbps uplink for 2,048 nodes).
+    """
+    if req.dataset_gb > 0 or plan.training is None:
+        return req.dataset_gb
+    epochs = req.epochs or 1.0
+    gb = plan.training.tokens * BYTES_PER_TOKEN / 1e9 / epochs
+    explain.append(
+        Explanation(
+            "infra.dataset_gb",
+            gb,
+            "GB",
+            f"{fmt(plan.training.tokens)} tokens × {BYTES_PER_TOKEN:g} B/token / "
+            f"{epochs:g} epoch(s) = {fmt(gb)} GB (no dataset size given)",
+            "≈4 characters of English text per BPE token (OpenAI tokenizer guide); the same "
+            "rate turns a dataset size into tokens",
+            operands(
+                tokens=(plan.training.tokens, "tokens"),
+                bytes_per_token=(BYTES_PER_TOKEN, "B/token"),
+                epochs=(epochs, "passes over the data"),
+            ),
+            "tokens * bytes_per_token / 1e9 / epochs",
+        )
+    )
+    return gb
 
 
 def _tier_explained(plan: Plan, nodes: int, tier: str) -> Explanation:

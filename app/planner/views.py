@@ -228,6 +228,7 @@ FIGURE_NAMES: Final = {
     "infra.nvme_tb": N_("NVMe storage"),
     "infra.checkpoint_gb": N_("Checkpoint size"),
     "infra.nas_tb": N_("NAS storage"),
+    "infra.dataset_gb": N_("Training data on disk"),
     "infra.network.uplink_gbps": N_("Uplink bandwidth"),
     "infra.power_kw": N_("Power"),
     "lora.trainable_params": N_("LoRA trainable parameters"),

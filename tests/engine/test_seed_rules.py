@@ -217,6 +217,42 @@ def test_t12_140_gb_takes_over_3_h_at_100_mbps_and_20_min_at_1_gbps() -> None:
     assert rel(net.transfer_hours * 60, 20) <= 0.1
 
 
+def test_t11_t12_tokens_without_a_dataset_size_still_bring_their_data() -> None:
+    # A pre-training run given as tokens (no dataset_gb) stores and uploads the text those
+    # tokens come from, at the 4 B/token the engine uses to turn a dataset into tokens.
+    # Llama 3.1 405B, 15.6T tokens: 15.6e12 × 4 / 1e9 = 62,400 GB of data.
+    # T12 uplink: (812 GB weights + 62,400 GB) × 8 / 3,600 s / 2 h = 70.2 Gbps → 100 Gbps
+    # (it sized 1 Gbps from the weights alone, for 2,048 nodes).
+    # T11 warm tier: 2 × 62.4 TB + a week of 3-hourly weights-only checkpoints
+    # (0.812 TB × 8 a day × 7 = 45.5 TB) = 170.3 TB → 180 TB in 10 TB steps.
+    r = est(
+        "llama-3.1-405b",
+        task="pretrain",
+        tokens=15.6e12,
+        seq_len=8192,
+        gpu="h100-sxm-80gb",
+        gpu_count=16384,
+    )
+    data = next(e for e in r.explain if e.figure == "infra.dataset_gb")
+    assert data.value == pytest.approx(62_400)
+    assert data.recomputed() == pytest.approx(data.value)
+    assert r.infra.network.uplink_gbps == 100.0
+    assert rel(r.infra.network.transfer_hours, (812 + 62_400) * 8 / 100 / 3600) <= 0.01
+    assert r.infra.nas_tb == 180
+    # A dataset size the user gives is the data, whatever the tokens.
+    given = est(
+        "llama-3.1-405b",
+        task="pretrain",
+        tokens=15.6e12,
+        dataset_gb=1000,
+        seq_len=8192,
+        gpu="h100-sxm-80gb",
+        gpu_count=16384,
+    )
+    assert not any(e.figure == "infra.dataset_gb" for e in given.explain)
+    assert given.infra.network.uplink_gbps == 10.0  # 1,812 GB × 8 / 2 h = 2.0 Gbps → 10
+
+
 # ------------------------------------------------------------------------ U1 compute
 @pytest.mark.parametrize(
     ("gpus", "mfu", "years"),
