@@ -150,6 +150,8 @@ def plan_training(
 def training_tokens(req: EstimateRequest, model: ModelSpec, warnings: list[str]) -> float:
     """Tokens to train on: given, else dataset bytes / 4 × epochs, else an assumed budget."""
     if req.tokens is not None and req.tokens > 0:
+        if req.dataset_gb > 0:
+            _check_tokens_against_data(req, warnings)
         return req.tokens
     if req.dataset_gb > 0:
         per_epoch = req.dataset_gb * 1e9 / BYTES_PER_TOKEN
@@ -171,6 +173,30 @@ def training_tokens(req: EstimateRequest, model: ModelSpec, warnings: list[str])
         )
     )
     return DEFAULT_FINETUNE_TOKENS
+
+
+def _check_tokens_against_data(req: EstimateRequest, warnings: list[str]) -> None:
+    """Given tokens set the training time; a dataset size given as well sizes the storage and
+    the upload. When the two disagree by more than 2× (tokens ÷ (dataset at 4 B/token) against
+    the epochs, 1 if none), one of them is wrong, and the plan says which figures each drives
+    (the planner form carries a 5 GB default next to any tokens typed)."""
+    per_epoch = req.dataset_gb * 1e9 / BYTES_PER_TOKEN
+    passes = req.tokens / per_epoch if req.tokens else 0.0
+    epochs = req.epochs or 1.0
+    if passes > 2 * epochs or passes < epochs / 2:
+        warnings.append(
+            Notice(
+                "%(tokens)s training tokens read %(gb)s GB of data (%(per_epoch)s tokens at "
+                "4 bytes a token) %(passes)s times, where the epochs say %(epochs)s: the "
+                "training time is for the tokens, while storage and upload are sized for "
+                "%(gb)s GB. Correct whichever is wrong.",
+                tokens=fmt(req.tokens or 0.0),
+                passes=fmt(passes),
+                gb=fmt(req.dataset_gb),
+                per_epoch=fmt(per_epoch),
+                epochs=fmt(epochs),
+            )
+        )
 
 
 def global_batch(req: EstimateRequest) -> int:

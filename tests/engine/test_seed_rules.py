@@ -253,6 +253,17 @@ def test_t11_t12_tokens_without_a_dataset_size_still_bring_their_data() -> None:
     assert given.infra.network.uplink_gbps == 10.0  # 1,812 GB × 8 / 2 h = 2.0 Gbps → 10
 
 
+def test_tokens_that_contradict_the_dataset_size_and_epochs_are_pointed_out() -> None:
+    # 15.6e12 tokens over 5 GB at 4 B/token (1.25e9 tokens) is 12,480 passes, not the 2
+    # epochs given: the time follows the tokens, the storage the 5 GB, and the plan says so.
+    r = est("llama-3.1-8b", task="lora", tokens=15.6e12, dataset_gb=5, epochs=2)
+    said = [str(w) for w in r.warnings if "times, where the epochs say" in str(w)]
+    assert len(said) == 1 and "12,480 times" in said[0] and "say 2" in said[0]
+    # 1e9 tokens over 1 GB (2.5e8 tokens) is 4 passes: within 2× of 3 epochs, nothing said.
+    quiet = est("llama-3.1-8b", task="lora", tokens=1e9, dataset_gb=1, epochs=3)
+    assert not any("times, where the epochs say" in str(w) for w in quiet.warnings)
+
+
 # ------------------------------------------------------------------------ U1 compute
 @pytest.mark.parametrize(
     ("gpus", "mfu", "years"),
