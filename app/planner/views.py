@@ -311,6 +311,12 @@ def form_values(query: Mapping[str, str]) -> dict[str, str]:
             values[name] = str(query[name]).strip()
     if "deadline_days" in query and not query["deadline_days"].strip():
         values["deadline_days"] = ""
+    # The default 5 GB × 2 epochs belongs to the opening example: a link that gives tokens
+    # and no data size (the API's own habit) is sized from its tokens, not from that example.
+    if query.get("tokens", "").strip() and "dataset_gb" not in query:
+        values["dataset_gb"] = ""
+        if "epochs" not in query:
+            values["epochs"] = ""
     # Older links and saved plans carry only `concurrency`: it is the users served at once.
     if not values["users"]:
         values["users"] = values["concurrency"]

@@ -205,6 +205,27 @@ def test_old_links_with_concurrency_fill_users(web: TestClient) -> None:
     assert soup.select_one("#f-users")["value"] == "37"
 
 
+def test_a_link_with_tokens_and_no_data_size_is_sized_from_its_tokens(web: TestClient) -> None:
+    # The form's 5 GB × 2 epochs belong to its opening example. A link that gives 15.6T tokens
+    # and no data size stores and uploads the text of those tokens: 15.6e12 × 4 B = 62,400 GB,
+    # (812 + 62,400) GB × 8 / 100 Gbps = 1.4 h (test_seed_rules has the hand calculation).
+    r = web.get(
+        "/plan?model_source=preset&preset=llama-3.1-405b&task=pretrain&tokens=15.6e12"
+        "&seq_len=8192&gpu=h100-sxm-80gb&gpu_count=16384"
+    )
+    soup = BeautifulSoup(r.text, "html.parser")
+    assert soup.select_one("#f-dataset_gb")["value"] == ""
+    assert soup.select_one("#f-epochs")["value"] == ""
+    bom = soup.select_one("table.bom").get_text(" ", strip=True)
+    assert "100 Gbps" in bom and "180.0 TB" in bom
+    assert any(
+        d["id"].startswith("x-infra-dataset-gb") for d in soup.select("section.explain details")
+    )
+    # A data size the link does give is kept.
+    given = web.get("/plan?preset=llama-3.1-8b&task=lora&tokens=2e8&dataset_gb=1")
+    assert BeautifulSoup(given.text, "html.parser").select_one("#f-dataset_gb")["value"] == "1"
+
+
 def test_memory_shows_allocated_tensors_and_nvidia_smi(
     get_soup: Callable[..., BeautifulSoup], lang: str
 ) -> None:
