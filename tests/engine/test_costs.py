@@ -210,6 +210,23 @@ def test_t8_monthly_rent(
     assert option.breakdown == {"rent": pytest.approx(monthly)}
 
 
+def test_a_multi_offer_rental_counts_nodes_not_offers_and_groups_its_offers() -> None:
+    # The shipped list rents H100 as 16-GPU (2-node) and 8-GPU offers. 16,384 GPUs are
+    # 1,024 × 16 = 2,048 nodes of 8; the note said "1024 nodes" and the name listed
+    # "16 + 16 + …" 1,024 times. 24 GPUs are 16 + 8: 2 offers, 3 nodes.
+    from app.catalog.shipped import shipped_price_book
+
+    prices = shipped_price_book()
+    for gpus, name, nodes in (
+        (16_384, "16,384× h100-sxm-80gb as 1,024 × 16 GPUs", "2,048 nodes, rented as 1,024 offers"),
+        (24, "24× h100-sxm-80gb as 16 + 8 GPUs", "3 nodes, rented as 2 offers"),
+    ):
+        c = compare_costs(use(gpus=gpus, months=1), prices, horizon_months=1)
+        option = c.option("rent_monthly")
+        assert name in option.label
+        assert option.note.startswith(nodes)
+
+
 T8_TERM = [
     # (GPUs, contract months, NT$/month) — T8: 3 months list, 6 months −10 %, 12 months −20 %
     pytest.param(8, 12, 280_000, id="T8 8× 12 months: 350,000 × (1 − 0.20) = 280,000"),

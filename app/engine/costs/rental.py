@@ -124,7 +124,13 @@ class OfferSelection:
             if self.is_slice:
                 return f"MIG {number(self.gpus)} × {gpu_id}"
             return f"{number(self.gpus)}× {gpu_id} {link}"
-        split = " + ".join(number(o.gpu_count) for o, k in self.parts for _ in range(k))
+        # "as 8 + 4 GPUs"; many of one offer as "1,024 × 16" (it listed 1,024 terms).
+        split = " + ".join(
+            f"{number(k)} × {number(o.gpu_count)}"
+            if k > 2
+            else " + ".join([number(o.gpu_count)] * k)
+            for o, k in self.parts
+        )
         return f"{number(self.gpus)}× {gpu_id} as {split} GPUs"
 
 
@@ -240,11 +246,15 @@ def rental_options(
     lead_days = sel.lead_time_hours / 24
     notes = []
     if sel.nodes > 1:
+        # `nodes` is the servers billed, not the offers rented: 1,024 rentals of a 16-GPU
+        # (2-node) offer said "1024 nodes" for a 2,048-node plan.
         notes.append(
             Notice(
-                "%(nodes)s nodes: seed 003 T1 quotes multi-node clusters per project; priced "
-                "here as nodes × single-node rent, before any volume discount.",
-                nodes=sel.nodes,
+                "%(nodes)s nodes, rented as %(offers)s offers: seed 003 T1 quotes multi-node "
+                "clusters per project; priced here as the sum of the offers' rent, before any "
+                "volume discount.",
+                nodes=number(sel.servers(usage.gpus_per_node)),
+                offers=number(sel.nodes),
             )
         )
     if sel.gpus > usage.gpu_count + _EPS:
