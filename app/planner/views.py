@@ -356,6 +356,8 @@ _ALIASES: Final = {
     "slo.ttft_s": "slo_ttft_s",
     "slo.tokens_per_s_per_user": "slo_tokens_per_s",
 }
+#: Form fields in percent of a request field that is a fraction (their limits too).
+_PERCENT_SCALES: Final = {"mfu": 100.0, "utilization": 100.0}
 _SLO_FIELDS: Final = (("slo_ttft_s", "ttft_s"), ("slo_tokens_per_s", "tokens_per_s_per_user"))
 
 
@@ -429,7 +431,9 @@ def build_request(
             data[name] = values[name]
     if values.get("zero_stage", "") in ("0", "1", "2", "3"):
         data["zero_stage"] = int(values["zero_stage"])
-    for name, scale in (("mfu", 100.0), ("utilization", 100.0)):
+    elif values.get("zero_stage", "").strip():  # a hand-edited link: say so, don't drop it
+        errors["zero_stage"] = _("Choose one of the listed options.")
+    for name, scale in _PERCENT_SCALES.items():
         try:
             pct = parse_number(name, values.get(name))
         except FieldError as e:
@@ -442,7 +446,7 @@ def build_request(
     try:
         return EstimateRequest.model_validate(data), {}
     except ValidationError as exc:
-        return None, validation_messages(exc, _ALIASES)
+        return None, validation_messages(exc, _ALIASES, _PERCENT_SCALES)
 
 
 def run_estimate(

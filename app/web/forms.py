@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Mapping
+from decimal import Decimal
 from typing import Any
 
 from pydantic import ValidationError
@@ -60,30 +61,42 @@ def parse_number(field: str, raw: str | None, *, integer: bool = False) -> float
 
 
 def validation_messages(
-    exc: ValidationError, aliases: Mapping[str, str] | None = None
+    exc: ValidationError,
+    aliases: Mapping[str, str] | None = None,
+    scales: Mapping[str, float] | None = None,
 ) -> dict[str, str]:
-    """Pydantic errors as {form field: translated message}; '' is the whole form."""
+    """Pydantic errors as {form field: translated message}; '' is the whole form.
+
+    `scales` names the form fields that show a model field in other units (a percent field
+    of a fraction: 100), so that a limit is stated in the units the user typed."""
     out: dict[str, str] = {}
     for err in exc.errors():
         loc = [str(p) for p in err.get("loc", ()) if not isinstance(p, int)]
         key = ".".join(loc)
         field = (aliases or {}).get(key, loc[-1] if loc else "")
-        out.setdefault(field, message_for(err))
+        out.setdefault(field, message_for(err, (scales or {}).get(field, 1.0)))
     return out
 
 
-def message_for(err: Mapping[str, Any]) -> str:
-    """One pydantic error in the page's language."""
+def message_for(err: Mapping[str, Any], scale: float = 1.0) -> str:
+    """One pydantic error in the page's language; a limit is multiplied by `scale`."""
     kind = str(err.get("type", ""))
     ctx = err.get("ctx") or {}
+
+    def limit(key: str) -> str:
+        value = ctx.get(key)
+        if scale != 1.0 and isinstance(value, int | float):
+            value = round(value * scale, 9)
+        return _fmt(value)
+
     if kind in ("greater_than_equal",):
-        return _("Must be at least %(limit)s.") % {"limit": _fmt(ctx.get("ge"))}
+        return _("Must be at least %(limit)s.") % {"limit": limit("ge")}
     if kind in ("greater_than",):
-        return _("Must be more than %(limit)s.") % {"limit": _fmt(ctx.get("gt"))}
+        return _("Must be more than %(limit)s.") % {"limit": limit("gt")}
     if kind in ("less_than_equal",):
-        return _("Must be at most %(limit)s.") % {"limit": _fmt(ctx.get("le"))}
+        return _("Must be at most %(limit)s.") % {"limit": limit("le")}
     if kind in ("less_than",):
-        return _("Must be less than %(limit)s.") % {"limit": _fmt(ctx.get("lt"))}
+        return _("Must be less than %(limit)s.") % {"limit": limit("lt")}
     if kind in ("literal_error", "enum"):
         return _("Choose one of the listed options.")
     if kind in (
@@ -108,6 +121,9 @@ def message_for(err: Mapping[str, Any]) -> str:
 
 
 def _fmt(value: Any) -> str:
+    """A limit as a person writes it: 1,000,000,000,000, never 1E+12 (a Decimal bound)."""
+    if isinstance(value, Decimal):
+        value = int(value) if value == value.to_integral_value() else float(value)
     if isinstance(value, float) and value.is_integer():
         value = int(value)
     if isinstance(value, int):

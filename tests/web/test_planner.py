@@ -98,6 +98,29 @@ def test_error_messages_are_translated(web: TestClient) -> None:
     assert msg == "至少須為 16。"
 
 
+@pytest.mark.parametrize(
+    ("query", "field", "en", "zh"),
+    [
+        # The form takes MFU and utilisation in percent; the request holds fractions
+        # (mfu 0.01–0.9, utilization 0.01–1), so the limits are stated ×100.
+        ("task=pretrain&mfu=150", "mfu", "Must be at most 90.", "最多為 90。"),
+        ("task=pretrain&mfu=0.4", "mfu", "Must be at least 1.", "至少須為 1。"),
+        ("utilization=-20", "utilization", "Must be at least 1.", "至少須為 1。"),
+        ("zero_stage=9", "zero_stage", "Choose one of the listed options.", None),
+    ],
+)
+def test_limits_are_stated_in_the_units_the_form_asks_for(
+    web: TestClient, lang: str, query: str, field: str, en: str, zh: str | None
+) -> None:
+    r = web.get(f"/plan?{query}", headers={"Accept-Language": lang})
+    msg = BeautifulSoup(r.text, "html.parser").select_one(f"#err-{field}")
+    assert msg is not None
+    if lang == "zh-TW" and zh is not None:
+        assert msg.get_text(strip=True) == zh
+    elif lang != "zh-TW":
+        assert msg.get_text(strip=True) == en
+
+
 def test_pasted_config_json(web: TestClient) -> None:
     cfg = {
         "architectures": ["LlamaForCausalLM"],
