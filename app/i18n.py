@@ -4,8 +4,8 @@ Conventions
 -----------
 * Two languages: ``zh-TW`` (Traditional Chinese, Taiwan) and ``en``. msgids are written in
   English, so English needs no catalog: it is the msgid itself.
-* The language of a request: the ``lang`` cookie (set by ``/set-language``) > the browser's
-  ``Accept-Language`` > ``settings.default_language``.
+* The language of a request: a ``lang`` query parameter > the ``lang`` cookie (set by
+  ``/set-language``) > the browser's ``Accept-Language`` > ``settings.default_language``.
 * Translations are read at start-up from EVERY ``*.po`` file in
   ``app/locale/zh_Hant_TW/LC_MESSAGES/`` (compiled in memory, merged). A team that adds its
   own pages adds its own ``<area>.po`` beside ``messages.po``; nobody compiles ``.mo`` files.
@@ -73,7 +73,11 @@ def parse_accept_language(header: str) -> str | None:
 
 
 def choose_language(conn: HTTPConnection, default: str = "zh-TW") -> str:
-    """The request's language: cookie > Accept-Language > the configured default."""
+    """The request's language: a ``lang`` query parameter (a link sent in one language opens
+    in it: ``/plan?…&lang=en``) > cookie > Accept-Language > the configured default."""
+    asked = normalise(conn.query_params.get(LANG_COOKIE))
+    if asked:
+        return asked
     cookie = normalise(conn.cookies.get(LANG_COOKIE))
     if cookie:
         return cookie

@@ -7,10 +7,10 @@ from fastapi.responses import RedirectResponse, Response
 
 from app.architectures import content
 from app.i18n import LANG_COOKIE, normalise
+from app.web.language import ONE_YEAR
 from app.web.templating import CURRENCIES, CURRENCY_COOKIE, render
 
 router = APIRouter(include_in_schema=False)
-ONE_YEAR = 365 * 24 * 3600
 
 
 def safe_next(value: str | None) -> str:

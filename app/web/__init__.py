@@ -30,7 +30,9 @@ def install(app: FastAPI) -> None:
     app.mount("/static", assets, name="static")
     app.add_middleware(CSRFMiddleware, secret=settings.resolved_secret_key(), secure=settings.https)
     app.add_middleware(GZipMiddleware, minimum_size=800, compresslevel=6)
-    app.add_middleware(LanguageMiddleware, default=str(settings.default_language))
+    app.add_middleware(
+        LanguageMiddleware, default=str(settings.default_language), secure=settings.https
+    )
     errors.install(app)
 
     from app.web.notices import CHECKPOINT_KINDS, notice_text

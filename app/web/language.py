@@ -1,27 +1,61 @@
 """The one language middleware: every request runs in its visitor's language.
 
-Order of preference: the ``lang`` cookie > ``Accept-Language`` > the configured default
-(`app.i18n.choose_language`). The choice is stored in ``request.state.lang`` and activated
-in a context variable, which the endpoint (and the threads sync endpoints run in) inherit,
-so templates, error messages and engine notices all read the same language.
+Order of preference: a ``lang`` query parameter > the ``lang`` cookie > ``Accept-Language``
+> the configured default (`app.i18n.choose_language`). The choice is stored in
+``request.state.lang`` and activated in a context variable, which the endpoint (and the
+threads sync endpoints run in) inherit, so templates, error messages and engine notices all
+read the same language.
+
+A ``lang`` query parameter that differs from the cookie also sets the cookie, as the
+language switch does: a link sent as ``/plan?…&lang=en`` opens in English, and the page's
+own HTMX requests (which do not repeat the parameter) stay in English.
 """
 
 from __future__ import annotations
 
+from http.cookies import SimpleCookie
+
 from starlette.requests import HTTPConnection
-from starlette.types import ASGIApp, Receive, Scope, Send
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app import i18n
 
+ONE_YEAR = 365 * 24 * 3600
+
 
 class LanguageMiddleware:
-    def __init__(self, app: ASGIApp, *, default: str) -> None:
+    def __init__(self, app: ASGIApp, *, default: str, secure: bool = False) -> None:
         self.app = app
         self.default = default
+        self.secure = secure
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http":
-            lang = i18n.choose_language(HTTPConnection(scope), self.default)
-            scope.setdefault("state", {})["lang"] = lang
-            i18n.activate(lang)
-        await self.app(scope, receive, send)
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        conn = HTTPConnection(scope)
+        lang = i18n.choose_language(conn, self.default)
+        scope.setdefault("state", {})["lang"] = lang
+        i18n.activate(lang)
+        asked = i18n.normalise(conn.query_params.get(i18n.LANG_COOKIE))
+        if asked is None or asked == i18n.normalise(conn.cookies.get(i18n.LANG_COOKIE)):
+            await self.app(scope, receive, send)
+            return
+
+        async def remember(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                cookie = SimpleCookie()
+                cookie[i18n.LANG_COOKIE] = asked
+                morsel = cookie[i18n.LANG_COOKIE]
+                morsel["path"] = "/"
+                morsel["max-age"] = ONE_YEAR
+                morsel["samesite"] = "lax"
+                morsel["httponly"] = True
+                if self.secure:
+                    morsel["secure"] = True
+                headers = list(message.get("headers", []))
+                headers.append((b"set-cookie", morsel.OutputString().encode("latin-1")))
+                message = {**message, "headers": headers}
+            await send(message)
+
+        await self.app(scope, receive, remember)

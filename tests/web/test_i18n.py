@@ -46,6 +46,19 @@ def test_language_switch_sticks_and_beats_the_header(web: TestClient) -> None:
     assert _lang_of(web.get("/", headers={"Accept-Language": "en"}).text) == "zh-Hant-TW"
 
 
+def test_a_link_with_lang_opens_in_that_language_and_stays_in_it(web: TestClient) -> None:
+    # A sales engineer sends "/plan?…&lang=en" to a colleague whose browser asks for zh-TW.
+    r = web.get("/plan?example=70b-lora&lang=en", headers={"Accept-Language": "zh-TW"})
+    assert _lang_of(r.text) == "en"
+    cookie = r.headers["set-cookie"]
+    assert "lang=en" in cookie and "Max-Age=31536000" in cookie and "SameSite=lax" in cookie
+    # The page's own requests carry no lang: the cookie keeps them in English.
+    assert _lang_of(web.get("/", headers={"Accept-Language": "zh-TW"}).text) == "en"
+    # A parameter that matches the cookie sets nothing; an unknown one is ignored.
+    assert "set-cookie" not in web.get("/?lang=en").headers
+    assert _lang_of(web.get("/?lang=fr", headers={"Accept-Language": "zh-TW"}).text) == "en"
+
+
 @pytest.mark.parametrize("target", ["https://evil.example/", "//evil.example/", "/\\evil", "evil"])
 def test_switch_never_redirects_off_site(web: TestClient, target: str) -> None:
     r = web.get("/set-language", params={"lang": "en", "next": target}, follow_redirects=False)
