@@ -95,6 +95,21 @@ def number(value: float | int | None, digits: int = 0) -> str:
     return format_decimal(value, format=pattern, locale=i18n.babel_locale())
 
 
+@jinja2.pass_context
+def grouped_ngettext(
+    context: jinja2.runtime.Context, singular: str, plural: str, num: Any, **variables: Any
+) -> str:
+    """Jinja's newstyle ngettext, with a whole-number `num` grouped as the locale writes it:
+    "2,048 nodes", where the stock one printed "2048 nodes" beside "16,384 GPUs"."""
+    if "num" not in variables:
+        whole = isinstance(num, int) or (isinstance(num, float) and num.is_integer())
+        variables["num"] = number(num) if whole else num
+    text = str(context.call(i18n.ngettext, singular, plural, num))
+    if context.eval_ctx.autoescape:
+        return Markup(text) % variables  # escapes the variables, keeps the result safe
+    return text % variables
+
+
 def months_text(value: float, digits: int | None = None) -> str:
     """'1 month', '6 months', '0.4 months' ('1 個月' …): whole numbers without decimals,
     others with `digits` (default 1)."""
@@ -192,6 +207,7 @@ def _make_templates() -> Jinja2Blocks:
     )
     env.globals.update(
         _=env.globals["gettext"],
+        ngettext=grouped_ngettext,
         money=money,
         number=number,
         percent=percent,

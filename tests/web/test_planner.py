@@ -281,3 +281,13 @@ def test_a_long_headline_figure_is_set_smaller_to_stay_on_one_line(
     hours = next(text for text in values if len(text) == 10 and text.count(",") == 2)
     assert "long" in values[hours]
     assert values["16,384"] == ["v"]  # a short one keeps the full size
+
+
+def test_a_plan_without_a_warm_tier_says_so_instead_of_0_tb(web: TestClient) -> None:
+    # T6 entry template: one GPU and under 0.5 TB of data keep everything on NVMe.
+    r = web.get("/plan?preset=llama-3.1-8b&task=lora&gpu_count=1&dataset_gb=1&lang=en")
+    bom = {
+        tr.th.get_text(strip=True): tr.select("td")[-2].get_text(strip=True)
+        for tr in BeautifulSoup(r.text, "html.parser").select("table.bom tbody tr")
+    }
+    assert bom["NAS (warm tier)"] == "not needed"
