@@ -31,6 +31,9 @@ COMPONENTS_KW_PER_GPU = 0.15  # NIC, NVMe, DIMMs, NVSwitch share per GPU slot
 BOARD_KW = 0.3  # motherboard, BMC, boot drives
 FAN_PSU_FACTOR = 1.3  # DGX H100: 10.2 kW datasheet max vs 7.8 kW of components
 TYPICAL_GPU_DRAW = 0.8  # training draws ≈80% of TDP on average
+# CPUs, NICs, drives and the board draw well under their nameplate while the GPUs compute; the
+# split (0.8 GPUs, 0.6 the rest) puts a 4-GPU box at ≈3 kW typical, as seed 003 T7 states.
+REST_TYPICAL_DRAW = 0.6
 AIR_RACK_LIMIT_KW = 20.0  # practical air-cooled rack density with containment
 
 
@@ -286,7 +289,7 @@ def size_infra(
     sockets = 2 if cores > 64 else 1
     comp = sockets * CPU_SOCKET_KW + per_node * COMPONENTS_KW_PER_GPU + BOARD_KW
     node_max = (gpu_kw + comp) * FAN_PSU_FACTOR
-    node_typ = gpu_kw * TYPICAL_GPU_DRAW + comp * 0.6
+    node_typ = gpu_kw * TYPICAL_GPU_DRAW + comp * REST_TYPICAL_DRAW
     power = node_max * nodes
     typical = node_typ * nodes
     ex.append(
@@ -297,7 +300,9 @@ def size_infra(
             f"({per_node} × {fmt(gpu.tdp_w)} W GPUs + {sockets} × {CPU_SOCKET_KW} kW CPU + "
             f"{per_node} × {COMPONENTS_KW_PER_GPU} kW NIC/NVMe/DIMM + {BOARD_KW} kW board) × "
             f"{FAN_PSU_FACTOR} fans/PSU = {fmt(node_max)} kW per node × {nodes} = {fmt(power)} kW "
-            f"provisioned; typical draw {fmt(typical)} kW (GPUs at {TYPICAL_GPU_DRAW:.0%} TDP)",
+            f"provisioned; typical draw ({fmt(gpu_kw)} kW GPUs × {TYPICAL_GPU_DRAW} + "
+            f"{fmt(comp)} kW CPU/NIC/NVMe/board × {REST_TYPICAL_DRAW}) × {nodes} = "
+            f"{fmt(typical)} kW",
             "T7: 4-GPU ≈3 kW (typical), 8-GPU >10 kW; DGX H100 datasheet 10.2 kW max "
             "(fans/PSU factor 1.3 = 10.2 / 7.8 kW of components)",
             operands(
