@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Final
 
 from app.charts import figures
 from app.engine.price_book import PriceBook
 from app.i18n import N_
 from app.i18n import gettext as _
+from app.web.templating import number
 
 KIND_NAMES = {
     "rent_hourly": N_("Hourly rent"),
@@ -33,6 +34,16 @@ PART_NAMES = {
     "cloud": N_("Cloud"),
 }
 _TERM = re.compile(r"(\d+)-month")
+#: An offer's interconnect (app.engine.price_book.Offer.interconnect, lower-case keys) as
+#: its maker writes it: "NVLink", not "NVLINK". The planner's INTERCONNECTS form choices say
+#: the same, but app.planner.views imports this module, so it cannot be imported back here.
+INTERCONNECT_NAMES: Final = {
+    "nvlink": "NVLink",
+    "pcie": "PCIe",
+    "infiniband": "InfiniBand",
+    "roce": "RoCE",
+    "ethernet": N_("Ethernet"),
+}
 
 
 def option_name(option: Mapping[str, Any]) -> str:
@@ -62,8 +73,8 @@ def option_detail(option: Mapping[str, Any], book: PriceBook | None) -> str:
             nodes = int(billed.get("nodes") or 1)
             where = f"{_nodes(nodes)} · " if nodes > 1 else ""
             return (
-                f"{gpus:g}× {_gpu_name(offer.gpu_id)} · {where}{offer.interconnect.upper()} · "
-                f"{offer.provider}"
+                f"{number(gpus, 0 if gpus >= 1 else 2)}× {gpu_name(offer.gpu_id, book)} · {where}"
+                f"{interconnect_name(offer.interconnect)} · {offer.provider}"
             )
     for server in book.servers:
         if server.id == ids[0]:
@@ -75,13 +86,21 @@ def option_detail(option: Mapping[str, Any], book: PriceBook | None) -> str:
 
 
 def _nodes(n: int) -> str:
-    return _("%(n)s nodes") % {"n": n}
+    return _("%(n)s nodes") % {"n": number(n)}
 
 
-def _gpu_name(gpu_id: str) -> str:
-    from app.engine.gpus import default_gpus
+def interconnect_name(key: str) -> str:
+    """'nvlink' → 'NVLink', 'ethernet' → '乙太網路' in zh-TW; an unknown key as it is."""
+    name = INTERCONNECT_NAMES.get(key.lower())
+    return _(name) if name else key
 
-    for g in default_gpus():
+
+def gpu_name(gpu_id: str, book: PriceBook | None = None) -> str:
+    """The GPU's short display name ("H100 SXM5 80GB"), from the price list's GPUs (a
+    catalog GPU the shipped list lacks included), never its catalog id where one is known."""
+    from app.engine.estimate import gpu_pool
+
+    for g in gpu_pool(None, book):
         if g.id == gpu_id:
             return g.name.replace("NVIDIA ", "")
     return gpu_id

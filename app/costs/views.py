@@ -9,11 +9,14 @@ from pydantic import ValidationError
 
 from app.costs import presenters as costs_view
 from app.engine.estimate import InputError
+from app.engine.explain import Explanation
 from app.engine.price_book import PriceBook
+from app.i18n import N_
 from app.i18n import gettext as _
-from app.planner.views import gpu_choices
+from app.planner.views import explain_entries, gpu_choices
 from app.web.forms import FieldError, parse_number, validation_messages
 from app.web.notices import input_error_text
+from app.web.templating import figure, money, number, percent
 
 DEFAULTS: Final[dict[str, str]] = {
     "gpu": "h100-sxm-80gb",
@@ -23,6 +26,10 @@ DEFAULTS: Final[dict[str, str]] = {
     "term_months": "12",
 }
 TERMS: Final = ("1", "3", "6", "12", "24", "36")
+#: Cost figures /tco can show that the planner's FIGURE_NAMES do not name.
+EXTRA_FIGURE_NAMES: Final = {
+    "Storage + network share of the budget": N_("Storage + network share of the budget"),
+}
 
 
 def form_values(query: Mapping[str, str]) -> dict[str, str]:
@@ -79,4 +86,48 @@ def tco_page(query: Mapping[str, str], *, currency: str, book: PriceBook | None)
         return ctx
     ctx["cost"] = cost
     ctx["costs"] = costs_view.view(cost, book, currency, utilization=req.utilization)
+    gpu_names = {c.value: c.label for c in ctx["gpu_choices"]}
+    ctx["explain"] = explain_items(
+        cost, gpu_name=gpu_names.get(req.gpu, req.gpu), gpu_count=req.gpu_count
+    )
     return ctx
+
+
+def explain_items(
+    cost: Mapping[str, Any], *, gpu_name: str, gpu_count: float
+) -> list[dict[str, Any]]:
+    """The cost block's explanations, named in the page's language as the planner names them
+    (app.planner.views.explain_entries: options as the quote names them, GPU names, no catalog
+    ids), each with its value as a reader says it: "22% of 730 h a month", "NT$10,080,000".
+    The formula and source stay English (the template marks them lang="en")."""
+    raw = [
+        Explanation(
+            figure=str(e["figure"]),
+            value=float(e["value"]),
+            unit=str(e["unit"]),
+            formula=str(e["formula"]),
+            source=str(e["source"]),
+        )
+        for e in cost.get("explain") or []
+    ]
+    items = explain_entries(raw, cost, gpu_name, gpu_count)
+    for item, e in zip(items, raw, strict=True):
+        if not item["name"] and not item["translated_name"] and e.figure in EXTRA_FIGURE_NAMES:
+            item["name"] = EXTRA_FIGURE_NAMES[e.figure]
+        item["text"] = value_text(e.value, e.unit, item["unit"])
+    return items
+
+
+def value_text(value: float, unit: str, unit_name: str) -> str:
+    """A cost figure's value in words: a share of the month as a percentage of its hours, a
+    share as a percentage, money as money, anything else as the number and its unit."""
+    if unit == "fraction of 730 h":
+        return _("%(share)s of %(hours)s h a month") % {
+            "share": percent(value),
+            "hours": number(730),
+        }
+    if unit == "fraction":
+        return percent(value)
+    if unit in ("TWD", "USD"):
+        return money(value, unit)
+    return f"{figure(value)} {unit_name}".strip()

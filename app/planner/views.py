@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import logging
 import math
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -20,6 +20,7 @@ from app.charts import figures
 from app.costs import presenters as costs_view
 from app.engine.architectures import list_presets
 from app.engine.estimate import InputError, estimate, gpu_pool
+from app.engine.explain import Explanation
 from app.engine.price_book import PriceBook
 from app.engine.schemas import EstimateRequest, EstimateResponse
 from app.engine.serving import targets_for, users_of
@@ -543,7 +544,9 @@ def image_summary(req: EstimateRequest, resp: EstimateResponse) -> dict[str, Any
     }
 
 
-def _cost_figure_namer(resp: EstimateResponse) -> Callable[[str], str | None]:
+def _cost_figure_namer(
+    cost: Mapping[str, Any] | None, gpu_name: str, gpu_count: float
+) -> Callable[[str], str | None]:
     """A function naming this response's cost figures in the active language:
     'Break-even utilisation: Monthly rent — 32× h100-sxm-80gb … vs AWS p5.48xlarge …' reads
     'Break-even utilisation: Monthly rent · 32 × NVIDIA H100 SXM5 80GB vs Public cloud —
@@ -551,12 +554,12 @@ def _cost_figure_namer(resp: EstimateResponse) -> Callable[[str], str | None]:
     list (the engine's words are shown then)."""
     from app.quotes.document import option_label
 
-    cost = resp.cost or {}
+    cost = cost or {}
     tco = cost.get("tco_options") or {}
     by_label = {
         str(o.get("label")): o for o in [*(cost.get("options") or []), *(tco.get("options") or [])]
     }
-    gpu = {"name": resp.gpu.name, "count": resp.gpu.count}
+    gpu = {"name": gpu_name, "count": gpu_count}
     hours = float(cost.get("hours_per_month") or 730.0)
 
     def named(label: str) -> str | None:
@@ -582,9 +585,22 @@ def _cost_figure_namer(resp: EstimateResponse) -> Callable[[str], str | None]:
 
 
 def explain_items(resp: EstimateResponse) -> list[dict[str, Any]]:
+    """The response's explanations as the Explain panel shows them."""
+    return explain_entries(resp.explain, resp.cost, resp.gpu.name, resp.gpu.count)
+
+
+def explain_entries(
+    explain: Sequence[Explanation],
+    cost: Mapping[str, Any] | None,
+    gpu_name: str,
+    gpu_count: float,
+) -> list[dict[str, Any]]:
+    """Explanations named in the page's language: the planner's figures by FIGURE_NAMES, the
+    cost figures by the options they compare (as the quote names them, `gpu_count` ×
+    `gpu_name`). /tco, which has a cost block and no estimate, uses it too."""
     out = []
-    cost_name = _cost_figure_namer(resp)
-    for i, e in enumerate(resp.explain):
+    cost_name = _cost_figure_namer(cost, gpu_name, gpu_count)
+    for i, e in enumerate(explain):
         name = FIGURE_NAMES.get(e.figure)
         out.append(
             {

@@ -44,3 +44,11 @@ def test_a_purchase_shows_its_holding_period_once(web: TestClient) -> None:
 def test_one_gpu_is_singular(web: TestClient) -> None:
     rows = _billed(web, "/plan?preset=llama-3.1-8b&task=lora&gpu_count=1&lang=en")
     assert any("· 1 GPU · 1 node" in line for lines in rows.values() for line in lines)
+
+
+def test_an_option_names_its_gpus_and_nodes_grouped(web: TestClient) -> None:
+    soup = BeautifulSoup(web.get(PLAN_405B).text, "html.parser")
+    row = soup.select_one('table.costs-table tbody tr[data-kind="rent_monthly"]')
+    assert row is not None
+    detail = row.select_one("span.muted.small").get_text(" ", strip=True)
+    assert detail.startswith("16,384× H100 SXM5 80GB · 2,048 nodes · InfiniBand")
