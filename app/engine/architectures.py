@@ -559,11 +559,20 @@ def _hf_check(key: str, value: Any) -> int:
     """`value` of config.json field `key` as a bounded int, or ValueError naming the field."""
     low, high = _HF_BOUNDS.get(key, _HF_DEFAULT_BOUNDS)
     if isinstance(value, bool) or not isinstance(value, int):
-        raise ValueError(f"config.json field {key!r} must be an integer, got {_short(value)}")
+        raise ValueError(
+            Notice(
+                "config.json field '%(name)s' must be an integer, got %(value)s",
+                name=key, value=_short(value),
+            )
+        )  # fmt: skip
     if not low <= value <= high:
         raise ValueError(
-            f"config.json field {key!r} must be between {low:,} and {high:,}, got {_short(value)}"
-        )
+            Notice(
+                "config.json field '%(name)s' must be between %(low)s and %(high)s, got "
+                "%(value)s",
+                name=key, low=f"{low:,}", high=f"{high:,}", value=_short(value),
+            )
+        )  # fmt: skip
     return value
 
 
@@ -576,7 +585,12 @@ def _short(value: Any) -> str:
 
 def _hf_int(config: Mapping[str, Any], key: str, model_type: str) -> int:
     if key not in config or config[key] is None:
-        raise ValueError(f"config.json is missing {key!r} (needed for model_type {model_type!r})")
+        raise ValueError(
+            Notice(
+                "config.json is missing '%(name)s' (needed for model_type '%(type)s')",
+                name=key, type=model_type,
+            )
+        )  # fmt: skip
     return _hf_check(key, config[key])
 
 
@@ -596,19 +610,30 @@ def from_hf_config(config: Mapping[str, Any]) -> ModelSpec:
     optional speculative-decoding head, as in the 671B the DeepSeek-V3 README states.
     """
     if not isinstance(config, Mapping):
-        raise ValueError("config.json must be a JSON object")
+        raise ValueError(Notice("config.json must be a JSON object"))
     model_type = config.get("model_type")
     if not model_type:
-        raise ValueError("config.json is missing 'model_type'")
+        raise ValueError(
+            Notice(
+                "config.json is missing 'model_type' (one of: %(supported)s)",
+                supported=", ".join(sorted(_HF_TYPES)),
+            )
+        )
     if not isinstance(model_type, str):
         raise ValueError(
-            f"config.json field 'model_type' must be a string, got {_short(model_type)}"
+            Notice(
+                "config.json field 'model_type' must be a string, got %(value)s",
+                value=_short(model_type),
+            )
         )
     if model_type not in _HF_TYPES:
         raise ValueError(
-            f"unsupported model_type {model_type!r} in config.json; "
-            f"supported: {', '.join(sorted(_HF_TYPES))}"
-        )
+            Notice(
+                "model_type '%(type)s' in config.json is not supported; supported: "
+                "%(supported)s",
+                type=model_type, supported=", ".join(sorted(_HF_TYPES)),
+            )
+        )  # fmt: skip
     tied_default, norms_per_layer = _HF_TYPES[model_type]
 
     def need(key: str) -> int:
@@ -618,7 +643,10 @@ def from_hf_config(config: Mapping[str, Any]) -> ModelSpec:
     kv_heads = need("num_key_value_heads") if config.get("num_key_value_heads") else heads
     if heads % kv_heads:
         raise ValueError(
-            "config.json field 'num_attention_heads' must be a multiple of 'num_key_value_heads'"
+            Notice(
+                "config.json field 'num_attention_heads' must be a multiple of "
+                "'num_key_value_heads'"
+            )
         )
     arch: dict[str, Any] = {
         "layers": need("num_hidden_layers"),
@@ -633,7 +661,9 @@ def from_hf_config(config: Mapping[str, Any]) -> ModelSpec:
     }
     if not arch["head_dim"]:
         if hidden % heads:
-            raise ValueError("config.json needs 'head_dim': hidden_size is not divisible by heads")
+            raise ValueError(
+                Notice("config.json needs 'head_dim': hidden_size is not divisible by heads")
+            )
         arch["head_dim"] = hidden // heads
     notes: list[str] = []
 
@@ -649,7 +679,12 @@ def from_hf_config(config: Mapping[str, Any]) -> ModelSpec:
         arch["moe_ffn_hidden"] = arch["ffn_hidden"]
     if model_type == "deepseek_v3":
         if config.get("moe_layer_freq", 1) != 1:
-            raise ValueError("unsupported 'moe_layer_freq' (only 1, every layer after the dense)")
+            raise ValueError(
+                Notice(
+                    "config.json field 'moe_layer_freq' must be 1 (an MoE layer after every "
+                    "dense layer): other values are not supported"
+                )
+            )
         rope, nope = need("qk_rope_head_dim"), need("qk_nope_head_dim")
         arch.update(
             attention="mla",

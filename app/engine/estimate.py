@@ -194,7 +194,9 @@ def resolve_model(req: EstimateRequest) -> ModelSpec:
         raise InputError("model.preset", e.args[0]) from e
     except ValueError as e:
         where = "model.hf_config" if m.hf_config is not None else "model"
-        raise InputError(where, str(e)) from e
+        # A Notice keeps its template, so a page can say it in its own language.
+        said = e.args[0] if e.args and isinstance(e.args[0], Notice) else str(e)
+        raise InputError(where, said) from e
 
 
 def gpu_pool(gpus: Sequence[GpuSpec] | None, prices: PriceBook | None) -> list[GpuSpec]:

@@ -32,7 +32,9 @@ def as_domain_error(exc: Exception) -> DomainError:
     if isinstance(exc, DomainError):
         return exc
     if isinstance(exc, InputError):
-        if isinstance(exc.message, Notice):  # translated into the request's language
+        # A Notice is translated into the request's language; one whose parameters clash with
+        # Invalid's own keywords (a "%(field)s" placeholder) is said in English, never a 500.
+        if isinstance(exc.message, Notice) and not {"field", "message"} & set(exc.message.params):
             return Invalid(exc.message.template, field=exc.field, **exc.message.params)
         return Invalid(str(exc), field=exc.field)
     raise TypeError(f"not a domain error: {exc!r}")

@@ -27,7 +27,10 @@ LLAMA = (
 
 
 def post_raw(client: TestClient, path: str, body: str) -> tuple[int, dict]:
-    r = client.post(path, content=body, headers={"content-type": "application/json"})
+    # In English: the assertions quote the engine's English words (a zh-TW client gets them
+    # translated, tests/web/test_input_errors_translated.py).
+    headers = {"content-type": "application/json", "Accept-Language": "en"}
+    r = client.post(path, content=body, headers=headers)
     assert r.headers["content-type"].startswith("application/json"), r.text[:200]
     return r.status_code, r.json()
 

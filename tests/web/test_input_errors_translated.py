@@ -91,3 +91,31 @@ def test_an_unknown_gpu_or_preset_is_named_in_the_request_language(
         assert r.status_code == 422, r.text
         (detail,) = r.json()["detail"]
         assert detail["loc"] == ["body", *field.split(".")] and words in detail["msg"]
+
+
+@pytest.mark.parametrize(
+    ("lang", "words"),
+    [
+        ("zh-TW", "config.json 缺少 'model_type'(可用值:deepseek_v3, gemma"),
+        ("en", "config.json is missing 'model_type' (one of: deepseek_v3, gemma"),
+    ],
+)
+def test_a_pasted_config_json_is_refused_in_the_page_language(
+    client: TestClient, lang: str, words: str
+) -> None:
+    # {} has no model_type: the planner names the field and the types it reads.
+    r = client.get(
+        "/plan?model_source=config&hf_config=%7B%7D&task=lora", headers={"Accept-Language": lang}
+    )
+    err = BeautifulSoup(r.text, "html.parser").select_one("#err-hf_config")
+    assert err is not None and words in err.get_text(), err
+    # The API says the same in the reader's language, naming the field.
+    api = client.post(
+        "/api/v1/estimate",
+        json={"model": {"hf_config": {"model_type": "gpt9"}}, "task": "lora"},
+        headers={"Accept-Language": lang},
+    )
+    assert api.status_code == 422
+    (detail,) = api.json()["detail"]
+    assert detail["loc"] == ["body", "model", "hf_config"]
+    assert ("不支援" if lang == "zh-TW" else "is not supported") in detail["msg"]
