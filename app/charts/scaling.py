@@ -79,18 +79,29 @@ def gpus_vs_days(
     if chosen is not None and chosen in counts:
         d = days[counts.index(chosen)]
         label = t("Chosen: %(gpus)s GPUs, %(days)s days") % {
-            "gpus": chosen,
+            "gpus": _num(chosen, 0),
             "days": _num(d, 2 if d < 10 else 1),
         }
-        # Label on the side with room: right of the point unless it is the last count.
-        position = "middle left" if chosen == counts[-1] and len(counts) > 1 else "middle right"
+        # Label on the side with room: below-left of a point in the right half of the (log)
+        # axis, above-right in the left half — the falling curve leaves those corners empty.
+        # Right of 16,384 of 1–32,768 GPUs it ran off the plot ("Chosen: 16384 G…"). On the
+        # plot it takes two lines (the count, then from the days on), so that it fits a
+        # 390 px phone; the legend keeps it on one.
+        span = math.log(counts[-1] / counts[0]) if len(counts) > 1 else 0.0
+        right_half = span > 0 and math.log(chosen / counts[0]) > span / 2
+        position = "bottom left" if right_half else "top right"
+        days_text = _num(d, 2 if d < 10 else 1)
+        at = label.rfind(days_text)
+        on_plot = (
+            _esc(label[:at].rstrip(" ,，、")) + "<br>" + _esc(label[at:]) if at > 0 else _esc(label)
+        )
         traces.append(
             go.Scatter(
                 x=[chosen],
                 y=[d],
                 mode="markers+text",
                 name=_esc(label),
-                text=["  " + _esc(label) + "  "],
+                text=["  " + on_plot + "  "],
                 textposition=position,
                 textfont={"size": BASE_FONT_SIZE, "color": INK},
                 marker={
@@ -108,7 +119,10 @@ def gpus_vs_days(
     y_axis = _axis(t("Days to finish (days)"), rangemode="tozero")
     if log_y:
         # 1-2-5 ticks at full size: plotly's own log ticks print the minor digits tiny.
-        lo, hi = min(days), max(max(days), deadline_days or 0.0)
+        # The deadline inside the ticked range: a 14-day line under a curve from 73 days
+        # sat below the last tick (50) with nothing to read it against.
+        lo = min(min(days), deadline_days or math.inf)
+        hi = max(max(days), deadline_days or 0.0)
         ticks_y = ticks_125(lo / 1.5, hi * 1.5)
         y_axis.update(
             type="log",

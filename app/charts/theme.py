@@ -108,6 +108,10 @@ def _num(value: float, digits: int = 1) -> str:
 
 
 def _gb(value: float) -> str:
+    """GB to a tenth, or to two significant figures under 0.1 GB: a 405B model's weights on
+    16,384 GPUs (ZeRO-3) are 0.049 GB a GPU, which read "Weights 0 GB"."""
+    if 0 < value < 0.1:
+        return f"{value:.2g} GB" if value >= 0.001 else "<0.001 GB"
     return f"{_num(value, 1 if value < 100 else 0)} GB"
 
 

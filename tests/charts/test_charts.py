@@ -161,7 +161,24 @@ def test_gpus_vs_days_marks_the_chosen_count() -> None:
     fig = charts.gpus_vs_days(POINTS, deadline_days=7, chosen=8, t=samples.zh)
     chosen = next(tr for tr in fig.data if tr.meta["role"] == "chosen")
     assert (chosen.x, chosen.y) == ((8,), (5.2,))
-    assert "選定：8 張 GPU，5.2 天" in chosen.text[0]
+    assert chosen.name == "選定：8 張 GPU，5.2 天"
+    assert "選定：8 張 GPU<br>5.2 天" in chosen.text[0]
+
+
+def test_the_chosen_label_sits_on_the_side_with_room_and_groups_its_count() -> None:
+    # 8 of 1–16 GPUs is at 3/4 of the log axis: its label goes left, where the plot has room
+    # (right of 16,384 of 1–32,768 it ran off the plot, "Chosen: 16384 G…"); 2 goes right.
+    fig = charts.gpus_vs_days(POINTS, deadline_days=7, chosen=8)
+    chosen = next(tr for tr in fig.data if tr.meta["role"] == "chosen")
+    assert chosen.textposition == "bottom left"
+    fig = charts.gpus_vs_days(POINTS, deadline_days=7, chosen=2)
+    assert next(tr for tr in fig.data if tr.meta["role"] == "chosen").textposition == "top right"
+    big = [(n, 1000 / n) for n in (128, 1024, 8192, 16384, 32768)]
+    label = next(
+        tr for tr in charts.gpus_vs_days(big, chosen=16384).data if tr.meta["role"] == "chosen"
+    )
+    assert "Chosen: 16,384 GPUs<br>" in label.text[0]  # two lines on the plot
+    assert label.name == "Chosen: 16,384 GPUs, 0.06 days"  # 1,000 / 16,384; one line
 
 
 def test_gpus_vs_days_without_deadline_or_choice() -> None:
@@ -559,3 +576,12 @@ def test_predicted_vs_reported_in_chinese_and_needs_points() -> None:
     assert sum(len(tr.x) for tr in fig.data if tr.meta["role"] == "runs") >= 45
     with pytest.raises(ValueError):
         charts.predicted_vs_reported([{"label": "A", "predicted": 0, "reported": 1}])
+
+
+def test_a_small_share_of_memory_is_not_rounded_to_nothing() -> None:
+    # Llama 3.1 405B on 16,384 GPUs with ZeRO-3: 405.85e9 × 2 B / 16,384 = 0.0495 GB of
+    # weights a GPU; the legend said "Weights 0 GB".
+    from app.charts.theme import _gb
+
+    assert _gb(405.85e9 * 2 / 16_384 / 1e9) == "0.05 GB"
+    assert _gb(0.0004) == "<0.001 GB" and _gb(0) == "0 GB" and _gb(21.34) == "21.3 GB"
