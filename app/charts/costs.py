@@ -157,8 +157,17 @@ def cumulative_costs(
         labels.append((y > lowest + max(1.0, abs(lowest) * 1e-6), month, y, text))
     # Where the cheapest option changes matters most; other crossings are labelled while
     # there is room (every crossing keeps its marker and hover text).
-    chosen = [(x, y, text) for _, x, y, text in sorted(labels)[:MAX_CALLOUTS]]
     y_top = max((max(tr.y, default=0.0) for tr in traces), default=0.0)
+    # Two options at one price (AWS p5.48xlarge and 8 × p5.4xlarge) cross a third at the same
+    # point: one callout says it ("Month 9.9" was boxed twice, one over the other).
+    distinct: list[tuple[bool, float, float, str]] = []
+    for item in sorted(labels):
+        if not any(
+            text == item[3] and abs(y - item[2]) <= 0.02 * max(y_top, 1.0)
+            for _, _, y, text in distinct
+        ):
+            distinct.append(item)
+    chosen = [(x, y, text) for _, x, y, text in distinct[:MAX_CALLOUTS]]
     annotations = _callouts(chosen, float(horizon or 1), float(y_top))
     if xs:
         traces.append(

@@ -219,6 +219,17 @@ def test_cumulative_costs_marks_break_even_at_the_month() -> None:
     assert note.y == pytest.approx(1_500_000)
 
 
+def test_two_options_at_one_price_crossing_a_third_get_one_callout() -> None:
+    # A twin of Buy (the same cumulative costs, as AWS p5.48xlarge and 8 × p5.4xlarge are)
+    # crosses Monthly rent at the same point: both markers stay, one "Month 7.5" box.
+    twin = {**BUY, "key": "buy:y", "label": "Buy again"}
+    pairs = [*BREAK_EVEN, {"a": "rent_monthly:x", "b": "buy:y", "month": 7.5}]
+    fig = charts.cumulative_costs([RENT, BUY, twin], pairs, currency="TWD")
+    marker = next(tr for tr in fig.data if tr.meta.get("role") == "break_even")
+    assert marker.x == (7.5, 7.5)
+    assert [a.text for a in fig.layout.annotations] == ["Month 7.5"]
+
+
 def test_cumulative_costs_money_axis_has_the_currency() -> None:
     twd = charts.cumulative_costs([RENT, BUY], BREAK_EVEN, currency="TWD")
     usd = charts.cumulative_costs([RENT, BUY], BREAK_EVEN, currency="USD")
