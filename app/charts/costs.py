@@ -79,12 +79,25 @@ def _callouts(
                 "borderwidth": 1,
                 "borderpad": 3,
                 "name": "break_even",
+                # Near either end the box grows inward: "Month 57.6" of 60 was cut at 390 px.
+                "xanchor": "right"
+                if x > 0.85 * x_span
+                else "left"
+                if x < 0.15 * x_span
+                else "center",
             }
         )
     return out
 
 
 MAX_CALLOUTS = 6
+
+
+def _two_lines(title: str) -> str:
+    """An axis title with its parenthesis on a second line: plotly does not wrap, and on a
+    390 px phone "GPU utilisation (share of 730 h a month" was cut at its last character."""
+    at = min((i for i in (title.find("("), title.find("（")) if i > 0), default=-1)
+    return title if at < 0 else title[:at].rstrip() + "<br>" + title[at:]
 
 
 def cumulative_costs(
@@ -421,7 +434,7 @@ def utilization_sensitivity(
         title or t("Monthly cost vs GPU utilisation"),
         height=480,
         xaxis=_axis(
-            t("GPU utilisation (share of 730 h a month)"),
+            _two_lines(t("GPU utilisation (share of 730 h a month)")),
             range=[0, 100],
             ticksuffix="%",
             dtick=10,

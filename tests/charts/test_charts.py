@@ -230,6 +230,14 @@ def test_two_options_at_one_price_crossing_a_third_get_one_callout() -> None:
     assert [a.text for a in fig.layout.annotations] == ["Month 7.5"]
 
 
+def test_a_callout_near_the_end_of_the_horizon_grows_inward() -> None:
+    late = [{"a": "rent_monthly:x", "b": "buy:x", "month": 11.5}]
+    (note,) = charts.cumulative_costs([RENT, BUY], late, currency="TWD").layout.annotations
+    assert note.xanchor == "right"  # 11.5 of 12 months: a centred box ran off the plot
+    (mid,) = charts.cumulative_costs([RENT, BUY], BREAK_EVEN, currency="TWD").layout.annotations
+    assert mid.xanchor == "center"
+
+
 def test_cumulative_costs_money_axis_has_the_currency() -> None:
     twd = charts.cumulative_costs([RENT, BUY], BREAK_EVEN, currency="TWD")
     usd = charts.cumulative_costs([RENT, BUY], BREAK_EVEN, currency="USD")
@@ -359,7 +367,8 @@ def test_utilization_sensitivity_skips_options_without_run_rates() -> None:
     fig = charts.utilization_sensitivity([bare, HOURLY], currency="USD", t=samples.zh)
     assert [tr.meta.get("key") for tr in fig.data] == ["rent_hourly:x"]
     assert fig.layout.yaxis.tickprefix == "US$"
-    assert fig.layout.xaxis.title.text == "GPU 使用率（每月 730 小時的比例）"
+    # On two lines: plotly does not wrap, and one line was cut on a 390 px phone.
+    assert fig.layout.xaxis.title.text == "GPU 使用率<br>（每月 730 小時的比例）"
 
 
 def _cost_option(d: dict) -> CostOption:
