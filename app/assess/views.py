@@ -248,19 +248,22 @@ def why(a: Assessment) -> dict[str, str]:
     return {"memory": memory, "time": time}
 
 
-def plan_price(book: PriceBook | None, gpus: float, currency: str) -> tuple[float, float] | None:
-    """(best term price, list price) per month for an offer with exactly `gpus` GPUs."""
-    if book is None:
+def plan_price(
+    book: PriceBook | None, gpus: float, currency: str
+) -> tuple[float, float, float] | None:
+    """(best term price, list price, GPUs rented) per month for the smallest of the provider's
+    offers that holds `gpus` GPUs — 3 GPUs rent as the 4-GPU offer, as the cost engine
+    covers them (seed 003 T8); the cheaper of two offers of one size. None without one."""
+    holding = [o for o in content.house_offers(book) if o.gpu_count >= gpus - 1e-9]
+    if book is None or not holding:
         return None
-    for offer in content.house_offers(book):
-        if offer.gpu_count == gpus:
-            best = max(offer.term_discounts.values(), default=0.0)
-            try:
-                top = book.convert(offer.monthly_price, offer.currency, currency)
-            except KeyError:
-                return None
-            return (top * (1 - best), top)
-    return None
+    offer = min(holding, key=lambda o: (o.gpu_count, o.monthly_price))
+    best = max(offer.term_discounts.values(), default=0.0)
+    try:
+        top = book.convert(offer.monthly_price, offer.currency, currency)
+    except KeyError:
+        return None
+    return (top * (1 - best), top, float(offer.gpu_count))
 
 
 def result_context(a: Assessment, *, book: PriceBook | None, currency: str) -> dict[str, Any]:

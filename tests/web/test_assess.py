@@ -47,6 +47,19 @@ def test_single_gpu_price_range_is_the_seed_rent(get_soup: Callable[..., Beautif
     assert soup.select_one(".price-range").get_text(strip=True) == "NT$40,000 – NT$50,000"
 
 
+def test_a_count_no_offer_has_is_priced_as_the_smallest_rental_that_holds_it(
+    get_soup: Callable[..., BeautifulSoup], lang: str
+) -> None:
+    # 70B LoRA in a week needs 3 H100; the list rents 1, 2, 4 and 8. Seed 003 T8: 4 × H100
+    # NT$200,000 a month, 12-month contract −20 % = NT$160,000 (it showed the whole tier's
+    # NT$100,000–350,000).
+    soup = get_soup("/assess?task=lora&size=70&data=10&deadline=7")
+    assert soup.select_one(".price-range").get_text(strip=True) == "NT$160,000 – NT$200,000"
+    note = soup.select_one(".price-range + p").get_text(" ", strip=True)
+    assert ("4 張 H100" if lang == "zh-TW" else "For 4 × H100") in note
+    assert ("這 3 張 GPU" if lang == "zh-TW" else "holds the 3 GPUs") in note
+
+
 def test_questions_are_fieldsets_with_legends(get_soup: Callable[..., BeautifulSoup]) -> None:
     soup = get_soup("/assess")
     legends = [fs.legend.get_text(" ", strip=True) for fs in soup.select("fieldset.question")]
