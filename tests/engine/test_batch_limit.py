@@ -69,3 +69,28 @@ def test_fine_tuning_batches_still_grow_with_a_notice(task: str) -> None:
             gpu_count=256)  # fmt: skip
     assert r.parallelism.global_batch == 256
     assert any("A batch this large may need more tokens" in w for w in r.warnings)
+
+
+def test_a_pipeline_fills_up_to_the_compute_optimal_batch() -> None:
+    # Llama 3.1 405B, TP 8 × PP 16 on 16,384 H100 (Llama 3's own layout, Table 4): 128
+    # data-parallel pipelines of micro-batch 1. At the default 4M tokens (488 sequences) each
+    # ran m = ceil(488 / 128) = 4 micro-batches and its bubble (16 − 1)/(v · 4) idled it;
+    # the batch may grow to B_opt = 6.89e7 tokens = 8,411 sequences of 8,192, so
+    # m = 8,411 // 128 = 65 and each step runs 128 × 65 = 8,320 sequences (68.2M tokens).
+    r = est("llama-3.1-405b", task="pretrain", tokens=15.6e12, seq_len=8192,
+            gpu="h100-sxm-80gb", gpu_count=16_384, tp=8, pp=16)  # fmt: skip
+    p = r.parallelism
+    assert (p.dp, p.gradient_accumulation, p.global_batch) == (128, 65, 8320)
+    mfu = next(e for e in r.explain if e.figure == "training.mfu")
+    assert "p=16, v=4, m=65" in mfu.formula
+    assert any("65 micro-batches of 1 on each of 128 data-parallel pipelines" in w
+               for w in r.warnings)  # fmt: skip
+    # A pinned batch is kept: 16M tokens = 1,953 sequences → m = ceil(1,953 / 128) = 16.
+    pinned = est("llama-3.1-405b", task="pretrain", tokens=15.6e12, seq_len=8192,
+                 gpu="h100-sxm-80gb", gpu_count=16_384, tp=8, pp=16,
+                 global_batch=1953)  # fmt: skip
+    assert pinned.parallelism.gradient_accumulation == 16
+    # Fine-tuning has no limit (the law was fitted on pre-training): nothing fills.
+    ft = est("llama-3.1-70b", task="full_finetune", tokens=1e9, seq_len=4096,
+             gpu="h100-sxm-80gb", gpu_count=64, tp=8, pp=4)  # fmt: skip
+    assert ft.parallelism.gradient_accumulation == -(-64 // ft.parallelism.dp)
