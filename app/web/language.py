@@ -6,9 +6,10 @@ Order of preference: a ``lang`` query parameter > the ``lang`` cookie > ``Accept
 threads sync endpoints run in) inherit, so templates, error messages and engine notices all
 read the same language.
 
-A ``lang`` query parameter that differs from the cookie also sets the cookie, as the
-language switch does: a link sent as ``/plan?…&lang=en`` opens in English, and the page's
-own HTMX requests (which do not repeat the parameter) stay in English.
+A ``lang`` query parameter that differs from the cookie also sets the cookie on an HTML
+answer, as the language switch does: a link sent as ``/plan?…&lang=en`` opens in English,
+and the page's own HTMX requests (which do not repeat the parameter) stay in English. A
+download in a language (``/quotes/…/pdf?lang=en``) leaves the cookie alone.
 """
 
 from __future__ import annotations
@@ -43,7 +44,9 @@ class LanguageMiddleware:
             return
 
         async def remember(message: Message) -> None:
-            if message["type"] == "http.response.start":
+            # Only a page remembers it: a document asked for in a language (a quote's PDF
+            # or CSV with ?lang=) must not switch the reader's pages.
+            if message["type"] == "http.response.start" and _is_html(message):
                 cookie = SimpleCookie()
                 cookie[i18n.LANG_COOKIE] = asked
                 morsel = cookie[i18n.LANG_COOKIE]
@@ -59,3 +62,10 @@ class LanguageMiddleware:
             await send(message)
 
         await self.app(scope, receive, remember)
+
+
+def _is_html(start: Message) -> bool:
+    for name, value in start.get("headers", []):
+        if name.lower() == b"content-type":
+            return bool(value.startswith(b"text/html"))
+    return False

@@ -54,6 +54,9 @@ def test_a_link_with_lang_opens_in_that_language_and_stays_in_it(web: TestClient
     assert "lang=en" in cookie and "Max-Age=31536000" in cookie and "SameSite=lax" in cookie
     # The page's own requests carry no lang: the cookie keeps them in English.
     assert _lang_of(web.get("/", headers={"Accept-Language": "zh-TW"}).text) == "en"
+    # A download in a language does not switch the pages (only HTML answers set it).
+    api = web.get("/api/v1/validation?lang=zh-TW")
+    assert api.status_code == 200 and "set-cookie" not in api.headers
     # A parameter that matches the cookie sets nothing; an unknown one is ignored.
     assert "set-cookie" not in web.get("/?lang=en").headers
     assert _lang_of(web.get("/?lang=fr", headers={"Accept-Language": "zh-TW"}).text) == "en"
