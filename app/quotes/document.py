@@ -265,6 +265,52 @@ def assumption_rows(workload: Mapping[str, Any]) -> list[tuple[str, str]]:
     return rows
 
 
+def _days_text(value: float) -> str:
+    """A number of days as the document prints it: 7, 7.5, 14.5 (no "7.0")."""
+    return f"{value:,.2f}".rstrip("0").rstrip(".")
+
+
+def deadline_note(
+    training: Mapping[str, Any] | None, workload: Mapping[str, Any]
+) -> tuple[str, str] | None:
+    """("missed" | "tight" | "met", sentence): the finish time against the customer's own
+    deadline, in the active language; None without a deadline or a verdict on it.
+
+    The verdict is the estimate's (`meets_deadline`, and `deadline_margin`: met even at the
+    slow end of its error band); the document must never show a plan that misses the
+    customer's deadline without saying so. A plan that does not fit in memory has no finish
+    time to compare (its figures are of a layout that cannot run), so it gets no note.
+    """
+    deadline = workload.get("deadline_days")
+    if not training or not deadline or training.get("fits") is False:
+        return None
+    meets = training.get("meets_deadline")
+    if meets is None:
+        return None
+    days = float(training["days"])
+    params = {"days": f"{days:,.1f}", "deadline": _days_text(float(deadline))}
+    if meets is False:
+        late = days - float(deadline)
+        if round(late, 1) < 0.1:  # "0.0 days after" would read as on time
+            text = gettext(
+                "Misses your deadline: finishes in %(days)s days, just after the "
+                "%(deadline)s-day deadline you gave."
+            )
+        else:
+            text = gettext(
+                "Misses your deadline: finishes in %(days)s days, %(late)s days after the "
+                "%(deadline)s-day deadline you gave."
+            )
+            params["late"] = f"{late:,.1f}"
+        return "missed", text % params
+    if training.get("deadline_margin") is False:
+        return "tight", gettext(
+            "Within your %(deadline)s-day deadline, with no room to spare: a run as slow as "
+            "the error band below allows would finish after it."
+        ) % params
+    return "met", gettext("Within your %(deadline)s-day deadline.") % params
+
+
 def service_row(
     inference: Mapping[str, Any] | None,
     gpu: Mapping[str, Any],

@@ -7,9 +7,11 @@ from typing import Any, Final, Literal
 from pydantic import ConfigDict, field_validator
 from sqlmodel import Field, Session, SQLModel
 
+from app import errors
 from app.accounts.models import User
 from app.catalog.models import PriceList
 from app.customers import service as customers
+from app.i18n import N_
 from app.ids import DbId
 from app.plans import service as plans
 from app.plans.models import TAGS_MAX, Plan, Tag, clean_tags
@@ -90,7 +92,7 @@ def import_plan(*, session: Session, owner: User, data: PlanImport) -> Plan:
     keep = data.price_list_id
     # Checked before the plan is created: a 422 must not leave a half-imported plan behind.
     if not data.reprice and keep is not None and session.get(PriceList, keep) is None:
-        raise plans.Invalid("price_list_id", f"no price list {keep}")
+        raise errors.Invalid(N_("no price list %(id)s"), field="price_list_id", id=keep)
     quote = dict(data.quote) if data.quote and data.include_quote else None
     if quote is not None:
         _check_quote_currency(session, data)
@@ -121,9 +123,13 @@ def _check_quote_currency(session: Session, data: PlanImport) -> None:
         cost = data.result.get("cost") or {}
         target = str(cost.get("currency") or data.workload.get("currency") or "TWD")
     if target != data.quote_currency:
-        raise plans.Invalid(
-            "quote_currency",
-            f"the quote's amounts are in {data.quote_currency}, the new plan quotes in {target}: "
-            f"link a customer billed in {data.quote_currency} (customer_id), or import the plan "
-            "without its quote (include_quote: false)",
+        raise errors.Invalid(
+            N_(
+                "the quote's amounts are in %(old)s, the new plan quotes in %(new)s: link a "
+                "customer billed in %(old)s (customer_id), or import the plan without its "
+                "quote (include_quote: false)"
+            ),
+            field="quote_currency",
+            old=data.quote_currency,
+            new=target,
         )

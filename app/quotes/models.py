@@ -14,6 +14,7 @@ from typing import Final
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from app.engine.strict_numbers import NumbersNotBooleans
+from app.i18n import N_
 
 QUOTE_STATUSES: Final = ("draft", "sent", "accepted", "declined", "expired")
 MAX_LINES: Final = 50
@@ -46,9 +47,10 @@ class QuoteLineIn(NumbersNotBooleans, BaseModel):
     @model_validator(mode="after")
     def _one_kind(self) -> QuoteLineIn:
         if not self.option_key and not (self.description or "").strip():
-            raise ValueError("a line needs an option_key or a description")
+            # msgids: the builder shows them in the page's language (views.errors_of)
+            raise ValueError(N_("a line needs an option_key or a description"))
         if not self.option_key and self.unit_price is None:
-            raise ValueError("a free line needs a unit_price")
+            raise ValueError(N_("a free line needs a unit_price"))
         return self
 
 

@@ -15,6 +15,7 @@ from datetime import date, timedelta
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any, Final
 
+from app.i18n import N_
 from app.quotes.models import (
     DOMESTIC_TAX_RATE,
     EXPORT_TAX_RATE,
@@ -26,10 +27,13 @@ MINOR_UNIT: Final = {"TWD": Decimal("1"), "USD": Decimal("0.01")}
 HUNDRED: Final = Decimal(100)
 # Kinds whose price a customer's quote can carry as a line (clouds are comparisons only).
 QUOTABLE_KINDS: Final = ("rent_hourly", "rent_monthly", "rent_term", "mig", "buy")
+# A msgid without parameters: app.plans.service passes a QuoteInputError on as its message.
+NO_FX_RATE: Final = N_("the plan's price list has no exchange rate for this currency")
 
 
 class QuoteInputError(ValueError):
-    """A quote value refused; `field` is its dotted path under `quote`."""
+    """A quote value refused; `field` is its dotted path under `quote`, the message a msgid
+    (marked `N_`) that the error path translates into the page's or request's language."""
 
     def __init__(self, field: str, message: str) -> None:
         super().__init__(message)
@@ -172,7 +176,7 @@ class Fx:
             return amount * self.rate
         if (from_ccy, to_ccy) == (self.quote, self.base):
             return amount / self.rate
-        raise QuoteInputError("currency", f"no FX rate {from_ccy}->{to_ccy}")
+        raise QuoteInputError("currency", NO_FX_RATE)
 
 
 def _s(value: Decimal) -> str:
@@ -197,7 +201,7 @@ def resolve(
     Raises QuoteInputError (field under `quote`) for an unknown option, a validity date in
     the past, or a currency the price list cannot convert to."""
     if quote.valid_until is not None and quote.valid_until < today:
-        raise QuoteInputError("quote.valid_until", "must not be in the past")
+        raise QuoteInputError("quote.valid_until", N_("must not be in the past"))
     by_key = {str(o.get("key")): o for o in options}
     lines: list[dict[str, Any]] = []
     for i, line in enumerate(quote.lines):
@@ -207,21 +211,21 @@ def resolve(
             # A price the customer could not be billed (NT$480.5): refused, never rounded.
             raise QuoteInputError(
                 f"quote.lines.{i}.unit_price",
-                "no decimals in this currency (whole dollars)"
+                N_("no decimals in this currency (whole dollars)")
                 if minor_unit(currency) == 1
-                else "at most 2 decimal places in this currency (cents)",
+                else N_("at most 2 decimal places in this currency (cents)"),
             )
         out: dict[str, Any] = {"discount_pct": _s(line.discount_pct)}
         if line.option_key:
             option = by_key.get(line.option_key)
             if option is None:
                 raise QuoteInputError(
-                    f"quote.lines.{i}.option_key", "is not a cost option of this plan"
+                    f"quote.lines.{i}.option_key", N_("is not a cost option of this plan")
                 )
             d = option_defaults(option, hours_per_month)
             if line.unit_price is None and currency != plan_currency:
                 if fx is None:
-                    raise QuoteInputError("currency", f"no FX rate {plan_currency}->{currency}")
+                    raise QuoteInputError("currency", NO_FX_RATE)
                 d["unit_price"] = fx.convert(d["unit_price"], plan_currency, currency)
             unit_price = line.unit_price if line.unit_price is not None else d["unit_price"]
             out.update(

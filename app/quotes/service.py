@@ -179,6 +179,7 @@ def quote_view(
         "tier_label": gettext(TIERS.get(str(result.get("tier")), str(result.get("tier", "")))),
         "gpu": result.get("gpu") or {},
         "training": result.get("training"),
+        "deadline_note": document.deadline_note(result.get("training"), workload),
         "memory": result.get("memory_per_gpu_gb") or {},
         "inference": result.get("inference"),
         "service_row": document.service_row(result.get("inference"), gpu, workload),
@@ -249,16 +250,18 @@ def send_quote(*, session: Session, plan_id: int, actor: User, limit_pct: Decima
     already decided or its discount waits for an admin's approval."""
     plan = plans.get_plan(session=session, plan_id=plan_id)
     if not plans.can_edit(actor, plan):
-        raise plans.Forbidden("Only the plan's owner or an admin can change it.")
+        raise plans.Forbidden(N_("Only the plan's owner or an admin can change it."))
     plans.require_undecided(plan)  # a second answer must never replace the first
     quote = plan.quote or {}
     if not quote.get("lines"):
-        raise errors.Invalid("add at least one line before sending", field="quote.lines")
+        raise errors.Invalid(N_("add at least one line before sending"), field="quote.lines")
     if plan.valid_until is not None and plan.valid_until < plans.today():
-        raise errors.Invalid("is in the past: set a new validity date", field="quote.valid_until")
+        raise errors.Invalid(
+            N_("is in the past: set a new validity date"), field="quote.valid_until"
+        )
     if plans.needs_discount_approval(plan, owner=_owner(session, plan), limit_pct=limit_pct):
         raise QuoteStateError(
-            "a discount of %(pct)s%% is over the %(limit)s%% limit: an admin must approve it",
+            N_("a discount of %(pct)s%% is over the %(limit)s%% limit: an admin must approve it"),
             state="discount_approval_required",
             pct=pricing.max_discount_pct(quote),
             limit=limit_pct,
@@ -275,10 +278,10 @@ def send_quote(*, session: Session, plan_id: int, actor: User, limit_pct: Decima
 def approve_discount(*, session: Session, plan_id: int, actor: User) -> Plan:
     """An admin approves the quote's current deepest discount (recorded who and when)."""
     if actor.role != "admin":
-        raise plans.Forbidden("Only an admin can approve a discount.")
+        raise plans.Forbidden(N_("Only an admin can approve a discount."))
     plan = plans.get_plan(session=session, plan_id=plan_id)
     if not plan.quote:
-        raise errors.Invalid("the plan has no quote", field="quote")
+        raise errors.Invalid(N_("the plan has no quote"), field="quote")
     plans.require_undecided(plan)  # the approval on record is the one the customer saw
     plan.discount_approved_pct = pricing.max_discount_pct(plan.quote)
     plan.discount_approved_by = actor.id
@@ -291,13 +294,16 @@ def approve_discount(*, session: Session, plan_id: int, actor: User) -> Plan:
 
 def _decidable(plan: Plan) -> None:
     if plan.status == "expired":
-        raise QuoteStateError("the quote expired and can no longer be accepted", state="expired")
-    if plan.status in ("accepted", "declined"):
         raise QuoteStateError(
-            "the quote was already %(status)s", state=plan.status, status=plan.status
+            N_("the quote expired and can no longer be accepted"), state="expired"
         )
+    # One msgid per state: a status value inside a translated sentence stays English.
+    if plan.status == "accepted":
+        raise QuoteStateError(N_("the quote was already accepted"), state=plan.status)
+    if plan.status == "declined":
+        raise QuoteStateError(N_("the quote was already declined"), state=plan.status)
     if plan.status != "sent" or plan.sent_version is None:
-        raise QuoteStateError("the quote has not been sent", state=plan.status)
+        raise QuoteStateError(N_("the quote has not been sent"), state=plan.status)
 
 
 def _required(value: str | None, field: str, limit: int, *, multiline: bool = False) -> str:
@@ -305,10 +311,10 @@ def _required(value: str | None, field: str, limit: int, *, multiline: bool = Fa
     signature must read as it was stored), at most `limit` characters."""
     answer = (value or "").strip()
     if not answer:
-        raise errors.Invalid("This field is required.", field=field)
+        raise errors.Invalid(N_("This field is required."), field=field)
     text.check(answer, field=field, multiline=multiline)
     if len(answer) > limit:
-        raise errors.Invalid("at most %(n)s characters", field=field, n=limit)
+        raise errors.Invalid(N_("at most %(n)s characters"), field=field, n=limit)
     return answer
 
 
@@ -330,7 +336,7 @@ def accept_quote(
         "decision_title": _required(title, "title", 200),
     }
     if not agreed:
-        raise errors.Invalid("Tick the box to accept the quote.", field="agree")
+        raise errors.Invalid(N_("Tick the box to accept the quote."), field="agree")
     values.update(
         status="accepted",
         decided_at=utcnow(),

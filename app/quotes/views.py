@@ -134,6 +134,7 @@ def quote_in(values: Mapping[str, Any]) -> QuoteIn:
 
 
 def errors_of(e: ValidationError) -> dict[str, str]:
+    """The builder's inline messages, keyed by input, in the page's language."""
     out: dict[str, str] = {}
     for err in e.errors():
         loc = [str(p) for p in err.get("loc", ())]
@@ -141,8 +142,27 @@ def errors_of(e: ValidationError) -> dict[str, str]:
             key = f"line-{loc[1]}-{loc[2]}" if len(loc) >= 3 else f"line-{loc[1]}-description"
         else:
             key = loc[0] if loc else ""
-        out.setdefault(key, message_for(err))
+        out.setdefault(key, _message(err))
     return out
+
+
+def _message(err: Mapping[str, Any]) -> str:
+    """One pydantic error of `QuoteIn` in the page's language."""
+    kind = str(err.get("type", ""))
+    if kind == "value_error":
+        # QuoteLineIn's validators raise msgids (marked N_): translated here, when shown.
+        return _(message_for(err))
+    if kind.startswith("date_"):
+        return _("Enter a date, e.g. %(example)s.") % {"example": "2026-12-31"}
+    ctx = err.get("ctx") or {}
+    # A Decimal bound (unit_price ≤ Decimal("1e12")) prints as "1E+12" in the shared message
+    # (app.web.forms._fmt groups ints and floats only): a whole one is passed as an int, so
+    # it reads "1,000,000,000,000" like every other limit.
+    whole = {
+        k: int(v) if isinstance(v, Decimal) and v == v.to_integral_value() else v
+        for k, v in ctx.items()
+    }
+    return message_for({**err, "ctx": whole} if ctx else err)
 
 
 def field_key(field: str | None) -> str:

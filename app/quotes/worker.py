@@ -40,6 +40,7 @@ from sqlalchemy.engine import Engine
 from sqlmodel import Session
 
 from app.errors import Unavailable
+from app.i18n import N_
 from app.plans.models import Plan
 
 log = logging.getLogger("stratagem.quotes")
@@ -155,7 +156,9 @@ def render(
             )
             _terminate(pool)  # before the reset, which forgets the pool's processes
             _reset(pool)
-            raise Unavailable("The PDF took too long to render. Try again in a minute.") from None
+            raise Unavailable(
+                N_("The PDF took too long to render. Try again in a minute.")
+            ) from None
         except BrokenProcessPool:
             # A worker died (killed for memory, Chromium took it down): a new pool, once.
             log.warning("PDF worker pool broke; starting a new one (attempt %s)", attempt)
