@@ -45,6 +45,8 @@ from pydantic import Field as PydField
 
 from app.catalog.kinds import GPU_REFERENCING, KINDS, ORDER, Kind
 from app.csv_safety import safe_row, unescape_cell
+from app.i18n import N_
+from app.i18n import gettext as _
 
 Format = Literal["csv", "json"]
 Mode = Literal["sync", "upsert"]
@@ -144,10 +146,19 @@ class Validated:
         many = len(self.parsed.rows) > 1
         out = list(self.parsed.errors)
         for r in self.rejected:
-            prefix = (
-                f"{r.kind} row {r.row}" if many or self.parsed.format == "json" else f"row {r.row}"
-            )
-            out.extend(f"{prefix}: {msg}" for msg in r.messages)
+            # Messages are made in the request's language (gettext at creation: an import runs
+            # inside the admin's request); so is the row they are on.
+            kind = many or self.parsed.format == "json"
+            for msg in r.messages:
+                params = {"kind": r.kind, "row": r.row, "message": msg}
+                out.append(
+                    (
+                        _("%(kind)s row %(row)s: %(message)s")
+                        if kind
+                        else _("row %(row)s: %(message)s")
+                    )
+                    % params
+                )
         return out
 
 
@@ -156,15 +167,18 @@ def decode(data: bytes | str) -> tuple[str | None, str | None]:
     if isinstance(data, str):
         return data.removeprefix("\ufeff"), None
     if len(data) > MAX_BYTES:
-        return None, f"the file is {len(data):,} bytes; the limit is {MAX_BYTES:,}"
+        return None, _("the file is %(size)s bytes; the limit is %(limit)s") % {
+            "size": f"{len(data):,}",
+            "limit": f"{MAX_BYTES:,}",
+        }
     try:
         return data.decode("utf-8-sig"), None
     except UnicodeDecodeError as e:
         line = data[: e.start].count(b"\n") + 1
-        return None, (
-            f"row {line}: the file is not UTF-8 (byte 0x{data[e.start]:02x} cannot be decoded; "
-            "Big5 or Latin-1 text?). Save it as UTF-8 (Excel: 'CSV UTF-8') and import again"
-        )
+        return None, _(
+            "row %(row)s: the file is not UTF-8 (byte 0x%(byte)s cannot be decoded; Big5 or "
+            "Latin-1 text?). Save it as UTF-8 (Excel: 'CSV UTF-8') and import again"
+        ) % {"row": line, "byte": f"{data[e.start]:02x}"}
 
 
 @contextlib.contextmanager
@@ -197,11 +211,13 @@ def _parse(data: bytes | str, *, fmt: Format, kind: str | None) -> Parsed:
     parsed = Parsed(format=fmt)
     text, err = decode(data)
     if err or text is None:
-        parsed.errors.append(err or "empty file")
+        parsed.errors.append(err or _("empty file"))
         return parsed
     if fmt == "csv":
         if kind not in KINDS:
-            parsed.errors.append(f"kind: choose one of {', '.join(KINDS)} for a CSV file")
+            parsed.errors.append(
+                _("kind: choose one of %(kinds)s for a CSV file") % {"kinds": ", ".join(KINDS)}
+            )
             return parsed
         _parse_csv(text, KINDS[kind], parsed)
     else:
@@ -215,23 +231,31 @@ def _parse_csv(text: str, k: Kind, parsed: Parsed) -> None:
     try:
         records.extend(reader)
     except csv.Error as e:  # a cell past csv's 131,072-character limit, a stray NUL, …
-        parsed.errors.append(f"row {reader.line_num}: {e}; nothing after it was read")
+        parsed.errors.append(
+            _("row %(row)s: %(error)s; nothing after it was read")
+            % {"row": reader.line_num, "error": e}
+        )
         if not records:
             return
     if not records or not any(c.strip() for c in records[0]):
-        parsed.errors.append("row 1: the file has no header row")
+        parsed.errors.append(_("row 1: the file has no header row"))
         return
     header = [c.strip() for c in records[0]]
     dupes = sorted({c for c in header if header.count(c) > 1 and c})
     missing = [c for c in k.required if c not in header]
     unknown = [c for c in header if c and c not in k.columns]
     if dupes:
-        parsed.errors.append(f"row 1: duplicate column(s): {', '.join(dupes)}")
+        parsed.errors.append(
+            _("row 1: duplicate column(s): %(names)s") % {"names": ", ".join(dupes)}
+        )
     if missing:
-        parsed.errors.append(f"row 1: missing column(s): {', '.join(missing)}")
+        parsed.errors.append(
+            _("row 1: missing column(s): %(names)s") % {"names": ", ".join(missing)}
+        )
     if unknown:
         parsed.errors.append(
-            f"row 1: unknown column(s): {', '.join(unknown)} (allowed: {', '.join(k.columns)})"
+            _("row 1: unknown column(s): %(names)s (allowed: %(allowed)s)")
+            % {"names": ", ".join(unknown), "allowed": ", ".join(k.columns)}
         )
     if parsed.errors:
         return
@@ -243,7 +267,10 @@ def _parse_csv(text: str, k: Kind, parsed: Parsed) -> None:
             continue
         raw = RawRow(row=n, values={})
         if len(cells) > width:
-            raw.errors.append(f"has {len(cells)} cells but the header has {width} columns")
+            raw.errors.append(
+                _("has %(cells)s cells but the header has %(width)s columns")
+                % {"cells": len(cells), "width": width}
+            )
         values = raw.values
         for i, name in columns:
             if i >= len(cells):
@@ -256,7 +283,7 @@ def _parse_csv(text: str, k: Kind, parsed: Parsed) -> None:
             if name == "term_discounts":
                 terms, terr = parse_terms(value)
                 if terr:
-                    raw.errors.append(f"term_discounts {terr}")
+                    raw.errors.append(f"term_discounts {terr}")  # the field, then its message
                     continue
                 values[name] = terms
             else:
@@ -269,27 +296,34 @@ def _parse_json(text: str, kind: str | None, parsed: Parsed) -> None:
     try:
         doc = json.loads(text)
     except json.JSONDecodeError as e:
-        parsed.errors.append(f"row {e.lineno}: not valid JSON (column {e.colno}: {e.msg})")
+        parsed.errors.append(
+            _("row %(row)s: not valid JSON (column %(column)s: %(error)s)")
+            % {"row": e.lineno, "column": e.colno, "error": e.msg}
+        )
         return
     except RecursionError:  # '[' × 50,000: json.loads gives up (as the planner's config.json)
-        parsed.errors.append("row 1: the JSON is nested too deeply")
+        parsed.errors.append(_("row 1: the JSON is nested too deeply"))
         return
     if isinstance(doc, list):
         if kind not in KINDS:
             parsed.errors.append(
-                f"kind: a JSON list needs a kind, one of {', '.join(KINDS)}; or send a document "
-                "with the kinds as keys"
+                _(
+                    "kind: a JSON list needs a kind, one of %(kinds)s; or send a document with "
+                    "the kinds as keys"
+                )
+                % {"kinds": ", ".join(KINDS)}
             )
             return
         doc = {kind: doc}
     if not isinstance(doc, dict):
-        parsed.errors.append("the JSON must be an object with the kinds as keys, or a list")
+        parsed.errors.append(_("the JSON must be an object with the kinds as keys, or a list"))
         return
     meta = {"price_list", "format", "version"}
     unknown = [key for key in doc if key not in KINDS and key not in meta]
     if unknown:
         parsed.errors.append(
-            f"unknown key(s): {', '.join(unknown)} (allowed: {', '.join((*KINDS, 'price_list'))})"
+            _("unknown key(s): %(names)s (allowed: %(allowed)s)")
+            % {"names": ", ".join(unknown), "allowed": ", ".join((*KINDS, "price_list"))}
         )
         return
     if isinstance(doc.get("price_list"), dict):
@@ -301,27 +335,32 @@ def _parse_json(text: str, kind: str | None, parsed: Parsed) -> None:
         if name == "buy" and isinstance(items, dict):
             items = [items]
         if not isinstance(items, list):
-            parsed.errors.append(f"{name}: expected a list of rows")
+            parsed.errors.append(_("%(kind)s: expected a list of rows") % {"kind": name})
             continue
         rows: list[RawRow] = []
         for n, item in enumerate(items, start=1):
             if not isinstance(item, dict):
-                rows.append(RawRow(row=n, values={}, errors=["must be an object"]))
+                rows.append(RawRow(row=n, values={}, errors=[_("must be an object")]))
                 continue
             extra = [key for key in item if key not in KINDS[name].columns]
             raw = RawRow(row=n, values={k: v for k, v in item.items() if v is not None})
             if extra:
-                raw.errors.append(f"unknown field(s): {', '.join(map(str, extra))}")
+                raw.errors.append(
+                    _("unknown field(s): %(names)s") % {"names": ", ".join(map(str, extra))}
+                )
             rows.append(raw)
         parsed.rows[name] = rows
     if not parsed.rows and not parsed.errors:
-        parsed.errors.append(f"no rows: expected one of {', '.join(KINDS)}")
+        parsed.errors.append(_("no rows: expected one of %(kinds)s") % {"kinds": ", ".join(KINDS)})
 
 
 def parse_terms(text: str) -> tuple[dict[int, float], str | None]:
-    """'1:0;3:0;6:0.1;12:0.2' or '{"6": 0.1}' → {months: fraction}."""
+    """'1:0;3:0;6:0.1;12:0.2' or '{"6": 0.1}' → {months: fraction}, or the error in the
+    request's language (the memo below keeps msgids: it serves both languages)."""
     terms, err = _parse_terms(text)
-    return dict(terms), err
+    if err is None:
+        return dict(terms), None
+    return dict(terms), _(err) % {"text": repr(text.strip())}
 
 
 @functools.lru_cache(maxsize=256)
@@ -340,7 +379,7 @@ def _parse_terms_uncached(text: str) -> tuple[dict[int, float], str | None]:
             obj = json.loads(text)
             return {int(k): float(v) for k, v in obj.items()}, None
         except (ValueError, TypeError, AttributeError):
-            return {}, f"is not a JSON object of months → fraction (got {text!r})"
+            return {}, N_("is not a JSON object of months → fraction (got %(text)s)")
     out: dict[int, float] = {}
     for part in text.replace(",", ";").split(";"):
         if not part.strip():
@@ -351,7 +390,7 @@ def _parse_terms_uncached(text: str) -> tuple[dict[int, float], str | None]:
                 raise ValueError
             out[int(months.strip())] = float(off.strip())
         except ValueError:
-            return {}, f"must look like 3:0;6:0.1;12:0.2 (months:fraction) (got {text!r})"
+            return {}, N_("must look like 3:0;6:0.1;12:0.2 (months:fraction) (got %(text)s)")
     return out, None
 
 
@@ -386,29 +425,29 @@ def describe(err: Mapping[str, Any]) -> tuple[str, str]:
     name = loc[0] if loc else ""
     t = err.get("type", "")
     ctx = err.get("ctx") or {}
-    got = f" (got {_show(err.get('input'))})"
+    got = {"got": _show(err.get("input"))}
     if t == "missing":
-        return name, "is required"
+        return name, _("is required")
     if t == "greater_than_equal":
-        return name, f"must be ≥ {_show(ctx.get('ge'))}{got}"
+        return name, _("must be ≥ %(limit)s (got %(got)s)") % {"limit": _show(ctx.get("ge")), **got}
     if t == "greater_than":
-        return name, f"must be > {_show(ctx.get('gt'))}{got}"
+        return name, _("must be > %(limit)s (got %(got)s)") % {"limit": _show(ctx.get("gt")), **got}
     if t == "less_than_equal":
-        return name, f"must be ≤ {_show(ctx.get('le'))}{got}"
+        return name, _("must be ≤ %(limit)s (got %(got)s)") % {"limit": _show(ctx.get("le")), **got}
     if t == "less_than":
-        return name, f"must be < {_show(ctx.get('lt'))}{got}"
+        return name, _("must be < %(limit)s (got %(got)s)") % {"limit": _show(ctx.get("lt")), **got}
     if t == "finite_number":
-        return name, f"must be a finite number{got}"
+        return name, _("must be a finite number (got %(got)s)") % got
     if t in {"float_parsing", "float_type"}:
-        return name, f"must be a number{got}"
+        return name, _("must be a number (got %(got)s)") % got
     if t in {"int_parsing", "int_type", "int_from_float"}:
-        return name, f"must be a whole number{got}"
+        return name, _("must be a whole number (got %(got)s)") % got
     if t in {"bool_parsing", "bool_type"}:
-        return name, f"must be true or false{got}"
+        return name, _("must be true or false (got %(got)s)") % got
     if t.startswith("date") or t.startswith("datetime"):
-        return name, f"must be a date YYYY-MM-DD{got}"
+        return name, _("must be a date YYYY-MM-DD (got %(got)s)") % got
     if t in ("string_too_long", "too_long"):  # too_long: an annotated MaxLen
-        return name, f"must be at most {ctx.get('max_length')} characters"
+        return name, _("must be at most %(limit)s characters") % {"limit": ctx.get("max_length")}
     if t == "value_error":
         error = ctx.get("error")
         return name, str(error) if error else str(err.get("msg", ""))
@@ -443,7 +482,8 @@ def _validate(parsed: Parsed, *, known_gpus: Iterable[str]) -> Validated:
         valid: list[ValidRow] = []
         if k.single and len(parsed.rows[name]) > 1:
             parsed.errors.append(
-                f"{name}: a price list has one row of {name}, the file has {len(parsed.rows[name])}"
+                _("%(kind)s: a price list has one row of %(kind)s, the file has %(rows)s")
+                % {"kind": name, "rows": len(parsed.rows[name])}
             )
         check = row_model(k).model_validate
         for raw in parsed.rows[name]:
@@ -456,15 +496,23 @@ def _validate(parsed: Parsed, *, known_gpus: Iterable[str]) -> Validated:
             key = _raw_key(k, vars(data)) if data is not None else _raw_key(k, raw.values)
             if k.key_fields and key in seen:
                 messages.append(
-                    f"duplicate {'/'.join(k.key_fields)} {key!r} (first on row {seen[key]})"
+                    _("duplicate %(fields)s %(key)s (first on row %(row)s)")
+                    % {"fields": "/".join(k.key_fields), "key": repr(key), "row": seen[key]}
                 )
             elif k.key_fields:
                 seen[key] = raw.row
             gpu_id = raw.values.get("gpu_id")
             if name in GPU_REFERENCING and gpu_id is not None and str(gpu_id) not in gpus:
                 close = difflib.get_close_matches(str(gpu_id), sorted(gpus), n=1, cutoff=0.5)
-                hint = f"; did you mean {close[0]}?" if close else ""
-                messages.append(f"gpu_id {str(gpu_id)!r} is not a known GPU{hint}")
+                params = {"id": repr(str(gpu_id)), "close": close[0] if close else ""}
+                messages.append(
+                    (
+                        _("gpu_id %(id)s is not a known GPU; did you mean %(close)s?")
+                        if close
+                        else _("gpu_id %(id)s is not a known GPU")
+                    )
+                    % params
+                )
             if messages or data is None:
                 out.rejected.append(RejectedRow(kind=name, row=raw.row, key=key, messages=messages))
             else:

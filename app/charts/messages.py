@@ -15,6 +15,7 @@ MSGIDS: tuple[str, ...] = (
     "Break-even",
     "Break-even at %(pct)s",
     "Chosen: %(gpus)s GPUs, %(days)s days",
+    "Chosen: %(gpus)s GPU, %(days)s days",
     "Cloud",
     "Cost per month (%(currency)s)",
     "Cumulative cost (%(currency)s)",

@@ -78,7 +78,8 @@ def gpus_vs_days(
         )
     if chosen is not None and chosen in counts:
         d = days[counts.index(chosen)]
-        label = t("Chosen: %(gpus)s GPUs, %(days)s days") % {
+        one = t("Chosen: %(gpus)s GPU, %(days)s days")  # "Chosen: 1 GPUs" read wrong
+        label = (one if chosen == 1 else t("Chosen: %(gpus)s GPUs, %(days)s days")) % {
             "gpus": _num(chosen, 0),
             "days": _num(d, 2 if d < 10 else 1),
         }

@@ -48,9 +48,9 @@ class QuoteLineIn(NumbersNotBooleans, BaseModel):
     def _one_kind(self) -> QuoteLineIn:
         if not self.option_key and not (self.description or "").strip():
             # msgids: the builder shows them in the page's language (views.errors_of)
-            raise ValueError(N_("a line needs an option_key or a description"))
+            raise ValueError(N_("a line needs a cost option or a description"))
         if not self.option_key and self.unit_price is None:
-            raise ValueError(N_("a free line needs a unit_price"))
+            raise ValueError(N_("a line of your own needs a unit price"))
         return self
 
 

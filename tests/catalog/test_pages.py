@@ -209,6 +209,25 @@ def test_price_list_pages_copy_publish_and_validate(catalog_client: TestClient) 
     assert "Published" in row.get_text()
 
 
+def test_import_errors_read_in_the_admins_language(catalog_client: TestClient) -> None:
+    # The same negative price as below, on a zh-TW page: the row and the rule in Chinese
+    # (they were English on a Chinese page); the field keeps its column name.
+    csv_text = catalog_client.get(
+        "/api/v1/catalog/export", params={"format": "csv", "kind": "offers"}
+    ).text
+    bad = csv_text.replace(",50000,120,", ",-5,120,").encode("utf-8")
+    r = catalog_client.post(
+        "/catalog/import",
+        data={"kind": "offers", "target": "new", "csrf_token": csrf(catalog_client)},
+        files={"file": ("offers.csv", bad, "text/csv")},
+        headers={"Accept-Language": "zh-TW"},
+        follow_redirects=False,
+    )
+    assert r.status_code == 422
+    errors = [li.get_text(strip=True) for li in soup(r.text).select("#import-errors li")]
+    assert errors == ["第 3 列:monthly_price 必須 ≥ 0(收到 -5)"]
+
+
 def test_import_page_rejects_a_bad_csv_and_applies_a_good_one(
     catalog_client: TestClient,
 ) -> None:

@@ -30,6 +30,7 @@ ZH_TW: dict[str, str] = {
     "Break-even": "損益平衡點",
     "Break-even at %(pct)s": "損益平衡：使用率 %(pct)s",
     "Chosen: %(gpus)s GPUs, %(days)s days": "選定：%(gpus)s 張 GPU，%(days)s 天",
+    "Chosen: %(gpus)s GPU, %(days)s days": "選定：%(gpus)s 張 GPU，%(days)s 天",
     "Cloud": "公有雲",
     "Cost per month (%(currency)s)": "每月成本（%(currency)s）",
     "Cumulative cost (%(currency)s)": "累計成本（%(currency)s）",

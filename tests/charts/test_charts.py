@@ -598,6 +598,13 @@ def test_predicted_vs_reported_in_chinese_and_needs_points() -> None:
         charts.predicted_vs_reported([{"label": "A", "predicted": 0, "reported": 1}])
 
 
+def test_one_chosen_gpu_is_singular() -> None:
+    fig = charts.gpus_vs_days([(1, 3.0), (2, 1.6)], chosen=1)
+    assert next(tr for tr in fig.data if tr.meta["role"] == "chosen").name == (
+        "Chosen: 1 GPU, 3 days"
+    )
+
+
 def test_a_small_share_of_memory_is_not_rounded_to_nothing() -> None:
     # Llama 3.1 405B on 16,384 GPUs with ZeRO-3: 405.85e9 × 2 B / 16,384 = 0.0495 GB of
     # weights a GPU; the legend said "Weights 0 GB".

@@ -21,9 +21,9 @@ FREE_LINE_NO_PRICE = {"line-0-option_key": "", "line-0-description": "NAS 20 TB"
     ("change", "field", "en", "zh"),
     [
         (EMPTY_LINE, "line-0-description",
-         "a line needs an option_key or a description", "每一列須選擇計價方案或填寫說明"),
+         "a line needs a cost option or a description", "每一列須選擇計價方案或填寫說明"),
         (FREE_LINE_NO_PRICE, "line-0-description",
-         "a free line needs a unit_price", "自訂項目須填寫單價"),
+         "a line of your own needs a unit price", "自訂項目須填寫單價"),
         ({"valid_until": "2020-01-31"}, "valid_until",
          "must not be in the past", "不可為過去的日期"),
         ({"line-0-unit_price": "2000000000000"}, "line-0-unit_price",
