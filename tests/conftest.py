@@ -8,9 +8,18 @@ from pathlib import Path
 import pytest
 from fastapi.testclient import TestClient
 
+from app import i18n
 from app.bootstrap import prepare_database
 from app.main import create_app
 from app.settings import Settings
+
+
+@pytest.fixture(autouse=True)
+def _english_outside_requests() -> None:
+    """Code run outside a request (the CLI, a service called directly) speaks English, as a
+    fresh process does: a test that activated zh-TW for its own checks must not leave its
+    language to the next (catalog import messages are made with gettext)."""
+    i18n.activate("en")
 
 
 @pytest.fixture(scope="session")

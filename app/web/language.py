@@ -35,7 +35,11 @@ class LanguageMiddleware:
             await self.app(scope, receive, send)
             return
         conn = HTTPConnection(scope)
-        lang = i18n.choose_language(conn, self.default)
+        # The JSON API answers in English unless asked otherwise: FastAPI's own validation
+        # messages are English, and a client that sends no Accept-Language got the engine's
+        # refusals in the pages' default (Chinese) beside them, one response in two languages.
+        default = "en" if scope.get("path", "").startswith("/api/") else self.default
+        lang = i18n.choose_language(conn, default)
         scope.setdefault("state", {})["lang"] = lang
         i18n.activate(lang)
         asked = i18n.normalise(conn.query_params.get(i18n.LANG_COOKIE))

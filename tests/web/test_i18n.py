@@ -180,3 +180,13 @@ def test_no_english_left_on_chinese_pages(web: TestClient) -> None:
         words = re.findall(r"[A-Za-z][A-Za-z]{2,}", allowed.sub(" ", soup.body.get_text(" ")))
         leftovers = {w for w in words if w not in {"Mistral", "Qwen", "Stable", "Diffusion"}}
         assert not leftovers, (path, sorted(leftovers)[:20])
+
+
+def test_the_api_answers_in_english_unless_asked_otherwise(web: TestClient) -> None:
+    # Pages default to zh-TW; the JSON API defaults to English, so that an integrator's
+    # 422 is in one language (FastAPI's own validation messages are English).
+    body = {"model": {"preset": "nope"}, "task": "lora"}
+    (plain,) = web.post("/api/v1/estimate", json=body).json()["detail"]
+    assert plain["msg"].startswith("unknown model preset 'nope'")
+    asked = web.post("/api/v1/estimate", json=body, headers={"Accept-Language": "zh-TW"})
+    assert any("\u4e00" <= ch <= "\u9fff" for ch in asked.json()["detail"][0]["msg"])
