@@ -82,9 +82,12 @@ def shared_plan(token: str, request: Request, session: SessionDep) -> Response:
 
 
 def _customer_language(request: Request, session: SessionDep, plan: Plan) -> None:
-    """The customer's document is in the customer's language unless the visitor chose one
-    with the language switch (its cookie)."""
-    if not request.cookies.get(i18n.LANG_COOKIE):
+    """The customer's document is in the customer's language unless the visitor chose one:
+    a ``?lang=`` in the link (which the language middleware also remembers in the cookie)
+    or the language switch (its cookie). The browser's Accept-Language alone does not beat
+    the customer's saved language."""
+    asked = i18n.normalise(request.query_params.get(i18n.LANG_COOKIE))
+    if asked is None and not request.cookies.get(i18n.LANG_COOKIE):
         request.state.lang = quotes.document_language(session=session, plan=plan)
 
 

@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+from datetime import date
+from types import SimpleNamespace
 from typing import Any
 
 from sqlmodel import Session
 
 from app.charts import figures
+from app.i18n import gettext
 from app.plans.models import Plan
 from app.plans.presenters import STATUS_NAMES
 from app.quotes.pdf import customer_result
@@ -45,4 +48,39 @@ def shared_context(
     ctx["nav_active"] = None
     ctx["status_names"] = STATUS_NAMES
     ctx["can_decide"] = live.status == "sent" and live.sent_version is not None
+    customer = ctx["customer_record"]
+    ctx["accept_sentence"] = accept_sentence(
+        live.sent_version or 0, (customer.name if customer else plan.customer) or "—"
+    )
+    own_list = quote_price_list(ctx["quote_price_list"])
+    ctx["quote_price_list_date"] = own_list.effective_date if own_list is not None else None
+    if own_list is not None:
+        # The footer names the prices of this quote, not today's catalog list.
+        ctx["price_list"] = own_list
     return ctx
+
+
+def accept_sentence(version: int, company: str) -> str:
+    """'I accept this quote (version 2) on behalf of Formosa Robotics Co.' in the active
+    language: a name that ends in a full stop ends the sentence too (never 'Co..')."""
+    text = gettext("I accept this quote (version %(n)s) on behalf of %(company)s.") % {
+        "n": version,
+        "company": company,
+    }
+    name = company.rstrip()
+    if name.endswith(".") and text.endswith(name + "."):
+        text = text[:-1]
+    return text
+
+
+def quote_price_list(stored: Any) -> SimpleNamespace | None:
+    """The price list the quote was priced from (its stored `cost.price_list`), shaped like
+    the footer's (`name`, `effective_date` as a date); None when the plan stored none."""
+    if not isinstance(stored, dict) or not stored.get("effective_date"):
+        return None
+    try:
+        effective = date.fromisoformat(str(stored["effective_date"]))
+    except ValueError:
+        return None
+    name = str(stored.get("name") or stored["effective_date"])
+    return SimpleNamespace(name=name, effective_date=effective)
