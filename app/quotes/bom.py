@@ -24,6 +24,7 @@ from app.csv_safety import safe_row
 from app.engine.costs.formulas import term_discount
 from app.engine.formatting import number
 from app.engine.price_book import PriceBook, RentalOffer
+from app.quotes.pricing import QUOTABLE_KINDS
 
 RENTAL_KINDS: Final = ("rent_hourly", "rent_monthly", "rent_term", "mig")
 CENT: Final = Decimal("0.01")
@@ -74,15 +75,20 @@ class Bom:
 
 
 def quoted_option(cost: Mapping[str, Any] | None) -> Mapping[str, Any] | None:
-    """The option the quote is for: the cheapest one if feasible, else the cheapest feasible."""
+    """The option the quote is for: the cheapest one the provider can bill (rent, MIG or
+    buy; a public cloud is a comparison, never a quote) that is feasible and economical,
+    else the cheapest feasible one. A plan whose overall cheapest was on-demand cloud
+    printed that cloud's total as its "Quoted total" (QA 2026-12-02)."""
     if not cost:
         return None
     options = [o for o in cost.get("options") or [] if o.get("total") is not None]
-    cheapest = next((o for o in options if o.get("key") == cost.get("cheapest")), None)
+    pool = [o for o in options if o.get("kind") in QUOTABLE_KINDS] or options
+    cheapest = next((o for o in pool if o.get("key") == cost.get("cheapest")), None)
     if cheapest is not None and cheapest.get("feasible", True):
         return cheapest
-    feasible = [o for o in options if o.get("feasible", True)]
-    return min(feasible or options, key=lambda o: float(o["total"]), default=None)
+    feasible = [o for o in pool if o.get("feasible", True)]
+    sensible = [o for o in feasible if o.get("economical", True)]
+    return min(sensible or feasible or pool, key=lambda o: float(o["total"]), default=None)
 
 
 def _split(total: Decimal, weights: Sequence[float]) -> list[Decimal]:

@@ -159,3 +159,22 @@ def test_export_import_round_trip(client: TestClient, account: MakeAccount) -> N
         assert new["workload"] == plan["workload"] and new["name"] == plan["name"]
         assert new["price_list_id"] == plan["price_list_id"]
         assert new["result"]["cost"]["options"] == plan["result"]["cost"]["options"]
+
+
+def test_the_quoted_option_is_one_the_provider_can_bill() -> None:
+    # On-demand cloud for 39 hours (NT$119,508) beat every rental, so a plan with no quote
+    # printed that cloud's total as its "Quoted total": a public cloud is a comparison, not
+    # something the provider bills. The cheapest feasible, economical rent or buy is quoted.
+    cost = {
+        "cheapest": "cloud:aws",
+        "options": [
+            {"key": "cloud:aws", "kind": "cloud", "total": 119_508.0},
+            {"key": "buy:x", "kind": "buy", "total": 90_000.0, "economical": False},
+            {"key": "rent_monthly:x", "kind": "rent_monthly", "total": 1_050_000.0},
+            {"key": "rent_hourly:x", "kind": "rent_hourly", "total": 150_000.0, "feasible": False},
+        ],
+    }
+    assert quoted_option(cost)["key"] == "rent_monthly:x"
+    # With nothing the provider can bill, the comparison's cheapest stays (never None).
+    only_cloud = {"cheapest": "cloud:aws", "options": cost["options"][:1]}
+    assert quoted_option(only_cloud)["key"] == "cloud:aws"
