@@ -14,32 +14,60 @@ from app.charts.theme import Translate, _identity
 _COUNT_COLOURS = ("#2563eb", "#0f766e", "#c2410c", "#7c3aed", "#be123c")
 
 
+#: Days in a month (365/12), as the plans' schedules count them.
+_DAYS_PER_MONTH = 365 / 12
+
+
 def plan_timeline(
     rows: Sequence[tuple[str, Sequence[Mapping[str, Any]]]], *, t: Translate = _identity
 ) -> go.Figure:
     """`rows`: (scenario name, phases) where a phase has `gpu_count`, `months`, `start_month`
-    and `label` (a plan's `schedule.phases`)."""
+    and `label` (a plan's `schedule.phases`).
+
+    When everything ends within a month (training runs of a few days) the axis counts days:
+    on a month axis a 2-day run is a sliver and the axis shows only "0"."""
+    ends = [
+        float(p.get("start_month") or 0) + float(p.get("months") or 0)
+        for _name, phases in rows
+        for p in phases
+    ]
+    in_days = bool(ends) and max(ends) < 1
+    scale = _DAYS_PER_MONTH if in_days else 1.0
     fig = go.Figure()
     for name, phases in rows:
         for p in phases:
             count = f"{float(p.get('gpu_count') or 0):g}"
+            label = str(p.get("label") or "")
             fig.add_bar(
                 y=[name],
-                x=[float(p.get("months") or 0)],
-                base=[float(p.get("start_month") or 0)],
+                x=[float(p.get("months") or 0) * scale],
+                base=[float(p.get("start_month") or 0) * scale],
                 orientation="h",
                 marker={"color": _COUNT_COLOURS[min(int(math.log2(max(1.0, float(count)))), 4)]},
-                text=[f"{count}× · {p.get('label') or ''}"],
+                # "4× · LoRA fine-tuning"; a phase without a name is just its GPU count.
+                text=[" · ".join(x for x in (f"{count}×", label) if x)],
                 textposition="inside",
                 insidetextanchor="middle",
-                hovertemplate=f"{name}<br>{p.get('label') or ''}: {count} GPU<extra></extra>",
+                # Level text, shrunk to fit a short phase (rotated text reads badly); too
+                # small to read (a one-month phase on a phone) it is left out, see below.
+                textangle=0,
+                hovertemplate=(
+                    f"{name}<br>{label + ': ' if label else ''}{count} GPU<extra></extra>"
+                ),
                 showlegend=False,
             )
     fig.update_layout(
         barmode="overlay",
+        # A label below 10 px is hidden, not drawn unreadably small: the bar's hover and
+        # the page's phase table still name it.
+        uniformtext={"minsize": 10, "mode": "hide"},
         height=120 + 60 * len(rows),
         margin={"l": 10, "r": 10, "t": 10, "b": 40},
-        xaxis={"title": {"text": t("Months")}, "rangemode": "tozero", "dtick": 1},
+        xaxis=(
+            {"title": {"text": t("Days to finish")}, "rangemode": "tozero"}
+            if in_days
+            else {"title": {"text": t("Months")}, "rangemode": "tozero", "dtick": 1}
+        ),
         yaxis={"automargin": True, "autorange": "reversed"},
         paper_bgcolor="rgba(0,0,0,0)",
         plot_bgcolor="rgba(0,0,0,0)",

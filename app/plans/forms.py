@@ -17,7 +17,7 @@ from app.ids import DB_ID_MAX
 from app.planner import views as planner
 from app.plans import service
 from app.plans.models import NOTES_MAX, STATUSES, TAG_MAX, TAGS_MAX, Plan
-from app.plans.presenters import STATUS_NAMES, field_label, show_value
+from app.plans.presenters import STATUS_NAMES, field_label, field_value
 from app.text import problem as text_problem
 from app.web.forms import parse_id
 
@@ -189,11 +189,15 @@ def save_from_planner(
             errors[field] = f"{label}: " + _("At most %(n)s characters.") % {"n": 200}
     if req is None or errors:
         return None, errors
+    # A name typed as a customer record has it is that customer: linked, so the quote
+    # builder, the customer's page and the list filter find the plan (named as the record).
+    linked = service.customer_named(session=session, name=customer)
     plan = service.create_plan(
         session=session,
         owner=user,
         name=name or default_name(req),
-        customer=customer,
+        customer=linked.name if linked is not None else customer,
+        customer_id=linked.id if linked is not None else None,
         workload=req,
     )
     return plan, {}
@@ -291,5 +295,5 @@ def conflict_context(*, session: Session, plan_id: int, expected_version: int) -
         diff = service.diff_snapshots(service.snapshot(then), service.snapshot(plan))
     except service.NotFound:
         diff = []
-    rows = [(field_label(f), show_value(a), show_value(b)) for f, a, b in diff]
+    rows = [(field_label(f), field_value(f, a), field_value(f, b)) for f, a, b in diff]
     return {"current": plan, "since": rows, "current_version": plan.version}

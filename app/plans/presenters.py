@@ -3,13 +3,18 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
 from typing import Any, Final
 
+from babel.numbers import format_decimal
+
 from app.costs import presenters as costs_view
-from app.i18n import N_, ngettext
+from app.engine.architectures import get_preset
+from app.engine.estimate import gpu_pool
+from app.engine.price_book import PriceBook
+from app.i18n import N_, babel_locale, ngettext
 from app.i18n import gettext as _
 from app.planner import views as planner
 from app.plans import schedule, service
@@ -54,6 +59,115 @@ FIELD_NAMES: Final = {
 }
 
 
+#: Workload fields the planner's form has no label for (API-only settings), and the planner's
+#: names where a saved workload stores them under another key.
+WORKLOAD_FIELD_NAMES: Final = {
+    "model": N_("Model"),
+    "model.preset": N_("Model"),
+    "model.params_b": N_("Parameters (billions)"),
+    "model.hf_config": N_("Hugging Face config.json"),
+    "slo.ttft_s": N_("Time to first token, at most (s)"),
+    "slo.tokens_per_s_per_user": N_("Tokens/s per user, at least"),
+    "gpu_search": N_("GPU choice"),
+    "gpu_memory_utilization": N_("GPU memory the serving engine may use"),
+    "lora_targets": N_("LoRA adapters on"),
+    "flash_attention": N_("FlashAttention"),
+    "kv_dtype": N_("KV-cache precision"),
+    "goodput": N_("Goodput (share of wall time spent training)"),
+}
+#: Values of the workload's choice fields, as the planner's form names them.
+VALUE_NAMES: Final[dict[str, dict[str, str]]] = {
+    "interconnect": dict(planner.INTERCONNECTS),
+    "recompute": dict(planner.RECOMPUTE),
+    "optimizer": {
+        "adamw": "AdamW",
+        "adamw_8bit": N_("AdamW 8-bit"),
+        "sgd": "SGD",
+        "adafactor": "Adafactor",
+    },
+    "pricing_mode": {
+        "job": N_("A job (by its duration)"),
+        "capacity": N_("Capacity for a service (per month)"),
+    },
+    "lora_targets": {
+        "attention": N_("Attention layers"),
+        "all_linear": N_("All linear layers"),
+    },
+    "gpu_search": {
+        "fleet": N_("The provider's GPU first"),
+        "cheapest": N_("The cheapest GPU that meets the targets"),
+    },
+}
+#: Fields stored as a fraction and shown in percent.
+PERCENT_FIELDS: Final = frozenset({"utilization", "mfu", "goodput", "gpu_memory_utilization"})
+TRAINING_TASKS: Final = frozenset({"pretrain", "full_finetune", "lora", "qlora"})
+#: Workload fields that mean something only for some tasks (absent: every task). A compare
+#: table shows a field only for the scenarios whose task uses it, so a LoRA plan does not
+#: list the image size or the users a service holds.
+FIELD_TASKS: Final[dict[str, frozenset[str]]] = {
+    **{
+        f: TRAINING_TASKS
+        for f in (
+            "seq_len",
+            "micro_batch",
+            "global_batch",
+            "tokens",
+            "epochs",
+            "dataset_gb",
+            "optimizer",
+            "flash_attention",
+            "zero_stage",
+            "pp",
+            "recompute",
+            "mfu",
+            "goodput",
+        )
+    },
+    "deadline_days": TRAINING_TASKS | {"image"},
+    "tp": TRAINING_TASKS | {"inference"},
+    "lora_rank": frozenset({"lora", "qlora"}),
+    "lora_targets": frozenset({"lora", "qlora"}),
+    **{
+        f: frozenset({"inference"})
+        for f in (
+            "users",
+            "concurrency",
+            "avg_context_tokens",
+            "output_tokens",
+            "slo.ttft_s",
+            "slo.tokens_per_s_per_user",
+            "gpu_search",
+            "gpu_memory_utilization",
+            "kv_dtype",
+        )
+    },
+    **{
+        f: frozenset({"image"})
+        for f in ("images", "image_resolution", "image_steps", "images_per_hour")
+    },
+}
+
+
+def _planner_label(key: str) -> str:
+    # The planner's labels are msgids written for %-formatting ("MFU (%%)"): a template's
+    # _() formats them, Python's gettext does not.
+    return _(planner.FIELD_LABELS[key]).replace("%%", "%")
+
+
+def workload_field_label(key: str) -> str:
+    """A workload field (`seq_len`, `model.preset`, `slo.ttft_s`) named in the page's
+    language, never as its key."""
+    if key in WORKLOAD_FIELD_NAMES:
+        return _(WORKLOAD_FIELD_NAMES[key])
+    if key.startswith("model.hf_config."):
+        return (
+            f"{_(WORKLOAD_FIELD_NAMES['model.hf_config'])} · {key.removeprefix('model.hf_config.')}"
+        )
+    if key in planner.FIELD_LABELS:
+        return _planner_label(key)
+    return key
+
+
 def field_label(field: str) -> str:
     """A readable, translated name for a dotted snapshot field (`workload.seq_len`)."""
     if field in FIELD_NAMES:
@@ -62,11 +176,69 @@ def field_label(field: str) -> str:
         rest = field.removeprefix("workload.")
         if rest.startswith("schedule.phases"):
             return _phase_field_label(rest.removeprefix("schedule.phases").strip("."))
-        key = {"model.preset": "preset", "model.params_b": "params_b"}.get(rest, rest)
-        if key in planner.FIELD_LABELS:
-            return _(planner.FIELD_LABELS[key])
-        return rest
+        return workload_field_label(rest)
     return field
+
+
+def model_name(model: Mapping[str, Any] | str | None) -> str:
+    """A workload's model as a customer reads it: the preset's published name ('Llama 3.1
+    8B'), a parameter count, or a custom model — never the preset's id."""
+    if isinstance(model, str):
+        model = {"preset": model}
+    model = model or {}
+    if model.get("preset"):
+        try:
+            return get_preset(str(model["preset"])).name
+        except KeyError:  # a preset since removed: its id is all there is
+            return str(model["preset"])
+    if model.get("params_b"):
+        return f"{_('Custom model')} · {float(model['params_b']):g}B"
+    return _("Custom model")
+
+
+def gpu_name(gpu_id: Any, book: PriceBook | None = None) -> str:
+    """A GPU's display name ('NVIDIA H100 SXM5 80GB') from the price list's GPUs, else the
+    shipped ones; the id only when neither knows it."""
+    if not gpu_id:
+        return "—"
+    for g in gpu_pool(None, book):
+        if g.id == gpu_id:
+            return g.name
+    return str(gpu_id)
+
+
+def number_text(value: float | int) -> str:
+    """A number with the locale's grouping ('10,000', '0.9'), at most two decimals."""
+    return format_decimal(round(value, 2), format="#,##0.##", locale=babel_locale())
+
+
+def workload_value(key: str, value: Any, book: PriceBook | None = None) -> str:
+    """A workload field's value in the page's language: names for choices, models and GPUs,
+    percentages for fractions, grouped numbers; never an enum value or a catalog id."""
+    if value is None or value == "":
+        return "—"
+    if key in ("model", "model.preset"):
+        return model_name(value if isinstance(value, Mapping) else {"preset": value})
+    if key == "task":
+        return _(planner.TASK_NAMES.get(str(value), str(value)))
+    if key == "gpu":
+        return gpu_name(value, book)
+    if key in ("precision", "kv_dtype"):
+        return str(value).upper()
+    if key in VALUE_NAMES:
+        names = VALUE_NAMES[key]
+        return _(names[str(value)]) if str(value) in names else str(value)
+    if isinstance(value, bool):
+        return _("Yes") if value else _("No")
+    if isinstance(value, (int, float)):
+        if key in PERCENT_FIELDS:
+            return f"{number_text(float(value) * 100)}%"
+        if key == "term_months":
+            return ngettext("%(num)s month", "%(num)s months", int(value)) % {
+                "num": number_text(value)
+            }
+        return number_text(value)
+    return show_value(value)
 
 
 def _phase_field_label(rest: str) -> str:
@@ -79,11 +251,38 @@ def _phase_field_label(rest: str) -> str:
         return head
     if field in schedule.PHASE_FIELDS:
         return f"{head} · {_(schedule.PHASE_FIELDS[field])}"
-    sub = field.removeprefix("workload.")
-    key = {"model.preset": "preset", "model.params_b": "params_b"}.get(sub, sub)
-    if key in planner.FIELD_LABELS:
-        return f"{head} · {_(planner.FIELD_LABELS[key])}"
-    return f"{head} · {sub}"
+    return f"{head} · {workload_field_label(field.removeprefix('workload.'))}"
+
+
+def field_value(field: str, value: Any, book: PriceBook | None = None) -> str:
+    """A snapshot field's value as the diff and the conflict view show it: workload values
+    by `workload_value`, a phase's GPU and billing by their names, a status by its name."""
+    from app.plans import builder
+
+    if value is None or value == "":
+        pin = field.removeprefix("workload.")
+        return _("Automatic") if pin in AUTOMATIC_FIELDS else "—"
+    if field == "status" and value in STATUS_NAMES:
+        return _(STATUS_NAMES[value])
+    if field == "result.tier" and value in planner.TIER_NAMES:
+        return _(planner.TIER_NAMES[value])
+    if not field.startswith("workload."):
+        return show_value(value)
+    rest = field.removeprefix("workload.")
+    if not rest.startswith("schedule.phases."):
+        return workload_value(rest, value, book)
+    _n, _sep, sub = rest.removeprefix("schedule.phases.").partition(".")
+    if isinstance(value, Mapping):
+        return phase_text(value, book)
+    if sub == "gpu":
+        return gpu_name(value, book)
+    if sub == "option" and value in builder.OPTION_NAMES:
+        return _(builder.OPTION_NAMES[value])
+    if sub == "kind" and value in builder.KIND_NAMES:
+        return _(builder.KIND_NAMES[value])
+    if sub.startswith("workload."):
+        return workload_value(sub.removeprefix("workload."), value, book)
+    return show_value(value)
 
 
 def show_value(value: Any) -> str:
@@ -103,13 +302,13 @@ def show_value(value: Any) -> str:
     return str(value)
 
 
-def phase_text(p: Mapping[str, Any]) -> str:
-    """One phase in a line: '<name>: 4 × H100 for 2 months' (a workload: its task and model)."""
+def phase_text(p: Mapping[str, Any], book: PriceBook | None = None) -> str:
+    """One phase in a line: '<name>: 4 × NVIDIA H100 SXM5 80GB for 2 months' (a workload: its
+    task and model by their names)."""
     months = float(p.get("months") or 0)
     if p.get("kind") == "workload" and isinstance(p.get("workload"), Mapping):
         w = p["workload"]
         task = _(planner.TASK_NAMES.get(str(w.get("task")), str(w.get("task") or "")))
-        model = (w.get("model") or {}).get("preset") or (w.get("model") or {}).get("params_b")
         return ngettext(
             "%(label)s: %(task)s, %(model)s, for %(num)s month",
             "%(label)s: %(task)s, %(model)s, for %(num)s months",
@@ -117,7 +316,7 @@ def phase_text(p: Mapping[str, Any]) -> str:
         ) % {
             "label": p.get("label") or _("Workload"),
             "task": task,
-            "model": model or "—",
+            "model": model_name(w.get("model")),
             "num": f"{months:g}",
         }
     return ngettext(
@@ -127,7 +326,7 @@ def phase_text(p: Mapping[str, Any]) -> str:
     ) % {
         "label": p.get("label") or (_("Capacity") if p.get("kind") == "capacity" else _("Phase")),
         "n": f"{float(p.get('gpu_count') or 0):g}",
-        "gpu": p.get("gpu_name") or p.get("gpu"),
+        "gpu": p.get("gpu_name") or gpu_name(p.get("gpu"), book),
         "num": f"{months:g}",
     }
 
@@ -149,6 +348,7 @@ class KeyFigures:
     price_list_name: str
     price_list_date: date | None
     phased: bool
+    serving: bool = False  # an ongoing service: no time to finish
 
 
 def _iso_date(value: Any) -> date | None:
@@ -202,6 +402,17 @@ def key_figures(result: Mapping[str, Any]) -> KeyFigures:
         price_list_name=str(pl.get("name") or ""),
         price_list_date=_iso_date(pl.get("effective_date")),
         phased=bool(sched),
+        serving=not sched and days is None and _is_service(result),
+    )
+
+
+def _is_service(result: Mapping[str, Any]) -> bool:
+    """A serving plan (or an image service sized by images per hour): it runs for as long
+    as it is rented, so it has no time to finish."""
+    if result.get("task") == "inference":
+        return True
+    return result.get("task") == "image" and bool(
+        (result.get("inference") or {}).get("images_per_hour")
     )
 
 
@@ -223,28 +434,95 @@ def summary_text(summary: str) -> str:
     }
 
 
-def _flat_inputs(workload: Mapping[str, Any]) -> dict[str, str]:
-    out: dict[str, str] = {}
+#: Pins the planner fills in when they are left empty: an empty one reads "Automatic".
+AUTOMATIC_FIELDS: Final = frozenset(
+    {
+        "gpu",
+        "gpu_count",
+        "zero_stage",
+        "tp",
+        "pp",
+        "recompute",
+        "mfu",
+        "interconnect",
+        "pricing_mode",
+        "kv_dtype",
+        "global_batch",
+    }
+)
+
+
+def applies(key: str, task: Any) -> bool:
+    """Whether a workload field means something for `task` (see FIELD_TASKS)."""
+    return key not in FIELD_TASKS or str(task) in FIELD_TASKS[key]
+
+
+def workload_inputs(
+    workload: Mapping[str, Any], book: PriceBook | None = None
+) -> dict[str, str | None]:
+    """{field: value text} of the fields of a workload that its task uses (None: left to
+    the planner); a phased plan's phases as `phase1`, `phase2`, … one line each.
+
+    One "users served at once" (the API's older `concurrency` counts as it, as the engine
+    reads it); the model as one field, by its name; the currency is the page's business."""
+    out: dict[str, str | None] = {}
     if schedule.is_schedule(workload):
         for i, p in enumerate((workload.get("schedule") or {}).get("phases") or []):
-            out[f"phase{i + 1}"] = phase_text(
-                {**p, "gpu_name": p.get("gpu", "").replace("-sxm-80gb", "").upper()}
-            )
+            out[f"phase{i + 1}"] = phase_text(p, book)
         return out
+    task = workload.get("task")
     flat: dict[str, Any] = {}
-    service._flatten("workload", dict(workload), flat)
-    for k, v in flat.items():
-        if v is None or k in ("workload.currency",):
-            continue
-        key = k.removeprefix("workload.")
-        if key == "task":
-            out[key] = _(planner.TASK_NAMES.get(str(v), str(v)))
+    for k, v in workload.items():
+        if k in ("model", "currency"):
+            flat[k] = v
         else:
-            out[key] = show_value(v)
+            service._flatten(k, v, flat)
+    for key, value in flat.items():
+        if key == "currency" or not applies(key, task):
+            continue
+        if key in ("users", "concurrency"):
+            if "users" in out:
+                continue
+            key, value = "users", workload.get("users") or workload.get("concurrency")
+        out[key] = None if value is None or value == "" else workload_value(key, value, book)
     return out
 
 
-def _input_label(key: str) -> str:
-    if key.startswith("phase"):
+def _has_field(workload: Mapping[str, Any], key: str) -> bool:
+    """Whether a workload of this kind has `key` at all (set or not): a phased plan has
+    phases, a single workload the fields its task uses."""
+    is_phase = key.startswith("phase") and key.removeprefix("phase").isdigit()
+    if schedule.is_schedule(workload):
+        return is_phase
+    return not is_phase and applies(key, workload.get("task"))
+
+
+def input_label(key: str) -> str:
+    """The compare table's name of a `workload_inputs` key."""
+    if key.startswith("phase") and key.removeprefix("phase").isdigit():
         return _("Phase %(n)s") % {"n": key.removeprefix("phase")}
-    return field_label(f"workload.{key}")
+    return workload_field_label(key)
+
+
+def compare_inputs(
+    workloads: Sequence[Mapping[str, Any]], books: Sequence[PriceBook | None]
+) -> list[dict[str, Any]]:
+    """The compare table's input rows: a field any scenario sets, named, with each scenario's
+    value ("Automatic" where the planner chose it, "—" where its task has no such field) and
+    whether they differ."""
+    flats = [workload_inputs(w, b) for w, b in zip(workloads, books, strict=True)]
+    keys = list(dict.fromkeys(k for f in flats for k, v in f.items() if v is not None))
+    rows = []
+    for key in keys:
+        values, used = [], []
+        for w, f in zip(workloads, flats, strict=True):
+            v = f.get(key)
+            if v is None and key in AUTOMATIC_FIELDS and key in f:
+                v = _("Automatic")
+            values.append(v or "—")
+            if _has_field(w, key):
+                used.append(v or "—")
+        # A field only some tasks have (the users a service holds) differs only between the
+        # scenarios that have it: a LoRA run and a service differ by their task, said above.
+        rows.append({"label": input_label(key), "values": values, "differs": len(set(used)) > 1})
+    return rows

@@ -1237,6 +1237,25 @@ def users_by_id(*, session: Session, ids: list[int] | None = None) -> dict[int, 
     return {u.id: u for u in session.exec(stmt) if u.id is not None}
 
 
+def customer_named(*, session: Session, name: str) -> Customer | None:
+    """The customer record whose name is `name` (trimmed, case-insensitive), or None when
+    none is, or when several are (two companies of one name: the user picks, we don't guess).
+    Customers belong to the company, not to one sales engineer (app.customers.service), so
+    every record counts. Only a whole name matches: "Formosa" never links "Formosa Robotics"."""
+    wanted = name.strip()
+    if not wanted:
+        return None
+    # lower() on both sides in SQL (SQLite folds ASCII only), then the exact check in Python.
+    stmt = (
+        select(Customer)
+        .where(func.lower(func.trim(col(Customer.name))) == func.lower(wanted))
+        .order_by(col(Customer.id))
+        .limit(10)
+    )
+    found = [c for c in session.exec(stmt) if c.name.strip().casefold() == wanted.casefold()]
+    return found[0] if len(found) == 1 else None
+
+
 def list_customers(*, session: Session, limit: int = 300) -> list[str]:
     """Distinct non-empty customer names of live plans (the customer filter's choices)."""
     stmt = (
@@ -1302,13 +1321,14 @@ def create_t16_example(*, session: Session, owner: User, currency: str = "TWD") 
 
     Names are written in the request's language (they are plan data); phase labels are
     left empty so every document names the phases in its own language."""
-    customer = _("T16 example")
+    # Named in the customer's words: the plan's name is the quote's title.
+    customer = _("Example customer")
     scenarios = (
         (
-            _("T16: phased (1×H100 LoRA → 4×H100 full fine-tune → 1×H100 inference)"),
+            _("Phased: 1×H100 LoRA → 4×H100 full fine-tune → 1×H100 serving"),
             schedule.T16_PHASES,
         ),
-        (_("T16: 4×H100 from day one"), schedule.T16_DAY_ONE),
+        (_("4×H100 from day one"), schedule.T16_DAY_ONE),
     )
     return [
         create_plan(
@@ -1318,7 +1338,7 @@ def create_t16_example(*, session: Session, owner: User, currency: str = "TWD") 
             phases=phases,
             currency=currency,
             customer=customer,
-            tags=["T16"],
+            tags=[_("Example")],
         )
         for name, phases in scenarios
     ]

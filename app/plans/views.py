@@ -9,9 +9,10 @@ from __future__ import annotations
 
 import logging
 import math
+import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 from pydantic import ValidationError
 from sqlmodel import Session
@@ -31,11 +32,10 @@ from app.plans.presenters import (
     DAYS_PER_MONTH,
     STATUS_NAMES,
     KeyFigures,
-    _flat_inputs,
-    _input_label,
+    compare_inputs,
     field_label,
+    field_value,
     key_figures,
-    show_value,
     summary_text,
 )
 from app.web.forms import parse_id
@@ -250,6 +250,9 @@ def detail_context(
         "people": people,
         "revisions": list(reversed(revisions)),
         "can_edit": service.can_edit(user, plan),
+        # The customer answered the quote: its workload and prices stay as answered
+        # (`service.require_undecided`), so the page offers no action that changes them.
+        "decided": plan.status in service.DECIDED_STATUSES,
         "statuses": [(s, STATUS_NAMES[s]) for s in STATUSES],
         "status_names": STATUS_NAMES,
         "tier_names": planner.TIER_NAMES,
@@ -259,7 +262,7 @@ def detail_context(
         "conflict_version": parse_id(conflict, minimum=0),  # 0: a posted version that was none
     }
     ctx.update(results_context(session=session, plan=plan, currency=currency))
-    if ctx["can_edit"]:
+    if ctx["can_edit"] and not ctx["decided"]:
         ctx.update(phase_builder_context(session=session, plan=plan))
     return ctx
 
@@ -272,6 +275,7 @@ def diff_context(*, session: Session, plan_id: int, a: int | None, b: int | None
         a = max(1, b - 1)
     cmp = service.compare_revisions(session=session, plan_id=plan_id, from_version=a, to_version=b)
     revisions = service.list_revisions(session=session, plan_id=plan_id)
+    book_a, book_b = _book(session, cmp.a.price_list_id), _book(session, cmp.b.price_list_id)
     return {
         "nav_active": "plans",
         "plan": cmp.plan,
@@ -280,42 +284,52 @@ def diff_context(*, session: Session, plan_id: int, a: int | None, b: int | None
         "rows": [
             (
                 field_label(f),
-                _diff_value(session, f, x, _result_currency(cmp.a)),
-                _diff_value(session, f, y, _result_currency(cmp.b)),
+                _diff_value(session, f, x, _result_currency(cmp.a), book_a),
+                _diff_value(session, f, y, _result_currency(cmp.b), book_b),
             )
             for f, x, y in cmp.changes
             if f != "quote.lines"
         ],
-        "options": [
-            {
-                **o,
-                "name": costs_view.option_name(
-                    {"kind": o["key"].split(":")[0], "label": o["label"]}
-                ),
-            }
-            for o in cmp.options
-        ],
+        "options": [{**o, "name": _option_label(o["key"], cmp.b, cmp.a)} for o in cmp.options],
         "revisions": revisions,
         "summary_text": summary_text,
         "quote": quote_changes(cmp.a, cmp.b),
     }
 
 
-def _diff_value(session: Session, field: str, value: Any, currency: str) -> str:
+def _option_label(key: str, *revisions: PlanRevision) -> str:
+    """A cost option named as the quote document names it ('Hourly rent · 1 × NVIDIA H100
+    SXM5 80GB'), from the first revision that has it: no catalog ids, no engine English."""
+    from app.quotes.document import option_label
+
+    for rev in revisions:
+        result = rev.result or {}
+        cost = result.get("cost") or {}
+        for option in cost.get("options") or []:
+            if option.get("key") == key:
+                return option_label(
+                    option, result.get("gpu") or {}, float(cost.get("hours_per_month") or 730.0)
+                )
+    return costs_view.option_name({"kind": key.split(":")[0]})
+
+
+def _diff_value(
+    session: Session, field: str, value: Any, currency: str, book: PriceBook | None = None
+) -> str:
     """A changed field's value as the diff shows it: a price list by its name (not its id),
-    the cheapest total as money, anything else as `show_value` writes it."""
+    the cheapest total as money, anything else as `field_value` writes it."""
     from app.web.templating import money
 
     if value is None or value == "":
-        return show_value(value)
+        return field_value(field, value)
     if field == "price_list_id":
         try:
             return catalog.get_price_list(session=session, price_list_id=int(value)).name
         except catalog.NotFound:  # a draft list deleted since
-            return show_value(value)
+            return field_value(field, value)
     if field == "result.cheapest_total" and isinstance(value, (int, float)):
         return money(value, currency or "TWD")
-    return show_value(value)
+    return field_value(field, value, book)
 
 
 def quote_changes(a: PlanRevision, b: PlanRevision) -> dict[str, Any] | None:
@@ -390,6 +404,31 @@ class Scenario:
     result: dict[str, Any]
     kf: KeyFigures
     href: str
+    price_list_id: int | None = None
+
+
+#: The most a chart legend gives one scenario's name, in Latin letters (a CJK character
+#: counts twice): longer names end in "…" (the table above names them in full).
+LEGEND_WIDTH: Final = 34
+
+
+def short_name(name: str, width: int = LEGEND_WIDTH) -> str:
+    """`name` cut at a word (or, in CJK, a character) to fit `width`, with "…" when cut."""
+
+    def w(text: str) -> int:
+        return sum(2 if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+
+    if w(name) <= width:
+        return name
+    out = ""
+    for ch in name:
+        if w(out + ch) > width - 1:
+            break
+        out += ch
+    cut_inside_a_word = not name[len(out)].isspace()
+    if cut_inside_a_word and " " in out and w(out) > width // 2:  # end at a word
+        out = out[: out.rstrip().rfind(" ")]
+    return out.rstrip(" ·:,(→-–") + "…"
 
 
 def compare_context(
@@ -416,14 +455,11 @@ def compare_context(
                 dict(src.result),
                 key_figures(src.result),
                 href,
+                src.price_list_id,
             )
         )
-    flats = [_flat_inputs(s.workload) for s in scenarios]
-    keys = list(dict.fromkeys(k for f in flats for k in f))
-    inputs = []
-    for k in keys:
-        values = [f.get(k, "—") for f in flats]
-        inputs.append({"label": _input_label(k), "values": values, "differs": len(set(values)) > 1})
+    books = [_book(session, s.price_list_id) for s in scenarios]
+    inputs = compare_inputs([s.workload for s in scenarios], books)
     totals = [s.kf.total for s in scenarios if s.kf.total]
     cheapest = min(totals) if totals else None
     ccy = scenarios[0].kf.currency if scenarios else "TWD"
@@ -435,17 +471,21 @@ def compare_context(
                 {
                     "key": f"s{i}",
                     "kind": str(o.get("kind") or "rent_monthly"),
-                    "label": f"{chr(65 + i)}: {s.name[:40]}",
+                    "label": f"{chr(65 + i)}: {short_name(s.name)}",
                     "cumulative": list(o["cumulative"]),
                     "total": o.get("total"),
                     "monthly_rate": o.get("monthly_rate", o.get("monthly")),
                 }
             )
     rows = []
+    untimed = []
     for i, s in enumerate(scenarios):
+        letter = chr(65 + i)
         sched = s.result.get("schedule")
         if sched:
-            phases = sched.get("phases") or []
+            phases = [
+                {**p, "label": phase_name(p, p, n)} for n, p in enumerate(sched.get("phases") or [])
+            ]
         elif s.kf.days is not None:
             phases = [
                 {
@@ -456,8 +496,11 @@ def compare_context(
                 }
             ]
         else:
-            phases = []
-        rows.append((f"{chr(65 + i)}", phases))
+            # A service runs as long as it is rented: no bar (its length would be the
+            # rental period, not a time to finish); the page says why it is missing.
+            untimed.append(letter)
+            continue
+        rows.append((letter, phases))
     return {
         "nav_active": "plans",
         "scenarios": scenarios,
@@ -466,6 +509,7 @@ def compare_context(
         "currency": ccy,
         "tier_names": planner.TIER_NAMES,
         "error": error,
+        "untimed": untimed,
         "charts": {
             "cumulative": figures.cumulative(options, [], ccy) if options else None,
             "timeline": figures.timeline(rows) if any(p for _n, p in rows) else None,

@@ -112,7 +112,7 @@ def test_plan_quote_flow(
     page.locator("#chart-compare-cumulative svg.main-svg").first.wait_for()
 
     # T16: the worked example's two scenarios.
-    page.get_by_role("button", name="T16 example").click()
+    page.get_by_role("button", name="Phased example").click()
     totals = page.locator("table.compare-table td.total strong")
     expect(totals).to_have_text(["NT$350,000", "NT$800,000"])
     page.locator("#chart-compare-time svg.main-svg").first.wait_for()

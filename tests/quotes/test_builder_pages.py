@@ -3,6 +3,8 @@ save, approval at 15%, send (issue 10)."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from bs4 import BeautifulSoup
 from fastapi.testclient import TestClient
@@ -161,7 +163,7 @@ def test_edit_in_planner_saves_a_revision_whose_diff_shows_the_workload(
     assert r.status_code == 303 and "/diff" in r.headers["location"]
     diff = BeautifulSoup(pages.get(r.headers["location"], headers=h).text, "html.parser")
     rows = [tr.get_text(" ", strip=True) for tr in diff.select("table.diff-table tr")]
-    assert any(row.startswith("Sequence length") and "2048 4096" in row for row in rows), rows
+    assert any(row.startswith("Sequence length") and "2,048 4,096" in row for row in rows), rows
     got = client.get(f"/api/v1/plans/{p['id']}", headers=a.headers).json()
     assert got["version"] == p["version"] + 1 and got["workload"]["seq_len"] == 4096
     assert got["quote"]["lines"][0]["option_key"] == TERM  # the quote survives the revision
@@ -177,6 +179,9 @@ def test_an_accepted_quote_has_no_builder_and_a_stale_save_says_why(client: Test
     assert page.select_one("form.status-form") is None
     note = page.select_one("#quote-builder .frozen-note")
     assert note is not None and note.get_text() == "報價內容已鎖定：如需修改，請複製方案。"
+    # When it was accepted reads as a date and a time, not "2026-12-02 17:58:44.948182+00:00".
+    banner = page.select_one("#quote-builder").get_text(" ", strip=True)
+    assert not re.search(r"\d:\d\d:\d\d\.\d", banner) and re.search(r"\d\d:\d\d UTC", banner)
     # A builder form opened before the customer answered, saved after.
     token = page.select_one("input[name=csrf_token]")["value"]
     stale = {
