@@ -141,7 +141,7 @@ def size_infra(
             f"2 × {fmt(vram)} GB VRAM = {fmt(2 * vram)} GB → {ram} GB DIMM configuration "
             f"per node × {nodes}",
             "T6/U5: RAM ≥ 2× VRAM (seed 003: 192 GB for one 80 GB GPU; seed 000: 8×80 GB → "
-            "≥1.28 TB). PRODUCT.md §4: seed 003's 4-GPU (512 GB / 320 GB) and 16-GPU "
+            "≥1.28 TB). But seed 003's own 4-GPU (512 GB / 320 GB) and 16-GPU "
             "(1 TB / 640 GB per node) templates are only ≈1.6×; the 2× rule is applied",
             operands(
                 gpus_per_node=(per_node, "GPUs"),
@@ -188,7 +188,7 @@ def size_infra(
                 "GB",
                 f"{fmt(model.params)} params × 14 B = {fmt(ckpt_gb)} GB resumable "
                 f"(weights only would be × 2 B = {fmt(weights_only)} GB)",
-                "PRODUCT.md §4: seed 003's '70B checkpoint ≈140 GB' is weights only; a "
+                "Seed 003's '70B checkpoint ≈140 GB' is weights only; a "
                 "resumable checkpoint with Adam state is ≈14–16 B/param ≈1 TB",
                 operands(params=(model.params, "parameters"), bytes_per_param=(14, "B")),
                 "params * bytes_per_param / 1e9",
@@ -199,7 +199,7 @@ def size_infra(
                 Notice(
                     "Checkpoints are sized resumable (%(size)s GB each, 14 B/param with Adam "
                     "state), not weights-only (%(weights)s GB): seed 003's '70B checkpoint "
-                    "≈140 GB' counts weights only (PRODUCT.md §4).",
+                    "≈140 GB' counts weights only.",
                     size=fmt(ckpt_gb),
                     weights=fmt(weights_only),
                 )

@@ -27,15 +27,14 @@ def seed_warnings(req: EstimateRequest, model: ModelSpec, plan: Plan) -> list[st
         out.append(
             Notice(
                 "RAM follows the 2× VRAM rule (T6/U5); seed 003's own 4-GPU (512 GB for "
-                "320 GB) and 16-GPU (1 TB per 640 GB node) templates are only ≈1.6× "
-                "(PRODUCT.md §4)."
+                "320 GB) and 16-GPU (1 TB per 640 GB node) templates are only ≈1.6×."
             )
         )
     if req.mfu and req.mfu > 0.6:
         out.append(
             Notice(
                 "Pinned MFU %(mfu)s is above what published large runs reach (≈40–55%%); peak "
-                "TFLOPS quoted with sparsity are not dense training throughput (PRODUCT.md §4).",
+                "TFLOPS quoted with sparsity are not dense training throughput.",
                 mfu=f"{req.mfu:.0%}",
             )
         )
@@ -80,7 +79,7 @@ def _scaling_warnings(req: EstimateRequest, model: ModelSpec, plan: Plan, nodes:
             Notice(
                 "Seed 000 says 8×A100 train a 7B model on 1T tokens in about a month; 6·N·D "
                 "says otherwise: this run needs %(days)s days (%(months)s months) on "
-                "%(count)s × %(gpu)s (PRODUCT.md §4: ≈16 months at 40%% MFU).",
+                "%(count)s × %(gpu)s (≈16 months at 40%% MFU).",
                 days=fmt(plan.training.days),
                 months=fmt(plan.training.days / 30.4),
                 count=plan.count,
@@ -102,7 +101,7 @@ def _scaling_warnings(req: EstimateRequest, model: ModelSpec, plan: Plan, nodes:
                     "count that holds this job, where linear scaling would give %(linear)s×: "
                     "a scaling efficiency of %(efficiency)s. More GPUs are never more than "
                     "linearly faster (seed 000's '2 nodes, 8 GPUs ≈13× one GPU' is "
-                    "super-linear; PRODUCT.md §4).",
+                    "super-linear).",
                     count=fmt(plan.count),
                     speedup=f"{speedup:,.1f}",
                     base=fmt(base.gpus),

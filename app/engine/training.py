@@ -664,7 +664,7 @@ def _mfu_explained(
     if chosen.floor_from:
         src += (
             f"; scaling floor: {chosen.floor_from:,} GPUs use fewer GPU-hours, and the engine "
-            "never predicts more than linear scaling (PRODUCT.md §4)"
+            "never predicts more than linear scaling"
         )
     return Explanation(
         "training.mfu",

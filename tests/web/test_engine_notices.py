@@ -46,6 +46,15 @@ def test_every_engine_notice_has_a_zh_tw_translation_with_the_same_placeholders(
         assert set(re.findall(r"%\((\w+)\)s", zh)) == set(re.findall(r"%\((\w+)\)s", t)), t
 
 
+def test_no_notice_cites_the_teams_own_spec() -> None:
+    # "(PRODUCT.md §4)" told a reader to look up a document only the team has; each notice
+    # states its correction itself.
+    i18n.reload()
+    trans = i18n.zh_translations()
+    for t in notice_templates():
+        assert "PRODUCT.md" not in t and "PRODUCT.md" not in trans.gettext(t), t
+
+
 def test_planner_warnings_render_in_chinese(client: TestClient) -> None:
     r = client.get(
         "/plan?model_source=preset&preset=llama-2-13b&task=full_finetune&seq_len=2048",

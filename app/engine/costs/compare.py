@@ -284,7 +284,7 @@ def _like_for_like(
                     f"{number(gpus)} GPUs × 730 h = {money(month, ccy)} vs "
                     f"{money(rent, ccy)} rent = {number(month / rent)}×",
                     "seed 003 T10 (p5.48xlarge a full month ≈NT$2.22M vs NT$350,000 "
-                    "rented; PRODUCT.md §4: ≈3.7× at the June 2025 price)",
+                    "rented; ≈3.7× at the June 2025 price)",
                     operands(
                         hourly_rate=(o.hourly_rate, f"{ccy}/h"),
                         billed_gpus=(o.billed.gpus, "GPUs"),
