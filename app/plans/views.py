@@ -32,6 +32,7 @@ from app.plans.presenters import (
     DAYS_PER_MONTH,
     STATUS_NAMES,
     KeyFigures,
+    applies,
     compare_inputs,
     field_label,
     field_value,
@@ -288,13 +289,23 @@ def diff_context(*, session: Session, plan_id: int, a: int | None, b: int | None
                 _diff_value(session, f, y, _result_currency(cmp.b), book_b),
             )
             for f, x, y in cmp.changes
-            if f != "quote.lines"
+            if f != "quote.lines" and _means_something(f, cmp.a, cmp.b)
         ],
         "options": [{**o, "name": _option_label(o["key"], cmp.b, cmp.a)} for o in cmp.options],
         "revisions": revisions,
         "summary_text": summary_text,
         "quote": quote_changes(cmp.a, cmp.b),
     }
+
+
+def _means_something(field: str, *revisions: PlanRevision) -> bool:
+    """Whether a changed workload field means something for the task of either revision: the
+    planner's form posts every field, so a training plan edited there gained "users 1", which
+    the diff showed as "Users served at once — → 1" (`presenters.applies`)."""
+    key = field.removeprefix("workload.")
+    if key == field or key.startswith("schedule"):
+        return True
+    return any(applies(key, (rev.workload or {}).get("task")) for rev in revisions)
 
 
 def _option_label(key: str, *revisions: PlanRevision) -> str:
