@@ -35,8 +35,8 @@ PART_NAMES = {
 }
 _TERM = re.compile(r"(\d+)-month")
 #: An offer's interconnect (app.engine.price_book.Offer.interconnect, lower-case keys) as
-#: its maker writes it: "NVLink", not "NVLINK". The planner's INTERCONNECTS form choices say
-#: the same, but app.planner.views imports this module, so it cannot be imported back here.
+#: its maker writes it: "NVLink", not "NVLINK"; the planner's form offers the same choices
+#: in this order (app.planner.views.INTERCONNECTS).
 INTERCONNECT_NAMES: Final = {
     "nvlink": "NVLink",
     "pcie": "PCIe",

@@ -46,13 +46,8 @@ RECOMPUTE: Final = (
     ("selective", N_("Selective")),
     ("full", N_("Full")),
 )
-INTERCONNECTS: Final = (
-    ("nvlink", "NVLink"),
-    ("pcie", "PCIe"),
-    ("infiniband", "InfiniBand"),
-    ("roce", "RoCE"),
-    ("ethernet", N_("Ethernet")),
-)
+#: The interconnect choices, named as the cost rows name them (one table: costs_view).
+INTERCONNECTS: Final = tuple(costs_view.INTERCONNECT_NAMES.items())
 TIER_NAMES: Final = {
     "single_gpu": N_("Single GPU"),
     "multi_gpu": N_("Multi-GPU"),
