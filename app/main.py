@@ -81,7 +81,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.rate_limits = (
         RedisStore(settings.redis_url, prefix=settings.redis_prefix) if settings.redis_url else None
     )
-    pdf_worker.configure(settings.pdf_workers)  # the pool itself starts on the first quote
     # /healthz, /readyz, /metrics and the request middleware (request id, access log,
     # metrics). Added before web.install, so it sits inside GZip and sees plain JSON bodies.
     ops.install(app)

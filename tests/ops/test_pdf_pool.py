@@ -53,6 +53,24 @@ def test_the_pool_renders_in_another_process_the_same_quote_as_inline(
     assert plan.quote_number in _text(pooled, tmp_path, "pooled")
 
 
+def test_the_priority_setting_reaches_the_pool(tmp_path: Path) -> None:
+    """STRATAGEM_PDF_PRIORITY=nice is the priority the workers start at (a second, bare
+    `configure` call once put every app back to the default 'idle')."""
+    settings = Settings(
+        DATABASE_URL=f"sqlite:///{tmp_path / 'p.db'}",
+        STRATAGEM_SECRET_KEY="test-secret",
+        STRATAGEM_PDF_PRIORITY="nice",
+    )
+    try:
+        create_app(settings)
+        assert worker._priority == "nice"
+        create_app(Settings(DATABASE_URL=f"sqlite:///{tmp_path / 'p.db'}",
+                            STRATAGEM_SECRET_KEY="test-secret"))  # fmt: skip
+        assert worker._priority == "idle"  # the default
+    finally:
+        worker.configure(1)
+
+
 def test_cached_bytes_come_back_until_the_plan_or_the_seller_changes(
     client: TestClient, plan_id: int, tmp_path: Path
 ) -> None:
