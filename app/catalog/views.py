@@ -343,7 +343,13 @@ class CellFormat:
         if isinstance(v, float):
             if column == "gpu_count" and not v.is_integer():
                 return self.mig % {"n": self.number(v, 2)}
-            return self.number(v, 0 if v.is_integer() else 2 if abs(v) >= 1 else 4)
+            if v.is_integer():
+                return self.number(v)
+            if abs(v) >= 1:
+                return self.number(v, 2)
+            # Below 1: as many places (2–4) as the value needs — 0.25 h, not 0.2500 h.
+            places = next(d for d in (2, 3, 4) if round(v, d) == round(v, 4))
+            return self.number(v, places)
         if isinstance(v, int):
             return str(v) if column == "launch_year" else self.number(v)
         return str(v)

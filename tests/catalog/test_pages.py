@@ -336,3 +336,16 @@ def test_fast_cell_format_matches_the_shared_filters(lang: str) -> None:
                 assert fmt.money(v, ccy, 4) == templating.money(v, ccy, 4), (v, ccy)
     finally:
         i18n.activate("en")
+
+
+def test_fractions_below_one_print_the_places_they_need() -> None:
+    """A RunPod lead time of 0.25 h reads '0.25', not '0.2500'; 4 places stay for values
+    that need them (0.0862, a tariff-sized fraction)."""
+    from types import SimpleNamespace
+
+    from app.catalog.views import CellFormat
+
+    fmt = CellFormat()
+    for v, shown in ((0.25, "0.25"), (0.5, "0.50"), (0.125, "0.125"), (0.0862, "0.0862")):
+        assert fmt.cell("lead_time_hours", SimpleNamespace(lead_time_hours=v)) == shown
+    assert fmt.cell("lead_time_hours", SimpleNamespace(lead_time_hours=240.0)) == "240"
