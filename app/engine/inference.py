@@ -462,12 +462,13 @@ def explain_point(cfg: ServingConfig, p: OperatingPoint, cap: int) -> list[Expla
             f"1 / ({step_expr})",
         ),
         Explanation(
-            "inference.tokens_per_s",
+            "inference.tokens_per_s_per_replica",
             p.tokens_per_s,
             "tokens/s",
             f"{p.batch} sequences / {p.itl_s * 1e3:.2f} ms = {fmt(p.tokens_per_s)} tokens/s "
             "per replica",
-            "aggregate output tokens at the requested concurrency",
+            "one replica's output tokens at its share of the requested concurrency: each "
+            "decoding sequence gets one token per engine step",
             [Operand("batch", p.batch, "sequences"), *step_ops],
             f"batch / ({step_expr})",
         ),

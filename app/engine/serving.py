@@ -194,6 +194,7 @@ def plan_inference(
     point = point_for(lay, users)
     explain.extend(inference.explain_point(lay.cfg, point, lay.capacity))
     explain.append(_per_replica_explained(lay, targets, users))
+    explain.append(_aggregate_tokens_explained(lay, point))
     if candidates is not None and pool:
         candidates.extend(slo_candidates(req, model, pool, targets, users))
     meets = lay.held >= users
@@ -395,6 +396,25 @@ def _per_replica_explained(lay: Layout, targets: Targets, users: int) -> Explana
         "bisection over the step model's operating points (app.engine.inference)",
         operands(users_per_replica=(lay.per_replica, "users (the bisection's answer)")),
         "users_per_replica",
+    )
+
+
+def _aggregate_tokens_explained(lay: Layout, point: OperatingPoint) -> Explanation:
+    """Output tokens/s of the whole service: every replica decodes its own batch."""
+    total = point.tokens_per_s * lay.replicas
+    return Explanation(
+        "inference.tokens_per_s",
+        total,
+        "tokens/s",
+        f"{lay.replicas} replica(s) × {point.batch} sequences / {point.itl_s * 1e3:.2f} ms "
+        f"= {lay.replicas} × {fmt(point.tokens_per_s)} = {fmt(total)} tokens/s",
+        "aggregate output tokens of all replicas at the requested concurrency; one replica: "
+        "batch / step time (continuous batching, one token per sequence per step)",
+        operands(
+            replicas=(lay.replicas, "replicas"),
+            tokens_per_s_per_replica=(point.tokens_per_s, "tokens/s"),
+        ),
+        "replicas * tokens_per_s_per_replica",
     )
 
 

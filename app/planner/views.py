@@ -230,6 +230,7 @@ FIGURE_NAMES: Final = {
     "lora.trainable_params": N_("LoRA trainable parameters"),
     "inference.max_concurrency": N_("Concurrent users per replica"),
     "inference.tokens_per_s": N_("Output tokens per second"),
+    "inference.tokens_per_s_per_replica": N_("Output tokens per second per replica"),
     "inference.cost_per_million_tokens": N_("Cost per 1M tokens"),
     "inference.concurrency_per_replica": N_("Users per replica at the targets"),
     "inference.time_to_first_token_s": N_("Time to first token"),

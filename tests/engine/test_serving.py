@@ -217,3 +217,17 @@ def test_gb200_nvl72_tensor_parallel_spans_the_rack_domain() -> None:
     # 4 GPUs of one tray, inside the 72-GPU NVLink domain.
     r = est("kimi-k2", task="inference", precision="bf16", gpu="gb200-nvl72-186gb", users=64)
     assert r.parallelism.tp == 16 and r.parallelism.tp > g.gpus_per_node
+
+
+def test_the_output_tokens_explanation_is_the_whole_service_not_one_replica() -> None:
+    """The 'Output tokens per second' figure is every replica's tokens (QA: the KPI said
+    10,690 tokens/s while its explanation said '125 sequences / 93.55 ms = 1,336 tokens/s
+    per replica'). Hand calculation: total = replicas × one replica's batch / step time."""
+    r = est("llama-3.1-70b", task="inference", precision="fp8", users=1000,
+            avg_context_tokens=2048, output_tokens=256)  # fmt: skip
+    assert r.inference.replicas > 1
+    by_name = {e.figure: e for e in r.explain}
+    total, one = by_name["inference.tokens_per_s"], by_name["inference.tokens_per_s_per_replica"]
+    assert total.value == pytest.approx(r.inference.tokens_per_s)
+    assert total.value == pytest.approx(r.inference.replicas * one.value)
+    assert f"{r.inference.replicas} replica(s)" in total.formula
