@@ -62,6 +62,17 @@ class GpuSpec:
             return self.bf16_tflops / 2
         return self.bf16_tflops
 
+    def compute_format(self, precision: str) -> str:
+        """The tensor-core format `peak_tflops(precision)` is the peak of: "FP4", "FP8",
+        "TF32" or "BF16" (int8/int4 weights and FP8 on a GPU without FP8 compute in BF16)."""
+        if precision == "fp4" and self.fp4_tflops:
+            return "FP4"
+        if precision in ("fp8", "fp4") and self.fp8_tflops:
+            return "FP8"
+        if precision == "fp32":
+            return "TF32"
+        return "BF16"
+
     @property
     def has_nvlink(self) -> bool:
         return self.nvlink_gbs > 0

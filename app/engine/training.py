@@ -740,7 +740,9 @@ def _peak_source(gpu: GpuSpec, precision: str) -> str:
             "training with TF32 matmuls enabled (PyTorch: torch.backends.cuda.matmul."
             "allow_tf32 = True; off by default since 1.12)"
         )
-    return f"{gpu.name} dense {precision} peak (datasheet without sparsity)"
+    fmt_ = gpu.compute_format(precision)
+    why = "" if fmt_.lower() == precision else f" ({precision} weights compute in {fmt_})"
+    return f"{gpu.name} dense {fmt_} peak (datasheet without sparsity){why}"
 
 
 def _gpu_hours_explained(chosen: planner.Candidate) -> Explanation:

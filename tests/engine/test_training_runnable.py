@@ -145,3 +145,16 @@ def test_a_single_gpu_that_overflows_names_no_zero_stage_it_cannot_use() -> None
     assert r.training is not None and r.training.fits is False
     assert r.parallelism.dp == 1 and r.parallelism.zero_stage == 0
     assert "(ZeRO-0, full activation recomputation, TP 1, PP 1)" in r.warnings[0]
+
+
+def test_the_peak_a_plan_divides_by_names_the_format_it_computes_in() -> None:
+    """The source of `training.days` names the tensor-core format whose peak it uses: a
+    QLoRA run asked for in int4 computes in BF16 (hardware.GpuSpec.peak_tflops), so its
+    source read 'RTX 4090 dense int4 peak' beside the BF16 figure (165.2 TFLOPS)."""
+    r = est("llama-3.1-8b", task="qlora", gpu="rtx-4090-24gb", precision="int4")
+    (days,) = [e for e in r.explain if e.figure == "training.days"]
+    assert "dense BF16 peak" in days.source and "int4 weights compute in BF16" in days.source
+    assert "int4 peak" not in days.source
+    r = est("llama-3.1-8b", task="pretrain", gpu="h100-sxm-80gb", precision="fp8", tokens=1e11)
+    (days,) = [e for e in r.explain if e.figure == "training.days"]
+    assert "dense FP8 peak" in days.source and "compute in" not in days.source
