@@ -650,6 +650,17 @@ def _diff(
         # Rejected rows are not "removed": their keys are in the file.
         keys.update(r.key for r in validated.rejected if r.kind == name)
         if mode == "sync" and k.scoped and not k.single:
+            if not keys and have:
+                # A file that lists a kind with no rows at all (a header-only CSV, an empty
+                # JSON list) would empty it: almost always a wrong file, never silently.
+                preview.ok = False
+                msg = _(
+                    "%(kind)s: the file has no rows, so syncing would remove all %(n)s of them "
+                    "from the list; leave %(kind)s out of the file, or upload its rows"
+                ) % {"kind": name, "n": len(have)}
+                preview.errors.append(msg)
+                preview.messages.append(msg)
+                continue
             preview.removed.extend(
                 RowChange(kind=name, key=key) for key in sorted(have) if key not in keys
             )

@@ -153,6 +153,29 @@ def test_preview_lists_added_changed_and_removed(session: Session) -> None:
     assert upsert.removed == []
 
 
+def test_a_sync_file_with_no_rows_of_a_kind_cannot_empty_it(session: Session) -> None:
+    """A header-only offers CSV in sync mode would remove all 17 shipped offers (QA: it
+    previewed as 'can apply' and emptied the draft); it is refused, nothing is written, and
+    upsert mode (which removes nothing) still takes it."""
+    counts = catalog_counts(session)
+    lists = len(service.list_price_lists(session=session))
+    n = len(service.current_price_book(session=session).offers)  # type: ignore[union-attr]
+    assert n == 17
+    parsed = io.parse(_csv(), fmt="csv", kind="offers")
+    preview = service.preview_import(session=session, parsed=parsed, target=None)
+    assert not preview.ok and preview.removed == []
+    assert preview.messages == [
+        "offers: the file has no rows, so syncing would remove all 17 of them from the list; "
+        "leave offers out of the file, or upload its rows"
+    ]
+    applied = service.apply_import(session=session, parsed=parsed, target=None, actor="a")
+    assert not applied.applied
+    assert catalog_counts(session) == counts
+    assert len(service.list_price_lists(session=session)) == lists
+    upsert = service.preview_import(session=session, parsed=parsed, target=None, mode="upsert")
+    assert upsert.ok and upsert.removed == []
+
+
 def test_apply_goes_into_a_new_draft_and_leaves_the_current_list(session: Session) -> None:
     current_before = service.current_price_book(session=session)
     data = _csv(*GOOD)
