@@ -24,13 +24,31 @@ from app import filelock
 from app.settings import REPO_ROOT
 
 
-def make_engine(url: str) -> Engine:
-    """An engine for `url`; SQLite gets WAL, foreign keys and a busy timeout."""
+def pool_options(concurrent_requests: int | None) -> dict[str, int]:
+    """Pool size for an app that works on at most `concurrent_requests` requests at once
+    (app/web/concurrency.py): two connections each — its session and the price list's short
+    one (app/deps.py current_prices) — so no request waits on a connection that another,
+    itself waiting for a worker thread, holds (the FastAPI + SQLAlchemy pool deadlock: 200
+    concurrent GETs froze a process for 60 s and ended in 500s). None: SQLAlchemy's
+    defaults (5 + 10 overflow), for command-line tools."""
+    if concurrent_requests is None:
+        return {}
+    return {"pool_size": concurrent_requests, "max_overflow": concurrent_requests + 2}
+
+
+def make_engine(url: str, *, concurrent_requests: int | None = None) -> Engine:
+    """An engine for `url`; SQLite gets WAL, foreign keys and a busy timeout. An app passes
+    its request limit so the pool is sized for it (`pool_options`)."""
+    pool = pool_options(concurrent_requests)
     if url.startswith("sqlite"):
-        path = url.split("///", 1)[-1]
-        if path and path != ":memory:":
-            Path(path).parent.mkdir(parents=True, exist_ok=True)
-        engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30})
+        path = url.split("///", 1)[-1] if "///" in url else ""
+        if path and path != ":memory:" and "mode=memory" not in url:
+            Path(path.split("?", 1)[0]).parent.mkdir(parents=True, exist_ok=True)
+        else:
+            pool = {}  # an in-memory database lives in one connection (SingletonThreadPool)
+        engine = create_engine(
+            url, connect_args={"check_same_thread": False, "timeout": 30}, **pool
+        )
 
         @event.listens_for(engine, "connect")
         def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:
@@ -41,7 +59,7 @@ def make_engine(url: str) -> Engine:
             cur.close()
 
         return engine
-    return create_engine(url, pool_pre_ping=True)
+    return create_engine(url, pool_pre_ping=True, **pool)
 
 
 def alembic_config(url: str) -> Config:

@@ -36,6 +36,7 @@ from app.web import docs as api_docs
 from app.web import openapi as api_schema
 from app.web import path_ids
 from app.web.headers import SecurityHeadersMiddleware
+from app.web.concurrency import ConcurrencyLimitMiddleware
 from app.web.limits import BodyLimitMiddleware
 
 OPENAPI_DESCRIPTION = """
@@ -74,12 +75,21 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         dependencies=[Depends(path_ids.check_path_ids)],
     )
     app.state.settings = settings
-    app.state.engine = make_engine(settings.database_url)
+    app.state.engine = make_engine(
+        settings.database_url, concurrent_requests=settings.max_concurrent_requests
+    )
     # The pool itself starts on the first quote (or at start-up with STRATAGEM_PDF_WARM).
     pdf_worker.configure(settings.pdf_workers, settings.pdf_priority)
     # Rate-limit counters: Redis when REDIS_URL is set, else the database (app/ratelimit/).
     app.state.rate_limits = (
         RedisStore(settings.redis_url, prefix=settings.redis_prefix) if settings.redis_url else None
+    )
+    # N requests at a time, the rest queue on the event loop (app/web/concurrency.py); added
+    # first, so it sits inside the request middleware, which logs and counts its 503s.
+    app.add_middleware(
+        ConcurrencyLimitMiddleware,
+        limit=settings.max_concurrent_requests,
+        queue_timeout_s=settings.queue_timeout_s,
     )
     # /healthz, /readyz, /metrics and the request middleware (request id, access log,
     # metrics). Added before web.install, so it sits inside GZip and sees plain JSON bodies.

@@ -112,6 +112,22 @@ class Settings(BaseSettings):
         alias="STRATAGEM_MAX_CSV_BYTES",
         description="Largest catalog import (CSV or JSON file, paths ending /import), bytes.",
     )
+    max_concurrent_requests: int = Field(
+        default=10,
+        ge=1,
+        le=64,
+        alias="STRATAGEM_MAX_CONCURRENT_REQUESTS",
+        description="Requests one app process works on at once; more wait their turn (a 503 "
+        "with Retry-After after STRATAGEM_QUEUE_TIMEOUT_S). The database pool holds twice "
+        "as many connections, so a request never waits for one another request holds.",
+    )
+    queue_timeout_s: float = Field(
+        default=30.0,
+        gt=0,
+        le=600,
+        alias="STRATAGEM_QUEUE_TIMEOUT_S",
+        description="Longest a request waits for its turn before a 503 with Retry-After, s.",
+    )
     redis_url: str = Field(
         default="",
         alias="REDIS_URL",
