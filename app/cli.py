@@ -204,6 +204,65 @@ def _print_plan(r: EstimateResponse, *, explain: bool) -> None:
         console.print(et)
 
 
+def load_settings() -> Any:
+    """The environment's `Settings`, or one `error:` line per bad setting naming it (not a
+    traceback): "error: STRATAGEM_WORKERS: Input should be a valid integer (got 'abc')"."""
+    from app.settings import Settings
+
+    try:
+        return Settings()
+    except ValidationError as e:
+        lines = []
+        for err in e.errors():
+            name = ".".join(str(p) for p in err["loc"]) or "settings"
+            msg = str(err["msg"]).removeprefix("Value error, ")
+            lines.append(f"{name}: {msg} (got {err.get('input')!r})")
+        _fail(lines)
+
+
+def database_problem(exc: BaseException, url: str) -> str | None:
+    """One line naming DATABASE_URL and the cause, or None when `exc` is not about the
+    database (a bug: let its traceback show)."""
+    from sqlalchemy.exc import ArgumentError, OperationalError
+
+    from app.db import safe_url
+
+    where = f"DATABASE_URL ({safe_url(url)})"
+    if isinstance(exc, ArgumentError):
+        return f"{where}: not a database URL (sqlite:///path or postgresql+psycopg://…)"
+    if isinstance(exc, ModuleNotFoundError):
+        return (
+            f"{where}: no driver for this database ({exc.name} is not installed); "
+            "use sqlite:///path or postgresql+psycopg://…"
+        )
+    if isinstance(exc, OperationalError):
+        cause = str(exc.orig).strip().splitlines()[0] if exc.orig else str(exc)
+        return f"{where}: cannot open or reach the database: {cause}"
+    if isinstance(exc, OSError) and exc.filename:
+        return f"{where}: cannot write {exc.filename}: {exc.strerror}"
+    if isinstance(exc, ValueError) and "url" in "".join(map(str, exc.args)).lower():
+        return f"{where}: {exc}"
+    if isinstance(exc, ValueError) and "invalid literal for int()" in str(exc):
+        return f"{where}: the port is not a number"
+    return None
+
+
+def prepare_or_fail(settings: Any) -> None:
+    """Migrate and seed under the migration lock; a database that cannot be used is one
+    `error:` line naming DATABASE_URL, exit 2."""
+    from app.bootstrap import prepare_database
+    from app.db import migration_lock
+
+    try:
+        with migration_lock(settings.database_url):
+            prepare_database(settings, echo=typer.echo)
+    except Exception as e:
+        line = database_problem(e, settings.database_url)
+        if line is None:
+            raise
+        _fail([line])
+
+
 def check_serve_settings(settings: Any, workers: int) -> list[str]:
     """Why these settings cannot serve with `workers` processes (empty: they can), plus
     warnings prefixed "warning: ".
@@ -227,7 +286,19 @@ def check_serve_settings(settings: Any, workers: int) -> list[str]:
             "warning: STRATAGEM_SECRET_KEY is not set: this replica signs sessions with a key "
             "generated into var/secret_key; other replicas on this database will not accept them"
         )
+    if 0 < len(settings.secret_key) < MIN_SECRET_KEY_CHARS:
+        out.append(
+            f"warning: STRATAGEM_SECRET_KEY is only {len(settings.secret_key)} "
+            f"character{'' if len(settings.secret_key) == 1 else 's'} long: anyone "
+            "who guesses it can sign sessions and CSRF tokens; use "
+            f"{MIN_SECRET_KEY_CHARS} or more, e.g. python3 -c 'import secrets; "
+            "print(secrets.token_urlsafe(48))'"
+        )
     return out
+
+
+#: A signing key shorter than this is guessable (the generated one is 64 characters).
+MIN_SECRET_KEY_CHARS = 32
 
 
 @cli.command("migrate")
@@ -237,13 +308,10 @@ def migrate_cmd() -> None:
     Holds the migration lock (a PostgreSQL advisory lock), like `serve` does at start, so
     replicas and a one-shot `migrate` never run Alembic at the same time.
     """
-    from app.bootstrap import prepare_database
-    from app.db import migration_lock, safe_url
-    from app.settings import Settings
+    from app.db import safe_url
 
-    settings = Settings()
-    with migration_lock(settings.database_url):
-        prepare_database(settings, echo=typer.echo)
+    settings = load_settings()
+    prepare_or_fail(settings)
     typer.echo(f"Migrated {safe_url(settings.database_url)}.")
 
 
@@ -262,13 +330,11 @@ def serve_cmd(
 
     import uvicorn
 
-    from app.bootstrap import prepare_database
-    from app.db import migration_lock, safe_url
+    from app.db import safe_url
     from app.ops import logs
     from app.ops.metrics import MULTIPROC_ENV, prepare_multiprocess_dir
-    from app.settings import Settings
 
-    settings = Settings()
+    settings = load_settings()
     n = workers or settings.workers
     if n > 1 and port == 0:  # every worker would bind a different free port
         typer.echo(f"error: --port 0: name the port --workers {n} processes share", err=True)
@@ -284,8 +350,7 @@ def serve_cmd(
     if os.environ.get(MULTIPROC_ENV):
         prepare_multiprocess_dir(os.environ[MULTIPROC_ENV])
     logs.configure(settings.log_format)
-    with migration_lock(settings.database_url):
-        prepare_database(settings, echo=typer.echo)
+    prepare_or_fail(settings)
     from app.accounts.admin_hint import first_admin_hint
 
     hint = first_admin_hint(settings)

@@ -6,7 +6,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Literal
 
-from pydantic import Field
+from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -168,6 +168,14 @@ class Settings(BaseSettings):
         alias="STRATAGEM_SALES_DISCOUNT_LIMIT_PCT",
         description="Deepest discount (%) a sales user may send without an admin's approval.",
     )
+
+    @field_validator("redis_url")
+    @classmethod
+    def _redis_scheme(cls, v: str) -> str:
+        """Refused at start, in one line, rather than as a traceback from the Redis client."""
+        if v and not v.startswith(("redis://", "rediss://", "unix://")):
+            raise ValueError("must start with redis://, rediss:// or unix:// (or be empty)")
+        return v
 
     @property
     def is_sqlite(self) -> bool:

@@ -48,6 +48,63 @@ def test_several_workers_without_a_secret_key_refuse_to_start(tmp_path) -> None:
     assert not (tmp_path / "x.db").exists()  # refused before touching the database
 
 
+# Each bad setting, and the one line that must name it (QA: 44–496 lines of traceback).
+BAD_SETTINGS = [
+    pytest.param(
+        {"DATABASE_URL": "notaurl"},
+        "error: DATABASE_URL (notaurl): not a database URL",
+        id="not-a-url",
+    ),
+    pytest.param(
+        {"DATABASE_URL": "mysql://a@b/c"},
+        "error: DATABASE_URL (mysql://a@b/c): no driver for this database",
+        id="no-driver",
+    ),
+    pytest.param(
+        {"DATABASE_URL": "postgresql+psycopg://u:SuperSecretPW@127.0.0.1:1/x"},
+        "error: DATABASE_URL (postgresql+psycopg://u:***@127.0.0.1:1/x): cannot open or "
+        "reach the database",
+        id="unreachable",
+    ),
+    pytest.param(
+        {"DATABASE_URL": "sqlite:////proc/stratagem.db"},
+        "error: DATABASE_URL (sqlite:////proc/stratagem.db): cannot",
+        id="unwritable",
+    ),
+    pytest.param(
+        {"STRATAGEM_WORKERS": "abc"},
+        "error: STRATAGEM_WORKERS: Input should be a valid integer",
+        id="workers",
+    ),
+    pytest.param(
+        {"REDIS_URL": "notredis"},
+        "error: REDIS_URL: must start with redis://, rediss:// or unix://",
+        id="redis",
+    ),
+]
+
+
+@pytest.mark.parametrize("env, line", BAD_SETTINGS)
+@pytest.mark.parametrize("command", ["serve", "migrate"])
+def test_a_bad_setting_is_one_line_naming_it(
+    tmp_path: Path, env: dict[str, str], line: str, command: str
+) -> None:
+    full = {"DATABASE_URL": f"sqlite:///{tmp_path / 'x.db'}", **env}
+    r = _cli(command, "--port", "1", **full) if command == "serve" else _cli(command, **full)
+    assert r.returncode == 2, r.stderr
+    lines = [ln for ln in r.stderr.splitlines() if ln.strip()]
+    errors = [ln for ln in lines if not ln.startswith("warning: ")]
+    assert len(errors) == 1 and errors[0].startswith(line), r.stderr
+    assert "Traceback" not in r.stderr + r.stdout and "SuperSecretPW" not in r.stderr
+
+
+def test_a_short_secret_key_is_warned_about(tmp_path: Path) -> None:
+    r = _cli(
+        "serve", "--port", "1", DATABASE_URL="notaurl", STRATAGEM_SECRET_KEY="x" * 12
+    )  # fmt: skip
+    assert "warning: STRATAGEM_SECRET_KEY is only 12 characters long" in r.stderr
+
+
 @pytest.mark.postgres
 def test_migrate_takes_the_advisory_lock_serve_waits_for(pg_database: Callable[[], str]) -> None:
     url = pg_database()
