@@ -12,9 +12,20 @@ config = context.config
 target_metadata = SQLModel.metadata
 
 
+def _url() -> str:
+    """The URL `app.db.alembic_config` sets; for the bare `alembic` command (alembic.ini
+    names none), the app's own DATABASE_URL, default SQLite file included."""
+    url = config.get_main_option("sqlalchemy.url")
+    if url:
+        return url
+    from app.settings import Settings
+
+    return Settings().database_url
+
+
 def run_migrations_offline() -> None:
     context.configure(
-        url=config.get_main_option("sqlalchemy.url"),
+        url=_url(),
         target_metadata=target_metadata,
         literal_binds=True,
         render_as_batch=True,
@@ -25,9 +36,7 @@ def run_migrations_offline() -> None:
 
 
 def run_migrations_online() -> None:
-    url = config.get_main_option("sqlalchemy.url")
-    assert url is not None
-    engine = make_engine(url)
+    engine = make_engine(_url())
     sqlite = engine.dialect.name == "sqlite"
     with engine.connect() as connection:
         if sqlite:

@@ -304,3 +304,16 @@ def test_a_port_the_workers_cannot_share_is_refused_before_the_database(
     assert r.returncode == 2
     assert message in r.stderr
     assert not (tmp_path / "x.db").exists()
+
+
+def test_the_bare_alembic_command_uses_database_url(tmp_path: Path) -> None:
+    """alembic.ini names no database: `alembic current` takes DATABASE_URL, as the app does
+    (it stopped at `assert url is not None`)."""
+    url = f"sqlite:///{tmp_path / 'a.db'}"
+    assert _cli("migrate", DATABASE_URL=url).returncode == 0
+    r = subprocess.run(
+        [sys.executable, "-m", "alembic", "current"], cwd=REPO, capture_output=True, text=True,
+        env={**os.environ, "PYTHONPATH": str(REPO), "DATABASE_URL": url}, timeout=120,
+    )  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    assert "(head)" in r.stdout
