@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+import logging
 from collections.abc import AsyncIterator
 
 from fastapi import Depends, FastAPI
@@ -35,8 +37,8 @@ from app.validation import routes as validation_api
 from app.web import docs as api_docs
 from app.web import openapi as api_schema
 from app.web import path_ids
-from app.web.headers import SecurityHeadersMiddleware
 from app.web.concurrency import ConcurrencyLimitMiddleware
+from app.web.headers import SecurityHeadersMiddleware
 from app.web.limits import BodyLimitMiddleware
 
 OPENAPI_DESCRIPTION = """
@@ -52,6 +54,15 @@ Stratagem sizes AI GPU workloads and prices them.
 async def _lifespan(app: FastAPI) -> AsyncIterator[None]:
     if app.state.settings.pdf_warm:  # STRATAGEM_PDF_WARM: the first quote is not the slow one
         pdf_worker.warm(quote_pdf.warm)
+    store = app.state.rate_limits
+    if store is not None:  # say so at start, not at the first rate-limited request
+        problem = await asyncio.to_thread(store.problem)
+        if problem:
+            logging.getLogger("stratagem.ratelimit").warning(
+                "Redis at REDIS_URL does not answer at start (%s); rate limits: counting in "
+                "the database until it does",
+                problem,
+            )
     yield
     # The PDF workers (and the Chromium each runs) stop with the app, not after it: without
     # a PID namespace (buildah run, a bare host) they would otherwise outlive it.

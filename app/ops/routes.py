@@ -19,7 +19,7 @@ CHECK_TIMEOUT_S: Final = 5.0
 
 
 @router.get("/healthz")
-def healthz() -> dict[str, Any]:
+async def healthz() -> dict[str, Any]:
     """Liveness: 200 while the process serves requests (no dependency is checked)."""
     return {"status": "ok"}
 
@@ -50,11 +50,16 @@ async def readyz(request: Request) -> JSONResponse:
         )
     )
     failing = sorted(n for n, r in results.items() if not r["ok"])
-    body = {
+    body: dict[str, Any] = {
         "status": "ready" if not failing else "not ready",
         "failing": failing,
         "checks": results,
     }
+    store = request.app.state.rate_limits
+    if store is not None:
+        # Optional: without Redis the rate limits count in the database, so a Redis that
+        # does not answer is reported here but never makes the process unready.
+        body["optional"] = dict([await _run("redis", store.problem)])
     return JSONResponse(body, status_code=503 if failing else 200)
 
 

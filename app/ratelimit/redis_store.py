@@ -42,6 +42,14 @@ class RedisStore:
             health_check_interval=30,
         )
 
+    def problem(self) -> str | None:
+        """None when Redis answers a PING, else why not (for start-up and /readyz)."""
+        try:
+            self.client.ping()
+        except redis.RedisError as e:
+            return str(e).splitlines()[0] if str(e) else type(e).__name__
+        return None
+
     def _key(self, limit: Limit, key: str) -> str:
         return f"{self.prefix}{limit.bucket}:{key[:64]}"
 

@@ -179,3 +179,25 @@ def test_redis_down_limits_still_hold_in_the_database(
     assert _rate_hits(settings) == service.SHARE_LOOKUPS.count
     warnings = [r for r in caplog.records if r.name == "stratagem.ratelimit"]
     assert warnings and "counting in the database" in warnings[0].getMessage()
+
+
+def test_readiness_reports_redis_without_depending_on_it(
+    template_db: Path, prefix: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Redis is optional (the database counts without it): /readyz lists it under
+    `optional`, and a Redis that does not answer is logged at start and never makes the
+    process unready."""
+    caplog.set_level(logging.WARNING, logger="stratagem.ratelimit")
+    up = _settings(template_db, "up.db", redis_url=REDIS_URL, prefix=prefix)
+    with TestClient(create_app(up)) as c:
+        r = c.get("/readyz")
+        assert r.status_code == 200 and r.json()["optional"]["redis"]["ok"] is True
+    assert not [x for x in caplog.records if x.name == "stratagem.ratelimit"]
+    down = _settings(template_db, "down2.db", redis_url=DOWN_URL, prefix=prefix)
+    with TestClient(create_app(down)) as c:
+        r = c.get("/readyz")
+        assert r.status_code == 200 and r.json()["status"] == "ready"
+        assert r.json()["optional"]["redis"]["ok"] is False
+        assert "redis" not in r.json()["failing"]
+    (start,) = [x for x in caplog.records if x.name == "stratagem.ratelimit"]
+    assert "does not answer at start" in start.getMessage()
