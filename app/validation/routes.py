@@ -19,6 +19,10 @@ class ValidationRowOut(BaseModel):
     id: str
     kind: Literal["training", "serving", "image"]
     category: str
+    summary: str = Field(
+        description="The category summary (`categories[].category`) this run counts in: its "
+        "category, with memory measurements apart ('fine-tuning memory per GPU')."
+    )
     model: str
     gpu: str
     gpu_count: float
@@ -78,6 +82,7 @@ def row_out(r: ValidationRow) -> ValidationRowOut:
             **{k: getattr(r, k) for k in ValidationRowOut.model_fields if hasattr(r, k)},
             "log_error": r.log_error,
             "pct_error": r.pct_error,
+            "summary": service.summary_category(r),
         }
     )
 

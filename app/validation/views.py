@@ -21,6 +21,7 @@ CATEGORY_LABELS: Final = {
     "H100-class pre-training": N_("H100-class pre-training"),
     "MoE pre-training": N_("MoE pre-training"),
     "fine-tuning": N_("fine-tuning"),
+    "fine-tuning memory per GPU": N_("fine-tuning memory per GPU"),
     "decode, fixed batch": N_("decode, fixed batch"),
     "decode-heavy max load": N_("decode-heavy max load"),
     "prefill-heavy": N_("prefill-heavy"),
