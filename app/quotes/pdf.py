@@ -4,14 +4,18 @@ Costs of an uncached zh-TW quote (`benchmarks/bench_pdf.py`, 2-core dev box): �
 of which the three charts ≈0.35 s (one Chromium call, app.charts.to_svgs) and WeasyPrint
 ≈0.75 s — about half of it drawing the charts' SVG text, which WeasyPrint lays out one
 letter at a time. WeasyPrint needs libharfbuzz-subset0 (≈16 s without it: fontTools subsets
-the CJK font instead). Charts are rendered once per (plan, version, language) and whole PDFs
-are kept in a small LRU cache under the same key — a plan's version changes on every save,
-so a cached quote is never stale.
+the CJK font instead). Charts are rendered once per (plan content, language) and whole PDFs
+are kept in a small LRU cache keyed by what they print (`plan_digest`, `_pdf_key`). Not by the
+plan's id and version alone: a database restored from a backup, or a SQLite file where the
+newest plan was deleted, gives a different plan the same id and version 1, and the customer
+record a quote prints is read live (an edited address must reach the next PDF).
 """
 
 from __future__ import annotations
 
 import base64
+import hashlib
+import json
 import logging
 import threading
 import time
@@ -171,7 +175,7 @@ def chart_images(plan: Plan, lang: str) -> ChartImages:
     Chromium could not draw this time (it did not start within its limit on a saturated
     machine) is drawn again by the next request instead of leaving the quote without it.
     """
-    key = ("charts", plan.id, plan.version, lang)
+    key = ("charts", plan.id, plan_digest(plan), lang)
     cached = _charts.get(key)
     if cached is not None:
         return ChartImages(dict(cached))
@@ -247,10 +251,10 @@ def render_quote_pdf(
     """The PDF quote of the plan's current version in `lang` ("zh-TW" | "en"), cached.
 
     Rendered in a worker process (app.quotes.worker) unless the pool is off. The cache key
-    holds everything the quote shows beyond the versioned plan row: the database, the
-    seller's name and letterhead, the revision of the plan's price list (all the same in
-    every app process) and the quote's status (the customer's decision is printed on the
-    sent revision).
+    holds everything the quote shows: the plan row's content (its status included: the
+    customer's decision is printed on the sent revision), the database, the seller's name
+    and letterhead, the revision of the plan's price list and the customer record as it is
+    now (all the same in every app process).
     """
     from app.ops import metrics
     from app.quotes import worker
@@ -277,21 +281,39 @@ def render_quote_pdf(
     return rendered.data
 
 
+def plan_digest(plan: Plan) -> str:
+    """A SHA-256 of every column of the plan row (its workload, result, quote, customer,
+    status, timestamps): two plans that print differently never share it, whatever their
+    ids and versions."""
+    from app.quotes import worker
+
+    return _digest(worker.snapshot(plan))
+
+
+def _digest(columns: Mapping[str, Any]) -> str:
+    text = json.dumps(columns, sort_keys=True, default=str, ensure_ascii=False)
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
 def _pdf_key(plan: Plan, lang: str, session: Session) -> tuple[Any, ...]:
     from app.accounts.models import User
     from app.catalog.models import PriceList
+    from app.customers.models import Customer
 
     bind: Any = session.get_bind()
     owner = session.get(User, plan.owner_id)
     pl = session.get(PriceList, plan.price_list_id) if plan.price_list_id is not None else None
+    customer = session.get(Customer, plan.customer_id) if plan.customer_id is not None else None
     return (
         "pdf",
         str(getattr(bind, "url", id(bind))),
         plan.id,
-        plan.version,
+        plan_digest(plan),
         lang,
         owner.name if owner is not None else None,
         (pl.id, pl.revision) if pl is not None else None,
+        # The customer record is printed as it is now (name, 統一編號, address, contact).
+        _digest(customer.model_dump()) if customer is not None else None,
     )
 
 
