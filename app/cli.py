@@ -349,6 +349,14 @@ def serve_cmd(
         os.environ[MULTIPROC_ENV] = tempfile.mkdtemp(prefix="stratagem-metrics-")
     if os.environ.get(MULTIPROC_ENV):
         prepare_multiprocess_dir(os.environ[MULTIPROC_ENV])
+    from app.web.serving import CannotListen, check_port_free
+
+    try:  # before migrating and before the banner: "Stratagem on …" then a bind error misled
+        if port != 0:
+            check_port_free(host, port)
+    except CannotListen as e:
+        typer.echo(f"error: {e.option} {port if e.option == '--port' else host}: {e}", err=True)
+        raise typer.Exit(2) from None
     logs.configure(settings.log_format)
     prepare_or_fail(settings)
     from app.accounts.admin_hint import first_admin_hint
@@ -375,7 +383,7 @@ def serve_cmd(
     # Each worker accepts on its own SO_REUSEPORT socket (app.web.serving: why).
     from app.web.serving import PortInUse, Supervisor
 
-    try:
+    try:  # taken between the check above and now
         code = Supervisor(uvicorn.Config("app.main:app", workers=n, **options), n).run()
     except PortInUse as e:
         typer.echo(f"error: --port {port}: {e}", err=True)

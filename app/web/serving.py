@@ -22,6 +22,7 @@ for it to finish its requests (uvicorn's graceful shutdown).
 from __future__ import annotations
 
 import contextlib
+import errno
 import logging
 import signal
 import socket
@@ -37,8 +38,19 @@ log = logging.getLogger("uvicorn.error")
 CHECK_EVERY_S: Final = 0.5
 
 
-class PortInUse(RuntimeError):
+class CannotListen(RuntimeError):
+    """(host, port) cannot be listened on; `option` names the serve option to change."""
+
+    def __init__(self, message: str, option: str) -> None:
+        super().__init__(message)
+        self.option = option
+
+
+class PortInUse(CannotListen):
     """Something already listens on the address (another Stratagem, or another program)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, "--port")
 
 
 def _family(host: str) -> socket.AddressFamily:
@@ -65,13 +77,32 @@ def check_port_free(host: str, port: int) -> None:
 
     Bound *without* SO_REUSEPORT, so it also fails when an earlier Stratagem still serves
     there: its workers' sockets would otherwise quietly share the port with ours.
+
+    Any other reason the address cannot be bound is a CannotListen naming it: a host that
+    is not an address of this machine, a name that does not resolve, a port below 1024
+    without the privilege.
     """
     sock = socket.socket(_family(host), socket.SOCK_STREAM)
     try:
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind((host, port))
+    except socket.gaierror as e:
+        raise CannotListen(
+            f"{host} is not a host name this machine can resolve ({e.strerror})", "--host"
+        ) from None
     except OSError as e:
-        raise PortInUse(f"{host}:{port} is already in use ({e.strerror})") from None
+        if e.errno == errno.EADDRINUSE:
+            raise PortInUse(f"{host}:{port} is already in use ({e.strerror})") from None
+        if e.errno == errno.EADDRNOTAVAIL:
+            raise CannotListen(
+                f"{host} is not an address of this machine ({e.strerror})", "--host"
+            ) from None
+        if e.errno == errno.EACCES:
+            raise CannotListen(
+                f"port {port} needs privileges this user lacks (ports below 1024 do): {e.strerror}",
+                "--port",
+            ) from None
+        raise CannotListen(f"cannot listen on {host}:{port} ({e.strerror})", "--port") from None
     finally:
         sock.close()
 

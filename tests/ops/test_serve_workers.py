@@ -317,3 +317,41 @@ def test_the_bare_alembic_command_uses_database_url(tmp_path: Path) -> None:
     )  # fmt: skip
     assert r.returncode == 0, r.stderr
     assert "(head)" in r.stdout
+
+
+def test_one_process_on_a_taken_port_says_so_before_the_banner(tmp_path: Path) -> None:
+    """One process: it printed "Stratagem on http://…" and migrated, then uvicorn logged the
+    bind error and the command exited 0."""
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        port = str(taken.getsockname()[1])
+        r = _cli(
+            "serve", "--host", "127.0.0.1", "--port", port,
+            DATABASE_URL=f"sqlite:///{tmp_path / 'x.db'}", STRATAGEM_SECRET_KEY="k" * 32,
+        )  # fmt: skip
+    assert r.returncode == 2, r.stdout + r.stderr
+    assert f"error: --port {port}: 127.0.0.1:{port} is already in use" in r.stderr
+    assert "Stratagem on" not in r.stdout
+    assert not (tmp_path / "x.db").exists()
+
+
+@pytest.mark.parametrize(
+    ("host", "message"),
+    [
+        # TEST-NET-1 (RFC 5737): never an address of this machine.
+        ("192.0.2.1", "error: --host 192.0.2.1: 192.0.2.1 is not an address of this machine"),
+        ("no-such-host.invalid", "error: --host no-such-host.invalid: no-such-host.invalid is not"),
+    ],
+)
+def test_a_host_this_machine_cannot_listen_on_is_named(
+    tmp_path: Path, host: str, message: str
+) -> None:
+    r = _cli(
+        "serve", "--host", host, "--port", "8000",
+        DATABASE_URL=f"sqlite:///{tmp_path / 'x.db'}", STRATAGEM_SECRET_KEY="k" * 32,
+    )  # fmt: skip
+    assert r.returncode == 2, r.stdout + r.stderr
+    assert message in r.stderr
+    assert "already in use" not in r.stderr
+    assert not (tmp_path / "x.db").exists()
