@@ -5,6 +5,7 @@ from __future__ import annotations
 from decimal import Decimal
 from pathlib import Path
 from typing import Literal
+from urllib.parse import urlsplit
 
 from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -140,6 +141,13 @@ class Settings(BaseSettings):
         alias="STRATAGEM_REDIS_PREFIX",
         description="Prefix of the rate-limit keys in Redis (several apps may share one).",
     )
+    public_url: str = Field(
+        default="",
+        max_length=500,
+        alias="STRATAGEM_PUBLIC_URL",
+        description="The address customers reach this app at (https://quotes.example.com), "
+        "used in share links; empty: the address of the request that made the link.",
+    )
     # The seller on every quote (the PDF's letterhead and the share page), PRODUCT.md §6.
     company_name: str = Field(
         default="Stratagem", alias="STRATAGEM_COMPANY_NAME", description="Seller's company name."
@@ -176,6 +184,20 @@ class Settings(BaseSettings):
         if v and not v.startswith(("redis://", "rediss://", "unix://")):
             raise ValueError("must start with redis://, rediss:// or unix:// (or be empty)")
         return v
+
+    @field_validator("public_url")
+    @classmethod
+    def _public_url(cls, v: str) -> str:
+        """An absolute http(s) address without query or fragment; kept without a trailing
+        slash, so share links read <public_url>/s/<token>."""
+        if not v:
+            return v
+        parts = urlsplit(v)
+        if parts.scheme not in ("http", "https") or not parts.netloc:
+            raise ValueError("must be an absolute http:// or https:// address (or be empty)")
+        if parts.query or parts.fragment:
+            raise ValueError("must not have a query (?…) or a fragment (#…)")
+        return v.rstrip("/")
 
     @property
     def is_sqlite(self) -> bool:

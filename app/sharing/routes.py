@@ -14,6 +14,12 @@ router = APIRouter(prefix="/api/v1/plans", tags=["sharing"])
 
 
 def share_url(request: Request, token: str) -> str:
+    """The link a customer opens: under STRATAGEM_PUBLIC_URL where it is set, else at the
+    address this request came to (behind a proxy that sends no X-Forwarded-* headers, that
+    is the app's internal address, which no customer can reach)."""
+    public: str = request.app.state.settings.public_url
+    if public:
+        return public + request.app.url_path_for("shared_plan", token=token)
     return str(request.url_for("shared_plan", token=token))
 
 
