@@ -13,7 +13,8 @@ of its addresses and ports, so connections spread evenly whatever the workers ar
 
 The parent keeps uvicorn's per-worker health check (`uvicorn.supervisors.multiprocess.
 Process`: a ping over a pipe; a worker that does not answer within
-`timeout_worker_healthcheck` seconds is killed and replaced), replaces a worker that dies,
+`timeout_worker_healthcheck` seconds is killed and replaced) once the worker is past its
+start (`START_GRACE_S`), replaces a worker that dies,
 stops when a worker fails to start (exit code 3: the app, or its settings, are broken and
 every restart would fail the same way), and on SIGINT/SIGTERM stops every worker and waits
 for it to finish its requests (uvicorn's graceful shutdown).
@@ -24,9 +25,11 @@ from __future__ import annotations
 import contextlib
 import errno
 import logging
+import pickle
 import signal
 import socket
 import threading
+import time
 from typing import Any, Final
 
 from uvicorn.config import STARTUP_FAILURE, Config
@@ -36,6 +39,12 @@ log = logging.getLogger("uvicorn.error")
 
 #: How often the parent looks at its workers (seconds).
 CHECK_EVERY_S: Final = 0.5
+#: How long a new worker may take to answer its first health check (seconds). A spawned
+#: worker answers pings from a thread it starts only after a fresh interpreter has imported
+#: uvicorn and this module; on a saturated machine that took longer than uvicorn's 5 s
+#: `timeout_worker_healthcheck`, and the starting worker was killed as hung, again and again.
+#: Until then only its death counts; a worker hung in its start is killed after this.
+START_GRACE_S: Final = 60.0
 
 
 class CannotListen(RuntimeError):
@@ -125,11 +134,46 @@ class Supervisor:
         self.processes: list[OwnSocketProcess] = []
         self.should_exit = threading.Event()
         self.failed = False
+        self.start_grace_s = START_GRACE_S
+        self.process_class: type[OwnSocketProcess] = OwnSocketProcess
+        self._answered: set[int] = set()  # pids that have answered a health check
+        self._pinged: set[int] = set()  # pids sent their first ping
+        self._started_at: dict[int, float] = {}
 
     def _start_one(self) -> OwnSocketProcess:
-        process = OwnSocketProcess(self.config, [])
+        process = self.process_class(self.config, [])
         process.start()
+        if process.pid is not None:
+            self._started_at[process.pid] = time.monotonic()
         return process
+
+    def _healthy(self, process: OwnSocketProcess) -> bool:
+        """Alive and answering; a worker still in its start only has to be alive.
+
+        A starting worker is sent one ping, which waits in the pipe until its pong thread
+        runs; its answer ends the grace (pinging at every check would queue stale answers
+        that the full checks after it would read for as long again).
+        """
+        if not process.process.is_alive():
+            return False
+        pid = process.pid or 0
+        if pid in self._answered:
+            return process.ping(timeout=self.config.timeout_worker_healthcheck)
+        try:
+            if pid not in self._pinged:
+                process.parent_conn.send(b"ping")
+                self._pinged.add(pid)
+            if process.parent_conn.poll(0):
+                process.parent_conn.recv()
+                self._answered.add(pid)
+                return True
+        except (
+            OSError,
+            EOFError,
+            pickle.UnpicklingError,
+        ):  # its end of the pipe is gone: it is exiting
+            return False
+        return time.monotonic() - self._started_at.get(pid, 0.0) < self.start_grace_s
 
     def _on_signal(self, signum: int, _frame: Any) -> None:
         log.info("Received %s, stopping %d workers.", signal.Signals(signum).name, self.workers)
@@ -157,7 +201,7 @@ class Supervisor:
         for i, process in enumerate(self.processes):
             if self.should_exit.is_set():
                 return
-            if process.is_alive(timeout=self.config.timeout_worker_healthcheck):
+            if self._healthy(process):
                 continue
             process.kill()  # hung: it did not answer the ping
             process.join()
