@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import textwrap
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -44,18 +45,24 @@ def _at(series: Sequence[float], x: float) -> float:
 
 
 def _callouts(
-    points: Sequence[tuple[float, float, str]], x_span: float, y_top: float
+    points: Sequence[tuple[float, float, str]],
+    x_span: float,
+    y_top: float,
+    *,
+    below: bool = False,
 ) -> list[dict[str, Any]]:
     """Boxed labels with a leader line for (x, y, text) points, placed so they do not collide.
 
-    Points low on the chart get their label above, high ones below, the rest alternate;
-    a label within 12 % of the x span of the previous one on the same side moves further out.
+    A "\n" in a text starts a new line in its box. Points low on the chart get their label
+    above, high ones below, the rest alternate (or go below with `below`: a point on the
+    lower envelope has no line under it); a label within 12 % of the x span of the previous
+    one on the same side moves further out.
     """
     out: list[dict[str, Any]] = []
     last: dict[bool, tuple[float, int]] = {}
     for n, (x, y, text) in enumerate(sorted(points)):
         share = y / y_top if y_top > 0 else 0.5
-        up = True if share < 0.3 else False if share > 0.8 else n % 2 == 0
+        up = True if share < 0.3 else False if share > 0.8 or below else n % 2 == 0
         level = 0
         if up in last and x - last[up][0] < 0.12 * x_span:
             level = last[up][1] + 1
@@ -66,7 +73,7 @@ def _callouts(
                 "y": y,
                 "xref": "x",
                 "yref": "y",
-                "text": _esc(text),
+                "text": "<br>".join(_esc(line) for line in text.split("\n")),
                 "showarrow": True,
                 "arrowhead": 0,
                 "arrowwidth": 1.5,
@@ -100,6 +107,32 @@ def _two_lines(title: str) -> str:
     return title if at < 0 else title[:at].rstrip() + "<br>" + title[at:]
 
 
+def _resale(option: Mapping[str, Any]) -> tuple[int, float] | None:
+    """(month, credit ≤ 0): where an option's curve drops by the resale of its bought hardware.
+
+    The engine sells at the end of the holding period, the month a purchase is billed to
+    (`billed.quantity`, app.engine.costs.ownership); `breakdown["residual"]` is the credit.
+    None for an option that resells nothing inside its curve.
+    """
+    credit = float((option.get("breakdown") or {}).get("residual") or 0.0)
+    billed = option.get("billed") or {}
+    if credit >= 0 or billed.get("unit") != "month":
+        return None
+    month = round(float(billed.get("quantity") or 0.0))
+    if not 1 <= month < len(option.get("cumulative") or []):
+        return None
+    return month, credit
+
+
+def _two_line_callout(text: str) -> str:
+    """A long callout on two lines, broken after its first comma ("Month 60," / "only …")."""
+    for sep in (", ", ",", "，"):
+        at = text.find(sep)
+        if at > 0:
+            return text[: at + len(sep)].rstrip() + "\n" + text[at + len(sep) :].lstrip()
+    return text
+
+
 def cumulative_costs(
     options: Sequence[Mapping[str, Any]],
     break_even: Sequence[Mapping[str, Any]],
@@ -116,7 +149,12 @@ def cumulative_costs(
     option's "key" (or "kind", or "label"); `month` None or beyond the horizon is skipped.
     months: months to show (default: the longest series). Every crossing gets a marker; the
     crossings where the cheapest option changes (on the lower envelope) also get a
-    "Month N" callout. Money axis: `currency` prefix, thousands separators.
+    "Month N" callout (N to a tenth, as the pages' break-even tables write it). A crossing
+    with a `note` (app.engine.costs.compare.break_evens) exists only because bought hardware
+    is resold that month: it is marked on the resale month itself, "Month 60, resale only"
+    (its hover says the rest), never at a month interpolated across the one-off sale. A
+    purchase's resale is drawn as a drop within its month (`_resale`), so that marker sits on
+    the line. Money axis: `currency` prefix, thousands separators.
     """
     horizon = max((len(o.get("cumulative") or []) - 1 for o in options), default=0)
     if months is not None:
@@ -132,16 +170,30 @@ def cumulative_costs(
     traces: list[Any] = []
     for option, (colour, dash) in zip(options, styles, strict=True):
         series = [float(v) for v in (option.get("cumulative") or [])][: horizon + 1]
+        xs_line: list[float] = list(range(len(series)))
+        ys_line = list(series)
+        notes = [""] * len(series)
+        sale = _resale(option)
+        if sale is not None and sale[0] < len(series):
+            # The month of the sale twice: what was spent before the resale, then after it.
+            m, credit = sale
+            xs_line.insert(m, m)
+            ys_line.insert(m, series[m] - credit)
+            notes[m] = " · " + _esc(t("after the resale at book value"))
+            notes.insert(m, " · " + _esc(t("before the resale")))
         traces.append(
             go.Scatter(
-                x=list(range(len(series))),
-                y=series,
+                x=xs_line,
+                y=ys_line,
+                text=notes if sale is not None else None,
                 mode="lines",
                 name=_option_name(option, t),
                 line={"color": colour, "width": 3, "dash": dash},
                 hovertemplate=(
                     f"{_esc(str(option.get('label', '')))}<br>{month_at}: "
-                    f"{currency_prefix(currency)}%{{y:,.0f}}<extra></extra>"
+                    f"{currency_prefix(currency)}%{{y:,.0f}}"
+                    + ("%{text}" if sale is not None else "")
+                    + "<extra></extra>"
                 ),
                 meta={"key": _option_key(option)},
             )
@@ -156,14 +208,27 @@ def cumulative_costs(
         if month is None or a is None or b is None or not 0 < float(month) <= horizon:
             continue
         month = float(month)
+        extra = ""
+        if be.get("note"):
+            # Only the one-off sale makes the curves cross: mark the month of the sale, on
+            # the option that stays cheaper until then (the drop of the seller passes it).
+            month = float(math.ceil(month - 1e-9))
+            text = t("Month %(month)s, resale only") % {"month": _num(month, 0)}
+            note = t(
+                "Only through the resale at book value: %(b)s sells its hardware in month "
+                "%(month)s; before that, %(a)s stays cheaper."
+            ) % {"a": a.get("label", ""), "b": b.get("label", ""), "month": _num(month, 0)}
+            extra = "<br>" + _wrap(note, 44)
+        else:
+            text = t("Month %(month)s") % {"month": _num(month, 1)}
         y = _at(a["cumulative"], month)
-        text = t("Month %(month)s") % {"month": _num(month, 1)}
         xs.append(month)
         ys.append(y)
         hover.append(
             f"{_esc(text)}: {_esc(str(b.get('label', '')))} = {_esc(str(a.get('label', '')))}"
-            f"<br>{_money(y, currency)}"
+            f"<br>{_money(y, currency)}{extra}"
         )
+        text = _two_line_callout(text) if be.get("note") else text
         lowest = min(
             _at(o["cumulative"], month) for o in options if len(o.get("cumulative") or []) > 1
         )
@@ -221,13 +286,16 @@ def tco_bars(
     years: Sequence[int] | None = None,
     title: str | None = None,
 ) -> go.Figure:
-    """Cumulative total cost of ownership at the end of each year, stacked by part, per option.
+    """Total cost of ownership of each horizon of 1–5 years, stacked by part, per option.
 
-    tco: [{"label", "years": [{"year": 1, "capex": …, "power": …, …}]}] (module docstring);
-    parts are stacked in a fixed order (capex, storage_network, power, facility, operations,
-    rent, cloud; residual, negative, to the left of zero). Horizontal bars, grouped by option
-    (its label on the left, however long) with one bar per year; a diamond marks each bar's
-    net total. years: the years to show (default: all given, normally 1–5).
+    tco: [{"label", "years": [{"year": 1, "capex": …, "power": …, …}]}] (module docstring):
+    year N is what was paid by the end of year N less the resale, at book value, of bought
+    hardware sold then (app.engine.costs.tco), so the axis says "net" and the residual part
+    "resale at year end". Parts are stacked in a fixed order (capex,
+    storage_network, power, facility, operations, rent, cloud; residual, negative, to the
+    left of zero). Horizontal bars, grouped by option (its label on the left, however long)
+    with one bar per year, every year labelled; a diamond marks each bar's net total.
+    years: the years to show (default: all given, normally 1–5).
     """
     known = [key for key, _, _ in TCO_PARTS]
     extra: list[str] = []
@@ -254,22 +322,25 @@ def tco_bars(
             rows.append(year)
     prefix = currency_prefix(currency)
     where = [[o.replace("<br>", " "), i] for o, i in zip(outer, inner, strict=True)]
+    # A year's residual is a sale at that year's end, not the resale at the end of the need.
+    names = {"residual": t("Resale at year end")}
     traces: list[Any] = []
     for key, label, colour in parts:
         values = [float(r.get(key) or 0.0) for r in rows]
         if not any(values):
             continue
+        name = names.get(key) or t(label)
         traces.append(
             go.Bar(
                 x=values,
                 y=[outer, inner],
                 orientation="h",
-                name=_esc(t(label)),
+                name=_esc(name),
                 marker={"color": colour, "line": {"color": "white", "width": 0.5}},
                 customdata=where,
                 hovertemplate=(
                     f"%{{customdata[0]}}, %{{customdata[1]}}<br>"
-                    f"{_esc(t(label))}: {prefix}%{{x:,.0f}}<extra></extra>"
+                    f"{_esc(name)}: {prefix}%{{x:,.0f}}<extra></extra>"
                 ),
                 meta={"part": key},
             )
@@ -298,16 +369,31 @@ def tco_bars(
         )
     )
     x_axis = _money_axis(
-        t("Cumulative cost (%(currency)s)") % {"currency": _unit(currency)}, currency
+        _two_lines(t("Net cost by year end (%(currency)s)") % {"currency": _unit(currency)}),
+        currency,
     )
     x_axis["rangemode"] = "normal"
+    # 10M, not 10,000,000: a year's resale to the left of zero narrows the ticks' spacing
+    # and "NT$10,000,000NT$20,000,000" ran together (the hover keeps whole amounts).
+    x_axis["tickformat"] = "~s"
     layout = _layout(
         title or t("Total cost of ownership by year"),
-        height=max(380, 190 + 20 * len(rows)),
+        # 24 px a bar: every "Year N" label has room (at 20 px plotly showed every other one).
+        height=max(380, 190 + 24 * len(rows)),
         barmode="relative",
         bargap=0.18,
         xaxis=x_axis,
-        yaxis=_axis("", type="multicategory", autorange="reversed", showgrid=False),
+        # dtick 1: a label on every bar; plotly's automatic ticks skip categories it thinks
+        # crowded ("Year 2, Year 4" under one option, "Year 1, 3, 5" under the next).
+        yaxis=_axis(
+            "",
+            type="multicategory",
+            autorange="reversed",
+            showgrid=False,
+            tickmode="linear",
+            tick0=0,
+            dtick=1,
+        ),
     )
     return _figure(traces, layout)
 
@@ -327,8 +413,9 @@ def utilization_sensitivity(
     independent of use, and the metered part at 100 % = 730 h); cost(u) = fixed + metered × u,
     as `app.engine.costs.monthly_cost_at_utilization`. Options without both are left out.
     break_even: the engine's pairs [{"a": key, "b": key, "utilization": 0–1}]
-    (`cost["break_even_utilization"]`); those where the cheaper option changes (lower
-    envelope) are marked and labelled with the pair. utilization (0–1): the plan's utilisation, a dotted vertical line.
+    (`cost["break_even_utilization"]`); only those where the cheapest option changes (lower
+    envelope) are marked, each labelled with its utilisation and its pair ("Break-even at
+    38%" / "12-month contract = Lambda …"), and the legend says which crossings those are. utilization (0–1): the plan's utilisation, a dotted vertical line.
     """
     usable = [
         o
@@ -380,7 +467,8 @@ def utilization_sensitivity(
                 x=[u * 100 for u, _, _ in crossings],
                 y=[y for _, y, _ in crossings],
                 mode="markers",
-                name=_esc(t("Break-even")),
+                # Only these crossings are marked; the pages' table lists every pair.
+                name=_esc(t("Break-even (cheapest changes)")),
                 marker={"size": 12, "color": "white", "line": {"color": INK, "width": 2.5}},
                 hovertext=[
                     f"{_esc(label)}<br>{_num(u * 100, 0)}%: {_money(y, currency)}"
@@ -392,13 +480,25 @@ def utilization_sensitivity(
             )
         )
         y_top = max((cost(o, 1.0) for o in usable), default=0.0)
+        # Each box names its pair: the chart marks only where the cheapest option changes,
+        # and "Break-even at 38%" alone did not say which of the table's pairs that was.
         annotations = _callouts(
             [
-                (u * 100, y, t("Break-even at %(pct)s") % {"pct": f"{_num(u * 100, 0)}%"})
-                for u, y, _pair in crossings[:MAX_CALLOUTS]
+                (
+                    u * 100,
+                    y,
+                    "\n".join(
+                        [
+                            t("Break-even at %(pct)s") % {"pct": f"{_num(u * 100, 0)}%"},
+                            *textwrap.wrap(pair, 32, break_long_words=False),
+                        ]
+                    ),
+                )
+                for u, y, pair in crossings[:MAX_CALLOUTS]
             ],
             100.0,
             y_top,
+            below=True,
         )
     shapes: list[dict[str, Any]] = []
     if utilization is not None:

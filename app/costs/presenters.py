@@ -2,15 +2,17 @@
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 from app.charts import figures
+from app.engine.formatting import number as short_number
 from app.engine.price_book import PriceBook
 from app.i18n import N_
 from app.i18n import gettext as _
-from app.web.templating import number
+from app.web.templating import money, number, percent
 
 KIND_NAMES = {
     "rent_hourly": N_("Hourly rent"),
@@ -121,7 +123,22 @@ def _localise(options: Sequence[Mapping[str, Any]], book: PriceBook | None) -> l
     for o in options:
         name = option_name(o)
         detail = option_detail(o, book)
-        out.append({**o, "name": name, "detail": detail, "label": chart_label(o, book)})
+        # Inside the option's own row its figures need not repeat its engine label
+        # ("Hourly rent — 8× h100-sxm-80gb … (RunPod): total" is "total" there).
+        own = f"{o.get('label', '')}: "
+        explain = [
+            {**e, "figure": str(e.get("figure", "")).removeprefix(own)}
+            for e in o.get("explain") or []
+        ]
+        out.append(
+            {
+                **o,
+                "name": name,
+                "detail": detail,
+                "label": chart_label(o, book),
+                "explain": explain,
+            }
+        )
     return out
 
 
@@ -145,9 +162,29 @@ def hint(
     pairs: Sequence[Mapping[str, Any]], options: Sequence[Mapping[str, Any]]
 ) -> dict[str, Any] | None:
     """The hourly-rent break-even for the /tco hint: hourly rent against the fixed rental it
-    first loses to (the crossing on the utilisation chart), from the engine's pairs."""
+    first loses to, from the engine's pairs, among `options` — the options the utilisation
+    chart draws (`chart_options`), so that the hint names a line the chart has.
+
+    The crossing the chart marks wins: the lowest utilisation at which an hourly rent that
+    is the cheapest line meets a fixed rent (the lower envelope, as
+    `app.charts.costs.utilization_sensitivity` marks it). With two providers, RunPod's hourly
+    rent below Stratagem's, Stratagem's own hourly/contract crossing at 40 % lies above the
+    cheapest line and the chart marks RunPod's at 50 %: the hint says 50 %, not 40 %. Where
+    no such crossing is the cheapest (buying is cheaper there), the first pair is said.
+    """
     by_key = {str(o.get("key")): o for o in options}
-    best: tuple[float, Mapping[str, Any], Mapping[str, Any]] | None = None
+    usable = [
+        o
+        for o in options
+        if o.get("fixed_monthly") is not None and o.get("metered_monthly_full") is not None
+    ]
+
+    def cost(o: Mapping[str, Any], u: float) -> float:
+        return (
+            float(o.get("fixed_monthly") or 0.0) + float(o.get("metered_monthly_full") or 0.0) * u
+        )
+
+    found: list[tuple[bool, float, Mapping[str, Any], Mapping[str, Any]]] = []
     for p in pairs:
         a, b = by_key.get(str(p.get("a"))), by_key.get(str(p.get("b")))
         if a is None or b is None:
@@ -157,15 +194,129 @@ def hint(
         if a.get("kind") != "rent_hourly" or b.get("kind") not in FIXED_RENT:
             continue
         u = float(p["utilization"])
-        if best is None or u < best[0]:
-            best = (u, a, b)
-    if best is None:
+        lowest = min((cost(o, u) for o in usable), default=cost(a, u))
+        # the same tolerance as the chart's marker test
+        cheapest = cost(a, u) <= lowest + max(1.0, abs(lowest) * 1e-6)
+        found.append((not cheapest, u, a, b))
+    if not found:
         return None
-    u, a, b = best
+    _, u, a, b = min(found, key=lambda f: (f[0], f[1]))
     return {"utilization": u, "hours": u * 730.0, "a": a.get("label"), "b": b.get("label")}
 
 
 FIXED_RENT = ("rent_monthly", "rent_term", "mig")
+
+
+def figure_text(value: float, unit: str) -> str | None:
+    """A cost figure's value in words, as the cost table says it: a share of the month as a
+    percentage of its hours ("27% of 730 h a month", not "0.27 share of 730 h"), a share as
+    a percentage, money as money (`money_text`); None for any other unit."""
+    if unit == "fraction of 730 h":
+        return _("%(share)s of %(hours)s h a month") % {
+            "share": percent(value),
+            "hours": number(730),
+        }
+    if unit == "fraction":
+        return percent(value)
+    return money_text(value, unit)
+
+
+def money_text(value: float, unit: str) -> str | None:
+    """An explanation's money value as the cost table writes it ("NT$2,100,000 per month"),
+    never "2,100,000 TWD/month" beside a table in NT$; None for a unit that is no money.
+
+    unit: "TWD", "USD" or one of them per "month", "h" or "kWh" (the engine's units).
+    """
+    ccy, _sep, per = unit.partition("/")
+    if ccy not in ("TWD", "USD"):
+        return None
+    cents = abs(value - round(value)) >= 0.005
+    price = money(value, ccy, 2 if cents else None)
+    if not per:
+        return price
+    if per == "month":
+        return _("%(price)s per month") % {"price": price}
+    if per == "h":
+        return _("%(price)s per hour") % {"price": price}
+    return f"{money(value, ccy, 2)}/{per}"
+
+
+def distinct_names(
+    names: Mapping[str, str], options: Sequence[Mapping[str, Any]], book: PriceBook | None
+) -> dict[str, str]:
+    """Option key → name, with the provider added where two options share a name.
+
+    Two offers of one kind are both "Hourly rent" (Stratagem Taipei and a marketplace): a
+    break-even row "Hourly rent stops being cheaper than Buy" must say which one. Where the
+    provider does not tell them apart (AWS p4d.24xlarge on demand and reserved are both
+    "AWS p4d.24xlarge"), the kind of option does.
+    """
+    out = dict(names)
+    by_key = {str(o.get("key")): o for o in options}
+
+    def shared(names: Mapping[str, str]) -> set[str]:
+        seen: dict[str, int] = {}
+        for name in names.values():
+            seen[name] = seen.get(name, 0) + 1
+        return {k for k, name in names.items() if seen[name] > 1 and k in by_key}
+
+    def provider(option: Mapping[str, Any]) -> str:
+        ids = [str(i) for i in option.get("source_ids") or []]
+        offer = next((x for x in (book.offers if book else ()) if ids and x.id == ids[0]), None)
+        return str(option.get("provider") or "") or (
+            offer.provider if offer is not None else str(option.get("detail") or "")
+        )
+
+    for key in shared(names):
+        if where := provider(by_key[key]):
+            out[key] = f"{names[key]} ({where})"
+    for key in shared(out):
+        out[key] = f"{names[key]} ({option_name(by_key[key])})"
+    return out
+
+
+def break_even_rows(
+    pairs: Sequence[Mapping[str, Any]], names: Mapping[str, str]
+) -> list[dict[str, Any]]:
+    """The engine's break-evens that happen, as the table and the KPI say them, by month.
+
+    "month 19" to a tenth with trailing zeros dropped, as the cumulative chart's callouts
+    write it ("month 19.0" in the table beside "Month 19" on the chart read as two figures).
+    A break-even with a `note` (app.engine.costs.compare.break_evens) exists only because
+    bought hardware is resold at book value that month: a one-off sale, so it is the whole
+    month of the sale ("month 60") with a `qualifier` and a `note` that say so ("Only
+    through the resale at book value: …") — never a month interpolated across the sale
+    ("month 59.4"). `names`: option key → name.
+    """
+    rows = []
+    for p in pairs:
+        if p.get("month") is None:
+            continue
+        a, b = names.get(p["a"], p["a"]), names.get(p["b"], p["b"])
+        resale = bool(p.get("note"))
+        note = ""
+        if resale:
+            month = float(math.ceil(float(p["month"]) - 1e-9))
+            note = _(
+                "Only through the resale at book value: %(b)s sells its hardware in month "
+                "%(month)s; before that, %(a)s stays cheaper."
+            ) % {"a": a, "b": b, "month": short_number(month, 0)}
+        else:
+            month = float(p["month"])
+        rows.append(
+            {
+                "a": a,
+                "b": b,
+                "month": month,
+                "month_text": _("month %(m)s") % {"m": short_number(month, 1)},
+                "resale": resale,
+                # For a line that has no room for the note (the /tco KPI).
+                "qualifier": _("only through the resale at book value") if resale else "",
+                "note": note,
+            }
+        )
+    rows.sort(key=lambda r: r["month"])
+    return rows
 
 
 def view(
@@ -179,21 +330,25 @@ def view(
     if not cost or not cost.get("options"):
         return None
     options = _localise(cost["options"], book)
-    names = {o["key"]: o["label"] for o in options}
     long = cost.get("tco_options") or {}
     long_options = _localise(long.get("options") or [], book) or options
     long_breaks = long.get("break_even") or cost.get("break_even") or []
-    for o in long_options:
-        names.setdefault(o["key"], o["label"])
-    break_even = [
-        {"a": names.get(b["a"], b["a"]), "b": names.get(b["b"], b["b"]), "month": b["month"]}
-        for b in long_breaks
-        if b.get("month") is not None
+    # Two providers' rent are both "Hourly rent" in the table (Stratagem Taipei's and
+    # RunPod's): the charts, the hint and the break-even tables name the one they mean.
+    everyone = {o["key"]: o for o in [*options, *long_options]}
+    names = distinct_names(
+        {k: o["label"] for k, o in everyone.items()}, list(everyone.values()), book
+    )
+    shown = [
+        {**o, "label": names.get(o["key"], o["label"])}
+        for o in chart_options(long_options, long.get("cheapest") or cost.get("cheapest"))
     ]
-    break_even.sort(key=lambda b: b["month"])
-    shown = chart_options(long_options, long.get("cheapest") or cost.get("cheapest"))
     shown_keys = {o.get("key") for o in shown}
+    # The break-even tables list the crossings of the options the charts draw, each by the
+    # name its legend gives it: a row "AWS p5.48xlarge stops being cheaper than Buy" beside a
+    # chart that draws only AWS p5.4xlarge named a crossing nobody could find.
     shown_breaks = [b for b in long_breaks if b.get("a") in shown_keys and b.get("b") in shown_keys]
+    break_even = break_even_rows(shown_breaks, names)
     tco_curves = []
     for curve in cost.get("tco") or []:
         if curve.get("key") not in shown_keys:
@@ -214,7 +369,7 @@ def view(
     return {
         "pricing_mode": cost.get("pricing_mode") or "job",
         "rent_months": cost.get("rent_months"),
-        "hint": hint(pairs, [*options, *long_options]),
+        "hint": hint(pairs, shown),
         "utilization_pairs": sorted(shown_pairs, key=lambda p: float(p["utilization"])),
         "currency": ccy,
         "options": options,

@@ -16,6 +16,7 @@ from app.engine.infra import size_infra
 from app.engine.notices import as_pair
 from app.engine.plan_costs import (
     comparison_dict,
+    explanation_dict,
     latest_cloud_prices,
     tco_dict,
     utilization_pairs,
@@ -101,6 +102,8 @@ def compare(req: CostRequest, *, prices: PriceBook) -> dict[str, Any]:
         power_kw=power,
         storage_network_monthly=req.storage_network_monthly,
         gpus_per_node=gpu.gpus_per_node,
+        # No plan here, so no tensor-parallel group: any machine of the GPU can hold the need.
+        gpus_per_machine_min=1,
     )
     horizon = req.horizon_months or max(12, math.ceil(req.months), math.ceil(req.rent_months or 0))
     book = latest_cloud_prices(prices)
@@ -139,14 +142,5 @@ def compare(req: CostRequest, *, prices: PriceBook) -> dict[str, Any]:
     out["break_even_utilization"] = utilization_pairs(cmp)
     out["warnings"] = cmp.warnings
     out["notices"] = [as_pair(w) for w in cmp.warnings]
-    out["explain"] = [
-        {
-            "figure": e.figure,
-            "value": e.value,
-            "unit": e.unit,
-            "formula": e.formula,
-            "source": e.source,
-        }
-        for e in cmp.explain
-    ]
+    out["explain"] = [explanation_dict(e) for e in cmp.explain]
     return out

@@ -16,7 +16,7 @@ from app.i18n import gettext as _
 from app.planner.views import explain_entries, gpu_choices
 from app.web.forms import FieldError, parse_number, validation_messages
 from app.web.notices import input_error_text
-from app.web.templating import figure, money, number, percent
+from app.web.templating import figure
 
 DEFAULTS: Final[dict[str, str]] = {
     "gpu": "h100-sxm-80gb",
@@ -119,15 +119,6 @@ def explain_items(
 
 
 def value_text(value: float, unit: str, unit_name: str) -> str:
-    """A cost figure's value in words: a share of the month as a percentage of its hours, a
-    share as a percentage, money as money, anything else as the number and its unit."""
-    if unit == "fraction of 730 h":
-        return _("%(share)s of %(hours)s h a month") % {
-            "share": percent(value),
-            "hours": number(730),
-        }
-    if unit == "fraction":
-        return percent(value)
-    if unit in ("TWD", "USD"):
-        return money(value, unit)
-    return f"{figure(value)} {unit_name}".strip()
+    """A cost figure's value in words (`presenters.figure_text`), else the number and its
+    unit."""
+    return costs_view.figure_text(value, unit) or f"{figure(value)} {unit_name}".strip()

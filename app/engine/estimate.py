@@ -430,6 +430,9 @@ def _price(
         days=plan.days,
         inference=plan.inference,
         prices=prices,
+        # The layout's tensor-parallel group must sit in one machine: rentals and cloud
+        # instances that cannot hold it are shown but not runnable (QA M5).
+        tp=plan.layout.tp,
     )
     warnings.extend(cost_warnings)
     explain.extend(cost_explain)

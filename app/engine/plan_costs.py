@@ -26,11 +26,22 @@ from app.engine.hardware import GpuSpec
 from app.engine.infra import Infra
 from app.engine.notices import Notice, sentence_pairs
 from app.engine.price_book import PriceBook
-from app.engine.schemas import EstimateRequest, InferenceOut
+from app.engine.schemas import TRAINING_TASKS, EstimateRequest, InferenceOut
 from app.engine.units import fmt
 
 DAYS_PER_MONTH = 365.0 / 12
 DEFAULT_SERVICE_MONTHS = 12  # inference runs as a service: price a year unless told
+
+
+def explanation_dict(e: Explanation) -> dict[str, Any]:
+    """One explanation as the API gives it: figure, value, unit, formula, source."""
+    return {
+        "figure": e.figure,
+        "value": e.value,
+        "unit": e.unit,
+        "formula": e.formula,
+        "source": e.source,
+    }
 
 
 def comparison_dict(cmp: CostComparison) -> dict[str, Any]:
@@ -39,7 +50,9 @@ def comparison_dict(cmp: CostComparison) -> dict[str, Any]:
     Each option says what it buys (PRODUCT.md §5 "Cost options"): `billed` {unit "hour" |
     "month", quantity, gpus, nodes}, `monthly_rate` (per month, or null where the option is
     billed by the hour for a job), `hourly_rate`, `upfront` and `total` for the quoted
-    `period_months`. No field named `monthly` exists: it used to hold a total.
+    `period_months`. No field named `monthly` exists: it used to hold a total. `explain`:
+    the option's own figures (its rent, capex, power, resale…), each with the formula and
+    source that reproduce it, as the comparison's `explain` lists its shared ones.
     """
     return {
         "currency": cmp.currency,
@@ -55,6 +68,7 @@ def comparison_dict(cmp: CostComparison) -> dict[str, Any]:
                 "key": o.key,
                 "kind": o.kind,
                 "label": o.label,
+                "provider": o.provider,
                 "billed": asdict(o.billed) if o.billed is not None else None,
                 "monthly_rate": o.monthly_rate,
                 "hourly_rate": o.hourly_rate,
@@ -73,6 +87,7 @@ def comparison_dict(cmp: CostComparison) -> dict[str, Any]:
                 "note_notices": sentence_pairs(o.note),
                 "fixed_monthly": o.fixed_monthly,
                 "metered_monthly_full": o.metered_monthly_full,
+                "explain": [explanation_dict(e) for e in o.explain],
             }
             for o in cmp.options
         ],
@@ -129,6 +144,34 @@ def latest_cloud_prices(book: PriceBook) -> PriceBook:
     return replace(book, cloud=kept)
 
 
+def machine_group(
+    *,
+    task: str,
+    count: int,
+    tp: int,
+    gpus_per_node: int,
+    fraction: float | None = None,
+) -> int:
+    """GPUs of the plan that must sit inside one NVLink machine (`Usage.gpus_per_machine_min`).
+
+    Training (pre-train, fine-tunes) on more than one GPU: a whole node, min(GPUs, GPUs per
+    node). The training planner times it so — every layout's GPUs of a node all-reduce over
+    NVLink and nodes talk over InfiniBand (`compute.layout_factors`: "intra_node" at
+    NVLINK_EFFICIENCY, ZeRO-3 "nearly hidden inside an NVLink node") —, so 4 single-GPU
+    pods, networked without NVLink, are not the 4-GPU job it sized and timed.
+    Serving: the tensor-parallel group of one replica, `tp` (its all-reduces run on every
+    layer, so it stays inside one node: Narayanan et al. 2021 §3); replicas are independent
+    copies and may each be a machine of their own. An MoE's expert-parallel group is not
+    added: the planner spreads experts over the data-parallel ranks (`planner.expert_parallel`).
+    A MIG slice is 1 (it is less than one GPU).
+    """
+    if fraction:
+        return 1
+    if task in TRAINING_TASKS and count > 1:
+        return max(1, tp, min(count, gpus_per_node))
+    return max(1, tp)
+
+
 def price_plan(
     *,
     req: EstimateRequest,
@@ -139,8 +182,14 @@ def price_plan(
     days: float | None,
     inference: InferenceOut | None,
     prices: PriceBook,
+    tp: int | None = None,
 ) -> tuple[dict[str, Any] | None, list[str], list[Explanation]]:
-    """(cost block, warnings, explanations). None when the list prices nothing for this GPU."""
+    """(cost block, warnings, explanations). None when the list prices nothing for this GPU.
+
+    tp: the chosen layout's tensor-parallel degree (`Plan.layout.tp`; None: the pinned
+    `req.tp`, else 1), which with the task sets the GPUs that must share one machine
+    (`machine_group`).
+    """
     gpus = fraction if fraction else float(count)
     util = req.utilization if req.utilization is not None else 1.0
     mode = pricing_mode_for(req)
@@ -157,6 +206,13 @@ def price_plan(
         months=months,
         power_kw=infra.power_typical_kw * (fraction or 1.0),
         gpus_per_node=gpu.gpus_per_node,
+        gpus_per_machine_min=machine_group(
+            task=req.task,
+            count=count,
+            tp=tp if tp is not None else (req.tp or 1),
+            gpus_per_node=gpu.gpus_per_node,
+            fraction=fraction,
+        ),
     )
     period = req.rent_months if req.rent_months is not None else months
     horizon = max(1, math.ceil(months), math.ceil(period), req.term_months or 0)

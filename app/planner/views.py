@@ -557,10 +557,17 @@ def _cost_figure_namer(
     }
     gpu = {"name": gpu_name, "count": gpu_count}
     hours = float(cost.get("hours_per_month") or 730.0)
+    # Two providers' rent reads alike ("Monthly rent · 32 × NVIDIA H100 SXM5 80GB" from
+    # Stratagem Taipei and from RunPod): such names say whose it is.
+    names = {label: option_label(o, gpu, hours) for label, o in by_label.items()}
+    shared = {n for n in names.values() if list(names.values()).count(n) > 1}
+    for label, n in names.items():
+        provider = str(by_label[label].get("provider") or "")
+        if n in shared and provider:
+            names[label] = f"{n} ({provider})"
 
     def named(label: str) -> str | None:
-        option = by_label.get(label)
-        return option_label(option, gpu, hours) if option is not None else None
+        return names.get(label)
 
     def name(figure: str) -> str | None:
         if figure.endswith(_VERSUS_MONTHLY):
@@ -608,10 +615,17 @@ def explain_entries(
                 "translated_name": None if name else cost_name(e.figure),
                 "value": e.value,
                 "unit": _(UNIT_NAMES[e.unit]) if e.unit in UNIT_NAMES else e.unit,
-                # The tier's value is its number (1–3) and its unit the tier's key: say its name.
+                # The tier's value is its number (1–3) and its unit the tier's key: say its name;
+                # money as the cost table writes it ("NT$2,100,000", not "2,100,000 TWD"),
+                # a break-even utilisation as /tco does ("27% of 730 h a month").
                 "label": _(TIER_NAMES[e.unit])
                 if e.figure == "tier" and e.unit in TIER_NAMES
-                else None,
+                else costs_view.money_text(e.value, e.unit)
+                or (
+                    costs_view.figure_text(e.value, e.unit)
+                    if e.unit == "fraction of 730 h"
+                    else None
+                ),
                 "formula": e.formula,
                 "source": e.source,
             }

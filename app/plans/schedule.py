@@ -35,6 +35,7 @@ from app.engine.costs.formulas import term_discount
 from app.engine.estimate import InputError, estimate
 from app.engine.gpus import default_gpus
 from app.engine.notices import Notice
+from app.engine.plan_costs import machine_group
 from app.engine.planner import tier_for
 from app.engine.price_book import PriceBook
 from app.engine.schemas import EstimateRequest
@@ -177,11 +178,15 @@ def _gpu_name(gpu_id: str, book: PriceBook | None = None) -> str:
     return spec.name if spec is not None else gpu_id
 
 
+def _per_node(gpu_id: str, book: PriceBook | None = None) -> int:
+    """GPUs in one server of this GPU (8 when the GPU is unknown)."""
+    spec = _gpu_spec(gpu_id, book)
+    return spec.gpus_per_node if spec is not None else 8
+
+
 def _nodes(gpu_id: str, count: float, book: PriceBook | None = None) -> int:
     """Nodes the phase's GPUs fill (the GPU's node size; 8 when the GPU is unknown)."""
-    spec = _gpu_spec(gpu_id, book)
-    per_node = spec.gpus_per_node if spec is not None else 8
-    return max(1, math.ceil(count / per_node - 1e-9))
+    return max(1, math.ceil(count / _per_node(gpu_id, book) - 1e-9))
 
 
 def parse(workload: Mapping[str, Any]) -> ScheduleIn:
@@ -214,11 +219,14 @@ def _check_gpu(i: int, gpu_id: str, count: float, book: PriceBook, field: str) -
         raise ScheduleError(f"phases.{i}.gpu_count", N_("Must be a whole number of GPUs."))
 
 
-def _check_option(i: int, p: PhaseIn, gpu_id: str, count: float, book: PriceBook) -> None:
-    """An hourly phase needs an hourly price, a contract a tier no longer than the phase."""
-    sel = select_offers(book, gpu_id, count)
+def _check_option(
+    i: int, p: PhaseIn, gpu_id: str, count: float, book: PriceBook, group: int = 1
+) -> None:
+    """An hourly phase needs an hourly price, a contract a tier no longer than the phase
+    (on the rental `schedule_cost` bills: the cheapest that holds `group` GPUs per machine)."""
+    sel = select_offers(book, gpu_id, count, group, _per_node(gpu_id, book))
     if sel is None:
-        return  # _check_gpu said why
+        return  # _check_gpu said why, or schedule_cost says no machine holds the group
     if p.option == "hourly" and any(o.hourly_price is None for o, _ in sel.parts):
         raise ScheduleError(
             f"phases.{i}.option",
@@ -232,8 +240,10 @@ def _check_option(i: int, p: PhaseIn, gpu_id: str, count: float, book: PriceBook
         )
 
 
-def _size(i: int, p: PhaseIn, book: PriceBook) -> tuple[str, float, dict[str, Any]]:
-    """(GPU id, GPU count, what the engine said) for phase `i`."""
+def _size(i: int, p: PhaseIn, book: PriceBook) -> tuple[str, float, int, dict[str, Any]]:
+    """(GPU id, GPU count, GPUs that must share one machine, what the engine said) for phase
+    `i`: a workload's machine group as its plan is priced (`plan_costs.machine_group`: a
+    training job's node, a service's tensor-parallel group), 1 for a capacity line."""
     if p.kind == "capacity":
         if p.workload is not None:
             raise ScheduleError(f"phases.{i}.workload", N_("Only a workload phase has a workload."))
@@ -243,7 +253,7 @@ def _size(i: int, p: PhaseIn, book: PriceBook) -> tuple[str, float, dict[str, An
             raise ScheduleError(f"phases.{i}.gpu_count", N_("A capacity phase needs a GPU count."))
         _check_gpu(i, p.gpu, p.gpu_count, book, "gpu")
         _check_option(i, p, p.gpu, p.gpu_count, book)
-        return p.gpu, p.gpu_count, {}
+        return p.gpu, p.gpu_count, 1, {}
     if p.workload is None:
         raise ScheduleError(f"phases.{i}.workload", N_("A workload phase needs a workload."))
     for name in ("gpu", "gpu_count"):
@@ -259,12 +269,20 @@ def _size(i: int, p: PhaseIn, book: PriceBook) -> tuple[str, float, dict[str, An
             raise ScheduleError(where, e.message.template, **e.message.params) from e
         raise ScheduleError(where, str(e).replace("%", "%%")) from e
     gpu_id, count = resp.gpu.id, float(resp.gpu.count)
+    group = machine_group(
+        task=p.workload.task,
+        count=math.ceil(count),
+        tp=resp.parallelism.tp,
+        gpus_per_node=_per_node(gpu_id, book),
+        fraction=count if count < 1 else None,
+    )
     _check_gpu(i, gpu_id, count, book, "workload.gpu")
-    _check_option(i, p, gpu_id, count, book)
+    _check_option(i, p, gpu_id, count, book, group)
     job_days = resp.training.days if resp.training is not None else None
     return (
         gpu_id,
         count,
+        group,
         {
             "task": p.workload.task,
             "model_name": str(resp.model.get("name") or ""),
@@ -284,8 +302,17 @@ def compute(
         raise ScheduleError("price_list_id", N_("A phased plan needs a published price list."))
     sized = [_size(i, p, book) for i, p in enumerate(sched.phases)]
     phases = [
-        Phase(gpu, count, p.months, p.hours_per_month, p.label, p.option)
-        for p, (gpu, count, _) in zip(sched.phases, sized, strict=True)
+        Phase(
+            gpu,
+            count,
+            p.months,
+            p.hours_per_month,
+            p.label,
+            p.option,
+            gpus_per_machine_min=group,
+            gpus_per_node=_per_node(gpu, book),
+        )
+        for p, (gpu, count, group, _) in zip(sched.phases, sized, strict=True)
     ]
     try:
         cost = schedule_cost(phases, book, sched.currency)
@@ -294,7 +321,7 @@ def compute(
         raise ScheduleError(field, str(e).replace("%", "%%")) from e
     priced = []
     options = []
-    for i, (p, pc, (_, _, said)) in enumerate(zip(sched.phases, cost.phases, sized, strict=True)):
+    for i, (p, pc, (*_, said)) in enumerate(zip(sched.phases, cost.phases, sized, strict=True)):
         nodes = _nodes(pc.phase.gpu_id, pc.gpus, book)
         row = {
             "kind": p.kind,

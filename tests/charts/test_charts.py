@@ -357,7 +357,8 @@ def test_utilization_sensitivity_marks_the_engine_break_even() -> None:
     assert marker.x == pytest.approx((u * 100,))
     assert marker.y == pytest.approx((50_000,))
     texts = [a.text for a in fig.layout.annotations]
-    assert "Break-even at 57%" in texts
+    # The box names its pair: the chart marks only where the cheapest option changes.
+    assert "Break-even at 57%<br>Hourly rent = Monthly rent" in texts
     assert "This plan: 80%" in texts
     assert fig.layout.shapes[0].x0 == 80
 

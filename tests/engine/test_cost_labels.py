@@ -216,25 +216,36 @@ def test_bad_rental_period_is_422(client: TestClient, body: dict, field: str) ->
 
 
 def test_one_break_even_in_hint_chart_and_explain() -> None:
-    # /tco defaults: 8× H100, 36 months, 80 %, 12-month contract. Hourly rent (8 × 120 =
-    # NT$960/h) meets the 12-month contract (NT$280,000) at 280,000 / (960 × 730) = 0.3995
-    # = 292 h a month; the old page said 55 % (hint), 40 % (chart) and 0.50 (explain).
+    # /tco defaults: 8× H100, 36 months, 80 %, 12-month contract. Every provider now rents
+    # (QA H1), and /tco has no layout, so RunPod's single-GPU pods are an option: 8 × US$2.99
+    # × 32 NT$/US$ (the shipped list's FX) = NT$765.44/h, below Stratagem's 8 × 120 =
+    # NT$960/h. The chart draws the cheaper hourly rent and marks where the cheapest line
+    # changes: RunPod's hourly rent meets the 12-month contract (NT$350,000 × 0.8 = 280,000)
+    # at 280,000 / (765.44 × 730) = 0.5011 = 366 h a month. Stratagem's own hourly/contract
+    # crossing, 280,000 / (960 × 730) = 0.3995, lies above RunPod's line and is not marked;
+    # the hint said 40 % beside a chart that marked 50 %. The old page said 55 % (hint),
+    # 40 % (chart) and 0.50 (explain).
     prices = shipped_price_book()
     req = CostRequest(gpu_count=8, months=36, utilization=0.8, term_months=12)
     cost = compare(req, prices=prices)
     view = presenters.view(cost, prices, "TWD", utilization=0.8)
     assert view is not None
-    expected = 280_000 / (960 * 730)
+    runpod_hourly = 8 * 2.99 * 32
+    expected = 280_000 / (runpod_hourly * 730)
     assert view["hint"]["utilization"] == pytest.approx(expected)
-    assert view["hint"]["hours"] == pytest.approx(291.67, abs=0.01)
+    assert view["hint"]["hours"] == pytest.approx(280_000 / runpod_hourly)
+    # Two providers' hourly rent are in the table: the hint says whose it is.
+    assert (view["hint"]["a"], view["hint"]["b"]) == ("Hourly rent (RunPod)", "12-month contract")
     fig = json.loads(view["charts"]["utilization"])
     marker = next(tr for tr in fig["data"] if (tr.get("meta") or {}).get("role") == "break_even")
     assert expected * 100 in [pytest.approx(x) for x in marker["x"]]
+    assert not any(x == pytest.approx(100 * 280_000 / (960 * 730)) for x in marker["x"])
     explained = [
         e["value"]
         for e in cost["explain"]
-        if e["figure"].startswith("Break-even utilisation: Hourly rent")
-        and "12-month contract" in e["figure"]
+        if e["figure"].startswith("Break-even utilisation: 12-month contract")
+        and "Hourly rent" in e["figure"]
+        and "(RunPod)" in e["figure"]
     ]
     assert explained == [pytest.approx(expected)]
 
@@ -250,3 +261,27 @@ def test_three_gpus_are_rented_as_one_four_gpu_machine_not_three_single_ones() -
     assert sel is not None
     assert sel.nodes == 1 and sel.gpus == 4
     assert sel.main.monthly_price == 200_000 and sel.main.currency == "TWD"
+
+
+@pytest.mark.parametrize(
+    ("months", "period"),
+    [
+        # A 2-hour job: 2 / 730 of a month ("a 0-month rental period" before, QA L6).
+        (2 / H, "rental period of 2 hours"),
+        # 3 days of a 30.42-day month (365 / 12): 3 / 30.42 = 0.0986 of a month.
+        (3 / (365 / 12), "rental period of 3 days"),
+    ],
+)
+def test_a_period_under_a_month_is_said_in_days_or_hours(
+    book: PriceBook,  # noqa: F811
+    months: float,
+    period: str,
+) -> None:
+    c = compare_costs(use(months=months), book, horizon_months=1, term_months=12)
+    monthly = c.option("rent_monthly")
+    # Billed one whole month of NT$350,000 (T8 8× H100) for a period under a month.
+    assert monthly.total == pytest.approx(350_000)
+    assert f"Monthly rent is billed by whole months: one month for a {period}." in monthly.note
+    term = c.option("rent_term")
+    assert f"The 12-month contract outlasts the {period}: the unused months" in term.note
+    assert "0-month" not in monthly.note + term.note

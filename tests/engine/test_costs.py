@@ -644,7 +644,8 @@ def test_break_even_caused_by_resale_says_so(book: PriceBook) -> None:
     # gets 9,660,000 back in month 12, so the curves cross only in that month
     c = compare_costs(use(months=12), book, horizon_months=12)
     be = next(b for b in c.break_even if b.b == "buy:hgx-h100-8" and "hourly" in b.a)
-    assert be.month is not None and 11 < be.month <= 12
+    # the month of the sale itself (QA H2), not 11.x interpolated across the one-off sale
+    assert be.month == 12
     assert "resold" in be.note
 
 
@@ -658,8 +659,14 @@ def test_tco_curves_stack_by_year(book: PriceBook) -> None:
     assert buy.months == [12, 24, 36, 48, 60]
     assert buy.parts["capex"] == pytest.approx([12_600_000] * 5)  # servers + install
     assert buy.parts["operations"][0] == pytest.approx(12 * 92_000)  # maintenance (no staff)
-    # resale is credited when the need ends (month 60): 10 % × 13,800,000
-    assert buy.parts["residual"] == pytest.approx([0, 0, 0, 0, -1_380_000])
+    # Year N is the cost of an N-year need (QA H3): the hardware (13,800,000) sold at book
+    # value at the end of year N, straight line to 10 % over 3 years (seed 003 T9):
+    # 13.8M × (1 − 0.9 × 12/36) = 9,660,000; × (1 − 0.9 × 24/36) = 5,520,000; then 10 %.
+    assert buy.parts["residual"] == pytest.approx(
+        [-9_660_000, -5_520_000, -1_380_000, -1_380_000, -1_380_000]
+    )
+    # Year 5 is the 60-month comparison's own total, its resale in month 60 included.
+    assert buy.total[-1] == pytest.approx(c.option("buy").total)
     for t in curves.values():
         assert [sum(p[j] for p in t.parts.values()) for j in range(5)] == pytest.approx(t.total)
     assert curves["rent_monthly:h100-8x"].total == pytest.approx(
@@ -816,6 +823,13 @@ def test_break_even_is_where_the_curves_cross(
         if be.month is None:
             # a is never dearer than b once they differ
             assert all(d <= tol for d in diff), (be, diff)
+            continue
+        if be.note:
+            # Only the resale at the end of month m makes them cross: a is cheaper up to the
+            # month before and not after the sale (the step lies inside month m).
+            m = int(be.month)
+            assert be.month == m
+            assert all(d <= tol for d in diff[:m]) and diff[m] >= -tol
             continue
         before, after = math.floor(be.month), math.ceil(be.month)
         assert diff[max(0, before)] <= tol  # a still cheaper (or equal) just before

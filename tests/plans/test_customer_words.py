@@ -186,7 +186,9 @@ def test_compare_rates_say_their_unit_and_totals_their_period(
     rows = rows_of(page)
     assert say(lang, "Per month") not in rows
     hourly, monthly = rows[say(lang, "Rate (excl. tax)")]
-    per_hour = say(lang, "%(price)s per hour") % {"price": "NT$120.00"}
+    # The LoRA job's cheapest rent is RunPod's H100 pod by the hour: US$2.99 × 32 NT$/US$
+    # (the shipped list's FX) = NT$95.68, below Stratagem's NT$120 (every provider rents).
+    per_hour = say(lang, "%(price)s per hour") % {"price": "NT$95.68"}
     assert hourly.startswith(per_hour) and say(lang, "Hourly rent") in hourly
     assert re.search(
         re.escape(say(lang, "%(price)s per month")).replace(r"%\(price\)s", "NT\\$[\\d,]+"), monthly

@@ -30,7 +30,19 @@ def notice_templates() -> set[str]:
                 and isinstance(node.value, ast.Constant)
             ):
                 found.add(node.value.value)
+            found |= _period_templates(node)
     return found
+
+
+def _period_templates(node: ast.AST) -> set[str]:
+    """The sentences of a {"months": …, "days": …, "hours": …} table that
+    `app.engine.costs.context.period_notice` picks a Notice template from."""
+    if not isinstance(node, ast.Dict):
+        return set()
+    keys = {k.value for k in node.keys if isinstance(k, ast.Constant)}
+    if keys != {"months", "days", "hours"}:
+        return set()
+    return {v.value for v in node.values if isinstance(v, ast.Constant)}
 
 
 def test_every_engine_notice_has_a_zh_tw_translation_with_the_same_placeholders() -> None:

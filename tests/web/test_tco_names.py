@@ -24,6 +24,10 @@ VISIBLE = (
 
 
 def _texts(soup: BeautifulSoup, selector: str) -> list[str]:
+    # An option's formulas (collapsed under its name) stay English, with the offers they
+    # price, as the Explain panel's formulas do.
+    for formulas in soup.select("table.costs-table .option-explain ul.formula"):
+        formulas.decompose()
     return [el.get_text(" ", strip=True) for el in soup.select(selector)]
 
 

@@ -4,13 +4,19 @@ Rules (seed 003 T10; PRODUCT.md §4): instances = ceil(GPUs / GPUs per instance)
 is paid for busy hours only; reserved is paid for all 730 h of every month of a 1-year term
 (renewed by whole years while the need lasts). AWS p5.48xlarge: US$98.32/h before the June
 2025 cut, US$55.04/h after; every cloud price carries its date and labels show it.
+
+An instance is one machine: a plan whose machine group (`Usage.gpus_per_machine_min`: a
+service's tensor-parallel group, a training job's node) needs more GPUs on NVLink in one
+machine than an instance has cannot run on it (p5.4xlarge, 1 GPU, for a TP 2 service or an
+8-GPU-node pre-train); that instance is still listed, with `feasible` False and a note saying
+why, as rental machines are (`rental.rental_options`).
 """
 
 from __future__ import annotations
 
 import math
 
-from app.engine.costs.context import Context, add_storage_network, finish_option
+from app.engine.costs.context import Context, add_storage_network, finish_option, period_notice
 from app.engine.costs.ledger import Ledger
 from app.engine.costs.model import (
     HOURS_PER_MONTH,
@@ -25,11 +31,32 @@ from app.engine.price_book import CloudInstance
 
 _EPS = 1e-9
 PRICE_AGE_WARNING_DAYS = 365
+#: A reserved term longer than the rental period (`period_notice`: under a month in days or
+#: hours).
+COMMITMENT = {
+    "months": "A %(term)s-month commitment: %(paid)s months are paid for a %(period)s-month "
+    "rental period.",
+    "days": "A %(term)s-month commitment: %(paid)s months are paid for a rental period of "
+    "%(period)s days.",
+    "hours": "A %(term)s-month commitment: %(paid)s months are paid for a rental period of "
+    "%(period)s hours.",
+}
 
 
-def instances_needed(gpu_count: float, inst: CloudInstance) -> int:
-    """Whole instances to hold `gpu_count` GPUs."""
-    return max(1, math.ceil(gpu_count / inst.gpu_count - _EPS))
+def groups_per_instance(inst: CloudInstance, group: int) -> int:
+    """Whole groups of `group` GPUs one instance holds (0: the instance cannot run them)."""
+    return inst.gpu_count // max(1, group)
+
+
+def instances_needed(gpu_count: float, inst: CloudInstance, group: int = 1) -> int:
+    """Whole instances to hold `gpu_count` GPUs as whole groups of `group` inside one
+    instance: ceil(ceil(gpu_count / group) / groups per instance) — ceil(gpu_count / GPUs
+    per instance) for a group of 1. An instance too small for one group is counted as if
+    the group were 1, for an option that is shown but cannot run."""
+    per = groups_per_instance(inst, group)
+    if group <= 1 or per == 0:
+        return max(1, math.ceil(gpu_count / inst.gpu_count - _EPS))
+    return max(1, math.ceil(math.ceil(gpu_count / group - _EPS) / per - _EPS))
 
 
 def _price_text(ctx: Context, amount: float, ccy: str) -> str:
@@ -44,24 +71,44 @@ def _price_text(ctx: Context, amount: float, ccy: str) -> str:
 
 
 def cloud_options(ctx: Context, usage: Usage, warnings: list[str]) -> list[CostOption]:
-    """On-demand and (when priced) reserved options for every listed instance of the GPU."""
+    """On-demand and (when priced) reserved options for every listed instance of the GPU.
+
+    An instance smaller than the usage's `gpus_per_machine_min` gives options with
+    `feasible` False and a note naming the instance and the group it cannot hold.
+    """
     options: list[CostOption] = []
     ccy = ctx.currency
+    group = max(1, usage.gpus_per_machine_min)
     for inst in ctx.book.cloud:
         if inst.gpu_id != usage.gpu_id or inst.gpu_count <= 0:
             continue
-        n = instances_needed(usage.gpu_count, inst)
+        n = instances_needed(usage.gpu_count, inst, group)
+        runnable = groups_per_instance(inst, group) > 0
         dated = f"{inst.region}, price of {inst.price_date.isoformat()}"
         src = (
             f"seed 003 T10; {inst.provider} {inst.name} {dated}"
             f"{'; ' + inst.source if inst.source else ''}"
         )
-        note = ""
+        notes = []
+        if not runnable:
+            notes.append(
+                Notice(
+                    "Not runnable: this plan needs %(need)s GPUs on NVLink in one machine; "
+                    "%(provider)s %(name)s has %(have)s per instance.",
+                    need=group,
+                    provider=inst.provider,
+                    name=inst.name,
+                    have=inst.gpu_count,
+                )
+            )
         if n * inst.gpu_count > usage.gpu_count + _EPS:
-            note = Notice(
-                "Pays for %(paid)s GPUs to use %(used)s.",
-                paid=n * inst.gpu_count, used=number(usage.gpu_count),
+            notes.append(
+                Notice(
+                    "Pays for %(paid)s GPUs to use %(used)s.",
+                    paid=n * inst.gpu_count, used=number(usage.gpu_count),
+                )
             )  # fmt: skip
+        note = Sentences(*notes)
         age = (ctx.book.effective_date - inst.price_date).days
         if age > PRICE_AGE_WARNING_DAYS:
             warnings.append(
@@ -116,6 +163,8 @@ def cloud_options(ctx: Context, usage: Usage, warnings: list[str]) -> list[CostO
                 metered_monthly_full=n * hourly * HOURS_PER_MONTH,
                 billed=Billed("hour", billed_hours, gpus, n),
                 hourly_rate=n * hourly,
+                feasible=runnable,
+                provider=inst.provider,
                 note=note,
             )
         )
@@ -132,12 +181,8 @@ def cloud_options(ctx: Context, usage: Usage, warnings: list[str]) -> list[CostO
         if paid > ctx.period + _EPS:
             r_note = Sentences(
                 note,
-                Notice(
-                    "A %(term)s-month commitment: %(paid)s months are paid for a "
-                    "%(period)s-month rental period.",
-                    term=RESERVED_TERM_MONTHS, paid=number(paid), period=number(ctx.period),
-                ),
-            )  # fmt: skip
+                period_notice(COMMITMENT, ctx.period, term=RESERVED_TERM_MONTHS, paid=number(paid)),
+            )
         explain = [
             Explanation(
                 "Cloud reserved per month",
@@ -168,6 +213,8 @@ def cloud_options(ctx: Context, usage: Usage, warnings: list[str]) -> list[CostO
                 fixed_monthly=r_rate + ctx.storage_network,
                 metered_monthly_full=0.0,
                 billed=Billed("month", float(min(paid, ctx.horizon)), gpus, n),
+                feasible=runnable,
+                provider=inst.provider,
                 note=r_note,
             )
         )

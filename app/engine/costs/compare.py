@@ -29,7 +29,7 @@ from app.engine.costs.model import (
     Usage,
 )
 from app.engine.costs.ownership import buy_option
-from app.engine.costs.rental import OfferSelection, rental_options, select_offers
+from app.engine.costs.rental import OfferSelection, offer_selections, rental_options
 from app.engine.costs.validate import fraction, in_range, non_negative, positive, whole
 from app.engine.explain import Explanation, Operand, money, number, operands, percent
 from app.engine.notices import Notice
@@ -70,6 +70,7 @@ def resolve(
     positive("months", usage.months)
     non_negative("power_kw", usage.power_kw)
     non_negative("storage_network_monthly", usage.storage_network_monthly)
+    whole("gpus_per_machine_min", usage.gpus_per_machine_min, 1, 4096)
     if utilization is not None:
         hours = HOURS_PER_MONTH * fraction("utilization", utilization)
     else:
@@ -106,13 +107,22 @@ def resolve(
 
 
 def break_evens(options: list[CostOption]) -> list[BreakEven]:
-    """Break-even month for every pair of options (cheaper-first option as `a`)."""
+    """Break-even month for every pair of options (cheaper-first option as `a`).
+
+    A crossing that exists only because bought hardware is resold at book value is the
+    month of the sale, a whole month with its `note` (QA H2): the resale is paid at once at
+    the end of that month, so interpolating across it ("month 59.4") names a month in which
+    nothing crosses.
+    """
     out: list[BreakEven] = []
     for i, x in enumerate(options):
         for y in options[i + 1 :]:
             first, month = crossing(x.cumulative, y.cumulative)
             a, b = (y, x) if first == 1 else (x, y)
-            out.append(BreakEven(a.key, b.key, month, _resale_note(a, b, month)))
+            note = _resale_note(a, b, month)
+            if note and month is not None:
+                month = float(math.ceil(month - 1e-9))
+            out.append(BreakEven(a.key, b.key, month, note))
     return out
 
 
@@ -339,6 +349,14 @@ def compare_costs(
     period (default: the need, `usage.months`); pricing_mode "job" bills hourly options for
     the job's hours, "capacity" prices an ongoing service per month. Raises CostInputError
     (a ValueError) naming the field and its allowed range.
+
+    Rent is offered by every provider that lists the GPU (`offer_selections`: one selection
+    each, with its own hourly, monthly and term options), so "cheapest" sees them all.
+    Rental machines and cloud instances that cannot hold `usage.gpus_per_machine_min` GPUs
+    (the plan's machine group) are listed with `feasible` False and a note, and left
+    out of "cheapest", the break-evens and the like-for-like ratios. The single rent that
+    buying is measured against (cost of delay, like for like, the hourly/monthly crossover)
+    is the cheapest runnable selection by monthly list rent (`select_offers`).
     """
     ctx = resolve(
         usage,
@@ -353,20 +371,36 @@ def compare_costs(
     )
     warnings: list[str] = []
     options: list[CostOption] = []
-    sel = select_offers(book, usage.gpu_id, usage.gpu_count)
-    rent_monthly = None
-    if sel is not None:
-        options += rental_options(ctx, usage, sel, warnings)
-        rent_monthly = sel.monthly(ctx.conv)
+    # Every provider's own rental options (one selection each), not only the one with the
+    # fewest GPUs: a provider that rents more GPUs for less money is a real choice.
+    selections = offer_selections(
+        book, usage.gpu_id, usage.gpu_count, usage.gpus_per_machine_min, usage.gpus_per_node
+    )
+    # The one rent buying is measured against (cost of delay, like for like): the cheapest
+    # runnable selection (`select_offers`; `offer_selections` puts it first).
+    sel = selections[0] if selections and selections[0].runnable else None
+    tier_warnings: list[str] = []
+    rentals: list[CostOption] = []
+    for s in selections:
+        rentals += rental_options(ctx, usage, s, tier_warnings if s.runnable else [])
+    if not any(o.kind == "rent_term" and o.feasible for o in rentals):
+        warnings += tier_warnings  # no runnable provider has the asked contract: say so
+    options += rentals
+    rent_monthly = sel.monthly(ctx.conv) if sel is not None else None
     bought = buy_option(ctx, usage, warnings, rent_monthly)
     if bought is not None:
         options.append(bought)
-    options += cloud_options(ctx, usage, warnings)
+    clouds = cloud_options(ctx, usage, warnings)
+    options += clouds
+    # Rental machines and cloud instances too small for the plan's machine group are shown
+    # (with their note) but are no option: no break-even or like-for-like ratio with them.
+    too_small = {o.key for o in (*rentals, *clouds) if not o.feasible}
+    runnable = [o for o in options if o.key not in too_small]
 
     candidates = [o for o in options if o.feasible and o.economical] or options
     cheapest = min(candidates, key=lambda o: o.total)
     share, share_x = _storage_share(cheapest, usage, warnings)
-    explain = _explain_comparison(ctx, sel, options, utilization)
+    explain = _explain_comparison(ctx, sel, runnable, utilization)
     if share_x is not None:
         explain.append(share_x)
     explain.append(
@@ -385,7 +419,7 @@ def compare_costs(
     )
     return CostComparison(
         options=options,
-        break_even=break_evens(options),
+        break_even=break_evens(runnable),
         cheapest=cheapest.key,
         storage_network_share=share,
         warnings=warnings,

@@ -3,11 +3,19 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 from app.engine.costs.ledger import Ledger
-from app.engine.costs.model import HOURS_PER_MONTH, Billed, CostInputError, CostOption
+from app.engine.costs.model import (
+    DAYS_PER_MONTH,
+    HOURS_PER_MONTH,
+    Billed,
+    CostInputError,
+    CostOption,
+)
 from app.engine.explain import Explanation, Operand, money, number, operands
+from app.engine.notices import Notice
 from app.engine.price_book import EnergyPrice, PriceBook
 
 
@@ -30,6 +38,23 @@ def convert(book: PriceBook, amount: float, from_ccy: str, to_ccy: str) -> float
             f"{from_ccy}→{to_ccy} rate)",
             to_ccy,
         ) from None
+
+
+def period_notice(templates: Mapping[str, str], months: float, **params: object) -> Notice:
+    """A note about a rental period of `months`, the period said in months — or, under a
+    month, in days (30.42 a month) or, under a day, in hours (730 a month).
+
+    `templates`: "months", "days" and "hours" → the sentence with a %(period)s placeholder.
+    A 2-hour job is "a rental period of 2 hours", where "a 0-month rental period" (the
+    period to two decimals) said nothing (QA L6).
+    """
+    if months >= 1 - 1e-9:
+        unit, value = "months", number(months)
+    elif months * DAYS_PER_MONTH >= 1:
+        unit, value = "days", number(months * DAYS_PER_MONTH, 1)
+    else:
+        unit, value = "hours", number(months * HOURS_PER_MONTH, 1)
+    return Notice(templates[unit], period=value, **params)
 
 
 @dataclass(frozen=True)
@@ -97,6 +122,7 @@ def finish_option(
     feasible: bool = True,
     economical: bool = True,
     note: str = "",
+    provider: str = "",
 ) -> CostOption:
     """Read totals and curves off the ledger; add the rate and total explanations.
 
@@ -170,6 +196,7 @@ def finish_option(
         billed=billed,
         period_months=billed.quantity if billed.unit == "month" else ctx.metered_months,
         economical=economical,
+        provider=provider,
     )
 
 

@@ -209,7 +209,10 @@ def crossing(cum_a: Sequence[float], cum_b: Sequence[float]) -> tuple[int | None
     diff = [cum_a[i] - cum_b[i] for i in range(n)]
     scale = max((abs(x) for x in (*cum_a[:n], *cum_b[:n])), default=1.0)
     tol = 1e-9 * max(scale, 1.0)
-    start = next((i for i, d in enumerate(diff) if abs(d) > tol), None)
+    # Twice the tolerance to differ, once to meet again: curves that differ by about the
+    # tolerance (parallel lines 1e-9 apart) flipped between "differ" and "meet" on rounding
+    # alone and gave a crossing at month 2.4e15.
+    start = next((i for i, d in enumerate(diff) if abs(d) > 2 * tol), None)
     if start is None:
         return None, None
     # sign > 0: b is cheaper first (a − b > 0)
@@ -218,7 +221,8 @@ def crossing(cum_a: Sequence[float], cum_b: Sequence[float]) -> tuple[int | None
     for i in range(start + 1, n):
         if diff[i] * sign <= tol:
             before, after = diff[i - 1] * sign, diff[i] * sign
-            month = (i - 1) + before / (before - after) if before != after else float(i)
+            # `after` may be a hair above zero (met within the tolerance): never past month i
+            month = (i - 1) + min(1.0, before / (before - after))
             return first, month
     return first, None
 

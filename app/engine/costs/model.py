@@ -65,7 +65,13 @@ class Usage:
     months: how long the need lasts; power_kw: IT power of the whole configuration when
     running (GPUs + CPUs + the rest), kW; storage_network_monthly: separately priced storage
     and network per month, in the price list's home currency (seed 003 T13); gpus_per_node:
-    GPUs in one server of this GPU (counts the nodes a rental or purchase bills for).
+    GPUs in one server of this GPU (counts the nodes a rental or purchase bills for);
+    gpus_per_machine_min: the GPUs that must sit on NVLink inside one machine
+    (`plan_costs.machine_group`): a service's tensor-parallel group, whose all-reduces run on
+    every layer (Narayanan et al. 2021 §3: tensor parallelism inside a node), or a training
+    job's node, which its planner times on NVLink. 1 for single-GPU replicas, a MIG slice, or
+    where no plan exists (the /tco page). A rental machine or cloud instance must hold whole
+    groups of it, else that option cannot run the plan (`feasible` False).
     """
 
     gpu_id: str
@@ -75,6 +81,7 @@ class Usage:
     power_kw: float
     storage_network_monthly: float = 0.0
     gpus_per_node: int = GPUS_PER_NODE
+    gpus_per_machine_min: int = 1
 
 
 #: Months of the 1–5-year TCO view.
@@ -114,7 +121,9 @@ class CostOption:
     one, None where it is billed by the hour for a job. hourly_rate: price per billed hour
     (hourly rent, on-demand cloud), else None. billed: the quantity billed (`Billed`).
     economical: False when buying for a period too short to pay back (the total is then
-    not a fair comparison and is left out of "cheapest"). upfront: paid at month 0 (capex when buying). breakdown: named parts that sum to
+    not a fair comparison and is left out of "cheapest"). provider: who rents it or runs the
+    cloud ("Stratagem Taipei", "RunPod", "AWS"; "" for buying) — two providers' monthly rent
+    are both "Monthly rent". upfront: paid at month 0 (capex when buying). breakdown: named parts that sum to
     `total` (rent, cloud, capex, storage_network, power, facility, maintenance, staff,
     residual ≤ 0). cumulative: cumulative cost at the end of months 0..horizon, index 0 =
     upfront; cumulative_parts: the same per breakdown part. fixed_monthly and
@@ -143,6 +152,7 @@ class CostOption:
     billed: Billed | None = None
     period_months: float = 0.0
     economical: bool = True
+    provider: str = ""
 
 
 @dataclass(frozen=True)
@@ -200,6 +210,10 @@ class Phase:
     #: that fits inside the phase), "hourly" (hours_per_month × months), "monthly" (list
     #: price per month, no contract) or "contract" (the largest contract tier ≤ months).
     option: str = "cheapest"
+    #: GPUs that must share one machine (a sized workload's machine group; 1 for a capacity
+    #: line) and GPUs in one server of this GPU: see `Usage`.
+    gpus_per_machine_min: int = 1
+    gpus_per_node: int = GPUS_PER_NODE
 
 
 PHASE_OPTIONS = ("cheapest", "hourly", "monthly", "contract")

@@ -51,6 +51,10 @@ _EPS = 1e-9
 #: T8's shortest contract tier is 3 months: a need that ends sooner is a rental's job).
 PAYBACK_FLOOR_MONTHS = 3.0
 
+#: The resale's Explanation; its expression takes the months held as `held_months`, which
+#: `tco.resale_if_sold` sets to each year of the TCO view.
+RESALE_FIGURE = "Resale at the end (residual)"
+
 
 def economical_holding_months(lead_time_days: float) -> float:
     """Shortest holding period for which buying is compared at all: lead time + 3 months.
@@ -249,7 +253,7 @@ def buy_option(
     ledger.at_end_of("residual", held, -resale)
     explain.append(
         Explanation(
-            "Resale at the end (residual)",
+            RESALE_FIGURE,
             -resale,
             ccy,
             f"{money(hardware, ccy)} × (1 − {number(1 - p.residual_pct)} × "

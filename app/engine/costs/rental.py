@@ -5,18 +5,30 @@ Rules (seed 003 T8): MIG 1/4 NT$15,000, 1×H100 NT$50,000, 2× NT$100,000, 4× N
 −10 %, 12 months −20 %. Rent includes power and bandwidth (T8). Deployment takes 2 hours
 (T13). More than one node is "quoted per project, roughly nodes × single-node price" (T1,
 FAQ); the engine prices it as that product, before any volume discount.
+
+Every provider whose offers can run the need gets its own selection (`offer_selections`), so
+a comparison sees each provider's hourly, monthly and term rent. A machine runs the need
+only when it holds whole groups of `Usage.gpus_per_machine_min` GPUs (the plan's machine
+group: a service's tensor-parallel group, a training job's NVLink node); a provider whose
+machines are all smaller is still shown, priced on its offers, but not runnable.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-from app.engine.costs.context import Context, add_storage_network, convert, finish_option
+from app.engine.costs.context import (
+    Context,
+    add_storage_network,
+    convert,
+    finish_option,
+    period_notice,
+)
 from app.engine.costs.formulas import term_discount
 from app.engine.costs.ledger import Ledger
-from app.engine.costs.model import HOURS_PER_MONTH, Billed, CostOption, Usage
+from app.engine.costs.model import GPUS_PER_NODE, HOURS_PER_MONTH, Billed, CostOption, Usage
 from app.engine.explain import Explanation, Operand, money, number, operands, percent
 from app.engine.notices import Notice, Sentences
 from app.engine.price_book import PriceBook, RentalOffer
@@ -26,13 +38,63 @@ _INTERCONNECT = {"pcie": "PCIe", "nvlink": "NVLink", "infiniband": "InfiniBand"}
 
 Converter = Callable[[float, str], float]
 
+#: Monthly rent of a period that is not a whole number of months (`period_notice`: a
+#: period under a month in days or hours, not "1 for a 0-month rental period").
+WHOLE_MONTHS = {
+    "months": "Monthly rent is billed by whole months: %(billed)s for a %(period)s-month "
+    "rental period.",
+    "days": "Monthly rent is billed by whole months: one month for a rental period of "
+    "%(period)s days.",
+    "hours": "Monthly rent is billed by whole months: one month for a rental period of "
+    "%(period)s hours.",
+}
+#: A contract longer than the rental period.
+CONTRACT_OUTLASTS = {
+    "months": "The %(term)s-month contract outlasts the %(period)s-month rental period: the "
+    "unused months are paid too.",
+    "days": "The %(term)s-month contract outlasts the rental period of %(period)s days: the "
+    "unused months are paid too.",
+    "hours": "The %(term)s-month contract outlasts the rental period of %(period)s hours: the "
+    "unused months are paid too.",
+}
+
+
+def offer_servers(offer: RentalOffer, gpus_per_node: int) -> int:
+    """Machines (nodes) one rental of `offer` is: a 16-GPU InfiniBand offer is 2 of 8."""
+    return max(1, math.ceil(offer.gpu_count / max(1, gpus_per_node) - _EPS))
+
+
+def machine_gpus(offer: RentalOffer, gpus_per_node: int) -> float:
+    """GPUs inside one machine of `offer`: its GPUs over its nodes (16-GPU IB offer: 8)."""
+    return offer.gpu_count / offer_servers(offer, gpus_per_node)
+
+
+def group_capacity(offer: RentalOffer, group: int, gpus_per_node: int) -> float:
+    """GPUs of one rental of `offer` that whole groups of `group` GPUs can use, each group
+    inside one machine: nodes × floor(GPUs per machine / group) × group.
+
+    An 8-GPU node holds two TP-4 groups (8); a 2-GPU machine holds no TP-4 group (0); a
+    group of 1 (single-GPU replicas, a MIG slice) uses every GPU of the offer.
+    """
+    if group <= 1:
+        return offer.gpu_count
+    per_machine = machine_gpus(offer, gpus_per_node)
+    return offer_servers(offer, gpus_per_node) * math.floor(per_machine / group + _EPS) * group
+
 
 @dataclass(frozen=True)
 class OfferSelection:
-    """The offers of one provider that together cover a GPU need: ((offer, how many), …)."""
+    """The offers of one provider that together cover a GPU need: ((offer, how many), …).
+
+    group: the GPUs that must share one machine (`Usage.gpus_per_machine_min`); runnable:
+    False when none of the provider's machines holds such a group — the selection is then
+    priced on all its offers, only to show why it cannot run the need.
+    """
 
     provider: str
     parts: tuple[tuple[RentalOffer, int], ...]
+    group: int = 1
+    runnable: bool = True
 
     @property
     def gpus(self) -> float:
@@ -53,8 +115,11 @@ class OfferSelection:
 
     def servers(self, gpus_per_node: int) -> int:
         """Physical nodes billed: a 16-GPU InfiniBand offer is 2 nodes of 8 (seed 003 T6)."""
-        per = max(1, gpus_per_node)
-        return sum(k * max(1, math.ceil(o.gpu_count / per - _EPS)) for o, k in self.parts)
+        return sum(k * offer_servers(o, gpus_per_node) for o, k in self.parts)
+
+    def largest_machine(self, gpus_per_node: int) -> float:
+        """GPUs in the largest machine rented (what a group must fit into)."""
+        return max(machine_gpus(o, gpus_per_node) for o, _ in self.parts)
 
     @property
     def is_slice(self) -> bool:
@@ -135,61 +200,103 @@ class OfferSelection:
 
 
 def _cover(
-    provider: str, offers: list[RentalOffer], need: float, price: Converter
+    provider: str,
+    offers: list[RentalOffer],
+    need: float,
+    price: Converter,
+    capacity: Callable[[RentalOffer], float],
 ) -> OfferSelection:
     """Fewest GPUs covering `need` from one provider's offers, then the lowest monthly price.
 
-    One offer when one is big enough; otherwise as many of the largest offer as fit, plus the
-    smallest offer that covers the rest (16 = 2 × 8; 12 = 8 + 4).
+    `capacity(offer)` is the GPUs of one rental the need can use (its whole groups, see
+    `group_capacity`); every offer passed has some. One offer when one is big enough;
+    otherwise as many of the largest offer as fit, plus the smallest offer that covers the
+    rest (16 = 2 × 8; 12 = 8 + 4).
     """
 
     def cost(o: RentalOffer) -> tuple[float, float]:
         return (o.gpu_count, price(o.monthly_price, o.currency))
 
-    covering = [o for o in offers if o.gpu_count >= need - _EPS]
+    covering = [o for o in offers if capacity(o) >= need - _EPS]
     if covering:
         return OfferSelection(provider, ((min(covering, key=cost), 1),))
-    largest = min(offers, key=lambda o: (-o.gpu_count, price(o.monthly_price, o.currency)))
-    k = math.floor((need + _EPS) / largest.gpu_count)
-    rest_need = need - k * largest.gpu_count
+    largest = min(offers, key=lambda o: (-capacity(o), price(o.monthly_price, o.currency)))
+    k = math.floor((need + _EPS) / capacity(largest))
+    rest_need = need - k * capacity(largest)
     if rest_need <= _EPS:
         return OfferSelection(provider, ((largest, k),))
-    rest = min((o for o in offers if o.gpu_count >= rest_need - _EPS), key=cost)
-    if rest.gpu_count >= largest.gpu_count - _EPS:
+    rest = min((o for o in offers if capacity(o) >= rest_need - _EPS), key=cost)
+    if capacity(rest) >= capacity(largest) - _EPS:
         return OfferSelection(provider, ((largest, k + 1),))
     return OfferSelection(provider, ((largest, k), (rest, 1)))
 
 
-def select_offers(book: PriceBook, gpu_id: str, gpu_count: float) -> OfferSelection | None:
-    """The rental offers that cover `gpu_count` GPUs of `gpu_id`, or None if none are listed.
+def offer_selections(
+    book: PriceBook,
+    gpu_id: str,
+    gpu_count: float,
+    group: int = 1,
+    gpus_per_node: int = GPUS_PER_NODE,
+) -> list[OfferSelection]:
+    """One selection per provider that lists `gpu_id`, runnable ones first, cheapest first.
 
-    Offers are combined within one provider only (one contract); across providers a
-    selection that keeps a one-machine need on one machine wins, then the fewest GPUs, then
-    the lowest monthly price. A need of ≤ 0.25
-    GPU picks a MIG 1/4 slice when the list has one (seed 003 T8).
+    Offers are combined within one provider only (one contract). A provider's selection uses
+    only the offers whose machines hold whole groups of `group` GPUs (`group_capacity`: the
+    plan's machine group stays inside one NVLink machine); a provider with no such
+    offer gets a selection priced on all its offers, marked `runnable=False`, so that a
+    comparison can say why it cannot run the need. Order: runnable before not, then the
+    lowest monthly list rent in the list's currency, the fewest GPUs, the provider's name (a
+    fixed order for equal prices). A need of ≤ 0.25 GPU picks a MIG 1/4 slice when the list
+    has one (seed 003 T8).
     """
     by_provider: dict[str, list[RentalOffer]] = {}
     for o in book.offers:
         if o.gpu_id == gpu_id and o.gpu_count > 0:
             by_provider.setdefault(o.provider, []).append(o)
-    if not by_provider:
-        return None
+    group = max(1, int(group))
 
     def in_book_ccy(amount: float, ccy: str) -> float:
         return convert(book, amount, ccy, book.currency)
 
-    choices = [_cover(p, offers, gpu_count, in_book_ccy) for p, offers in by_provider.items()]
-    # A need one machine can hold is planned inside one NVLink node (planner: TP within a
-    # node); separate single-GPU machines from another provider cannot run it, however few
-    # GPUs they add up to. So a selection that splits such a need ranks after one that does not.
-    one_machine = any(
-        o.gpu_count >= gpu_count - _EPS for offers in by_provider.values() for o in offers
-    )
+    def grouped(o: RentalOffer) -> float:
+        return group_capacity(o, group, gpus_per_node)
 
-    def rank(s: OfferSelection) -> tuple[bool, float, float]:
-        return (one_machine and s.nodes > 1, round(s.gpus, 9), s.monthly(in_book_ccy))
+    def plain(o: RentalOffer) -> float:
+        return o.gpu_count
 
-    return min(choices, key=rank)
+    out: list[OfferSelection] = []
+    for provider, offers in by_provider.items():
+        fit = [o for o in offers if grouped(o) > _EPS]
+        if fit:
+            sel = _cover(provider, fit, gpu_count, in_book_ccy, grouped)
+            out.append(replace(sel, group=group))
+        else:
+            sel = _cover(provider, offers, gpu_count, in_book_ccy, plain)
+            out.append(replace(sel, group=group, runnable=False))
+
+    def rank(s: OfferSelection) -> tuple[bool, float, float, str]:
+        return (not s.runnable, s.monthly(in_book_ccy), round(s.gpus, 9), s.provider)
+
+    return sorted(out, key=rank)
+
+
+def select_offers(
+    book: PriceBook,
+    gpu_id: str,
+    gpu_count: float,
+    group: int = 1,
+    gpus_per_node: int = GPUS_PER_NODE,
+) -> OfferSelection | None:
+    """The cheapest runnable selection for `gpu_count` GPUs of `gpu_id` (groups of `group`
+    GPUs inside one machine), or None if no provider's offers can run it.
+
+    "Cheapest" is the lowest monthly list rent (then fewest GPUs, then provider name): the
+    one rent a single figure stands for — what buying is measured against (cost of delay,
+    like for like) and what a phase of a schedule is billed on — because it is the rent a
+    customer who rents for a month actually pays. `offer_selections` gives every provider.
+    """
+    sels = offer_selections(book, gpu_id, gpu_count, group, gpus_per_node)
+    return sels[0] if sels and sels[0].runnable else None
 
 
 def _extras(
@@ -239,13 +346,37 @@ def _extras(
 def rental_options(
     ctx: Context, usage: Usage, sel: OfferSelection, warnings: list[str]
 ) -> list[CostOption]:
-    """Hourly, monthly (or MIG) and term rent for one offer selection (seed 003 T8)."""
+    """Hourly, monthly (or MIG) and term rent for one offer selection (seed 003 T8).
+
+    A selection that is not `runnable` (its machines are smaller than the usage's
+    `gpus_per_machine_min`) gives options with `feasible` False and a note saying why.
+    """
     conv, ccy, hours = ctx.conv, ctx.currency, ctx.hours
     who = f"{sel.describe(usage.gpu_id)} ({sel.provider})"
     src = f"seed 003 T8; {ctx.book_ref}; offers {', '.join(sel.ids)}"
     lead_days = sel.lead_time_hours / 24
     notes = []
-    if sel.nodes > 1:
+    if not sel.runnable:
+        notes.append(
+            Notice(
+                "Not runnable: this plan needs %(need)s GPUs on NVLink in one machine; "
+                "%(provider)s rents at most %(have)s per machine.",
+                need=number(sel.group),
+                provider=sel.provider,
+                have=number(sel.largest_machine(usage.gpus_per_node)),
+            )
+        )
+    if sel.nodes > 1 and sel.largest_machine(usage.gpus_per_node) <= 1 + _EPS:
+        # Separate single-GPU pods (a marketplace's per-GPU rate) are billed pod by pod:
+        # seed 003 T1's "quoted per project" is about multi-node clusters, not them.
+        notes.append(
+            Notice(
+                "%(machines)s separate single-GPU machines, each billed at its own rate; they "
+                "share no NVLink.",
+                machines=number(sel.nodes),
+            )
+        )
+    elif sel.nodes > 1:
         # `nodes` is the servers billed, not the offers rented: 1,024 rentals of a 16-GPU
         # (2-node) offer said "1024 nodes" for a 2,048-node plan.
         notes.append(
@@ -284,7 +415,8 @@ def rental_options(
         ledger = Ledger(ctx.horizon)
         ledger.recurring("rent", rate, months)
         rent_total = ledger.breakdown()["rent"]
-        paid = rent_total / rate if rate else 0.0
+        # 36.000000001 months (8 × US$2,182.70 × 32 back from the ledger) read "36.0 months"
+        paid = round(rent_total / rate, 9) if rate else 0.0
         extra_x, ex_fixed, ex_metered, ex_note = _extras(ctx, usage, sel, ledger, src)
         if hourly_rate is not None and hours is not None:
             billed = Billed("hour", hours, sel.gpus, servers)
@@ -320,7 +452,9 @@ def rental_options(
                 metered_monthly_full=metered + ex_metered,
                 billed=billed,
                 hourly_rate=hourly_rate,
+                feasible=sel.runnable,
                 note=Sentences(base_note, note, ex_note),
+                provider=sel.provider,
             )
         )
 
@@ -359,14 +493,8 @@ def rental_options(
     period = ctx.period_covered
     billed = min(float(ctx.horizon), max(1.0, float(math.ceil(period - _EPS))))
     whole_note = (
-        Notice(
-            "Monthly rent is billed by whole months: %(billed)s for a %(period)s-month rental "
-            "period.",
-            billed=number(billed), period=number(period),
-        )
-        if billed > period + _EPS
-        else ""
-    )  # fmt: skip
+        period_notice(WHOLE_MONTHS, period, billed=number(billed)) if billed > period + _EPS else ""
+    )
     build(
         kind,
         f"{'MIG slice monthly rent' if sel.is_slice else 'Monthly rent'} — {who}",
@@ -407,12 +535,7 @@ def rental_options(
     paid_months = max(float(term), ctx.period)
     note = ""
     if term > ctx.period + _EPS:
-        note = Notice(
-            "The %(term)s-month contract outlasts the %(period)s-month rental period: the "
-            "unused months are paid too.",
-            term=term,
-            period=number(ctx.period),
-        )
+        note = period_notice(CONTRACT_OUTLASTS, ctx.period, term=term)
     build(
         "rent_term",
         f"{term}-month contract — {who}",

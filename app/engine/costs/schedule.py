@@ -24,7 +24,7 @@ from app.engine.costs.model import (
     ScheduleCost,
 )
 from app.engine.costs.rental import Converter, OfferSelection, select_offers
-from app.engine.costs.validate import in_range, positive
+from app.engine.costs.validate import in_range, positive, whole
 from app.engine.explain import Explanation, Operand, money, number, operands, percent
 from app.engine.price_book import PriceBook
 
@@ -32,8 +32,10 @@ from app.engine.price_book import PriceBook
 def schedule_cost(phases: Sequence[Phase], book: PriceBook, currency: str = "TWD") -> ScheduleCost:
     """Total rent of consecutive phases, each billed the cheapest way (seed 003 T8, T16).
 
-    Money in `currency`; months are 730-hour months. Raises CostInputError naming the phase
-    field (`phases[1].gpu_count`) and its allowed range.
+    Money in `currency`; months are 730-hour months. Each phase rents the cheapest runnable
+    selection by monthly list rent (`select_offers`: machines that hold the phase's
+    `gpus_per_machine_min`), the one rent a phase line quotes. Raises CostInputError naming
+    the phase field (`phases[1].gpu_count`) and its allowed range.
     """
     if not phases:
         raise CostInputError("phases", "at least one phase", list(phases))
@@ -47,6 +49,7 @@ def schedule_cost(phases: Sequence[Phase], book: PriceBook, currency: str = "TWD
         if ph.option not in PHASE_OPTIONS:
             raise CostInputError(f"phases[{i}].option", " | ".join(PHASE_OPTIONS), ph.option)
         positive(f"phases[{i}].gpu_count", ph.gpu_count)
+        whole(f"phases[{i}].gpus_per_machine_min", ph.gpus_per_machine_min, 1, 4096)
         total_months += positive(f"phases[{i}].months", ph.months)
         in_range(
             f"phases[{i}].hours_per_month", ph.hours_per_month, 0, HOURS_PER_MONTH, lo_open=True
@@ -56,9 +59,19 @@ def schedule_cost(phases: Sequence[Phase], book: PriceBook, currency: str = "TWD
     start = 0.0
     for i, ph in enumerate(phases):
         label = ph.label or f"Phase {i + 1}"
-        sel = select_offers(book, ph.gpu_id, ph.gpu_count)
+        sel = select_offers(
+            book, ph.gpu_id, ph.gpu_count, ph.gpus_per_machine_min, ph.gpus_per_node
+        )
         if sel is None:
             rentable = sorted({o.gpu_id for o in book.offers})
+            if ph.gpu_id in rentable:
+                raise CostInputError(
+                    f"phases[{i}].gpu_id",
+                    f"a GPU rented in machines of at least {ph.gpus_per_machine_min} GPUs on "
+                    f"NVLink (what the phase's plan keeps in one machine) in price list "
+                    f"{book.name!r}",
+                    ph.gpu_id,
+                )
             raise CostInputError(
                 f"phases[{i}].gpu_id",
                 f"a GPU with rental offers in price list {book.name!r} ({', '.join(rentable)})",
