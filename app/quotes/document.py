@@ -12,10 +12,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from decimal import Decimal
+from decimal import ROUND_HALF_UP, Decimal
 from typing import Any, Final
 
-from app.i18n import N_, count_words, gettext, ngettext
+from babel.numbers import format_decimal
+
+from app.engine.formatting import CURRENCY_DIGITS, currency_symbol
+from app.i18n import N_, babel_locale, count_words, gettext, ngettext
 from app.quotes import pricing
 
 TASKS: Final = {
@@ -52,15 +55,26 @@ def gpu_text(gpu: Mapping[str, Any]) -> str:
 def priced_gpus_text(option: Mapping[str, Any], gpu: Mapping[str, Any]) -> str:
     """The GPUs an option pays for. A rented or bought server (or a cloud instance) comes
     whole, so it can hold more GPUs than the plan uses; the price is for all of them, and
-    the label says so: '8 × NVIDIA H100 SXM5 80GB (the plan uses 5)'."""
-    paid = (option.get("billed") or {}).get("gpus")
+    the label says so: '8 × NVIDIA H100 SXM5 80GB (the plan uses 5)'. GPUs spread over
+    several servers say how many ('4 × NVIDIA H100 SXM5 80GB on 4 servers'): two offers of
+    the same GPUs, one server of 4 and four of 1, must not read the same at other prices."""
+    billed = option.get("billed") or {}
+    paid = billed.get("gpus")
     used = gpu.get("count")
     if paid is None or used is None or float(paid) == float(used):
-        return gpu_text(gpu)
-    return gettext("%(paid)s (the plan uses %(used)s)") % {
-        "paid": gpu_text({**gpu, "count": paid}),
-        "used": f"{float(used):g}",
-    }
+        text = gpu_text(gpu)
+    else:
+        text = gettext("%(paid)s (the plan uses %(used)s)") % {
+            "paid": gpu_text({**gpu, "count": paid}),
+            "used": f"{float(used):g}",
+        }
+    try:
+        nodes = int(billed.get("nodes") or 1)
+    except (TypeError, ValueError):
+        nodes = 1
+    if nodes > 1:
+        text = gettext("%(gpus)s on %(n)s servers") % {"gpus": text, "n": f"{nodes:,}"}
+    return text
 
 
 def option_label(option: Mapping[str, Any], gpu: Mapping[str, Any], hours_per_month: float) -> str:
@@ -96,6 +110,27 @@ def option_label(option: Mapping[str, Any], gpu: Mapping[str, Any], hours_per_mo
     if gpu:
         parts.append(priced_gpus_text(option, gpu))
     return " — ".join(parts[:1]) + (" · " + " · ".join(parts[1:]) if parts[1:] else "")
+
+
+_PROVIDER: Final = re.compile(r"\(([^()]+)\)\s*$")
+
+
+def option_labels(
+    options: list[Mapping[str, Any]], gpu: Mapping[str, Any], hours_per_month: float
+) -> dict[str, str]:
+    """`option_label` of each option by key; two that would read the same (the provider's
+    1-GPU hourly rent at NT$120/h and another provider's at NT$96/h) each end with the
+    provider's name, which the engine's label carries last in brackets ("… (RunPod)")."""
+    labels = {str(o.get("key")): option_label(o, gpu, hours_per_month) for o in options}
+    seen: dict[str, int] = {}
+    for label in labels.values():
+        seen[label] = seen.get(label, 0) + 1
+    for o in options:
+        key = str(o.get("key"))
+        found = _PROVIDER.search(str(o.get("label", "")))
+        if seen[labels[key]] > 1 and found and o.get("kind") not in CLOUD_KINDS:
+            labels[key] = f"{labels[key]} · {found.group(1).strip()}"
+    return labels
 
 
 def phase_name(label: Any, kind: Any, task: Any) -> str:
@@ -146,7 +181,107 @@ def phase_rows(sched: Mapping[str, Any]) -> list[dict[str, Any]]:
 def visible_options(
     options: list[Mapping[str, Any]], *, include_cloud: bool
 ) -> list[Mapping[str, Any]]:
-    return [o for o in options if include_cloud or o.get("kind") not in CLOUD_KINDS]
+    """The options a customer's document lists: those that can run the plan (an offer whose
+    machines are smaller than the plan's NVLink group is priced by the engine, `feasible`
+    false, but shown to a customer it reads as a cheaper way to buy a job it cannot run),
+    and public cloud only when the quote switches it on."""
+    return [
+        o
+        for o in options
+        if o.get("feasible", True) and (include_cloud or o.get("kind") not in CLOUD_KINDS)
+    ]
+
+
+def percent_text(value: Any) -> str:
+    """A percentage as entered, to its last significant decimal, in the active locale:
+    2.5 → "2.5%", 7.50 → "7.5%", 0.4 → "0.4%", 10 → "10%" (never rounded to a whole
+    number: a printed 2% beside 2.5% of the amount is a wrong document)."""
+    d = pricing.dec(value if value not in (None, "") else 0)
+    return quantity_text(d) + "%"
+
+
+def money_text(value: Any, currency: str) -> str:
+    """An amount as the documents print it ("NT$7,485", "US$1,234.50"): the currency's
+    decimals, half up like the quote's own rounding (pricing.round_money)."""
+    ccy = (currency or "TWD").upper()
+    digits = CURRENCY_DIGITS.get(ccy, 2)
+    amount = pricing.dec(value).quantize(Decimal(1).scaleb(-digits), rounding=ROUND_HALF_UP)
+    pattern = "#,##0" + ("." + "0" * digits if digits > 0 else "")
+    body = format_decimal(abs(amount), format=pattern, locale=babel_locale())
+    return f"{'-' if amount < 0 else ''}{currency_symbol(ccy)}{body}"
+
+
+def quantity_text(value: Any) -> str:
+    """A quantity, hours, months or percentage exactly as stored, grouped in the active
+    locale: 8,760 · 2.5 · 0.0548 (never rounded for display: the printed unit price ×
+    quantity × months is the printed amount, M5 of the QA pass)."""
+    d = pricing.dec(value).normalize()
+    exponent = d.as_tuple().exponent
+    places = -exponent if isinstance(exponent, int) and exponent < 0 else 0
+    pattern = "#,##0" + ("." + "0" * places if places else "")
+    return format_decimal(d, format=pattern, locale=babel_locale())
+
+
+def _months_phrase(months: Decimal) -> str:
+    return ngettext("%(num)s month", "%(num)s months", 1 if months == 1 else 2) % {
+        "num": quantity_text(months)
+    }
+
+
+def _in_quote_currency(amount: Decimal, from_ccy: str, quote: Mapping[str, Any]) -> Decimal | None:
+    """`amount` in the quote's currency, through the quote's own FX rate; None without one."""
+    to_ccy = str(quote.get("currency") or from_ccy)
+    if from_ccy == to_ccy:
+        return amount
+    fx = quote.get("fx") or {}
+    if not fx.get("rate"):
+        return None
+    rate = pricing.dec(fx["rate"])
+    if (from_ccy, to_ccy) == (fx.get("base"), fx.get("quote")):
+        return amount * rate
+    if (from_ccy, to_ccy) == (fx.get("quote"), fx.get("base")):
+        return amount / rate
+    return None
+
+
+def buy_line_notes(
+    line: Mapping[str, Any],
+    option: Mapping[str, Any] | None,
+    quote: Mapping[str, Any],
+    option_currency: str,
+) -> list[str]:
+    """What a line that buys servers says under its description, in the active language.
+
+    The line quotes the up-front price, once (pricing.option_defaults): the note names what
+    it pays for, and the running costs of owning the servers over the plan's period, which
+    are not in the quote: a monthly figure rounded to the currency's unit × the months, and
+    their product (so the note multiplies out as the lines do). A line saved before buying
+    was quoted up front (the amortised run-rate per month) says what it is."""
+    if option is None or line.get("kind") != "buy":
+        return []
+    if line.get("unit") == "month":
+        return [gettext("Amortised monthly cost of owning the servers, not their purchase price.")]
+    notes = [gettext("Paid once, up front: servers, installation, network and storage.")]
+    running = pricing.running_costs(option)
+    if running is None or running.total <= 0:
+        return notes
+    per_month = _in_quote_currency(running.per_month, option_currency, quote)
+    if per_month is None:
+        return notes
+    ccy = str(quote.get("currency") or option_currency)
+    per_month = pricing.round_money(per_month, ccy)
+    notes.append(
+        gettext(
+            "Not in this quote: running costs of owning them, estimated at %(per_month)s/month "
+            "× %(months)s = %(total)s (power, colocation, maintenance, operations staff)."
+        )
+        % {
+            "per_month": money_text(per_month, ccy),
+            "months": _months_phrase(running.months),
+            "total": money_text(per_month * running.months, ccy),
+        }
+    )
+    return notes
 
 
 def quote_lines(
@@ -154,17 +289,28 @@ def quote_lines(
     options: list[Mapping[str, Any]],
     gpu: Mapping[str, Any],
     hours_per_month: float,
+    option_currency: str = "TWD",
 ) -> list[dict[str, Any]]:
-    """The quote's lines as printed: description, unit price, quantity, unit, months,
-    discount and the amount (each rounded once, `pricing.totals`)."""
+    """The quote's lines as printed: description, unit price, quantity and months exactly
+    as stored (`quantity_text`, `months_text`), `gross` = unit price × quantity × months,
+    the discount as entered (`discount_text`) and what it takes off (`discount_amount` =
+    gross − amount), the amount (rounded once, `pricing.totals`) and notes under the
+    description (a purchase: what the up-front price covers and the running costs beside
+    it). Every printed figure multiplies out: price × quantity × months − discount =
+    amount, exactly (M5 of the QA pass)."""
     by_key = {o.get("key"): o for o in options}
+    labels = option_labels(options, gpu, hours_per_month)
     amounts = pricing.totals(quote).line_amounts
     out = []
     for line, amount in zip(quote.get("lines") or [], amounts, strict=True):
         option = by_key.get(line.get("option_key"))
         description = line.get("description") or (
-            option_label(option, gpu, hours_per_month) if option is not None else ""
+            labels.get(str(line.get("option_key")), "") if option is not None else ""
         )
+        unit_price = Decimal(line["unit_price"])
+        quantity = Decimal(line["quantity"])
+        months = Decimal(line["months"])
+        gross = unit_price * quantity * months
         out.append(
             {
                 "description": description,
@@ -172,14 +318,84 @@ def quote_lines(
                 if UNITS.get(str(line.get("unit")))
                 else "",
                 "unit_kind": line.get("unit"),
-                "unit_price": Decimal(line["unit_price"]),
-                "quantity": Decimal(line["quantity"]),
-                "months": Decimal(line["months"]),
+                "unit_price": unit_price,
+                "quantity": quantity,
+                "quantity_text": quantity_text(quantity),
+                "months": months,
+                "months_text": quantity_text(months),
+                "months_phrase": _months_phrase(months),
+                # A one-off or hourly line has no period: its months multiplier (1) is not
+                # printed (it would read "for 1 month").
+                "shows_months": line.get("unit") == "month" or months != 1,
+                "gross": gross,
                 "discount_pct": Decimal(line.get("discount_pct") or 0),
+                "discount_text": percent_text(line.get("discount_pct") or 0),
+                "discount_amount": gross - amount,
                 "amount": amount,
+                "notes": buy_line_notes(line, option, quote, option_currency),
             }
         )
     return out
+
+
+def option_price(
+    option: Mapping[str, Any], hours_per_month: float, currency: str
+) -> dict[str, Any] | None:
+    """An option of "Ways to pay" priced as a quote line of it would be: its rate rounded to
+    the currency's unit (NT$382.72/h → NT$383/h) × its hours or months, so the printed rate
+    multiplies out to the printed total and matches a quote line of the same option
+    (NT$383/h × 28 h = NT$10,724). Keys: unit ("hour" | "month"), unit_price, quantity,
+    total, `rate_text` ("NT$383/h × 28 h"). None for buying (its total for the period is
+    no rate × months: `buy_breakdown_text`) and for an option billed neither way."""
+    if option.get("kind") == "buy":
+        return None
+    d = pricing.option_defaults(option, hours_per_month)
+    if d["unit"] not in ("hour", "month"):
+        return None
+    price = pricing.round_money(d["unit_price"], currency)
+    quantity = d["quantity"] if d["unit"] == "hour" else d["months"]
+    per = d["unit"] == "month" and d["quantity"] != 1
+    if per or quantity <= 0 or not pricing.is_whole(price * quantity, currency):
+        return None
+    if d["unit"] == "hour":
+        text = gettext("%(price)s/h × %(qty)s h") % {
+            "price": money_text(price, currency),
+            "qty": quantity_text(quantity),
+        }
+    else:
+        text = gettext("%(price)s/month × %(months)s") % {
+            "price": money_text(price, currency),
+            "months": _months_phrase(quantity),
+        }
+    return {
+        "unit": d["unit"],
+        "unit_price": price,
+        "quantity": quantity,
+        "total": price * quantity,
+        "rate_text": text,
+    }
+
+
+def buy_breakdown_text(option: Mapping[str, Any], currency: str) -> str:
+    """Why buying's total for the period is below its up-front price, in the active language:
+    "NT$5,426,381 up front − NT$3,640,197 resale value at the end + NT$1,002,069 running
+    costs over 12 months" — the three as printed add up to the printed total (the resale
+    value, itself an estimate, takes the rounding); "" for other options."""
+    running = pricing.running_costs(option)
+    if running is None or not option.get("upfront"):
+        return ""
+    upfront = pricing.round_money(pricing.dec(option["upfront"]), currency)
+    spent = pricing.round_money(running.total, currency)
+    total = pricing.round_money(pricing.dec(option.get("total") or 0), currency)
+    return gettext(
+        "%(upfront)s up front − %(resale)s resale value at the end + %(running)s running "
+        "costs over %(months)s"
+    ) % {
+        "upfront": money_text(upfront, currency),
+        "resale": money_text(upfront + spent - total, currency),
+        "running": money_text(spent, currency),
+        "months": _months_phrase(running.months),
+    }
 
 
 def infra_rows(infra: Mapping[str, Any]) -> list[tuple[str, str]]:
@@ -311,19 +527,23 @@ def deadline_note(
     return "met", gettext("Within your %(deadline)s-day deadline.") % params
 
 
-def service_row(
+def service_rows(
     inference: Mapping[str, Any] | None,
     gpu: Mapping[str, Any],
     workload: Mapping[str, Any] | None = None,
-) -> tuple[str, str] | None:
-    """(label, sentence): what the GPUs deliver when they serve (None for training).
+) -> list[tuple[str, str]]:
+    """(label, sentence) rows: what the GPUs deliver when they serve ([] for training).
 
     An image plan: images per hour on all its GPUs and seconds per image on one, and for a
-    batch (no target per hour) how long its images take; a text model: output tokens per
-    second at its concurrency. The figures are the estimate's own.
+    batch (no target per hour) how long its images take. A text model sized for users at
+    latency targets: the tokens/s for those users and the replicas that hold them. Any other
+    text model: the output speed at the concurrency asked for, and — on its own labelled
+    row — the most sequences the GPUs' memory holds at once (visual QA: "最多 820 個同時序列"
+    printed unlabelled beside a speed measured at 64). The figures are the estimate's own.
     """
     if not inference:
-        return None
+        return []
+    w = workload or {}
     if inference.get("images_per_hour") is not None:
         text = gettext("%(n)s images per hour on %(gpus)s") % {
             "n": f"{float(inference['images_per_hour']):,.0f}",
@@ -333,22 +553,62 @@ def service_row(
             text += " · " + gettext("%(s)s s per image on one GPU") % {
                 "s": f"{float(inference['seconds_per_image']):,.2f}"
             }
-        w = workload or {}
         hours = inference.get("batch_hours")
         if hours is not None and w.get("images") and not w.get("images_per_hour"):
             text += " · " + gettext("%(n)s images in %(h)s h") % {
                 "n": f"{float(w['images']):,.0f}",
                 "h": f"{float(hours):,.1f}",
             }
-        return gettext("Image generation"), text
+        return [(gettext("Image generation"), text)]
     if inference.get("tokens_per_s") is None:
-        return None
-    return gettext("Inference"), gettext(
-        "%(tps)s tokens/s at up to %(users)s concurrent sequences"
-    ) % {
-        "tps": f"{float(inference['tokens_per_s']):,.0f}",
-        "users": f"{float(inference.get('max_concurrency') or 0):,.0f}",
-    }
+        return []
+    tps = f"{float(inference['tokens_per_s']):,.0f}"
+    users = w.get("users") or w.get("concurrency")
+    replicas = inference.get("replicas")
+    per_replica = inference.get("concurrency_per_replica")
+    if w.get("users") and replicas and per_replica and inference.get("meets_slo") is not False:
+        # Sized for the customer's users at their latency targets: the figures the plan
+        # shows (4 replicas × 142 users), never the KV cache's room (800 sequences), which
+        # no latency target was checked at.
+        return [
+            (
+                gettext("Inference"),
+                gettext(
+                    "%(tps)s tokens/s for %(users)s users at once: %(replicas)s × up to "
+                    "%(per)s users each at your latency targets"
+                )
+                % {
+                    "tps": tps,
+                    "users": f"{float(w['users']):,.0f}",
+                    "replicas": ngettext("%(num)s replica", "%(num)s replicas", int(replicas))
+                    % {"num": f"{int(replicas):,}"},
+                    "per": f"{float(per_replica):,.0f}",
+                },
+            )
+        ]
+    rows = []
+    each = inference.get("tokens_per_s_per_user")
+    if users and each is not None:
+        speed = gettext(
+            "%(tps)s tokens/s in total at %(n)s sequences at once (%(per)s tokens/s each)"
+        ) % {"tps": tps, "n": f"{float(users):,.0f}", "per": f"{float(each):,.0f}"}
+    elif users:
+        speed = gettext("%(tps)s tokens/s in total at %(n)s sequences at once") % {
+            "tps": tps,
+            "n": f"{float(users):,.0f}",
+        }
+    else:
+        speed = gettext("%(tps)s tokens/s in total") % {"tps": tps}
+    rows.append((gettext("Output speed"), speed))
+    if inference.get("max_concurrency"):
+        rows.append(
+            (
+                gettext("Sequences at once, at most"),
+                gettext("%(n)s (what the GPUs' memory holds)")
+                % {"n": f"{float(inference['max_concurrency']):,.0f}"},
+            )
+        )
+    return rows
 
 
 def period_text(option: Mapping[str, Any]) -> str:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from datetime import date
 from decimal import Decimal
-from typing import Final
+from typing import Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -21,6 +21,13 @@ MAX_LINES: Final = 50
 #: 營業稅 on domestic B2B sales; 0 for an export customer (PRODUCT.md §6).
 DOMESTIC_TAX_RATE: Final = Decimal("0.05")
 EXPORT_TAX_RATE: Final = Decimal("0")
+#: The only rates a quote may carry: any other is a 422 naming them (PRODUCT.md §6), raised by
+#: pricing.resolve (a service error, in the request's language: a pydantic validator's
+#: message would reach the API untranslated, behind "Value error, ").
+TAX_RATES: Final = (DOMESTIC_TAX_RATE, EXPORT_TAX_RATE)
+TAX_RATE_REFUSED: Final = N_(
+    "must be 0.05 (5% business tax, a domestic sale) or 0 (0%, a zero-rated export)"
+)
 VALID_DAYS: Final = 30
 
 
@@ -43,6 +50,15 @@ class QuoteLineIn(NumbersNotBooleans, BaseModel):
     unit_price: Decimal | None = Field(default=None, ge=0, le=Decimal("1e12"), decimal_places=4)
     months: Decimal | None = Field(default=None, gt=0, le=120)
     discount_pct: Decimal = Field(default=Decimal("0"), ge=0, le=100, decimal_places=2)
+    unit: Literal["item", "month", "hour"] | None = Field(
+        default=None,
+        description=(
+            "A line of your own: item (one-off, the default without `months`), month (per "
+            "month × `months`, the default with them) or hour (per hour × `quantity` hours). "
+            "The `unit` a saved line reads back with, so a one-off line stays one-off when the "
+            "quote is saved again. An option line takes its option's unit (this is ignored)."
+        ),
+    )
 
     @model_validator(mode="after")
     def _one_kind(self) -> QuoteLineIn:
@@ -63,10 +79,10 @@ class QuoteIn(NumbersNotBooleans, BaseModel):
     discount_pct: Decimal = Field(default=Decimal("0"), ge=0, le=100, decimal_places=2)
     tax_rate: Decimal | None = Field(
         default=None,
-        ge=0,
-        le=1,
-        decimal_places=4,
-        description="Fraction: 0.05 = 5% 營業稅 (default), 0 export.",
+        description=(
+            "Fraction: 0.05 = 5% 營業稅 (the default for a domestic customer) or 0 (a "
+            "zero-rated export, the default for an export customer); any other value is a 422."
+        ),
     )
     valid_until: date | None = Field(default=None, description="Default: 30 days from today.")
     payment_terms: str | None = Field(default=None, max_length=1000)

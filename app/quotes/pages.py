@@ -46,6 +46,7 @@ def _builder(
         limit_pct=settings.sales_discount_limit_pct,
         values=values,
         errors=errs,
+        seller_tax_id=settings.company_tax_id,
     )
     if is_fragment(request):
         return render(request, "quotes/_builder.html", {"plan": plan, **ctx}, status_code=status)

@@ -120,29 +120,28 @@ def customer_result(plan: Plan) -> dict[str, Any]:
 
     def clean(options: Any) -> list[dict[str, Any]]:
         shown = document.visible_options(list(options or []), include_cloud=include)
-        return [
-            {
-                **o,
-                "label": document.option_label(
-                    {"billed": billed.get(o.get("key")), **o}, gpu, hours
-                ),
-            }
-            for o in shown
-        ]
+        # Two offers that read the same (two providers' 1-GPU hourly rent) keep the provider
+        # in their legend entry, as the quote's own table names them.
+        labels = document.option_labels(
+            [{"billed": billed.get(o.get("key")), **o} for o in shown], gpu, hours
+        )
+        return [{**o, "label": labels[str(o.get("key"))]} for o in shown]
 
     keys = {o.get("key") for o in clean(cost.get("options"))}
+    kept = set(keys)
     if cost.get("options"):
         cost["options"] = clean(cost["options"])
     if cost.get("tco_options"):
         view = dict(cost["tco_options"])
         view["options"] = clean(view.get("options"))
-        kept = {o.get("key") for o in view["options"]} | keys
+        kept |= {o.get("key") for o in view["options"]}
         view["break_even"] = [
             b for b in view.get("break_even") or [] if b.get("a") in kept and b.get("b") in kept
         ]
         cost["tco_options"] = view
     if cost.get("tco"):
-        cost["tco"] = clean(cost["tco"])
+        # A TCO row carries no `feasible` of its own: it is its option's, by key.
+        cost["tco"] = [c for c in clean(cost["tco"]) if c.get("key") in kept]
     cost["break_even"] = [
         b for b in cost.get("break_even") or [] if b.get("a") in keys and b.get("b") in keys
     ]

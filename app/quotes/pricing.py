@@ -19,8 +19,11 @@ from app.i18n import N_
 from app.quotes.models import (
     DOMESTIC_TAX_RATE,
     EXPORT_TAX_RATE,
+    TAX_RATE_REFUSED,
+    TAX_RATES,
     VALID_DAYS,
     QuoteIn,
+    QuoteLineIn,
 )
 
 MINOR_UNIT: Final = {"TWD": Decimal("1"), "USD": Decimal("0.01")}
@@ -29,6 +32,9 @@ HUNDRED: Final = Decimal(100)
 QUOTABLE_KINDS: Final = ("rent_hourly", "rent_monthly", "rent_term", "mig", "buy")
 # A msgid without parameters: app.plans.service passes a QuoteInputError on as its message.
 NO_FX_RATE: Final = N_("the plan's price list has no exchange rate for this currency")
+#: Quantities and months an option gives a line, to this many places: the engine's floats
+#: carry noise (12.000000000000004 months) that would make the line's product inexact.
+QUANTITY_PLACES: Final = Decimal("0.0001")
 
 
 class QuoteInputError(ValueError):
@@ -128,19 +134,32 @@ def option_defaults(option: Mapping[str, Any], hours_per_month: float) -> dict[s
 
     Reads the new option shape (`billed` {unit, quantity}, `monthly_rate`) and falls back to
     the older one (`fixed_monthly` the monthly rate of a rental, `metered_monthly_full` a full
-    month of hourly billing at `hours_per_month`)."""
+    month of hourly billing at `hours_per_month`).
+
+    Buying is quoted as what the customer pays the seller: the option's up-front price
+    (servers, installation, network and storage), once. Its `monthly_rate` is an amortised
+    run-rate for comparing with rent — no one is billed it — and its `total` nets the resale
+    value and the owner's own running costs, so neither is a price to quote; the running
+    costs are printed under the line (`running_costs`)."""
     billed = option.get("billed") or {}
     total = dec(option.get("total") or 0)
     rate = option.get("monthly_rate")
+    if option.get("kind") == "buy" and option.get("upfront"):
+        return {
+            "unit": "item",
+            "unit_price": dec(option["upfront"]),
+            "quantity": Decimal(1),
+            "months": Decimal(1),
+        }
     if billed.get("unit") == "month" and rate:
         return {
             "unit": "month",
             "unit_price": dec(rate),
             "quantity": Decimal(1),
-            "months": dec(billed.get("quantity") or 1),
+            "months": clean_quantity(dec(billed.get("quantity") or 1)),
         }
     if billed.get("unit") == "hour" and billed.get("quantity"):
-        hours = dec(billed["quantity"])
+        hours = clean_quantity(dec(billed["quantity"]))
         return {
             "unit": "hour",
             "unit_price": total / hours,
@@ -158,6 +177,61 @@ def option_defaults(option: Mapping[str, Any], hours_per_month: float) -> dict[s
         hours = (total / hourly).quantize(Decimal("0.01"), rounding=ROUND_HALF_UP)
         return {"unit": "hour", "unit_price": hourly, "quantity": hours, "months": Decimal(1)}
     return {"unit": "item", "unit_price": total, "quantity": Decimal(1), "months": Decimal(1)}
+
+
+def clean_quantity(value: Decimal) -> Decimal:
+    """An engine quantity (hours, months) to `QUANTITY_PLACES`, without trailing zeros:
+    12.000000000000004 → 12, 0.5 → 0.5."""
+    return value.quantize(QUANTITY_PLACES, rounding=ROUND_HALF_UP).normalize()
+
+
+def denoised(value: Decimal) -> Decimal:
+    """A typed quantity or months without float noise: a quote saved before quantities were
+    cleaned reads back "12.000000000000004" months (the builder and an export post it
+    again); anything further than 1e-9 from `clean_quantity`'s value is kept as typed."""
+    clean = clean_quantity(value)
+    return clean if abs(value - clean) < Decimal("1e-9") else value
+
+
+def is_whole(amount: Decimal, currency: str) -> bool:
+    """True when `amount` is a whole number of the currency's minor unit (NT$1, US$0.01)."""
+    return amount == round_money(amount, currency)
+
+
+#: Parts of a buy option's `breakdown` paid once (the up-front price) or given back (resale);
+#: every other part is a running cost of owning the servers (power, colocation, maintenance,
+#: operations staff).
+_NOT_RUNNING: Final = frozenset({"capex", "storage_network", "residual"})
+
+
+@dataclass(frozen=True, slots=True)
+class RunningCosts:
+    """What owning bought servers costs over the option's period, beside the up-front price:
+    `total` over `months` months (`per_month` = total / months), in the option's currency;
+    `resale`: the book value the option counts back at the end (≥ 0)."""
+
+    per_month: Decimal
+    months: Decimal
+    total: Decimal
+    resale: Decimal
+
+
+def running_costs(option: Mapping[str, Any]) -> RunningCosts | None:
+    """A buy option's running costs and resale value (None for any other option, or one
+    without a breakdown or a period).
+
+    total = Σ breakdown parts other than capex, storage_network and residual (power,
+    facility, maintenance, staff: app.engine.costs.ownership); months = the billed months
+    (the period the servers are held); resale = −breakdown.residual. By construction
+    upfront + total − resale = the option's total."""
+    if option.get("kind") != "buy":
+        return None
+    parts = option.get("breakdown") or {}
+    months = dec((option.get("billed") or {}).get("quantity") or option.get("period_months") or 0)
+    if not parts or months <= 0:
+        return None
+    total = sum((dec(v) for k, v in parts.items() if k not in _NOT_RUNNING), Decimal(0))
+    return RunningCosts(total / months, months, total, -dec(parts.get("residual") or 0))
 
 
 @dataclass(frozen=True, slots=True)
@@ -215,42 +289,17 @@ def resolve(
                 if minor_unit(currency) == 1
                 else N_("at most 2 decimal places in this currency (cents)"),
             )
-        out: dict[str, Any] = {"discount_pct": _s(line.discount_pct)}
         if line.option_key:
-            option = by_key.get(line.option_key)
-            if option is None:
-                raise QuoteInputError(
-                    f"quote.lines.{i}.option_key", N_("is not a cost option of this plan")
-                )
-            d = option_defaults(option, hours_per_month)
-            if line.unit_price is None and currency != plan_currency:
-                if fx is None:
-                    raise QuoteInputError("currency", NO_FX_RATE)
-                d["unit_price"] = fx.convert(d["unit_price"], plan_currency, currency)
-            unit_price = line.unit_price if line.unit_price is not None else d["unit_price"]
-            out.update(
-                option_key=line.option_key,
-                kind=str(option.get("kind", "")),
-                unit=d["unit"],
-                # Rates are kept to the minor unit: the customer sees the price they pay.
-                unit_price=_s(round_money(unit_price, currency)),
-                quantity=_s(line.quantity if line.quantity is not None else d["quantity"]),
-                months=_s(line.months if line.months is not None else d["months"]),
-            )
-            if line.description and line.description.strip():
-                out["description"] = line.description.strip()
+            out = _option_line(i, line, by_key, plan_currency, currency, hours_per_month, fx)
         else:
-            assert line.unit_price is not None  # QuoteLineIn checks it
-            out.update(
-                description=(line.description or "").strip(),
-                unit="item" if line.months is None else "month",
-                unit_price=_s(round_money(line.unit_price, currency)),
-                quantity=_s(line.quantity if line.quantity is not None else Decimal(1)),
-                months=_s(line.months if line.months is not None else Decimal(1)),
-            )
+            out = _free_line(i, line, currency)
         lines.append(out)
     if quote.tax_rate is not None:
-        tax_rate = quote.tax_rate
+        if quote.tax_rate not in TAX_RATES:
+            # 營業稅 is 5% on a domestic sale and 0% on a zero-rated export: a 3% (or a "5"
+            # meant as 5%) would print a tax no invoice can carry.
+            raise QuoteInputError("quote.tax_rate", TAX_RATE_REFUSED)
+        tax_rate = next(r for r in TAX_RATES if r == quote.tax_rate)  # "0.050", "-0" as such
     else:
         tax_rate = EXPORT_TAX_RATE if export else DOMESTIC_TAX_RATE
     stored: dict[str, Any] = {
@@ -271,3 +320,105 @@ def resolve(
             "as_of": fx.as_of.isoformat(),
         }
     return stored
+
+
+def _not_whole(currency: str) -> str:
+    # msgids without parameters: app.plans.service passes the message on as it is.
+    if minor_unit(currency) == 1:
+        return N_(
+            "unit price × quantity × months must come to whole dollars in this currency: "
+            "change the quantity or the months"
+        )
+    return N_(
+        "unit price × quantity × months must come to whole cents in this currency: "
+        "change the quantity or the months"
+    )
+
+
+def _option_line(
+    i: int,
+    line: QuoteLineIn,
+    by_key: Mapping[str, Mapping[str, Any]],
+    plan_currency: str,
+    currency: str,
+    hours_per_month: float,
+    fx: Fx | None,
+) -> dict[str, Any]:
+    """A line quoting one of the plan's cost options: what was typed, the option's own
+    unit price, quantity and months for the rest (`option_defaults`), in `currency`."""
+    option = by_key.get(str(line.option_key))
+    if option is None:
+        raise QuoteInputError(
+            f"quote.lines.{i}.option_key", N_("is not a cost option of this plan")
+        )
+    d = option_defaults(option, hours_per_month)
+    if line.unit_price is None and currency != plan_currency:
+        if fx is None:
+            raise QuoteInputError("currency", NO_FX_RATE)
+        d["unit_price"] = fx.convert(d["unit_price"], plan_currency, currency)
+    # Rates are kept to the minor unit: the customer sees the price they pay, and the line's
+    # amount is that price × quantity × months (never a rate rounded only for display).
+    unit = str(d["unit"])
+    unit_price = round_money(
+        line.unit_price if line.unit_price is not None else d["unit_price"], currency
+    )
+    quantity = denoised(line.quantity) if line.quantity is not None else d["quantity"]
+    months = denoised(line.months) if line.months is not None else d["months"]
+    if not is_whole(unit_price * quantity * months, currency):
+        typed = next(
+            (f for f in ("quantity", "months") if getattr(line, f) is not None),
+            "unit_price" if line.unit_price is not None else None,
+        )
+        if typed is not None:
+            raise QuoteInputError(f"quote.lines.{i}.{typed}", _not_whole(currency))
+        # The option's own figures do not multiply out (part of a month at a rate in
+        # dollars): quoted as one item at the rounded amount, which the document can show
+        # exactly, its description still naming the option.
+        unit, unit_price = "item", round_money(unit_price * quantity * months, currency)
+        quantity = months = Decimal(1)
+    out: dict[str, Any] = {
+        "discount_pct": _s(line.discount_pct),
+        "option_key": line.option_key,
+        "kind": str(option.get("kind", "")),
+        "unit": unit,
+        "unit_price": _s(unit_price),
+        "quantity": _s(quantity),
+        "months": _s(months),
+    }
+    if line.description and line.description.strip():
+        out["description"] = line.description.strip()
+    return out
+
+
+def _free_line(i: int, line: QuoteLineIn, currency: str) -> dict[str, Any]:
+    """A line of the sales engineer's own. One-off (`item`) unless it says per month (months
+    given, or `unit` month) or per hour (`unit` hour); the stored `unit` read back keeps it
+    so on the next save, whatever its months multiplier reads."""
+    assert line.unit_price is not None  # QuoteLineIn checks it
+    unit = line.unit or ("item" if line.months is None else "month")
+    if unit != "month" and line.months is not None and line.months != 1:
+        # One-off and hourly lines have no months multiplier to print (the document shows
+        # "—"): a 3 there would multiply the amount unseen.
+        raise QuoteInputError(
+            f"quote.lines.{i}.months",
+            N_("a one-off line has no months: leave them empty")
+            if unit == "item"
+            else N_("an hourly line has no months: put every hour in the quantity"),
+        )
+    if unit == "hour" and line.quantity is None:
+        # Never a silent 1 hour: the hours are what the line is priced by.
+        raise QuoteInputError(f"quote.lines.{i}.quantity", N_("enter the number of hours"))
+    unit_price = round_money(line.unit_price, currency)
+    quantity = denoised(line.quantity) if line.quantity is not None else Decimal(1)
+    months = denoised(line.months) if line.months is not None else Decimal(1)
+    if not is_whole(unit_price * quantity * months, currency):
+        field = "quantity" if line.quantity is not None else "months"
+        raise QuoteInputError(f"quote.lines.{i}.{field}", _not_whole(currency))
+    return {
+        "discount_pct": _s(line.discount_pct),
+        "description": (line.description or "").strip(),
+        "unit": unit,
+        "unit_price": _s(unit_price),
+        "quantity": _s(quantity),
+        "months": _s(months),
+    }

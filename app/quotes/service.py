@@ -143,18 +143,29 @@ def quote_view(
         all_options, include_cloud=bool(quote.get("include_cloud_comparison"))
     )
     customer = session.get(Customer, plan.customer_id) if plan.customer_id is not None else None
+    labels = document.option_labels(all_options, gpu, hours)
+    cost_currency = str(cost.get("currency") or bom.currency)
     return {
         "plan": plan,
         "letterhead": dict(letterhead or {"name": gettext("Stratagem")}),
         "customer_record": customer,
         "quote": quote,
-        "quote_lines": document.quote_lines(quote, all_options, gpu, hours) if quote else [],
+        "quote_lines": (
+            document.quote_lines(quote, all_options, gpu, hours, cost_currency) if quote else []
+        ),
         "totals": pricing.totals(quote) if quote.get("lines") else None,
+        # A percentage as entered (2.5% stays 2.5%): discounts and the tax rate.
+        "pct": document.percent_text,
         "customer_options": [
             {
                 **o,
-                "customer_label": document.option_label(o, gpu, hours),
+                "customer_label": labels.get(str(o.get("key")))
+                or document.option_label(o, gpu, hours),
                 "period_text": document.period_text(o),
+                # Priced as a quote line of it is: the rate × hours or months printed is
+                # the total printed (NT$383/h × 28 h = NT$10,724).
+                "price": document.option_price(o, hours, cost_currency),
+                "buy_text": document.buy_breakdown_text(o, cost_currency),
             }
             for o in shown
         ],
@@ -182,7 +193,7 @@ def quote_view(
         "deadline_note": document.deadline_note(result.get("training"), workload),
         "memory": result.get("memory_per_gpu_gb") or {},
         "inference": result.get("inference"),
-        "service_row": document.service_row(result.get("inference"), gpu, workload),
+        "service_rows": document.service_rows(result.get("inference"), gpu, workload),
         "infra": result.get("infra") or {},
         "phased": result.get("schedule"),
         "phase_rows": document.phase_rows(result.get("schedule") or {}),
@@ -191,15 +202,44 @@ def quote_view(
         "options": cost.get("options") or [],
         "kinds": KINDS,
         "quoted": bom.option,
+        "quoted_price": _quoted_price(bom.option, hours, bom.currency),
         "bom": bom,
         "break_evens": break_evens[:12],
         "quote_price_list": cost.get("price_list") or {},
+        # Printed as a date in the document's language (never "2026-11-01" in a 中文 quote).
+        "quote_price_list_date": _list_date(cost.get("price_list")),
         "assumptions": assumptions,
         "warnings": result.get("warnings") or [],
         "explain": result.get("explain") or [],
         "acceptance": [both_languages(m) for m in ACCEPTANCE],
         "checklist": [both_languages(m) for m in CHECKLIST],
     }
+
+
+def _list_date(stored: Any) -> date | None:
+    """The effective date of the price list a plan was priced from; None without one."""
+    if not isinstance(stored, Mapping) or not stored.get("effective_date"):
+        return None
+    try:
+        return date.fromisoformat(str(stored["effective_date"]))
+    except ValueError:
+        return None
+
+
+def _quoted_price(
+    option: Mapping[str, Any] | None, hours_per_month: float, currency: str
+) -> dict[str, Any] | None:
+    """The summary's "Quoted total" of a plan without quote lines, priced as a line of the
+    option would be: buying at its up-front price, once (not its total for the period,
+    which nets the resale value); a rental at its rounded rate × hours or months."""
+    if option is None:
+        return None
+    if option.get("kind") == "buy" and option.get("upfront"):
+        return {
+            "total": pricing.round_money(pricing.dec(option["upfront"]), currency),
+            "rate_text": gettext("paid once, up front"),
+        }
+    return document.option_price(option, hours_per_month, currency)
 
 
 def bom_for(*, session: Session, plan: Plan) -> Bom:

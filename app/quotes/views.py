@@ -16,6 +16,7 @@ from sqlmodel import Session
 
 from app.accounts.models import User
 from app.customers import service as customers
+from app.customers.models import Customer
 from app.i18n import gettext as _
 from app.plans import service as plans
 from app.plans.models import Plan
@@ -53,9 +54,9 @@ def values_of(plan: Plan) -> dict[str, Any]:
     default = [{"option_key": k, "discount_pct": "0"} for k in phase_keys] or [
         {"option_key": str(first.get("key", "")), "discount_pct": "0"}
     ]
-    lines = [
-        {f: str(line.get(f, "") or "") for f in LINE_FIELDS} for line in q.get("lines") or []
-    ] or default
+    lines = [_line_values(line) for line in q.get("lines") or []] or [
+        {**line, "shown": line["option_key"]} for line in default
+    ]
     return {
         "lines": lines,
         "discount_pct": str(q.get("discount_pct", "0")),
@@ -65,6 +66,41 @@ def values_of(plan: Plan) -> dict[str, Any]:
         "include_cloud_comparison": bool(q.get("include_cloud_comparison")),
         "customer_id": str(plan.customer_id or ""),
     }
+
+
+def _line_values(line: Mapping[str, Any]) -> dict[str, str]:
+    """A stored line as the builder's inputs. A one-off line (unit "item", stored with the
+    months multiplier 1) shows its Months empty, as it was typed: showing "1" made the next
+    save — of any other field — turn it into "per month × 1 month" (visual QA)."""
+    values = {f: str(line.get(f, "") or "") for f in LINE_FIELDS}
+    for f in ("quantity", "months"):
+        if values[f]:
+            # a quote saved before quantities were cleaned: 12.000000000000004 months
+            values[f] = format(quotes.pricing.denoised(Decimal(values[f])), "f")
+    if line.get("unit") in ("item", "hour") and values["months"] in ("", "1"):
+        values["months"] = ""  # no period (a months multiplier other than 1 is kept)
+    if not line.get("option_key") and line.get("unit") == "hour":
+        # A free hourly line (API `unit: hour`) says so on its next save: its empty months
+        # would otherwise make it one-off. (A free line is one-off without months, per
+        # month with them; an option line takes its option's unit.)
+        values["unit"] = "hour"
+    values["shown"] = values["option_key"]
+    return values
+
+
+def _posted_line(form: Mapping[str, str], i: int) -> dict[str, str]:
+    """Line `i` of the posted form. Its quantity, unit price and months belong to the option
+    they were shown for (`line-<i>-shown`): a line switched to another cost option — or
+    from a free line to an option — takes the new option's own values instead of carrying
+    the old ones (the hourly option quoted at 1 h, a purchase at one month's run-rate)."""
+    line = {f: form.get(f"line-{i}-{f}", "").strip() for f in LINE_FIELDS}
+    shown = form.get(f"line-{i}-shown")
+    if line["option_key"] and shown is not None and shown.strip() != line["option_key"]:
+        line.update(quantity="", unit_price="", months="")
+    line["shown"] = line["option_key"]
+    if not line["option_key"] and form.get(f"line-{i}-unit") == "hour":
+        line["unit"] = "hour"
+    return line
 
 
 def values_from_form(form: Mapping[str, str]) -> tuple[dict[str, Any], dict[str, str]]:
@@ -78,7 +114,7 @@ def values_from_form(form: Mapping[str, str]) -> tuple[dict[str, Any], dict[str,
         indices = [i for i in range(len(form)) if any(f"line-{i}-{f}" in form for f in LINE_FIELDS)]
     else:
         indices = list(range(min(count, len(form))))
-    lines = [{f: form.get(f"line-{i}-{f}", "").strip() for f in LINE_FIELDS} for i in indices]
+    lines = [_posted_line(form, i) for i in indices]
     values = {
         "lines": lines,
         "discount_pct": form.get("discount_pct", "0").strip(),
@@ -100,17 +136,22 @@ def lines_over_limit(values: Mapping[str, Any]) -> dict[str, str]:
 
 
 def apply_action(values: dict[str, Any], action: str) -> dict[str, Any]:
-    """'add' appends an empty free line; 'remove-<i>' drops line i."""
+    """'add' appends an empty line; 'remove-<i>' drops line i.
+
+    The new line's quantity and months are empty, not "1": as a free line that is one of
+    quantity 1, once (not per month); given a cost option, the option's own quantity and
+    months (8,760 h of hourly rent for a 12-month plan, not 1 h)."""
     lines = list(values["lines"])
     if action == "add" and len(lines) < MAX_LINES:
         lines.append(
             {
                 "option_key": "",
                 "description": "",
-                "quantity": "1",
-                "months": "1",
+                "quantity": "",
+                "months": "",
                 "discount_pct": "0",
                 "unit_price": "",
+                "shown": "",
             }
         )
     elif action.startswith("remove-") and (i := parse_id(action[7:], minimum=0)) is not None:
@@ -122,7 +163,8 @@ def quote_in(values: Mapping[str, Any]) -> QuoteIn:
     """Validate the form's values as a quote (ValidationError with `lines.<i>.<field>`)."""
     body: dict[str, Any] = {
         "lines": [
-            {k: v for k, v in line.items() if v not in ("", None)} for line in values["lines"]
+            {k: v for k, v in line.items() if k in (*LINE_FIELDS, "unit") and v not in ("", None)}
+            for line in values["lines"]
         ],
         "discount_pct": values["discount_pct"] or "0",
         "include_cloud_comparison": values["include_cloud_comparison"],
@@ -175,6 +217,134 @@ def field_key(field: str | None) -> str:
     return parts[0] if parts else ""
 
 
+def placeholders(
+    lines: list[Mapping[str, Any]],
+    options: list[Mapping[str, Any]],
+    cost: Mapping[str, Any],
+    currency: str,
+) -> list[dict[str, str]]:
+    """Per line, what its empty quantity, unit price and months inputs stand for (shown in
+    them: an option line's own values, a free line's quantity 1 and "one-off"), and the
+    labels and hint that say what its quantity and price are counted in: an hourly line's
+    quantity is "Hours", its default stated with where it comes from (never a silent 1 h,
+    M3 of the QA pass); its price is per hour, a monthly line's per month. `currency`: the
+    quote's; an option's price is shown only in the plan's own currency (a converted one
+    is known once saved)."""
+    by_key = {str(o.get("key")): o for o in options}
+    hours_per_month = float(cost.get("hours_per_month") or 730.0)
+    same_currency = currency == str(cost.get("currency") or "TWD")
+    out = []
+    for line in lines:
+        option = by_key.get(str(line.get("option_key") or ""))
+        if option is None and line.get("unit") == "hour":
+            # a free hourly line (API `unit: hour`): its quantity is its hours, no months
+            out.append(
+                {
+                    "quantity": "",
+                    "unit_price": "",
+                    "months": "—",
+                    "months_hint": "",
+                    "quantity_label": _("Hours"),
+                    "price_label": _("Price per hour"),
+                    "quantity_hint": "",
+                }
+            )
+            continue
+        if option is None:
+            out.append(
+                {
+                    "quantity": "1",
+                    "unit_price": "",
+                    "months": _("one-off"),
+                    "months_hint": _("Empty: one-off"),
+                    "quantity_label": _("Quantity"),
+                    "price_label": _("Unit price"),
+                    "quantity_hint": "",
+                }
+            )
+            continue
+        d = quotes.pricing.option_defaults(option, hours_per_month)
+        price = quotes.pricing.round_money(d["unit_price"], currency) if same_currency else None
+        out.append(
+            {
+                "quantity": _plain(d["quantity"]),
+                "unit_price": _plain(price) if price is not None else "",
+                "months": {"item": _("one-off"), "hour": "—"}.get(
+                    str(d["unit"]), _plain(d["months"])
+                ),
+                "months_hint": "",
+                "quantity_label": _("Hours") if d["unit"] == "hour" else _("Quantity"),
+                "price_label": {"hour": _("Price per hour"), "month": _("Price per month")}.get(
+                    str(d["unit"]), _("Unit price")
+                ),
+                "quantity_hint": _hours_hint(d["quantity"], cost) if d["unit"] == "hour" else "",
+            }
+        )
+    return out
+
+
+def _quote_currency(session: Session, plan: Plan) -> str:
+    """The currency the plan's quote is (or will be) in: the saved quote's, else its
+    customer's, else the plan's own."""
+    saved = (plan.quote or {}).get("currency")
+    if saved:
+        return str(saved)
+    customer = session.get(Customer, plan.customer_id) if plan.customer_id is not None else None
+    if customer is not None:
+        return customer.currency
+    return str((plan.result.get("cost") or {}).get("currency") or "TWD")
+
+
+def _hours_hint(hours: Decimal, cost: Mapping[str, Any]) -> str:
+    """Where an hourly line's default hours come from, in the page's language: a service
+    runs its hours a month for the plan's months; a job runs until it is done."""
+    n = document.quantity_text(hours)
+    per_month = float(cost.get("hours_per_month") or 0)
+    if cost.get("pricing_mode") == "capacity" and per_month > 0:
+        months = float(hours) / per_month
+        return _("Empty: %(n)s h, %(per)s h a month for %(months)s months.") % {
+            "n": n,
+            "per": f"{per_month:,.0f}",
+            "months": f"{months:,.2f}".rstrip("0").rstrip("."),
+        }
+    return _("Empty: %(n)s h, the hours the job runs.") % {"n": n}
+
+
+def _plain(value: Decimal) -> str:
+    """A number as the inputs take it back: no grouping, no exponent, at most 2 decimals."""
+    return format(value.quantize(Decimal("0.01")).normalize(), "f")
+
+
+def tax_id_warnings(
+    *, session: Session, plan: Plan, values: Mapping[str, Any], seller_tax_id: str
+) -> list[str]:
+    """Before sending: the 統一編號 a Taiwanese quote must carry for both parties (PRODUCT.md
+    §6) that this one lacks, each sentence saying where to set it, in the page's language.
+    The seller's comes from the STRATAGEM_COMPANY_TAX_ID setting; the customer's from its
+    record (an export customer has none to give)."""
+    out = []
+    if not seller_tax_id.strip():
+        out.append(
+            _(
+                "Your company's 統一編號 is missing from every quote: set "
+                "STRATAGEM_COMPANY_TAX_ID (with STRATAGEM_COMPANY_NAME and "
+                "STRATAGEM_COMPANY_ADDRESS) in the server's settings and restart it before "
+                "sending."
+            )
+        )
+    customer_id = parse_id(str(values.get("customer_id") or plan.customer_id or ""))
+    customer = session.get(Customer, customer_id) if customer_id is not None else None
+    if customer is not None and not customer.export and not (customer.tax_id or "").strip():
+        out.append(
+            _(
+                "The customer %(name)s has no 統一編號: add it on the customer's page "
+                "before sending."
+            )
+            % {"name": customer.name}
+        )
+    return out
+
+
 def builder_context(
     *,
     session: Session,
@@ -183,20 +353,40 @@ def builder_context(
     limit_pct: Decimal,
     values: Mapping[str, Any] | None = None,
     errors: Mapping[str, str] | None = None,
+    seller_tax_id: str | None = None,
 ) -> dict[str, Any]:
-    """Everything the builder section shows (the plan page includes it)."""
+    """Everything the builder section shows (the plan page includes it).
+
+    `seller_tax_id`: the STRATAGEM_COMPANY_TAX_ID setting; None where the caller does not
+    pass it (then the template reads the app's settings itself)."""
     cost = plan.result.get("cost") or {}
     gpu = plan.result.get("gpu") or {}
     hours = float(cost.get("hours_per_month") or 730.0)
-    options = [
-        (str(o.get("key")), document.option_label(o, gpu, hours))
-        for o in cost.get("options") or []
-        if o.get("kind") not in document.CLOUD_KINDS
-    ]
+    quotable = [o for o in cost.get("options") or [] if o.get("kind") not in document.CLOUD_KINDS]
+    labels = document.option_labels(quotable, gpu, hours)
     owner = session.get(User, plan.owner_id)
+    qb = values if values is not None else values_of(plan)
+    # Offers whose machines cannot hold the plan's NVLink group are not offered as lines;
+    # one a saved line already names stays listed, so re-saving never loses it.
+    used = {str(line.get("option_key") or "") for line in qb.get("lines") or []}
+    options = [
+        (str(o.get("key")), labels[str(o.get("key"))])
+        for o in quotable
+        if o.get("feasible", True) or str(o.get("key")) in used
+    ]
     return {
-        "qb": values if values is not None else values_of(plan),
+        "qb": qb,
+        "qb_placeholders": placeholders(
+            qb["lines"], quotable, cost, _quote_currency(session, plan)
+        ),
+        # Called by the template with the seller's number: `qb_seller_tax_id`, else (the
+        # plan page, whose route passes no settings) the app's own settings.
+        "qb_seller_tax_id": seller_tax_id,
+        "qb_tax_id_warnings": lambda seller: tax_id_warnings(
+            session=session, plan=plan, values=qb, seller_tax_id=str(seller or "")
+        ),
         "qb_errors": dict(errors or {}),
+        "qb_pct": document.percent_text,
         "qb_options": options,
         "qb_customers": [(str(c.id), c.name) for c in customers.list_customers(session=session)],
         "qb_tax_choices": TAX_CHOICES,

@@ -75,12 +75,15 @@ def accept_sentence(version: int, company: str) -> str:
 
 def quote_price_list(stored: Any) -> SimpleNamespace | None:
     """The price list the quote was priced from (its stored `cost.price_list`), shaped like
-    the footer's (`name`, `effective_date` as a date); None when the plan stored none."""
+    the footer's (`name`, `effective_date` as a date); None when the plan stored none.
+
+    Its `name` is said in the page's language, not the catalog's own ("2026-11 list" is
+    an admin's label, English in a 中文 page and meaningless to the customer); the date
+    beside it says which list it was."""
     if not isinstance(stored, dict) or not stored.get("effective_date"):
         return None
     try:
         effective = date.fromisoformat(str(stored["effective_date"]))
     except ValueError:
         return None
-    name = str(stored.get("name") or stored["effective_date"])
-    return SimpleNamespace(name=name, effective_date=effective)
+    return SimpleNamespace(name=gettext("the price list of this quote"), effective_date=effective)

@@ -142,11 +142,44 @@ def test_large_counts_read_in_the_customers_words() -> None:
     assert zh[i18n.zh_translations().gettext("Sequence length (tokens)")] == "8,192"
 
 
-def test_a_serving_plan_states_tokens_per_second() -> None:
+def test_a_serving_plan_states_tokens_per_second_and_labels_its_capacity() -> None:
+    """The speed is the estimate's at the concurrency asked for (64 sequences: 2,786 tokens/s
+    in total, 43.5 each); the most sequences the memory holds (820) is another figure, on
+    its own labelled row (visual QA: "最多 820 個同時序列" printed unlabelled beside a speed
+    measured at 64)."""
+    inference = {"tokens_per_s": 2786.1, "tokens_per_s_per_user": 43.53, "max_concurrency": 820}
     i18n.activate("en")
-    row = document.service_row({"tokens_per_s": 1234.4, "max_concurrency": 64}, {})
-    assert row == ("Inference", "1,234 tokens/s at up to 64 concurrent sequences")
-    assert document.service_row(None, {}) is None  # training plans: no service figure
+    rows = document.service_rows(inference, {}, {"task": "inference", "concurrency": 64})
+    assert rows == [
+        ("Output speed", "2,786 tokens/s in total at 64 sequences at once (44 tokens/s each)"),
+        ("Sequences at once, at most", "820 (what the GPUs' memory holds)"),
+    ]
+    i18n.activate("zh-TW")
+    try:
+        rows = document.service_rows(inference, {}, {"task": "inference", "concurrency": 64})
+    finally:
+        i18n.activate("en")
+    assert rows == [
+        ("輸出速度", "同時處理 64 個序列時，合計每秒 2,786 個 token（每個序列每秒 44 個 token）"),
+        ("同時序列上限", "820 個（GPU 記憶體可容納的上限）"),
+    ]
+    assert document.service_rows(None, {}) == []  # training plans: no service figure
+
+
+def test_a_service_sized_for_users_names_them_and_its_replicas() -> None:
+    """Sized for 500 users at latency targets: 4 replicas × up to 142 users each (568 ≥
+    500), never the 800 sequences the KV cache holds, which no target was checked at."""
+    inference = {"tokens_per_s": 11386.4, "max_concurrency": 800, "replicas": 4,
+                 "concurrency_per_replica": 142, "meets_slo": True}  # fmt: skip
+    i18n.activate("en")
+    rows = document.service_rows(inference, {}, {"task": "inference", "users": 500})
+    assert rows == [
+        (
+            "Inference",
+            "11,386 tokens/s for 500 users at once: 4 replicas × up to 142 users each at your "
+            "latency targets",
+        )
+    ]
 
 
 def test_an_option_names_the_gpus_it_pays_for(
@@ -188,15 +221,15 @@ def test_a_batch_image_plan_says_how_long_its_images_take() -> None:
     inference = {"images_per_hour": 2430.0, "seconds_per_image": 7.41,
                  "batch_hours": 100_000 * 7.41 / 5 / 3600}  # fmt: skip
     gpu = {"count": 5, "name": "NVIDIA H100 SXM5 80GB"}
-    batch = document.service_row(inference, gpu, {"task": "image", "images": 100_000})
-    assert batch is not None and batch[1].endswith("· 100,000 images in 41.2 h")
-    service = document.service_row(
+    (batch,) = document.service_rows(inference, gpu, {"task": "image", "images": 100_000})
+    assert batch[1].endswith("· 100,000 images in 41.2 h")
+    (service,) = document.service_rows(
         inference, gpu, {"task": "image", "images": 1000, "images_per_hour": 2000}
     )
-    assert service is not None and " images in " not in service[1]  # a rate, not a batch
+    assert " images in " not in service[1]  # a rate, not a batch
     i18n.activate("zh-TW")
-    zh = document.service_row(inference, gpu, {"task": "image", "images": 100_000})
-    assert zh is not None and zh[1].endswith("· 100,000 張圖片需 41.2 小時")
+    (zh,) = document.service_rows(inference, gpu, {"task": "image", "images": 100_000})
+    assert zh[1].endswith("· 100,000 張圖片需 41.2 小時")
 
 
 def test_the_charts_name_the_gpus_each_option_pays_for_too(

@@ -7,7 +7,7 @@ import ctypes.util
 import io
 import re
 import subprocess
-from decimal import Decimal
+from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 
 import pytest
@@ -76,14 +76,45 @@ def test_pdf_text_pages_and_totals(
     # Own offers are listed; public-cloud lines are off unless the quote switches them on.
     # An option the period cannot justify (buying for a few days) shows that, not a total.
     for option in cost["options"]:
-        shown = money(option["total"], cost["currency"]) in text
-        listed = not option["kind"].startswith("cloud") and option.get("economical", True)
+        shown = money(float(_ways_to_pay_total(option)), cost["currency"]) in text
+        listed = (
+            not option["kind"].startswith("cloud")
+            and option.get("economical", True)
+            and option["feasible"]
+        )
         assert shown is listed, option["key"]
     if not all(o.get("economical", True) for o in cost["options"]):
         assert ("此期間購買不划算" if lang == "zh-TW" else "Not economical for this period") in text
     quoted = quoted_option(cost)
     assert quoted is not None
-    assert money(float(cents(quoted["total"])), cost["currency"]) in text
+    assert money(float(_ways_to_pay_total(quoted)), cost["currency"]) in text
+    # An offer that cannot run the plan is not offered to the customer: RunPod rents single
+    # H100s (4 pods, no NVLink between them) for a full fine-tune the planner timed on 4
+    # NVLink GPUs in one machine; priced at NT$95.68/GPU-h × 4 × 28 h = NT$10,716.16, it
+    # would read as a cheaper way to buy a job it cannot do.
+    runpod = next(o for o in cost["options"] if o["key"] == "rent_hourly:runpod-secure-h100-sxm-x1")
+    assert runpod["feasible"] is False and runpod["total"] == pytest.approx(10716.16)
+    flat = " ".join(text.split())
+    assert "NT$10,716" not in flat and "NT$10,724" not in flat
+    # The rate printed beside a total multiplies out to it: Stratagem's 4-GPU server at
+    # NT$480/h × 28 h = NT$13,440.
+    rate = "NT$480/小時 × 28 小時" if lang == "zh-TW" else "NT$480/h × 28 h"
+    assert f"NT$13,440 {rate}" in flat
+
+
+def _ways_to_pay_total(option: dict) -> Decimal:
+    """What "Ways to pay" prints as an option's total: a rental as a quote line of it is
+    priced — its rate rounded half up to whole NT$ × its hours or months —, buying its
+    total for the period (up front − resale + running costs)."""
+    billed = option["billed"]
+    quantity = Decimal(str(billed["quantity"])).quantize(Decimal("0.0001"))
+    if option["kind"] == "buy":
+        return cents(option["total"])
+    if billed["unit"] == "hour":
+        rate = Decimal(str(option["total"])) / quantity
+    else:
+        rate = Decimal(str(option["monthly_rate"]))
+    return rate.quantize(Decimal(1), rounding=ROUND_HALF_UP) * quantity
 
 
 def test_pdf_embeds_cjk_fonts_and_pages_are_saved_as_images(
@@ -138,10 +169,13 @@ def test_bom_csv_parses_and_sums_to_the_quoted_total(
     quoted = quoted_option(plan["result"]["cost"])
     assert quoted is not None and total == cents(quoted["total"])
     assert {"CPU", "RAM", "NVMe", "NAS", "Network", "Power"} <= {row["item"] for row in lines}
-    # …and the PDF prints the same total.
+    # …and the PDF prints the quoted option as a quote line of it is priced: the cheapest
+    # offer that can run the plan, Stratagem's 4-GPU NVLink server at NT$480/h × 28 h =
+    # NT$13,440 (RunPod's 4 single-GPU pods cannot: see test_pdf_text_pages_and_totals).
     i18n.activate("en")
     text = _text(_pdf(client, plan["id"], "en", a.headers), tmp_path, "bom")
-    assert money(float(total), "TWD") in text
+    assert total == Decimal("13440.00")
+    assert "NT$13,440 · NT$480/h × 28 h" in " ".join(text.split())
 
 
 def test_export_import_round_trip(client: TestClient, account: MakeAccount) -> None:

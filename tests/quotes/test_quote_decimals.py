@@ -1,7 +1,8 @@
 """Quote money is what a buyer can be billed: a unit price has at most the currency's minor unit
 (NT$1, US$0.01) and a discount at most 2 decimal places; more is a 422 naming the field, in
-the request's language, never a silent rounding. Quantities and months stay exact (an
-option's defaults carry them at full precision so that a line equals the option's total)."""
+the request's language, never a silent rounding. Quantities and months stay exact as typed,
+and unit price × quantity × months must come to the currency's minor unit: the document
+prints them, and they must multiply out to the printed amount."""
 
 from __future__ import annotations
 
@@ -64,15 +65,39 @@ def test_a_price_below_the_currencys_minor_unit_is_refused_not_rounded(
 
 
 def test_exact_quantities_and_minor_unit_prices_are_kept(client: TestClient) -> None:
+    # Kept as typed, never rounded: US$0.13 × 12,345.5 × 0.5 = US$802.4575 does not come to
+    # whole cents (M5 of the QA pass: the printed price × quantity × months must be the printed
+    # amount exactly), US$0.14 × 12,345.5 × 0.5 = US$864.185 neither; US$0.20 × 12,345.5 × 0.5
+    # = US$1,234.55 does.
     a = make_account(client, "sales")
     c = _customer(client, a, name="USD buyer", tax_id="", currency="USD", export=True)
-    line = {"description": "GPU-minutes", "unit_price": "0.13", "quantity": "12345.678901",
-            "months": "0.0547945205479452"}  # fmt: skip
+    line = {"description": "GPU-minutes", "unit_price": "0.20", "quantity": "12345.5",
+            "months": "0.5"}  # fmt: skip
     p = _plan(client, a, c["id"], {"lines": [line]})
     (stored,) = p["quote"]["lines"]
-    assert Decimal(stored["quantity"]) == Decimal("12345.678901")
-    assert Decimal(stored["months"]) == Decimal("0.0547945205479452")
-    assert Decimal(stored["unit_price"]) == Decimal("0.13")
+    assert Decimal(stored["quantity"]) == Decimal("12345.5")
+    assert Decimal(stored["months"]) == Decimal("0.5")
+    assert Decimal(stored["unit_price"]) == Decimal("0.20")
+    assert p["quote_totals"]["subtotal"] == "1234.55"
+
+
+@pytest.mark.parametrize("price", ["0.13", "0.14"])
+def test_a_line_that_does_not_come_to_whole_cents_is_a_422_naming_its_quantity(
+    client: TestClient, price: str
+) -> None:
+    a = make_account(client, "sales")
+    c = _customer(client, a, name=f"USD buyer {price}", tax_id="", currency="USD", export=True)
+    line = {"description": "GPU-minutes", "unit_price": price, "quantity": "12345.5",
+            "months": "0.5"}  # fmt: skip
+    body = {"name": "inexact", "workload": {"model": {"preset": "llama-3.1-8b"}, "task": "lora"},
+            "customer_id": c["id"], "quote": {"lines": [line]}}  # fmt: skip
+    r = client.post("/api/v1/plans", json=body, headers={**a.headers, "Accept-Language": "en"})
+    assert r.status_code == 422, r.text
+    (detail,) = r.json()["detail"]
+    assert detail["loc"] == ["body", "quote", "lines", 0, "quantity"]
+    assert "whole cents" in detail["msg"]
+    zh = client.post("/api/v1/plans", json=body, headers={**a.headers, "Accept-Language": "zh-TW"})
+    assert zh.json()["detail"][0]["msg"] == "單價 × 數量 × 月數須為整數分：請調整數量或月數"
 
 
 def test_the_form_message_is_in_the_page_language() -> None:

@@ -306,14 +306,14 @@ def test_accept_language_alone_yields_to_the_customers_language(
     [
         (
             "en",
-            "Prices: 2026-11 list, effective Nov 1, 2026.",
+            "Prices: the price list of this quote, effective Nov 1, 2026.",
             "Amounts exclude tax unless marked incl. tax; each quoted amount shows its unit "
             "price, quantity and months.",
             "formula and source",
         ),
         (
             "zh-TW",
-            "2026-11 list",
+            "價格:本報價單所依據的價目表,2026年11月1日 生效。",
             "除標明含稅者外,金額皆未稅;每筆報價金額都列出單價、數量與月數。",
             "公式與出處",
         ),
@@ -328,16 +328,20 @@ def test_the_footer_says_what_the_page_shows(
     footer = " ".join(soup.select_one(".site-footer").get_text().split())
     assert untrue not in footer  # the customer's page shows no formula appendix
     assert note in footer and prices in footer
+    # The catalog's own name for the list is an admin's label, English in a 中文 page.
+    assert "2026-11 list" not in footer
     # every other page keeps the sentence (its explain view is one click away)
     home = _text(_page(client, "/", **{"Accept-Language": lang}).select_one(".site-footer"))
     assert untrue in home
 
 
 def test_the_footer_names_the_quotes_own_price_list() -> None:
-    # The footer's "Prices: …" is the list the quote was priced from, not today's catalog.
+    # The footer's "Prices: …" is the list the quote was priced from, not today's catalog,
+    # named in the page's language (its date says which list).
+    i18n.activate("en")
     own = quote_price_list({"name": "2025-06 list", "effective_date": "2025-06-01"})
     assert own is not None
-    assert (own.name, own.effective_date) == ("2025-06 list", date(2025, 6, 1))
+    assert (own.name, own.effective_date) == ("the price list of this quote", date(2025, 6, 1))
     assert quote_price_list({}) is None and quote_price_list(None) is None
 
 

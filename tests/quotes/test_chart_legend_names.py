@@ -1,0 +1,88 @@
+"""The quote's charts name two offers that would read alike by their provider.
+
+A 1-GPU LoRA is rented by the hour from Stratagem Taipei and from RunPod; both read "Hourly
+rent · 1 × NVIDIA H100 SXM5 80GB", and the cumulative-cost chart drew two legend entries
+with the same name for two different lines. The quote's own table already added the
+provider (app.quotes.document.option_labels); the charts now use the same names.
+"""
+
+from __future__ import annotations
+
+from fastapi.testclient import TestClient
+from sqlmodel import Session
+
+from app.plans.models import Plan
+from app.quotes import pdf
+from tests.accounts.helpers import make_account
+
+ONE_GPU_LORA = {
+    "model": {"preset": "llama-2-7b"},
+    "task": "lora",
+    "seq_len": 2048,
+    "tokens": 1e8,
+    "gpu_count": 1,
+}
+
+
+def test_two_offers_that_read_alike_get_their_providers_in_the_chart(client: TestClient) -> None:
+    who = make_account(client, "sales")
+    r = client.post(
+        "/api/v1/plans",
+        json={"name": "Legend", "customer": "Delta", "workload": ONE_GPU_LORA},
+        headers=who.headers,
+    )
+    assert r.status_code == 201, r.text
+    with Session(client.app.state.engine) as s:  # type: ignore[attr-defined]
+        plan = s.get(Plan, r.json()["id"])
+        assert plan is not None
+        cost = pdf.customer_result(plan)["cost"]
+    labels = {o["key"]: o["label"] for o in cost["options"]}
+    assert labels["rent_hourly:stratagem-tpe-h100-x1"].endswith("· Stratagem Taipei")
+    assert labels["rent_hourly:runpod-secure-h100-sxm-x1"].endswith("· RunPod")
+    assert len(set(labels.values())) == len(labels)
+    tco = [c["label"] for c in cost.get("tco") or []]
+    assert len(set(tco)) == len(tco)
+
+
+def test_the_builder_offers_no_line_the_plan_cannot_run_on(client: TestClient) -> None:
+    """The 4-GPU full fine-tune (tests/plan_quotes.py) is timed on 4 NVLink GPUs in one
+    machine; RunPod's single-GPU pods are priced (not runnable) but not offered as lines,
+    unless a saved line already names one (re-saving must not lose it)."""
+    from bs4 import BeautifulSoup
+
+    from tests.accounts.helpers import sign_in
+    from tests.quotes.test_quote_life import TERM, _customer, _plan
+
+    runpod = "rent_hourly:runpod-secure-h100-sxm-x1"
+    sales = make_account(client, "sales")
+    pages = TestClient(client.app, follow_redirects=False)
+    sign_in(pages, sales.user)
+    for lines, listed in (([{"option_key": TERM}], False), ([{"option_key": runpod}], True)):
+        plan = _plan(client, sales, _customer(client, sales)["id"], {"lines": lines})
+        options = {o["key"]: o for o in plan["result"]["cost"]["options"]}
+        assert options[runpod]["feasible"] is False
+        page = BeautifulSoup(pages.get(f"/plans/{plan['id']}").text, "html.parser")
+        offered = {o.get("value") for o in page.select("#quote-builder select option")}
+        assert TERM in offered
+        assert (runpod in offered) is listed
+
+
+def test_the_quote_charts_leave_out_offers_that_cannot_run_the_plan(client: TestClient) -> None:
+    """RunPod's single-GPU pods cannot run the 4-GPU NVLink fine-tune: the customer's table
+    leaves them out, and so do the cumulative and TCO charts (the TCO rows name an option
+    by key only, and were drawn)."""
+    from tests.plan_quotes import create_plan
+
+    who = make_account(client, "sales")
+    made = create_plan(client, who)
+    with Session(client.app.state.engine) as s:  # type: ignore[attr-defined]
+        plan = s.get(Plan, made["id"])
+        assert plan is not None
+        stored = plan.result["cost"]
+        cost = pdf.customer_result(plan)["cost"]
+    cannot = {o["key"] for o in stored["options"] if o.get("feasible") is False}
+    assert "rent_hourly:runpod-secure-h100-sxm-x1" in cannot
+    assert cannot & {c["key"] for c in stored.get("tco") or []}, "the stored TCO has them"
+    drawn = {o["key"] for o in cost["options"]} | {c["key"] for c in cost.get("tco") or []}
+    assert not drawn & cannot
+    assert {c["key"] for c in cost["tco"]}, "the runnable ones are still drawn"
