@@ -149,7 +149,7 @@ def test_buy_states_holding_and_resale_and_is_not_economical_when_short(
     short = compare_costs(use(gpus=8, months=1), book, horizon_months=1).option("buy")
     assert short.economical is False
     assert short.note.startswith("Not economical for this period")
-    assert "Held 1 months, then resold at book value" in short.note
+    assert "Held 1 month, then resold at book value" in short.note  # not "1 months"
     long = compare_costs(use(gpus=8, months=36), book, horizon_months=36)
     assert long.option("buy").economical is True
     assert "Held 36 months" in long.option("buy").note

@@ -72,8 +72,12 @@ def test_cost_table_cells_carry_their_column_header_for_the_phone_layout(
 
 def test_a_purchase_held_for_hours_says_how_long_not_0_months(client: TestClient) -> None:
     # The planner's default LoRA job takes 0.09 days = 0.09 / (365 / 12) = 0.003 months;
-    # one decimal printed "Held 0 months" (and "0 months is shorter than …").
+    # one decimal printed "Held 0 months", then "Held 0.003 months" (which says nothing to a
+    # buyer). Under a day it is said in hours: days × 24 h (0.003 months × 730 h).
     body = {"model": {"preset": "llama-3.1-8b"}, "task": "lora"}
-    cost = client.post("/api/v1/estimate", json=body).json()["cost"]
-    (buy,) = [o for o in cost["options"] if o["kind"] == "buy"]
-    assert "Held 0.003 months" in buy["note"] and "Held 0 months" not in buy["note"]
+    r = client.post("/api/v1/estimate", json=body).json()
+    (buy,) = [o for o in r["cost"]["options"] if o["kind"] == "buy"]
+    hours = f"{r['training']['days'] * 24:.1f}".removesuffix(".0")
+    assert f"Held {hours} hours, then resold at book value" in buy["note"], buy["note"]
+    assert f"Not economical for this period: {hours} hours is shorter than" in buy["note"]
+    assert "Held 0" not in buy["note"]

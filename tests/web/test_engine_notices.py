@@ -35,12 +35,13 @@ def notice_templates() -> set[str]:
 
 
 def _period_templates(node: ast.AST) -> set[str]:
-    """The sentences of a {"months": …, "days": …, "hours": …} table that
+    """The sentences of a {"months": …, "days": …, "hours": …} table (with "month", for
+    exactly one, where it has one) that
     `app.engine.costs.context.period_notice` picks a Notice template from."""
     if not isinstance(node, ast.Dict):
         return set()
     keys = {k.value for k in node.keys if isinstance(k, ast.Constant)}
-    if keys != {"months", "days", "hours"}:
+    if keys not in ({"months", "days", "hours"}, {"month", "months", "days", "hours"}):
         return set()
     return {v.value for v in node.values if isinstance(v, ast.Constant)}
 

@@ -44,12 +44,15 @@ def period_notice(templates: Mapping[str, str], months: float, **params: object)
     """A note about a rental period of `months`, the period said in months — or, under a
     month, in days (30.42 a month) or, under a day, in hours (730 a month).
 
-    `templates`: "months", "days" and "hours" → the sentence with a %(period)s placeholder.
+    `templates`: "months", "days" and "hours" (and optionally "month", for exactly one) → the
+    sentence with a %(period)s placeholder.
     A 2-hour job is "a rental period of 2 hours", where "a 0-month rental period" (the
     period to two decimals) said nothing (QA L6).
     """
     if months >= 1 - 1e-9:
         unit, value = "months", number(months)
+        if value == "1" and "month" in templates:  # "Held 1 month", not "1 months"
+            unit = "month"
     elif months * DAYS_PER_MONTH >= 1:
         unit, value = "days", number(months * DAYS_PER_MONTH, 1)
     else:

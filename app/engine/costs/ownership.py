@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import math
 
-from app.engine.costs.context import Context, finish_option
+from app.engine.costs.context import Context, finish_option, period_notice
 from app.engine.costs.formulas import cost_of_delay
 from app.engine.costs.ledger import Ledger
 from app.engine.costs.model import (
@@ -50,6 +50,53 @@ _EPS = 1e-9
 #: Months after delivery below which buying is "not economical for this period" (seed 003
 #: T8's shortest contract tier is 3 months: a need that ends sooner is a rental's job).
 PAYBACK_FLOOR_MONTHS = 3.0
+
+#: The sentence that makes "up front" and "total" readable side by side, by the period held
+#: (`period_notice`: under a month in days or hours, never "Held 0.038 months").
+HELD = {
+    "month": (
+        "Held 1 month, then resold at book value %(resale)s (straight line to "
+        "%(residual)s over %(years)s years): the total is %(upfront)s up front − "
+        "%(resale)s back + running costs."
+    ),
+    "months": (
+        "Held %(period)s months, then resold at book value %(resale)s (straight line to "
+        "%(residual)s over %(years)s years): the total is %(upfront)s up front − "
+        "%(resale)s back + running costs."
+    ),
+    "days": (
+        "Held %(period)s days, then resold at book value %(resale)s (straight line to "
+        "%(residual)s over %(years)s years): the total is %(upfront)s up front − "
+        "%(resale)s back + running costs."
+    ),
+    "hours": (
+        "Held %(period)s hours, then resold at book value %(resale)s (straight line to "
+        "%(residual)s over %(years)s years): the total is %(upfront)s up front − "
+        "%(resale)s back + running costs."
+    ),
+}
+#: Buying for a period too short to pay back, by the period held.
+TOO_SHORT_TO_BUY = {
+    "month": (
+        "Not economical for this period: 1 month is shorter than the %(delivery)s-month "
+        "delivery plus %(floor)s months (seed 003 T8's shortest contract)."
+    ),
+    "months": (
+        "Not economical for this period: %(period)s months is shorter than the "
+        "%(delivery)s-month delivery plus %(floor)s months (seed 003 T8's shortest "
+        "contract)."
+    ),
+    "days": (
+        "Not economical for this period: %(period)s days is shorter than the "
+        "%(delivery)s-month delivery plus %(floor)s months (seed 003 T8's shortest "
+        "contract)."
+    ),
+    "hours": (
+        "Not economical for this period: %(period)s hours is shorter than the "
+        "%(delivery)s-month delivery plus %(floor)s months (seed 003 T8's shortest "
+        "contract)."
+    ),
+}
 
 #: The resale's Explanation; its expression takes the months held as `held_months`, which
 #: `tco.resale_if_sold` sets to each year of the TCO view.
@@ -348,11 +395,9 @@ def buy_option(
     # One sentence that makes "up front" and "total" readable side by side.
     notes.insert(
         0,
-        Notice(
-            "Held %(held)s months, then resold at book value %(resale)s (straight line to "
-            "%(residual)s over %(years)s years): the total is %(upfront)s up front − "
-            "%(resale)s back + running costs.",
-            held=number(held, 1) if held >= 1 else f"{held:.2g}",
+        period_notice(
+            HELD,
+            held,
             resale=money(resale, ccy),
             residual=percent(p.residual_pct),
             years=number(p.amortisation_years),
@@ -364,11 +409,9 @@ def buy_option(
     if not economical:
         notes.insert(
             0,
-            Notice(
-                "Not economical for this period: %(held)s months is shorter than the "
-                "%(delivery)s-month delivery plus %(floor)s months (seed 003 T8's shortest "
-                "contract).",
-                held=number(held, 1) if held >= 1 else f"{held:.2g}",
+            period_notice(
+                TOO_SHORT_TO_BUY,
+                held,
                 delivery=number(lead_days / DAYS_PER_MONTH, 1),
                 floor=number(PAYBACK_FLOOR_MONTHS, 0),
             ),
