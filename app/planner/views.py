@@ -247,6 +247,7 @@ FIGURE_NAMES: Final = {
     "Rental period": N_("Rental period"),
     "Cheapest option": N_("Cheapest option"),
     "Hourly vs monthly rent crossover": N_("Hourly vs monthly rent crossover"),
+    "Exchange rate": N_("Exchange rate"),
     "Cost per 1M tokens": N_("Cost per 1M tokens"),
 }
 

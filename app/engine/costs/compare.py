@@ -252,8 +252,42 @@ def _explain_comparison(
                     "monthly / hourly",
                 )
             )
+    out += _exchange_rates(ctx)
     out += _like_for_like(ctx, sel, options)
     out += [x for a, b, _ in utilization_break_evens(options) if (x := _pair_x(a, b))]
+    return out
+
+
+def _exchange_rates(ctx: Context) -> list[Explanation]:
+    """The price list's rate for each currency its entries are priced in other than the one
+    shown (cloud prices in USD shown in NT$, or a TWD list shown in US$): a converted
+    amount is defended by the rate and its date, which the list itself carries."""
+    book, ccy = ctx.book, ctx.currency
+    priced = {book.currency}
+    priced |= {c.currency for c in book.cloud} | {o.currency for o in book.offers}
+    priced |= {s.currency for s in book.servers} | {e.currency for e in book.energy}
+    out: list[Explanation] = []
+    for other in sorted(priced - {ccy}):
+        for r in book.fx:
+            if {r.base, r.quote} != {other, ccy}:
+                continue
+            direct = r.base == other  # 1 other = rate ccy
+            value = r.rate if direct else 1 / r.rate
+            out.append(
+                Explanation(
+                    "Exchange rate",
+                    value,
+                    f"{ccy}/{other}",
+                    f"1 {other} = {value:.6g} {ccy}, the price list's rate of "
+                    f"{r.as_of.isoformat()}"
+                    + ("" if direct else f" (1 {r.base} = {r.rate:.6g} {r.quote})")
+                    + f": every {other} price here is shown in {ccy} at it",
+                    f"price list {book.name!r}" + (f"; {r.source}" if r.source else ""),
+                    operands(rate=(r.rate, f"{r.quote} per {r.base}")),
+                    "rate" if direct else "1 / rate",
+                )
+            )
+            break
     return out
 
 
