@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import html
 import math
-import textwrap
+import re
+import unicodedata
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
@@ -120,9 +121,52 @@ def _esc(text: str) -> str:
     return html.escape(str(text), quote=False)
 
 
+#: A token of a label: one wide (CJK, full-width) character, a run of other non-space
+#: characters (a word), or a run of spaces.
+_TOKENS = re.compile(
+    r"[\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef]|[^\s\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef]+|\s+"
+)
+
+
+#: Closing punctuation never starts a line (it stays with the word it closes).
+_NO_LINE_START = frozenset("）)」』】〉》，、。：；！？")
+#: Opening brackets never end a line (they go with the word they open).
+_NO_LINE_END = frozenset("（(「『【〈《")
+
+
+def _columns(text: str) -> int:
+    """Display width: a wide character (CJK, full-width) takes two columns, others one."""
+    return sum(2 if unicodedata.east_asian_width(c) in ("W", "F") else 1 for c in text)
+
+
 def _wrap(text: str, width: int) -> str:
-    """Break a label into lines of about `width` characters (plotly breaks only at <br>)."""
-    lines = textwrap.wrap(str(text), width=width, break_long_words=True) or [""]
+    """Break a label into lines of about `width` columns (plotly breaks only at <br>).
+
+    Columns, not characters: a Chinese character is as wide as two Latin letters, so a zh
+    legend entry wrapped at 48 characters ran twice as wide as its English one and was cut
+    at the chart's edge on a phone (390 px). Latin text breaks between words (a word longer
+    than a line is split), Chinese between any two characters."""
+    lines: list[str] = []
+    line, used = "", 0
+    for token in _TOKENS.findall(str(text)):
+        if token.isspace():
+            if line:
+                line, used = line + " ", used + 1
+            continue
+        size = _columns(token)
+        while size > width and not line:  # a word longer than a line: split it
+            lines.append(token[:width])
+            token = token[width:]
+            size = _columns(token)
+        if line and used + size > width and token[0] not in _NO_LINE_START:
+            carried = ""
+            if line.rstrip()[-1:] in _NO_LINE_END and line.rstrip()[:-1].strip():
+                line, carried = line.rstrip()[:-1], line.rstrip()[-1]  # "（" opens the next
+            lines.append(line.rstrip())
+            line, used = carried, _columns(carried)
+        line, used = line + token, used + size
+    if line.strip() or not lines:
+        lines.append(line.rstrip())
     return "<br>".join(_esc(line) for line in lines)
 
 
@@ -226,7 +270,12 @@ def _option_styles(options: Sequence[Mapping[str, Any]]) -> list[tuple[str, str]
     return out
 
 
-def _option_name(option: Mapping[str, Any], t: Translate, width: int = 48) -> str:
+#: Columns of a legend entry's line: with its symbol, about 280 px at 12 px type, which the
+#: narrowest chart (a 390 px phone, ≈330 px of plot) still holds; 48 was cut at its edge.
+LEGEND_COLUMNS = 36
+
+
+def _option_name(option: Mapping[str, Any], t: Translate, width: int = LEGEND_COLUMNS) -> str:
     name = _wrap(str(option.get("label") or _option_key(option)), width)
     if option.get("feasible") is False:
         name += f" ({_esc(t('not feasible'))})"
