@@ -35,7 +35,7 @@ from app.engine.costs.formulas import term_discount
 from app.engine.estimate import InputError, estimate
 from app.engine.gpus import default_gpus
 from app.engine.notices import Notice
-from app.engine.plan_costs import machine_group
+from app.engine.plan_costs import explanation_dict, machine_group
 from app.engine.planner import tier_for
 from app.engine.price_book import PriceBook
 from app.engine.schemas import EstimateRequest
@@ -374,16 +374,7 @@ def compute(
                 "note": "",
             }
         )
-    explain = [
-        {
-            "figure": x.figure,
-            "value": x.value,
-            "unit": x.unit,
-            "formula": x.formula,
-            "source": x.source,
-        }
-        for x in cost.explain
-    ]
+    explain = [explanation_dict(x) for x in cost.explain]
     headline = {
         "key": OPTION_KEY,
         "kind": "rent_monthly",

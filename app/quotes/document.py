@@ -11,6 +11,7 @@ Call with the document's language active (`app.i18n.activate`).
 from __future__ import annotations
 
 import re
+from collections import Counter
 from collections.abc import Mapping
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any, Final
@@ -120,16 +121,16 @@ def option_labels(
 ) -> dict[str, str]:
     """`option_label` of each option by key; two that would read the same (the provider's
     1-GPU hourly rent at NT$120/h and another provider's at NT$96/h) each end with the
-    provider's name, which the engine's label carries last in brackets ("… (RunPod)")."""
+    provider's name: the option's `provider`, or, in a result saved before options carried
+    one, what the engine's label has last in brackets ("… (RunPod)")."""
     labels = {str(o.get("key")): option_label(o, gpu, hours_per_month) for o in options}
-    seen: dict[str, int] = {}
-    for label in labels.values():
-        seen[label] = seen.get(label, 0) + 1
+    seen = Counter(labels.values())
     for o in options:
         key = str(o.get("key"))
         found = _PROVIDER.search(str(o.get("label", "")))
-        if seen[labels[key]] > 1 and found and o.get("kind") not in CLOUD_KINDS:
-            labels[key] = f"{labels[key]} · {found.group(1).strip()}"
+        provider = str(o.get("provider") or (found.group(1) if found else "")).strip()
+        if seen[labels[key]] > 1 and provider and o.get("kind") not in CLOUD_KINDS:
+            labels[key] = f"{labels[key]} · {provider}"
     return labels
 
 

@@ -147,6 +147,13 @@ class Supervisor:
             self._started_at[process.pid] = time.monotonic()
         return process
 
+    def _forget(self, pid: int | None) -> None:
+        """Drop a replaced worker's start records (pids are reused by the kernel)."""
+        pid = pid or 0
+        self._answered.discard(pid)
+        self._pinged.discard(pid)
+        self._started_at.pop(pid, None)
+
     def _healthy(self, process: OwnSocketProcess) -> bool:
         """Alive and answering; a worker still in its start only has to be alive.
 
@@ -212,4 +219,5 @@ class Supervisor:
                 return
             log.warning("Worker [%s] died (exit code %s); starting another.", process.pid,
                         process.exitcode)  # fmt: skip
+            self._forget(process.pid)
             self.processes[i] = self._start_one()

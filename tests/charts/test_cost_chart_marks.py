@@ -8,8 +8,6 @@ plus 50,000 a month, and the hardware is resold for 500,000 at the end of month 
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -18,8 +16,8 @@ import pytest
 from app import charts
 from app.engine.costs.formulas import crossing
 from tests.charts import samples
+from tests.charts.draw_in_chromium import run_subprocess
 
-ROOT = Path(__file__).resolve().parents[2]
 RENT_CUM = [100_000.0 * m for m in range(13)]
 # 1,000,000 + 50,000 m, and at month 12: 1,600,000 − 500,000 resale = 1,100,000
 BUY_CUM = [1_000_000.0 + 50_000.0 * m for m in range(12)] + [1_100_000.0]
@@ -139,17 +137,7 @@ def test_every_year_label_is_drawn(tmp_path: Path) -> None:
     spec = json.loads(charts.to_json(charts.tco_bars(_tco(), currency="TWD")))
     spec["layout"]["title"] = {"text": ""}
     spec["layout"]["margin"]["t"] -= 36
-    path = tmp_path / "specs.json"
-    path.write_text(json.dumps({"tco": spec}), encoding="utf-8")
-    run = subprocess.run(
-        [sys.executable, "-m", "tests.charts.tick_labels_in_chromium", str(path), "770"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=True,
-    )
-    drawn = json.loads(run.stdout.strip().splitlines()[-1])
+    drawn = run_subprocess("tests.charts.tick_labels_in_chromium", {"tco": spec}, tmp_path, "770")
     assert drawn["errors"] == []
     years = [t for t in drawn["tco"]["y"] if t.startswith("Year ")]
     assert sorted(years) == sorted(f"Year {y}" for y in range(1, 6) for _ in FOUR)

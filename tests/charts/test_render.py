@@ -9,8 +9,6 @@ from __future__ import annotations
 import json
 import re
 import shutil
-import subprocess
-import sys
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -20,11 +18,11 @@ import pytest
 from app import charts
 from app.charts import render
 from tests.charts import samples
+from tests.charts.draw_in_chromium import run_subprocess
 
 pytestmark = pytest.mark.browser
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_to_svg_renders_the_chinese_title() -> None:
@@ -49,17 +47,7 @@ def test_vendored_plotly_basic_draws_every_chart(tmp_path: Path) -> None:
         name: json.loads(charts.to_json(fig))
         for name, fig in samples.all_figures(samples.zh).items()
     }
-    path = tmp_path / "specs.json"
-    path.write_text(json.dumps(specs), encoding="utf-8")
-    run = subprocess.run(
-        [sys.executable, "-m", "tests.charts.draw_in_chromium", str(path)],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=True,
-    )
-    drawn = json.loads(run.stdout.strip().splitlines()[-1])
+    drawn = run_subprocess("tests.charts.draw_in_chromium", specs, tmp_path)
     assert drawn.pop("errors") == []
     for name, spec in specs.items():
         got = drawn[name]

@@ -9,11 +9,8 @@ from __future__ import annotations
 
 import json
 import sys
-from pathlib import Path
 
-from playwright.sync_api import sync_playwright
-
-from tests.charts.draw_in_chromium import CHROMIUM, VENDOR
+from tests.charts.draw_in_chromium import evaluate_specs
 
 LABELS = """async ([spec, width]) => {
     const el = document.createElement('div');
@@ -29,25 +26,13 @@ LABELS = """async ([spec, width]) => {
 
 
 def main(path: str, width: str) -> None:
-    specs = json.loads(Path(path).read_text(encoding="utf-8"))
-    out: dict[str, object] = {}
-    errors: list[str] = []
-    with sync_playwright() as p:
-        browser = p.chromium.launch(
-            executable_path=CHROMIUM,
-            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking"],
-        )
-        try:
-            page = browser.new_page(viewport={"width": 1400, "height": 900})
-            page.set_default_timeout(20_000)
-            page.on("pageerror", lambda e: errors.append(str(e)))
-            page.set_content("<!doctype html><meta charset=utf-8><body></body>")
-            page.add_script_tag(path=str(VENDOR / "plotly-basic.min.js"))
-            for name, spec in specs.items():
-                out[name] = page.evaluate(LABELS, [spec, int(width)])
-        finally:
-            browser.close()
-    out["errors"] = errors
+    out = evaluate_specs(
+        path,
+        LABELS,
+        lambda spec: [spec, int(width)],
+        viewport=(1400, 900),
+        console_errors=False,
+    )
     print(json.dumps(out))
 
 
