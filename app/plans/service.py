@@ -345,18 +345,27 @@ def _phase_lines_follow(quote: Mapping[str, Any], result: Mapping[str, Any]) -> 
     return QuoteIn.model_validate({**given, "lines": lines})
 
 
-def quote_input(stored: Mapping[str, Any]) -> dict[str, Any]:
+def quote_input(stored: Mapping[str, Any], *, option_items: bool = True) -> dict[str, Any]:
     """A stored quote as the `quote` a new plan takes, every amount explicit, so that its
     lines, discounts and tax add up to the same totals (export, duplicate). An expired
-    validity is left out: the new draft is valid for the default period again."""
+    validity is left out: the new draft is valid for the default period again.
+
+    A line whose unit price × quantity × months is not whole (saved before that rule) is
+    given as one item at its printed amount (`_as_one_item`); `option_items=False` leaves
+    option lines as stored, for a reprice to tell their option's values first."""
+    currency = str(stored.get("currency") or "TWD")
     lines = []
     for line in stored.get("lines") or []:
         out: dict[str, Any] = {k: line[k] for k in ("option_key", "description") if line.get(k)}
         for k in ("quantity", "unit_price", "months", "discount_pct"):
             if line.get(k) is not None:
                 out[k] = str(line[k])
-        if not line.get("option_key") and line.get("unit") == "item":
+        if line.get("unit") == "item":
             out.pop("months", None)  # a one-off line: stored with months 1, given without
+            if line.get("option_key"):
+                out["unit"] = "item"  # an option quoted as one item stays one (pricing)
+        if (option_items or not line.get("option_key")) and _not_whole(line, currency):
+            _as_one_item(out, line, currency)
         lines.append(out)
     quote: dict[str, Any] = {"lines": lines}
     for k in ("discount_pct", "tax_rate", "valid_until", "payment_terms"):
@@ -364,6 +373,29 @@ def quote_input(stored: Mapping[str, Any]) -> dict[str, Any]:
             quote[k] = str(stored[k])
     quote["include_cloud_comparison"] = bool(stored.get("include_cloud_comparison"))
     return without_expired_validity(quote)
+
+
+def _gross(line: Mapping[str, Any]) -> Decimal:
+    """A stored line's unit price × quantity × months (before its discount)."""
+    return (
+        pricing.dec(line.get("unit_price") or 0)
+        * pricing.dec(line.get("quantity") or 1)
+        * pricing.dec(line.get("months") or 1)
+    )
+
+
+def _not_whole(line: Mapping[str, Any], currency: str) -> bool:
+    return line.get("unit_price") is not None and not pricing.is_whole(_gross(line), currency)
+
+
+def _as_one_item(out: dict[str, Any], line: Mapping[str, Any], currency: str) -> None:
+    """`out` (line `line` as input) as one item at the amount its document printed. For a
+    line saved before amounts had to multiply out (NT$35,001 × 2.5): a duplicate, export or
+    reprice is then a quote that can be saved, not a 422 on a line nobody just typed."""
+    out.update(
+        unit="item", unit_price=str(pricing.round_money(_gross(line), currency)), quantity="1"
+    )
+    out.pop("months", None)
 
 
 def without_expired_validity(quote: dict[str, Any]) -> dict[str, Any]:
@@ -1027,7 +1059,9 @@ def _quote_follows_prices(
     agreed for the old server.
     """
     stored = plan.quote or {}
-    given = quote_input(stored)
+    # An old option line that does not multiply out is made one item only once it is known
+    # which of its values were its option's (those follow the new list instead).
+    given = quote_input(stored, option_items=False)
     currency = str(stored.get("currency") or "") or None
     contexts = [(dict(plan.result), plan.price_list_id)]
     saved = _quote_saved_with(session, plan)
@@ -1075,6 +1109,10 @@ def _quote_follows_prices(
             continue
         for f in derived:
             line.pop(f)  # the option's own value: the new option's instead
+        if "unit_price" in derived:
+            line.pop("unit", None)  # one item only because the old figures did not multiply
+        elif not derived and _not_whole(was, str(currency or "TWD")):
+            _as_one_item(line, was, str(currency or "TWD"))
         lines.append(line)
     return {**given, "lines": lines}, removed
 
@@ -1109,7 +1147,7 @@ def _derived_lines(
     option line without the values a user can type; None when they cannot be derived
     (an option that result does not have): then no value counts as the option's."""
     bare = [
-        {k: v for k, v in ln.items() if k not in ("unit_price", "quantity", "months")}
+        {k: v for k, v in ln.items() if k not in ("unit_price", "quantity", "months", "unit")}
         if ln.get("option_key")
         else ln
         for ln in given["lines"]

@@ -56,7 +56,9 @@ class QuoteLineIn(NumbersNotBooleans, BaseModel):
             "A line of your own: item (one-off, the default without `months`), month (per "
             "month × `months`, the default with them) or hour (per hour × `quantity` hours). "
             "The `unit` a saved line reads back with, so a one-off line stays one-off when the "
-            "quote is saved again. An option line takes its option's unit (this is ignored)."
+            "quote is saved again. An option line takes its option's unit, except `item`: "
+            "the option quoted as one item at its amount (how a line whose rate × quantity × "
+            "months is not a whole amount is saved; `hour` and `month` are ignored there)."
         ),
     )
 

@@ -356,6 +356,8 @@ def _option_line(
         if fx is None:
             raise QuoteInputError("currency", NO_FX_RATE)
         d["unit_price"] = fx.convert(d["unit_price"], plan_currency, currency)
+    if line.unit == "item" and d["unit"] != "item":
+        return _option_item(i, line, option, d, currency)
     # Rates are kept to the minor unit: the customer sees the price they pay, and the line's
     # amount is that price × quantity × months (never a rate rounded only for display).
     unit = str(d["unit"])
@@ -384,6 +386,41 @@ def _option_line(
         "unit_price": _s(unit_price),
         "quantity": _s(quantity),
         "months": _s(months),
+    }
+    if line.description and line.description.strip():
+        out["description"] = line.description.strip()
+    return out
+
+
+def _option_item(
+    i: int, line: QuoteLineIn, option: Mapping[str, Any], d: Mapping[str, Any], currency: str
+) -> dict[str, Any]:
+    """An option line quoted as one item (`unit: item`): how a line whose option's own
+    figures do not multiply out is saved, and what it stays on every later save (builder,
+    duplicate, export, a move to another customer). Without it the next save read the one
+    item back as "NT$139,693 per month × 0.5 months". Its price is the option's amount
+    (rate × quantity × months, rounded once) unless typed."""
+    if line.months is not None and line.months != 1:
+        raise QuoteInputError(
+            f"quote.lines.{i}.months", N_("a one-off line has no months: leave them empty")
+        )
+    unit_price = round_money(
+        line.unit_price
+        if line.unit_price is not None
+        else d["unit_price"] * d["quantity"] * d["months"],
+        currency,
+    )
+    quantity = denoised(line.quantity) if line.quantity is not None else Decimal(1)
+    if not is_whole(unit_price * quantity, currency):
+        raise QuoteInputError(f"quote.lines.{i}.quantity", _not_whole(currency))
+    out: dict[str, Any] = {
+        "discount_pct": _s(line.discount_pct),
+        "option_key": line.option_key,
+        "kind": str(option.get("kind", "")),
+        "unit": "item",
+        "unit_price": _s(unit_price),
+        "quantity": _s(quantity),
+        "months": "1",
     }
     if line.description and line.description.strip():
         out["description"] = line.description.strip()

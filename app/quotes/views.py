@@ -84,6 +84,10 @@ def _line_values(line: Mapping[str, Any]) -> dict[str, str]:
         # would otherwise make it one-off. (A free line is one-off without months, per
         # month with them; an option line takes its option's unit.)
         values["unit"] = "hour"
+    if line.get("option_key") and line.get("unit") == "item":
+        # A cost option quoted as one item (its own figures do not multiply out) stays one:
+        # read back without it, the item's price would be taken as a rate per month again.
+        values["unit"] = "item"
     values["shown"] = values["option_key"]
     return values
 
@@ -97,9 +101,13 @@ def _posted_line(form: Mapping[str, str], i: int) -> dict[str, str]:
     shown = form.get(f"line-{i}-shown")
     if line["option_key"] and shown is not None and shown.strip() != line["option_key"]:
         line.update(quantity="", unit_price="", months="")
+    switched = shown is not None and shown.strip() != line["option_key"]
     line["shown"] = line["option_key"]
-    if not line["option_key"] and form.get(f"line-{i}-unit") == "hour":
+    unit = form.get(f"line-{i}-unit")
+    if not line["option_key"] and unit == "hour":
         line["unit"] = "hour"
+    elif line["option_key"] and unit == "item" and not switched:
+        line["unit"] = "item"  # the option quoted as one item (another option: its own unit)
     return line
 
 
@@ -264,6 +272,10 @@ def placeholders(
             )
             continue
         d = quotes.pricing.option_defaults(option, hours_per_month)
+        if line.get("unit") == "item":
+            # the option quoted as one item at its amount (pricing._option_item)
+            d = {**d, "unit": "item", "quantity": Decimal(1), "months": Decimal(1),
+                 "unit_price": d["unit_price"] * d["quantity"] * d["months"]}  # fmt: skip
         price = quotes.pricing.round_money(d["unit_price"], currency) if same_currency else None
         out.append(
             {

@@ -268,3 +268,41 @@ def test_a_typed_phase_price_for_a_server_the_list_dropped_is_taken_out(
     assert r.json()["removed_lines"] == []
     (line,) = r.json()["plan"]["quote"]["lines"]
     assert (line["option_key"], line["unit_price"]) == ("phase-2", "350000")  # the 8-GPU server
+
+
+def test_a_quote_saved_before_lines_had_to_multiply_out_can_be_repriced(
+    fresh: TestClient,
+) -> None:
+    # Lines stored before unit price × quantity × months had to be whole NT$: each printed
+    # its amount rounded once. Repriced, a line with no value of its option's is carried as
+    # one item at that amount (tests/quotes/test_one_item_lines.py); the option line whose
+    # price and months were the option's takes the new list's, as every option line does.
+    a = make_account(fresh, "sales")
+    p = _plan(fresh, a)
+    old = [
+        {"option_key": TERM, "kind": "rent_term", "unit": "month", "unit_price": "180000",
+         "quantity": "1", "months": "6", "discount_pct": "0"},
+        # typed price, quantity and months: 150,001 × 0.5 × 2.5 = 187,501.25 → NT$187,501
+        {"option_key": TERM, "kind": "rent_term", "unit": "month", "unit_price": "150001",
+         "quantity": "0.5", "months": "2.5", "discount_pct": "0"},
+        # NT$35,001 × 2.5 = 87,502.5 → NT$87,503
+        {"description": "Installation", "unit": "month", "unit_price": "35001",
+         "quantity": "2.5", "months": "1", "discount_pct": "0"},
+    ]  # fmt: skip
+    with Session(fresh.app.state.engine) as s:  # type: ignore[attr-defined]
+        plan = s.get(plans.Plan, p["id"])
+        assert plan is not None and plan.quote is not None
+        plan.quote = {**plan.quote, "lines": old}
+        s.add(plan)
+        s.commit()
+    b = _new_list(fresh, "2027-04", x4_monthly=220_000)
+    r = fresh.post(f"/api/v1/plans/{p['id']}/reprice", json={"price_list_id": b},
+                   headers=a.headers)  # fmt: skip
+    assert r.status_code == 200, r.text
+    lines = r.json()["plan"]["quote"]["lines"]
+    assert [(ln["unit"], ln["unit_price"], ln["quantity"], ln["months"]) for ln in lines] == [
+        ("month", "198000", "1", "6"),  # 220,000 × 0.9 on the 6-month term
+        ("item", "187501", "1", "1"),
+        ("item", "87503", "1", "1"),
+    ]
+    assert r.json()["plan"]["quote_totals"]["line_amounts"] == ["1188000", "187501", "87503"]
