@@ -63,6 +63,13 @@ def number(value: float, digits: int = 2) -> str:
     return "0" if text in ("-0", "") else text
 
 
+def months(value: float, digits: int = 2) -> str:
+    """A number of months as a formula says it: ``months(6) == "6 months"``, and exactly one
+    singular, ``months(1) == "1 month"`` (never "1 months")."""
+    text = number(value, digits)
+    return f"{text} month" if text == "1" else f"{text} months"
+
+
 def percent(fraction: float, digits: int = 1) -> str:
     """Format a fraction as a percentage: ``percent(0.2) == "20%"``."""
     return f"{number(fraction * 100, digits)}%"

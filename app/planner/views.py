@@ -19,8 +19,9 @@ from pydantic import ValidationError
 from app.charts import figures
 from app.costs import presenters as costs_view
 from app.engine.architectures import list_presets
+from app.engine.costs.model import DAYS_PER_MONTH, HOURS_PER_MONTH
 from app.engine.estimate import InputError, estimate, gpu_pool
-from app.engine.explain import Explanation
+from app.engine.explain import Explanation, number
 from app.engine.price_book import PriceBook
 from app.engine.schemas import EstimateRequest, EstimateResponse
 from app.engine.serving import targets_for, users_of
@@ -593,6 +594,16 @@ def explain_items(resp: EstimateResponse) -> list[dict[str, Any]]:
     return explain_entries(resp.explain, resp.cost, resp.gpu.name, resp.gpu.count)
 
 
+def _short_period(value: float, unit: str) -> str | None:
+    """A period under a month said in days, or under a day in hours ("1.1 days", not
+    "0.04 months"), as the cost notes say it (app.engine.costs.context.period_notice)."""
+    if unit != "months" or not 0 < value < 1:
+        return None
+    if value * DAYS_PER_MONTH >= 1:
+        return f"{number(value * DAYS_PER_MONTH, 1)} {_('days')}"
+    return f"{number(value * HOURS_PER_MONTH, 1)} {_('h')}"
+
+
 def explain_entries(
     explain: Sequence[Explanation],
     cost: Mapping[str, Any] | None,
@@ -626,7 +637,8 @@ def explain_entries(
                     costs_view.figure_text(e.value, e.unit)
                     if e.unit == "fraction of 730 h"
                     else None
-                ),
+                )
+                or _short_period(e.value, e.unit),
                 "formula": e.formula,
                 "source": e.source,
             }

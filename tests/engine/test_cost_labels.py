@@ -285,3 +285,28 @@ def test_a_period_under_a_month_is_said_in_days_or_hours(
     term = c.option("rent_term")
     assert f"The 12-month contract outlasts the {period}: the unused months" in term.note
     assert "0-month" not in monthly.note + term.note
+
+
+def test_one_month_of_rent_is_said_in_the_singular(book: PriceBook) -> None:  # noqa: F811
+    # The same 1.3-day job on monthly rent pays one whole month: "NT$200,000/month × 1 month",
+    # never "× 1 months"; a 3-month rental says "3 months as asked".
+    c = compare_costs(use(gpus=4, months=31.88 / 24 / (365 / 12)), book, horizon_months=1)
+    rent = next(x for x in c.option("rent_monthly").explain if x.figure.endswith(": rent"))
+    assert "× 1 month =" in rent.formula and "1 months" not in rent.formula
+    three = compare_costs(use(gpus=4, months=0.05), book, horizon_months=3, rent_months=3)
+    x = next(x for x in three.explain if x.figure == "Rental period")
+    assert x.formula.startswith("3 months as asked")
+
+
+def test_a_rental_period_under_a_month_is_shown_in_days_or_hours() -> None:
+    from app import i18n
+    from app.planner.views import _short_period
+
+    # 1.3-day job: 31.88 h / 730 h a month = 0.0437 months = 1.33 days (30.42 a month).
+    i18n.activate("en")
+    assert _short_period(31.88 / 730, "months") == "1.3 days"
+    assert _short_period(5 / 730, "months") == "5 h"  # under a day: hours
+    assert _short_period(3, "months") is None  # a month or more keeps its months
+    i18n.activate("zh-TW")
+    assert _short_period(31.88 / 730, "months") == "1.3 天"
+    i18n.activate("en")

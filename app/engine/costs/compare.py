@@ -32,6 +32,7 @@ from app.engine.costs.ownership import buy_option
 from app.engine.costs.rental import OfferSelection, offer_selections, rental_options
 from app.engine.costs.validate import fraction, in_range, non_negative, positive, whole
 from app.engine.explain import Explanation, Operand, money, number, operands, percent
+from app.engine.formatting import months as fmt_months
 from app.engine.notices import Notice
 from app.engine.price_book import EnergyPrice, PriceBook
 
@@ -216,10 +217,10 @@ def _explain_comparison(
             ctx.period,
             "months",
             (
-                f"{number(ctx.period)} months as asked (rent for); the work itself takes "
-                f"{number(ctx.need_months)} months"
+                f"{fmt_months(ctx.period)} as asked (rent for); the work itself takes "
+                f"{fmt_months(ctx.need_months)}"
                 if abs(ctx.period - ctx.need_months) > 1e-9
-                else f"{number(ctx.period)} months: the need, as no rental period was given"
+                else f"{fmt_months(ctx.period)}: the need, as no rental period was given"
             )
             + (
                 "; capacity mode: an ongoing service, every option priced per month"

@@ -15,6 +15,7 @@ from app.engine.costs.model import (
     CostOption,
 )
 from app.engine.explain import Explanation, Operand, money, number, operands
+from app.engine.formatting import months as fmt_months
 from app.engine.notices import Notice
 from app.engine.price_book import EnergyPrice, PriceBook
 
@@ -215,7 +216,7 @@ def add_storage_network(ctx: Context, ledger: Ledger) -> list[Explanation]:
             "Storage + network",
             sn * months,
             ccy,
-            f"{money(sn, ccy)}/month × {number(months)} months = {money(sn * months, ccy)}",
+            f"{money(sn, ccy)}/month × {fmt_months(months)} = {money(sn * months, ccy)}",
             "usage input (separately priced storage/network); seed 003 T13 (≥15 % of budget)",
             operands(per_month=(sn, f"{ccy}/month"), months=(months, "months")),
             "per_month * months",

@@ -43,6 +43,7 @@ from app.engine.costs.model import (
     Usage,
 )
 from app.engine.explain import Explanation, money, number, operands, percent
+from app.engine.formatting import months as fmt_months
 from app.engine.notices import Notice, Sentences
 from app.engine.price_book import ServerSku
 
@@ -289,7 +290,7 @@ def buy_option(
                 "Operations staff per month",
                 staff,
                 f"{ccy}/month",
-                f"{money(staff, ccy)}/month × {number(held)} months = {money(staff * held, ccy)}",
+                f"{money(staff, ccy)}/month × {fmt_months(held)} = {money(staff * held, ccy)}",
                 src_buy,
                 operands(staff_per_month=(staff, f"{ccy}/month")),
                 "staff_per_month",

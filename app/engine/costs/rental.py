@@ -30,6 +30,7 @@ from app.engine.costs.formulas import term_discount
 from app.engine.costs.ledger import Ledger
 from app.engine.costs.model import GPUS_PER_NODE, HOURS_PER_MONTH, Billed, CostOption, Usage
 from app.engine.explain import Explanation, Operand, money, number, operands, percent
+from app.engine.formatting import months as fmt_months
 from app.engine.notices import Notice, Sentences
 from app.engine.price_book import PriceBook, RentalOffer
 
@@ -423,7 +424,7 @@ def rental_options(
             how = f"{money(hourly_rate, ccy)}/h × {number(hours, 0)} h billed"
         else:
             billed = Billed("month", paid, sel.gpus, servers)
-            how = f"{money(rate, ccy)}/month × {number(paid)} months"
+            how = f"{money(rate, ccy)}/month × {fmt_months(paid)}"
         rent_total_x = Explanation(
             f"{label}: rent",
             rent_total,

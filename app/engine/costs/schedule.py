@@ -26,6 +26,7 @@ from app.engine.costs.model import (
 from app.engine.costs.rental import Converter, OfferSelection, select_offers
 from app.engine.costs.validate import in_range, positive, whole
 from app.engine.explain import Explanation, Operand, money, number, operands, percent
+from app.engine.formatting import months as fmt_months
 from app.engine.price_book import PriceBook
 
 
@@ -85,7 +86,7 @@ def schedule_cost(phases: Sequence[Phase], book: PriceBook, currency: str = "TWD
             f"{label}: {number(sel.gpus)}× {ph.gpu_id}",
             cost,
             currency,
-            f"{how} = {money(monthly, currency)}/month × {number(ph.months)} months "
+            f"{how} = {money(monthly, currency)}/month × {fmt_months(ph.months)} "
             f"= {money(cost, currency)}",
             src,
             operands(monthly=(monthly, f"{currency}/month"), months=(ph.months, "months")),
@@ -115,7 +116,7 @@ def schedule_cost(phases: Sequence[Phase], book: PriceBook, currency: str = "TWD
             total,
             currency,
             " + ".join(money(p.total, currency) for p in results)
-            + f" = {money(total, currency)} over {number(total_months)} months "
+            + f" = {money(total, currency)} over {fmt_months(total_months)} "
             f"({money(total / total_months, currency)}/month on average)",
             "seed 003 T16 (phased rental: < NT$400,000 for the worked example)",
             [Operand(f"phase_{i}", p.total, currency) for i, p in enumerate(results, 1)],
