@@ -86,4 +86,6 @@ def quote_price_list(stored: Any) -> SimpleNamespace | None:
         effective = date.fromisoformat(str(stored["effective_date"]))
     except ValueError:
         return None
-    return SimpleNamespace(name=gettext("the price list of this quote"), effective_date=effective)
+    return SimpleNamespace(
+        name=gettext("the price list of this quote"), effective_date=effective, said=True
+    )

@@ -7,6 +7,9 @@ from collections.abc import Callable
 
 import pytest
 from bs4 import BeautifulSoup
+from fastapi.testclient import TestClient
+
+from tests.accounts.helpers import make_account, sign_in
 
 PAGES = {
     "/": (
@@ -66,9 +69,23 @@ def test_page_structure(path: str, lang: str, get_soup: Callable[..., BeautifulS
     meta = soup.select_one("meta[name=csrf-token]")
     assert meta is not None and meta["content"]
     assert meta["content"] in soup.body["hx-headers"]
-    # Footer names the price list and its date.
+    # Footer: the price list by its date, in the page's language. The catalog's own name
+    # ("2026-11 list", an admin's label in English) is for signed-in staff only.
     footer = soup.select_one("footer.site-footer").get_text(" ", strip=True)
-    assert "2026-11" in footer
+    assert {"en": "Prices: the current price list, effective Nov 1, 2026.",
+            "zh-TW": "價格:目前的價目表,2026年11月1日 生效。"}[lang] in footer  # fmt: skip
+    assert "2026-11 list" not in footer
+
+
+def test_signed_in_staff_see_the_price_list_by_its_name(client: TestClient) -> None:
+    pages = TestClient(client.app)
+    sign_in(pages, make_account(client, "sales").user)
+    soup = BeautifulSoup(
+        pages.get("/plan", headers={"Accept-Language": "zh-TW"}).text, "html.parser"
+    )
+    footer = soup.select_one("footer.site-footer")
+    assert footer is not None
+    assert "價格:2026-11 list,2026年11月1日 生效。" in footer.get_text("", strip=True)
 
 
 @pytest.mark.parametrize("path", list(PAGES))
