@@ -34,6 +34,7 @@ Conventions (follow them in every page)
 
 from __future__ import annotations
 
+import datetime
 import hashlib
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
@@ -139,9 +140,12 @@ def figure(value: float | int | None) -> str:
 
 
 def date(value: Any, fmt: str = "medium") -> str:
-    """A date in the locale's format ('2025年6月1日' / 'Jun 1, 2025'); '' for None."""
+    """A date in the locale's format ('2025年6月1日' / 'Jun 1, 2025'); '' for None. An ISO
+    string (a date stored in a result's JSON) is read as that date."""
     if value is None:
         return ""
+    if isinstance(value, str):
+        value = datetime.date.fromisoformat(value)
     return format_date(value, format=fmt, locale=i18n.babel_locale())
 
 

@@ -207,3 +207,16 @@ def test_a_deadline_met_with_no_room_for_the_error_band_says_so(
         assert "勉強在您 30 天的期限內" in why and f"誤差中位數為 {band}" in why
     else:
         assert "just within your 30-day deadline" in why and f"a median {band}" in why
+
+
+def test_the_result_names_the_price_list_by_its_date(
+    get_soup: Callable[..., BeautifulSoup], lang: str
+) -> None:
+    # The customer is told which prices by their date, in their language; "2026-11 list" is
+    # the catalog admin's own label (shown to signed-in staff), English on a 中文 page.
+    soup = get_soup("/assess?task=lora&size=7&data=1&deadline=7")
+    text = soup.get_text(" ", strip=True)
+    assert {"en": "Prices effective Nov 1, 2026", "zh-TW": "價格自 2026年11月1日 起生效"}[
+        lang
+    ] in text
+    assert "2026-11 list" not in text

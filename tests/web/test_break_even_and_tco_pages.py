@@ -253,3 +253,18 @@ def test_the_planner_explains_money_in_the_tables_currency(
     shares = [v for f, v in values.items() if f.startswith(("Break-even utilisation", "損益平衡"))]
     share = {"en": r"\d+% of 730 h a month", "zh-TW": r"每月 730 小時的 \d+%"}[lang]
     assert shares and all(re.fullmatch(share, v) for v in shares), shares
+
+
+@pytest.mark.parametrize(
+    ("lang", "said"),
+    [("en", "Prices effective Nov 1, 2026"), ("zh-TW", "價格自 2026年11月1日 起生效")],
+)
+def test_tco_names_the_price_list_by_its_date_to_a_visitor(
+    web: TestClient, lang: str, said: str
+) -> None:
+    # /tco is public: the cost table's heading says which prices by their date, in the
+    # page's language, not by the catalog admin's English label "2026-11 list".
+    soup = BeautifulSoup(web.get("/tco", headers={"Accept-Language": lang}).text, "html.parser")
+    head = soup.select_one("#costs .card-head")
+    assert head is not None and said in head.get_text(" ", strip=True)
+    assert "2026-11 list" not in head.get_text()
