@@ -122,6 +122,30 @@ def test_memory_bar_marks_the_capacity() -> None:
     assert fig.layout.xaxis.range[1] >= 80
 
 
+@pytest.mark.parametrize(
+    ("memory", "capacity", "x", "side"),
+    [
+        # 71.3 GB of 75: the label ends at the bar's end, left of the line 3.7 GB away (it
+        # used to start there and run across the line: "Used 73.9 GB" in the quote PDF).
+        (MEMORY, 75, 71.3, "right"),
+        # 132.3 GB of 80: it ends at the line, inside the plot (right of the bar's end it
+        # ran off a 390 px screen as "Used 132").
+        ({**MEMORY, "optimizer": 100.0}, 80, 80, "right"),
+        # 5 GB of 80: it starts at the short bar's end, far left of the line.
+        ({"weights": 4.0, "overhead": 1.0}, 80, 5, "left"),
+    ],
+)
+def test_the_used_label_stands_clear_of_the_capacity_line(
+    memory: dict[str, float], capacity: float, x: float, side: str
+) -> None:
+    fig = charts.memory_bar(memory, capacity)
+    used = next(a for a in fig.layout.annotations if a.name == "total")
+    assert used.x == pytest.approx(x) and used.xanchor == side
+    # Above the bar, in the strip the y axis leaves at the top of the plot.
+    assert (used.yref, used.y, used.yanchor) == ("paper", 1, "top")
+    assert fig.layout.yaxis.domain[1] < 1
+
+
 def test_memory_bar_over_capacity_turns_the_line_red() -> None:
     fig = charts.memory_bar({**MEMORY, "optimizer": 100.0}, 80)
     assert fig.layout.shapes[0].line.color == charts.ALERT
