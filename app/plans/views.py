@@ -21,6 +21,7 @@ from app.accounts.models import User
 from app.catalog import service as catalog
 from app.charts import figures
 from app.costs import presenters as costs_view
+from app.engine.formatting import number
 from app.engine.price_book import PriceBook
 from app.engine.schemas import EstimateRequest, EstimateResponse
 from app.i18n import gettext as _
@@ -185,9 +186,32 @@ def schedule_context(result: Mapping[str, Any]) -> dict[str, Any]:
             "timeline": figures.timeline([(_("Schedule"), named)]),
             "cumulative": figures.cumulative([option], [], ccy),
         },
-        "explain": result.get("explain") or [],
+        "explain": _schedule_explain(result.get("explain") or [], sched.get("phases") or [], names),
         "kind_names": costs_view.KIND_NAMES,
     }
+
+
+def _schedule_explain(
+    explain: Sequence[Mapping[str, Any]], phases: Sequence[Mapping[str, Any]], names: list[str]
+) -> list[dict[str, Any]]:
+    """The schedule's explanations, each phase's named in the page's language with its GPU's
+    name ("第 2 階段 · 全參數微調:4 × NVIDIA H100 SXM5 80GB"), not the engine's English and
+    catalog id ("Phase 2: 4× h100-sxm-80gb"); `name` is absent where none is known."""
+    out = []
+    for i, e in enumerate(explain):
+        entry = dict(e)
+        phase = phases[i] if i < len(phases) else None
+        if phase is not None and str(e.get("figure", "")).endswith(f"× {phase.get('gpu')}"):
+            entry["name"] = _("Phase %(n)s · %(name)s: %(gpus)s × %(gpu)s") % {
+                "n": i + 1,
+                "name": names[i],
+                "gpus": number(float(phase.get("billed_gpus") or phase.get("gpu_count") or 0)),
+                "gpu": phase.get("gpu_name") or phase.get("gpu"),
+            }
+        elif e.get("figure") == "Schedule total":
+            entry["name"] = _("Schedule total")
+        out.append(entry)
+    return out
 
 
 def phase_builder_context(

@@ -241,3 +241,34 @@ def test_openapi_documents_phases(client: TestClient) -> None:
     phase = spec["components"]["schemas"]["PhaseIn"]
     assert set(phase["properties"]) >= {"kind", "months", "option", "gpu", "gpu_count", "workload"}
     assert phase["properties"]["months"]["minimum"] == 1
+
+
+@pytest.mark.parametrize(
+    ("lang", "names"),
+    [
+        ("en", ["Phase 1 · LoRA fine-tuning: 1 × NVIDIA H100 SXM5 80GB",
+                "Phase 2 · Full fine-tuning: 4 × NVIDIA H100 SXM5 80GB",
+                "Phase 3 · Inference (serving): 1 × NVIDIA H100 SXM5 80GB", "Schedule total"]),
+        ("zh-TW", ["第 1 階段 · LoRA 微調:1 × NVIDIA H100 SXM5 80GB",
+                   "第 2 階段 · 全參數微調:4 × NVIDIA H100 SXM5 80GB",
+                   "第 3 階段 · 推論(服務):1 × NVIDIA H100 SXM5 80GB", "排程總計"]),
+    ],
+)  # fmt: skip
+def test_the_explain_panel_names_each_phase_in_the_pages_language(
+    client: TestClient, account: MakeAccount, lang: str, names: list[str]
+) -> None:
+    # Seed 003 T16's three phases; the engine's own figure names are English with the GPU's
+    # catalog id ("Phase 2: 4× h100-sxm-80gb"), which the page said as they were.
+    from bs4 import BeautifulSoup
+
+    from tests.accounts.helpers import sign_in
+
+    a = account("sales")
+    plan = _create(client, a, [dict(p) for p in schedule.T16_PHASES])
+    pages = TestClient(client.app)
+    sign_in(pages, a.user)
+    page = pages.get(f"/plans/{plan['id']}", headers={"Accept-Language": lang})
+    soup = BeautifulSoup(page.text, "html.parser")
+    shown = [s.get_text(strip=True) for s in soup.select("section.explain summary .fig")]
+    assert shown == names
+    assert not any(s.get("lang") for s in soup.select("section.explain summary .fig"))
