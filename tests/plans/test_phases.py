@@ -272,3 +272,8 @@ def test_the_explain_panel_names_each_phase_in_the_pages_language(
     shown = [s.get_text(strip=True) for s in soup.select("section.explain summary .fig")]
     assert shown == names
     assert not any(s.get("lang") for s in soup.select("section.explain summary .fig"))
+    # The phase builder says what its rent multiplies by: 2 months of NT$50,000 (not "× 2").
+    first = soup.select_one(".phase-cost")
+    assert first is not None
+    said = {"en": "NT$50,000/month × 2 months", "zh-TW": "NT$50,000/月 × 2 個月"}[lang]
+    assert said in " ".join(first.get_text(" ").split())
