@@ -60,6 +60,9 @@
         layout.title = { text: "" };
         if (layout.margin && layout.margin.t > 60) layout.margin.t -= 36;
       }
+      // The space kept for a chart before it is drawn (.chart's min-height) is its own
+      // height once known: a one-row timeline of 180 px left 140 px of blank card below it.
+      if (layout.height) target.style.minHeight = layout.height + "px";
       window.Plotly.react(target, spec.data || [], layout, config);
       target.dataset.drawn = island.textContent.length + "";
       target.closest("figure") && target.closest("figure").classList.add("is-drawn");
