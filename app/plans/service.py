@@ -360,10 +360,14 @@ def quote_input(stored: Mapping[str, Any], *, option_items: bool = True) -> dict
         for k in ("quantity", "unit_price", "months", "discount_pct"):
             if line.get(k) is not None:
                 out[k] = str(line[k])
-        if line.get("unit") == "item":
-            out.pop("months", None)  # a one-off line: stored with months 1, given without
-            if line.get("option_key"):
+        if line.get("unit") in ("item", "hour"):
+            # a one-off or hourly line: stored with months 1, given without (and its unit:
+            # without it a free line with a months multiplier reads as monthly)
+            out.pop("months", None)
+            if line.get("option_key") and line.get("unit") == "item":
                 out["unit"] = "item"  # an option quoted as one item stays one (pricing)
+            elif not line.get("option_key"):
+                out["unit"] = line["unit"]
         if (option_items or not line.get("option_key")) and _not_whole(line, currency):
             _as_one_item(out, line, currency)
         lines.append(out)

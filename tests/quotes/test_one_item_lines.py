@@ -172,3 +172,29 @@ def test_an_old_quote_can_move_to_another_customer(
                    json={"version": p["version"], "customer_id": other["id"]})  # fmt: skip
     assert r.status_code == 200, r.text
     _as_saved(r.json())
+
+
+def test_every_line_keeps_its_unit_when_duplicated_or_exported(client: TestClient) -> None:
+    # QA: a free hourly line (NT$130 × 250 h) came back from a duplicate as "NT$130/month ×
+    # 250": given back with its months multiplier and without its unit, it read as monthly.
+    a = make_account(client, "sales")
+    c = _customer(client, a, name="Units Co")
+    lines = [
+        {"option_key": TERM},
+        {"description": "Installation", "unit_price": "35000"},  # one-off
+        {"description": "NAS 20 TB", "unit_price": "8000", "months": "6"},  # per month
+        {"description": "Peak GPU hours", "unit_price": "130", "quantity": "250", "unit": "hour"},
+    ]
+    p = _plan(client, a, c["id"], {"lines": lines})
+    units = ["month", "item", "month", "hour"]
+    assert [ln["unit"] for ln in p["quote"]["lines"]] == units
+    copy = client.post(f"/api/v1/plans/{p['id']}/duplicate", headers=a.headers)
+    assert copy.status_code == 201, copy.text
+    exported = client.get(f"/api/v1/plans/{p['id']}/export", headers=a.headers).json()
+    imported = client.post("/api/v1/plans/import", json={**exported, "reprice": False},
+                           headers=a.headers)  # fmt: skip
+    assert imported.status_code == 201, imported.text
+    for again in (copy.json(), imported.json()):
+        assert [ln["unit"] for ln in again["quote"]["lines"]] == units
+        # 1,080,000 + 35,000 + 8,000 × 6 + 130 × 250 = 1,195,500, as before
+        assert again["quote_totals"]["lines_total"] == p["quote_totals"]["lines_total"] == "1195500"
