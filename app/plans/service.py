@@ -27,6 +27,7 @@ from sqlmodel import Session, col, select
 from app import errors
 from app.accounts.models import User
 from app.catalog import service as catalog
+from app.catalog.models import PriceList
 from app.customers import service as customers
 from app.customers.models import Customer
 from app.engine.estimate import InputError, estimate
@@ -856,6 +857,33 @@ def _save(
     return plan
 
 
+#: What a customer's answer brings back from the revision they were sent: its content (the
+#: internal notes and tags, never shown to them, stay as they are now).
+AS_SENT: Final = ("name", "customer", "customer_id", "quote", "price_list_id", "workload", "result")
+
+
+def as_sent(session: Session, plan: Plan) -> dict[str, Any]:
+    """The plan columns of its sent revision, when it has been changed since it was sent
+    ({} when not): an answer is to the revision the customer saw, so the plan becomes that
+    revision again — a reprice or edit saved after sending stays in the history only.
+    Before, a plan repriced after sending read "accepted version 3" over version 4's total."""
+    if plan.sent_version is None or plan.sent_version == plan.version:
+        return {}
+    sent = session.exec(
+        select(PlanRevision).where(
+            PlanRevision.plan_id == plan.id, PlanRevision.version == plan.sent_version
+        )
+    ).first()
+    if sent is None:
+        return {}
+    values = {f: getattr(sent, f) for f in AS_SENT}
+    quote = values.get("quote")
+    values["quote_totals"] = pricing.totals(quote).public() if quote else None
+    values["valid_until"] = date.fromisoformat(quote["valid_until"]) if quote else None
+    values["tier"] = str((values.get("result") or {}).get("tier", ""))
+    return values
+
+
 def record_change(
     *, session: Session, plan: Plan, values: dict[str, Any], actor: User, summary: str
 ) -> Plan:
@@ -1206,6 +1234,15 @@ def reprice_plan(
     target = price_list_id if price_list_id is not None else _current_list_id(session)
     if target is None:
         raise Invalid("price_list_id", "the catalog has no published price list to price with")
+    chosen = session.get(PriceList, target)
+    if chosen is not None and chosen.status == "draft":
+        # A draft's prices (and exchange rate) are not approved: a quote priced from one
+        # printed "Price list of Dec 3, 2026" at a rate nobody had published (QA).
+        raise errors.Invalid(
+            N_("price list %(id)s is a draft: publish it before pricing a plan with it"),
+            field="price_list_id",
+            id=target,
+        )
     before_list, before_result = plan.price_list_id, dict(plan.result)
     before_total = (plan.quote_totals or {}).get("total") if plan.quote else None
     _, result = _compute(session, plan.workload, target)

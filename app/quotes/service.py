@@ -383,12 +383,23 @@ def accept_quote(
         decision_ip=ip[:64],
         decision_version=plan.sent_version,
     )
+    restored = plans.as_sent(session, plan)
     return plans.record_change(
         session=session,
         plan=plan,
-        values=values,
+        values={**restored, **values},
         actor=_owner(session, plan),
-        summary=f"accepted by the customer: {values['decision_name']}, {values['decision_title']}",
+        summary=f"accepted by the customer: {values['decision_name']}, {values['decision_title']}"
+        + _restored_note(restored, plan),
+    )
+
+
+def _restored_note(restored: Mapping[str, Any], plan: Plan) -> str:
+    if not restored:
+        return ""
+    return (
+        f"; the plan is version {plan.sent_version} again, as sent "
+        f"(version {plan.version} was saved after sending)"
     )
 
 
@@ -397,10 +408,12 @@ def decline_quote(*, session: Session, plan: Plan, reason: str | None, ip: str) 
     plan = plans.get_plan(session=session, plan_id=_id(plan))
     _decidable(plan)
     why = _required(reason, "reason", 2000, multiline=True)
+    restored = plans.as_sent(session, plan)
     return plans.record_change(
         session=session,
         plan=plan,
         values={
+            **restored,
             "status": "declined",
             "decline_reason": why,
             "decided_at": utcnow(),
@@ -408,7 +421,7 @@ def decline_quote(*, session: Session, plan: Plan, reason: str | None, ip: str) 
             "decision_version": plan.sent_version,
         },
         actor=_owner(session, plan),
-        summary="declined by the customer",
+        summary="declined by the customer" + _restored_note(restored, plan),
     )
 
 

@@ -306,3 +306,30 @@ def test_answer_statuses_are_never_set_by_a_save(client: TestClient, status: str
     r = client.put(f"/api/v1/plans/{made['id']}", json={"version": 1, "status": status}, headers=en)
     assert r.status_code == 422 and r.json()["detail"][0]["loc"] == ["body", "status"]
     assert client.get(f"/api/v1/plans/{made['id']}", headers=a.headers).json()["version"] == 1
+
+
+@pytest.mark.parametrize("answer", ["accept", "decline"])
+def test_an_answer_brings_back_the_revision_the_customer_was_sent(
+    client: TestClient, answer: str
+) -> None:
+    # QA: sent at 10% off (NT$1,065,960), then saved at 5% off (1,125,180) while the customer
+    # read the sent link; they accepted, and the plan read "accepted version 3" above the
+    # later NT$1,125,180 they never saw. The answer now makes the sent revision the plan's.
+    a = make_account(client, "sales")
+    p = _plan(client, a, _customer(client, a)["id"], _quote("10"))
+    link = _share(client, a, p["id"])
+    sent = client.post(f"/api/v1/plans/{p['id']}/send", headers=a.headers).json()
+    assert sent["quote_totals"]["total"] == "1065960"  # 1,128,000 − 10% = 1,015,200 + 5%
+    later = client.put(f"/api/v1/plans/{p['id']}", headers=a.headers,
+                       json={"version": sent["version"], "quote": _quote("5")})  # fmt: skip
+    assert later.status_code == 200 and later.json()["quote_totals"]["total"] == "1125180"
+    anon = TestClient(client.app)
+    body = {"name": "王小明", "title": "採購經理"} if answer == "accept" else {"reason": "預算"}
+    assert anon.post(f"{link}/{answer}", json=body).status_code == 200
+    got = client.get(f"/api/v1/plans/{p['id']}", headers=a.headers).json()
+    assert got["decision_version"] == sent["sent_version"]
+    assert got["quote"] == sent["quote"] and got["quote_totals"] == sent["quote_totals"]
+    assert got["version"] == later.json()["version"] + 1  # the 5% revision stays in history
+    revisions = client.get(f"/api/v1/plans/{p['id']}/revisions", headers=a.headers).json()
+    summaries = [r["change_summary"] for r in revisions]
+    assert any(f"version {sent['sent_version']} again, as sent" in s for s in summaries)

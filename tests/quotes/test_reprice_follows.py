@@ -306,3 +306,26 @@ def test_a_quote_saved_before_lines_had_to_multiply_out_can_be_repriced(
         ("item", "87503", "1", "1"),
     ]
     assert r.json()["plan"]["quote_totals"]["line_amounts"] == ["1188000", "187501", "87503"]
+
+
+def test_a_draft_price_list_cannot_price_a_plan(fresh: TestClient) -> None:
+    # QA: a sales engineer repriced onto the admin's unpublished import (status draft); the
+    # quote then printed prices and an exchange rate nobody had approved.
+    a = make_account(fresh, "sales")
+    p = _plan(fresh, a)
+    with Session(fresh.app.state.engine) as s:  # type: ignore[attr-defined]
+        current = catalog.current_price_list(session=s)
+        assert current is not None and current.id is not None
+        draft = catalog.new_price_list_from(
+            session=s, source_id=current.id, name="2027-draft", effective_date=date.today(),
+            actor="t",
+        )  # fmt: skip
+        draft_id = draft.id
+    for lang, words in (("en", "is a draft: publish it"), ("zh-TW", "仍是草稿")):
+        r = fresh.post(f"/api/v1/plans/{p['id']}/reprice", json={"price_list_id": draft_id},
+                       headers={**a.headers, "Accept-Language": lang})  # fmt: skip
+        assert r.status_code == 422, r.text
+        (detail,) = r.json()["detail"]
+        assert detail["loc"][-1] == "price_list_id" and words in detail["msg"]
+    after = fresh.get(f"/api/v1/plans/{p['id']}", headers=a.headers).json()
+    assert after["version"] == p["version"] and after["price_list_id"] == p["price_list_id"]
