@@ -16,6 +16,7 @@ from sqlmodel import Field, SQLModel
 
 from app.engine.strict_numbers import NumbersNotBooleans
 from app.i18n import gettext as _
+from app.text import plain_line, plain_text
 
 LeadStatus = Literal["new", "contacted", "converted", "closed"]
 LEAD_STATUSES: Final = ("new", "contacted", "converted", "closed")
@@ -66,7 +67,14 @@ class LeadCreate(LeadBase):
     def _required(cls, v: str) -> str:
         if not v:
             raise ValueError(_("This field is required."))
-        return v
+        # As a customer's name and contact refuse them: a lead holding a text-direction or
+        # control character could never be converted into its customer (a 500, QA).
+        return plain_line(v)
+
+    @field_validator("notes")
+    @classmethod
+    def _notes(cls, v: str) -> str:
+        return plain_text(v)
 
     @field_validator("email")
     @classmethod

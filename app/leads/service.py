@@ -14,6 +14,7 @@ from sqlalchemy import func
 from sqlalchemy.orm.attributes import flag_modified
 from sqlmodel import Session, col, select
 
+from app import text
 from app.accounts.models import User
 from app.customers import service as customers
 from app.customers.models import CustomerCreate
@@ -79,6 +80,13 @@ def set_lead_status(*, session: Session, lead_id: int, status: str) -> Lead:
     return lead
 
 
+def _printable(value: str) -> str:
+    """`value` without control or text-direction characters: a lead stored before its form
+    refused them still converts (a customer's name refuses them, and the convert was a
+    500, QA)."""
+    return "".join(ch for ch in value if text.bad_character(ch) is None).strip()
+
+
 def convert_lead(
     *, session: Session, lead_id: int, owner: User, workload: Callable[[Lead], Any]
 ) -> int:
@@ -96,8 +104,8 @@ def convert_lead(
     customer = customers.find_or_create(
         session=session,
         data=CustomerCreate(
-            name=lead.company,
-            contact=lead.name,
+            name=_printable(lead.company) or lead.email,
+            contact=_printable(lead.name),
             email=lead.email,
             language="en" if lead.lang == "en" else "zh-TW",
         ),
@@ -105,8 +113,8 @@ def convert_lead(
     plan = plans.create_plan(
         session=session,
         owner=owner,
-        name=_("Quote request from %(company)s") % {"company": lead.company},
-        customer=lead.company,
+        name=_("Quote request from %(company)s") % {"company": _printable(lead.company)},
+        customer=_printable(lead.company) or lead.email,
         customer_id=customer.id,
         workload=workload(lead),
         notes=_("From quote request #%(id)s: %(name)s <%(email)s>")

@@ -15,6 +15,7 @@ from app.i18n import N_
 from app.ids import DbId
 from app.plans import service as plans
 from app.plans.models import TAGS_MAX, Plan, Tag, clean_tags
+from app.quotes.models import QuoteIn
 
 FORMAT: Final = "stratagem.plan/1"
 
@@ -62,6 +63,13 @@ class PlanImport(PlanExport):
         default=None,
         description="Link the new plan to this customer; the quote is then in its currency.",
     )
+    # Checked as POST /api/v1/plans checks a quote, field by field (a 422 naming
+    # `quote.lines.0.quantity`): as a plain dict, a bad one reached the service unvalidated
+    # and was a 500 (QA).
+    quote: QuoteIn | None = Field(  # type: ignore[assignment]
+        default=None,
+        description="The export's quote (as `quote` in POST /api/v1/plans takes it).",
+    )
 
     @field_validator("tags")
     @classmethod
@@ -93,7 +101,11 @@ def import_plan(*, session: Session, owner: User, data: PlanImport) -> Plan:
     # Checked before the plan is created: a 422 must not leave a half-imported plan behind.
     if not data.reprice and keep is not None and session.get(PriceList, keep) is None:
         raise errors.Invalid(N_("no price list %(id)s"), field="price_list_id", id=keep)
-    quote = dict(data.quote) if data.quote and data.include_quote else None
+    quote = (
+        data.quote.model_dump(mode="json", exclude_unset=True)
+        if data.quote and data.include_quote
+        else None
+    )
     if quote is not None:
         _check_quote_currency(session, data)
         plans.without_expired_validity(quote)  # an export read back after its validity

@@ -365,7 +365,7 @@ def _option_line(
         line.unit_price if line.unit_price is not None else d["unit_price"], currency
     )
     quantity = denoised(line.quantity) if line.quantity is not None else d["quantity"]
-    months = denoised(line.months) if line.months is not None else d["months"]
+    months = _typed_months(i, line) if line.months is not None else d["months"]
     if not is_whole(unit_price * quantity * months, currency):
         typed = next(
             (f for f in ("quantity", "months") if getattr(line, f) is not None),
@@ -427,6 +427,16 @@ def _option_item(
     return out
 
 
+def _typed_months(i: int, line: QuoteLineIn) -> Decimal:
+    """The line's typed months, cleaned of float noise; a 422 when that leaves none (1e-10
+    months was saved as "0", a line of NT$0 that says it is billed)."""
+    assert line.months is not None
+    months = denoised(line.months)
+    if months <= 0:
+        raise QuoteInputError(f"quote.lines.{i}.months", N_("must be more than 0"))
+    return months
+
+
 def _free_line(i: int, line: QuoteLineIn, currency: str) -> dict[str, Any]:
     """A line of the sales engineer's own. One-off (`item`) unless it says per month (months
     given, or `unit` month) or per hour (`unit` hour); the stored `unit` read back keeps it
@@ -447,7 +457,7 @@ def _free_line(i: int, line: QuoteLineIn, currency: str) -> dict[str, Any]:
         raise QuoteInputError(f"quote.lines.{i}.quantity", N_("enter the number of hours"))
     unit_price = round_money(line.unit_price, currency)
     quantity = denoised(line.quantity) if line.quantity is not None else Decimal(1)
-    months = denoised(line.months) if line.months is not None else Decimal(1)
+    months = _typed_months(i, line) if line.months is not None else Decimal(1)
     if not is_whole(unit_price * quantity * months, currency):
         field = "quantity" if line.quantity is not None else "months"
         raise QuoteInputError(f"quote.lines.{i}.{field}", _not_whole(currency))

@@ -122,3 +122,31 @@ def test_lead_text_is_escaped(pages: TestClient, account: MakeAccount) -> None:
 def test_unknown_lead_is_404(pages: TestClient, account: MakeAccount) -> None:
     sign_in(pages, account("sales").user)
     assert pages.get("/leads/99999999").status_code == 404
+
+
+def test_a_lead_stored_with_a_direction_character_still_converts(
+    pages: TestClient, account: MakeAccount
+) -> None:
+    # QA: a quote request whose name held U+202E (right-to-left override) was stored, and
+    # converting it was a 500 every time (a customer's contact refuses the character). The
+    # form now refuses it too; one stored before converts without it.
+    with pytest.raises(ValueError, match="U\\+202E"):
+        LeadCreate(name="\u202eabc", company="X", email="x@example.com.tw", lang="en")
+    a = account("sales")
+    sign_in(pages, a.user)
+    lead = make_lead(pages, "Direction Co")
+    with Session(pages.app.state.engine) as s:  # type: ignore[attr-defined]
+        stored = s.get(Lead, lead.id)
+        assert stored is not None
+        stored.name, stored.company = "\u202eabc", "Direction\x00 Co"  # as an old row holds them
+        s.add(stored)
+        s.commit()
+    page = soup(pages.get(f"/leads/{lead.id}"))
+    r = pages.post(f"/leads/{lead.id}/convert", data={"csrf_token": _token(page)})
+    assert r.status_code == 303, r.text
+    plan_id = int(r.headers["location"].rsplit("/", 1)[1])
+    with Session(pages.app.state.engine) as s:  # type: ignore[attr-defined]
+        plan = s.get(Plan, plan_id)
+        assert plan is not None and plan.customer == "Direction Co"
+        customer = s.get(Customer, plan.customer_id)
+        assert customer is not None and customer.contact == "abc"

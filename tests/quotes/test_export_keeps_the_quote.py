@@ -101,3 +101,21 @@ def test_a_one_off_line_stays_one_through_export_and_import(client: TestClient) 
                     headers=a.headers)  # fmt: skip
     assert r.status_code == 201, r.text
     assert r.json()["quote"]["lines"][0]["unit"] == "item"
+
+
+def test_a_bad_quote_in_an_import_is_a_422_naming_its_field(client: TestClient) -> None:
+    # QA: these three were a 500 (the quote reached the service as an unchecked dict).
+    a = make_account(client, "sales")
+    workload = {"model": {"preset": "llama-3.1-8b"}, "task": "lora"}
+    before = _count(client, a.headers)
+    for quote, loc in (
+        ({"lines": [{"description": "x", "quantity": -1, "unit_price": 1}]},
+         ["body", "quote", "lines", 0, "quantity"]),
+        ({"tax_rate": "abc"}, ["body", "quote", "tax_rate"]),
+        ({"lines": "x"}, ["body", "quote", "lines"]),
+    ):  # fmt: skip
+        r = client.post("/api/v1/plans/import", headers=a.headers,
+                        json={"name": "imp", "workload": workload, "quote": quote})  # fmt: skip
+        assert r.status_code == 422, r.text
+        assert r.json()["detail"][0]["loc"] == loc
+    assert _count(client, a.headers) == before  # nothing half-imported

@@ -198,3 +198,13 @@ def test_every_line_keeps_its_unit_when_duplicated_or_exported(client: TestClien
         assert [ln["unit"] for ln in again["quote"]["lines"]] == units
         # 1,080,000 + 35,000 + 8,000 × 6 + 130 × 250 = 1,195,500, as before
         assert again["quote_totals"]["lines_total"] == p["quote_totals"]["lines_total"] == "1195500"
+
+
+@pytest.mark.parametrize("line", [{"option_key": "x", "months": "1e-10"},
+                                  {"description": "NAS", "unit_price": "8000", "months": "1e-10"}])  # fmt: skip
+def test_months_that_clean_to_nothing_are_refused(line: dict[str, str]) -> None:
+    # QA: 1e-10 months passed "more than 0", was cleaned of float noise to 0 and saved: a
+    # billed line of NT$0.
+    with pytest.raises(pricing.QuoteInputError) as e:
+        _resolve({"lines": [line]})
+    assert e.value.field == "quote.lines.0.months"
