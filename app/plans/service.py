@@ -33,7 +33,7 @@ from app.customers.models import Customer
 from app.engine.estimate import InputError, estimate
 from app.engine.price_book import PriceBook
 from app.engine.schemas import EstimateRequest
-from app.i18n import N_, babel_locale, translations
+from app.i18n import N_, babel_locale, current_language, translations
 from app.i18n import gettext as _
 from app.plans import schedule
 from app.plans.models import EDITABLE, SNAPSHOT, SUMMARY_MAX, Plan, PlanRevision, utcnow
@@ -983,6 +983,15 @@ def update_plan(
     )
 
 
+def _copy_name(session: Session, src: Plan) -> str:
+    """The duplicate's name: the source's with "(copy)" in the language its documents are
+    in (the customer's, else the request's). The name heads the customer's quote: a zh-TW
+    PDF read "專案 70B 推論服務 12 個月 (copy)" (QA)."""
+    customer = _customer(session, src.customer_id)
+    lang = customer.language if customer is not None else current_language()
+    return (translations(lang).gettext("%(name)s (copy)") % {"name": src.name})[:200]
+
+
 def duplicate_plan(*, session: Session, plan_id: int, actor: User) -> Plan:
     """A new draft owned by `actor` with the same workload, result, price list, customer and
     quote (its lines and terms again as of today: a draft, not the answer the source got)."""
@@ -1004,7 +1013,7 @@ def duplicate_plan(*, session: Session, plan_id: int, actor: User) -> Plan:
         customer_id=src.customer_id,
         **quoted,
         quote_number=f"pending-{uuid.uuid4().hex}",
-        name=f"{src.name} (copy)"[:200],
+        name=_copy_name(session, src),
         customer=src.customer,
         owner_id=actor.id,
         status="draft",

@@ -450,7 +450,8 @@ def test_duplicate_archive_restore(pages: TestClient, account: MakeAccount) -> N
     r = pages.post(f"/plans/{plan.id}/duplicate", data={"csrf_token": token})
     assert r.status_code == 303 and r.headers["location"] != f"/plans/{plan.id}"
     copy = soup(pages.get(r.headers["location"]))
-    assert copy.select_one("h1").get_text() == f"Dup {tag} (copy)"
+    # Named in the language of the page it was duplicated from (zh-TW, the default here).
+    assert copy.select_one("h1").get_text() == f"Dup {tag}(副本)"
 
     assert pages.post(f"/plans/{plan.id}/archive", data={"csrf_token": token}).status_code == 303
     page = soup(pages.get(f"/plans/{plan.id}"))

@@ -208,3 +208,19 @@ def test_months_that_clean_to_nothing_are_refused(line: dict[str, str]) -> None:
     with pytest.raises(pricing.QuoteInputError) as e:
         _resolve({"lines": [line]})
     assert e.value.field == "quote.lines.0.months"
+
+
+@pytest.mark.parametrize(
+    ("language", "name"), [("zh-TW", "客服模型(副本)"), ("en", "客服模型 (copy)")]
+)
+def test_a_duplicate_is_named_in_its_customers_language(
+    client: TestClient, language: str, name: str
+) -> None:
+    # QA: the copy's name heads the customer's quote; a 中文 PDF read "專案 … (copy)".
+    a = make_account(client, "sales")
+    c = _customer(client, a, name=f"Copy Co {language}", language=language)
+    p = _plan(client, a, c["id"], {"lines": [{"option_key": TERM}]})
+    for lang in ("en", "zh-TW"):  # whatever the language the sales engineer works in
+        r = client.post(f"/api/v1/plans/{p['id']}/duplicate",
+                        headers={**a.headers, "Accept-Language": lang})  # fmt: skip
+        assert r.status_code == 201 and r.json()["name"] == name

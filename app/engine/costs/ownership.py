@@ -290,7 +290,10 @@ def buy_option(
                 "Operations staff per month",
                 staff,
                 f"{ccy}/month",
-                f"{money(staff, ccy)}/month × {fmt_months(held)} = {money(staff * held, ccy)}",
+                # The figure is the monthly cost; what it comes to over the holding period
+                # follows it, so the formula ends on the figure it explains (QA).
+                f"{money(staff, ccy)}/month (over {fmt_months(held)}: "
+                f"{money(staff * held, ccy)})",
                 src_buy,
                 operands(staff_per_month=(staff, f"{ccy}/month")),
                 "staff_per_month",
