@@ -28,10 +28,21 @@ def step_up(value: float, *steps: float) -> float:
     return steps[-1] * math.ceil(value / steps[-1])
 
 
+def _least(*values: float) -> float:
+    """min of one or more operands: `min(option_1)` (one cost option) is that option (the
+    built-in wants an iterable for a single argument and raised)."""
+    return min(values)
+
+
+def _most(*values: float) -> float:
+    """max of one or more operands, as `_least`."""
+    return max(values)
+
+
 FUNCTIONS: dict[str, Callable[..., float]] = {
     "step_up": step_up,
-    "min": min,
-    "max": max,
+    "min": _least,
+    "max": _most,
     "log2": math.log2,
     "log10": math.log10,
     "sqrt": math.sqrt,

@@ -310,3 +310,31 @@ def test_a_rental_period_under_a_month_is_shown_in_days_or_hours() -> None:
     i18n.activate("zh-TW")
     assert _short_period(31.88 / 730, "months") == "1.3 天"
     i18n.activate("en")
+
+
+def test_min_of_one_option_evaluates() -> None:
+    # QA: a comparison with one candidate explained its cheapest as `min(option_1)`, which
+    # the evaluator refused ("'float' object is not iterable").
+    from app.engine.expression import evaluate
+
+    assert evaluate("min(option_1)", {"option_1": 4_266_099_763.0}) == 4_266_099_763.0
+    assert evaluate("max(a)", {"a": 2.0}) == 2.0
+
+
+def test_when_nothing_can_run_the_plan_the_cheapest_says_so() -> None:
+    # Llama 3.1 8B full fine-tune on RTX 4090s is laid out TP4 × PP2 (8 GPUs); the shipped
+    # list rents 4090s only as single-GPU pods (no NVLink): neither option can run it. The
+    # cheapest is then shown for comparison, with a warning and a rule that says so.
+    from app.engine.estimate import estimate
+    from app.engine.schemas import EstimateRequest
+
+    r = estimate(
+        EstimateRequest(model={"preset": "llama-3.1-8b"}, task="full_finetune", seq_len=4096,
+                        tokens=1e9, gpu="rtx-4090-24gb"),
+        prices=shipped_price_book(),
+    )  # fmt: skip
+    assert r.cost is not None and not any(o["feasible"] for o in r.cost["options"])
+    assert any(str(w).startswith("No priced option can run this plan") for w in r.warnings)
+    x = next(x for x in r.explain if x.figure == "Cheapest option")
+    assert x.source == "lowest total of all options: none can run the plan as laid out"
+    assert x.recomputed() == pytest.approx(x.value)

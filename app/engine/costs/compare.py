@@ -432,8 +432,30 @@ def compare_costs(
     too_small = {o.key for o in (*rentals, *clouds) if not o.feasible}
     runnable = [o for o in options if o.key not in too_small]
 
-    candidates = [o for o in options if o.feasible and o.economical] or options
+    # The cheapest is one that can run the plan: a feasible option worth taking, else any
+    # feasible one, and only when none can run it, the cheapest of all (with a warning).
+    # Falling back to every option at once named a single RTX 4090 pod the cheapest for a
+    # job laid out on 4 GPUs over NVLink (QA).
+    sensible = [o for o in options if o.feasible and o.economical]
+    feasible = [o for o in options if o.feasible]
+    candidates = sensible or feasible or options
+    if not feasible:
+        warnings.append(
+            Notice(
+                "No priced option can run this plan as it is laid out (each says why): the "
+                "cheapest is shown for comparison only. Choose a GPU whose servers hold the "
+                "plan's machine group, or fewer GPUs per group."
+            )
+        )
     cheapest = min(candidates, key=lambda o: o.total)
+    cheapest_rule = (
+        "lowest total among the options that can run the plan and are worth taking (a "
+        "purchase held too briefly to pay for itself is left out)"
+        if sensible
+        else "lowest total among the options that can run the plan"
+        if feasible
+        else "lowest total of all options: none can run the plan as laid out"
+    )
     share, share_x = _storage_share(cheapest, usage, warnings)
     explain = _explain_comparison(ctx, sel, runnable, utilization)
     if share_x is not None:
@@ -444,7 +466,7 @@ def compare_costs(
             cheapest.total,
             ctx.currency,
             f"{cheapest.label}: {money(cheapest.total, ctx.currency)} for the quoted period",
-            "lowest total among the feasible options",
+            cheapest_rule,
             [
                 Operand(f"option_{i}", o.total, f"{ctx.currency} ({o.label})")
                 for i, o in enumerate(candidates, 1)

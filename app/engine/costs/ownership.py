@@ -292,8 +292,7 @@ def buy_option(
                 f"{ccy}/month",
                 # The figure is the monthly cost; what it comes to over the holding period
                 # follows it, so the formula ends on the figure it explains (QA).
-                f"{money(staff, ccy)}/month (over {fmt_months(held)}: "
-                f"{money(staff * held, ccy)})",
+                f"{money(staff, ccy)}/month (over {fmt_months(held)}: {money(staff * held, ccy)})",
                 src_buy,
                 operands(staff_per_month=(staff, f"{ccy}/month")),
                 "staff_per_month",
