@@ -19,9 +19,9 @@ from pydantic import ValidationError
 from app.charts import figures
 from app.costs import presenters as costs_view
 from app.engine.architectures import list_presets
-from app.engine.costs.model import DAYS_PER_MONTH, HOURS_PER_MONTH
+from app.engine.costs.context import period_in_units
 from app.engine.estimate import InputError, estimate, gpu_pool
-from app.engine.explain import Explanation, number
+from app.engine.explain import Explanation
 from app.engine.price_book import PriceBook
 from app.engine.schemas import EstimateRequest, EstimateResponse
 from app.engine.serving import targets_for, users_of
@@ -599,9 +599,8 @@ def _short_period(value: float, unit: str) -> str | None:
     "0.04 months"), as the cost notes say it (app.engine.costs.context.period_notice)."""
     if unit != "months" or not 0 < value < 1:
         return None
-    if value * DAYS_PER_MONTH >= 1:
-        return f"{number(value * DAYS_PER_MONTH, 1)} {_('days')}"
-    return f"{number(value * HOURS_PER_MONTH, 1)} {_('h')}"
+    said, amount = period_in_units(value)
+    return f"{amount} {_('days') if said == 'days' else _('h')}"
 
 
 def explain_entries(

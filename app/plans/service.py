@@ -361,15 +361,17 @@ def quote_input(stored: Mapping[str, Any], *, option_items: bool = True) -> dict
         for k in ("quantity", "unit_price", "months", "discount_pct"):
             if line.get(k) is not None:
                 out[k] = str(line[k])
-        if line.get("unit") in ("item", "hour"):
-            # a one-off or hourly line: stored with months 1, given without (and its unit:
-            # without it a free line with a months multiplier reads as monthly)
+        unit = line.get("unit")
+        if unit in ("item", "hour"):
+            # A one-off or hourly line: stored with months 1, given without, and with its
+            # unit (a free line given months reads as monthly; an option quoted as one item
+            # stays one; an option's hourly unit is its option's own).
             out.pop("months", None)
-            if line.get("option_key") and line.get("unit") == "item":
-                out["unit"] = "item"  # an option quoted as one item stays one (pricing)
-            elif not line.get("option_key"):
-                out["unit"] = line["unit"]
-        if (option_items or not line.get("option_key")) and _not_whole(line, currency):
+            if unit == "item" or not line.get("option_key"):
+                out["unit"] = unit
+        if (option_items or not line.get("option_key")) and not pricing.multiplies_out(
+            line, currency
+        ):
             _as_one_item(out, line, currency)
         lines.append(out)
     quote: dict[str, Any] = {"lines": lines}
@@ -380,25 +382,14 @@ def quote_input(stored: Mapping[str, Any], *, option_items: bool = True) -> dict
     return without_expired_validity(quote)
 
 
-def _gross(line: Mapping[str, Any]) -> Decimal:
-    """A stored line's unit price × quantity × months (before its discount)."""
-    return (
-        pricing.dec(line.get("unit_price") or 0)
-        * pricing.dec(line.get("quantity") or 1)
-        * pricing.dec(line.get("months") or 1)
-    )
-
-
-def _not_whole(line: Mapping[str, Any], currency: str) -> bool:
-    return line.get("unit_price") is not None and not pricing.is_whole(_gross(line), currency)
-
-
 def _as_one_item(out: dict[str, Any], line: Mapping[str, Any], currency: str) -> None:
     """`out` (line `line` as input) as one item at the amount its document printed. For a
     line saved before amounts had to multiply out (NT$35,001 × 2.5): a duplicate, export or
     reprice is then a quote that can be saved, not a 422 on a line nobody just typed."""
     out.update(
-        unit="item", unit_price=str(pricing.round_money(_gross(line), currency)), quantity="1"
+        unit="item",
+        unit_price=str(pricing.round_money(pricing.gross(line), currency)),
+        quantity="1",
     )
     out.pop("months", None)
 
@@ -1104,6 +1095,7 @@ def _quote_follows_prices(
     # which of its values were its option's (those follow the new list instead).
     given = quote_input(stored, option_items=False)
     currency = str(stored.get("currency") or "") or None
+    quote_currency = currency or "TWD"
     contexts = [(dict(plan.result), plan.price_list_id)]
     saved = _quote_saved_with(session, plan)
     if saved != contexts[0]:  # derived once when the quote was saved with this result
@@ -1152,8 +1144,8 @@ def _quote_follows_prices(
             line.pop(f)  # the option's own value: the new option's instead
         if "unit_price" in derived:
             line.pop("unit", None)  # one item only because the old figures did not multiply
-        elif not derived and _not_whole(was, str(currency or "TWD")):
-            _as_one_item(line, was, str(currency or "TWD"))
+        elif not derived and not pricing.multiplies_out(was, quote_currency):
+            _as_one_item(line, was, quote_currency)
         lines.append(line)
     return {**given, "lines": lines}, removed
 

@@ -198,6 +198,21 @@ def is_whole(amount: Decimal, currency: str) -> bool:
     return amount == round_money(amount, currency)
 
 
+def gross(line: Mapping[str, Any]) -> Decimal:
+    """A stored line's unit price × quantity × months (before its discount)."""
+    return (
+        dec(line.get("unit_price") or 0)
+        * dec(line.get("quantity") or 1)
+        * dec(line.get("months") or 1)
+    )
+
+
+def multiplies_out(line: Mapping[str, Any], currency: str) -> bool:
+    """True when a stored line's unit price × quantity × months is a whole amount (the rule
+    `resolve` holds every new line to; a quote saved before it may hold one that is not)."""
+    return line.get("unit_price") is None or is_whole(gross(line), currency)
+
+
 #: Parts of a buy option's `breakdown` paid once (the up-front price) or given back (resale);
 #: every other part is a running cost of owning the servers (power, colocation, maintenance,
 #: operations staff).
@@ -357,7 +372,29 @@ def _option_line(
             raise QuoteInputError("currency", NO_FX_RATE)
         d["unit_price"] = fx.convert(d["unit_price"], plan_currency, currency)
     if line.unit == "item" and d["unit"] != "item":
-        return _option_item(i, line, option, d, currency)
+        unit, unit_price, quantity, months = _item_figures(i, line, d, currency)
+    else:
+        unit, unit_price, quantity, months = _option_figures(i, line, d, currency)
+    out: dict[str, Any] = {
+        "discount_pct": _s(line.discount_pct),
+        "option_key": line.option_key,
+        "kind": str(option.get("kind", "")),
+        "unit": unit,
+        "unit_price": _s(unit_price),
+        "quantity": _s(quantity),
+        "months": _s(months),
+    }
+    if line.description and line.description.strip():
+        out["description"] = line.description.strip()
+    return out
+
+
+Figures = tuple[str, Decimal, Decimal, Decimal]  # unit, unit price, quantity, months
+
+
+def _option_figures(i: int, line: QuoteLineIn, d: Mapping[str, Any], currency: str) -> Figures:
+    """An option line's unit, price, quantity and months: what was typed, the option's own
+    (`d`) for the rest."""
     # Rates are kept to the minor unit: the customer sees the price they pay, and the line's
     # amount is that price × quantity × months (never a rate rounded only for display).
     unit = str(d["unit"])
@@ -378,23 +415,10 @@ def _option_line(
         # exactly, its description still naming the option.
         unit, unit_price = "item", round_money(unit_price * quantity * months, currency)
         quantity = months = Decimal(1)
-    out: dict[str, Any] = {
-        "discount_pct": _s(line.discount_pct),
-        "option_key": line.option_key,
-        "kind": str(option.get("kind", "")),
-        "unit": unit,
-        "unit_price": _s(unit_price),
-        "quantity": _s(quantity),
-        "months": _s(months),
-    }
-    if line.description and line.description.strip():
-        out["description"] = line.description.strip()
-    return out
+    return unit, unit_price, quantity, months
 
 
-def _option_item(
-    i: int, line: QuoteLineIn, option: Mapping[str, Any], d: Mapping[str, Any], currency: str
-) -> dict[str, Any]:
+def _item_figures(i: int, line: QuoteLineIn, d: Mapping[str, Any], currency: str) -> Figures:
     """An option line quoted as one item (`unit: item`): how a line whose option's own
     figures do not multiply out is saved, and what it stays on every later save (builder,
     duplicate, export, a move to another customer). Without it the next save read the one
@@ -413,18 +437,7 @@ def _option_item(
     quantity = denoised(line.quantity) if line.quantity is not None else Decimal(1)
     if not is_whole(unit_price * quantity, currency):
         raise QuoteInputError(f"quote.lines.{i}.quantity", _not_whole(currency))
-    out: dict[str, Any] = {
-        "discount_pct": _s(line.discount_pct),
-        "option_key": line.option_key,
-        "kind": str(option.get("kind", "")),
-        "unit": "item",
-        "unit_price": _s(unit_price),
-        "quantity": _s(quantity),
-        "months": "1",
-    }
-    if line.description and line.description.strip():
-        out["description"] = line.description.strip()
-    return out
+    return "item", unit_price, quantity, Decimal(1)
 
 
 def _typed_months(i: int, line: QuoteLineIn) -> Decimal:

@@ -50,15 +50,21 @@ def period_notice(templates: Mapping[str, str], months: float, **params: object)
     A 2-hour job is "a rental period of 2 hours", where "a 0-month rental period" (the
     period to two decimals) said nothing (QA L6).
     """
-    if months >= 1 - 1e-9:
-        unit, value = "months", number(months)
-        if value == "1" and "month" in templates:  # "Held 1 month", not "1 months"
-            unit = "month"
-    elif months * DAYS_PER_MONTH >= 1:
-        unit, value = "days", number(months * DAYS_PER_MONTH, 1)
-    else:
-        unit, value = "hours", number(months * HOURS_PER_MONTH, 1)
+    unit, value = period_in_units(months)
+    if unit == "months" and value == "1" and "month" in templates:
+        unit = "month"  # "Held 1 month", not "1 months"
     return Notice(templates[unit], period=value, **params)
+
+
+def period_in_units(months: float) -> tuple[str, str]:
+    """("months" | "days" | "hours", the number as written) for a period of `months`: in
+    months from one month, under a month in days (30.42 a month), under a day in hours (730
+    a month)."""
+    if months >= 1 - 1e-9:
+        return "months", number(months)
+    if months * DAYS_PER_MONTH >= 1:
+        return "days", number(months * DAYS_PER_MONTH, 1)
+    return "hours", number(months * HOURS_PER_MONTH, 1)
 
 
 @dataclass(frozen=True)
