@@ -212,3 +212,25 @@ def test_the_quoted_option_is_one_the_provider_can_bill() -> None:
     # With nothing the provider can bill, the comparison's cheapest stays (never None).
     only_cloud = {"cheapest": "cloud:aws", "options": cost["options"][:1]}
     assert quoted_option(only_cloud)["key"] == "cloud:aws"
+
+
+@pytest.mark.parametrize("lang", ["en", "zh-TW"])
+def test_the_signature_lines_stay_with_the_acceptance_heading(
+    client: TestClient, tmp_path: Path, lang: str
+) -> None:
+    # QA: seed 003 T16's phased quote, its cumulative-cost chart drawn, printed "Acceptance"
+    # and its sentence at the foot of page 2 and the signature lines alone on page 3.
+    from app.plans import schedule
+    from tests.accounts.helpers import make_account
+
+    a = make_account(client, "sales")
+    body = {"name": "Phased", "phases": [dict(p) for p in schedule.T16_PHASES]}
+    r = client.post("/api/v1/plans", json=body, headers=a.headers)
+    assert r.status_code == 201, r.text
+    text = _text(_pdf(client, r.json()["id"], lang, a.headers), tmp_path, f"t16-{lang}")
+    heading, signature = {"en": ("Acceptance\n", "Customer: name, title"),
+                          "zh-TW": ("接受報價", "客戶:姓名")}[lang]  # fmt: skip
+    pages = text.split("\f")
+    heads = [i for i, page in enumerate(pages) if heading in page]
+    signs = [i for i, page in enumerate(pages) if signature in page]
+    assert heads and heads[-1:] == signs, (heads, signs)
