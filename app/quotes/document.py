@@ -21,6 +21,7 @@ from babel.numbers import format_decimal
 from app.engine.formatting import CURRENCY_DIGITS, currency_symbol
 from app.i18n import N_, babel_locale, count_words, gettext, ngettext
 from app.quotes import pricing
+from app.quotes.currency import in_quote_currency
 
 TASKS: Final = {
     "pretrain": N_("Pre-training"),
@@ -229,22 +230,6 @@ def _months_phrase(months: Decimal) -> str:
     }
 
 
-def _in_quote_currency(amount: Decimal, from_ccy: str, quote: Mapping[str, Any]) -> Decimal | None:
-    """`amount` in the quote's currency, through the quote's own FX rate; None without one."""
-    to_ccy = str(quote.get("currency") or from_ccy)
-    if from_ccy == to_ccy:
-        return amount
-    fx = quote.get("fx") or {}
-    if not fx.get("rate"):
-        return None
-    rate = pricing.dec(fx["rate"])
-    if (from_ccy, to_ccy) == (fx.get("base"), fx.get("quote")):
-        return amount * rate
-    if (from_ccy, to_ccy) == (fx.get("quote"), fx.get("base")):
-        return amount / rate
-    return None
-
-
 def buy_line_notes(
     line: Mapping[str, Any],
     option: Mapping[str, Any] | None,
@@ -266,7 +251,7 @@ def buy_line_notes(
     running = pricing.running_costs(option)
     if running is None or running.total <= 0:
         return notes
-    per_month = _in_quote_currency(running.per_month, option_currency, quote)
+    per_month = in_quote_currency(running.per_month, option_currency, quote)
     if per_month is None:
         return notes
     ccy = str(quote.get("currency") or option_currency)

@@ -28,7 +28,7 @@ from sqlmodel import Session
 
 from app import charts, i18n
 from app.plans.models import Plan
-from app.quotes import document
+from app.quotes import currency, document
 from app.quotes.service import quote_view
 from app.web.templating import templates
 
@@ -108,8 +108,9 @@ def _size(name: str, result: Mapping[str, Any]) -> tuple[int, int]:
 
 def customer_result(plan: Plan) -> dict[str, Any]:
     """The plan's result as the customer's charts draw it: option labels rebuilt in the active
-    language (no catalog ids), public-cloud options only when the quote switches them on."""
-    result = dict(plan.result or {})
+    language (no catalog ids), public-cloud options only when the quote switches them on,
+    amounts in the quote's currency (app.quotes.currency)."""
+    result = currency.result_in_quote_currency(plan.result or {}, plan.quote or {})
     cost = dict(result.get("cost") or {})
     gpu = result.get("gpu") or {}
     hours = float(cost.get("hours_per_month") or 730.0)

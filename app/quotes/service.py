@@ -23,7 +23,7 @@ from app.i18n import N_, gettext, zh_translations
 from app.plans import schedule
 from app.plans import service as plans
 from app.plans.models import Plan, utcnow
-from app.quotes import document, pricing
+from app.quotes import currency, document, pricing
 from app.quotes.bom import Bom, build_bom
 from app.settings import Settings
 
@@ -110,12 +110,27 @@ def quote_view(
 ) -> dict[str, Any]:
     """The quote's content (see the module docstring); no internal notes, no owner e-mail.
 
-    `letterhead`: the seller's company name, address, 統一編號 and contact (app.settings)."""
-    result: Mapping[str, Any] = plan.result or {}
+    `letterhead`: the seller's company name, address, 統一編號 and contact (app.settings).
+    Amounts are in the quote's currency: a plan priced in NT$ for a customer billed in US$
+    prints its ways to pay, phases and totals in US$ at the quote's own rate."""
+    quote: dict[str, Any] = dict(plan.quote or {})
+    stored: Mapping[str, Any] = plan.result or {}
+    stored_cost: Mapping[str, Any] = stored.get("cost") or {}
+    result = currency.result_in_quote_currency(stored, quote)
     workload: Mapping[str, Any] = plan.workload or {}
     cost: Mapping[str, Any] = result.get("cost") or {}
     owner = session.get(User, plan.owner_id)
-    bom: Bom = build_bom(result, book=_book(session, plan), workload=workload)
+    bom: Bom = build_bom(stored, book=_book(session, plan), workload=workload)
+    # The option the bill of materials quotes, with its figures in the document's currency.
+    quoted = next(
+        (
+            o
+            for o in cost.get("options") or []
+            if bom.option and o.get("key") == bom.option.get("key")
+        ),
+        bom.option,
+    )
+    doc_currency = str(cost.get("currency") or bom.currency)
     issued = issue_date(plan)
     labels = {o.get("key"): o.get("label", "") for o in cost.get("options") or []}
     long_view = cost.get("tco_options") or {}
@@ -133,7 +148,6 @@ def quote_view(
         or (f"{model.get('params_b')}B" if model.get("params_b") else "")
     )
     assumptions = _assumptions(workload)
-    quote: dict[str, Any] = dict(plan.quote or {})
     if plans.is_default_terms(quote.get("payment_terms")):
         quote["payment_terms"] = gettext(plans.DEFAULT_PAYMENT_TERMS)  # the document's language
     gpu = result.get("gpu") or {}
@@ -144,14 +158,19 @@ def quote_view(
     )
     customer = session.get(Customer, plan.customer_id) if plan.customer_id is not None else None
     labels = document.option_labels(all_options, gpu, hours)
-    cost_currency = str(cost.get("currency") or bom.currency)
+    # The lines convert their own option prices (pricing.resolve) from the plan's currency.
+    stored_currency = str(stored_cost.get("currency") or bom.currency)
     return {
         "plan": plan,
         "letterhead": dict(letterhead or {"name": gettext("Stratagem")}),
         "customer_record": customer,
         "quote": quote,
         "quote_lines": (
-            document.quote_lines(quote, all_options, gpu, hours, cost_currency) if quote else []
+            document.quote_lines(
+                quote, list(stored_cost.get("options") or []), gpu, hours, stored_currency
+            )
+            if quote
+            else []
         ),
         "totals": pricing.totals(quote) if quote.get("lines") else None,
         # A percentage as entered (2.5% stays 2.5%): discounts and the tax rate.
@@ -164,8 +183,8 @@ def quote_view(
                 "period_text": document.period_text(o),
                 # Priced as a quote line of it is: the rate × hours or months printed is
                 # the total printed (NT$383/h × 28 h = NT$10,724).
-                "price": document.option_price(o, hours, cost_currency),
-                "buy_text": document.buy_breakdown_text(o, cost_currency),
+                "price": document.option_price(o, hours, doc_currency),
+                "buy_text": document.buy_breakdown_text(o, doc_currency),
             }
             for o in shown
         ],
@@ -198,11 +217,11 @@ def quote_view(
         "phased": result.get("schedule"),
         "phase_rows": document.phase_rows(result.get("schedule") or {}),
         "cost": cost,
-        "currency": bom.currency,
+        "currency": doc_currency,
         "options": cost.get("options") or [],
         "kinds": KINDS,
-        "quoted": bom.option,
-        "quoted_price": _quoted_price(bom.option, hours, bom.currency),
+        "quoted": quoted,
+        "quoted_price": _quoted_price(quoted, hours, doc_currency),
         "bom": bom,
         "break_evens": break_evens[:12],
         "quote_price_list": cost.get("price_list") or {},

@@ -44,6 +44,8 @@ def shared_context(
         "tco": figures.tco(cost.get("tco") or [], currency),
     }
     ctx["live"] = live
+    # The quote is in its own currency: the header's TWD/USD switch would change nothing.
+    ctx["currency_fixed"] = True
     ctx["token"] = token
     ctx["nav_active"] = None
     ctx["status_names"] = STATUS_NAMES
