@@ -331,6 +331,7 @@ def post(*, session: Session, plan: Plan, form: Mapping[str, str], user: User) -
     phases, parse_errs = parse(values)
     errs = {**parse_errs, **limit_errs, **errs}
     priced = None
+    stale = False
     if not parse_errs and not limit_errs:
         priced, preview_errs = preview(session=session, plan=plan, phases=phases)
         errs = {**preview_errs, **errs}
@@ -338,11 +339,16 @@ def post(*, session: Session, plan: Plan, form: Mapping[str, str], user: User) -
         # No version: the one on screen; one that is not a version is stale (409) like any.
         raw = form.get("version")
         version = (parse_id(raw) or 0) if raw else plan.version
-        saved, errs = save(
-            session=session, plan_id=plan.id, version=version, phases=phases, user=user
-        )
+        try:
+            saved, errs = save(
+                session=session, plan_id=plan.id, version=version, phases=phases, user=user
+            )
+        except service.Conflict as e:
+            # Saved by someone else since: the typed phases stay, on the current version.
+            saved, stale = None, True
+            errs = {"phases": _(service.STALE_FORM) % {"old": version, "new": e.current_version}}
         if saved is not None:
             url = f"/plans/{plan.id}/diff?a={version}&b={saved.version}"
             return Outcome(url, values, {}, priced, 303)
-    status = 422 if errs and action == "save" else 200
+    status = 409 if stale else 422 if errs and action == "save" else 200
     return Outcome(None, values, errs, priced, status)

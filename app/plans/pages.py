@@ -17,8 +17,11 @@ from fastapi import APIRouter, Request
 from fastapi.responses import RedirectResponse, Response
 
 from app.accounts.web import SalesPageUser
+from app.catalog.current import price_book
 from app.deps import SessionDep, SettingsDep
+from app.i18n import gettext as _
 from app.ids import DbId
+from app.planner import views as planner
 from app.plans import builder, forms, service, views
 from app.quotes import views as quote_views
 from app.web import htmx
@@ -31,6 +34,18 @@ router = APIRouter(include_in_schema=False)
 
 async def _form(request: Request) -> dict[str, str]:
     return {k: v for k, v in (await request.form()).items() if isinstance(v, str)}
+
+
+def _planner_again(
+    request: Request, form: dict[str, str], status: int, **extra: object
+) -> Response:
+    """The planner as posted (its form, results and save cards) for a save from it that did
+    not go through: nothing typed is lost, and `extra` says why beside the card."""
+    lang = activate(request)
+    ctx = planner.plan_page(
+        form, currency=choose_currency(request), book=price_book(request), lang=lang
+    )
+    return render(request, "pages/plan.html", {**ctx, **extra}, status_code=status)
 
 
 def _see(url: str) -> Response:
@@ -54,8 +69,9 @@ async def plans_new(
         session=session, form=form, user=user, currency=choose_currency(request)
     )
     if plan is None:
-        ctx = {"status": 422, "message": "; ".join(errors.values()), "nav_active": "plans"}
-        return render(request, "_error.html", ctx, status_code=422)
+        # The planner again, as posted, with the errors beside the fields they name.
+        kept = {k: form.get(k, "") for k in ("name", "customer")}
+        return _planner_again(request, form, 422, save_errors=errors, save_values=kept)
     return _see(f"/plans/{plan.id}")
 
 
@@ -205,14 +221,26 @@ async def plan_workload(
     """Save the planner's workload as a new revision of the plan, then show the diff."""
     form = await _form(request)
     version = parse_id(form.get("version")) or 0  # not a version: stale (409) like any other
-    plan = forms.save_workload(
-        session=session,
-        plan_id=plan_id,
-        form=form,
-        user=user,
-        version=version,
-        currency=choose_currency(request),
-    )
+    try:
+        plan = forms.save_workload(
+            session=session,
+            plan_id=plan_id,
+            form=form,
+            user=user,
+            version=version,
+            currency=choose_currency(request),
+        )
+    except service.Conflict as e:
+        # Saved by someone else since: the planner keeps the workload, and saving again
+        # makes it the version after the current one (knowingly).
+        activate(request)
+        stale = _(service.STALE_FORM) % {"old": version, "new": e.current_version}
+        revise = {"id": str(plan_id), "version": str(e.current_version)}
+        return _planner_again(request, form, 409, revise=revise, revise_error=stale)
+    except (service.Invalid, service.Decided) as e:
+        activate(request)
+        revise = {"id": str(plan_id), "version": str(version)}
+        return _planner_again(request, form, e.status, revise=revise, revise_error=e.message)
     return _see(f"/plans/{plan_id}/diff?a={version}&b={plan.version}")
 
 

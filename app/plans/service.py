@@ -115,8 +115,11 @@ class Conflict(PlanError, errors.Conflict):
 
     def __init__(self, *, current_version: int, changed_fields: list[str]) -> None:
         super().__init__(
-            "the plan was changed by someone else since you loaded it: reload and reapply "
-            f"your changes (now at version {current_version})"
+            N_(
+                "the plan was changed by someone else since you loaded it: reload and "
+                "reapply your changes (now at version %(version)s)"
+            ),
+            version=current_version,
         )
         self.current_version = current_version
         self.changed_fields = changed_fields
@@ -127,6 +130,15 @@ class Conflict(PlanError, errors.Conflict):
             "current_version": self.current_version,
             "changed_fields": self.changed_fields,
         }
+
+
+#: What a form says when its save was based on an old version: the user's input is kept
+#: in the form, which now carries the current version (saving again overwrites, knowingly).
+STALE_FORM: Final = N_(
+    "Someone else saved this plan while you were editing: you started from version "
+    "%(old)s, it is now at version %(new)s. Your changes are still below and were not "
+    "saved; check them against the plan, then save again."
+)
 
 
 class Decided(PlanError, errors.Conflict):
