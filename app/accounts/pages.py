@@ -11,6 +11,7 @@ from typing import Any, Final
 from fastapi import APIRouter, Depends, Request
 from fastapi.responses import RedirectResponse, Response
 
+from app import text
 from app.accounts import auth, service
 from app.accounts.models import User
 from app.accounts.web import (
@@ -136,6 +137,9 @@ async def create_token(request: Request, session: SessionDep, user: PageUser) ->
     name = (await _form(request)).get("name", "").strip()
     if not name or len(name) > 100:
         errors = {"name": _("Give the token a name of up to 100 characters, e.g. “crm”.")}
+        return _account_page(request, session, user, status=422, errors=errors, token_name=name)
+    if bad := text.problem(name):
+        errors = {"name": bad}
         return _account_page(request, session, user, status=422, errors=errors, token_name=name)
     token, plaintext = service.create_token(session=session, user=user, name=name)
     return _account_page(request, session, user, new_token=plaintext, new_token_row=token)

@@ -13,6 +13,7 @@ from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 from sqlmodel import Session, select
 
+from app import text
 from app.accounts.models import ROLES, ApiToken, User, utcnow
 
 TOKEN_PREFIX: Final = "stg_"
@@ -49,6 +50,10 @@ def hash_password(password: str) -> str:
 def create_user(*, session: Session, email: str, password: str, role: str, name: str = "") -> User:
     """A new active user; the e-mail is stored lower-case and must be unused."""
     email = normalize_email(email)
+    if (ch := text.bad_character(name)) is not None:
+        raise AccountError(
+            "name", f"must not contain control or text-direction characters ({text.code_point(ch)})"
+        )
     if role not in ROLES:
         raise AccountError("role", f"must be one of {', '.join(ROLES)} (got {role!r})")
     if len(password) < MIN_PASSWORD:
@@ -97,6 +102,11 @@ def create_token(*, session: Session, user: User, name: str) -> tuple[ApiToken, 
     name = name.strip()
     if not name:
         raise AccountError("name", "a token needs a name")
+    if (ch := text.bad_character(name)) is not None:
+        # Shown on the account page and in logs: no terminal escapes, no reordered text.
+        raise AccountError(
+            "name", f"must not contain control or text-direction characters ({text.code_point(ch)})"
+        )
     assert user.id is not None
     plaintext = TOKEN_PREFIX + secrets.token_urlsafe(32)
     token = ApiToken(

@@ -30,6 +30,7 @@ from sqlalchemy import JSON, ForeignKeyConstraint, Index, LargeBinary, UniqueCon
 from sqlmodel import Field, SQLModel
 
 from app.engine.strict_numbers import NumbersNotBooleans
+from app.text import PlainText, plain_line, plain_text
 
 CURRENCIES: Final = ("TWD", "USD")
 INTERCONNECTS: Final = ("pcie", "nvlink", "infiniband")
@@ -65,7 +66,16 @@ def _text(value: str) -> str:
     value = value.strip()
     if not value:
         raise ValueError("must not be empty")
-    return value
+    # Names reach the planner, quotes and the CSV export: no control or direction character.
+    return plain_line(value)
+
+
+def _lines(value: str) -> str:
+    """A citation or a note: may span lines, never holds control or direction characters."""
+    value = value.strip()
+    if not value:
+        raise ValueError("must not be empty")
+    return plain_text(value)
 
 
 Currency = Annotated[str, _one_of(CURRENCIES)]
@@ -80,7 +90,7 @@ SOURCE_MAX = 4_000
 NOTES_MAX = 4_000
 Text = Annotated[str, AfterValidator(_text), at.MaxLen(TEXT_MAX)]
 """A name, provider, region or vendor: 1–200 characters."""
-SourceText = Annotated[str, AfterValidator(_text), at.MaxLen(SOURCE_MAX)]
+SourceText = Annotated[str, AfterValidator(_lines), at.MaxLen(SOURCE_MAX)]
 """Where a row's figures come from (a citation, URLs): 1–4,000 characters."""
 # Prices and quantities are finite and bounded (issue 13): `inf`, `NaN` and 1e309 in an
 # import made /plan and /tco answer 500 for everyone once the list was published, and an
@@ -129,10 +139,10 @@ class PriceListBase(NumbersNotBooleans, SQLModel):
     name: Text = Field(max_length=100, description="Unique name, e.g. '2026-11 list'.")
     effective_date: date = Field(description="Prices apply from this day.")
     currency: Currency = Field(default="TWD", description="Home currency of the list.")
-    notes: str = Field(
+    notes: PlainText = Field(
         default="", max_length=NOTES_MAX, description="Free text: what changed and why."
     )
-    source: str = Field(
+    source: PlainText = Field(
         default="", max_length=SOURCE_MAX, description="Where the list as a whole comes from."
     )
 
@@ -160,8 +170,8 @@ class PriceListCreate(PriceListBase):
 class PriceListUpdate(NumbersNotBooleans, SQLModel):
     name: Text | None = Field(default=None, max_length=100)
     effective_date: date | None = None
-    notes: str | None = Field(default=None, max_length=NOTES_MAX)
-    source: str | None = Field(default=None, max_length=SOURCE_MAX)
+    notes: PlainText | None = Field(default=None, max_length=NOTES_MAX)
+    source: PlainText | None = Field(default=None, max_length=SOURCE_MAX)
 
 
 class PriceListPublic(PriceListBase):
@@ -199,7 +209,7 @@ class GpuBase(NumbersNotBooleans, SQLModel):
     mig_max: Annotated[int, at.Ge(0)] = Field(default=0, description="MIG instances; 0 if none")
     launch_year: Annotated[int, at.Ge(1990), at.Le(2100)]
     source: SourceText
-    notes: str = Field(default="", max_length=NOTES_MAX)
+    notes: PlainText = Field(default="", max_length=NOTES_MAX)
 
     @field_validator("fp8_tflops")
     @classmethod

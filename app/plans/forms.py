@@ -119,9 +119,13 @@ def parse_edit(form: Mapping[str, str]) -> tuple[int, dict[str, Any], dict[str, 
     notes = form.get("notes") or ""
     if len(notes) > NOTES_MAX:
         errors["notes"] = _("At most %(n)s characters.") % {"n": NOTES_MAX}
+    elif bad := text_problem(notes, multiline=True):
+        errors["notes"] = bad
     tags, tags_error = parse_tags(form.get("tags") or "")
     if tags_error:
         errors["tags"] = tags_error
+    elif bad := next((p for t in tags if (p := text_problem(t))), ""):
+        errors["tags"] = bad
     changes = {
         "name": name,
         "customer": customer,

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from datetime import UTC, date, datetime
 from decimal import Decimal
-from typing import Annotated, Any, ClassVar, Final
+from typing import Annotated, Any, ClassVar, Final, Literal, get_args
 
 from pydantic import AfterValidator, ConfigDict, StringConstraints, field_validator
 from sqlalchemy import JSON, Column, ForeignKeyConstraint, Index, UniqueConstraint
@@ -26,7 +26,7 @@ from app.engine.strict_numbers import NumbersNotBooleans
 from app.ids import DB_ID_MAX, DbId
 from app.plans.schedule import MAX_PHASES, SCHEDULE_KEY, PhaseIn
 from app.quotes.models import QuoteIn
-from app.text import PlainLine, plain_line
+from app.text import PlainLine, PlainText, plain_line
 
 PHASES_DOC: Final = (
     "A phased plan instead of one workload: phases in sequence, each a planner `workload` the "
@@ -36,7 +36,12 @@ PHASES_DOC: Final = (
 
 # A quote's life (issue 10): draft → sent → accepted | declined | expired; "lost" is kept
 # for plans saved before quotes had a life of their own.
-STATUSES: Final = ("draft", "sent", "accepted", "declined", "expired", "lost")
+#: A plan's status, as a type: a list filter of another value is a 422 naming it (it was a
+#: 200 with no plans, which reads as "nothing in that state").
+StatusName = Literal["draft", "sent", "accepted", "declined", "expired", "lost"]
+STATUSES: Final[tuple[str, ...]] = get_args(StatusName)
+#: A plan's tier, as a type (app.engine: single GPU, NVLink multi-GPU, multi-node).
+TierName = Literal["single_gpu", "multi_gpu", "multi_node"]
 # The fields a save may change; a revision snapshots these plus the computed ones.
 EDITABLE: Final = (
     "name",
@@ -89,7 +94,9 @@ Name = Annotated[str, AfterValidator(_text)]
 TAG_MAX = 50
 TAGS_MAX = 50
 
-Tag = Annotated[str, StringConstraints(strip_whitespace=True, max_length=TAG_MAX)]
+Tag = Annotated[
+    str, StringConstraints(strip_whitespace=True, max_length=TAG_MAX), AfterValidator(plain_line)
+]
 """One tag: trimmed, at most `TAG_MAX` characters."""
 
 
@@ -229,7 +236,7 @@ class PlanCreate(NumbersNotBooleans, SQLModel):
     )
     quote: QuoteIn | None = None
     status: Status = "draft"
-    notes: str = Field(default="", max_length=NOTES_MAX)
+    notes: PlainText = Field(default="", max_length=NOTES_MAX)
     tags: list[Tag] = Field(default_factory=list, max_length=TAGS_MAX)
 
     @field_validator("tags")
@@ -247,7 +254,7 @@ class PlanUpdate(NumbersNotBooleans, SQLModel):
     name: Name | None = Field(default=None, max_length=200)
     customer: PlainLine | None = Field(default=None, max_length=200)
     status: Status | None = None
-    notes: str | None = Field(default=None, max_length=NOTES_MAX)
+    notes: PlainText | None = Field(default=None, max_length=NOTES_MAX)
     tags: list[Tag] | None = Field(default=None, max_length=TAGS_MAX)
     workload: EstimateRequest | None = None
     phases: list[PhaseIn] | None = Field(

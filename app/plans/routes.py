@@ -31,6 +31,8 @@ from app.plans.models import (
     RepriceOut,
     RevisionDiff,
     RevisionPublic,
+    StatusName,
+    TierName,
 )
 
 router = APIRouter(
@@ -68,11 +70,13 @@ def list_plans(
     session: SessionDep,
     _: ApiUser,
     search: Annotated[str | None, Query(description="In name, customer, quote number.")] = None,
-    status: Annotated[str | None, Query(description=" | ".join(STATUSES))] = None,
+    status: Annotated[StatusName | None, Query(description=" | ".join(STATUSES))] = None,
     customer: Annotated[str | None, Query(description="Exact customer name.")] = None,
     customer_id: Annotated[DbId | None, Query(description="The customer's id.")] = None,
     owner_id: Annotated[DbId | None, Query()] = None,
-    tier: Annotated[str | None, Query(description="single_gpu | multi_gpu | multi_node")] = None,
+    tier: Annotated[
+        TierName | None, Query(description="single_gpu | multi_gpu | multi_node")
+    ] = None,
     archived: Annotated[bool, Query(description="List archived plans instead.")] = False,
     sort: Annotated[str, Query(description="Field, '-' prefix for descending.")] = "-updated_at",
     page: Annotated[int, Query(ge=1, le=1_000_000)] = 1,

@@ -41,6 +41,7 @@ from app.engine.price_book import PriceBook
 from app.engine.schemas import EstimateRequest
 from app.engine.strict_numbers import NumbersNotBooleans
 from app.i18n import N_
+from app.text import PlainLine
 
 H100: Final = "h100-sxm-80gb"
 SCHEDULE_KEY: Final = "schedule"
@@ -103,7 +104,7 @@ class PhaseIn(NumbersNotBooleans, BaseModel):
     kind: Literal["workload", "capacity"] = Field(
         description="workload: a planner workload the engine sizes; capacity: GPU × count."
     )
-    label: str = Field(default="", max_length=120, description="Empty: the task's name.")
+    label: PlainLine = Field(default="", max_length=120, description="Empty: the task's name.")
     months: float = Field(ge=1, le=MAX_MONTHS, description="How long the phase rents, months.")
     option: Literal["cheapest", "hourly", "monthly", "contract"] = Field(
         default="cheapest",

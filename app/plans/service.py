@@ -284,12 +284,20 @@ def _fx(book: PriceBook | None, currency: str) -> pricing.Fx | None:
     return None
 
 
+#: A plan naming a customer that does not exist: its own field is wrong (422), not the URL.
+NO_SUCH_CUSTOMER: Final = N_("no customer %(id)s: choose one from GET /api/v1/customers")
+
+
+def _linked_customer(session: Session, customer_id: int) -> Customer:
+    """The customer a plan's `customer_id` names; a 422 naming the field when there is none."""
+    try:
+        return customers.get_customer(session=session, customer_id=customer_id)
+    except customers.CustomerNotFound:
+        raise errors.Invalid(NO_SUCH_CUSTOMER, field="customer_id", id=customer_id) from None
+
+
 def _customer(session: Session, customer_id: int | None) -> Customer | None:
-    return (
-        customers.get_customer(session=session, customer_id=customer_id)
-        if customer_id is not None
-        else None
-    )
+    return _linked_customer(session, customer_id) if customer_id is not None else None
 
 
 def _quote_values(
@@ -784,7 +792,7 @@ def create_plan(
         price_list_id = _current_list_id(session)
     workload_dump, result = _compute(session, workload, price_list_id)
     if customer_id is not None:
-        linked = customers.get_customer(session=session, customer_id=customer_id)
+        linked = _linked_customer(session, customer_id)
         customer = customer or linked.name
     quoted = (
         _quote_values(
@@ -938,7 +946,7 @@ def update_plan(
         # Only sending, the customer's answer and the validity date move a quote on.
         raise Invalid("status", LIFE_STATUS_MESSAGE)
     if "customer_id" in values:
-        linked = customers.get_customer(session=session, customer_id=values["customer_id"])
+        linked = _linked_customer(session, values["customer_id"])
         values.setdefault("customer", linked.name)
     if "workload" in values:
         values["workload"], values["result"] = _compute(

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 from datetime import date
 from decimal import Decimal
-from typing import Final, Literal
+from typing import Annotated, Final, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
 from app.engine.strict_numbers import NumbersNotBooleans
 from app.i18n import N_
+from app.text import PlainLine, PlainText
 
 QUOTE_STATUSES: Final = ("draft", "sent", "accepted", "declined", "expired")
 MAX_LINES: Final = 50
@@ -29,6 +30,17 @@ TAX_RATE_REFUSED: Final = N_(
     "must be 0.05 (5% business tax, a domestic sale) or 0 (0%, a zero-rated export)"
 )
 VALID_DAYS: Final = 30
+#: The latest validity date a quote may carry, in days from its issue date.
+MAX_VALID_DAYS: Final = 365
+
+
+def _unsigned_zero(value: Decimal | None) -> Decimal | None:
+    """-0 (which `ge=0` lets through) as 0: a quote never stores or prints "-0"."""
+    return Decimal(0) if value is not None and value == 0 else value
+
+
+#: A non-negative amount, quantity or percentage: -0 is read as 0.
+Unsigned = AfterValidator(_unsigned_zero)
 
 
 class QuoteLineIn(NumbersNotBooleans, BaseModel):
@@ -40,16 +52,20 @@ class QuoteLineIn(NumbersNotBooleans, BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     option_key: str | None = Field(default=None, max_length=200)
-    description: str | None = Field(default=None, max_length=300)
+    description: PlainLine | None = Field(default=None, max_length=300)
     # Quantity and months stay exact: an option's defaults (a purchase held 0.0548 months)
     # carry them at full precision so that the line equals the option's total, and the
     # builder posts them back. A price has at most the currency's minor unit (NT$1, US$0.01:
     # `pricing.resolve` refuses more); four places is the bound before the currency is known.
     # A discount is a percentage with two decimals.
-    quantity: Decimal | None = Field(default=None, ge=0, le=Decimal("1e9"))
-    unit_price: Decimal | None = Field(default=None, ge=0, le=Decimal("1e12"), decimal_places=4)
+    quantity: Annotated[Decimal | None, Unsigned] = Field(default=None, ge=0, le=Decimal("1e9"))
+    unit_price: Annotated[Decimal | None, Unsigned] = Field(
+        default=None, ge=0, le=Decimal("1e12"), decimal_places=4
+    )
     months: Decimal | None = Field(default=None, gt=0, le=120)
-    discount_pct: Decimal = Field(default=Decimal("0"), ge=0, le=100, decimal_places=2)
+    discount_pct: Annotated[Decimal, Unsigned] = Field(
+        default=Decimal("0"), ge=0, le=100, decimal_places=2
+    )
     unit: Literal["item", "month", "hour"] | None = Field(
         default=None,
         description=(
@@ -78,7 +94,9 @@ class QuoteIn(NumbersNotBooleans, BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     lines: list[QuoteLineIn] = Field(default_factory=list, max_length=MAX_LINES)
-    discount_pct: Decimal = Field(default=Decimal("0"), ge=0, le=100, decimal_places=2)
+    discount_pct: Annotated[Decimal, Unsigned] = Field(
+        default=Decimal("0"), ge=0, le=100, decimal_places=2
+    )
     tax_rate: Decimal | None = Field(
         default=None,
         description=(
@@ -86,8 +104,10 @@ class QuoteIn(NumbersNotBooleans, BaseModel):
             "zero-rated export, the default for an export customer); any other value is a 422."
         ),
     )
-    valid_until: date | None = Field(default=None, description="Default: 30 days from today.")
-    payment_terms: str | None = Field(default=None, max_length=1000)
+    valid_until: date | None = Field(
+        default=None, description="Default: 30 days from today; at most 365 days from today."
+    )
+    payment_terms: PlainText | None = Field(default=None, max_length=1000)
     include_cloud_comparison: bool = Field(
         default=False, description="Show public-cloud prices in the customer's document."
     )

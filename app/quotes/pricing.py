@@ -19,6 +19,7 @@ from app.i18n import N_
 from app.quotes.models import (
     DOMESTIC_TAX_RATE,
     EXPORT_TAX_RATE,
+    MAX_VALID_DAYS,
     TAX_RATE_REFUSED,
     TAX_RATES,
     VALID_DAYS,
@@ -291,6 +292,10 @@ def resolve(
     the past, or a currency the price list cannot convert to."""
     if quote.valid_until is not None and quote.valid_until < today:
         raise QuoteInputError("quote.valid_until", N_("must not be in the past"))
+    if quote.valid_until is not None and quote.valid_until > today + timedelta(days=MAX_VALID_DAYS):
+        # Prices hold for a price list's life, not for ever: 9999-12-31 printed a quote
+        # whose prices could never be withdrawn (QA).
+        raise QuoteInputError("quote.valid_until", N_("must be at most a year from today"))
     by_key = {str(o.get("key")): o for o in options}
     lines: list[dict[str, Any]] = []
     for i, line in enumerate(quote.lines):

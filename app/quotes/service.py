@@ -311,6 +311,11 @@ def send_quote(*, session: Session, plan_id: int, actor: User, limit_pct: Decima
     if not plans.can_edit(actor, plan):
         raise plans.Forbidden(N_("Only the plan's owner or an admin can change it."))
     plans.require_undecided(plan)  # a second answer must never replace the first
+    if plan.archived:
+        # Archived is "put away": a customer must not receive a quote nobody can find.
+        raise QuoteStateError(
+            N_("the plan is archived: restore it before sending its quote"), state="archived"
+        )
     quote = plan.quote or {}
     if not quote.get("lines"):
         raise errors.Invalid(N_("add at least one line before sending"), field="quote.lines")

@@ -83,3 +83,18 @@ def test_json_nested_too_deeply_is_an_import_error_on_the_page(
     assert errors == ["row 1: the JSON is nested too deeply"]
     assert page.select_one("#apply-form") is None
     assert _lists(catalog_client) == before
+
+
+def test_a_price_list_name_with_a_direction_override_is_refused(
+    catalog_client: TestClient,
+) -> None:
+    before = catalog_client.get("/api/v1/price-lists").json()
+    r = post_form(
+        catalog_client,
+        "/catalog/price-lists/new",
+        {"name": "2027 \u202elist", "effective_date": "2027-01-01"},
+        headers={"Accept-Language": "en"},
+    )
+    assert r.status_code == 422
+    assert "U+202E" in soup(r.text).select_one("#err-name").get_text()
+    assert catalog_client.get("/api/v1/price-lists").json() == before
