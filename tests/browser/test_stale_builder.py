@@ -1,0 +1,62 @@
+"""In Chromium: saving the quote builder on top of a colleague's save shows why, in the
+page's language, and keeps the typed line (HTMX swapped no 409 answer: the button did
+nothing, the page looked saved, and the line was lost on the next reload)."""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import Browser, expect
+from sqlmodel import Session
+
+from app.accounts.models import User
+from app.db import make_engine
+from app.plans import service
+from app.settings import Settings
+from tests.browser.test_plans_flow import sign_in
+from tests.browser.test_quote_life import _user
+from tests.quotes.test_quote_life import WORKLOAD
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.mark.parametrize(
+    ("lang", "save", "message"),
+    [
+        ("en", "Save quote", "Someone else saved this plan while you were editing"),
+        ("zh-TW", "儲存報價", "您編輯期間，有其他人儲存了這個方案"),
+    ],
+)
+def test_a_stale_quote_save_keeps_the_line_and_says_why(
+    browser: Browser, base_url: str, settings: Settings, lang: str, save: str, message: str
+) -> None:
+    email = _user(settings, "sales")
+    engine = make_engine(settings.database_url)
+    with Session(engine) as s:
+        owner = s.exec(User.__table__.select().where(User.email == email)).one()  # type: ignore[attr-defined]
+        plan = service.create_plan(
+            session=s,
+            owner=s.get(User, owner.id),
+            name="Stale",
+            workload=WORKLOAD,  # type: ignore[arg-type]
+        )
+        plan_id, actor_id = plan.id, owner.id
+    ctx = browser.new_context(extra_http_headers={"Accept-Language": "en"})
+    page = ctx.new_page()
+    sign_in(page, base_url, email, f"/plans/{plan_id}")
+    page.goto(f"{base_url}/set-language?lang={lang}&next=/plans/{plan_id}")
+    builder = page.locator("#quote-builder")
+    builder.locator("#f-line-0-description").fill("Onsite support, 3 visits")
+    with Session(engine) as s:  # a colleague saves first
+        assert plan_id is not None
+        service.update_plan(
+            session=s,
+            plan_id=plan_id,
+            expected_version=1,
+            changes={"notes": "colleague"},
+            actor=s.get(User, actor_id),  # type: ignore[arg-type]
+        )
+    builder.get_by_role("button", name=save).click()
+    expect(builder.locator("[role=alert]", has_text=message)).to_be_visible()
+    expect(builder.locator("#f-line-0-description")).to_have_value("Onsite support, 3 visits")
+    expect(builder.locator("input[name=version]")).to_have_value("2")
+    ctx.close()
