@@ -66,7 +66,11 @@ class CostRequest(NumbersNotBooleans, BaseModel):
         "month; job: a piece of work of `months` compute time, hourly options bill its hours.",
     )
     power_kw: float | None = Field(
-        None, ge=0.001, le=100_000, description="IT power when running (default: sized, T7)."
+        None,
+        ge=0.001,
+        le=100_000,
+        description="IT power when running, for rentals that bill electricity apart (default: "
+        "sized, T7). Buying charges the servers it buys at their rated draw (seed T7/T9).",
     )
     storage_network_monthly: float = Field(
         0, ge=0, le=1e12, description="Storage and network per month, price-list currency."

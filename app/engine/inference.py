@@ -356,8 +356,13 @@ def mig_quarter(gpu: GpuSpec) -> GpuSpec:
     )
 
 
-def explain_point(cfg: ServingConfig, p: OperatingPoint, cap: int) -> list[Explanation]:
-    """The figures of one operating point, each with its formula and source."""
+def explain_point(
+    cfg: ServingConfig, p: OperatingPoint, cap: int, replicas: int = 1
+) -> list[Explanation]:
+    """The figures of one operating point, each with its formula and source.
+
+    cap: the sequences one replica's KV cache holds; replicas: the copies of the model served
+    (`inference.max_concurrency` is the whole deployment's, cap × replicas)."""
     m, g, st = cfg.model, cfg.gpu, cfg.stack
     kv_tok = m.kv_cache_bytes_per_token(KV_BYTES[cfg.kv_dtype])
     kv_formula = (
@@ -413,15 +418,16 @@ def explain_point(cfg: ServingConfig, p: OperatingPoint, cap: int) -> list[Expla
         ),
         Explanation(
             "inference.max_concurrency",
-            cap,
-            "sequences per replica",
+            cap * replicas,
+            "sequences",
             f"({fmt(g.memory_gb)} GB × {cfg.gpu_memory_utilization} − weights "
             f"{fmt(weight_bytes(m, cfg.precision) / cfg.tp / GB)} − activations "
             f"{fmt(activation_bytes_per_gpu(cfg) / GB)} − overhead "
             f"{fmt(overhead_bytes_per_gpu(cfg) / GB)}) GB / "
             f"({fmt(kv_bytes_per_token_per_gpu(cfg) / 1e6, 3)} MB × "
             f"{cfg.input_tokens + cfg.output_tokens} tokens of prompt + answer) = {cap} "
-            f"(at most {cfg.max_num_seqs})",
+            f"per replica (at most {cfg.max_num_seqs}) × {replicas} replica(s) = "
+            f"{cap * replicas}",
             "vLLM paged KV cache, gpu_memory_utilization (vLLM docs); TensorRT-LLM "
             "max_batch_size; T3: one H100 serving a quantised 7B holds ≈200 chats",
             operands(
@@ -433,9 +439,10 @@ def explain_point(cfg: ServingConfig, p: OperatingPoint, cap: int) -> list[Expla
                 kv_per_token=(kv_bytes_per_token_per_gpu(cfg), "B per GPU"),
                 tokens=(cfg.input_tokens + cfg.output_tokens, "tokens per sequence"),
                 max_seqs=(cfg.max_num_seqs, "sequences"),
+                replicas=(replicas, "replicas"),
             ),
             "max(0, min(floor((gpu_bytes * memory_utilization - weights - activations - "
-            "overhead) / (kv_per_token * tokens)), max_seqs))",
+            "overhead) / (kv_per_token * tokens)), max_seqs)) * replicas",
         ),
         Explanation(
             "inference.itl_s",

@@ -387,10 +387,13 @@ def activations(
 ) -> tuple[float, float, str]:
     """(replica bytes, most-loaded-GPU bytes, formula) for one micro-batch in flight per stage.
 
-    With 1F1B pipelining the first stage holds p micro-batches of L/p layers: L layers' worth
-    in all (Korthikanti §4.2.3), so the per-GPU figure does not shrink with p.
+    The replica figure is one micro-batch through all L layers, unsharded (t = 1); the
+    formula derives it and then states the per-GPU share, replica / t: tensor + sequence
+    parallelism splits every term, the logits too (vocab-parallel). With 1F1B pipelining the
+    first stage holds p micro-batches of L/p layers: L layers' worth in all (Korthikanti
+    §4.2.3), so the per-GPU figure does not shrink with p.
     Logits at the loss: `logit_bytes(task)`·s·b·V bytes (4 B pre-training, 14 B with the
-    Hugging Face loss of fine-tuning stacks), split by t (vocab-parallel).
+    Hugging Face loss of fine-tuning stacks).
     """
     s, b, h, a, L = seq_len, layout.micro_batch, model.hidden, model.heads, model.layers
     one = activation_bytes_per_layer(
@@ -415,11 +418,18 @@ def activations(
         term = "s·b·h·34"
     else:
         term = "s·b·h·(34 + 5·a·s/h)"
+    pipeline = (
+        f"; the first of p={layout.pp} pipeline stages holds p micro-batches of L/p layers, "
+        "L layers' worth"
+        if layout.pp > 1
+        else ""
+    )
     formula = (
-        f"L·{term}/t + {fmt(lb)}·s·b·V/t: {L} × {term} with s={s}, b={b}, h={h}, a={a}, "
-        f"t={layout.tp} + {fmt(lb)} B × {s} × {b} × {model.vocab} logits"
+        f"L·{term} + {fmt(lb)}·s·b·V: {L} × {term} with s={s}, b={b}, h={h}, a={a} + "
+        f"{fmt(lb)} B × {s} × {b} × {model.vocab} logits"
         + (" + one layer recomputed in backward" if working else "")
-        + f" = {fmt(per_gpu / GB)} GB per GPU"
+        + f" = {fmt(replica / GB)} GB for one replica, one micro-batch unsharded (per GPU "
+        f"/ t={layout.tp}, tensor + sequence parallel: {fmt(per_gpu / GB)} GB{pipeline})"
     )
     return replica, per_gpu, formula
 
@@ -435,24 +445,27 @@ def kv_cache_bytes(model: ModelSpec, *, tokens: float, kv_dtype: str) -> float:
 # ----------------------------------------------------------------------------- sharding
 
 
-def allocated_explained(per_gpu: Memory) -> Explanation:
-    """The tensors on the most-loaded GPU, as torch.cuda.max_memory_allocated() reports."""
+def allocated_explained(replica: Memory, per_gpu: Memory) -> Explanation:
+    """`memory_gb.allocated`: the tensors of one replica (the field it explains), GB, with the
+    most-loaded GPU's share (`memory_per_gpu_gb.allocated`, as torch.cuda.max_memory_allocated()
+    reports it) stated after it."""
+    m = replica
     return Explanation(
         "memory_gb.allocated",
-        per_gpu.allocated() / GB,
+        m.allocated() / GB,
         "GB",
-        f"weights {fmt(per_gpu.weights / GB)} + gradients {fmt(per_gpu.gradients / GB)} + "
-        f"optimizer {fmt(per_gpu.optimizer / GB)} + activations "
-        f"{fmt(per_gpu.activations / GB)}"
-        + (f" + KV cache {fmt(per_gpu.kv_cache / GB)}" if per_gpu.kv_cache else "")
-        + f" = {fmt(per_gpu.allocated() / GB)} GB of tensors (torch.cuda.max_memory_allocated)",
+        f"weights {fmt(m.weights / GB)} + gradients {fmt(m.gradients / GB)} + "
+        f"optimizer {fmt(m.optimizer / GB)} + activations {fmt(m.activations / GB)}"
+        + (f" + KV cache {fmt(m.kv_cache / GB)}" if m.kv_cache else "")
+        + f" = {fmt(m.allocated() / GB)} GB of tensors in one replica; the most-loaded GPU "
+        f"holds {fmt(per_gpu.allocated() / GB)} GB (torch.cuda.max_memory_allocated)",
         SOURCE_ALLOCATED,
         [
-            Operand("weights", per_gpu.weights / GB, "GB"),
-            Operand("gradients", per_gpu.gradients / GB, "GB"),
-            Operand("optimizer", per_gpu.optimizer / GB, "GB"),
-            Operand("activations", per_gpu.activations / GB, "GB"),
-            Operand("kv_cache", per_gpu.kv_cache / GB, "GB"),
+            Operand("weights", m.weights / GB, "GB"),
+            Operand("gradients", m.gradients / GB, "GB"),
+            Operand("optimizer", m.optimizer / GB, "GB"),
+            Operand("activations", m.activations / GB, "GB"),
+            Operand("kv_cache", m.kv_cache / GB, "GB"),
         ],
         "weights + gradients + optimizer + activations + kv_cache",
     )

@@ -401,7 +401,13 @@ class UncertaintyOut:
 
 @dataclass(slots=True, kw_only=True)
 class InferenceOut:
-    max_concurrency: int
+    max_concurrency: Annotated[
+        int,
+        Field(
+            description="Sequences the whole deployment's KV cache holds at once: "
+            "max_concurrency_per_replica × replicas (task=image: the plan's GPU count)."
+        ),
+    ]
     tokens_per_s: float
     tokens_per_s_per_user: float
     time_to_first_token_s: float
@@ -429,7 +435,9 @@ class InferenceOut:
     concurrency_per_replica: Annotated[
         int | None, Field(description="Users one replica holds with every user at the targets.")
     ] = None
-    max_concurrency_per_replica: int | None = None
+    max_concurrency_per_replica: Annotated[
+        int | None, Field(description="Sequences one replica's KV cache holds at once.")
+    ] = None
     offline_tokens_per_s: Annotated[
         float | None, Field(description="Max-load (MLPerf Offline) output tokens/s, all replicas.")
     ] = None

@@ -192,7 +192,7 @@ def plan_inference(
                 fraction = MIG_QUARTER
                 explain.append(mig_ex)
     point = point_for(lay, users)
-    explain.extend(inference.explain_point(lay.cfg, point, lay.capacity))
+    explain.extend(inference.explain_point(lay.cfg, point, lay.capacity, lay.replicas))
     explain.append(_per_replica_explained(lay, targets, users))
     explain.append(_aggregate_tokens_explained(lay, point))
     if candidates is not None and pool:

@@ -873,32 +873,36 @@ def _memory(
     per_gpu = planner.per_gpu_memory(job, layout, chosen.count)
     explain.append(activations_ex)
     explain.append(_per_gpu_explained(layout, per_gpu, planner.expert_parallel(model, layout.dp)))
-    explain.append(_overhead_explained(chosen.count, per_gpu))
-    explain.append(memory.allocated_explained(per_gpu))
+    explain.append(_overhead_explained(replica, chosen.count, per_gpu))
+    explain.append(memory.allocated_explained(replica, per_gpu))
     return replica, per_gpu
 
 
 def _activations(
     req: EstimateRequest, model: ModelSpec, layout: memory.Layout
 ) -> tuple[float, Explanation]:
-    """(one replica's activation bytes, the most-loaded GPU's with its formula)."""
-    act_replica, act_gpu, act_formula = memory.activations(
+    """(one replica's activation bytes, its Explanation: `memory_gb.activations`, GB).
+
+    The replica figure is one micro-batch through every layer, unsharded (t = 1); its formula
+    states the most-loaded GPU's share after it (`memory.activations`), which the per-GPU
+    figure (`memory_gb.per_gpu`) carries as its `activations` operand."""
+    act_replica, _, act_formula = memory.activations(
         model, seq_len=req.seq_len, layout=layout, flash=req.flash_attention, task=req.task
     )
-    s, b, t = req.seq_len, layout.micro_batch, layout.tp
+    s, b = req.seq_len, layout.micro_batch
     per_layer = memory.activation_bytes_per_layer(
-        s=s, b=b, h=model.hidden, a=model.heads, t=t, recompute=layout.recompute,
+        s=s, b=b, h=model.hidden, a=model.heads, t=1, recompute=layout.recompute,
         flash=req.flash_attention,
     )  # fmt: skip
     working = 0.0
     if layout.recompute == "full":
         working = memory.activation_bytes_per_layer(
-            s=s, b=b, h=model.hidden, a=model.heads, t=t, recompute="selective",
+            s=s, b=b, h=model.hidden, a=model.heads, t=1, recompute="selective",
             flash=req.flash_attention,
         )  # fmt: skip
     return act_replica, Explanation(
         "memory_gb.activations",
-        act_gpu / GB,
+        act_replica / GB,
         "GB",
         act_formula,
         "Korthikanti et al. 2022 §4 (Table 2); recomputation "
@@ -912,10 +916,9 @@ def _activations(
                 memory.logits_bytes(model, seq_len=s, micro_batch=b, task=req.task) / GB,
                 "GB",
             ),
-            Operand("tp", t, ""),
             Operand("working_gb", working / GB, "GB"),
         ],
-        "layers * per_layer_gb + logits_gb / tp + working_gb",
+        "layers * per_layer_gb + logits_gb + working_gb",
     )
 
 
@@ -944,24 +947,29 @@ def _per_gpu_explained(layout: memory.Layout, per_gpu: memory.Memory, ep: int = 
     )
 
 
-def _overhead_explained(count: int, per_gpu: memory.Memory) -> Explanation:
-    """CUDA context, NCCL buffers when there is more than one GPU, and fragmentation."""
+def _overhead_explained(replica: memory.Memory, count: int, per_gpu: memory.Memory) -> Explanation:
+    """`memory_gb.overhead`: one replica's, counted as on one device (one CUDA context, no
+    NCCL, the allocator's reserve on its tensors: `memory.overhead_bytes(..., 1)`), with the
+    most-loaded GPU's (context, NCCL when there is more than one GPU, reserve) after it."""
+    live = replica.allocated()
     nccl = memory.NCCL_BUFFERS_GB if count > 1 else 0.0
-    live = per_gpu.total - per_gpu.overhead
+    gpu_live = per_gpu.allocated()
     return Explanation(
         "memory_gb.overhead",
-        per_gpu.overhead / GB,
+        replica.overhead / GB,
         "GB",
-        f"CUDA context {fmt(memory.CUDA_CONTEXT_GB)} GB"
-        + (f" + NCCL {memory.NCCL_BUFFERS_GB} GB" if count > 1 else "")
-        + f" + allocator reserve {memory.FRAGMENTATION:.0%} of {fmt(live / GB)} GB allocated"
-        + f" = {fmt(per_gpu.overhead / GB)} GB",
+        f"CUDA context {fmt(memory.CUDA_CONTEXT_GB)} GB + allocator reserve "
+        f"{memory.FRAGMENTATION:.0%} of {fmt(live / GB)} GB allocated = "
+        f"{fmt(replica.overhead / GB)} GB for one replica as on one device (per GPU: "
+        f"{fmt(memory.CUDA_CONTEXT_GB)} GB"
+        + (f" + NCCL {memory.NCCL_BUFFERS_GB} GB" if nccl else "")
+        + f" + {memory.FRAGMENTATION:.0%} of {fmt(gpu_live / GB)} GB = "
+        f"{fmt(per_gpu.overhead / GB)} GB)",
         memory.SOURCE_OVERHEAD,
         [
             Operand("cuda_context", memory.CUDA_CONTEXT_GB, "GB"),
-            Operand("nccl", nccl, "GB"),
             Operand("fragmentation", memory.FRAGMENTATION, ""),
             Operand("allocated", live / GB, "GB"),
         ],
-        "cuda_context + nccl + fragmentation * allocated",
+        "cuda_context + fragmentation * allocated",
     )

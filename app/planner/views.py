@@ -229,7 +229,7 @@ FIGURE_NAMES: Final = {
     "infra.network.uplink_gbps": N_("Uplink bandwidth"),
     "infra.power_kw": N_("Power"),
     "lora.trainable_params": N_("LoRA trainable parameters"),
-    "inference.max_concurrency": N_("Concurrent users per replica"),
+    "inference.max_concurrency": N_("Concurrent sequences, all replicas"),
     "inference.tokens_per_s": N_("Output tokens per second"),
     "inference.tokens_per_s_per_replica": N_("Output tokens per second per replica"),
     "inference.cost_per_million_tokens": N_("Cost per 1M tokens"),
@@ -271,6 +271,7 @@ UNIT_NAMES: Final = {
     "h": N_("h"),
     "images/h": N_("images/h"),
     "sequences per replica": N_("sequences per replica"),
+    "sequences": N_("sequences"),
     "users per replica": N_("users per replica"),
     "fraction of 730 h": N_("share of 730 h"),
 }

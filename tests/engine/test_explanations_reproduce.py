@@ -5,6 +5,9 @@ evaluated over its operands by `app.engine.expression.evaluate` (no eval), must 
 figure's value within 0.5%. The test walks the whole response (every field, nested lists and
 dicts) and fails on any Explanation without an expression or whose expression does not give
 its value: training, memory, infrastructure, tier, serving, image and cost figures alike.
+An Explanation named after a response field ("memory_gb.activations") must moreover give the
+value that field reports: a figure that reproduces itself but explains another number (a
+per-GPU figure beside a per-replica field) fails too.
 
 The grid covers every task (pretrain, full fine-tune, LoRA, QLoRA, inference, image), dense
 and MoE presets, GPU types from 24 GB consumer cards to H200, pinned MFU / goodput / TP / PP /
@@ -25,7 +28,7 @@ from pydantic import BaseModel
 
 from app.catalog.shipped import shipped_price_book
 from app.engine.estimate import InputError, estimate
-from app.engine.explain import Explanation
+from app.engine.explain import Explanation, operands
 from app.engine.expression import evaluate, step_up
 from app.engine.schemas import EstimateRequest, EstimateResponse
 
@@ -167,11 +170,37 @@ def _estimate(body: dict[str, Any]) -> EstimateResponse | None:
         return None  # a 422 (e.g. TP 8 on a 4-GPU node): no figure to check
 
 
+def reported(resp: EstimateResponse, figure: str) -> float | None:
+    """The number the response reports at the dotted path an Explanation is named after
+    ("memory_gb.activations", "inference.max_concurrency"); None where the name is no such
+    path (a cost figure named in words, "tier") or the field is not a number."""
+    obj: Any = resp
+    for part in figure.split("."):
+        obj = obj.get(part) if isinstance(obj, dict) else getattr(obj, part, None)
+        if obj is None:
+            return None
+    if isinstance(obj, bool) or not isinstance(obj, int | float):
+        return None
+    return float(obj)
+
+
+def _check_field(e: Explanation, resp: EstimateResponse, body: dict[str, Any]) -> None:
+    """An explanation named after a response field explains that field's value (QA: the
+    activations explained as 15.18 GB per GPU beside memory_gb.activations = 30.36 GB)."""
+    value = reported(resp, e.figure)
+    if value is not None:
+        assert e.value == pytest.approx(value, rel=0.005, abs=1e-9), (
+            e.figure, e.value, "but the response reports", value, body,
+        )  # fmt: skip
+
+
 def _check_response(resp: EstimateResponse, body: dict[str, Any]) -> int:
     found = list(explanations(resp))
     assert found, body
     for e in found:
         _check(e, body)
+    for e in resp.explain:
+        _check_field(e, resp, body)
     return len(found)
 
 
@@ -238,6 +267,24 @@ def test_a_missing_expression_is_found_anywhere_in_a_response() -> None:
     wrong = Explanation("wrong", 2.0, "", "1 + 1 = 2", "test", [], "1 + 2")
     with pytest.raises(AssertionError):
         _check(wrong, {})
+
+
+def test_an_explanation_that_disagrees_with_its_field_is_found() -> None:
+    # 13B full fine-tune on 4 H100 at TP 2 × PP 2: memory_gb.activations is one replica's
+    # (30.36 GB), the most-loaded GPU holds half of it (t = 2). An explanation of that field
+    # that reproduces its own 15.18 GB still fails: it is not the figure the response reports.
+    resp = estimate(EstimateRequest(model={"preset": "llama-2-13b"}, task="full_finetune",
+                                    tokens=2e8, gpu="h100-sxm-80gb", gpu_count=4, tp=2, pp=2,
+                                    recompute="selective"), search_all=False)  # fmt: skip
+    _check_response(resp, {})
+    half = resp.memory_gb.activations / 2
+    assert half == pytest.approx(resp.memory_per_gpu_gb.activations)
+    per_gpu = Explanation("memory_gb.activations", half, "GB", "", "test",
+                          operands(a=(half, "GB")), "a")  # fmt: skip
+    resp.explain.append(per_gpu)
+    with pytest.raises(AssertionError, match="but the response reports"):
+        _check_response(resp, {})
+    assert reported(resp, "tier") is None and reported(resp, "Exchange rate") is None
 
 
 def test_llama_2_70b_on_2048_a100_days_add_up() -> None:

@@ -36,7 +36,9 @@ def test_allocated_and_nvidia_smi_figures_add_up() -> None:
     # One GPU, no NCCL: nvidia-smi = allocated × (1 + 5% reserve) + 1.408 GB context.
     assert m.total == pytest.approx(m.allocated * 1.05 + 1343 * 1_048_576 / 1e9)
     figures = {e.figure: e for e in r.explain}
-    assert figures["memory_gb.allocated"].recomputed() == pytest.approx(m.allocated)
+    # memory_gb.allocated is one replica's; on this one GPU, the GPU's.
+    assert figures["memory_gb.allocated"].recomputed() == pytest.approx(r.memory_gb.allocated)
+    assert r.memory_gb.allocated == pytest.approx(m.allocated)
     assert "max_memory_allocated" in figures["memory_gb.allocated"].formula
     assert "nvidia-smi" in figures["memory_gb.per_gpu"].formula
 

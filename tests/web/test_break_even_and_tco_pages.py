@@ -26,6 +26,11 @@ PLAN_70B = (
     "/plan?preset=llama-3.1-70b&task=inference&precision=fp8&concurrency=1000&users=1000"
     "&avg_context_tokens=2048&output_tokens=256&deadline_days="
 )
+# Llama 3.1 70B in BF16 to 2,000 users: 64 × H100 (8 nodes), five years (the resale case).
+PLAN_70B_BF16 = (
+    "/plan?preset=llama-3.1-70b&task=inference&precision=bf16&concurrency=2000&users=2000"
+    "&avg_context_tokens=2048&output_tokens=256&deadline_days="
+)
 MONTH = {"en": "month {}", "zh-TW": "第 {} 個月"}
 
 
@@ -69,12 +74,13 @@ def test_a_break_even_made_by_the_resale_is_the_month_of_the_sale() -> None:
 def test_the_planner_says_the_resale_break_even_is_month_60_through_the_resale(
     get_soup: Callable[..., BeautifulSoup], lang: str
 ) -> None:
-    # Shipped catalog, 16 × H100 for five years: monthly rent NT$700,000 a month is
-    # NT$41,300,000 by month 59 and NT$42,000,000 by month 60; buying is NT$42,241,520 by
-    # month 59 and NT$42,589,588 by month 60 before the resale of NT$2,080,113 (book value),
-    # NT$40,509,475 after it. Buying is dearer in every month but the one it sells in: the
-    # break-even is month 60, through the resale — the page said "month 59.4".
-    soup = get_soup(PLAN_70B)
+    # Shipped catalog, 64 × H100 for five years: monthly rent NT$2,800,000 a month is
+    # NT$165,200,000 by month 59 and NT$168,000,000 by month 60; buying (8 servers, power
+    # for their rating) is NT$174,769,358 by month 59 and NT$176,259,990 by month 60 before
+    # the resale of NT$8,320,451 (book value), NT$167,939,539 after it. Buying is dearer in
+    # every month but the one it sells in: the break-even is month 60, through the resale —
+    # the page said "month 59.4" (QA H2, first found on the 16-GPU FP8 plan).
+    soup = get_soup(PLAN_70B_BF16)
     rows = soup.select("table.break-even-months tbody tr")
     resale = _row(rows, "through-resale")
     month_cell = resale.select("td")[-1].get_text(" ", strip=True)
@@ -101,10 +107,10 @@ def test_a_month_reads_the_same_on_the_chart_and_in_the_table(
     boxes = [a["text"] for a in _figure(soup, "cumulative")["layout"]["annotations"]]
     pattern = {"en": r"^Month ([\d.,]+)$", "zh-TW": r"^第 ([\d.,]+) 個月$"}[lang]
     months = [m.group(1) for b in boxes if (m := re.match(pattern, b))]
-    # Lambda vs buying crosses at 18.99: "Month 19" on the chart, "month 19" in the table.
-    assert "19" in months
+    # Lambda vs buying crosses at 19.73: "Month 19.7" on the chart and in the table (a
+    # whole month reads "19", never "19.0": the presenter's test above, at 18.99).
+    assert "19.7" in months
     assert all(MONTH[lang].format(m) in table for m in months)
-    assert MONTH[lang].format("19.0") not in table
 
 
 def test_the_utilisation_chart_says_which_crossing_it_marks(
@@ -133,14 +139,16 @@ TCO_REQUEST = {"gpu": "h100-sxm-80gb", "gpu_count": 8, "months": 36, "utilizatio
 
 
 def test_tco_year_3_of_buying_is_the_36_month_buy_total(web: TestClient) -> None:
-    # /tco defaults on the shipped catalog. Buying: NT$10,852,762 up front, then power
-    # 22,852 + colocation 63,632 + maintenance 69,337 + staff 25,000 a month:
-    # 10,852,762 + 36 × 180,821 = 17,362,312 by month 36, less the hardware's book value
-    # then (NT$10,400,563 × 10 % = 1,040,056) = 16,322,256 — the Buy row's 36-month total.
+    # /tco defaults on the shipped catalog. Buying: NT$10,852,762 up front, then a month of
+    # power for the server bought (10.2 kW rated × 584 busy h × PUE 1.58 × NT$4.27/kWh =
+    # 40,188.15; seed T7: an 8-GPU server draws over 10 kW) + colocation 63,631.68 +
+    # maintenance 69,337.09 + staff 25,000 = 198,156.92 a month: 10,852,761.60 + 36 ×
+    # 198,156.92 = 17,986,410.54 by month 36, less the hardware's book value then
+    # (NT$10,400,563 × 10 % = 1,040,056.32) = 16,946,354 — the Buy row's 36-month total.
     # Year 3 said 17,362,312 (no resale); the resale showed only in year 5.
     body = web.post("/api/v1/costs", json={**TCO_REQUEST, "term_months": 12}).json()
     buy = next(o for o in body["options"] if o["kind"] == "buy")
-    assert buy["total"] == pytest.approx(16_322_256, abs=1)
+    assert buy["total"] == pytest.approx(16_946_354, abs=1)
     years = next(c for c in body["tco"] if c["kind"] == "buy")["years"]
     assert years[2]["total"] == pytest.approx(buy["total"], abs=1)
     assert years[2]["residual"] == pytest.approx(-1_040_056, abs=1)
@@ -161,7 +169,7 @@ def test_the_tco_chart_and_the_buy_row_show_one_3_year_cost(
     soup = get_soup("/tco")
     buy_row = soup.select_one("table.costs-table tr[data-kind='buy'] td.total strong")
     total = int(re.sub(r"\D", "", buy_row.get_text()))
-    assert total == pytest.approx(16_322_256, abs=1)
+    assert total == pytest.approx(16_946_354, abs=1)
     fig = _figure(soup, "tco")
     diamonds = next(tr for tr in fig["data"] if (tr.get("meta") or {}).get("role") == "total")
     options, years = diamonds["y"]
@@ -216,7 +224,7 @@ def test_each_option_shows_how_its_total_is_worked_out(
     web: TestClient, get_soup: Callable[..., BeautifulSoup], lang: str
 ) -> None:
     # The API gives each option its own explanations (QA M1): the buy row's last one is its
-    # total, 16,322,256 (test_tco_year_3_of_buying_is_the_36_month_buy_total), and the resale.
+    # total, 16,946,354 (test_tco_year_3_of_buying_is_the_36_month_buy_total), and the resale.
     body = web.post("/api/v1/costs", json={**TCO_REQUEST, "term_months": 12}).json()
     for o in body["options"]:
         assert o["explain"], o["key"]

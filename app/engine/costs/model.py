@@ -63,7 +63,9 @@ class Usage:
     gpu_id: `GpuSpec.id`; gpu_count: GPUs needed (0.25 = a MIG 1/4 slice);
     hours_per_month: hours the GPUs are busy per month (730 = always on);
     months: how long the need lasts; power_kw: IT power of the whole configuration when
-    running (GPUs + CPUs + the rest), kW; storage_network_monthly: separately priced storage
+    running (GPUs + CPUs + the rest), kW, which a rental without power is charged for (buying
+    charges the servers it buys at their rated kW instead, `ownership.buy_option`);
+    storage_network_monthly: separately priced storage
     and network per month, in the price list's home currency (seed 003 T13); gpus_per_node:
     GPUs in one server of this GPU (counts the nodes a rental or purchase bills for);
     gpus_per_machine_min: the GPUs that must sit on NVLink inside one machine

@@ -4,10 +4,14 @@ Rules and their sources
 - Capex = servers needed × price (servers = ceil(GPUs / GPUs per server)), plus
   installation (`install_pct`) and network + storage (`network_storage_pct`, seed 003 T13)
   as shares of the server capex. Seed 003 T9: an 8-GPU HGX H100 costs ≥ NT$12M.
-- Electricity = IT kW × busy hours × PUE × tariff (seed 003 T7). Idle draw is not counted.
-- Facility (colocation) = provisioned kW × price per kW-month: rack capacity is paid for
-  whether it is used or not, so it is the larger of the usage's kW and the servers' rated kW
-  (T9: "10 kW rack").
+- Electricity = kW of the servers bought (servers × rated kW, the catalog's planned maximum
+  draw) × busy hours × PUE × tariff (seed 003 T7: an 8-GPU machine draws > 10 kW, and its
+  7,200 kWh/month is 10 kW × 720 h; T9 prices a bought server's power so). Hours the
+  servers stand idle are not counted. The servers are the ones this option buys, not the
+  plan's node layout: the cheapest SKU set can be other machines (3 × 4-GPU servers for a
+  plan sized on 2 × 8-GPU nodes), so `Usage.power_kw` (the plan's draw) is not used here.
+- Facility (colocation) = the servers' rated kW × price per kW-month: rack capacity is paid
+  for whether it is used or not (T9: "10 kW rack").
 - Maintenance = maintenance_pct_per_year × hardware capex / 12 per month; staff per month.
 - Resale: hardware (servers + network/storage, not installation labour) loses value in a
   straight line from its price to `residual_pct` of it over the amortisation period; it is
@@ -212,7 +216,9 @@ def buy_option(
 
     feasible, notes = True, []
     power = facility = 0.0
-    provisioned_kw = max(usage.power_kw, n * server.power_kw)
+    # The servers this option buys, whatever nodes the plan was sized on (QA: 3 × 4-GPU
+    # servers of 3 kW were charged the 11.6 kW of the plan's two 8-GPU nodes).
+    server_kw = n * server.power_kw
     if ctx.energy is None:
         feasible = False
         notes.append(
@@ -228,43 +234,43 @@ def buy_option(
         e = ctx.energy
         tariff = conv(e.tariff_per_kwh, e.currency)
         colo = conv(e.colo_per_kw_month, e.currency)
-        kwh = usage.power_kw * ctx.hours
+        kwh = server_kw * ctx.hours
         power = kwh * e.pue * tariff
-        facility = provisioned_kw * colo
+        facility = server_kw * colo
         ledger.recurring("power", power, ctx.metered_months)
         ledger.recurring("facility", facility, held)
         src_e = f"energy {e.id} ({e.region}){'; ' + e.source if e.source else ''}"
+        rated = f"{n} × {number(server.power_kw)} kW rated = {number(server_kw)} kW"
         explain += [
             Explanation(
                 "Electricity per month",
                 power,
                 f"{ccy}/month",
-                f"{number(usage.power_kw)} kW × {number(ctx.hours)} h = {number(kwh)} kWh × PUE "
-                f"{number(e.pue)} × {money(tariff, ccy)}/kWh = {money(power, ccy)}/month",
-                f"seed 003 T7 (7,200 kWh/month ≈ NT$25,000–30,000); {src_e}",
+                f"{rated} × {number(ctx.hours)} h = {number(kwh)} kWh × PUE {number(e.pue)} "
+                f"× {money(tariff, ccy)}/kWh = {money(power, ccy)}/month",
+                "seed 003 T7 (8-GPU > 10 kW; 7,200 kWh/month ≈ NT$25,000–30,000); the "
+                f"servers bought at their rated draw (server {server.id}); {src_e}",
                 operands(
-                    power_kw=(usage.power_kw, "kW"),
+                    servers=(n, "servers"),
+                    server_kw=(server.power_kw, "kW rated"),
                     hours=(ctx.hours, "h/month"),
                     pue=(e.pue, ""),
                     tariff=(tariff, f"{ccy}/kWh"),
                 ),
-                "power_kw * hours * pue * tariff",
+                "servers * server_kw * hours * pue * tariff",
             ),
             Explanation(
                 "Colocation (rack, cooling) per month",
                 facility,
                 f"{ccy}/month",
-                f"max({number(usage.power_kw)} kW used, {n} × {number(server.power_kw)} kW "
-                f"rated) = {number(provisioned_kw)} kW × {money(colo, ccy)}/kW-month "
-                f"= {money(facility, ccy)}/month",
+                f"{rated} × {money(colo, ccy)}/kW-month = {money(facility, ccy)}/month",
                 f"seed 003 T9 (10 kW rack); capacity is paid whether used or not; {src_e}",
                 operands(
-                    power_kw=(usage.power_kw, "kW"),
                     servers=(n, "servers"),
                     server_kw=(server.power_kw, "kW rated"),
                     colocation=(colo, f"{ccy}/kW-month"),
                 ),
-                "max(power_kw, servers * server_kw) * colocation",
+                "servers * server_kw * colocation",
             ),
         ]
     ledger.recurring("maintenance", maintenance, held)
