@@ -17,6 +17,7 @@ from sqlmodel import Field, SQLModel
 
 from app.engine.strict_numbers import NumbersNotBooleans
 from app.i18n import gettext as _
+from app.ids import DB_ID_MAX
 from app.text import plain_line, plain_text
 
 LANGUAGES: Final = ("zh-TW", "en")
@@ -74,6 +75,8 @@ class Customer(CustomerBase, table=True):
     id: int | None = Field(default=None, primary_key=True)
     created_at: datetime = Field(default_factory=utcnow)
     updated_at: datetime = Field(default_factory=utcnow)
+    # Counts every save: a save based on an older version is refused (409), never merged.
+    version: int = Field(default=1, sa_column_kwargs={"server_default": "1"})
 
 
 def _clean(v: Any) -> Any:
@@ -153,9 +156,20 @@ class CustomerCreate(CustomerBase, _CustomerChecks):
 
 
 class CustomerUpdate(_CustomerChecks):
-    """Fields to change (absent = unchanged)."""
+    """Fields to change (absent = unchanged), and the version they were read at."""
 
     model_config = ConfigDict(extra="forbid")  # type: ignore[assignment]
+
+    version: int | None = Field(
+        default=None,
+        ge=1,
+        le=DB_ID_MAX,
+        description=(
+            "The version you last read (GET returns it). A save based on an older version is "
+            "a 409 with the current one, so two people editing one customer never lose an "
+            "edit silently. Absent: saved over whatever is current."
+        ),
+    )
 
     name: str | None = Field(default=None, max_length=NAME_MAX)
     tax_id: str | None = Field(default=None, max_length=8)
@@ -169,5 +183,6 @@ class CustomerUpdate(_CustomerChecks):
 
 class CustomerPublic(CustomerBase):
     id: int
+    version: int
     created_at: datetime
     updated_at: datetime

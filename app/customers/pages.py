@@ -15,11 +15,20 @@ from pydantic import ValidationError
 from app.accounts.web import SalesPageUser
 from app.customers import service, views
 from app.deps import SessionDep
+from app.i18n import N_
+from app.i18n import gettext as _
 from app.ids import DbId
 from app.web.csrf import CsrfDep
+from app.web.forms import parse_id
 from app.web.templating import activate, render
 
 router = APIRouter(include_in_schema=False)
+
+CUSTOMER_STALE = N_(
+    "Someone else saved this customer while you were editing: you started from version "
+    "%(old)s, it is now at version %(new)s. Your changes are still below and were not "
+    "saved; check them against what is saved now, then save again."
+)
 
 
 async def _form(request: Request) -> dict[str, str]:
@@ -79,11 +88,26 @@ async def customer_update(
     activate(request)
     customer = service.get_customer(session=session, customer_id=customer_id)
     values = await _form(request)
+    # Not a version (a tampered or truncated form): stale like any other, nothing saved.
+    version = parse_id(values.get("version")) or 0
     try:
-        data = views.update_from_form(values)
+        data = views.update_from_form(values, max(version, 1))
+        if version < 1:
+            raise service.CustomerConflict(customer.version)
+        service.update_customer(session=session, customer_id=customer_id, data=data)
     except ValidationError as e:
         return _invalid(request, customer, values, e)
-    service.update_customer(session=session, customer_id=customer_id, data=data)
+    except service.CustomerConflict as e:
+        # Saved by someone else since: the typed values stay, beside what is saved now; the
+        # form carries the current version, so saving again overwrites knowingly.
+        session.refresh(customer)
+        ctx = views.form_context(customer=customer, values=values, errors={}, session=session)
+        ctx["conflict"] = {
+            "message": _(CUSTOMER_STALE) % {"old": version, "new": e.current_version},
+            "saved": views.saved_meanwhile(customer, values),
+        }
+        ctx["values"] = {**values, "version": str(e.current_version)}
+        return render(request, "customers/form.html", ctx, status_code=409)
     return RedirectResponse(f"/customers/{customer_id}?saved=1", status_code=303)
 
 

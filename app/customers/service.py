@@ -6,19 +6,37 @@ the company, not to one sales engineer.
 
 from __future__ import annotations
 
-from typing import Final
+from typing import Any, Final
 
-from sqlalchemy import func, or_
+from sqlalchemy import func, or_, update
 from sqlmodel import Session, col, select
 
 from app import errors
 from app.customers.models import Customer, CustomerCreate, CustomerUpdate, utcnow
+from app.i18n import N_
 
 MAX_LIST: Final = 500
 
 
 class CustomerNotFound(errors.NotFound):
     pass
+
+
+class CustomerConflict(errors.Conflict):
+    """The save was based on an older version of the customer (409 with the current one)."""
+
+    def __init__(self, current_version: int) -> None:
+        super().__init__(
+            N_(
+                "the customer was changed by someone else since you loaded it: reload and "
+                "reapply your changes (now at version %(version)s)"
+            ),
+            version=current_version,
+        )
+        self.current_version = current_version
+
+    def json_body(self) -> dict[str, Any]:
+        return {"detail": self.message, "current_version": self.current_version}
 
 
 def create_customer(*, session: Session, data: CustomerCreate) -> Customer:
@@ -63,16 +81,35 @@ def list_customers(
 
 
 def update_customer(*, session: Session, customer_id: int, data: CustomerUpdate) -> Customer:
-    """Change the fields `data` sets."""
+    """Change the fields `data` sets, as a new version of the customer.
+
+    `data.version`, when given, is the version the change was based on: an older one is a
+    CustomerConflict (409), and nothing changes. The version is compared and counted up in
+    one UPDATE, so of two saves based on the same version exactly one goes through. A save
+    that changes nothing writes nothing."""
     customer = get_customer(session=session, customer_id=customer_id)
-    changes = data.model_dump(exclude_none=True)
-    for key, value in changes.items():
-        setattr(customer, key, value)
-    if changes:
-        customer.updated_at = utcnow()
-        session.add(customer)
-        session.commit()
+    if data.version is not None and data.version != customer.version:
+        raise CustomerConflict(customer.version)
+    changes = {
+        k: v
+        for k, v in data.model_dump(exclude_none=True, exclude={"version"}).items()
+        if getattr(customer, k) != v
+    }
+    if not changes:
+        return customer
+    based_on = customer.version
+    stmt = (
+        update(Customer)
+        .where(col(Customer.id) == customer_id, col(Customer.version) == based_on)
+        .values(**changes, version=based_on + 1, updated_at=utcnow())
+        .execution_options(synchronize_session=False)
+    )
+    if session.execute(stmt).rowcount != 1:  # type: ignore[attr-defined]
+        session.rollback()  # saved by someone else between the read and this write
         session.refresh(customer)
+        raise CustomerConflict(customer.version)
+    session.commit()
+    session.refresh(customer)
     return customer
 
 

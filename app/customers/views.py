@@ -9,7 +9,7 @@ from pydantic import ValidationError
 from sqlmodel import Session
 
 from app.customers.models import Customer, CustomerCreate, CustomerUpdate
-from app.i18n import N_
+from app.i18n import N_, gettext
 from app.plans import service as plans_service
 from app.web.forms import validation_messages
 
@@ -41,13 +41,42 @@ def create_from_form(values: Mapping[str, str]) -> CustomerCreate:
     return CustomerCreate.model_validate(_data(values))
 
 
-def update_from_form(values: Mapping[str, str]) -> CustomerUpdate:
-    return CustomerUpdate.model_validate(_data(values))
+def update_from_form(values: Mapping[str, str], version: int) -> CustomerUpdate:
+    """The edit form's change, based on `version` (the form's hidden field)."""
+    return CustomerUpdate.model_validate({**_data(values), "version": version})
 
 
 def values_of(customer: Customer) -> dict[str, str]:
     out = {k: str(getattr(customer, k) or "") for k in FIELDS}
     out["export"] = "on" if customer.export else ""
+    out["version"] = str(customer.version)
+    return out
+
+
+#: The form's labels, for a conflict's "saved meanwhile" list (the template's own msgids).
+LABELS: Final = {
+    "name": N_("Company name"),
+    "tax_id": N_("Tax ID (統一編號)"),
+    "contact": N_("Contact person"),
+    "email": N_("E-mail"),
+    "address": N_("Address"),
+    "language": N_("Language of documents"),
+    "currency": N_("Currency"),
+    "export": N_("Export customer (%(rate)s business tax)"),
+}
+
+
+def saved_meanwhile(customer: Customer, values: Mapping[str, str]) -> list[tuple[str, str]]:
+    """(label, value now saved) of each field whose saved value differs from what the form
+    holds: what a colleague saved while this form was open, beside the user's own input."""
+    now = values_of(customer)
+    out = []
+    for key, label in LABELS.items():
+        mine = values.get(key, "") if key != "export" else ("on" if values.get(key) else "")
+        if (mine or "").strip() != now[key]:
+            text = gettext(label) % {"rate": "0%"} if key == "export" else gettext(label)
+            shown = (gettext("yes") if now[key] else gettext("no")) if key == "export" else now[key]
+            out.append((text, shown or "—"))
     return out
 
 
