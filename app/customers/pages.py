@@ -27,7 +27,8 @@ router = APIRouter(include_in_schema=False)
 CUSTOMER_STALE = N_(
     "Someone else saved this customer while you were editing: you started from version "
     "%(old)s, it is now at version %(new)s. Your changes are still below and were not "
-    "saved; check them against what is saved now, then save again."
+    "saved. What they changed is below: fields you left alone now hold their value; check "
+    "the others, then save again."
 )
 
 
@@ -101,12 +102,14 @@ async def customer_update(
         # Saved by someone else since: the typed values stay, beside what is saved now; the
         # form carries the current version, so saving again overwrites knowingly.
         session.refresh(customer)
-        ctx = views.form_context(customer=customer, values=values, errors={}, session=session)
+        merged = views.merge_stale(customer, values)
+        ctx = views.form_context(
+            customer=customer, values=merged.values, errors={}, session=session
+        )
         ctx["conflict"] = {
             "message": _(CUSTOMER_STALE) % {"old": version, "new": e.current_version},
-            "saved": views.saved_meanwhile(customer, values),
+            "saved": merged.rows,
         }
-        ctx["values"] = {**values, "version": str(e.current_version)}
         return render(request, "customers/form.html", ctx, status_code=409)
     return RedirectResponse(f"/customers/{customer_id}?saved=1", status_code=303)
 

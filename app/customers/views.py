@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any, Final
 
 from pydantic import ValidationError
@@ -66,18 +67,47 @@ LABELS: Final = {
 }
 
 
-def saved_meanwhile(customer: Customer, values: Mapping[str, str]) -> list[tuple[str, str]]:
-    """(label, value now saved) of each field whose saved value differs from what the form
-    holds: what a colleague saved while this form was open, beside the user's own input."""
+@dataclass(frozen=True, slots=True)
+class Merged:
+    """A stale customer form merged with what was saved meanwhile (`merge_stale`)."""
+
+    values: dict[str, str]  # the form to show again
+    rows: list[tuple[str, str, bool]]  # (label, value saved meanwhile, the form kept yours)
+
+
+def _posted(values: Mapping[str, str], key: str, prefix: str = "") -> str | None:
+    raw = values.get(prefix + key)
+    if key == "export":
+        return None if prefix and raw is None else ("on" if raw else "")
+    return None if raw is None else raw.strip()
+
+
+def merge_stale(customer: Customer, values: Mapping[str, str]) -> Merged:
+    """The form again after a colleague saved the customer while it was open.
+
+    The form carries each field as it was loaded (`was-<field>`). A field the colleague
+    changed and the user did not takes the saved value (saving again must not undo the
+    colleague's edit); a field both changed keeps the user's input, with the colleague's
+    value beside it; everything else stays as typed. `rows` lists the colleague's changes."""
     now = values_of(customer)
-    out = []
+    merged = dict(values)
+    rows: list[tuple[str, str, bool]] = []
     for key, label in LABELS.items():
-        mine = values.get(key, "") if key != "export" else ("on" if values.get(key) else "")
-        if (mine or "").strip() != now[key]:
-            text = gettext(label) % {"rate": "0%"} if key == "export" else gettext(label)
-            shown = (gettext("yes") if now[key] else gettext("no")) if key == "export" else now[key]
-            out.append((text, shown or "—"))
-    return out
+        mine, was = _posted(values, key), _posted(values, key, "was-")
+        if mine is None:
+            mine = ""
+        changed_by_them = now[key] != was if was is not None else now[key] != mine
+        if not changed_by_them:
+            continue
+        kept_mine = was is None or mine != was
+        if not kept_mine:
+            merged[key] = now[key]
+        text = gettext(label) % {"rate": "0%"} if key == "export" else gettext(label)
+        shown = (gettext("yes") if now[key] else gettext("no")) if key == "export" else now[key]
+        rows.append((text, shown or "—", kept_mine and mine != now[key]))
+    merged["version"] = now["version"]
+    merged.update({f"was-{k}": now[k] for k in LABELS})
+    return Merged(merged, rows)
 
 
 def errors_of(e: ValidationError) -> dict[str, str]:

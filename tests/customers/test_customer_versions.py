@@ -113,17 +113,43 @@ def test_the_page_keeps_the_typed_values_beside_what_is_saved_now(
     page = BeautifulSoup(r.text, "html.parser")
     alert = page.select_one(".conflict[role=alert]")
     assert alert is not None and message in alert.get_text()
+    # Only the colleague's change is listed (the address is this user's own edit), and the
+    # contact this user left alone now holds the colleague's value.
     saved = {
-        tr.th.get_text(strip=True): tr.td.get_text(strip=True) for tr in alert.select("tbody tr")
+        tr.th.get_text(strip=True): tr.select_one("td").get_text(strip=True)
+        for tr in alert.select("tbody tr")
     }
-    assert saved[contact] == "Chen"  # what the colleague saved, beside the form
+    assert saved == {contact: "Chen"}
+    assert page.select_one("input[name=contact]")["value"] == "Chen"
     assert page.select_one("textarea[name=address]").get_text() == "台北市信義區"  # kept
     assert page.select_one("input[name=version]")["value"] == "2"
     got = client.get(f"/api/v1/customers/{c['id']}", headers=a.headers).json()
     assert (got["version"], got["address"]) == (2, "")
-    # saving the kept form again goes through, knowingly over the colleague's contact
+    # saving the form again goes through, and keeps both edits
     again = {i["name"]: i.get("value", "") for i in page.select("form.customer-form input[name]")}
     again |= {"address": "台北市信義區", "language": "zh-TW", "currency": "TWD"}
     assert pages.post(f"/customers/{c['id']}", data=again).status_code == 303
     got = client.get(f"/api/v1/customers/{c['id']}", headers=a.headers).json()
-    assert (got["version"], got["address"], got["contact"]) == (3, "台北市信義區", "Mei")
+    assert (got["version"], got["address"], got["contact"]) == (3, "台北市信義區", "Chen")
+
+
+def test_a_field_both_changed_keeps_the_users_value_beside_the_colleagues(
+    client: TestClient,
+) -> None:
+    a = make_account(client, "sales")
+    c = _new(client, a.headers, "Both Co")
+    pages = TestClient(client.app, follow_redirects=False)
+    sign_in(pages, a.user)
+    form = BeautifulSoup(pages.get(f"/customers/{c['id']}").text, "html.parser").select_one(
+        "form.customer-form"
+    )
+    data = {i["name"]: i.get("value", "") for i in form.select("input[name]")}
+    data |= {"contact": "Wang", "language": "zh-TW", "currency": "TWD", "address": ""}
+    client.put(
+        f"/api/v1/customers/{c['id']}", json={"version": 1, "contact": "Chen"}, headers=a.headers
+    )
+    r = pages.post(f"/customers/{c['id']}", data=data, headers={"Accept-Language": "en"})
+    page = BeautifulSoup(r.text, "html.parser")
+    row = page.select_one(".conflict tbody tr")
+    assert [td.get_text(strip=True) for td in row.select("td")] == ["Chen", "your value, kept"]
+    assert page.select_one("input[name=contact]")["value"] == "Wang"
