@@ -30,6 +30,7 @@ from sqlalchemy import JSON, ForeignKeyConstraint, Index, LargeBinary, UniqueCon
 from sqlmodel import Field, SQLModel
 
 from app.engine.strict_numbers import NumbersNotBooleans
+from app.i18n import gettext as _
 from app.text import PlainText, plain_line, plain_text
 
 CURRENCIES: Final = ("TWD", "USD")
@@ -47,7 +48,10 @@ def utcnow() -> datetime:
 def _one_of(allowed: tuple[str, ...]) -> Any:
     def check(value: str) -> str:
         if value not in allowed:
-            raise ValueError(f"must be one of {', '.join(allowed)} (got {value!r})")
+            raise ValueError(
+                _("must be one of %(allowed)s (got %(value)s)")
+                % {"allowed": ", ".join(allowed), "value": repr(value)}
+            )
         return value
 
     return AfterValidator(check)
@@ -56,8 +60,11 @@ def _one_of(allowed: tuple[str, ...]) -> Any:
 def _slug(value: str) -> str:
     if not _SLUG.match(value):
         raise ValueError(
-            "must be 1–80 lowercase letters, digits, '.', '-' or '_', starting with a letter "
-            f"or digit (got {value!r})"
+            _(
+                "must be 1–80 lowercase letters, digits, '.', '-' or '_', starting with a "
+                "letter or digit (got %(value)s)"
+            )
+            % {"value": repr(value)}
         )
     return value
 
@@ -65,7 +72,7 @@ def _slug(value: str) -> str:
 def _text(value: str) -> str:
     value = value.strip()
     if not value:
-        raise ValueError("must not be empty")
+        raise ValueError(_("must not be empty"))
     # Names reach the planner, quotes and the CSV export: no control or direction character.
     return plain_line(value)
 
@@ -74,7 +81,7 @@ def _lines(value: str) -> str:
     """A citation or a note: may span lines, never holds control or direction characters."""
     value = value.strip()
     if not value:
-        raise ValueError("must not be empty")
+        raise ValueError(_("must not be empty"))
     return plain_text(value)
 
 
@@ -219,8 +226,11 @@ class GpuBase(NumbersNotBooleans, SQLModel):
         bf16 = info.data.get("bf16_tflops")
         if v is not None and bf16 and v > 2.5 * bf16:
             raise ValueError(
-                f"{v:g} is more than 2.5× bf16_tflops ({bf16:g}): enter the dense figure, "
-                "not the with-sparsity headline"
+                _(
+                    "%(v)s is more than 2.5× bf16_tflops (%(bf16)s): enter the dense figure, "
+                    "not the with-sparsity headline"
+                )
+                % {"v": f"{v:g}", "bf16": f"{bf16:g}"}
             )
         return v
 
@@ -317,9 +327,14 @@ class RentalOfferBase(NumbersNotBooleans, SQLModel):
     def _terms(cls, v: dict[int, float]) -> dict[int, float]:
         for months, off in v.items():
             if not 1 <= months <= 120:
-                raise ValueError(f"contract length must be 1–120 months (got {months})")
+                raise ValueError(
+                    _("contract length must be 1–120 months (got %(months)s)") % {"months": months}
+                )
             if not 0 <= off < 1:
-                raise ValueError(f"discount for {months} months must be in [0, 1) (got {off:g})")
+                raise ValueError(
+                    _("discount for %(months)s months must be in [0, 1) (got %(off)s)")
+                    % {"months": months, "off": f"{off:g}"}
+                )
         return dict(sorted(v.items()))
 
 
@@ -481,7 +496,7 @@ class FxRateBase(NumbersNotBooleans, SQLModel):
     @classmethod
     def _different(cls, v: str, info: Any) -> str:
         if v == info.data.get("base"):
-            raise ValueError(f"must differ from base (both {v})")
+            raise ValueError(_("must differ from base (both %(v)s)") % {"v": v})
         return v
 
 

@@ -116,8 +116,16 @@ def message_for(err: Mapping[str, Any], scale: float = 1.0) -> str:
         return _("This field is required.")
     if kind in ("string_too_long", "too_long"):
         return _("Too long: at most %(limit)s characters.") % {"limit": ctx.get("max_length")}
-    msg = str(err.get("msg", ""))
-    return msg.removeprefix("Value error, ")
+    if kind in ("string_too_short", "too_short"):
+        return _("This field is required.")
+    if kind.startswith("date_") or kind.startswith("datetime_"):
+        return _("Enter a date, e.g. %(example)s.") % {"example": "2027-01-31"}
+    if kind in ("bool_parsing", "bool_type"):
+        return _("Choose yes or no.")
+    # A validator's own message: already in the page's language (it calls gettext), or a
+    # msgid (N_) translated here. Pydantic's prefix is never shown.
+    msg = str(err.get("msg", "")).removeprefix("Value error, ")
+    return _(msg) if msg else msg
 
 
 def _fmt(value: Any) -> str:

@@ -98,3 +98,38 @@ def test_a_price_list_name_with_a_direction_override_is_refused(
     assert r.status_code == 422
     assert "U+202E" in soup(r.text).select_one("#err-name").get_text()
     assert catalog_client.get("/api/v1/price-lists").json() == before
+
+
+def test_a_catalog_form_speaks_the_pages_language_for_every_error(
+    catalog_client: TestClient,
+) -> None:
+    """QA of stop 22: a 中文 catalog form showed English for its own checks ("must not be
+    empty", "must be one of …", a bad id) and for pydantic's ("Input should be a valid
+    date"): every message beside a field is now in the page's language."""
+    from tests.catalog.test_pages import _draft
+
+    draft = _draft(catalog_client, "Draft zh")
+    data = {
+        "id": "Bad Id!", "provider": "Stratagem Taipei", "gpu_id": "h100-sxm-80gb",
+        "gpu_count": "3", "monthly_price": "100", "currency": "TWD", "interconnect": "nvlink",
+        "includes_power": "true", "lead_time_hours": "2", "source": "   ",
+    }  # fmt: skip
+    r = post_form(
+        catalog_client,
+        f"/catalog/offers/new?price_list={draft}",
+        data,
+        headers={"Accept-Language": "zh-TW"},
+    )
+    assert r.status_code == 422
+    page = soup(r.text)
+    assert page.select_one("#err-id").get_text(strip=True).startswith("必須為 1–80 個小寫英文字母")
+    assert page.select_one("#err-source").get_text(strip=True) in ("不可空白", "此欄位為必填。")
+    r = post_form(
+        catalog_client,
+        "/catalog/price-lists/new",
+        {"name": "Dated", "effective_date": "31/01/2027"},
+        headers={"Accept-Language": "zh-TW"},
+    )
+    assert r.status_code == 422
+    date_error = soup(r.text).select_one("#err-effective_date").get_text(strip=True)
+    assert "2027-01-31" in date_error and "Input should" not in date_error
