@@ -71,10 +71,30 @@ def _network_warnings(req: EstimateRequest, model: ModelSpec, plan: Plan, nodes:
     return out
 
 
+#: The range of seed 000's "8 × A100 train a 7B model on 1T tokens in about a month": a
+#: model of 5–10B parameters, 0.5–2T tokens, at most 16 GPUs. Outside it the claim says
+#: nothing about the plan (QA: it was set beside a 100B-token L40S job).
+SEED_7B_PARAMS = (5e9, 10e9)
+SEED_7B_TOKENS = (0.5e12, 2e12)
+
+
+def _in_seed_7b_claim(req: EstimateRequest, model: ModelSpec, plan: Plan) -> bool:
+    """True when the plan is the kind of run the seed's 7B/1T-token claim is about, and
+    takes more than the month it promises."""
+    tokens = req.tokens or 0.0
+    return (
+        plan.training is not None
+        and plan.training.days > 30
+        and plan.count <= 16
+        and SEED_7B_PARAMS[0] <= model.params <= SEED_7B_PARAMS[1]
+        and SEED_7B_TOKENS[0] <= tokens <= SEED_7B_TOKENS[1]
+    )
+
+
 def _scaling_warnings(req: EstimateRequest, model: ModelSpec, plan: Plan, nodes: int) -> list[str]:
     """Seed 000's training times and speed-ups set against 6·N·D and sub-linear scaling."""
     out: list[str] = []
-    if plan.training and req.task == "pretrain" and plan.count <= 16 and plan.training.days > 30:
+    if plan.training and req.task == "pretrain" and _in_seed_7b_claim(req, model, plan):
         out.append(
             Notice(
                 "Seed 000 says 8×A100 train a 7B model on 1T tokens in about a month; 6·N·D "
