@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -18,17 +17,8 @@ from fastapi.testclient import TestClient
 from app.plans import schedule
 from app.quotes.currency import result_in_quote_currency
 from tests.accounts.helpers import make_account
+from tests.quotes.test_customer_document import _pdf_text
 from tests.quotes.test_quote_life import _customer, _plan, _quote, _share
-
-
-def _pdf_text(client: TestClient, path: str, tmp_path: Path) -> str:
-    r = client.get(path)
-    assert r.status_code == 200, r.text[:300]
-    out = tmp_path / "q.pdf"
-    out.write_bytes(r.content)
-    return subprocess.run(
-        ["pdftotext", "-layout", str(out), "-"], check=True, capture_output=True, text=True
-    ).stdout
 
 
 @pytest.fixture(scope="module")
