@@ -27,6 +27,23 @@
     }
   });
   document.addEventListener("DOMContentLoaded", function () { syncOutputs(document); });
+
+  // A POST form is sent once: a second click while the first is on its way made a second
+  // customer (QA). The second submit is cancelled; the buttons are not disabled, so the
+  // button clicked first is still sent. HTMX forms have their own request queue. A page
+  // brought back from the back/forward cache can be sent again.
+  document.addEventListener("submit", function (event) {
+    var form = event.target;
+    if (!form.matches || !form.matches("form[method=post]") || form.hasAttribute("hx-post")) return;
+    if (event.defaultPrevented) return;
+    if (form.dataset.sending) { event.preventDefault(); return; }
+    form.dataset.sending = "1";
+  });
+  window.addEventListener("pageshow", function () {
+    document.querySelectorAll("form[data-sending]").forEach(function (form) {
+      delete form.dataset.sending;
+    });
+  });
 })();
 
 // Self-assessment: show the data question for training tasks and the users question for
