@@ -13,9 +13,11 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Mapping
+from datetime import date
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any, Final
 
+from babel.dates import format_date
 from babel.numbers import format_decimal
 
 from app.engine.formatting import CURRENCY_DIGITS, currency_symbol
@@ -79,8 +81,17 @@ def priced_gpus_text(option: Mapping[str, Any], gpu: Mapping[str, Any]) -> str:
     return text
 
 
-def option_label(option: Mapping[str, Any], gpu: Mapping[str, Any], hours_per_month: float) -> str:
-    """'Term rent — 6-month contract · 4 × NVIDIA H100 SXM5 80GB' in the active language."""
+def option_label(
+    option: Mapping[str, Any],
+    gpu: Mapping[str, Any],
+    hours_per_month: float,
+    *,
+    detailed: bool = False,
+) -> str:
+    """'Term rent — 6-month contract · 4 × NVIDIA H100 SXM5 80GB' in the active language.
+
+    `detailed`: a public-cloud option also names the GPUs its price pays for and the date
+    of that price (the ways-to-pay table; a chart legend keeps the short name)."""
     kind = str(option.get("kind", ""))
     if option.get("key") == "schedule":  # app.plans.schedule's headline option
         return gettext("Phased rental")
@@ -95,9 +106,20 @@ def option_label(option: Mapping[str, Any], gpu: Mapping[str, Any], hours_per_mo
         return f"{head} — {billing_text(option)} · " + gpu_text(option.get("gpu") or gpu)
     name = gettext(KIND_NAMES.get(kind, N_("Option")))
     if kind in CLOUD_KINDS:
-        # The provider's public product name ("AWS p5.48xlarge"), without our catalog id.
-        product = str(option.get("label", "")).split(" — ")[0].replace(" on demand", "")
-        return f"{name} — {product}"
+        # The provider's public product name ("AWS p5.48xlarge"), without our catalog id,
+        # the GPUs its price pays for (an instance comes whole: 8 for a plan of 2) and the
+        # date of that public price (cloud prices change: AWS cut the p5 by 44 % in 2025).
+        label = str(option.get("label", ""))
+        product = label.split(" — ")[0].replace(" on demand", "")
+        text = f"{name} — {product}"
+        if not detailed:
+            return text
+        if gpu:
+            text += " · " + priced_gpus_text(option, gpu)
+        if found := _PRICE_DATE.search(label):
+            when = format_date(date.fromisoformat(found.group(1)), "medium", locale=babel_locale())
+            text += " · " + gettext("public price of %(date)s") % {"date": when}
+        return text
     parts = [name]
     if kind == "rent_term":
         # The contract's length is in the engine's label ("6-month contract — …"); a total
@@ -114,17 +136,24 @@ def option_label(option: Mapping[str, Any], gpu: Mapping[str, Any], hours_per_mo
     return " — ".join(parts[:1]) + (" · " + " · ".join(parts[1:]) if parts[1:] else "")
 
 
+_PRICE_DATE: Final = re.compile(r"price of (\d{4}-\d{2}-\d{2})")
 _PROVIDER: Final = re.compile(r"\(([^()]+)\)\s*$")
 
 
 def option_labels(
-    options: list[Mapping[str, Any]], gpu: Mapping[str, Any], hours_per_month: float
+    options: list[Mapping[str, Any]],
+    gpu: Mapping[str, Any],
+    hours_per_month: float,
+    *,
+    detailed: bool = False,
 ) -> dict[str, str]:
     """`option_label` of each option by key; two that would read the same (the provider's
     1-GPU hourly rent at NT$120/h and another provider's at NT$96/h) each end with the
     provider's name: the option's `provider`, or, in a result saved before options carried
     one, what the engine's label has last in brackets ("… (RunPod)")."""
-    labels = {str(o.get("key")): option_label(o, gpu, hours_per_month) for o in options}
+    labels = {
+        str(o.get("key")): option_label(o, gpu, hours_per_month, detailed=detailed) for o in options
+    }
     seen = Counter(labels.values())
     for o in options:
         key = str(o.get("key"))

@@ -157,7 +157,7 @@ def quote_view(
         all_options, include_cloud=bool(quote.get("include_cloud_comparison"))
     )
     customer = session.get(Customer, plan.customer_id) if plan.customer_id is not None else None
-    labels = document.option_labels(all_options, gpu, hours)
+    labels = document.option_labels(all_options, gpu, hours, detailed=True)
     # The lines convert their own option prices (pricing.resolve) from the plan's currency.
     stored_currency = str(stored_cost.get("currency") or bom.currency)
     return {
@@ -179,7 +179,7 @@ def quote_view(
             {
                 **o,
                 "customer_label": labels.get(str(o.get("key")))
-                or document.option_label(o, gpu, hours),
+                or document.option_label(o, gpu, hours, detailed=True),
                 "period_text": document.period_text(o),
                 # Priced as a quote line of it is: the rate × hours or months printed is
                 # the total printed (NT$383/h × 28 h = NT$10,724).

@@ -137,3 +137,28 @@ def test_the_share_page_offers_no_currency_switch(client: TestClient, usd: dict[
     soup = BeautifulSoup(page.text, "html.parser")
     assert not soup.select('a[href^="/set-currency"]')
     assert soup.select('a[href^="/set-language"]')  # the language switch stays
+
+
+@pytest.mark.parametrize(
+    ("lang", "expected"),
+    [
+        ("en", "Public cloud — AWS p5.48xlarge · 8 × NVIDIA H100 SXM5 80GB (the plan uses 4)"),
+        ("zh-TW", "公有雲 — AWS p5.48xlarge · 8 × NVIDIA H100 SXM5 80GB(方案使用 4 張)"),
+    ],
+)
+def test_a_cloud_comparison_names_the_gpus_paid_for_and_the_price_date(
+    client: TestClient, lang: str, expected: str
+) -> None:
+    """QA of stop 22: "Public cloud — AWS p5.48xlarge US$55.04/h" beside a 4-GPU plan did not
+    say the price is for a whole 8-GPU instance, nor of when (cloud prices change: AWS cut
+    the p5 in 2025). The shipped list's AWS price is of 2026-01-21."""
+    a = make_account(client, "sales")
+    c = _customer(client, a, name=f"Cloud buyer {lang}", language=lang)
+    p = _plan(client, a, c["id"], {**_quote("0"), "include_cloud_comparison": True})
+    link = _share(client, a, p["id"])
+    page = BeautifulSoup(TestClient(client.app).get(link).text, "html.parser")
+    labels = [" ".join(th.get_text(" ", strip=True).split()) for th in page.select("th")]
+    date = {"en": "public price of Jan 21, 2026", "zh-TW": "2026年1月21日 公開價格"}[lang]
+    assert any(label.startswith(f"{expected} · {date}") for label in labels), [
+        x for x in labels if "AWS" in x
+    ]
