@@ -354,6 +354,27 @@ def tax_id_warnings(
             )
             % {"name": customer.name}
         )
+    # 營業稅 follows the sale (PRODUCT.md §6): 5% domestic, 0% a zero-rated export. The API
+    # lets a quote set either (a bonded-zone buyer, a service used in Taiwan); the builder
+    # says so when the saved rate is not the customer's usual one.
+    rate = (plan.quote or {}).get("tax_rate")
+    if customer is not None and rate not in (None, ""):
+        if not customer.export and Decimal(str(rate)) == 0:
+            out.append(
+                _(
+                    "This quote charges 0%% 營業稅, but %(name)s is a domestic customer "
+                    "(5%%): check the business tax, or mark the customer as export."
+                )
+                % {"name": customer.name}
+            )
+        elif customer.export and Decimal(str(rate)) > 0:
+            out.append(
+                _(
+                    "This quote charges 5%% 營業稅, but %(name)s is an export customer "
+                    "(0%%, zero-rated): check the business tax."
+                )
+                % {"name": customer.name}
+            )
     return out
 
 

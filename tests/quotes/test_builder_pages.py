@@ -4,6 +4,7 @@ save, approval at 15%, send (issue 10)."""
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import pytest
 from bs4 import BeautifulSoup
@@ -238,3 +239,40 @@ def test_a_new_quote_opens_on_the_plans_cheapest_way_to_pay(client: TestClient) 
     sign_in(pages, sales.user)
     page = BeautifulSoup(pages.get(f"/plans/{plan['id']}").text, "html.parser")
     assert _form(page)["line-0-option_key"] == cost["cheapest"]
+
+
+@pytest.mark.parametrize(
+    ("export", "tax_rate", "warning"),
+    [
+        (False, "0", "This quote charges 0% 營業稅, but Tax Co False is a domestic customer"),
+        (True, "0.05", "This quote charges 5% 營業稅, but Tax Co True is an export customer"),
+        (False, None, None),
+        (True, None, None),
+    ],
+)
+def test_the_builder_warns_when_the_tax_rate_is_not_the_customers_usual_one(
+    client: TestClient, export: bool, tax_rate: str | None, warning: str | None
+) -> None:
+    """QA of stop 22: 0% for a domestic customer and 5% for an export one were saved and
+    sent without a word. Both can be right (a bonded-zone buyer, a service used in Taiwan),
+    so the API keeps them; the builder says so before sending (PRODUCT.md §6: 5% domestic,
+    0% export)."""
+
+    sales = make_account(client, "sales")
+    extra = {"tax_id": "", "export": True} if export else {}
+    c = _customer(client, sales, name=f"Tax Co {export}", **extra)
+    quote: dict[str, Any] = {"lines": [{"option_key": TERM}]}
+    if tax_rate is not None:
+        quote["tax_rate"] = tax_rate
+    p = _plan(client, sales, c["id"], quote)
+    pages = TestClient(client.app)
+    sign_in(pages, sales.user)
+    page = BeautifulSoup(
+        pages.get(f"/plans/{p['id']}", headers={"Accept-Language": "en"}).text, "html.parser"
+    )
+    notes = [n.get_text(" ", strip=True) for n in page.select("#quote-builder .tax-id-missing")]
+    tax_notes = [n for n in notes if "營業稅" in n]
+    if warning is None:
+        assert tax_notes == []
+    else:
+        assert any(n.startswith(warning) for n in tax_notes), notes
