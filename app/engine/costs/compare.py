@@ -28,7 +28,7 @@ from app.engine.costs.model import (
     CostOption,
     Usage,
 )
-from app.engine.costs.ownership import buy_option
+from app.engine.costs.ownership import buy_option, group_fits
 from app.engine.costs.rental import OfferSelection, offer_selections, rental_options
 from app.engine.costs.validate import fraction, in_range, non_negative, positive, whole
 from app.engine.explain import Explanation, Operand, money, number, operands, percent
@@ -387,9 +387,10 @@ def compare_costs(
 
     Rent is offered by every provider that lists the GPU (`offer_selections`: one selection
     each, with its own hourly, monthly and term options), so "cheapest" sees them all.
-    Rental machines and cloud instances that cannot hold `usage.gpus_per_machine_min` GPUs
-    (the plan's machine group) are listed with `feasible` False and a note, and left
-    out of "cheapest", the break-evens and the like-for-like ratios. The single rent that
+    Rental machines, cloud instances and servers to buy that cannot hold
+    `usage.gpus_per_machine_min` GPUs (the plan's machine group) are listed with `feasible`
+    False and a note, and left out of "cheapest", the break-evens and the like-for-like
+    ratios. The single rent that
     buying is measured against (cost of delay, like for like, the hourly/monthly crossover)
     is the cheapest runnable selection by monthly list rent (`select_offers`).
     """
@@ -427,9 +428,11 @@ def compare_costs(
         options.append(bought)
     clouds = cloud_options(ctx, usage, warnings)
     options += clouds
-    # Rental machines and cloud instances too small for the plan's machine group are shown
-    # (with their note) but are no option: no break-even or like-for-like ratio with them.
+    # Rental machines, cloud instances and servers too small for the plan's machine group are
+    # shown (with their note) but are no option: no break-even or like-for-like ratio with them.
     too_small = {o.key for o in (*rentals, *clouds) if not o.feasible}
+    if bought is not None and not group_fits(ctx.book, usage):
+        too_small.add(bought.key)  # no listed server holds the group (`buy_option`)
     runnable = [o for o in options if o.key not in too_small]
 
     # The cheapest is one that can run the plan: a feasible option worth taking, else any

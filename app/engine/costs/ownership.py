@@ -1,7 +1,14 @@
 """Buying servers: capex, power, colocation, maintenance, staff and resale.
 
 Rules and their sources
-- Capex = servers needed × price (servers = ceil(GPUs / GPUs per server)), plus
+- Server SKU: the cheapest set of one listed SKU of the plan's GPU that holds the plan's
+  machine group (`Usage.gpus_per_machine_min`: a service's tensor-parallel group, a
+  training job's NVLink node) inside each server, as rented machines and cloud instances
+  must (`rental.group_capacity`, `cloud.instances_needed`): 3 × 4-GPU servers are not a
+  12-GPU job timed on 8-GPU NVLink nodes. When no listed server holds the group, the
+  cheapest SKU set is still priced, so the comparison shows it, but is not runnable.
+- Capex = servers needed × price (servers = ceil(GPUs / GPUs per server); with a machine
+  group that does not divide the server, whole groups: ceil(groups / groups per server)), plus
   installation (`install_pct`) and network + storage (`network_storage_pct`, seed 003 T13)
   as shares of the server capex. Seed 003 T9: an 8-GPU HGX H100 costs ≥ NT$12M.
 - Electricity = kW of the servers bought (servers × rated kW, the catalog's planned maximum
@@ -49,7 +56,7 @@ from app.engine.costs.model import (
 from app.engine.explain import Explanation, money, number, operands, percent
 from app.engine.formatting import months as fmt_months
 from app.engine.notices import Notice, Sentences
-from app.engine.price_book import ServerSku
+from app.engine.price_book import PriceBook, ServerSku
 
 _EPS = 1e-9
 #: Months after delivery below which buying is "not economical for this period" (seed 003
@@ -117,9 +124,78 @@ def economical_holding_months(lead_time_days: float) -> float:
     return lead_time_days / DAYS_PER_MONTH + PAYBACK_FLOOR_MONTHS
 
 
-def servers_needed(gpu_count: float, server: ServerSku) -> int:
-    """Whole servers to hold `gpu_count` GPUs: ceil(gpu_count / GPUs per server)."""
-    return max(1, math.ceil(gpu_count / server.gpu_count - _EPS))
+def holds_group(server: ServerSku, group: int) -> bool:
+    """Whether one `server` holds a machine group of `group` GPUs on its own NVLink."""
+    return server.gpu_count >= max(1, group)
+
+
+def group_fits(book: PriceBook, usage: Usage) -> bool:
+    """Whether any listed server of the usage's GPU holds its machine group
+    (`Usage.gpus_per_machine_min`): else buying cannot run the plan as it is laid out."""
+    return any(
+        s.gpu_id == usage.gpu_id and s.gpu_count > 0 and holds_group(s, usage.gpus_per_machine_min)
+        for s in book.servers
+    )
+
+
+def _splits_groups(server: ServerSku, group: int) -> bool:
+    """A group > 1 that one server holds but that does not divide its GPUs (TP 4 on 6)."""
+    return group > 1 and holds_group(server, group) and server.gpu_count % group != 0
+
+
+def servers_needed(gpu_count: float, server: ServerSku, group: int = 1) -> int:
+    """Whole servers to hold `gpu_count` GPUs as whole groups of `group` GPUs, each group
+    inside one server: ceil(ceil(gpu_count / group) / floor(GPUs per server / group)).
+
+    That is ceil(gpu_count / GPUs per server) whenever the group divides the server (a group
+    of 1, TP 4 or an 8-GPU node on 8-GPU servers: ceil(ceil(x) / k) = ceil(x / k)); it differs
+    only for a group that leaves GPUs over (TP 4 on 10-GPU servers: 40 GPUs are 10 groups,
+    2 a server → 5 servers, not 4), as `cloud.instances_needed` counts instances. A server
+    too small for one group is counted as if the group were 1 (priced, not runnable).
+    """
+    if not _splits_groups(server, group):
+        return max(1, math.ceil(gpu_count / server.gpu_count - _EPS))
+    per = server.gpu_count // group
+    return max(1, math.ceil(math.ceil(gpu_count / group - _EPS) / per - _EPS))
+
+
+def _servers_explained(
+    gpus: float, server: ServerSku, group: int, n: int, price: float, ccy: str, src: str
+) -> Explanation:
+    """The servers' capex: `n` servers (`servers_needed`) × the price of one, in `ccy`."""
+    source = src + (f"; {server.source}" if server.source else "")
+    if not _splits_groups(server, group):
+        return Explanation(
+            "Servers",
+            n * price,
+            ccy,
+            f"ceil({number(gpus)} GPUs / {server.gpu_count} per server) = {n} × "
+            f"{money(price, ccy)} = {money(n * price, ccy)}",
+            source,
+            operands(
+                gpus=(gpus, "GPUs"),
+                gpus_per_server=(server.gpu_count, "GPUs"),
+                server_price=(price, ccy),
+            ),
+            "max(1, ceil(gpus / gpus_per_server - 1e-9)) * server_price",
+        )
+    per = server.gpu_count // group
+    return Explanation(
+        "Servers",
+        n * price,
+        ccy,
+        f"ceil({number(gpus)} GPUs / {group} per NVLink group) groups, {per} per "
+        f"{server.gpu_count}-GPU server = {n} × {money(price, ccy)} = {money(n * price, ccy)}",
+        source,
+        operands(
+            gpus=(gpus, "GPUs"),
+            group=(group, "GPUs on NVLink in one machine"),
+            gpus_per_server=(server.gpu_count, "GPUs"),
+            server_price=(price, ccy),
+        ),
+        "max(1, ceil(ceil(gpus / group - 1e-9) / floor(gpus_per_server / group) - 1e-9)) "
+        "* server_price",
+    )
 
 
 def book_value(
@@ -136,16 +212,29 @@ def buy_option(
     warnings: list[str],
     rent_monthly: float | None = None,
 ) -> CostOption | None:
-    """Buying the cheapest server SKU set that holds the GPUs; None if none is listed."""
+    """Buying the cheapest server SKU set that holds the GPUs; None if none is listed.
+
+    Only SKUs whose servers hold the usage's machine group (`gpus_per_machine_min`) are
+    considered; when none does, the cheapest set of any SKU is priced with `feasible` False
+    and a note naming the group and the largest server listed.
+    """
     book, ccy, conv = ctx.book, ctx.currency, ctx.conv
     skus = [s for s in book.servers if s.gpu_id == usage.gpu_id and s.gpu_count > 0]
     if not skus:
         return None
-    server = min(skus, key=lambda s: servers_needed(usage.gpu_count, s) * conv(s.price, s.currency))
+    group = max(1, usage.gpus_per_machine_min)
+    fit = [s for s in skus if holds_group(s, group)]
+    runnable = bool(fit)
+    count_group = group if runnable else 1
+
+    def capex(s: ServerSku) -> float:
+        return servers_needed(usage.gpu_count, s, count_group) * conv(s.price, s.currency)
+
+    server = min(fit or skus, key=capex)
     p = book.buy
     if p.amortisation_years <= 0:
         raise CostInputError("buy.amortisation_years", "> 0", p.amortisation_years)
-    n = servers_needed(usage.gpu_count, server)
+    n = servers_needed(usage.gpu_count, server, count_group)
     price = conv(server.price, server.currency)
     server_capex = n * price
     install = p.install_pct * server_capex
@@ -162,20 +251,7 @@ def buy_option(
     ledger.upfront("capex", server_capex + install)
     ledger.upfront("storage_network", netstore)
     explain = [
-        Explanation(
-            "Servers",
-            server_capex,
-            ccy,
-            f"ceil({number(usage.gpu_count)} GPUs / {server.gpu_count} per server) = {n} × "
-            f"{money(price, ccy)} = {money(server_capex, ccy)}",
-            src_srv + (f"; {server.source}" if server.source else ""),
-            operands(
-                gpus=(usage.gpu_count, "GPUs"),
-                gpus_per_server=(server.gpu_count, "GPUs"),
-                server_price=(price, ccy),
-            ),
-            "max(1, ceil(gpus / gpus_per_server - 1e-9)) * server_price",
-        ),
+        _servers_explained(usage.gpu_count, server, count_group, n, price, ccy, src_srv),
         Explanation(
             "Installation and integration",
             install,
@@ -214,7 +290,7 @@ def buy_option(
         ),
     ]
 
-    feasible, notes = True, []
+    feasible, notes = runnable, []
     power = facility = 0.0
     # The servers this option buys, whatever nodes the plan was sized on (QA: 3 × 4-GPU
     # servers of 3 kW were charged the 11.6 kW of the plan's two 8-GPU nodes).
@@ -441,6 +517,19 @@ def buy_option(
                 ),
                 "lead_days / days_per_month + payback_floor",
             )
+        )
+    if not runnable:
+        # First, as rental and cloud notes say it: why this purchase cannot run the plan.
+        largest = max(skus, key=lambda s: s.gpu_count)
+        notes.insert(
+            0,
+            Notice(
+                "Not runnable: this plan needs %(need)s GPUs on NVLink in one machine; the "
+                "largest server listed, %(name)s, has %(have)s.",
+                need=group,
+                name=largest.name,
+                have=largest.gpu_count,
+            ),
         )
 
     return finish_option(
