@@ -346,7 +346,7 @@ def post(*, session: Session, plan: Plan, form: Mapping[str, str], user: User) -
         except service.Conflict as e:
             # Saved by someone else since: the typed phases stay, on the current version.
             saved, stale = None, True
-            errs = {"phases": _(service.STALE_FORM) % {"old": version, "new": e.current_version}}
+            errs = {"phases": e.form_message(version)}
         if saved is not None:
             url = f"/plans/{plan.id}/diff?a={version}&b={saved.version}"
             return Outcome(url, values, {}, priced, 303)

@@ -19,7 +19,6 @@ from fastapi.responses import RedirectResponse, Response
 from app.accounts.web import SalesPageUser
 from app.catalog.current import price_book
 from app.deps import SessionDep, SettingsDep
-from app.i18n import gettext as _
 from app.ids import DbId
 from app.planner import views as planner
 from app.plans import builder, forms, service, views
@@ -234,7 +233,7 @@ async def plan_workload(
         # Saved by someone else since: the planner keeps the workload, and saving again
         # makes it the version after the current one (knowingly).
         activate(request)
-        stale = _(service.STALE_FORM) % {"old": version, "new": e.current_version}
+        stale = e.form_message(version)
         revise = {"id": str(plan_id), "version": str(e.current_version)}
         return _planner_again(request, form, 409, revise=revise, revise_error=stale)
     except (service.Invalid, service.Decided) as e:

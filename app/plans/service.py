@@ -124,6 +124,11 @@ class Conflict(PlanError, errors.Conflict):
         self.current_version = current_version
         self.changed_fields = changed_fields
 
+    def form_message(self, based_on: int) -> str:
+        """What a form saved on `based_on` says above its kept input (STALE_FORM), in the
+        active language."""
+        return _(STALE_FORM) % {"old": based_on, "new": self.current_version}
+
     def json_body(self) -> dict[str, Any]:
         return {
             "detail": self.message,

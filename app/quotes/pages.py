@@ -107,7 +107,7 @@ async def save_quote(
         return _builder(request, session, settings, plan_id, user, None, {"send": e.message}, 409)
     except plans.Conflict as e:
         # Saved by someone else since: the typed lines stay, on top of the current version.
-        stale = _(plans.STALE_FORM) % {"old": version, "new": e.current_version}
+        stale = e.form_message(version)
         return _builder(request, session, settings, plan_id, user, values, {"send": stale}, 409)
     except errors.Invalid as e:
         return _builder(
