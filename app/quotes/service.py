@@ -306,7 +306,8 @@ def send_quote(*, session: Session, plan_id: int, actor: User, limit_pct: Decima
     """Freeze the current revision as the one the customer sees and mark the quote sent.
 
     422 when there is no quote line or its validity date has passed; 409 when the quote was
-    already decided or its discount waits for an admin's approval."""
+    already decided or its discount waits for an admin's approval. Sending again what was
+    already sent, unchanged, changes nothing."""
     plan = plans.get_plan(session=session, plan_id=plan_id)
     if not plans.can_edit(actor, plan):
         raise plans.Forbidden(N_("Only the plan's owner or an admin can change it."))
@@ -330,6 +331,10 @@ def send_quote(*, session: Session, plan_id: int, actor: User, limit_pct: Decima
             pct=pricing.max_discount_pct(quote),
             limit=limit_pct,
         )
+    if plan.status == "sent" and plan.sent_version == plan.version:
+        # Nothing changed since it was sent: the customer already has this version, and a
+        # second revision would list one quote as sent twice (a double click, a retry).
+        return plan
     return plans.record_change(
         session=session,
         plan=plan,

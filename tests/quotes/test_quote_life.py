@@ -333,3 +333,29 @@ def test_an_answer_brings_back_the_revision_the_customer_was_sent(
     revisions = client.get(f"/api/v1/plans/{p['id']}/revisions", headers=a.headers).json()
     summaries = [r["change_summary"] for r in revisions]
     assert any(f"version {sent['sent_version']} again, as sent" in s for s in summaries)
+
+
+def test_sending_an_unchanged_quote_again_changes_nothing(client: TestClient) -> None:
+    """A second click on Send (or a retried request) must not add a revision: the customer
+    already has exactly this version, and the history would list two sends of one quote."""
+    a = make_account(client, "sales")
+    p = _plan(client, a, _customer(client, a)["id"], _quote("0"))
+    first = client.post(f"/api/v1/plans/{p['id']}/send", headers=a.headers)
+    again = client.post(f"/api/v1/plans/{p['id']}/send", headers=a.headers)
+    assert first.status_code == again.status_code == 200, again.text
+    assert again.json()["version"] == first.json()["version"]
+    assert again.json()["sent_version"] == first.json()["sent_version"]
+    assert again.json()["sent_at"] == first.json()["sent_at"]
+    revs = client.get(f"/api/v1/plans/{p['id']}/revisions", headers=a.headers).json()
+    items = revs["items"] if isinstance(revs, dict) else revs
+    assert len(items) == 2, "created + sent once"
+    # After an edit, sending again sends the new version (a new revision, as before).
+    edited = client.put(
+        f"/api/v1/plans/{p['id']}",
+        json={"version": first.json()["version"], "quote": _quote("5")},
+        headers=a.headers,
+    )
+    assert edited.status_code == 200, edited.text
+    resent = client.post(f"/api/v1/plans/{p['id']}/send", headers=a.headers)
+    assert resent.status_code == 200
+    assert resent.json()["sent_version"] == edited.json()["version"] + 1
