@@ -3,39 +3,73 @@
 (function () {
   "use strict";
 
-  // Re-wrap a label at `width` characters on word boundaries (Plotly breaks lines at <br>).
-  function rewrap(text, width) {
-    var lines = [], line = "";
-    String(text).replace(/<br>/g, " ").split(" ").forEach(function (word) {
-      if (line && (line + " " + word).length > width) { lines.push(line); line = word; }
-      else { line = line ? line + " " + word : word; }
+  // A two-level (option, year) y axis on a phone: the option names beside the years took
+  // 170 of a 316 px chart and left the bars 126 px. Put each option's name on a row of its
+  // own above its years, across the plot, and keep only the year beside each bar.
+  function headingsAbove(spec) {
+    var layout = spec.layout || {};
+    var ax = layout.yaxis;
+    if (!ax || ax.type !== "multicategory") return;
+    var order = [], seen = {}, groups = [];
+    (spec.data || []).forEach(function (trace) {
+      var v = trace.y;
+      if (!(Array.isArray(v) && Array.isArray(v[0]))) return;
+      var keys = v[0].map(function (outer, i) {
+        var group = String(outer).replace(/<br>/g, " ");
+        var key = group + "\u241f" + v[1][i];
+        if (!seen["h" + group]) {
+          seen["h" + group] = true;
+          groups.push(group);
+          order.push({ key: "\u241e" + group, group: group });
+        }
+        if (!seen["k" + key]) { seen["k" + key] = true; order.push({ key: key, label: v[1][i] }); }
+        return key;
+      });
+      trace.y = keys;
     });
-    if (line) lines.push(line);
-    return lines.join("<br>");
+    if (!groups.length) return;
+    var years = order.filter(function (o) { return o.label !== undefined; });
+    layout.yaxis = Object.assign({}, ax, {
+      type: "category",
+      categoryorder: "array",
+      categoryarray: order.map(function (o) { return o.key; }),
+      tickmode: "array",
+      tickvals: years.map(function (o) { return o.key; }),
+      ticktext: years.map(function (o) { return o.label; }),
+      tickfont: Object.assign({}, ax.tickfont || {}, { size: 10 }),
+    });
+    delete layout.yaxis.tick0;
+    delete layout.yaxis.dtick;
+    layout.annotations = (layout.annotations || []).concat(
+      order.filter(function (o) { return o.group !== undefined; }).map(function (o) {
+        return {
+          xref: "paper", x: 0, xanchor: "left", yref: "y", y: o.key, yanchor: "middle",
+          text: "<b>" + o.group + "</b>", showarrow: false, align: "left", font: { size: 11 },
+        };
+      })
+    );
+    if (layout.height) layout.height += 24 * groups.length;
   }
 
-  // On a phone a chart is ~320 px wide: long group labels on a two-level (option, year)
-  // axis would take most of it and be cut, and full money ticks ("NT$10,000,000") turn on
-  // their side. Wrap the group labels narrower and write money ticks short (10M); the
-  // figure built in Python (and the PDF drawn from it) is unchanged.
+  // On a phone a chart is ~320 px wide: the option names of the TCO chart's (option, year)
+  // axis would take most of it, and full money ticks ("NT$10,000,000") turn on their side.
+  // Put the names above their years and write money ticks short (10M); the figure built in
+  // Python (and the PDF drawn from it) is unchanged.
   function fitNarrow(spec, width) {
     var layout = spec.layout || {};
     if (width >= 560) return;
-    ["yaxis", "xaxis"].forEach(function (name) {
-      var ax = layout[name];
-      if (!ax || ax.type !== "multicategory") return;
-      var key = name === "yaxis" ? "y" : "x";
-      (spec.data || []).forEach(function (trace) {
-        var v = trace[key];
-        if (Array.isArray(v) && Array.isArray(v[0])) {
-          trace[key] = [v[0].map(function (s) { return rewrap(s, 16); }), v[1]];
-        }
-      });
-      ax.tickfont = Object.assign({}, ax.tickfont || {}, { size: 10 });
-    });
+    headingsAbove(spec);
     ["xaxis", "yaxis"].forEach(function (name) {
       var ax = layout[name];
-      if (ax && ax.tickprefix && ax.type !== "multicategory") ax.tickformat = "~s";
+      if (ax && ax.tickprefix && ax.type !== "multicategory") {
+        ax.tickformat = "~s";
+        // Level ticks: turned on their side they took 40 px of height. "NT$10MNT$20M" ran
+        // together level, so the currency is left to the axis title when it names it.
+        var title = String((ax.title && (ax.title.text || ax.title)) || "");
+        if (title.indexOf(String(ax.tickprefix).trim()) >= 0) ax.tickprefix = "";
+        ax.tickangle = 0;
+        ax.nticks = Math.min(ax.nticks || 5, 5);
+      }
     });
   }
 

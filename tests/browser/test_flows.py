@@ -96,22 +96,28 @@ def test_charts_are_drawn(
     assert console_errors == []
 
 
-def test_a_phone_wraps_chart_groups_and_shortens_money_ticks(
+def test_a_phone_puts_chart_groups_above_their_bars_and_shortens_money_ticks(
     page: Page, base_url: str, console_errors: list[str]
 ) -> None:
-    # At 390 px the TCO chart's (option, year) axis cut "Hourly rent · 4 × NVIDIA H100" at
-    # the card's edge and the NT$ ticks turned on their side (static/js/charts.js fitNarrow):
-    # the group labels wrap at 16 characters and money ticks read "NT$10M".
+    # At 390 px the TCO chart's (option, year) axis took 170 of 316 px for its option names
+    # and left the bars 126 px; the NT$ ticks turned on their side (static/js/charts.js
+    # fitNarrow). Each option's name now heads its own row above its years, the axis keeps
+    # only the years, and money ticks read "10M" level under a title that names the currency.
     page.set_viewport_size({"width": 390, "height": 900})
     page.goto(f"{base_url}/tco")
     page.locator("#chart-tco svg.main-svg").first.wait_for(timeout=10000)
-    groups, tickformat = page.evaluate(
-        """() => { const el = document.getElementById("chart-tco");
-                   return [el.data[0].y[0], el._fullLayout.xaxis.tickformat]; }"""
+    shown = page.evaluate(
+        """() => { const el = document.getElementById("chart-tco"), L = el._fullLayout;
+                   return {plot: L._size.w, ticks: L.yaxis.ticktext,
+                           heads: L.annotations.map(a => a.text),
+                           format: L.xaxis.tickformat, angle: L.xaxis.tickangle,
+                           prefix: L.xaxis.tickprefix, title: L.xaxis.title.text}; }"""
     )
-    assert tickformat == "~s"
-    assert groups and all(len(line) <= 16 or " " not in line
-                          for g in groups for line in g.split("<br>"))  # fmt: skip
+    assert shown["plot"] >= 200, shown["plot"]
+    assert shown["ticks"] and all(t.startswith("Year ") for t in shown["ticks"])
+    assert "<b>Buy</b>" in shown["heads"] and any("12-month" in h for h in shown["heads"])
+    assert shown["format"] == "~s" and shown["angle"] == 0
+    assert shown["prefix"] == "" and "NT$" in shown["title"]
     page.set_viewport_size({"width": 1440, "height": 900})
     page.goto(f"{base_url}/tco")
     page.locator("#chart-cumulative svg.main-svg").first.wait_for(timeout=10000)
