@@ -3,31 +3,52 @@
 (function () {
   "use strict";
 
+  // Half-width units of a string at the chart's 11 px: CJK and full-width characters count 2.
+  function units(text) {
+    var n = 0;
+    for (var i = 0; i < text.length; i++) n += text.charCodeAt(i) > 0x2e7f ? 2 : 1;
+    return n;
+  }
+
+  // Wrap `text` into lines of at most `max` units on spaces (a longer word stands alone).
+  function wrapUnits(text, max) {
+    var lines = [], line = "";
+    text.split(" ").forEach(function (word) {
+      if (line && units(line + " " + word) > max) { lines.push(line); line = word; }
+      else { line = line ? line + " " + word : word; }
+    });
+    if (line) lines.push(line);
+    return lines;
+  }
+
   // A two-level (option, year) y axis on a phone: the option names beside the years took
-  // 170 of a 316 px chart and left the bars 126 px. Put each option's name on a row of its
-  // own above its years, across the plot, and keep only the year beside each bar.
-  function headingsAbove(spec) {
+  // 170 of a 316 px chart and left the bars 126 px. Put each option's name on rows of its
+  // own above its years, across the plot, wrapped to the chart's width, and keep only the
+  // year beside each bar.
+  function headingsAbove(spec, width) {
     var layout = spec.layout || {};
     var ax = layout.yaxis;
     if (!ax || ax.type !== "multicategory") return;
-    var order = [], seen = {}, groups = [];
+    // ~6 px a unit at 11 px; the year labels and margins take about 70 px on the left.
+    var max = Math.max(16, Math.floor((width - 70) / 6.2));
+    var order = [], seen = {}, heads = [];
     (spec.data || []).forEach(function (trace) {
       var v = trace.y;
       if (!(Array.isArray(v) && Array.isArray(v[0]))) return;
-      var keys = v[0].map(function (outer, i) {
+      trace.y = v[0].map(function (outer, i) {
         var group = String(outer).replace(/<br>/g, " ");
         var key = group + "\u241f" + v[1][i];
         if (!seen["h" + group]) {
           seen["h" + group] = true;
-          groups.push(group);
-          order.push({ key: "\u241e" + group, group: group });
+          var lines = wrapUnits(group, max);
+          heads.push({ at: order.length, lines: lines });
+          lines.forEach(function (_, n) { order.push({ key: "\u241e" + n + group }); });
         }
         if (!seen["k" + key]) { seen["k" + key] = true; order.push({ key: key, label: v[1][i] }); }
         return key;
       });
-      trace.y = keys;
     });
-    if (!groups.length) return;
+    if (!heads.length) return;
     var years = order.filter(function (o) { return o.label !== undefined; });
     layout.yaxis = Object.assign({}, ax, {
       type: "category",
@@ -40,15 +61,17 @@
     });
     delete layout.yaxis.tick0;
     delete layout.yaxis.dtick;
-    layout.annotations = (layout.annotations || []).concat(
-      order.filter(function (o) { return o.group !== undefined; }).map(function (o) {
-        return {
-          xref: "paper", x: 0, xanchor: "left", yref: "y", y: o.key, yanchor: "middle",
-          text: "<b>" + o.group + "</b>", showarrow: false, align: "left", font: { size: 11 },
-        };
-      })
-    );
-    if (layout.height) layout.height += 24 * groups.length;
+    // A category axis also takes positions by index: a heading of k lines sits in the middle
+    // of its k rows.
+    layout.annotations = (layout.annotations || []).concat(heads.map(function (h) {
+      return {
+        xref: "paper", x: 0, xanchor: "left", yref: "y", y: h.at + (h.lines.length - 1) / 2,
+        yanchor: "middle", text: "<b>" + h.lines.join("<br>") + "</b>", showarrow: false,
+        align: "left", font: { size: 11 },
+      };
+    }));
+    var rows = order.length - years.length;
+    if (layout.height) layout.height += 24 * rows;
   }
 
   // On a phone a chart is ~320 px wide: the option names of the TCO chart's (option, year)
@@ -58,7 +81,7 @@
   function fitNarrow(spec, width) {
     var layout = spec.layout || {};
     if (width >= 560) return;
-    headingsAbove(spec);
+    headingsAbove(spec, width);
     ["xaxis", "yaxis"].forEach(function (name) {
       var ax = layout[name];
       if (ax && ax.tickprefix && ax.type !== "multicategory") {

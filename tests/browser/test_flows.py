@@ -3,10 +3,19 @@
 from __future__ import annotations
 
 import re
+import uuid
 from pathlib import Path
 
 import pytest
 from playwright.sync_api import ConsoleMessage, Page, expect
+from sqlmodel import Session
+
+from app.accounts import service as accounts
+from app.db import make_engine
+from app.plans import service as plans
+from app.settings import Settings
+from app.sharing import service as sharing
+from tests.browser.test_plans_flow import PASSWORD
 
 pytestmark = pytest.mark.browser
 
@@ -96,8 +105,21 @@ def test_charts_are_drawn(
     assert console_errors == []
 
 
+def _shared_inference_plan(settings: Settings, base_url: str) -> str:
+    """A share link to a saved Llama 3.1 8B plan for 400 users (its options span servers)."""
+    with Session(make_engine(settings.database_url)) as s:
+        owner = accounts.create_user(session=s, email=f"s-{uuid.uuid4().hex[:8]}@example.com",
+                                     password=PASSWORD, role="sales")  # fmt: skip
+        plan = plans.create_plan(session=s, owner=owner, name="客服模型", workload={
+            "model": {"preset": "llama-3.1-8b"}, "task": "inference", "users": 400,
+            "term_months": 36})  # fmt: skip
+        assert plan.id is not None
+        _, token = sharing.create_link(session=s, plan_id=plan.id, actor=owner)
+    return f"{base_url}/s/{token}"
+
+
 def test_a_phone_puts_chart_groups_above_their_bars_and_shortens_money_ticks(
-    page: Page, base_url: str, console_errors: list[str]
+    page: Page, base_url: str, console_errors: list[str], settings: Settings
 ) -> None:
     # At 390 px the TCO chart's (option, year) axis took 170 of 316 px for its option names
     # and left the bars 126 px; the NT$ ticks turned on their side (static/js/charts.js
@@ -118,6 +140,22 @@ def test_a_phone_puts_chart_groups_above_their_bars_and_shortens_money_ticks(
     assert "<b>Buy</b>" in shown["heads"] and any("12-month" in h for h in shown["heads"])
     assert shown["format"] == "~s" and shown["angle"] == 0
     assert shown["prefix"] == "" and "NT$" in shown["title"]
+    # Every heading is drawn inside the chart: a customer's document names each option in full
+    # ("長約租用 · 36 個月合約 · 2 × NVIDIA H100 SXM5 80GB"), wider than a phone, so it wraps.
+    page.goto(_shared_inference_plan(settings, base_url))
+    page.locator("#chart-tco svg.main-svg").first.wait_for(timeout=10000)
+    lines = page.evaluate(
+        """[...document.querySelectorAll("#chart-tco .annotation-text")]
+             .map(a => Math.max(1, a.querySelectorAll("tspan.line").length))"""
+    )
+    assert max(lines) >= 2, lines
+    overflow = page.evaluate(
+        """() => { const box = document.getElementById("chart-tco").getBoundingClientRect();
+                   return [...document.querySelectorAll("#chart-tco .annotation-text")]
+                     .map(a => a.getBoundingClientRect().right - box.right)
+                     .filter(d => d > 0.5); }"""
+    )
+    assert overflow == []
     page.set_viewport_size({"width": 1440, "height": 900})
     page.goto(f"{base_url}/tco")
     page.locator("#chart-cumulative svg.main-svg").first.wait_for(timeout=10000)
