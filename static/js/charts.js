@@ -74,6 +74,37 @@
     if (layout.height) layout.height += 24 * rows;
   }
 
+  // Panels laid side by side (the reference architectures' price, memory and power) leave
+  // each about 50 px of plot on a phone: stack them, one full-width panel under another,
+  // each panel's title (a paper annotation above it) moved with it.
+  function stackPanels(spec) {
+    var layout = spec.layout || {};
+    var panels = Object.keys(layout).filter(function (k) {
+      var ax = layout[k];
+      return /^xaxis\d*$/.test(k) && ax && Array.isArray(ax.domain) && ax.domain[1] - ax.domain[0] < 0.9;
+    }).sort(function (a, b) { return layout[a].domain[0] - layout[b].domain[0]; });
+    if (panels.length < 2) return;
+    var PANEL = 240, GAP = 72;
+    var total = panels.length * PANEL + (panels.length - 1) * GAP;
+    var titles = (layout.annotations || []).filter(function (a) {
+      return a.xref === "paper" && a.yref === "paper" && a.y === 1;
+    });
+    // Each title belongs to the panel it is centred over (matched before anything moves).
+    var owned = panels.map(function (key) {
+      var centre = (layout[key].domain[0] + layout[key].domain[1]) / 2;
+      return titles.filter(function (a) { return Math.abs(a.x - centre) < 1e-6; });
+    });
+    panels.forEach(function (key, i) {
+      var x = layout[key], y = layout["y" + key.slice(1)];
+      var top = 1 - (i * (PANEL + GAP)) / total;
+      owned[i].forEach(function (a) { a.x = 0.5; a.y = top; });
+      x.domain = [0, 1];
+      if (y) y.domain = [top - PANEL / total, top];
+    });
+    var margin = layout.margin || {};
+    layout.height = total + (margin.t || 80) + (margin.b || 40) + 40;
+  }
+
   // On a phone a chart is ~320 px wide: the option names of the TCO chart's (option, year)
   // axis would take most of it, and full money ticks ("NT$10,000,000") turn on their side.
   // Put the names above their years and write money ticks short (10M); the figure built in
@@ -82,6 +113,7 @@
     var layout = spec.layout || {};
     if (width >= 560) return;
     headingsAbove(spec, width);
+    stackPanels(spec);
     ["xaxis", "yaxis"].forEach(function (name) {
       var ax = layout[name];
       if (ax && ax.tickprefix && ax.type !== "multicategory") {

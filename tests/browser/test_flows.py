@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import re
 import uuid
 from pathlib import Path
@@ -166,6 +167,36 @@ def test_a_phone_puts_chart_groups_above_their_bars_and_shortens_money_ticks(
     # resale left of zero narrows the tick spacing, and "NT$10,000,000" turned on its side.
     assert page.evaluate('document.getElementById("chart-tco")._fullLayout.xaxis.tickformat') \
         == "~s"  # fmt: skip
+    assert console_errors == []
+
+
+def test_a_phone_stacks_the_architecture_panels(
+    page: Page, base_url: str, console_errors: list[str]
+) -> None:
+    # At 390 px the three panels side by side (price, GPU memory, power) had 51 px of plot
+    # each, their titles ran into one another and the bar labels overlapped
+    # (static/js/charts.js stackPanels): now one under another, full width, each title above
+    # its own panel.
+    page.set_viewport_size({"width": 390, "height": 900})
+    page.goto(f"{base_url}/architectures")
+    page.locator("#chart-architectures svg.main-svg").first.wait_for(timeout=10000)
+    panels = page.evaluate(
+        """() => [...document.querySelectorAll("#chart-architectures .nsewdrag")]
+                   .map(d => d.getBoundingClientRect())
+                   .map(r => ({left: r.left, top: r.top, width: r.width, bottom: r.bottom}))"""
+    )
+    titles = page.evaluate(
+        """() => [...document.querySelectorAll("#chart-architectures .annotation")]
+                   .map(a => a.getBoundingClientRect())
+                   .map(r => ({top: r.top, bottom: r.bottom}))"""
+    )
+    assert len(panels) == 3 and all(p["width"] >= 180 for p in panels), panels
+    panels.sort(key=lambda p: p["top"])
+    assert all(a["bottom"] <= b["top"] for a, b in itertools.pairwise(panels)), "stacked"
+    titles.sort(key=lambda t: t["top"])
+    assert len(titles) == 3
+    for title, panel in zip(titles, panels, strict=True):  # each just above its panel
+        assert 0 <= panel["top"] - title["bottom"] <= 40, (title, panel)
     assert console_errors == []
 
 
