@@ -14,9 +14,10 @@ throughput cannot be predicted and are listed by `unpredictable()`.
 
 from __future__ import annotations
 
+import math
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import yaml
 
@@ -163,3 +164,68 @@ def unpredictable() -> list[str]:
     """Ids of runs that state neither tokens nor throughput (nothing to predict from)."""
     predicted = {r.id for r in rows()}
     return [r["id"] for r in runs() if r["id"] not in predicted]
+
+
+class SourcePair(NamedTuple):
+    """Two published runs the engine cannot tell apart — the same GPU type, the same size
+    (±5%) and the same stated global batch — and how far their reported costs differ.
+
+    ratio: reported GPU-hours per model FLOP (the engine's `training.flops`, which counts
+    each run's own sequence length), the larger over the smaller (≥ 1). floor_pct:
+    exp(ln(ratio) / 2) − 1, the smallest error one prediction can have on the worse of the
+    two: whatever makes one exact leaves the other off by the whole ratio, and splitting it
+    evenly leaves each off by its square root.
+    """
+
+    first: str
+    second: str
+    first_model: str
+    second_model: str
+    gpu: str
+    ratio: float
+    floor_pct: float
+
+
+SAME_SIZE = 0.05  # parameters within 5%: the engine's FLOPs absorb the rest
+
+
+@lru_cache(maxsize=1)
+def source_pairs() -> tuple[SourcePair, ...]:
+    """Every pair of dense pre-training runs compared on GPU-hours that share GPU type, size
+    and a global batch both sources state, most discordant first."""
+    predicted = {r.id: r for r in rows() if r.metric == "GPU-hours"}
+    dense = [r for r in runs() if r["id"] in predicted and not _is_moe(r)]
+    cost = {
+        r["id"]: predicted[r["id"]].reported / _flops(r)
+        for r in dense
+        if r.get("global_batch_tokens")
+    }
+    out: list[SourcePair] = []
+    for i, a in enumerate(dense):
+        for b in dense[i + 1 :]:
+            if a["id"] not in cost or b["id"] not in cost or a["gpu"] != b["gpu"]:
+                continue
+            if a["global_batch_tokens"] != b["global_batch_tokens"]:
+                continue
+            if abs(b["params_b"] / a["params_b"] - 1.0) > SAME_SIZE:
+                continue
+            ratio = max(cost[a["id"]], cost[b["id"]]) / min(cost[a["id"]], cost[b["id"]])
+            out.append(
+                SourcePair(
+                    first=a["id"],
+                    second=b["id"],
+                    first_model=a["model"],
+                    second_model=b["model"],
+                    gpu=a["gpu"],
+                    ratio=ratio,
+                    floor_pct=math.exp(math.log(ratio) / 2.0) - 1.0,
+                )
+            )
+    return tuple(sorted(out, key=lambda p: -p.ratio))
+
+
+def _flops(run: dict[str, Any]) -> float:
+    """The engine's model FLOPs of the run (its `training.flops`)."""
+    training = _estimate(run).training
+    assert training is not None
+    return training.flops

@@ -65,8 +65,27 @@ class CategorySummaryOut(BaseModel):
     holdout: ErrorSummaryOut | None
 
 
+class SourcePairOut(BaseModel):
+    """Two published training runs the engine cannot tell apart (same GPU type, size within
+    5%, same stated global batch) whose reported costs still differ."""
+
+    first: str = Field(description="Run id of one (as in rows[].id).")
+    second: str = Field(description="Run id of the other.")
+    first_model: str
+    second_model: str
+    gpu: str
+    ratio: float = Field(
+        description="Reported GPU-hours per model FLOP, the larger over the smaller (≥ 1)."
+    )
+    floor_pct: float = Field(
+        description="exp(ln(ratio) / 2) − 1: the smallest error one prediction can have on "
+        "the worse of the two (0.15 = 15%)."
+    )
+
+
 class ValidationOut(BaseModel):
-    """The rows (after the filters) and the per-category summaries of every row."""
+    """The rows (after the filters), the per-category summaries of every row, and the pairs of
+    runs whose sources disagree with each other."""
 
     training_runs: int
     serving_runs: int
@@ -74,6 +93,7 @@ class ValidationOut(BaseModel):
     rows: list[ValidationRowOut]
     categories: list[CategorySummaryOut]
     kinds: list[CategorySummaryOut]
+    source_pairs: list[SourcePairOut]
 
 
 def row_out(r: ValidationRow) -> ValidationRowOut:
@@ -119,4 +139,5 @@ def get_validation(
         rows=[row_out(r) for r in shown],
         categories=[summary_out(c) for c in service.category_summaries(rows)],
         kinds=[summary_out(c) for c in service.kind_summaries(rows)],
+        source_pairs=[SourcePairOut(**p._asdict()) for p in service.source_pairs()],
     )

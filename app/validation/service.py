@@ -49,6 +49,12 @@ def all_rows() -> list[ValidationRow]:
     ]
 
 
+def source_pairs() -> tuple[training_validation.SourcePair, ...]:
+    """Pairs of published training runs that disagree with each other although the engine
+    cannot tell them apart (`app.engine.training_validation.source_pairs`), most first."""
+    return training_validation.source_pairs()
+
+
 def gpus(rows: Iterable[ValidationRow]) -> list[str]:
     """The GPU ids that occur in `rows`, sorted."""
     return sorted({r.gpu for r in rows})

@@ -145,6 +145,16 @@ def validation_page(params: Mapping[str, str]) -> dict[str, Any]:
         "serving_runs": sum(r.kind == "serving" for r in rows),
         "image_runs": sum(r.kind == "image" for r in rows),
         "scatter": figures.validation(points),
+        "source_pairs": [
+            {
+                "first": p.first_model,
+                "second": p.second_model,
+                "gpu_name": names.get(p.gpu, p.gpu),
+                "ratio": p.ratio,
+                "floor_pct": p.floor_pct,
+            }
+            for p in service.source_pairs()
+        ],
         "categories": service.category_summaries(rows),
         "kinds": service.kind_summaries(rows),
         "category_label": lambda c: _heading(label(CATEGORY_LABELS, c)),

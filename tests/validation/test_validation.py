@@ -301,3 +301,58 @@ def test_runs_the_memory_model_says_would_not_fit_are_flagged(
     assert marked == flagged
     words = "over GPU memory" if lang == "en" else "超出 GPU 記憶體"
     assert words in soup.select_one("#run-llama-3\\.1-405b-train .overflow").get_text()
+
+
+# --- Where the sources disagree ------------------------------------------------------------
+
+
+def test_llama_1_and_2_at_13b_disagree_by_a_third_per_model_flop() -> None:
+    # Hand calculation from the two rows (app/data/validation/training_runs.yaml): both on
+    # A100-80GB, 13B, 4M-token batches; LLaMA 13B 135,168 GPU-h for 1.0T tokens at 2,048
+    # tokens, Llama 2 13B 368,640 GPU-h for 2.0T tokens at 4,096. Model FLOPs per token are
+    # 6N + 6·L·s·d_attn (Kaplan et al. 2020) with N = 13e9, L = 40, d_attn = 5,120:
+    # 7.8e10 + 2.517e9 = 8.0517e10 and 7.8e10 + 5.033e9 = 8.3033e10.
+    per_token_1 = 6 * 13e9 + 6 * 40 * 2048 * 5120
+    per_token_2 = 6 * 13e9 + 6 * 40 * 4096 * 5120
+    ratio = (368_640 / (2e12 * per_token_2)) / (135_168 / (1e12 * per_token_1))
+    assert round(ratio, 3) == 1.322
+    pairs = {(p.first, p.second): p for p in service.source_pairs()}
+    pair = pairs[("llama-1-13b-pretrain", "llama-2-13b-pretrain")]
+    assert math.isclose(pair.ratio, ratio, rel_tol=1e-3)
+    assert math.isclose(pair.floor_pct, math.sqrt(pair.ratio) - 1, rel_tol=1e-9)  # 15.0%
+    # The engine's own errors on the two straddle that floor: the larger is at least it.
+    rows = {r.id: r for r in service.all_rows()}
+    worse = max(abs(rows[i].log_error) for i in ("llama-1-13b-pretrain", "llama-2-13b-pretrain"))
+    assert math.exp(worse) - 1 >= pair.floor_pct - 1e-9
+
+
+def test_only_runs_the_engine_cannot_tell_apart_are_paired() -> None:
+    runs = {r["id"]: r for r in service.training_validation.runs()}
+    pairs = service.source_pairs()
+    assert pairs, "the table holds such pairs (LLaMA 1 and Llama 2)"
+    for p in pairs:
+        a, b = runs[p.first], runs[p.second]
+        assert a["gpu"] == b["gpu"] == p.gpu
+        assert a["global_batch_tokens"] == b["global_batch_tokens"] is not None
+        assert abs(b["params_b"] / a["params_b"] - 1) <= 0.05
+        assert p.ratio >= 1
+    assert [p.ratio for p in pairs] == sorted((p.ratio for p in pairs), reverse=True)
+    # Llama 3 8B and 3.1 8B state no batch; OPT-175B and BLOOM-176B neither: not paired.
+    ids = {(p.first, p.second) for p in pairs}
+    assert ("llama-3-8b-pretrain", "llama-3.1-8b-train") not in ids
+    assert ("opt-175b-pretrain", "bloom-176b-pretrain") not in ids
+
+
+def test_api_and_page_show_the_disagreeing_pairs(
+    web: TestClient, get_soup: Callable[..., BeautifulSoup], lang: str
+) -> None:
+    body = web.get("/api/v1/validation").json()
+    first = service.source_pairs()[0]
+    assert body["source_pairs"][0]["first"] == first.first
+    assert body["source_pairs"][0]["ratio"] == first.ratio
+    soup = get_soup("/validation")
+    heading = soup.select_one("#pairs-heading").get_text(strip=True)
+    assert heading == ("已發表數據彼此之間的落差" if lang == "zh-TW"
+                       else "Where published figures disagree with each other")  # fmt: skip
+    cells = [td.get_text(strip=True) for td in soup.select("table.source-pairs tbody tr")[0]("td")]
+    assert cells[1:] == [f"×{first.ratio:.2f}", f"{first.floor_pct * 100:.0f}%"]
