@@ -102,7 +102,7 @@ def _size(name: str, result: Mapping[str, Any]) -> tuple[int, int]:
     width, height = CHART_SIZES[name]
     if name == "tco":
         bars = len((result.get("cost") or {}).get("tco") or []) * len(TCO_YEARS)
-        height = max(height, 260 + 30 * bars)
+        height = max(height, 220 + 22 * bars)
     return width, height
 
 
