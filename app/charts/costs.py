@@ -229,9 +229,15 @@ def cumulative_costs(
             f"<br>{_money(y, currency)}{extra}"
         )
         text = _two_line_callout(text) if be.get("note") else text
-        lowest = min(
-            _at(o["cumulative"], month) for o in options if len(o.get("cumulative") or []) > 1
-        )
+        # On the lower envelope when no third option is cheaper there: the pair's own curves
+        # are left out, since a purchase's curve has already dropped by its resale in the
+        # month of the sale ("Month 60, resale only" lost its callout to five cloud crossings).
+        others = [
+            _at(o["cumulative"], month)
+            for o in options
+            if len(o.get("cumulative") or []) > 1 and o is not a and o is not b
+        ]
+        lowest = min(others, default=y)
         labels.append((y > lowest + max(1.0, abs(lowest) * 1e-6), month, y, text))
     # Where the cheapest option changes matters most; other crossings are labelled while
     # there is room (every crossing keeps its marker and hover text).
@@ -247,6 +253,13 @@ def cumulative_costs(
             distinct.append(item)
     chosen = [(x, y, text) for _, x, y, text in distinct[:MAX_CALLOUTS]]
     annotations = _callouts(chosen, float(horizon or 1), float(y_top))
+    # A crossing where the cheapest option does not change is named apart: a phone has room
+    # for few boxes and keeps only the others (static/js/charts.js); its marker stays, and
+    # the break-even table beside the chart names every crossing.
+    minor = {(x, y) for off, x, y, _ in distinct[:MAX_CALLOUTS] if off}
+    for box in annotations:
+        if (box["x"], box["y"]) in minor:
+            box["name"] = "break_even_minor"
     if xs:
         traces.append(
             go.Scatter(

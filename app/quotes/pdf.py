@@ -27,6 +27,7 @@ from typing import Any, Final
 from sqlmodel import Session
 
 from app import charts, i18n
+from app.costs import presenters
 from app.plans.models import Plan
 from app.quotes import currency, document
 from app.quotes.service import quote_view
@@ -150,6 +151,21 @@ def customer_result(plan: Plan) -> dict[str, Any]:
     return result
 
 
+def break_even_rows(result: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The cumulative chart's crossings as the document's table says them, by month.
+
+    `result`: `customer_result`'s. Each row names its two options as the chart's legend
+    does, so a "Month 4.6" callout can be read: in a quote with public-cloud comparisons the
+    chart boxed six months with no word of which lines crossed (QA). A crossing made only by
+    the resale of bought hardware carries its sentence (app.costs.presenters.break_even_rows).
+    """
+    cost = result.get("cost") or {}
+    view = cost.get("tco_options") or cost
+    names = {str(o.get("key")): str(o.get("label") or "") for o in view.get("options") or []}
+    pairs = [b for b in view.get("break_even") or [] if b.get("a") in names and b.get("b") in names]
+    return presenters.break_even_rows(pairs, names)
+
+
 @dataclass(frozen=True)
 class ChartImages:
     """The quote's charts as SVG data URIs, and the ones Chromium could not draw."""
@@ -232,7 +248,8 @@ def _quote_html(
     try:
         ctx = quote_view(session=session, plan=plan, letterhead=letterhead)
         images = chart_images(plan, lang)
-        ctx.update(lang=lang, charts=images.images)
+        rows = break_even_rows(customer_result(plan)) if images.images.get("cumulative") else []
+        ctx.update(lang=lang, charts=images.images, break_even_rows=rows)
         return templates.env.get_template("quotes/quote.html").render(ctx), images
     finally:
         i18n.activate(previous)

@@ -132,15 +132,6 @@ def quote_view(
     )
     doc_currency = str(cost.get("currency") or bom.currency)
     issued = issue_date(plan)
-    labels = {o.get("key"): o.get("label", "") for o in cost.get("options") or []}
-    long_view = cost.get("tco_options") or {}
-    for o in long_view.get("options") or []:
-        labels.setdefault(o.get("key"), o.get("label", ""))
-    break_evens = [
-        {"a": labels.get(b["a"], b["a"]), "b": labels.get(b["b"], b["b"]), "month": b["month"]}
-        for b in (long_view.get("break_even") or cost.get("break_even") or [])
-        if b.get("month") is not None
-    ]
     model = workload.get("model") or {}
     model_name = (
         (result.get("model") or {}).get("name")
@@ -223,7 +214,6 @@ def quote_view(
         "quoted": quoted,
         "quoted_price": _quoted_price(quoted, hours, doc_currency),
         "bom": bom,
-        "break_evens": break_evens[:12],
         "quote_price_list": cost.get("price_list") or {},
         # Printed as a date in the document's language (never "2026-11-01" in a 中文 quote).
         "quote_price_list_date": _list_date(cost.get("price_list")),

@@ -12,7 +12,7 @@ from app.charts import figures
 from app.i18n import gettext
 from app.plans.models import Plan
 from app.plans.presenters import STATUS_NAMES
-from app.quotes.pdf import customer_result
+from app.quotes.pdf import break_even_rows, customer_result
 from app.quotes.service import customer_copy, letterhead, quote_view
 from app.settings import Settings
 
@@ -43,6 +43,7 @@ def shared_context(
         ),
         "tco": figures.tco(cost.get("tco") or [], currency),
     }
+    ctx["break_even_rows"] = break_even_rows(result)
     ctx["live"] = live
     # The quote is in its own currency: the header's TWD/USD switch would change nothing.
     ctx["currency_fixed"] = True

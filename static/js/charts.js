@@ -114,6 +114,13 @@
     if (width >= 560) return;
     headingsAbove(spec, width);
     stackPanels(spec);
+    // Six "Month N" boxes over a 220 px plot ran into each other: keep the ones where the
+    // cheapest option changes; the others keep their marker and their row in the table.
+    if (layout.annotations) {
+      layout.annotations = layout.annotations.filter(function (a) {
+        return a.name !== "break_even_minor";
+      });
+    }
     ["xaxis", "yaxis"].forEach(function (name) {
       var ax = layout[name];
       if (ax && ax.tickprefix && ax.type !== "multicategory") {

@@ -170,6 +170,31 @@ def test_a_phone_puts_chart_groups_above_their_bars_and_shortens_money_ticks(
     assert console_errors == []
 
 
+def test_a_phone_keeps_only_the_break_even_callouts_where_the_cheapest_option_changes(
+    page: Page, base_url: str, console_errors: list[str]
+) -> None:
+    # Six "Month N" boxes over a 220 px plot ran into one another on a phone (a quote with
+    # public-cloud comparisons, QA): there the crossings where the cheapest option does not
+    # change lose their box (static/js/charts.js fitNarrow) and keep their marker; the
+    # break-even table beside the chart names every one. /tco's defaults cross once, off the
+    # cheapest line (month 27.2).
+    names = """() => document.getElementById("chart-cumulative")._fullLayout.annotations
+                 .map(a => a.name)"""
+    page.set_viewport_size({"width": 1440, "height": 900})
+    page.goto(f"{base_url}/tco")
+    page.locator("#chart-cumulative svg.main-svg").first.wait_for(timeout=10000)
+    assert "break_even_minor" in page.evaluate(names)
+    marker = """() => document.getElementById("chart-cumulative")._fullData
+                  .filter(t => t.meta && t.meta.role === "break_even")[0].x.length"""
+    wide_markers = page.evaluate(marker)
+    page.set_viewport_size({"width": 390, "height": 900})
+    page.goto(f"{base_url}/tco")
+    page.locator("#chart-cumulative svg.main-svg").first.wait_for(timeout=10000)
+    assert "break_even_minor" not in page.evaluate(names)
+    assert page.evaluate(marker) == wide_markers >= 1
+    assert console_errors == []
+
+
 def test_a_phone_stacks_the_architecture_panels(
     page: Page, base_url: str, console_errors: list[str]
 ) -> None:

@@ -79,6 +79,31 @@ def test_a_break_even_without_a_note_keeps_its_month_to_a_tenth() -> None:
     assert note.text == "Month 7.5"
 
 
+def test_the_resale_break_even_keeps_its_callout_beside_dearer_crossings() -> None:
+    """Rent stays cheapest until buying's resale in month 12, so that is where the cheapest
+    option changes; six dearer clouds (c a month from month 0) cross buying earlier, at
+    1,000,000 / (c − 50,000) months, above renting. Only six callouts fit: the resale one
+    was judged off the cheapest line (buying's curve has already dropped by its sale there)
+    and lost its box to the clouds (QA of a quote with public-cloud comparisons)."""
+    clouds, pairs = [], [_resale_break_even()]
+    for c in (250_000, 300_000, 350_000, 450_000, 550_000, 1_050_000):
+        key = f"cloud:{c}"
+        clouds.append({"key": key, "kind": "cloud", "label": f"Cloud {c}",
+                       "cumulative": [float(c * m) for m in range(13)]})  # fmt: skip
+        pairs.append({"a": key, "b": "buy:x", "month": 1_000_000 / (c - 50_000), "note": ""})
+    fig = charts.cumulative_costs([RENT, BUY, *clouds], pairs, currency="TWD")
+    boxes = {a.text: a.name for a in fig.layout.annotations}
+    assert len(boxes) == charts.MAX_CALLOUTS
+    assert boxes["Month 12,<br>resale only"] == "break_even"
+    # The clouds' crossings (months 1, 2, 2.5, 3.3, 4; 5 has no room) are named apart: a
+    # phone keeps only the crossings where the cheapest option changes (static/js/charts.js).
+    assert {t: n for t, n in boxes.items() if n == "break_even_minor"} == {
+        f"Month {m}": "break_even_minor" for m in ("1", "2", "2.5", "3.3", "4")
+    }
+    marker = next(tr for tr in fig.data if tr.meta.get("role") == "break_even")
+    assert len(marker.x) == 7  # every crossing keeps its marker
+
+
 # --- TCO ----------------------------------------------------------------------------------
 
 FOUR = ("Monthly rent", "12-month contract", "Buy", "Lambda gpu_8x_h100_sxm5")
