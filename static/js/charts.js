@@ -109,9 +109,11 @@
   // axis would take most of it, and full money ticks ("NT$10,000,000") turn on their side.
   // Put the names above their years and write money ticks short (10M); the figure built in
   // Python (and the PDF drawn from it) is unchanged.
+  var NARROW = 560; // px of chart width below which a chart is fitted for a phone
+
   function fitNarrow(spec, width) {
     var layout = spec.layout || {};
-    if (width >= 560) return;
+    if (width >= NARROW) return;
     headingsAbove(spec, width);
     stackPanels(spec);
     // Six "Month N" boxes over a 220 px plot ran into each other: keep the ones where the
@@ -148,7 +150,9 @@
         return;
       }
       var config = Object.assign({ responsive: true, displaylogo: false }, spec.config || {});
-      fitNarrow(spec, target.clientWidth || window.innerWidth);
+      var width = target.clientWidth || window.innerWidth;
+      fitNarrow(spec, width);
+      target.dataset.narrow = width < NARROW ? "1" : "0";
       var layout = spec.layout || {};
       // The card around a chart already has a heading: drop the figure's own title on the
       // page (the PDF keeps it) and give the space back to the plot.
@@ -169,6 +173,24 @@
   // After an HTMX swap the old target is detached: look again in the whole document
   // (already drawn figures are skipped).
   document.addEventListener("htmx:afterSettle", function () { draw(document); });
+  // A window narrowed past the phone width (or widened back: a tablet turned, a desktop
+  // window dragged) keeps plotly's responsive resize of the wide layout — a TCO chart left
+  // 64 px of plot beside its option names (QA). Such a chart is drawn again, fitted anew.
+  var resizing = null;
+  window.addEventListener("resize", function () {
+    clearTimeout(resizing);
+    resizing = setTimeout(function () {
+      var again = false;
+      document.querySelectorAll(".chart[data-drawn]").forEach(function (el) {
+        var narrow = (el.clientWidth || window.innerWidth) < NARROW ? "1" : "0";
+        if (el.dataset.narrow !== narrow) {
+          delete el.dataset.drawn;
+          again = true;
+        }
+      });
+      if (again) draw(document);
+    }, 150);
+  });
   window.addEventListener("beforeprint", function () {
     document.querySelectorAll(".chart[data-drawn]").forEach(function (el) {
       if (window.Plotly) window.Plotly.Plots.resize(el);

@@ -195,6 +195,37 @@ def test_a_phone_keeps_only_the_break_even_callouts_where_the_cheapest_option_ch
     assert console_errors == []
 
 
+def test_a_window_narrowed_to_a_phone_fits_its_charts_again(
+    page: Page, base_url: str, console_errors: list[str]
+) -> None:
+    # Drawn at 1440 px and then narrowed to 390 (a tablet turned, a window dragged), the TCO
+    # chart kept its wide layout and plotly shrank it to 64 px of plot beside its option
+    # names (QA); static/js/charts.js now draws a chart again when it crosses the phone width.
+    page.set_viewport_size({"width": 1440, "height": 900})
+    page.goto(f"{base_url}/tco")
+    page.locator("#chart-tco svg.main-svg").first.wait_for(timeout=10000)
+    shown = """() => { const L = document.getElementById("chart-tco")._fullLayout;
+                       return {plot: L._size.w, ticks: L.yaxis.ticktext || [],
+                               heads: L.annotations.filter(a => a.text.startsWith("<b>"))
+                                                    .length}; }"""
+    page.set_viewport_size({"width": 390, "height": 900})
+    page.wait_for_function(
+        """() => document.getElementById("chart-tco").dataset.narrow === "1" """, timeout=10000
+    )
+    narrow = page.evaluate(shown)
+    assert narrow["plot"] >= 200, narrow
+    assert narrow["ticks"] and all(t.startswith("Year ") for t in narrow["ticks"])
+    assert narrow["heads"] >= 2  # each option's name heads its years
+    page.set_viewport_size({"width": 1440, "height": 900})
+    page.wait_for_function(
+        """() => document.getElementById("chart-tco").dataset.narrow === "0" """, timeout=10000
+    )
+    wide = page.evaluate(shown)
+    # The option names are back on the axis beside their years, with no headings above.
+    assert wide["plot"] > narrow["plot"] and wide["heads"] == 0, wide
+    assert console_errors == []
+
+
 def test_a_phone_stacks_the_architecture_panels(
     page: Page, base_url: str, console_errors: list[str]
 ) -> None:
