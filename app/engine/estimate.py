@@ -88,10 +88,19 @@ def estimate(
         gpu, choices = serving.choose(req, model, pool, gpu, prices)
         if search_all or req.gpu_search == "cheapest":
             candidates.extend(serving.choice_candidates(choices, req.currency, req.precision))
-        plan = plan_inference(req, model, gpu, warnings, explain)
+        plan = plan_inference(
+            req, model, gpu, warnings, explain, slice_rented=_slice_rented(req, gpu, prices)
+        )
     else:
         plan = plan_inference(
-            req, model, gpu, warnings, explain, pool if search_all else [gpu], candidates
+            req,
+            model,
+            gpu,
+            warnings,
+            explain,
+            pool if search_all else [gpu],
+            candidates,
+            slice_rented=_slice_rented(req, gpu, prices),
         )
     nodes = math.ceil(plan.count / gpu.gpus_per_node)
     tier = planner.tier_for(plan.fraction or plan.count, nodes)
@@ -110,9 +119,11 @@ def estimate(
     explain.extend(infra.explain)
     warnings.extend(infra.warnings)
     warnings.extend(seed_warnings(req, model, plan))
-    # A training plan that overflows memory is not priced: a quote for hardware that cannot
-    # hold the job would be worse than none (its warning says what would fit instead).
-    runnable = plan.training is None or plan.training.fits
+    # A plan that overflows memory is not priced: a quote for hardware that cannot hold the
+    # job or the model would be worse than none (its warning says what would fit instead).
+    runnable = (plan.training is None or plan.training.fits) and (
+        plan.inference is None or plan.inference.fits
+    )
     cost = (
         None
         if prices is None or not runnable
@@ -197,6 +208,15 @@ def resolve_model(req: EstimateRequest) -> ModelSpec:
         # A Notice keeps its template, so a page can say it in its own language.
         said = e.args[0] if e.args and isinstance(e.args[0], Notice) else str(e)
         raise InputError(where, said) from e
+
+
+def _slice_rented(req: EstimateRequest, gpu: GpuSpec, prices: PriceBook | None) -> bool:
+    """Whether a MIG 1/4 slice of `gpu` can be sized: the price list rents it as one (T8's
+    H100 slice), or no list prices the plan."""
+    return (
+        prices is None
+        or serving.monthly_rent(prices, gpu.id, req.currency, serving.MIG_QUARTER) is not None
+    )
 
 
 def gpu_pool(gpus: Sequence[GpuSpec] | None, prices: PriceBook | None) -> list[GpuSpec]:

@@ -303,11 +303,13 @@ def plan_image(
                     need=math.ceil(req.images_per_hour / per_gpu),
                 )
             )
-    if per.total > gpu.memory_gb * GB:
+    fits = per.total <= gpu.memory_gb * GB
+    if not fits:
         warnings.append(
             Notice(
-                "%(model)s needs %(need)s GB and does not fit one %(gpu)s; use CPU offload or "
-                "a larger GPU.",
+                "%(model)s needs %(need)s GB and does not fit one %(gpu)s: the figures shown "
+                "overflow memory; the plan cannot run as shown and is not priced. Use a larger "
+                "GPU, or a lower precision.",
                 model=model.name,
                 need=fmt(per.total / GB),
                 gpu=gpu.name,
@@ -353,6 +355,7 @@ def plan_image(
         seconds_per_image=secs,
         batch_hours=hours,
         meets_images_per_hour=meets,
+        fits=fits,
         uncertainty=uncertainty(),
     )
     return Plan(

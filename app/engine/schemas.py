@@ -432,6 +432,14 @@ class InferenceOut:
     ] = None
     itl_s: float | None = None
     meets_slo: bool | None = None
+    fits: Annotated[
+        bool,
+        Field(
+            description="Whether the model fits in each GPU's memory with room for one "
+            "sequence of KV cache (task=image: one pipeline per GPU). False: the plan cannot "
+            "run as shown and is not priced."
+        ),
+    ] = True
     concurrency_per_replica: Annotated[
         int | None, Field(description="Users one replica holds with every user at the targets.")
     ] = None

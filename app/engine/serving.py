@@ -148,13 +148,20 @@ def pinned_layout(
         if not pinned_tp and tp not in tp_options(model, gpu, None):
             continue
         lay = layout_for(config_for(req, model, gpu, tp), targets, users, count // tp)
-        key = (lay.held >= users, lay.held, lay.capacity > 0, -tp)
-        if best is None or key > (best.held >= users, best.held, best.capacity > 0, -best.cfg.tp):
+        if best is None or _pinned_rank(lay, users) > _pinned_rank(best, users):
             best = lay
     if best is None:  # the pinned TP does not divide the count: the schema rejects that
         tp = pinned_tp or 1
         best = layout_for(config_for(req, model, gpu, tp), targets, users, max(1, count // tp))
     return best
+
+
+def _pinned_rank(lay: Layout, users: int) -> tuple[bool, int, bool, int]:
+    """Pinned layouts' order: all the users held, then the most held, then one that fits at
+    all; smaller TP (more replicas) among those that fit, the largest among those that do
+    not (the least overflow: DeepSeek-V3 on 8 pinned H200 read "does not fit on 1 × H200")."""
+    fits = lay.capacity > 0
+    return (lay.held >= users, lay.held, fits, -lay.cfg.tp if fits else lay.cfg.tp)
 
 
 def point_for(lay: Layout, users: int) -> OperatingPoint:
@@ -171,22 +178,31 @@ def plan_inference(
     explain: list[Explanation],
     pool: Sequence[GpuSpec] = (),
     candidates: list[CandidateOut] | None = None,
+    *,
+    slice_rented: bool = True,
 ) -> Plan:
-    """Size a service of `model` on `gpu` for the request's users, prompt, answer and targets."""
+    """Size a service of `model` on `gpu` for the request's users, prompt, answer and targets.
+
+    slice_rented: whether the price list rents this GPU as a MIG 1/4 slice (True when no list
+    prices the plan). A slice is sized only where it is rented as one, as `choose` ranks it:
+    a quarter of an H200, with a quarter of its bandwidth, was billed as a whole H200 (QA).
+    """
     users = users_of(req)
     targets = targets_for(req)
     fraction = None
     if req.gpu_count:
         lay = pinned_layout(req, model, gpu, targets, users)
-        if lay.held < users:
+        if lay.capacity == 0:
+            warnings.extend(_does_not_fit(req, model, gpu, lay, pool))
+        elif lay.held < users:
             warnings.append(_pin_short_warning(req, model, gpu, targets, users, lay))
     else:
         found = smallest_layout(req, model, gpu, targets, users)
         if found is None:
-            lay = _overflowing(req, model, gpu, targets, users, warnings)
+            lay = _overflowing(req, model, gpu, targets, users, warnings, pool)
         else:
             lay = found
-            mig = _mig_quarter(req, model, gpu, targets, users, lay)
+            mig = _mig_quarter(req, model, gpu, targets, users, lay) if slice_rented else None
             if mig is not None:
                 lay, mig_ex = mig
                 fraction = MIG_QUARTER
@@ -198,7 +214,8 @@ def plan_inference(
     if candidates is not None and pool:
         candidates.extend(slo_candidates(req, model, pool, targets, users))
     meets = lay.held >= users
-    if not meets and not req.gpu_count:
+    fits = lay.capacity > 0
+    if not meets and fits and not req.gpu_count:
         warnings.append(
             Notice(
                 "Each user decodes at %(rate)s tokens/s, below the %(floor)s tokens/s target.",
@@ -217,6 +234,7 @@ def plan_inference(
         replicas=lay.replicas,
         itl_s=point.itl_s,
         meets_slo=meets,
+        fits=fits,
         concurrency_per_replica=lay.per_replica,
         max_concurrency_per_replica=lay.capacity,
         offline_tokens_per_s=offline.tokens_per_s * lay.replicas,
@@ -333,23 +351,75 @@ def _overflowing(
     targets: Targets,
     users: int,
     warnings: list[str],
+    pool: Sequence[GpuSpec] = (),
 ) -> Layout:
     """Nothing meets the targets: the largest TP with the most users it holds, flagged."""
     opts = tp_options(model, gpu, req.tp)
     cfg = config_for(req, model, gpu, opts[-1])
     lay = layout_for(cfg, targets, users, 1)
     if lay.capacity == 0:
-        warnings.append(
-            Notice(
-                "%(model)s in %(precision)s does not fit on %(count)s × %(gpu)s with room for "
-                "one sequence of KV cache: the figures shown overflow memory.",
-                model=model.name,
-                precision=req.precision,
-                count=cfg.tp,
-                gpu=gpu.name,
-            )
-        )
+        warnings.extend(_does_not_fit(req, model, gpu, lay, pool))
     return lay
+
+
+def _does_not_fit(
+    req: EstimateRequest,
+    model: ModelSpec,
+    gpu: GpuSpec,
+    lay: Layout,
+    pool: Sequence[GpuSpec],
+) -> list[str]:
+    """The weights and one sequence's KV cache overflow each GPU of the largest TP group the
+    request allows: the plan cannot run and is not priced (as a training plan that overflows,
+    app.engine.training), and where one user would fit at the same precision, if anywhere."""
+    out: list[str] = [
+        Notice(
+            "%(model)s in %(precision)s does not fit on %(count)s × %(gpu)s with room for one "
+            "sequence of KV cache: the figures shown overflow memory; the plan cannot run as "
+            "shown and is not priced.",
+            model=model.name,
+            precision=req.precision,
+            count=lay.cfg.tp,
+            gpu=gpu.name,
+        )
+    ]
+    free = req.model_copy(update={"gpu_count": None, "tp": None})
+    # First on the GPU asked for, at the first lower precision it runs that holds one user.
+    for lower in ("fp8", "int8", "int4", "fp4"):
+        if memory.WEIGHT_BYTES[lower] >= memory.WEIGHT_BYTES[req.precision]:
+            continue
+        if (lower == "fp8" and not gpu.fp8_tflops) or (lower == "fp4" and not gpu.supports_fp4):
+            continue
+        here = smallest_layout(
+            free.model_copy(update={"precision": lower, "kv_dtype": None}),
+            model, gpu, targets_for(req), 1,
+        )  # fmt: skip
+        if here is not None:
+            out.append(
+                Notice(
+                    "In %(precision)s it fits on %(count)s × %(gpu)s (TP %(tp)s), with one user "
+                    "at the targets.",
+                    precision=lower, count=here.gpus, gpu=gpu.name, tp=here.cfg.tp,
+                )
+            )  # fmt: skip
+            break
+    elsewhere: list[tuple[int, str, int]] = []
+    for g in pool:
+        if g.id == gpu.id or (req.precision == "fp4" and not g.supports_fp4):
+            continue
+        other = smallest_layout(free, model, g, targets_for(req), 1)
+        if other is not None:
+            elsewhere.append((other.gpus, g.name, other.cfg.tp))
+    if elsewhere:
+        count, name, tp = min(elsewhere)
+        out.append(
+            Notice(
+                "It fits on %(count)s × %(gpu)s (TP %(tp)s) in %(precision)s, with one user at the "
+                "targets.",
+                count=count, gpu=name, tp=tp, precision=req.precision,
+            )
+        )  # fmt: skip
+    return out
 
 
 def _mig_quarter(
