@@ -292,6 +292,20 @@ def discount_state(*, session: Session, plan: Plan, limit_pct: Decimal) -> dict[
     }
 
 
+def stale_option_lines(plan: Plan) -> list[int]:
+    """Lines (1-based, as printed) whose cost option the plan's current result no longer has.
+
+    A revision of the workload (5 GPUs where the quote priced a 4-GPU server) leaves such a
+    line behind: it prints its price with no name (QA), so it is flagged in the builder and
+    never sent."""
+    keys = {str(o.get("key")) for o in (plan.result.get("cost") or {}).get("options") or []}
+    return [
+        i
+        for i, line in enumerate((plan.quote or {}).get("lines") or [], start=1)
+        if line.get("option_key") and str(line["option_key"]) not in keys
+    ]
+
+
 def send_quote(*, session: Session, plan_id: int, actor: User, limit_pct: Decimal) -> Plan:
     """Freeze the current revision as the one the customer sees and mark the quote sent.
 
@@ -310,6 +324,16 @@ def send_quote(*, session: Session, plan_id: int, actor: User, limit_pct: Decima
     quote = plan.quote or {}
     if not quote.get("lines"):
         raise errors.Invalid(N_("add at least one line before sending"), field="quote.lines")
+    stale = stale_option_lines(plan)
+    if stale:
+        raise errors.Invalid(
+            N_(
+                "line %(lines)s quotes a cost option this revision of the plan no longer has: "
+                "choose one of its options for it, or remove it, then send"
+            ),
+            field="quote.lines",
+            lines=", ".join(map(str, stale)),
+        )
     if plan.valid_until is not None and plan.valid_until < plans.today():
         raise errors.Invalid(
             N_("is in the past: set a new validity date"), field="quote.valid_until"

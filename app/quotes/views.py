@@ -94,14 +94,21 @@ def _line_values(line: Mapping[str, Any]) -> dict[str, str]:
 
 def _posted_line(form: Mapping[str, str], i: int) -> dict[str, str]:
     """Line `i` of the posted form. Its quantity, unit price and months belong to the option
-    they were shown for (`line-<i>-shown`): a line switched to another cost option — or
-    from a free line to an option — takes the new option's own values instead of carrying
-    the old ones (the hourly option quoted at 1 h, a purchase at one month's run-rate)."""
+    they were shown for (`line-<i>-shown`, with the values shown in `line-<i>-shown-<field>`):
+    a line switched to another cost option — or from a free line to an option — takes the
+    new option's own values instead of carrying the old ones (the hourly option quoted at
+    1 h, a purchase at one month's run-rate), except a value typed along with the switch."""
     line = {f: form.get(f"line-{i}-{f}", "").strip() for f in LINE_FIELDS}
     shown = form.get(f"line-{i}-shown")
-    if line["option_key"] and shown is not None and shown.strip() != line["option_key"]:
-        line.update(quantity="", unit_price="", months="")
     switched = shown is not None and shown.strip() != line["option_key"]
+    if line["option_key"] and switched:
+        # Only the values left as they were shown: one typed with the switch is kept (a
+        # monthly rent switched to with "3" months and NT$90,000 typed was saved at the
+        # option's 1 month and NT$100,000, without a word — QA).
+        for f in ("quantity", "unit_price", "months"):
+            was = form.get(f"line-{i}-shown-{f}")
+            if was is None or line[f] == was.strip():
+                line[f] = ""
     line["shown"] = line["option_key"]
     unit = form.get(f"line-{i}-unit")
     if not line["option_key"] and unit == "hour":
@@ -407,6 +414,24 @@ def builder_context(
         for o in quotable
         if o.get("feasible", True) or str(o.get("key")) in used
     ]
+    # A saved line whose option a revision took away keeps it selected, named as gone, with
+    # the reason beside it: shown as a free line it lost its name and was sent (QA).
+    known = {key for key, _ in options} | {str(o.get("key")) for o in cost.get("options") or []}
+    stale = _("No longer in this plan")
+    errors = dict(errors or {})
+    for i, line in enumerate(qb.get("lines") or []):
+        key = str(line.get("option_key") or "")
+        if key and key not in known:
+            options.append((key, f"— {stale} —"))
+            known.add(key)
+        if key and key not in {str(o.get("key")) for o in cost.get("options") or []}:
+            errors.setdefault(
+                f"line-{i}-option_key",
+                _(
+                    "A revision of the plan took this cost option away: choose one of its "
+                    "options, or a free line with a description, before sending."
+                ),
+            )
     return {
         "qb": qb,
         "qb_placeholders": placeholders(

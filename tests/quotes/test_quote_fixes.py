@@ -611,3 +611,31 @@ def test_two_offers_that_would_read_the_same_name_their_providers() -> None:
         "b": "Hourly rent · 1 × NVIDIA H100 SXM5 80GB · RunPod",
         "c": "Monthly rent · 1 × NVIDIA H100 SXM5 80GB",  # alone: no provider needed
     }
+
+
+def test_values_typed_along_with_an_option_switch_are_saved(client: TestClient) -> None:
+    """QA: a line switched from hourly to monthly rent with 1 × NT$90,000 × 3 months typed in
+    the same save was stored at the monthly option's own NT$200,000 × 1 month, without a
+    word (NT$105,000 for NT$283,500). Only the values left as they were shown give way to the
+    new option's; the typed ones are saved: 90,000 × 1 × 3 = NT$270,000 before tax."""
+    a = make_account(client, "sales")
+    c = _customer(client, a, name="Typed Co")
+    p = _plan(client, a, c["id"], {"lines": [{"option_key": HOURLY}]})
+    pages = TestClient(client.app, follow_redirects=False)
+    sign_in(pages, a.user)
+    h = {"Accept-Language": "en"}
+    data = _form(BeautifulSoup(pages.get(f"/plans/{p['id']}", headers=h).text, "html.parser"))
+    assert (data["line-0-quantity"], data["line-0-unit_price"]) == ("28", "480")
+    monthly = "rent_monthly:stratagem-tpe-h100-x4"
+    data.update({"line-0-option_key": monthly, "line-0-unit_price": "90000",
+                 "line-0-months": "3"})  # fmt: skip
+    r = pages.post(f"/plans/{p['id']}/quote", data={**data, "action": "save"}, headers=h)
+    assert r.status_code == 303, r.text
+    saved = client.get(f"/api/v1/plans/{p['id']}", headers=a.headers).json()
+    (line,) = saved["quote"]["lines"]
+    # The quantity was left at the hourly line's 28 (hours): it gives way to the monthly
+    # option's own 1; the price and months typed stay.
+    assert (line["option_key"], line["unit_price"], line["quantity"], line["months"]) == (
+        monthly, "90000", "1", "3",
+    )  # fmt: skip
+    assert saved["quote_totals"]["line_amounts"] == ["270000"]
