@@ -26,6 +26,7 @@ from app.bootstrap import prepare_database
 from app.catalog import service as catalog
 from app.main import create_app
 from app.plans import service as plans
+from app.quotes import worker
 from app.settings import Settings
 from tests.accounts.helpers import Account, make_account, sign_in
 from tests.plan_quotes import WORKLOAD
@@ -49,8 +50,15 @@ def fresh(tmp_path: Path) -> Iterator[TestClient]:
         STRATAGEM_PDF_WORKERS=0,
     )
     prepare_database(s, echo=lambda _: None)
-    with TestClient(create_app(s)) as c:
-        yield c
+    # The PDF worker pool is process-wide: this app renders in-process, and the next test
+    # file on this xdist worker gets the session app's pool back (a test of the pool's
+    # timeout read a size of 0 when it ran after this one).
+    size, priority = worker.pool_size(), worker._priority
+    try:
+        with TestClient(create_app(s)) as c:
+            yield c
+    finally:
+        worker.configure(size, priority)
 
 
 def _plan(c: TestClient, a: Account) -> dict:
