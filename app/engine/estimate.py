@@ -67,6 +67,8 @@ def estimate(
     model = resolve_model(req)
     gpu = _chosen_gpu(req, pool)
     task = _task(req, model)
+    req = _default_context_for(req, model, task)
+    _check_task_fields(req, model, gpu, task)
     if task in TRAINING_TASKS:
         _check_training_pins(req, model, gpu)
     warnings = _inferred_model_warnings(model)
@@ -343,6 +345,135 @@ def _check_training_pins(req: EstimateRequest, model: ModelSpec, gpu: GpuSpec) -
                 min=f"{BYTES_PER_TOKEN / 1e9 / (req.epochs or 1.0):g}",
             ),
         )
+
+
+#: Fields only a training plan reads (app.engine.training, app.engine.planner): on serving or
+#: image generation they would be dropped without a word, so a value other than the field's
+#: default is refused. `epochs`, `dataset_gb` and `deadline_days` are not here: the serving and
+#: image plans read the data size (storage, uplink) and an image batch its deadline, and the
+#: planner form sends epochs 2 for every task (the plans it saved carry that 2).
+TRAINING_ONLY_FIELDS: tuple[str, ...] = (
+    "seq_len", "micro_batch", "global_batch", "tokens", "zero_stage", "recompute", "mfu",
+    "goodput", "optimizer", "lora_rank", "lora_targets",
+)  # fmt: skip
+#: Fields only serving a language model reads (app.engine.serving). `concurrency`, `users`,
+#: `avg_context_tokens` and `output_tokens` are not here: the planner form sends them for every
+#: task (hidden inputs), and the plans it saved carry them.
+SERVING_ONLY_FIELDS: tuple[str, ...] = ("slo", "kv_dtype", "gpu_search", "gpu_memory_utilization")
+
+
+def _given(req: EstimateRequest, name: str) -> bool:
+    """Whether the request sets `name` to anything but its default (a saved plan stores every
+    default, and the CLI sends some for every task: those pin nothing)."""
+    return getattr(req, name) != EstimateRequest.model_fields[name].default
+
+
+def _tp_splitting_heads(model: ModelSpec, most: int) -> list[int]:
+    """TP degrees up to `most` that shard whole attention heads and whole KV groups (or
+    replicate KV heads when tp is a multiple of them), as Megatron-LM and vLLM require."""
+    return [t for t in (1, 2, 4, 8, 16, 32, 64) if t <= most and model.heads % t == 0
+            and (model.kv_heads % t == 0 or t % model.kv_heads == 0)]  # fmt: skip
+
+
+def _check_task_fields(req: EstimateRequest, model: ModelSpec, gpu: GpuSpec, task: str) -> None:
+    """Refuse, naming the field, a value the chosen task's planner would change or ignore
+    (pins are pins): training-only fields on serving and image generation, serving-only fields
+    elsewhere, pipeline stages where serving has none (a replica is `tp` GPUs, vLLM's default
+    layout), model parallelism where an image model runs one copy per GPU, NVLink on a GPU
+    without it, and a context longer than the model's positions (config.json
+    `max_position_embeddings`; unknown for a model given by size alone)."""
+    training = task in TRAINING_TASKS
+    for name in () if training else TRAINING_ONLY_FIELDS:
+        if _given(req, name):
+            raise InputError(
+                name,
+                Notice(
+                    "applies to training tasks only (pretrain, full_finetune, lora, qlora), "
+                    "not to task %(task)s: leave it out",
+                    task=req.task,
+                ),
+            )
+    for name in () if task == "inference" else SERVING_ONLY_FIELDS:
+        if _given(req, name):
+            raise InputError(
+                name,
+                Notice(
+                    "applies to serving a language model (task inference) only, not to task "
+                    "%(task)s: leave it out",
+                    task=req.task,
+                ),
+            )
+    if task == "image" and req.tp and req.tp > 1:
+        raise InputError(
+            "tp",
+            Notice(
+                "image generation runs one model copy per GPU: tensor parallelism is not "
+                "modelled; leave tp empty or 1, and pin gpu_count for more copies"
+            ),
+        )
+    if task == "image" and req.pp and req.pp > 1:
+        raise InputError(
+            "pp",
+            Notice(
+                "image generation runs one model copy per GPU: pipeline parallelism is not "
+                "modelled; leave pp empty or 1, and pin gpu_count for more copies"
+            ),
+        )
+    if task == "inference" and req.pp and req.pp > 1:
+        domain = max(gpu.gpus_per_node, gpu.scale_up_domain)
+        raise InputError(
+            "pp",
+            Notice(
+                "pipeline parallelism is not modelled for serving (pp %(pp)s): pin tp instead, "
+                "one of %(allowed)s for the %(heads)s attention heads (%(kv_heads)s KV heads) "
+                "of %(model)s on %(gpu)s",
+                pp=req.pp, heads=model.heads, kv_heads=model.kv_heads, model=model.name,
+                allowed=", ".join(map(str, _tp_splitting_heads(model, domain))), gpu=gpu.name,
+            ),
+        )  # fmt: skip
+    if req.interconnect == "nvlink" and not gpu.has_nvlink:
+        raise InputError(
+            "interconnect",
+            Notice(
+                "%(gpu)s has no NVLink: choose pcie within a node, or infiniband, roce or "
+                "ethernet between nodes",
+                gpu=gpu.name,
+            ),
+        )
+    # A size-only model's context is assumed (Llama 3.1's), not a limit of the model.
+    if model.max_context and req.model.params_b is None:
+        context = (
+            ("seq_len", req.seq_len, 16)
+            if training
+            else ("avg_context_tokens", req.avg_context_tokens, 1)
+            if task == "inference"
+            else None
+        )
+        if context and context[1] > model.max_context:
+            name, value, least = context
+            raise InputError(
+                name,
+                Notice(
+                    "%(name)s %(value)s exceeds the %(max)s-token context of %(model)s: give "
+                    "%(least)s–%(max)s",
+                    name=name, value=f"{value:,}", max=f"{model.max_context:,}",
+                    model=model.name, least=least,
+                ),
+            )  # fmt: skip
+
+
+def _default_context_for(req: EstimateRequest, model: ModelSpec, task: str) -> EstimateRequest:
+    """A training request that leaves `seq_len` at its default trains at the model's own
+    context when that is shorter (GPT-3 175B: 2,048 positions, not the default 4,096); a
+    `seq_len` given is a pin, checked against the context in `_check_task_fields`."""
+    if (
+        task in TRAINING_TASKS
+        and not _given(req, "seq_len")
+        and req.model.params_b is None
+        and 0 < model.max_context < req.seq_len
+    ):
+        return req.model_copy(update={"seq_len": model.max_context})
+    return req
 
 
 def _inferred_model_warnings(model: ModelSpec) -> list[str]:

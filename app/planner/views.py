@@ -20,10 +20,10 @@ from app.charts import figures
 from app.costs import presenters as costs_view
 from app.engine.architectures import list_presets
 from app.engine.costs.context import period_in_units
-from app.engine.estimate import InputError, estimate, gpu_pool
+from app.engine.estimate import TRAINING_ONLY_FIELDS, InputError, estimate, gpu_pool
 from app.engine.explain import Explanation
 from app.engine.price_book import PriceBook
-from app.engine.schemas import EstimateRequest, EstimateResponse
+from app.engine.schemas import TRAINING_TASKS, EstimateRequest, EstimateResponse
 from app.engine.serving import targets_for, users_of
 from app.i18n import N_
 from app.i18n import gettext as _
@@ -441,6 +441,13 @@ def build_request(
             continue
         if pct is not None:
             data[name] = pct / scale
+    # The page hides the fields the chosen task does not read, and still posts them: what
+    # was typed there for another task is not a pin of this one (the API refuses such a
+    # field, app.engine.estimate.TRAINING_ONLY_FIELDS; the form only forgets it).
+    if data["task"] not in TRAINING_TASKS:
+        for name in TRAINING_ONLY_FIELDS:
+            data.pop(name, None)
+            errors.pop(name, None)
     if errors:
         return None, errors
     try:
