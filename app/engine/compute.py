@@ -294,7 +294,7 @@ def mfu_factors(
     return base + layout_factors(
         model=model, task=task, gpus=gpus, nodes=nodes, interconnect=interconnect, tp=tp,
         pp=pp, vpp=vpp, micro_batches=micro_batches, zero_stage=zero_stage, dp=dp,
-        recompute=recompute,
+        recompute=recompute, nvlink=gpu.has_nvlink,
     )  # fmt: skip
 
 
@@ -341,6 +341,7 @@ def layout_factors(
     zero_stage: int = 0,
     dp: int = 1,
     recompute: str = "selective",
+    nvlink: bool = True,
 ) -> list[Factor]:
     """The MFU factors of one layout on `gpus` GPUs: recomputation, TP, pipeline bubble,
     ZeRO-3, MoE, links and scale (in the order `mfu_factors` multiplies them)."""
@@ -368,7 +369,10 @@ def layout_factors(
         f.append(Factor("moe_all_to_all", a2a))
         f.append(Factor("moe_imbalance", MOE_IMBALANCE))
     if gpus > 1:
-        if interconnect == "pcie" and nodes == 1:
+        # Inside a node the GPUs talk over PCIe when the plan says so or the GPU has no
+        # NVLink at all (an RTX 4090 box is PCIe whatever fabric joins the boxes: two of
+        # them were credited NVLink's 0.9 — QA).
+        if (interconnect == "pcie" and nodes == 1) or not nvlink:
             # T5 compares like with like: the same box with and without NVLink.
             big = model.params >= 13e9 and task in ("pretrain", "full_finetune")
             pcie = PCIE_PENALTY if big else PCIE_SMALL_JOB_PENALTY
@@ -399,6 +403,7 @@ def layout_value(
     zero_stage: int = 0,
     dp: int = 1,
     recompute: str = "selective",
+    nvlink: bool = True,
 ) -> float:
     """`start` × the product of `layout_factors`, multiplied in the same order (so with
     `start` = the base factors' product it equals `product(mfu_factors(...))` to the last
@@ -419,7 +424,7 @@ def layout_value(
         v *= MOE_ALL_TO_ALL_CROSS_NODE if nodes > 1 else MOE_ALL_TO_ALL_NVLINK
         v *= MOE_IMBALANCE
     if gpus > 1:
-        if interconnect == "pcie" and nodes == 1:
+        if (interconnect == "pcie" and nodes == 1) or not nvlink:
             big = model.params >= 13e9 and task in ("pretrain", "full_finetune")
             v *= NVLINK_EFFICIENCY * (PCIE_PENALTY if big else PCIE_SMALL_JOB_PENALTY)
         else:

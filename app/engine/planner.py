@@ -609,7 +609,7 @@ class _OnGpu:
             value = compute.layout_value(
                 self.base_value, model=job.model, task=job.task, gpus=n, nodes=nodes,
                 interconnect=ic, tp=t, pp=p, vpp=v, micro_batches=m, zero_stage=z, dp=d,
-                recompute=rc,
+                recompute=rc, nvlink=self.gpu.has_nvlink,
             )  # fmt: skip
             if value * g > floor_rate:
                 value *= floor_rate / (value * g)
@@ -651,6 +651,7 @@ class _OnGpu:
                 zero_stage=layout.zero_stage,
                 dp=layout.dp,
                 recompute=layout.recompute,
+                nvlink=gpu.has_nvlink,
             )
             # the same multiplication as compute.product(base + rest), in the same order
             value = self.base_value
@@ -819,7 +820,7 @@ class _Walk:
             ic = job.interconnect or natural_interconnect(gpu, nodes, n if n < gpn else gpn)
             bound = compute.layout_value(
                 on.base_value, model=job.model, task=job.task, gpus=n, nodes=nodes,
-                interconnect=ic,
+                interconnect=ic, nvlink=gpu.has_nvlink,
             )  # fmt: skip
             rate = min(bound * g, self.floor_below(n)[0])
         days = job.base_flops / (n * on.peak * rate) / compute.SECONDS_PER_DAY
