@@ -395,6 +395,8 @@ def warm() -> None:
     weasyprint.HTML(string=page).write_pdf(font_config=_font_config())
 
 
-def filename(plan: Plan) -> str:
-    """`<quote_number>.pdf` (the quote number is Q-<year>-<6 digits>: header-safe)."""
-    return f"{plan.quote_number}.pdf"
+def filename(plan: Plan, lang: str) -> str:
+    """`<quote_number>-<lang>.pdf` (Q-<year>-<6 digits>-zh-TW: header-safe). The language is
+    in the name: a customer who downloads both documents gets two files, not a second
+    "Q-2026-000001.pdf" over the first (QA)."""
+    return f"{plan.quote_number}-{normalise_lang(lang)}.pdf"

@@ -21,13 +21,13 @@ router = APIRouter(prefix="/api/v1/plans", tags=["quotes"])
 Lang = Annotated[Literal["zh-TW", "en"], Query(description="Language of the quote.")]
 
 
-def pdf_response(plan: Plan, pdf: bytes, *, inline: bool = False) -> Response:
-    """application/pdf named `<quote_number>.pdf`."""
+def pdf_response(plan: Plan, pdf: bytes, *, lang: str, inline: bool = False) -> Response:
+    """application/pdf named `<quote_number>-<lang>.pdf`."""
     disposition = "inline" if inline else "attachment"
     return Response(
         pdf,
         media_type="application/pdf",
-        headers={"Content-Disposition": f'{disposition}; filename="{filename(plan)}"'},
+        headers={"Content-Disposition": f'{disposition}; filename="{filename(plan, lang)}"'},
     )
 
 
@@ -46,7 +46,7 @@ def quote_pdf(
     pdf = render_quote_pdf(
         plan, lang=lang, session=session, letterhead=service.letterhead(settings)
     )
-    return pdf_response(plan, pdf)
+    return pdf_response(plan, pdf, lang=lang)
 
 
 @router.get("/{plan_id}/export", response_model=export.PlanExport)

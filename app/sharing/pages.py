@@ -107,7 +107,9 @@ def shared_pdf(
     copy = quotes.customer_copy(session=session, plan=plan)
     head = quotes.letterhead(request.app.state.settings)
     response = pdf_response(
-        plan, render_quote_pdf(copy, lang=language, session=session, letterhead=head)
+        plan,
+        render_quote_pdf(copy, lang=language, session=session, letterhead=head),
+        lang=language,
     )
     response.headers.update(SHARED_HEADERS)
     return response
@@ -120,7 +122,8 @@ def plan_pdf(
     """The plan's PDF quote, for signed-in users."""
     plan = plans.get_plan(session=session, plan_id=plan_id)
     head = quotes.letterhead(request.app.state.settings)
-    return pdf_response(plan, render_quote_pdf(plan, lang=lang, session=session, letterhead=head))
+    pdf = render_quote_pdf(plan, lang=lang, session=session, letterhead=head)
+    return pdf_response(plan, pdf, lang=lang)
 
 
 #: The customer's answer fields; each must be a JSON string (a list or an object would be

@@ -95,7 +95,9 @@ def test_quotes_over_http_come_from_the_pool(client: TestClient) -> None:
     plan = create_plan(client, who)
     r = client.get(f"/api/v1/plans/{plan['id']}/pdf?lang=en", headers=who.headers)
     assert r.status_code == 200 and r.content.startswith(b"%PDF-")
-    assert r.headers["content-disposition"] == f'attachment; filename="{plan["quote_number"]}.pdf"'
+    assert (
+        r.headers["content-disposition"] == f'attachment; filename="{plan["quote_number"]}-en.pdf"'
+    )
 
 
 def test_no_pool_renders_inline(client: TestClient, plan_id: int) -> None:

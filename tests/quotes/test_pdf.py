@@ -53,7 +53,8 @@ def test_pdf_text_pages_and_totals(
     plan, a = quote["plan"], quote["account"]
     r = client.get(f"/api/v1/plans/{plan['id']}/pdf", params={"lang": lang}, headers=a.headers)
     assert r.status_code == 200
-    assert f'filename="{plan["quote_number"]}.pdf"' in r.headers["content-disposition"]
+    # The language is in the name: both documents downloaded are two files (QA).
+    assert f'filename="{plan["quote_number"]}-{lang}.pdf"' in r.headers["content-disposition"]
     text = _text(r.content, tmp_path, lang)
     pages = text.split("\f")[:-1] if text.endswith("\f") else text.split("\f")
     n = len(pages)
