@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
@@ -428,6 +429,29 @@ def summary_text(summary: str) -> str:
         return _("Repriced with the current price list")
     if summary.startswith("duplicated from "):
         return _("Duplicated from %(quote)s") % {"quote": summary.removeprefix("duplicated from ")}
+    if summary == "sent":
+        return _("Quote sent")
+    # The customer's answer (app.quotes.service): "accepted by the customer: name, title" or
+    # "declined by the customer", each maybe with "; the plan is version N again, as sent
+    # (version M was saved after sending)" — a 中文 history read "變更：sent" (QA).
+    answer, _sep, restored = summary.partition("; the plan is version ")
+    if answer.startswith(("accepted by the customer", "declined by the customer")):
+        if answer.startswith("accepted by the customer: "):
+            text = _("Accepted by the customer: %(who)s") % {
+                "who": answer.removeprefix("accepted by the customer: ")
+            }
+        elif answer.startswith("accepted"):
+            text = _("Accepted by the customer")
+        else:
+            text = _("Declined by the customer")
+        back = re.fullmatch(
+            r"(\d+) again, as sent \(version (\d+) was saved after sending\)", restored
+        )
+        if back:
+            text += _(
+                "; the plan is version %(sent)s again, as sent (version %(saved)s was saved after sending)"
+            ) % {"sent": back.group(1), "saved": back.group(2)}
+        return text
     parts = [p.strip() for p in summary.split(",") if p.strip()]
     return _("Changed: %(fields)s") % {
         "fields": ", ".join(dict.fromkeys(field_label(p) for p in parts))

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
+from babel.messages.pofile import read_po
 from markupsafe import Markup, escape
 
 from app import i18n
@@ -39,7 +41,10 @@ def notice_text(notice: Any) -> Markup:
     Plain text (a saved plan's result read back from JSON holds the English only) is shown
     as it is."""
     if isinstance(notice, str) and not isinstance(notice, Notice):
-        return Markup(escape(notice))
+        found = _read_back(notice) if i18n.current_language() != "en" else None
+        if found is None:
+            return Markup(escape(notice))
+        notice = found
     template = notice["template"] if isinstance(notice, Mapping) else notice.template
     params = notice["params"] if isinstance(notice, Mapping) else notice.params
     translated = i18n.gettext(template)
@@ -52,6 +57,40 @@ def notice_text(notice: Any) -> Markup:
     if translated == template and i18n.current_language() != "en":
         return Markup('<span lang="en">%s</span>') % escape(text)
     return Markup(escape(text))
+
+
+@lru_cache(maxsize=1)
+def _engine_templates() -> tuple[tuple[re.Pattern[str], str], ...]:
+    """The engine's translated templates as patterns that read a notice back from its English.
+
+    A saved plan's result holds a notice as its English text only (JSON keeps no template):
+    "NVLink/NVSwitch 900 GB/s per GPU + 10GbE to the warm tier" stayed English on a 中文 plan
+    page (QA). Templates without parameters match as they are; a repeated name must match
+    the same text each time."""
+    with (i18n.LOCALE_DIR / "zh_Hant_TW" / "LC_MESSAGES" / "engine.po").open("rb") as fh:
+        catalog = read_po(fh, locale="zh_Hant_TW")
+    out = []
+    for message in catalog:
+        if not isinstance(message.id, str) or not message.id or not message.string:
+            continue
+        pattern, seen = [], set()
+        for i, part in enumerate(re.split(r"%\((\w+)\)s", message.id)):
+            if i % 2 == 0:
+                pattern.append(re.escape(part.replace("%%", "%")))
+            else:
+                pattern.append(f"(?P={part})" if part in seen else f"(?P<{part}>.+?)")
+                seen.add(part)
+        out.append((re.compile("".join(pattern), re.S), message.id))
+    return tuple(out)
+
+
+def _read_back(text: str) -> dict[str, Any] | None:
+    """{template, params} of a plain English notice the engine wrote, or None."""
+    for pattern, template in _engine_templates():
+        match = pattern.fullmatch(text)
+        if match is not None:
+            return {"template": template, "params": match.groupdict()}
+    return None
 
 
 #: `infra.checkpoint_kind` values as a reader says them.

@@ -124,3 +124,19 @@ def test_a_large_count_in_a_notice_reads_in_words_in_both_languages(client: Test
                    headers={"Accept-Language": "zh-TW"})  # fmt: skip
     items = [li.get_text() for li in BeautifulSoup(r.text, "html.parser").select("ul.warnings li")]
     assert any("假設微調 1億 個 token" in t for t in items), items
+
+
+def test_a_saved_plans_plain_english_notice_is_read_back_and_translated() -> None:
+    """A saved result keeps a notice as its English text only (JSON holds no template): the
+    plan page showed "NVLink/NVSwitch 900 GB/s per GPU + 10GbE to the warm tier" on a 中文
+    page (QA). The text is matched back to its template, values kept, then translated."""
+    stored = str(Notice("NVLink/NVSwitch %(gbs)s GB/s per GPU + 10GbE to the warm tier", gbs=900))
+    assert not isinstance(stored, Notice)
+    i18n.activate("zh-TW")
+    try:
+        assert str(notice_text(stored)) == "NVLink/NVSwitch 每張 GPU 900 GB/s + 10GbE 連至溫層儲存"
+        # Text no template makes stays as it is.
+        assert str(notice_text("Racked by the customer")) == "Racked by the customer"
+    finally:
+        i18n.activate("en")
+    assert str(notice_text(stored)) == stored
