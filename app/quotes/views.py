@@ -7,6 +7,7 @@ the input they belong to (``line-0-quantity``, ``discount_pct``) for the inline 
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from decimal import Decimal
 from typing import Any, Final
@@ -92,6 +93,10 @@ def _line_values(line: Mapping[str, Any]) -> dict[str, str]:
     return values
 
 
+#: A line's fields that hold numbers (the others are a key and a description).
+NUMBER_FIELDS: Final = ("quantity", "unit_price", "months", "discount_pct")
+
+
 def _posted_line(form: Mapping[str, str], i: int) -> dict[str, str]:
     """Line `i` of the posted form. Its quantity, unit price and months belong to the option
     they were shown for (`line-<i>-shown`, with the values shown in `line-<i>-shown-<field>`):
@@ -99,6 +104,11 @@ def _posted_line(form: Mapping[str, str], i: int) -> dict[str, str]:
     new option's own values instead of carrying the old ones (the hourly option quoted at
     1 h, a purchase at one month's run-rate), except a value typed along with the switch."""
     line = {f: form.get(f"line-{i}-{f}", "").strip() for f in LINE_FIELDS}
+    for f in NUMBER_FIELDS:
+        # "180,000" is how a price is written: the thousands separators go (the form said
+        # "Enter a number, e.g. 4096" to "1,000" — QA); anything else is checked as typed.
+        if re.fullmatch(r"[-+]?\d{1,3}(,\d{3})+(\.\d+)?", line[f]):
+            line[f] = line[f].replace(",", "")
     shown = form.get(f"line-{i}-shown")
     switched = shown is not None and shown.strip() != line["option_key"]
     if line["option_key"] and switched:

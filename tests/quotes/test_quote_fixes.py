@@ -639,3 +639,21 @@ def test_values_typed_along_with_an_option_switch_are_saved(client: TestClient) 
         monthly, "90000", "1", "3",
     )  # fmt: skip
     assert saved["quote_totals"]["line_amounts"] == ["270000"]
+
+
+def test_a_price_written_with_thousands_separators_is_read(client: TestClient) -> None:
+    """QA: "1,000" in a price field was refused with "Enter a number, e.g. 4096"; prices are
+    written with separators. 1 × NT$180,000 × 6 months = NT$1,080,000 before tax."""
+    a = make_account(client, "sales")
+    c = _customer(client, a, name="Comma Co")
+    p = _plan(client, a, c["id"], {"lines": [{"option_key": TERM}]})
+    pages = TestClient(client.app, follow_redirects=False)
+    sign_in(pages, a.user)
+    h = {"Accept-Language": "zh-TW"}
+    data = _form(BeautifulSoup(pages.get(f"/plans/{p['id']}", headers=h).text, "html.parser"))
+    data.update({"line-0-unit_price": "180,000", "line-0-quantity": "1", "line-0-months": "6"})
+    r = pages.post(f"/plans/{p['id']}/quote", data={**data, "action": "save"}, headers=h)
+    assert r.status_code == 303, r.text
+    saved = client.get(f"/api/v1/plans/{p['id']}", headers=a.headers).json()
+    assert saved["quote"]["lines"][0]["unit_price"] == "180000"
+    assert saved["quote_totals"]["line_amounts"] == ["1080000"]
