@@ -257,7 +257,7 @@ def test_three_gpus_are_rented_as_one_four_gpu_machine_not_three_single_ones() -
     from app.catalog.shipped import shipped_price_book
     from app.engine.costs.rental import select_offers
 
-    sel = select_offers(shipped_price_book(), "h100-sxm-80gb", 3)
+    sel = select_offers(shipped_price_book(), "h100-sxm-80gb", 3, group=3)
     assert sel is not None
     assert sel.nodes == 1 and sel.gpus == 4
     assert sel.main.monthly_price == 200_000 and sel.main.currency == "TWD"

@@ -15,6 +15,7 @@ import dataclasses
 import math
 import subprocess
 import sys
+from dataclasses import replace
 from datetime import date
 from pathlib import Path
 
@@ -188,8 +189,9 @@ T8_MONTHLY = [
     pytest.param(0.25, "mig", 15_000, ["h100-mig-1g"], id="T8 MIG 1/4 = NT$15,000"),
     pytest.param(1, "rent_monthly", 50_000, ["h100-1x"], id="T8 1×H100 = NT$50,000"),
     pytest.param(2, "rent_monthly", 100_000, ["h100-2x"], id="T8 2× = NT$100,000"),
-    # 3 GPUs: the smallest offer covering 3 is the 4-GPU one
-    pytest.param(3, "rent_monthly", 200_000, ["h100-4x"], id="T8 3 GPUs -> 4× NT$200,000"),
+    # 3 independent GPUs (no group to keep in one machine): 2× + 1× = NT$100,000 + 50,000
+    # = NT$150,000, under the 4-GPU machine's NT$200,000 (a 3-GPU job: the next test)
+    pytest.param(3, "rent_monthly", 150_000, ["h100-2x", "h100-1x"], id="T8 3 GPUs = 2× + 1×"),
     pytest.param(4, "rent_monthly", 200_000, ["h100-4x"], id="T8 4× = NT$200,000"),
     pytest.param(8, "rent_monthly", 350_000, ["h100-8x"], id="T8 8× = NT$350,000"),
     # 12 = 8 + 4: NT$350,000 + NT$200,000 = NT$550,000 (fewer GPUs than 2 × 8)
@@ -208,6 +210,15 @@ def test_t8_monthly_rent(
     assert option.monthly_rate == pytest.approx(monthly)
     assert option.source_ids == offers
     assert option.breakdown == {"rent": pytest.approx(monthly)}
+
+
+def test_three_gpus_that_share_a_machine_rent_the_four_gpu_one(book: PriceBook) -> None:
+    # A 3-GPU training job keeps its GPUs in one NVLink machine (gpus_per_machine_min 3):
+    # of T8's offers only the 4× (NT$200,000) and 8× hold it; the 4× is cheaper.
+    usage = replace(use(gpus=3, months=1), gpus_per_machine_min=3)
+    option = compare_costs(usage, book, horizon_months=1).option("rent_monthly")
+    assert option.monthly_rate == pytest.approx(200_000)
+    assert option.source_ids == ["h100-4x"]
 
 
 def test_a_multi_offer_rental_counts_nodes_not_offers_and_groups_its_offers() -> None:
@@ -564,9 +575,12 @@ def test_schedule_phase_options_bill_as_chosen(book: PriceBook) -> None:
     assert h.phases[0].kind == "rent_hourly"
     assert h.total == pytest.approx(175_200)
     assert h.phases[0].hours == pytest.approx(1_460)  # 730 h × 2 months
-    # 3 GPUs rent as the 4-GPU machine (T8: NT$200,000/month)
-    three = schedule_cost([Phase(H100, 3, 1, option="monthly")], book)
+    # 3 GPUs kept in one machine rent as the 4-GPU one (T8: NT$200,000/month); 3
+    # independent ones as 2× + 1× (NT$100,000 + 50,000)
+    three = schedule_cost([Phase(H100, 3, 1, option="monthly", gpus_per_machine_min=3)], book)
     assert three.phases[0].gpus == 4 and three.total == pytest.approx(200_000)
+    apart = schedule_cost([Phase(H100, 3, 1, option="monthly")], book)
+    assert apart.phases[0].gpus == 3 and apart.total == pytest.approx(150_000)
 
 
 def test_schedule_refuses_a_contract_shorter_than_the_shortest_tier(book: PriceBook) -> None:
@@ -751,9 +765,14 @@ def test_schedule_validation_names_the_phase(book: PriceBook) -> None:
 
 
 def test_select_offers_prefers_fewest_gpus(book: PriceBook) -> None:
-    sel = select_offers(book, H100, 5)
+    # 5 GPUs kept in one machine (a 5-GPU job): 8 covers 5 in one node.
+    sel = select_offers(book, H100, 5, group=5)
     assert sel is not None
-    assert [(o.id, k) for o, k in sel.parts] == [("h100-8x", 1)]  # 8 covers 5 in one node
+    assert [(o.id, k) for o, k in sel.parts] == [("h100-8x", 1)]
+    # 5 independent GPUs (single-GPU replicas): 4× + 1× = NT$250,000 < the 8×'s 350,000.
+    mix = select_offers(book, H100, 5)
+    assert mix is not None
+    assert [(o.id, k) for o, k in mix.parts] == [("h100-4x", 1), ("h100-1x", 1)]
     assert select_offers(book, "b200", 1) is None
 
 

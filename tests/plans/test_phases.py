@@ -73,15 +73,16 @@ def test_capacity_options_bill_as_chosen(client: TestClient, account: MakeAccoun
                 "option": "hourly",
                 "hours_per_month": 100,
             },
-            # 3 GPUs rent as the 4-GPU machine: 200,000 × 1
+            # 3 GPUs of capacity, none kept with another: 2× + 1× = 100,000 + 50,000 (T8),
+            # under the 4-GPU machine's 200,000
             {"kind": "capacity", "gpu": H100, "gpu_count": 3, "months": 1, "option": "monthly"},
         ],
     )
     phases = p["result"]["schedule"]["phases"]
     assert [x["billing"] for x in phases] == ["rent_term", "rent_hourly", "rent_monthly"]
-    assert [x["total"] for x in phases] == [480_000, 24_000, 200_000]
-    assert phases[2]["billed_gpus"] == 4
-    assert p["result"]["schedule"]["total"] == 480_000 + 24_000 + 200_000
+    assert [x["total"] for x in phases] == [480_000, 24_000, 150_000]
+    assert phases[2]["billed_gpus"] == 3
+    assert p["result"]["schedule"]["total"] == 480_000 + 24_000 + 150_000
     assert [x["start_month"] for x in phases] == [0, 12, 14]
     options = {o["key"]: o for o in p["result"]["cost"]["options"]}
     assert options["phase-2"]["billed"] == {"unit": "hour", "quantity": 200, "gpus": 1, "nodes": 1}

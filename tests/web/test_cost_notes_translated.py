@@ -10,8 +10,10 @@ from fastapi.testclient import TestClient
 
 from app.engine.notices import Notice, Sentences, sentence_pairs
 
-# 500 concurrent chats on Llama 3.1 8B need 3 H100s; the shipped offers rent 4-GPU servers.
-SERVING = "/plan?model_source=preset&preset=llama-3.1-8b&task=inference&concurrency=500"
+# A LoRA of Llama 3.1 8B pinned to 3 H100s keeps them in one NVLink machine; the shipped
+# offers rent that as a 4-GPU server ("Rents 4 GPUs to cover 3").
+PLAN = ("/plan?model_source=preset&preset=llama-3.1-8b&task=lora&gpu=h100-sxm-80gb"
+           "&gpu_count=3&tokens=1e8")  # fmt: skip
 
 
 def test_sentences_keep_each_notice_and_read_as_one_english_string() -> None:
@@ -28,7 +30,7 @@ def test_sentences_keep_each_notice_and_read_as_one_english_string() -> None:
 
 
 def test_cost_table_notes_are_in_chinese_on_a_zh_tw_page(client: TestClient) -> None:
-    r = client.get(SERVING, headers={"Accept-Language": "zh-TW"})
+    r = client.get(PLAN, headers={"Accept-Language": "zh-TW"})
     soup = BeautifulSoup(r.text, "html.parser")
     notes = soup.select("span.note")
     assert notes, "the serving plan's rentals and purchase carry notes"
@@ -39,13 +41,14 @@ def test_cost_table_notes_are_in_chinese_on_a_zh_tw_page(client: TestClient) -> 
 
 
 def test_cost_table_notes_stay_english_on_an_english_page(client: TestClient) -> None:
-    r = client.get(SERVING, headers={"Accept-Language": "en"})
+    r = client.get(PLAN, headers={"Accept-Language": "en"})
     text = " ".join(n.get_text() for n in BeautifulSoup(r.text, "html.parser").select("span.note"))
     assert "Rents 4 GPUs to cover 3." in text
 
 
 def test_api_options_carry_the_note_and_its_sentences(client: TestClient) -> None:
-    body = {"model": {"preset": "llama-3.1-8b"}, "task": "inference", "concurrency": 500}
+    body = {"model": {"preset": "llama-3.1-8b"}, "task": "lora", "gpu": "h100-sxm-80gb",
+            "gpu_count": 3, "tokens": 1e8}  # fmt: skip
     cost = client.post("/api/v1/estimate", json=body).json()["cost"]
     rented = [o for o in cost["options"] if o["note"].startswith("Rents 4 GPUs")]
     assert rented
@@ -60,7 +63,7 @@ def test_cost_table_cells_carry_their_column_header_for_the_phone_layout(
 ) -> None:
     # Below 700 px the table stacks (static/css/app.css) and each amount is labelled from its
     # cell's data-label: it must be the column's header, in the page's language.
-    soup = BeautifulSoup(client.get(SERVING, headers={"Accept-Language": "zh-TW"}).text,
+    soup = BeautifulSoup(client.get(PLAN, headers={"Accept-Language": "zh-TW"}).text,
                          "html.parser")  # fmt: skip
     table = soup.select_one("table.costs-table")
     assert table is not None

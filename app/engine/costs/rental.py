@@ -220,7 +220,11 @@ def _cover(
 
     covering = [o for o in offers if capacity(o) >= need - _EPS]
     if covering:
-        return OfferSelection(provider, ((min(covering, key=cost), 1),))
+        single = min(covering, key=cost)
+        combined = _cheapest_mix(offers, need, price, capacity)
+        if combined is not None and _mix_key(combined, price) < _mix_key(((single, 1),), price):
+            return OfferSelection(provider, combined)
+        return OfferSelection(provider, ((single, 1),))
     largest = min(offers, key=lambda o: (-capacity(o), price(o.monthly_price, o.currency)))
     k = math.floor((need + _EPS) / capacity(largest))
     rest_need = need - k * capacity(largest)
@@ -230,6 +234,79 @@ def _cover(
     if capacity(rest) >= capacity(largest) - _EPS:
         return OfferSelection(provider, ((largest, k + 1),))
     return OfferSelection(provider, ((largest, k), (rest, 1)))
+
+
+def _mix_key(
+    parts: tuple[tuple[RentalOffer, int], ...], price: Converter
+) -> tuple[float, float, int]:
+    """(monthly list rent, GPUs, rentals) of a mix, in the list's currency: what a mix is
+    chosen by (a cent's difference counts; equal rents keep fewer GPUs, then fewer rentals)."""
+    rent = sum(price(o.monthly_price, o.currency) * k for o, k in parts)
+    return (round(rent, 2), sum(o.gpu_count * k for o, k in parts), sum(k for _, k in parts))
+
+
+def _cheapest_mix(
+    offers: list[RentalOffer],
+    need: float,
+    price: Converter,
+    capacity: Callable[[RentalOffer], float],
+) -> tuple[tuple[RentalOffer, int], ...] | None:
+    """The cheapest mix of whole-GPU offers whose capacities add up to at least `need`
+    (unbounded knapsack over GPU counts), or None when no offer mixes (a MIG slice, a need
+    of at most one offer's size with nothing smaller).
+
+    Serving replicas are independent: 13 GPUs of single-GPU replicas rent as 8 + 4 + 1
+    (NT$600,000 a month at seed 003 T8's list) rather than the 16-GPU InfiniBand offer
+    (NT$700,000) — QA found that 17 % over. A training group is whole in each machine by
+    `capacity` (`group_capacity`), so a mix never splits one. Only the last two largest
+    offers' worth of the need is searched; the rest is the largest offer repeated."""
+    usable = [o for o in offers if capacity(o) >= 1 - _EPS and o.gpu_count >= 1 - _EPS]
+    if len(usable) < 2:
+        return None
+    caps = {o.id: round(capacity(o)) for o in usable}
+    largest = max(usable, key=lambda o: (caps[o.id], -price(o.monthly_price, o.currency)))
+    units = math.ceil(need - _EPS)
+    bulk = max(0, units // caps[largest.id] - 1)
+    rest = units - bulk * caps[largest.id]
+    top = rest + max(caps.values())
+    # best[c]: the cheapest (rent, GPUs, rentals) of exactly c GPUs of capacity, and its
+    # last offer, to rebuild the mix.
+    inf = (math.inf, math.inf, 0)
+    best: list[tuple[float, float, int]] = [inf] * (top + 1)
+    last: list[RentalOffer | None] = [None] * (top + 1)
+    best[0] = (0.0, 0.0, 0)
+    for c in range(1, top + 1):
+        for o in usable:
+            cap = caps[o.id]
+            if cap > c or best[c - cap][0] == math.inf:
+                continue
+            prev = best[c - cap]
+            cand = (
+                prev[0] + price(o.monthly_price, o.currency),
+                prev[1] + o.gpu_count,
+                prev[2] + 1,
+            )
+            if cand < best[c]:
+                best[c], last[c] = cand, o
+    end = min(
+        (c for c in range(rest, top + 1) if best[c][0] < math.inf),
+        key=lambda c: best[c],
+        default=None,
+    )
+    if end is None:
+        return None
+    counts: dict[str, int] = {}
+    by_id = {o.id: o for o in usable}
+    c = end
+    while c > 0:
+        chosen = last[c]
+        assert chosen is not None
+        counts[chosen.id] = counts.get(chosen.id, 0) + 1
+        c -= caps[chosen.id]
+    if bulk:
+        counts[largest.id] = counts.get(largest.id, 0) + bulk
+    parts = sorted(((by_id[i], k) for i, k in counts.items()), key=lambda p: -p[0].gpu_count)
+    return tuple(parts)
 
 
 def offer_selections(
@@ -375,6 +452,18 @@ def rental_options(
                 "%(machines)s separate single-GPU machines, each billed at its own rate; they "
                 "share no NVLink.",
                 machines=number(sel.nodes),
+            )
+        )
+    elif len(sel.parts) > 1 and sel.servers(usage.gpus_per_node) == sel.nodes:
+        # A mix of one-machine offers (8 + 4 + 1 for 13 single-GPU replicas, `_cheapest_mix`):
+        # each machine holds whole groups of the plan's GPUs; nothing joins them but Ethernet.
+        notes.append(
+            Notice(
+                "Rented as %(machines)s machines (%(split)s GPUs), each holding whole groups "
+                "of %(group)s GPU(s) of the plan; the machines share no NVLink.",
+                machines=number(sel.nodes),
+                split=" + ".join(" + ".join([number(o.gpu_count)] * k) for o, k in sel.parts),
+                group=number(max(1, sel.group)),
             )
         )
     elif sel.nodes > 1:
