@@ -8,6 +8,7 @@ written in, and whether it is an export customer (0% 營業稅 instead of 5%).
 from __future__ import annotations
 
 import re
+import unicodedata
 from datetime import UTC, datetime
 from typing import Any, ClassVar, Final, Literal
 
@@ -91,6 +92,12 @@ def _name(v: str) -> str:
 
 
 def _tax_id(v: str) -> str:
+    if v and not (len(v) == 8 and v.isascii() and v.isdigit()):
+        # A 7-digit number was told its check digit did not match (QA): say the length.
+        raise ValueError(
+            _("A 統一編號 is 8 digits (0–9): %(given)s is %(n)s characters long.")
+            % {"given": v, "n": len(v)}
+        )
     if v and not is_valid_tax_id(v):
         raise ValueError(_("Enter a valid 8-digit 統一編號 (the check digit does not match)."))
     return v
@@ -117,7 +124,11 @@ class _CustomerChecks(NumbersNotBooleans, SQLModel):
     @field_validator("tax_id", mode="before", check_fields=False)
     @classmethod
     def _compact(cls, v: Any) -> Any:
-        return v.replace(" ", "").replace("-", "") if isinstance(v, str) else v
+        # Full-width digits (２２０９９１３１, as an IME types them) are the same number, as
+        # they are in a quote's quantities.
+        if not isinstance(v, str):
+            return v
+        return unicodedata.normalize("NFKC", v).replace(" ", "").replace("-", "")
 
     @field_validator("name", check_fields=False)
     @classmethod

@@ -419,6 +419,18 @@ def _check_task_fields(req: EstimateRequest, model: ModelSpec, gpu: GpuSpec, tas
                 "modelled; leave pp empty or 1, and pin gpu_count for more copies"
             ),
         )
+    if task == "inference" and req.tp and req.tp not in _tp_splitting_heads(model, req.tp):
+        # vLLM shards whole heads too: tp 3 on 32 heads was kept and sized (QA).
+        domain = max(gpu.gpus_per_node, gpu.scale_up_domain)
+        raise InputError(
+            "tp",
+            Notice(
+                "tp %(tp)s does not split the %(heads)s attention heads (%(kv_heads)s KV heads) "
+                "of %(model)s: choose one of %(allowed)s",
+                tp=req.tp, heads=model.heads, kv_heads=model.kv_heads, model=model.name,
+                allowed=", ".join(map(str, _tp_splitting_heads(model, domain))),
+            ),
+        )  # fmt: skip
     if task == "inference" and req.pp and req.pp > 1:
         domain = max(gpu.gpus_per_node, gpu.scale_up_domain)
         raise InputError(

@@ -101,3 +101,35 @@ def test_customer_page_inline_error_names_the_field(
     assert detail.select_one("#f-tax_id")["value"] == "22099131"
     listing = BeautifulSoup(pages.get("/customers?q=22099131", headers=headers).text, "html.parser")
     assert listing.select("table.customers-table tbody tr a[href^='/customers/']")
+
+
+@pytest.mark.parametrize(
+    ("lang", "given", "expected"),
+    [
+        ("en", "2209913", "A 統一編號 is 8 digits (0–9): 2209913 is 7 characters long."),
+        ("zh-TW", "2209913", "統一編號為 8 位數字(0–9):2209913 共 7 個字元。"),
+    ],
+)
+def test_a_short_tax_id_is_told_its_length_not_its_check_digit(
+    client: TestClient, lang: str, given: str, expected: str
+) -> None:
+    """QA: a 7-digit 統一編號 read "the check digit does not match"; the length is the fault."""
+    from tests.accounts.helpers import make_account
+
+    a = make_account(client, "sales")
+    r = client.post("/api/v1/customers", json={"name": f"Short {lang}", "tax_id": given},
+                    headers={**a.headers, "Accept-Language": lang})  # fmt: skip
+    assert r.status_code == 422
+    assert expected in r.json()["detail"][0]["msg"]
+
+
+def test_a_tax_id_in_full_width_digits_is_the_same_number(client: TestClient) -> None:
+    """QA: full-width digits were accepted in a quote's quantity but "２２０９９１３１" was refused
+    as a wrong check digit; an IME types them so. 22099131 is valid (the checksum test)."""
+    from tests.accounts.helpers import make_account
+
+    a = make_account(client, "sales")
+    r = client.post("/api/v1/customers", json={"name": "全形 Co", "tax_id": "２２０９９１３１"},
+                    headers=a.headers)  # fmt: skip
+    assert r.status_code == 201, r.text
+    assert r.json()["tax_id"] == "22099131"

@@ -234,3 +234,12 @@ def test_a_default_sequence_length_follows_a_shorter_model_context() -> None:
     # passes), at L = 96 layers, d = 12,288 (Table 2.1) and s = 2,048 (4,096 would double it).
     attention = next(o.value for o in flops.operands if o.name == "attention")
     assert attention == pytest.approx(2 * 96 * 2048 * 12288)
+
+
+def test_serving_refuses_a_tp_that_does_not_split_the_heads() -> None:
+    # QA: tp 3 on Llama 3.1 8B (32 query heads, 8 KV heads) was kept and sized; vLLM, like
+    # Megatron-LM, shards whole heads. 1, 2, 4 and 8 split both.
+    err = refusal({**SERVE, "concurrency": 10, "gpu": H100, "gpu_count": 3, "tp": 3})
+    assert err.field == "tp"
+    assert "tp 3 does not split the 32 attention heads (8 KV heads)" in str(err)
+    assert "choose one of 1, 2, 4, 8" in str(err)
