@@ -339,3 +339,23 @@ def test_moving_a_phase_that_is_not_one_changes_nothing(
     assert r.status_code == 200
     after = [li.select_one(".phase-name").get_text() for li in soup(r).select("li.phase-row")]
     assert after == before
+
+
+@pytest.mark.parametrize(
+    ("lang", "label", "basis"),
+    [
+        ("en", "Cheapest option's total", "excl. tax, before the quote's discounts"),
+        ("zh-TW", "最便宜方案總額", "未稅,未計報價折扣"),
+    ],
+)
+def test_a_plans_summary_total_is_not_called_the_quotes_total(
+    pages: TestClient, account: MakeAccount, lang: str, label: str, basis: str
+) -> None:
+    # QA: the summary card's "總計 NT$267,840 · 最便宜的方案" sat on the page with the quote's
+    # "總計(含稅) NT$2,068,050": two totals of one name. The card's is the cheapest option,
+    # before tax and the quote's discounts, and says so.
+    a = signed_in(pages, account)
+    plan = make_plan(pages, a.user)
+    page = soup(pages.get(f"/plans/{plan.id}", headers={"Accept-Language": lang}))
+    card = next(k for k in page.select(".kpi") if label in k.get_text())
+    assert basis in card.get_text()
