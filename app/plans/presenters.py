@@ -374,7 +374,12 @@ def key_figures(result: Mapping[str, Any]) -> KeyFigures:
         months = sched.get("months")
         days = float(months or 0) * DAYS_PER_MONTH
     names = {o.get("key"): costs_view.option_name(o) for o in options}
-    be = next((b for b in cost.get("break_even") or [] if b.get("month") is not None), None)
+    # As the cost table says it: a month to a tenth with ".0" dropped ("month 12", never
+    # "month 12.0" beside a chart's "Month 12"), a resale crossing on the month of the sale.
+    rows = costs_view.break_even_rows(
+        [b for b in cost.get("break_even") or [] if b.get("month") is not None][:1],
+        {str(k): v for k, v in names.items()},
+    )
     pl = cost.get("price_list") or {}
     return KeyFigures(
         tier=str(result.get("tier") or ""),
@@ -391,15 +396,7 @@ def key_figures(result: Mapping[str, Any]) -> KeyFigures:
             _("Phased rental") if sched else (costs_view.option_name(cheapest) if cheapest else "")
         ),
         cheapest=cheapest,
-        break_even=(
-            {
-                "a": names.get(be["a"], be["a"]),
-                "b": names.get(be["b"], be["b"]),
-                "month": be["month"],
-            }
-            if be
-            else None
-        ),
+        break_even=rows[0] if rows else None,
         price_list_name=str(pl.get("name") or ""),
         price_list_date=_iso_date(pl.get("effective_date")),
         phased=bool(sched),
