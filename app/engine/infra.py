@@ -260,7 +260,15 @@ def size_infra(
     )
     # Notices (str with their template), so that a page shows them in its own language.
     scale_out: str | None
-    if nodes > 1:
+    if nodes > 1 and task in ("inference", "image") and interconnect in ("ethernet", "pcie"):
+        # Independent replicas (an image pipeline or a serving replica per machine): no
+        # collective crosses servers, so no fabric and no rails.
+        scale_out = Notice(
+            "Ethernet to the load balancer, 25–100 GbE per server: the replicas are "
+            "independent, so the servers need no InfiniBand between them"
+        )
+        rails = 0
+    elif nodes > 1:
         scale_out = Notice(
             "RoCEv2 400 GbE, one NIC per GPU (rail-optimised)"
             if interconnect == "roce"

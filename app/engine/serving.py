@@ -260,7 +260,14 @@ def plan_inference(
     replica = _replica(req, model, cfg, point, explain)
     count = req.gpu_count or lay.gpus
     nodes = math.ceil(count / gpu.gpus_per_node)
-    ic = req.interconnect or planner.natural_interconnect(gpu, nodes, min(count, gpu.gpus_per_node))
+    # Replicas are independent copies, each inside one machine (TP within the NVLink domain):
+    # more than one server needs Ethernet to the load balancer, not an InfiniBand fabric (QA:
+    # 13 single-GPU replicas were sized with 8 rails of InfiniBand NDR).
+    ic = req.interconnect or (
+        "ethernet"
+        if nodes > 1
+        else planner.natural_interconnect(gpu, nodes, min(count, gpu.gpus_per_node))
+    )
     return Plan(
         gpu=gpu,
         count=count,

@@ -41,3 +41,23 @@ def test_a_group_kept_in_one_machine_is_never_split_by_a_mix() -> None:
     assert sel is not None
     assert all(o.gpu_count >= 4 for o, _ in sel.parts)
     assert sel.gpus == 12
+
+
+def test_independent_replicas_on_several_servers_need_no_infiniband() -> None:
+    # QA: the same 13 replicas were sized with InfiniBand NDR, 8 rails a node; no collective
+    # crosses servers between serving replicas, so Ethernet to the load balancer does.
+    r = estimate(
+        EstimateRequest(model={"preset": "llama-3.1-8b"}, task="inference", users=2000,
+                        output_tokens=512, slo={"ttft_s": 1, "tokens_per_s_per_user": 30}),
+        search_all=False,
+    )  # fmt: skip
+    assert r.gpu.nodes == 2 and r.tier == "multi_node"
+    assert r.infra.network.rails == 0 and r.infra.network.scale_out is not None
+    assert "no InfiniBand" in r.infra.network.scale_out
+    # A training job across nodes keeps its fabric: one NIC a GPU (seed 003 T6, 8 rails).
+    t = estimate(
+        EstimateRequest(model={"preset": "llama-2-13b"}, task="full_finetune", tokens=2e9,
+                        gpu=H100, gpu_count=16),
+        search_all=False,
+    )  # fmt: skip
+    assert t.infra.network.rails == 8 and "InfiniBand" in (t.infra.network.scale_out or "")
