@@ -270,18 +270,7 @@ def _check_training_pins(req: EstimateRequest, model: ModelSpec, gpu: GpuSpec) -
     and FP8 compute on a GPU without FP8 tensor cores (or in QLoRA, whose NF4 base is
     dequantised to bf16/fp16 for every matmul, Dettmers et al. 2023 §3)."""
     tp, pp = req.tp, req.pp
-    if tp and (model.heads % tp or (model.kv_heads % tp and tp % model.kv_heads)):
-        allowed = [t for t in (1, 2, 4, 8, 16, 32, 64) if model.heads % t == 0
-                   and (model.kv_heads % t == 0 or t % model.kv_heads == 0)]  # fmt: skip
-        raise InputError(
-            "tp",
-            Notice(
-                "tp %(tp)s does not split the %(heads)s attention heads (%(kv_heads)s KV heads) "
-                "of %(model)s: choose one of %(allowed)s",
-                tp=tp, heads=model.heads, kv_heads=model.kv_heads, model=model.name,
-                allowed=", ".join(map(str, allowed)),
-            ),
-        )  # fmt: skip
+    _check_tp_splits_heads(tp, model, most=64)
     if pp and pp > model.layers:
         raise InputError(
             "pp",
@@ -368,11 +357,30 @@ def _given(req: EstimateRequest, name: str) -> bool:
     return getattr(req, name) != EstimateRequest.model_fields[name].default
 
 
+def _splits_heads(model: ModelSpec, tp: int) -> bool:
+    """Whether `tp` shards whole attention heads and whole KV groups (or replicates KV heads
+    when tp is a multiple of them), as Megatron-LM and vLLM require."""
+    return model.heads % tp == 0 and (model.kv_heads % tp == 0 or tp % model.kv_heads == 0)
+
+
 def _tp_splitting_heads(model: ModelSpec, most: int) -> list[int]:
-    """TP degrees up to `most` that shard whole attention heads and whole KV groups (or
-    replicate KV heads when tp is a multiple of them), as Megatron-LM and vLLM require."""
-    return [t for t in (1, 2, 4, 8, 16, 32, 64) if t <= most and model.heads % t == 0
-            and (model.kv_heads % t == 0 or t % model.kv_heads == 0)]  # fmt: skip
+    """The power-of-two TP degrees up to `most` that split the heads (`_splits_heads`)."""
+    return [t for t in (1, 2, 4, 8, 16, 32, 64) if t <= most and _splits_heads(model, t)]
+
+
+def _check_tp_splits_heads(tp: int | None, model: ModelSpec, *, most: int) -> None:
+    """Refuse a pinned `tp` that does not shard whole attention heads and KV groups, naming
+    the degrees up to `most` that do."""
+    if tp and not _splits_heads(model, tp):
+        raise InputError(
+            "tp",
+            Notice(
+                "tp %(tp)s does not split the %(heads)s attention heads (%(kv_heads)s KV heads) "
+                "of %(model)s: choose one of %(allowed)s",
+                tp=tp, heads=model.heads, kv_heads=model.kv_heads, model=model.name,
+                allowed=", ".join(map(str, _tp_splitting_heads(model, most))),
+            ),
+        )  # fmt: skip
 
 
 def _check_task_fields(req: EstimateRequest, model: ModelSpec, gpu: GpuSpec, task: str) -> None:
@@ -419,20 +427,11 @@ def _check_task_fields(req: EstimateRequest, model: ModelSpec, gpu: GpuSpec, tas
                 "modelled; leave pp empty or 1, and pin gpu_count for more copies"
             ),
         )
-    if task == "inference" and req.tp and req.tp not in _tp_splitting_heads(model, req.tp):
+    domain = max(gpu.gpus_per_node, gpu.scale_up_domain)
+    if task == "inference":
         # vLLM shards whole heads too: tp 3 on 32 heads was kept and sized (QA).
-        domain = max(gpu.gpus_per_node, gpu.scale_up_domain)
-        raise InputError(
-            "tp",
-            Notice(
-                "tp %(tp)s does not split the %(heads)s attention heads (%(kv_heads)s KV heads) "
-                "of %(model)s: choose one of %(allowed)s",
-                tp=req.tp, heads=model.heads, kv_heads=model.kv_heads, model=model.name,
-                allowed=", ".join(map(str, _tp_splitting_heads(model, domain))),
-            ),
-        )  # fmt: skip
+        _check_tp_splits_heads(req.tp, model, most=domain)
     if task == "inference" and req.pp and req.pp > 1:
-        domain = max(gpu.gpus_per_node, gpu.scale_up_domain)
         raise InputError(
             "pp",
             Notice(

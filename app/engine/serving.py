@@ -391,6 +391,7 @@ def _does_not_fit(
         )
     ]
     free = req.model_copy(update={"gpu_count": None, "tp": None})
+    targets = targets_for(req)
     # First on the GPU asked for, at the first lower precision it runs that holds one user.
     for lower in ("fp8", "int8", "int4", "fp4"):
         if memory.WEIGHT_BYTES[lower] >= memory.WEIGHT_BYTES[req.precision]:
@@ -399,7 +400,7 @@ def _does_not_fit(
             continue
         here = smallest_layout(
             free.model_copy(update={"precision": lower, "kv_dtype": None}),
-            model, gpu, targets_for(req), 1,
+            model, gpu, targets, 1,
         )  # fmt: skip
         if here is not None:
             out.append(
@@ -414,7 +415,7 @@ def _does_not_fit(
     for g in pool:
         if g.id == gpu.id or (req.precision == "fp4" and not g.supports_fp4):
             continue
-        other = smallest_layout(free, model, g, targets_for(req), 1)
+        other = smallest_layout(free, model, g, targets, 1)
         if other is not None:
             elsewhere.append((other.gpus, g.name, other.cfg.tp))
     if elsewhere:

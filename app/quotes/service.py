@@ -292,13 +292,18 @@ def discount_state(*, session: Session, plan: Plan, limit_pct: Decimal) -> dict[
     }
 
 
+def option_keys(result: Mapping[str, Any]) -> set[str]:
+    """The keys of the cost options a plan's result offers (what a quote line may name)."""
+    return {str(o.get("key")) for o in (result.get("cost") or {}).get("options") or []}
+
+
 def stale_option_lines(plan: Plan) -> list[int]:
     """Lines (1-based, as printed) whose cost option the plan's current result no longer has.
 
     A revision of the workload (5 GPUs where the quote priced a 4-GPU server) leaves such a
     line behind: it prints its price with no name (QA), so it is flagged in the builder and
     never sent."""
-    keys = {str(o.get("key")) for o in (plan.result.get("cost") or {}).get("options") or []}
+    keys = option_keys(plan.result)
     return [
         i
         for i, line in enumerate((plan.quote or {}).get("lines") or [], start=1)

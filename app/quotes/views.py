@@ -426,22 +426,24 @@ def builder_context(
     ]
     # A saved line whose option a revision took away keeps it selected, named as gone, with
     # the reason beside it: shown as a free line it lost its name and was sent (QA).
-    known = {key for key, _ in options} | {str(o.get("key")) for o in cost.get("options") or []}
+    offered = quotes.option_keys(plan.result)
+    listed = {key for key, _ in options} | offered
     stale = _("No longer in this plan")
     errors = dict(errors or {})
     for i, line in enumerate(qb.get("lines") or []):
         key = str(line.get("option_key") or "")
-        if key and key not in known:
+        if not key or key in offered:
+            continue
+        if key not in listed:
             options.append((key, f"— {stale} —"))
-            known.add(key)
-        if key and key not in {str(o.get("key")) for o in cost.get("options") or []}:
-            errors.setdefault(
-                f"line-{i}-option_key",
-                _(
-                    "A revision of the plan took this cost option away: choose one of its "
-                    "options, or a free line with a description, before sending."
-                ),
-            )
+            listed.add(key)
+        errors.setdefault(
+            f"line-{i}-option_key",
+            _(
+                "A revision of the plan took this cost option away: choose one of its "
+                "options, or a free line with a description, before sending."
+            ),
+        )
     return {
         "qb": qb,
         "qb_placeholders": placeholders(

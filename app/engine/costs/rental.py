@@ -264,7 +264,8 @@ def _cheapest_mix(
     if len(usable) < 2:
         return None
     caps = {o.id: round(capacity(o)) for o in usable}
-    largest = max(usable, key=lambda o: (caps[o.id], -price(o.monthly_price, o.currency)))
+    rents = {o.id: price(o.monthly_price, o.currency) for o in usable}
+    largest = max(usable, key=lambda o: (caps[o.id], -rents[o.id]))
     units = math.ceil(need - _EPS)
     bulk = max(0, units // caps[largest.id] - 1)
     rest = units - bulk * caps[largest.id]
@@ -282,7 +283,7 @@ def _cheapest_mix(
                 continue
             prev = best[c - cap]
             cand = (
-                prev[0] + price(o.monthly_price, o.currency),
+                prev[0] + rents[o.id],
                 prev[1] + o.gpu_count,
                 prev[2] + 1,
             )
