@@ -111,6 +111,8 @@
   // Python (and the PDF drawn from it) is unchanged.
   var NARROW = 560; // px of chart width below which a chart is fitted for a phone
 
+  function isNarrow(el) { return (el.clientWidth || window.innerWidth) < NARROW ? "1" : "0"; }
+
   function fitNarrow(spec, width) {
     var layout = spec.layout || {};
     if (width >= NARROW) return;
@@ -150,9 +152,8 @@
         return;
       }
       var config = Object.assign({ responsive: true, displaylogo: false }, spec.config || {});
-      var width = target.clientWidth || window.innerWidth;
-      fitNarrow(spec, width);
-      target.dataset.narrow = width < NARROW ? "1" : "0";
+      fitNarrow(spec, target.clientWidth || window.innerWidth);
+      target.dataset.narrow = isNarrow(target);
       var layout = spec.layout || {};
       // The card around a chart already has a heading: drop the figure's own title on the
       // page (the PDF keeps it) and give the space back to the plot.
@@ -182,8 +183,7 @@
     resizing = setTimeout(function () {
       var again = false;
       document.querySelectorAll(".chart[data-drawn]").forEach(function (el) {
-        var narrow = (el.clientWidth || window.innerWidth) < NARROW ? "1" : "0";
-        if (el.dataset.narrow !== narrow) {
+        if (el.dataset.narrow !== isNarrow(el)) {
           delete el.dataset.drawn;
           again = true;
         }
