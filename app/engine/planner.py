@@ -55,6 +55,14 @@ COUNTS: tuple[int, ...] = (
 MAX_SEARCH_GPUS = 32768
 CURVE_SPAN = 4  # the scaling curve runs to 4× the chosen count
 HEADROOM = 0.95  # keep 5% of HBM free for allocator spikes
+# ZeRO-3 holds whole, per GPU, the parameters of the unit computing and of the next one,
+# prefetched (PyTorch FSDP `limit_all_gathers`: "GPU memory usage from only *two* consecutive
+# FSDP instances (the current instance running computation and the next instance whose
+# all-gather is prefetched)"), and in the backward pass the running unit's unsharded
+# gradients until they are reduce-scattered (the FSDP tutorial: "local unsharded gradients
+# are reduce-scattered into sharded gradients").
+ZERO3_GATHERED_UNITS: Final = 2
+ZERO3_GRADIENT_UNITS: Final = 1
 TP_EFFICIENCY = compute.TP_EFFICIENCY
 ZERO3_EFFICIENCY = compute.ZERO3_EFFICIENCY
 ZERO3_CROSS_NODE_EFFICIENCY = compute.ZERO3_CROSS_NODE_EFFICIENCY
@@ -150,7 +158,9 @@ class _JobTerms:
     pipeline degree and the activations of each (tp, recomputation) pair.
     """
 
-    __slots__ = ("_act", "_degrees", "_experts", "_ranked", "_share", "classes", "job", "pipes")
+    __slots__ = (
+        "_act", "_degrees", "_experts", "_ranked", "_share", "_unit", "classes", "job", "pipes",
+    )  # fmt: skip
 
     def __init__(self, job: TrainingJob) -> None:
         self.job = job
@@ -163,6 +173,9 @@ class _JobTerms:
         self._share: dict[int, float] = {}
         # routed experts' share of the parameters (0 for dense models): states() splits it by ep
         self._experts = job.model.routed_expert_params / job.model.params
+        # the largest unit ZeRO-3 gathers whole: (one embedding matrix, a layer's non-expert
+        # parameters, a layer's routed experts), params
+        self._unit = zero3_unit_params(job.model)
         self._act: dict[tuple[int, str, int], float] = {}
         self._degrees: dict[tuple[int, Pins], tuple[tuple[int, int, float], ...]] = {}
         self._ranked: dict[tuple[int, int, Pins, bool], _Ranked] = {}
@@ -253,12 +266,33 @@ class _JobTerms:
         )
         return w, g, o
 
+    def gathered(self, t: int, d: int, z: int) -> tuple[float, float]:
+        """(parameters, gradients) bytes ZeRO-3 holds unsharded on one GPU, 0 below stage 3
+        or without data parallelism: `ZERO3_GATHERED_UNITS` units' gathered parameters and
+        `ZERO3_GRADIENT_UNITS` unit's gradients before its reduce-scatter, at the replica's
+        bytes per parameter. A unit is the largest of one embedding matrix and one layer (its
+        routed experts over the ep ranks that hold them), split by t."""
+        if z < 3 or d <= 1:
+            return 0.0, 0.0
+        job = self.job
+        emb, layer, experts = self._unit
+        ep = expert_parallel(job.model, d)
+        unit = max(emb, layer + experts / ep) / t / job.model.params
+        return (
+            ZERO3_GATHERED_UNITS * unit * job.weights,
+            ZERO3_GRADIENT_UNITS * unit * job.gradients,
+        )
+
     def memory(
         self, t: int, p: int, d: int, z: int, recompute: str, gpus: int, micro: int
     ) -> Memory:
-        """Every term on the most-loaded GPU of layout (t, p, d, ZeRO z, recompute), bytes."""
+        """Every term on the most-loaded GPU of layout (t, p, d, ZeRO z, recompute), bytes;
+        ZeRO-3's gathered units are in the weights and gradients."""
         m = Memory()
         m.weights, m.gradients, m.optimizer = self.states(t, p, d, z)
+        gw, gg = self.gathered(t, d, z)
+        m.weights += gw
+        m.gradients += gg
         m.activations = self.activations(t, recompute, micro)
         m.overhead = self._overhead(m.weights + m.gradients + m.optimizer + m.activations, gpus)
         return m
@@ -266,7 +300,8 @@ class _JobTerms:
     def total(self, t: int, p: int, d: int, z: int, recompute: str, gpus: int, micro: int) -> float:
         """`memory(...).total` without building the terms: the ranking's hot path."""
         w, g, o = self.states(t, p, d, z)
-        live = w + g + o + self.activations(t, recompute, micro)
+        gw, gg = self.gathered(t, d, z)
+        live = w + g + o + gw + gg + self.activations(t, recompute, micro)
         return live + self._overhead(live, gpus)
 
     def floor_bytes(self, n: int, pairs: list[_Pair], classes: tuple[_Class, ...]) -> float:
@@ -301,6 +336,29 @@ def per_gpu_memory(job: TrainingJob, layout: Layout, gpus: int) -> Memory:
     return _terms(job).memory(
         lay.tp, lay.pp, lay.dp, lay.zero_stage, lay.recompute, gpus, lay.micro_batch
     )
+
+
+def zero3_gathered(job: TrainingJob, layout: Layout) -> tuple[float, float]:
+    """(parameters, gradients) bytes ZeRO-3 holds unsharded on the most-loaded GPU of
+    `layout` (`_JobTerms.gathered`); both 0 below stage 3 or on one data-parallel rank."""
+    return _terms(job).gathered(layout.tp, layout.dp, layout.zero_stage)
+
+
+def zero3_unit_params(model: ModelSpec) -> tuple[float, float, float]:
+    """(one embedding matrix, one layer without its routed experts, one MoE layer's routed
+    experts) in parameters: the units ZeRO-3 gathers whole before it computes with them.
+
+    FSDP wraps each decoder layer as a unit and gathers the embedding and the LM head whole
+    (PyTorch FSDP, Zhao et al. 2023 §3.2; torchtitan and Hugging Face Accelerate wrap the
+    decoder layer class); DeepSpeed ZeRO-3 gathers a module's parameters before its forward.
+    The layer is the average over layers of what is not embedding or routed expert (an MoE's
+    first dense layers are folded in); the experts are split evenly over the MoE layers.
+    """
+    emb = float(model.vocab * model.hidden)
+    routed = model.routed_expert_params
+    moe_layers = model.layers - model.dense_layers if model.is_moe else 0
+    layer = (model.params - embedding_params(model) - routed) / model.layers
+    return emb, layer, routed / moe_layers if moe_layers else 0.0
 
 
 def expert_parallel(model: ModelSpec, dp: int) -> int:

@@ -872,7 +872,14 @@ def _memory(
     replica.overhead = memory.overhead_bytes(replica.total, 1)
     per_gpu = planner.per_gpu_memory(job, layout, chosen.count)
     explain.append(activations_ex)
-    explain.append(_per_gpu_explained(layout, per_gpu, planner.expert_parallel(model, layout.dp)))
+    explain.append(
+        _per_gpu_explained(
+            layout,
+            per_gpu,
+            planner.expert_parallel(model, layout.dp),
+            planner.zero3_gathered(job, layout),
+        )
+    )
     explain.append(_overhead_explained(replica, chosen.count, per_gpu))
     explain.append(memory.allocated_explained(replica, per_gpu))
     return replica, per_gpu
@@ -922,9 +929,16 @@ def _activations(
     )
 
 
-def _per_gpu_explained(layout: memory.Layout, per_gpu: memory.Memory, ep: int = 1) -> Explanation:
+def _per_gpu_explained(
+    layout: memory.Layout,
+    per_gpu: memory.Memory,
+    ep: int = 1,
+    gathered: tuple[float, float] = (0.0, 0.0),
+) -> Explanation:
     """Model states split by TP × PP, then by ZeRO over data parallelism (an MoE's routed
-    experts over ep of the dp ranks), plus the rest."""
+    experts over ep of the dp ranks), ZeRO-3's gathered units (`gathered`: the parameter and
+    gradient bytes, inside the weights and gradients operands), plus the rest."""
+    gw, gg = gathered
     return Explanation(
         "memory_gb.per_gpu",
         per_gpu.total / GB,
@@ -932,10 +946,23 @@ def _per_gpu_explained(layout: memory.Layout, per_gpu: memory.Memory, ep: int = 
         f"states / (t={layout.tp} · p={layout.pp})"
         + (f" / ZeRO-{layout.zero_stage} over dp={layout.dp}" if layout.zero_stage else "")
         + (f", routed experts / ep={ep}" if ep > 1 else "")
+        + (
+            f" + ZeRO-3's whole units: {planner.ZERO3_GATHERED_UNITS} gathered "
+            f"(running + prefetched) {fmt(gw / GB)} GB in the weights and "
+            f"{planner.ZERO3_GRADIENT_UNITS} unit's unsharded gradients {fmt(gg / GB)} GB"
+            if gw or gg
+            else ""
+        )
         + f" + activations + overhead = {fmt(per_gpu.total / GB)} GB (allocated tensors plus "
         "the CUDA context and allocator reserve nvidia-smi shows)",
         "ZeRO §5 (stage 1: optimizer, 2: + gradients, 3: + parameters); Megatron TP/PP"
-        + ("; expert parallelism inside the data-parallel group (DeepSpeed-MoE)" if ep > 1 else ""),
+        + ("; expert parallelism inside the data-parallel group (DeepSpeed-MoE)" if ep > 1 else "")
+        + (
+            "; ZeRO-3 units: PyTorch FSDP (Zhao et al. 2023) limit_all_gathers, one decoder "
+            "layer or embedding a unit"
+            if gw or gg
+            else ""
+        ),
         [
             Operand("weights", per_gpu.weights / GB, "GB"),
             Operand("gradients", per_gpu.gradients / GB, "GB"),

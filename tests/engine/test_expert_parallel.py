@@ -57,9 +57,23 @@ def test_zero1_on_16_gpus_keeps_one_expert_per_layer_on_each_gpu() -> None:
 
 
 def test_zero3_already_splits_everything_over_dp() -> None:
+    """The sharded weights are 2 B × params / 16; on top ZeRO-3 holds two whole units
+    gathered (the running one and the prefetched one). Mixtral's largest unit is a layer:
+    its non-expert part is (params − 2 × 32,000 × 4,096 embeddings − experts) / 32 layers =
+    41,984,128 (attention 41,943,040 + router 32,768 + norms 8,192, + the final norm's
+    share), and its 8 experts of 176,160,768 are split over ep 8: one expert a GPU."""
     r = estimate(_mixtral(zero_stage=3))
     params = r.model["params_b"] * 1e9
-    assert r.memory_per_gpu_gb.weights == pytest.approx(2 * params / 16 / 1e9, rel=1e-9)
+    layer = (params - 2 * 32_000 * 4096 - EXPERTS) / 32
+    assert layer == 41_984_128
+    unit = layer + 8 * 3 * 4096 * 14336 / 8
+    assert r.memory_per_gpu_gb.weights == pytest.approx(
+        (2 * params / 16 + 2 * unit * 2) / 1e9, rel=1e-9
+    )
+    # and one unit's unsharded bf16 gradients until their reduce-scatter
+    assert r.memory_per_gpu_gb.gradients == pytest.approx(
+        (2 * params / 16 + unit * 2) / 1e9, rel=1e-9
+    )
 
 
 def test_lora_splits_the_frozen_experts_but_not_the_adapters_states() -> None:
