@@ -89,7 +89,9 @@ def estimate(
         # cannot meet the targets, or the cheapest configuration when the request asks.
         gpu, choices = serving.choose(req, model, pool, gpu, prices)
         if search_all or req.gpu_search == "cheapest":
-            candidates.extend(serving.choice_candidates(choices, req.currency, req.precision))
+            candidates.extend(
+                serving.choice_candidates(choices, req.currency, req.precision, req.interconnect)
+            )
         plan = plan_inference(
             req, model, gpu, warnings, explain, slice_rented=_slice_rented(req, gpu, prices)
         )

@@ -599,7 +599,7 @@ def choose(
     targets, users = targets_for(req), users_of(req)
     choices = []
     for g in pool:
-        if req.precision == "fp4" and not g.supports_fp4:
+        if _ruled_out(req, g):
             choices.append(Choice(g, None, None, False))
             continue
         lay = smallest_layout(req, model, g, targets, users)
@@ -625,15 +625,28 @@ def choose(
     return min(met, key=rank).gpu, choices
 
 
+def _ruled_out(req: EstimateRequest, gpu: GpuSpec) -> bool:
+    """Whether the request itself excludes `gpu` from the search: fp4 on a GPU without FP4
+    tensor cores, or an NVLink interconnect asked of a GPU that has none (a PCIe L40S was
+    chosen under `interconnect: nvlink`; pinned, the same request is refused)."""
+    return (req.precision == "fp4" and not gpu.supports_fp4) or (
+        req.interconnect == "nvlink" and not gpu.has_nvlink
+    )
+
+
 def choice_candidates(
-    choices: Sequence[Choice], currency: str, precision: str
+    choices: Sequence[Choice], currency: str, precision: str, interconnect: str | None = None
 ) -> list[CandidateOut]:
     """The SLO search as the response's candidates: each GPU's layout and monthly rent."""
     out = []
     for c in choices:
         if c.layout is None:
-            no_fp4 = precision == "fp4" and not c.gpu.supports_fp4
-            reason = "no FP4 tensor cores" if no_fp4 else "targets not met at any TP"
+            if precision == "fp4" and not c.gpu.supports_fp4:
+                reason = "no FP4 tensor cores"
+            elif interconnect == "nvlink" and not c.gpu.has_nvlink:
+                reason = "no NVLink"
+            else:
+                reason = "targets not met at any TP"
             out.append(_candidate(c.gpu.id, 0, None, reason))
             continue
         lay = c.layout

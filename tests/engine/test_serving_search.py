@@ -79,3 +79,18 @@ def test_fleet_moves_off_its_gpu_only_when_that_cannot_meet_the_targets() -> Non
 def test_a_pinned_gpu_is_never_searched(mode: str) -> None:
     r = estimate(chat(200, gpu="l40s-48gb", gpu_search=mode), prices=BOOK)
     assert r.gpu.id == "l40s-48gb"
+
+
+def test_an_nvlink_interconnect_keeps_the_search_to_gpus_with_nvlink() -> None:
+    """Without a link asked for, two RTX 4090s (PCIe only) are the cheapest rent for 200
+    chats; asked for NVLink, no PCIe-only GPU may be chosen — pinned, one is refused with a
+    422 (`_check_task_fields`) — and each is listed with the reason."""
+    free = estimate(chat(200, gpu_search="cheapest"), prices=BOOK)
+    assert free.gpu.id == "rtx-4090-24gb"
+    r = estimate(chat(200, gpu_search="cheapest", interconnect="nvlink"), prices=BOOK)
+    nvlink = {g.id for g in default_gpus() if g.has_nvlink}
+    assert r.gpu.id in nvlink
+    assert r.gpu.id == "h100-sxm-80gb"  # the cheapest NVLink rent: NT$50,000 for one
+    reasons = {c.gpu: c.reason for c in r.candidates}
+    for gpu in ("rtx-4090-24gb", "l40s-48gb", "h100-pcie-80gb"):
+        assert reasons[gpu] == "no NVLink"
