@@ -58,7 +58,10 @@ def test_error_on_all_rows_and_on_the_holdout_half() -> None:
     assert everything.median_pct <= 0.25
     assert holdout.median_pct <= 0.29
     within_2x = sum(abs(r.log_error) <= math.log(2) for r in ROWS)
-    assert within_2x >= len(ROWS) - 3  # the Llama 3.1 405B and Llama 3.2 1B/3B rows
+    # Outside 2×: Llama 3.2 1B and 3B (their GPU-hours include pruning and distillation) and
+    # Llama 4 Maverick (×2.004: the scaling floor from 96 GPUs, where only ZeRO-3 with full
+    # recomputation fits once its gathered units are counted).
+    assert within_2x >= len(ROWS) - 3
 
 
 def test_the_shipped_factors_are_the_ones_the_fit_script_chooses() -> None:
