@@ -60,6 +60,14 @@ FULL_RECOMPUTE_SHARE = 3.0 / 4.0
 LORA_FULL_RECOMPUTE_SHARE = 2.0 / 3.0  # LoRA: 2 passes (no weight gradients) + 1 recomputed
 # Per doubling of TP: exposed all-reduces of activations (Narayanan et al. 2021 §3.2, Fig. 13).
 TP_EFFICIENCY = 0.97
+# That figure was measured on DGX A100: NVLink 600 GB/s a GPU (bidirectional), 312 TFLOPS
+# BF16 dense. TP's all-reduces carry activations, b·s·h elements per all-reduce, while a layer
+# computes ∝ b·s·h²/t: the exposed share per doubling, 1/TP_EFFICIENCY − 1, grows with the
+# link's slowness and the GPU's speed. Over PCIe (a GPU without NVLink, or `interconnect:
+# pcie` in one node) it is scaled by (600 / PCIe GB/s) × (BF16 TFLOPS / 312): an L40S (PCIe
+# Gen4, 64 GB/s, 362 TFLOPS) keeps 0.75 per doubling, not 0.97 (`tp_step`).
+TP_REFERENCE_LINK_GBS = 600.0
+TP_REFERENCE_TFLOPS = 312.0
 # ZeRO-3 moves 1.5× the data-parallel volume and re-gathers parameters for every micro-batch
 # (ZeRO §7.2.2): nearly hidden inside an NVLink node, communication-bound across nodes.
 ZERO3_EFFICIENCY = 0.93
@@ -251,6 +259,7 @@ FACTOR_LABELS: dict[str, str] = {
     "nf4_dequant": "NF4 dequantisation, 4.5 B/param per pass over {micro_tokens:,} tokens",
     "recompute": "full recomputation (one extra forward)",
     "tensor_parallel": "TP {tp}",
+    "tensor_parallel_pcie": "TP {tp} over PCIe ({pcie_gbs:.0f} GB/s, {tp_step:.3f} a doubling)",
     "pipeline": "bubble 1/(1 + (p−1)/(v·m)), p={pp}, v={vpp}, m={m}",
     "stage_balance": "uneven pipeline stages ({layers} layers in {chunks} chunks)",
     "zero3": "ZeRO-3 parameter gathers",
@@ -294,7 +303,7 @@ def mfu_factors(
     return base + layout_factors(
         model=model, task=task, gpus=gpus, nodes=nodes, interconnect=interconnect, tp=tp,
         pp=pp, vpp=vpp, micro_batches=micro_batches, zero_stage=zero_stage, dp=dp,
-        recompute=recompute, nvlink=gpu.has_nvlink,
+        recompute=recompute, nvlink=gpu.has_nvlink, tp_step=tp_step(gpu, interconnect, nodes),
     )  # fmt: skip
 
 
@@ -327,6 +336,26 @@ def base_factors(
     return f
 
 
+def tp_over_pcie(gpu: GpuSpec, interconnect: str, nodes: int) -> bool:
+    """Whether a node's GPUs talk over PCIe: the GPU has no NVLink, or the plan says `pcie`
+    inside one node (the same test as the "intra_node" factor's)."""
+    return not gpu.has_nvlink or (interconnect == "pcie" and nodes == 1)
+
+
+def tp_step(gpu: GpuSpec, interconnect: str, nodes: int) -> float:
+    """Tensor-parallel efficiency per doubling of TP: TP_EFFICIENCY over NVLink; over PCIe the
+    exposed share 1/TP_EFFICIENCY − 1 scaled by (TP_REFERENCE_LINK_GBS / PCIe GB/s) ×
+    (BF16 TFLOPS / TP_REFERENCE_TFLOPS), i.e. 1 / (1 + that)."""
+    if not tp_over_pcie(gpu, interconnect, nodes):
+        return TP_EFFICIENCY
+    exposed = (
+        (1.0 / TP_EFFICIENCY - 1.0)
+        * (TP_REFERENCE_LINK_GBS / gpu.pcie_gbs)
+        * (gpu.peak_tflops("bf16") / TP_REFERENCE_TFLOPS)
+    )
+    return 1.0 / (1.0 + exposed)
+
+
 def layout_factors(
     *,
     model: ModelSpec,
@@ -342,15 +371,18 @@ def layout_factors(
     dp: int = 1,
     recompute: str = "selective",
     nvlink: bool = True,
+    tp_step: float = TP_EFFICIENCY,
 ) -> list[Factor]:
     """The MFU factors of one layout on `gpus` GPUs: recomputation, TP, pipeline bubble,
-    ZeRO-3, MoE, links and scale (in the order `mfu_factors` multiplies them)."""
+    ZeRO-3, MoE, links and scale (in the order `mfu_factors` multiplies them). `tp_step`:
+    the TP efficiency per doubling on this GPU and link (`tp_step()`)."""
     f: list[Factor] = []
     if recompute == "full":
         share = LORA_FULL_RECOMPUTE_SHARE if task in ("lora", "qlora") else FULL_RECOMPUTE_SHARE
         f.append(Factor("recompute", share))
     if tp > 1:
-        f.append(Factor("tensor_parallel", TP_EFFICIENCY ** math.log2(tp)))
+        key = "tensor_parallel" if tp_step == TP_EFFICIENCY else "tensor_parallel_pcie"
+        f.append(Factor(key, tp_step ** math.log2(tp)))
     if pp > 1:
         f.append(
             Factor(
@@ -404,6 +436,7 @@ def layout_value(
     dp: int = 1,
     recompute: str = "selective",
     nvlink: bool = True,
+    tp_step: float = TP_EFFICIENCY,
 ) -> float:
     """`start` × the product of `layout_factors`, multiplied in the same order (so with
     `start` = the base factors' product it equals `product(mfu_factors(...))` to the last
@@ -412,7 +445,7 @@ def layout_value(
     if recompute == "full":
         v *= LORA_FULL_RECOMPUTE_SHARE if task in ("lora", "qlora") else FULL_RECOMPUTE_SHARE
     if tp > 1:
-        v *= TP_EFFICIENCY ** math.log2(tp)
+        v *= tp_step ** math.log2(tp)
     if pp > 1:
         v *= pipeline_factor(pp, vpp, micro_batches)
         balance = stage_balance(model.layers, pp, vpp)

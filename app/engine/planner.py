@@ -17,7 +17,9 @@ layouts are visited lazily, cheapest first, and a memory lower bound rejects cou
 fits (`_Ranked`); the walk decides by light (days, rate) points and builds full candidates
 only for the counts a response shows; the bisection skips counts a peak-FLOPs bound rules out
 (`_Walk.days_floor`). tests/engine/test_planner_search.py holds the result equal to a
-brute-force scan of every allowed count.
+brute-force scan of every allowed count, except where days rise with the count below the
+chosen one (past the batch limit more GPUs force more model parallelism): a count under a rung
+that misses can then meet unseen, 31 of 3,360 requests of its grid.
 """
 
 from __future__ import annotations
@@ -159,7 +161,8 @@ class _JobTerms:
     """
 
     __slots__ = (
-        "_act", "_degrees", "_experts", "_ranked", "_share", "_unit", "classes", "job", "pipes",
+        "_act", "_degrees", "_experts", "_ranked", "_share", "_totals", "_unit", "classes", "job",
+        "pipes",
     )  # fmt: skip
 
     def __init__(self, job: TrainingJob) -> None:
@@ -177,32 +180,39 @@ class _JobTerms:
         # parameters, a layer's routed experts), params
         self._unit = zero3_unit_params(job.model)
         self._act: dict[tuple[int, str, int], float] = {}
-        self._degrees: dict[tuple[int, Pins], tuple[tuple[int, int, float], ...]] = {}
-        self._ranked: dict[tuple[int, int, Pins, bool], _Ranked] = {}
+        self._degrees: dict[tuple[int, Pins, float], tuple[tuple[int, int, float], ...]] = {}
+        self._ranked: dict[tuple[int, int, Pins, bool, float], _Ranked] = {}
+        # a layout's bytes, shared by the rankings of GPUs whose TP efficiency differs
+        self._totals: dict[tuple[int, int, int, int, str, int, int], float] = {}
 
-    def ranked(self, n: int, per_node: int, pins: Pins, over: bool = False) -> _Ranked:
+    def ranked(
+        self, n: int, per_node: int, pins: Pins, over: bool = False, step: float = TP_EFFICIENCY
+    ) -> _Ranked:
         """The layouts of `n` GPUs (`per_node` to a node) under `pins`, cheapest first: those
-        whose step stays within the job's batch limit, or (`over`) those that exceed it."""
-        key = (n, per_node, pins, over)
+        whose step stays within the job's batch limit, or (`over`) those that exceed it.
+        `step`: TP efficiency per doubling (`compute.tp_step`; GPUs on NVLink share one)."""
+        key = (n, per_node, pins, over, step)
         got = self._ranked.get(key)
         if got is None:
-            degrees = self._degrees.get((per_node, pins))
+            degrees = self._degrees.get((per_node, pins, step))
             if degrees is None:
-                degrees = self._degrees[(per_node, pins)] = _degrees(self.job, per_node, pins)
+                degrees = self._degrees[(per_node, pins, step)] = _degrees(
+                    self.job, per_node, pins, step
+                )
             options = _layouts(self, n, per_node, pins, degrees, over)
             got = self._ranked[key] = _Ranked(self, n, options)
         return got
 
     def first_fit(
-        self, n: int, per_node: int, pins: Pins, cap: float
+        self, n: int, per_node: int, pins: Pins, cap: float, step: float = TP_EFFICIENCY
     ) -> tuple[_Option, float] | None:
         """The cheapest layout of `n` GPUs that fits `cap` bytes, preferring one that keeps the
         batch within its limit: an unpinned batch grows past it only when no layout that
         keeps it fits (a pinned batch never does)."""
-        found = self.ranked(n, per_node, pins).first_fit(cap)
+        found = self.ranked(n, per_node, pins, step=step).first_fit(cap)
         job = self.job
         if found is None and job.batch_limit and not job.batch_pinned:
-            found = self.ranked(n, per_node, pins, over=True).first_fit(cap)
+            found = self.ranked(n, per_node, pins, over=True, step=step).first_fit(cap)
         return found
 
     def share(self, p: int) -> float:
@@ -298,11 +308,16 @@ class _JobTerms:
         return m
 
     def total(self, t: int, p: int, d: int, z: int, recompute: str, gpus: int, micro: int) -> float:
-        """`memory(...).total` without building the terms: the ranking's hot path."""
-        w, g, o = self.states(t, p, d, z)
-        gw, gg = self.gathered(t, d, z)
-        live = w + g + o + gw + gg + self.activations(t, recompute, micro)
-        return live + self._overhead(live, gpus)
+        """`memory(...).total` without building the terms: the ranking's hot path, memoised
+        (a PCIe GPU ranks the same layouts in its own order, `compute.tp_step`)."""
+        key = (t, p, d, z, recompute, gpus, micro)
+        got = self._totals.get(key)
+        if got is None:
+            w, g, o = self.states(t, p, d, z)
+            gw, gg = self.gathered(t, d, z)
+            live = w + g + o + gw + gg + self.activations(t, recompute, micro)
+            got = self._totals[key] = live + self._overhead(live, gpus)
+        return got
 
     def floor_bytes(self, n: int, pairs: list[_Pair], classes: tuple[_Class, ...]) -> float:
         """A lower bound on the most-loaded GPU's bytes over every layout of `n` GPUs.
@@ -377,14 +392,16 @@ _TP_DEGREES = (1, 2, 4, 8)
 _PP_DEGREES = (1, 2, 4, 8, 16, 32, 64, 128)
 
 
-def _degrees(job: TrainingJob, per_node: int, pins: Pins) -> tuple[tuple[int, int, float], ...]:
+def _degrees(
+    job: TrainingJob, per_node: int, pins: Pins, step: float = TP_EFFICIENCY
+) -> tuple[tuple[int, int, float], ...]:
     """(tensor degree t, pipeline degree p, TP efficiency) of every pair the pins allow on nodes
     of `per_node` GPUs, in search order: TP within a node and dividing the heads, PP up to the
-    layer count (Narayanan et al. 2021 §3)."""
+    layer count (Narayanan et al. 2021 §3); `step` is the TP efficiency per doubling."""
     heads, layers = job.model.heads, job.model.layers
     tps = (pins.tp,) if pins.tp else [x for x in _TP_DEGREES if x <= per_node and heads % x == 0]
     pps = (pins.pp,) if pins.pp else _PP_DEGREES
-    return tuple((t, p, TP_EFFICIENCY ** math.log2(t)) for t in tps for p in pps if p <= layers)
+    return tuple((t, p, step ** math.log2(t)) for t in tps for p in pps if p <= layers)
 
 
 def virtual_stages(layers: int, pp: int, micro_batches: int) -> int:
@@ -637,11 +654,21 @@ class _OnGpu:
         self.cap = gpu.memory_gb * GB * HEADROOM
         self.peak = gpu.peak_tflops(job.precision) * 1e12
 
+    def tp_step(self, n: int) -> float:
+        """TP efficiency per doubling on `n` GPUs of this type (`compute.tp_step`): the link
+        the count's nodes use inside a node."""
+        gpn = self.gpu.gpus_per_node
+        nodes = -(-n // gpn)
+        ic = self.job.interconnect or natural_interconnect(self.gpu, nodes, n if n < gpn else gpn)
+        return compute.tp_step(self.gpu, ic, nodes)
+
     def best_layout(self, n: int) -> tuple[Layout, float, float, int] | None:
         """(layout, per-GPU bytes, parallelism efficiency, micro-batches per pipeline) of the
         fastest layout of `n` GPUs that fits."""
         gpn = self.gpu.gpus_per_node
-        found = self.terms.first_fit(n, n if n < gpn else gpn, self.layout_pins, self.cap)
+        found = self.terms.first_fit(
+            n, n if n < gpn else gpn, self.layout_pins, self.cap, self.tp_step(n)
+        )
         if found is None:
             return None
         (cost, t, p, d, z, rc, v, m), mem = found
@@ -653,7 +680,8 @@ class _OnGpu:
         multiplied in the same order (`compute.layout_value`), without building the layout,
         its named factors or the candidate (the walk's hot path)."""
         gpn = self.gpu.gpus_per_node
-        found = self.terms.first_fit(n, n if n < gpn else gpn, self.layout_pins, self.cap)
+        step = self.tp_step(n)
+        found = self.terms.first_fit(n, n if n < gpn else gpn, self.layout_pins, self.cap, step)
         if found is None:
             return None
         (_, t, p, d, z, rc, v, m), _ = found
@@ -667,7 +695,7 @@ class _OnGpu:
             value = compute.layout_value(
                 self.base_value, model=job.model, task=job.task, gpus=n, nodes=nodes,
                 interconnect=ic, tp=t, pp=p, vpp=v, micro_batches=m, zero_stage=z, dp=d,
-                recompute=rc, nvlink=self.gpu.has_nvlink,
+                recompute=rc, nvlink=self.gpu.has_nvlink, tp_step=step,
             )  # fmt: skip
             if value * g > floor_rate:
                 value *= floor_rate / (value * g)
@@ -710,6 +738,7 @@ class _OnGpu:
                 dp=layout.dp,
                 recompute=layout.recompute,
                 nvlink=gpu.has_nvlink,
+                tp_step=self.tp_step(n),
             )
             # the same multiplication as compute.product(base + rest), in the same order
             value = self.base_value

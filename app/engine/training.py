@@ -658,9 +658,17 @@ def _mfu_explained(
         "micro_tokens": req.seq_len * lay.micro_batch,
         "mamf": _mamf_note(gpu.mamf_bf16_tflops, gpu.bf16_tflops, "BF16"),
         "mamf_fp8": _mamf_note(gpu.mamf_fp8_tflops, gpu.fp8_tflops, "FP8"),
+        "pcie_gbs": gpu.pcie_gbs,
+        "tp_step": compute.tp_step(gpu, chosen.interconnect, chosen.nodes),
     }
     parts = [f"{compute.FACTOR_LABELS[f.key].format(**ctx)} {f.value:.4g}" for f in chosen.factors]
     src = compute.MFU_SOURCE
+    if any(f.key == "tensor_parallel_pcie" for f in chosen.factors):
+        src += (
+            f"; TP over PCIe: the DGX A100 TP cost (NVLink {compute.TP_REFERENCE_LINK_GBS:.0f} "
+            f"GB/s, {compute.TP_REFERENCE_TFLOPS:.0f} TFLOPS) scaled by link bandwidth and GPU "
+            "speed"
+        )
     if chosen.floor_from:
         src += (
             f"; scaling floor: {chosen.floor_from:,} GPUs use fewer GPU-hours, and the engine "

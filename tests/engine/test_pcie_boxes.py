@@ -11,6 +11,7 @@ import pytest
 
 from app.engine import compute
 from app.engine.estimate import estimate
+from app.engine.gpus import default_gpus
 from app.engine.schemas import EstimateRequest
 
 
@@ -33,3 +34,49 @@ def test_two_pcie_boxes_pay_the_pcie_penalty_inside_each_box() -> None:
     )
     assert _intra_node("l40s-48gb") == pytest.approx(0.81, abs=0.005)
     assert _intra_node("h100-sxm-80gb") == pytest.approx(compute.NVLINK_EFFICIENCY)
+
+
+# Tensor parallelism over PCIe (compute.tp_step). Narayanan et al. 2021 measured TP's cost on
+# DGX A100 (NVLink 600 GB/s, 312 TFLOPS): 0.97 a doubling, an exposed share of
+# 1/0.97 − 1 = 0.030928 per doubling. Its all-reduces carry activations while each GPU's
+# compute per layer shrinks with TP, so the share scales with link slowness and GPU speed.
+EXPOSED = 1 / 0.97 - 1
+
+
+def test_tp_over_pcie_is_costed_by_the_links_bandwidth_and_the_gpus_speed() -> None:
+    gpus = {g.id: g for g in default_gpus()}
+    # L40S: PCIe Gen4 x16, 64 GB/s; 362.05 BF16 TFLOPS dense.
+    l40s = 1 / (1 + EXPOSED * (600 / 64) * (362.05 / 312))
+    assert l40s == pytest.approx(0.7482, abs=1e-4)
+    assert compute.tp_step(gpus["l40s-48gb"], "pcie", 1) == pytest.approx(l40s, rel=1e-9)
+    # An NVLink GPU keeps Narayanan's figure, unless the plan puts one node on PCIe.
+    h100 = gpus["h100-sxm-80gb"]
+    assert compute.tp_step(h100, "nvlink", 1) == compute.TP_EFFICIENCY
+    assert compute.tp_step(h100, "infiniband", 4) == compute.TP_EFFICIENCY
+    assert compute.tp_step(h100, "pcie", 1) == pytest.approx(
+        1 / (1 + EXPOSED * (600 / 128) * (989 / 312)), rel=1e-9
+    )
+
+
+def test_a_pcie_plans_mfu_names_tp_over_pcie_and_multiplies_it() -> None:
+    r = estimate(
+        EstimateRequest(model={"preset": "llama-3.1-8b"}, task="full_finetune", tokens=2e9,
+                        gpu="l40s-48gb", gpu_count=4, tp=4),
+        search_all=False,
+    )  # fmt: skip
+    mfu = next(e for e in r.explain if e.figure == "training.mfu")
+    assert "TP 4 over PCIe (64 GB/s, 0.748 a doubling)" in mfu.formula
+    (tp,) = [o for o in mfu.operands if o.name == "tensor_parallel_pcie"]
+    assert tp.value == pytest.approx(0.7482**2, rel=1e-3)
+    assert "TP over PCIe" in mfu.source
+
+
+def test_the_planner_weighs_tp_over_pcie_against_the_other_layouts() -> None:
+    """Llama 3.1 8B full fine-tuning on 4 L40S: TP 4 over PCIe (0.748² = 0.56) used to be
+    chosen at NVLink's 0.97² = 0.94; now a layout that fits with less TP is faster."""
+    body = {"model": {"preset": "llama-3.1-8b"}, "task": "full_finetune", "tokens": 2e9,
+            "gpu": "l40s-48gb", "gpu_count": 4}  # fmt: skip
+    free = estimate(EstimateRequest(**body), search_all=False)
+    tp4 = estimate(EstimateRequest(**body, tp=4), search_all=False)
+    assert free.parallelism.tp < 4
+    assert free.training.days < tp4.training.days

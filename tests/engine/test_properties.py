@@ -98,10 +98,14 @@ def test_sharding_never_raises_per_gpu_memory(preset: str, dp: int, tp: int, sta
     more_zero = memory.Layout(dp=dp, tp=tp, zero_stage=stage + 1)
     more_tp = memory.Layout(dp=dp, tp=tp * 2, zero_stage=stage)
     n = dp * tp
-    assert (
-        planner.per_gpu_memory(job, more_zero, n).total
-        <= planner.per_gpu_memory(job, base, n).total
-    )
+    # Partitioning never adds bytes; stage 3 then computes on whole units it gathers (two
+    # layers' or embeddings' parameters and one unit's gradients: planner.zero3_gathered),
+    # which on few ranks can outweigh what it saves — DeepSeek-V3 at dp 2 — so they are
+    # counted apart.
+    gathered = sum(planner.zero3_gathered(job, more_zero))
+    assert planner.per_gpu_memory(job, more_zero, n).total <= planner.per_gpu_memory(
+        job, base, n
+    ).total + gathered * (1 + memory.FRAGMENTATION)
     assert (
         planner.per_gpu_memory(job, more_tp, n * 2).total
         <= planner.per_gpu_memory(job, base, n).total * (1 + 1e-9) + 0.5e9
