@@ -42,11 +42,30 @@ class FieldError(ValueError):
         self.field = field
 
 
+# Full-width digits, point, comma and signs (a Chinese input method types them) read as their
+# ASCII forms: "１２" and "１．５" are 12 and 1.5. Not NFKC, which would also read "²" as 2.
+_FULL_WIDTH = str.maketrans(
+    {**{chr(0xFF10 + d): str(d) for d in range(10)}, "．": ".", "，": ",", "－": "-",
+     "＋": "+", "\u3000": " "}
+)  # fmt: skip
+# A comma only separates thousands: 1,000 or 12,345,678.9 — never "1,5" (a decimal comma, read
+# as 15 — QA) or "1,00".
+_GROUPED = re.compile(r"[-+]?\d{1,3}(,\d{3})+(\.\d*)?([eE][-+]?\d+)?\s*[kmbgtKMBGT]?")
+
+
 def parse_number(field: str, raw: str | None, *, integer: bool = False) -> float | int | None:
-    """'4096', '1,000', '2e9', '1.5B' → a number; '' → None; anything else → FieldError."""
+    """'4096', '1,000', '2e9', '1.5B', '１．５' → a number; '' → None; anything else (a comma
+    that does not separate thousands: '1,5') → FieldError."""
     if raw is None or not raw.strip():
         return None
-    text = raw.replace(",", "").replace("_", "").strip()
+    text = raw.translate(_FULL_WIDTH).replace("_", "").strip()
+    if "," in text:
+        if not _GROUPED.fullmatch(text):
+            raise FieldError(
+                field,
+                _("Use a point for decimals (1.5); a comma only separates thousands (1,500)."),
+            )
+        text = text.replace(",", "")
     m = _NUMBER.match(text)
     if not m:
         raise FieldError(field, _("Enter a number, e.g. %(example)s.") % {"example": "4096"})
