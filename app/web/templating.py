@@ -38,6 +38,7 @@ import datetime
 import hashlib
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
+from urllib.parse import urlsplit
 
 import jinja2
 from babel.dates import format_date
@@ -255,7 +256,23 @@ def base_context(request: Request) -> dict[str, Any]:
         "nav_active": None,
         "is_htmx": is_fragment(request),
         "current_user": current_user(request),
+        "page_address": page_address(request),
     }
+
+
+def page_address(request: Request) -> str:
+    """Where the language and currency switches come back to: this page's own path and query
+    for a GET; for a page rendered in answer to a form post (an error beside a field), the
+    page the form was posted from (a same-site Referer), else "/". QA: switching language
+    after a refused accept went to GET /s/<token>/accept, a 405."""
+    if request.method in ("GET", "HEAD"):
+        query = request.url.query
+        return request.url.path + (f"?{query}" if query else "")
+    ref = urlsplit(request.headers.get("referer", ""))
+    same_site = not ref.netloc or ref.netloc == request.url.netloc
+    if same_site and ref.path.startswith("/") and not ref.path.startswith("//"):
+        return ref.path + (f"?{ref.query}" if ref.query else "")
+    return "/"
 
 
 def activate(request: Request) -> str:
