@@ -380,6 +380,7 @@ def compute(
         "key": OPTION_KEY,
         "kind": "rent_monthly",
         "label": "Phased rental",
+        "months": cost.months,  # what a quote line of the whole schedule covers
         "monthly_rate": cost.monthly,
         "total": cost.total,
         "upfront": 0.0,

@@ -181,3 +181,40 @@ def test_phased_share_page_shows_the_phases_signed_out(
     ]
     assert soup.select_one(".phases-total").get_text(strip=True) == "NT$350,000"
     assert "full_finetune" not in page.text and "h100-sxm-80gb" not in page.text
+
+
+# ------------------------------------------- the whole phased rental quoted as one line
+
+
+@pytest.mark.parametrize(
+    ("lang", "period", "start"),
+    [
+        ("zh-TW", "依階段計費，共 4 個月", "自第 1 個月起"),
+        ("en", "total for 4 months, by phase", "from month 1"),
+    ],
+)
+def test_the_whole_phased_rental_as_one_line_says_its_months_not_one_off(
+    client: TestClient, lang: str, period: str, start: str, tmp_path: Path
+) -> None:
+    """QA: the phased rental quoted as one line read "NT$3,430,000 × qty 1, one-off" on the
+    share page for a 20-month rental, and the first phase started "from month 0". T16 at T8's
+    prices: 2 months × 50,000 + 1 × 200,000 + 1 × 50,000 = NT$350,000 over 2 + 1 + 1 = 4."""
+    from tests.quotes.test_quote_life import _customer, _share
+
+    a = make_account(client, "sales")
+    c = _customer(client, a, name=f"整段租用 {lang}", language=lang)
+    body = {"name": "T16 whole", "customer_id": c["id"],
+            "phases": [dict(p) for p in schedule.T16_PHASES],
+            "quote": {"lines": [{"option_key": "schedule"}]}}  # fmt: skip
+    r = client.post("/api/v1/plans", json=body, headers=a.headers)
+    assert r.status_code == 201, r.text
+    link = _share(client, a, r.json()["id"])
+    anon = TestClient(client.app)
+    page = anon.get(link)
+    assert page.status_code == 200
+    formula = page.text.split('class="muted small line-formula"')[1].split("</span></span>")[0]
+    assert "350,000" in formula and period in formula
+    assert ("一次性" if lang == "zh-TW" else "one-off") not in formula
+    text = _text(anon, f"{link}/quote.pdf", tmp_path)
+    assert period in text and start in text
+    assert ("第 0 個月" if lang == "zh-TW" else "from month 0") not in text
