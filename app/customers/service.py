@@ -60,6 +60,23 @@ def _like(text: str) -> str:
     return f"%{escaped}%"
 
 
+def sharing_tax_id(*, session: Session, customer: Customer, limit: int = 20) -> list[Customer]:
+    """Other customers with the same 統一編號 (stored normalised: 8 ASCII digits), by name.
+
+    One number is one business (PRODUCT.md §6): two records with it are most likely the same
+    company entered twice (QA stored four under 22099131 without a word). They are allowed —
+    a branch may be its own record — but the customer's page names them."""
+    if not customer.tax_id:
+        return []
+    stmt = (
+        select(Customer)
+        .where(col(Customer.tax_id) == customer.tax_id, col(Customer.id) != customer.id)
+        .order_by(func.lower(col(Customer.name)), col(Customer.id))
+        .limit(limit)
+    )
+    return list(session.exec(stmt))
+
+
 def list_customers(
     *, session: Session, search: str | None = None, limit: int = MAX_LIST
 ) -> list[Customer]:

@@ -9,6 +9,7 @@ from typing import Any, Final
 from pydantic import ValidationError
 from sqlmodel import Session
 
+from app.customers import service
 from app.customers.models import Customer, CustomerCreate, CustomerUpdate
 from app.i18n import N_, gettext
 from app.plans import service as plans_service
@@ -122,9 +123,11 @@ def form_context(
     session: Session | None = None,
 ) -> dict[str, Any]:
     plans: list[Any] = []
+    same_tax_id: list[Customer] = []
     if customer is not None and session is not None:
         assert customer.id is not None
         plans = plans_service.list_plans(session=session, customer_id=customer.id).items
+        same_tax_id = service.sharing_tax_id(session=session, customer=customer)
     return {
         "nav_active": "customers",
         "customer": customer,
@@ -133,4 +136,5 @@ def form_context(
         "language_choices": LANGUAGE_NAMES,
         "currency_choices": CURRENCY_NAMES,
         "plans": plans,
+        "same_tax_id": same_tax_id,
     }

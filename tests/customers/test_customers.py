@@ -133,3 +133,73 @@ def test_a_tax_id_in_full_width_digits_is_the_same_number(client: TestClient) ->
                     headers=a.headers)  # fmt: skip
     assert r.status_code == 201, r.text
     assert r.json()["tax_id"] == "22099131"
+
+
+@pytest.mark.parametrize(
+    ("lang", "tax_id", "lone", "words", "advice"),
+    [
+        # numbers of our own, valid by the check digit (the test database is the module's)
+        (
+            "zh-TW",
+            "53212502",
+            "53212513",
+            "另有 1 位客戶使用相同的統一編號 53212502",
+            "請只保留一筆客戶資料",
+        ),
+        (
+            "en",
+            "53212507",
+            "53212518",
+            "Another customer has the same 統一編號 53212507",
+            "keep one record",
+        ),
+    ],
+)
+def test_a_customer_page_names_the_others_with_its_tax_id(
+    client: TestClient, lang: str, tax_id: str, lone: str, words: str, advice: str
+) -> None:
+    """QA stored four customers under 22099131 (one by API, one in full-width digits, one
+    as "2209 9131") without a word; one number is one business (PRODUCT.md §6)."""
+    a = make_account(client, "sales")
+    first = client.post(
+        "/api/v1/customers", json={"name": "甲公司", "tax_id": tax_id}, headers=a.headers
+    ).json()
+    spaced = f"{tax_id[:4]} {tax_id[4:]}"
+    second = client.post(
+        "/api/v1/customers", json={"name": "甲公司 (重複)", "tax_id": spaced}, headers=a.headers
+    ).json()
+    other = client.post(
+        "/api/v1/customers", json={"name": "乙公司", "tax_id": lone}, headers=a.headers
+    ).json()
+    pages = TestClient(client.app, follow_redirects=False)
+    sign_in(pages, a.user)
+    page = BeautifulSoup(
+        pages.get(f"/customers/{second['id']}", headers={"Accept-Language": lang}).text,
+        "html.parser",
+    )
+    note = page.select_one(".same-tax-id")
+    assert note is not None
+    text = " ".join(note.get_text().split())
+    assert words in text and advice in text
+    links = {x["href"] for x in note.select("a")}
+    assert links == {f"/customers/{first['id']}"}
+    alone = BeautifulSoup(pages.get(f"/customers/{other['id']}").text, "html.parser")
+    assert alone.select_one(".same-tax-id") is None
+
+
+def test_the_list_marks_an_export_customer_as_export_sales_not_data_export(
+    client: TestClient,
+) -> None:
+    """QA: the chip read 匯出 (exporting data, the catalog's "Export" button) where the form
+    says 外銷客戶 (a zero-rated export sale)."""
+    a = make_account(client, "sales")
+    body = {"name": "Overseas Buyer Inc.", "export": True, "currency": "USD"}
+    assert client.post("/api/v1/customers", json=body, headers=a.headers).status_code == 201
+    pages = TestClient(client.app, follow_redirects=False)
+    sign_in(pages, a.user)
+    page = BeautifulSoup(
+        pages.get("/customers?q=Overseas", headers={"Accept-Language": "zh-TW"}).text,
+        "html.parser",
+    )
+    row = next(tr for tr in page.select("tr") if "Overseas Buyer" in tr.get_text())
+    assert row.select_one(".chip").get_text() == "外銷客戶"
