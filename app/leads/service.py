@@ -8,13 +8,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from sqlalchemy import func
 from sqlalchemy.orm.attributes import flag_modified
 from sqlmodel import Session, col, select
 
-from app import text
+from app import i18n, text
 from app.accounts.models import User
 from app.customers import service as customers
 from app.customers.models import CustomerCreate
@@ -101,19 +101,24 @@ def convert_lead(
     existing = lead.answers.get("plan_id")
     if isinstance(existing, int):
         return existing
+    customer_language: Literal["zh-TW", "en"] = "en" if lead.lang == "en" else "zh-TW"
     customer = customers.find_or_create(
         session=session,
         data=CustomerCreate(
             name=_printable(lead.company) or lead.email,
             contact=_printable(lead.name),
             email=lead.email,
-            language="en" if lead.lang == "en" else "zh-TW",
+            language=customer_language,
         ),
     )
     plan = plans.create_plan(
         session=session,
         owner=owner,
-        name=_("Quote request from %(company)s") % {"company": _printable(lead.company)},
+        # The plan's name is on the customer's quote and share page: in the customer's
+        # language, not the sales engineer's (QA: an English lead converted from the 中文
+        # queue read "ACME Taiwan 的報價需求" on its English share page).
+        name=i18n.translations(customer_language).gettext("Quote request from %(company)s")
+        % {"company": _printable(lead.company)},
         customer=_printable(lead.company) or lead.email,
         customer_id=customer.id,
         workload=workload(lead),

@@ -6,6 +6,7 @@ from typing import Any, Final
 
 from pydantic import ValidationError
 
+from app.assess import views as assessment
 from app.i18n import N_
 from app.i18n import gettext as _
 from app.leads.models import Lead, LeadCreate
@@ -22,9 +23,17 @@ ANSWER_NAMES: Final = {
     "task": N_("Task"),
     "size": N_("Model size (billions)"),
     "size_other": N_("Other size (billions)"),
-    "data": N_("Training data (GB)"),
-    "deadline": N_("Deadline (days)"),
+    "data": N_("Training data"),
+    "deadline": N_("Deadline"),
     "users": N_("Concurrent users"),
+}
+# The choices as the customer saw them: "100 GB–1 TB", not the band's stored top "1000"
+# under "Training data (GB)" (QA read 1,000 GB where the customer picked 100 GB–1 TB).
+_CHOICES: Final = {
+    "size": assessment.SIZE_OPTIONS,
+    "data": assessment.DATA_OPTIONS,
+    "deadline": assessment.DEADLINE_OPTIONS,
+    "users": assessment.USERS_OPTIONS,
 }
 
 
@@ -53,11 +62,10 @@ def answer_rows(lead: Lead) -> list[tuple[str, str]]:
         value = str(lead.answers.get(key) or "")
         if not value:
             continue
+        choice = next((o for o in _CHOICES.get(key, ()) if o.value == value), None)
         if key == "task":
             value = _(planner.TASK_NAMES.get(value, value))
-        elif value == "none":
-            value = _("No deadline")
-        elif value == "other":
-            value = _("Other")
+        elif choice is not None:
+            value = _(choice.label)
         rows.append((_(label), value))
     return rows

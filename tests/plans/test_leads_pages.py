@@ -37,7 +37,7 @@ def make_lead(pages: TestClient, company: str, **extra: object) -> Lead:
             company=company,
             email="lin@example.com.tw",
             notes=str(extra.get("notes", "Need it by March")),
-            lang="zh-TW",
+            lang=str(extra.get("lang", "zh-TW")),
             tier="single_gpu",
             answers=dict(ANSWERS),
         )
@@ -82,7 +82,9 @@ def test_detail_status_change_and_convert_to_plan(pages: TestClient, account: Ma
     answers = {
         tr.th.get_text(): tr.td.get_text() for tr in page.select("#answers-heading ~ table tr")
     }
-    assert answers["Task"] == "LoRA fine-tuning" and answers["Deadline (days)"] == "30"
+    # the choices as the customer read them (ANSWERS: 13B, 1–10 GB, within a month)
+    assert answers["Task"] == "LoRA fine-tuning" and answers["Deadline"] == "Within a month"
+    assert answers["Training data"] == "1–10 GB" and answers["Model size (billions)"] == "13B"
     r = pages.post(f"/leads/{lead.id}/status", data={"csrf_token": _token(page), "status": "bogus"})
     assert r.status_code == 422
     r = pages.post(f"/leads/{lead.id}/convert", data={"csrf_token": _token(page)})
@@ -150,3 +152,23 @@ def test_a_lead_stored_with_a_direction_character_still_converts(
         assert plan is not None and plan.customer == "Direction Co"
         customer = s.get(Customer, plan.customer_id)
         assert customer is not None and customer.contact == "abc"
+
+
+@pytest.mark.parametrize(
+    ("lead_lang", "name"),
+    [("en", "Quote request from ACME Taiwan"), ("zh-TW", "ACME Taiwan 的報價需求")],
+)
+def test_the_plan_of_a_lead_is_named_in_the_customers_language(
+    pages: TestClient, account: MakeAccount, lead_lang: str, name: str
+) -> None:
+    """QA: an English lead converted from the 中文 queue was named "ACME Taiwan 的報價需求",
+    and its English share page showed that name. The sales engineer's page is in 中文 here."""
+    sign_in(pages, account("sales").user)
+    lead = make_lead(pages, "ACME Taiwan", lang=lead_lang)
+    zh = {"Accept-Language": "zh-TW"}
+    page = soup(pages.get(f"/leads/{lead.id}", headers=zh))
+    r = pages.post(f"/leads/{lead.id}/convert", data={"csrf_token": _token(page)}, headers=zh)
+    plan_id = int(r.headers["location"].rsplit("/", 1)[1])
+    with Session(pages.app.state.engine) as s:  # type: ignore[attr-defined]
+        plan = s.get(Plan, plan_id)
+        assert plan is not None and plan.name == name
