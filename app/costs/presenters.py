@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 from app.charts import figures
+from app.costs import wording
 from app.engine.formatting import number as short_number
 from app.engine.price_book import PriceBook
 from app.i18n import N_
@@ -36,6 +37,7 @@ PART_NAMES = {
     "cloud": N_("Cloud"),
 }
 _TERM = re.compile(r"(\d+)-month")
+_TIER = re.compile(r"\((\d+)-month tier, ")
 #: An offer's interconnect (app.engine.price_book.Offer.interconnect, lower-case keys) as
 #: its maker writes it: "NVLink", not "NVLINK"; the planner's form offers the same choices
 #: in this order (app.planner.views.INTERCONNECTS).
@@ -53,8 +55,26 @@ def option_name(option: Mapping[str, Any]) -> str:
     if kind == "rent_term":
         m = _TERM.search(str(option.get("label", "")))
         if m:
+            tier = contract_tier(option)
+            if tier is not None and tier != int(m.group(1)):
+                # A 36-month contract on a list whose longest tier is 12 months is priced
+                # at the 12-month rate: "36 個月合約" alone said a price nobody offered.
+                return _("%(months)s-month contract at the %(tier)s-month rate") % {
+                    "months": m.group(1),
+                    "tier": tier,
+                }
             return _("%(months)s-month contract") % {"months": m.group(1)}
     return _(KIND_NAMES[kind]) if kind in KIND_NAMES else str(option.get("label", kind))
+
+
+def contract_tier(option: Mapping[str, Any]) -> int | None:
+    """The price-list tier a term contract is priced at (its rent formula says "(12-month
+    tier, 20% off)"), None where the option says none."""
+    for e in option.get("explain") or []:
+        m = _TIER.search(str(e.get("formula", "")))
+        if m:
+            return int(m.group(1))
+    return None
 
 
 def option_detail(option: Mapping[str, Any], book: PriceBook | None) -> str:
@@ -83,7 +103,10 @@ def option_detail(option: Mapping[str, Any], book: PriceBook | None) -> str:
             return server.name
     for inst in book.cloud:
         if inst.id == ids[0]:
-            return f"{inst.provider} {inst.name} · {inst.region} · {inst.price_date.isoformat()}"
+            return (
+                f"{inst.provider} {wording.instance_name(inst, book)} · {inst.region} · "
+                f"{inst.price_date.isoformat()}"
+            )
     return fallback
 
 
@@ -114,7 +137,7 @@ def chart_label(option: Mapping[str, Any], book: PriceBook | None) -> str:
         ids = [str(i) for i in option.get("source_ids") or []]
         for inst in book.cloud:
             if ids and inst.id == ids[0]:
-                return f"{inst.provider} {inst.name}"
+                return f"{inst.provider} {wording.instance_name(inst, book)}"
     return option_name(option)
 
 
@@ -126,10 +149,19 @@ def _localise(options: Sequence[Mapping[str, Any]], book: PriceBook | None) -> l
         # Inside the option's own row its figures need not repeat its engine label
         # ("Hourly rent — 8× h100-sxm-80gb … (RunPod): total" is "total" there).
         own = f"{o.get('label', '')}: "
-        explain = [
-            {**e, "figure": str(e.get("figure", "")).removeprefix(own)}
-            for e in o.get("explain") or []
-        ]
+        explain = []
+        for e in o.get("explain") or []:
+            figure = str(e.get("figure", "")).removeprefix(own)
+            text, translated = wording.formula_text(str(e.get("formula", "")), book, PART_NAMES)
+            explain.append(
+                {
+                    **e,
+                    "figure": wording.figure_label(figure),
+                    "formula": text,
+                    # A formula no pattern covers stays the engine's English, marked so.
+                    "formula_lang": None if translated else "en",
+                }
+            )
         out.append(
             {
                 **o,
@@ -137,6 +169,9 @@ def _localise(options: Sequence[Mapping[str, Any]], book: PriceBook | None) -> l
                 "detail": detail,
                 "label": chart_label(o, book),
                 "explain": explain,
+                "note_notices": [
+                    wording.customer_notice(n, {}) for n in o.get("note_notices") or []
+                ],
             }
         )
     return out

@@ -3,17 +3,17 @@
 from __future__ import annotations
 
 import math
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from app.engine.architectures import from_param_count
-from app.engine.costs import CostInputError, Usage, compare_costs
+from app.engine.costs import CostInputError, Usage, compare_costs, priced_gpus
 from app.engine.costs.model import TCO_MONTHS, five_year_usage
 from app.engine.estimate import InputError, gpu_pool
 from app.engine.gpus import find_gpu
 from app.engine.infra import size_infra
-from app.engine.notices import as_pair
+from app.engine.notices import Notice, as_pair
 from app.engine.plan_costs import (
     comparison_dict,
     explanation_dict,
@@ -23,6 +23,13 @@ from app.engine.plan_costs import (
 )
 from app.engine.price_book import PriceBook
 from app.engine.strict_numbers import NumbersNotBooleans
+
+#: The engine's name of an input → the request field a client sent (a 422 names the field of
+#: the request, never the engine's: `{"gpu": "b300-sxm-288gb"}` was refused at `gpu_id`).
+REQUEST_FIELDS: Final = {"gpu_id": "gpu", "hours_per_month": "utilization"}
+UNPRICED_GPU: Final = (
+    "%(gpu)s is not priced in the current price list. GPUs with prices: %(choices)s."
+)
 
 
 class CostRequest(NumbersNotBooleans, BaseModel):
@@ -80,10 +87,21 @@ class CostRequest(NumbersNotBooleans, BaseModel):
 
 def compare(req: CostRequest, *, prices: PriceBook) -> dict[str, Any]:
     """Every option for `req` under `prices`: options, break-even, TCO, utilisation pairs."""
+    pool = gpu_pool(None, prices)
     try:
-        gpu = find_gpu(req.gpu, gpu_pool(None, prices))
+        gpu = find_gpu(req.gpu, pool)
     except KeyError as e:
         raise InputError("gpu", e.args[0]) from e
+    priced = set(priced_gpus(prices))
+    if gpu.id not in priced:
+        raise InputError(
+            "gpu",
+            Notice(
+                UNPRICED_GPU,
+                gpu=gpu.name,
+                choices=", ".join(g.name for g in pool if g.id in priced) or "—",
+            ),
+        )
     power = req.power_kw
     if power is None:
         count = max(1, math.ceil(req.gpu_count))
@@ -123,7 +141,7 @@ def compare(req: CostRequest, *, prices: PriceBook) -> dict[str, Any]:
             pricing_mode=req.pricing_mode,
         )
     except CostInputError as e:
-        raise InputError(e.field, str(e)) from e
+        raise InputError(REQUEST_FIELDS.get(e.field, e.field), str(e)) from e
     except ValueError as e:
         raise InputError("gpu", str(e)) from e
     out = comparison_dict(cmp)

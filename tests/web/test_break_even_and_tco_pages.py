@@ -237,8 +237,13 @@ def test_each_option_shows_how_its_total_is_worked_out(
     row = get_soup("/tco").select_one("table.costs-table tr[data-kind='buy']")
     summary = row.select_one("details.option-explain summary").get_text(strip=True)
     assert summary == {"en": "How this total is worked out", "zh-TW": "此總額的計算方式"}[lang]
+    # named in the page's language (app.costs.wording.FIGURE_LABELS)
     figures = [li.strong.get_text() for li in row.select("details.option-explain li")]
-    assert "Resale at the end (residual)" in figures and "total" in figures
+    resale, total = {
+        "en": ("Resale value at the end", "Total for the period"),
+        "zh-TW": ("期末出售價值", i18n.translations("zh-TW").gettext("Total for the period")),
+    }[lang]
+    assert resale in figures and total in figures
 
 
 def test_the_planner_explains_money_in_the_tables_currency(

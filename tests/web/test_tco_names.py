@@ -65,7 +65,7 @@ def test_cost_figures_are_named_in_the_page_language(
             "公有雲 — AWS p5.48xlarge"
         )
         assert figures[term_vs_aws] == "每月 730 小時的 22%"
-        assert figures["最便宜的方案"] == "NT$10,080,000"
+        assert figures["最便宜的方案"] == "NT$10,080,000(未稅)"
         assert "公有雲 — AWS p5.48xlarge 對比同規格月租" in figures
         assert HAN.search(soup.select_one("#tco-explain").get_text())
     else:
@@ -74,12 +74,18 @@ def test_cost_figures_are_named_in_the_page_language(
             "vs Public cloud — AWS p5.48xlarge"
         )
         assert figures[term_vs_aws] == "22% of 730 h a month"
-        assert figures["Cheapest option"] == "NT$10,080,000"
+        assert figures["Cheapest option"] == "NT$10,080,000 (excl. tax)"
         assert "Public cloud — AWS p5.48xlarge vs monthly rent (like for like)" in figures
     assert not [v for v in figures.values() if "fraction" in v or "×10^" in v]
 
 
-def test_formulas_stay_english_and_say_so(get_soup: Callable[..., BeautifulSoup]) -> None:
+def test_formulas_are_in_the_page_language(
+    get_soup: Callable[..., BeautifulSoup], lang: str
+) -> None:
+    """The cost engine's formulas are said in the page's language (app.costs.wording); one
+    no pattern covers would stay English and say so with lang="en": /tco has none."""
     soup = get_soup(TCO)
     formulas = soup.select("#results .explain .formula")
-    assert formulas and all(f.get("lang") == "en" for f in formulas)
+    assert formulas and not [f for f in formulas if f.get("lang") == "en"]
+    if lang == "zh-TW":
+        assert all(HAN.search(f.get_text()) for f in formulas)
