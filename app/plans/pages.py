@@ -198,6 +198,12 @@ def compare(request: Request, session: SessionDep, user: SalesPageUser) -> Respo
         session=session, text=",".join(request.query_params.getlist("ids"))
     )
     items, error = forms.parse_compare(ids, request.query_params.getlist("rev"))
+    missing = views.missing_compared(session=session, items=items)
+    if missing:
+        # Named, on the compare page: the generic 404 "no page at this address" did not say
+        # which of the plans was gone (QA: ?ids=1,99999).
+        ctx = views.compare_context(session=session, items=[], error=missing)
+        return render(request, "plans/compare.html", ctx, status_code=404)
     ctx = views.compare_context(session=session, items=items, error=error)
     return render(request, "plans/compare.html", ctx, status_code=422 if error else 200)
 

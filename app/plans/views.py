@@ -287,9 +287,40 @@ def detail_context(
         "conflict_version": parse_id(conflict, minimum=0),  # 0: a posted version that was none
     }
     ctx.update(results_context(session=session, plan=plan, currency=currency))
+    ctx["newer_price_list"] = (
+        newer_price_list(session=session, plan=plan)
+        if ctx["can_edit"] and not ctx["decided"]
+        else None
+    )
     if ctx["can_edit"] and not ctx["decided"]:
         ctx.update(phase_builder_context(session=session, plan=plan))
     return ctx
+
+
+def newer_price_list(*, session: Session, plan: Plan) -> dict[str, Any] | None:
+    """The price list in effect today when it is newer than the one the plan was priced on
+    (its name and effective date, and the plan's list's name), else None. QA published a
+    list that raised the 1-GPU H100 from NT$50,000 to NT$55,000: the draft kept showing
+    NT$50,000 with nothing saying a newer list was in effect until "Re-price" was pressed."""
+    if plan.price_list_id is None:
+        return None
+    current = catalog.current_price_list(session=session)
+    if current is None or current.id == plan.price_list_id:
+        return None
+    try:
+        priced_on = catalog.get_price_list(session=session, price_list_id=plan.price_list_id)
+    except catalog.NotFound:
+        priced_on = None
+    if priced_on is not None and (priced_on.effective_date, priced_on.id or 0) > (
+        current.effective_date,
+        current.id or 0,
+    ):
+        return None  # priced on a list that takes effect later: nothing newer is in effect
+    return {
+        "name": current.name,
+        "effective": current.effective_date,
+        "priced_on": priced_on.name if priced_on is not None else None,
+    }
 
 
 def diff_context(*, session: Session, plan_id: int, a: int | None, b: int | None) -> dict[str, Any]:
@@ -464,6 +495,22 @@ def short_name(name: str, width: int = LEGEND_WIDTH) -> str:
     if cut_inside_a_word and " " in out and w(out) > width // 2:  # end at a word
         out = out[: out.rstrip().rfind(" ")]
     return out.rstrip(" ·:,(→-–") + "…"
+
+
+def missing_compared(*, session: Session, items: Sequence[tuple[int, int | None]]) -> str:
+    """'' when every plan (and version) to compare exists, else a sentence naming the first
+    that does not, in the page's language."""
+    for pid, ver in items:
+        try:
+            plan = service.get_plan(session=session, plan_id=pid)
+            if ver is not None and ver != plan.version:
+                service.get_revision(session=session, plan_id=pid, version=ver)
+        except service.NotFound:
+            if ver is None or session.get(Plan, pid) is None:
+                return _("There is no plan %(id)s: it may have been deleted. Compare the others "
+                         "from the plan list.") % {"id": pid}  # fmt: skip
+            return _("Plan %(id)s has no version %(version)s.") % {"id": pid, "version": ver}
+    return ""
 
 
 def compare_context(

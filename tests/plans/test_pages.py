@@ -654,3 +654,25 @@ def test_list_filters_that_are_not_ids_name_nobody(
         r = pages.get("/plans", params={param: value})
         assert r.status_code == 200, param
         assert [tr for tr in soup(r).select("#plans-table tbody tr") if tr.a] == [], param
+
+
+@pytest.mark.parametrize(
+    ("lang", "gone", "no_version"),
+    [
+        ("en", "There is no plan 99999", "has no version 7"),
+        ("zh-TW", "找不到方案 99999", "沒有第 7 版"),
+    ],
+)
+def test_compare_names_the_plan_that_is_not_there(
+    pages: TestClient, account: MakeAccount, lang: str, gone: str, no_version: str
+) -> None:
+    """QA: /compare?ids=1,99999 answered the generic 404 "no page at this address"."""
+    a = signed_in(pages, account)
+    p1 = make_plan(pages, a.user, name="存在的方案")
+    headers = {"Accept-Language": lang}
+    r = pages.get(f"/compare?ids={p1.id},99999", headers=headers)
+    assert r.status_code == 404
+    alert = soup(r).select_one(".notice.error").get_text()
+    assert gone in alert
+    r = pages.get(f"/compare?rev={p1.id}:7,{p1.id}", headers=headers)
+    assert r.status_code == 404 and no_version in soup(r).select_one(".notice.error").get_text()

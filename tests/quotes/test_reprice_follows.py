@@ -337,3 +337,35 @@ def test_a_draft_price_list_cannot_price_a_plan(fresh: TestClient) -> None:
         assert detail["loc"][-1] == "price_list_id" and words in detail["msg"]
     after = fresh.get(f"/api/v1/plans/{p['id']}", headers=a.headers).json()
     assert after["version"] == p["version"] and after["price_list_id"] == p["price_list_id"]
+
+
+@pytest.mark.parametrize(
+    ("lang", "words"),
+    [
+        ("zh-TW", "價目表「2027-03」已自"),
+        ("en", "the list 2027-03 is in effect since"),
+    ],
+)
+def test_the_plan_page_says_when_a_newer_list_is_in_effect(
+    fresh: TestClient, lang: str, words: str
+) -> None:
+    """QA published a list that raised a price: the draft kept showing the old price with
+    nothing saying a newer list was in effect, until "Re-price" was pressed."""
+    a = make_account(fresh, "sales")
+    p = _plan(fresh, a)
+    pages = TestClient(fresh.app, follow_redirects=False)
+    sign_in(pages, a.user)
+    headers = {"Accept-Language": lang}
+
+    def note() -> str | None:
+        page = BeautifulSoup(pages.get(f"/plans/{p['id']}", headers=headers).text, "html.parser")
+        found = page.select_one(".newer-price-list")
+        return " ".join(found.get_text().split()) if found else None
+
+    assert note() is None  # priced on the list in effect
+    _new_list(fresh, "2027-03", x4_monthly=220_000)
+    text = note()
+    assert text is not None and words in text
+    r = fresh.post(f"/api/v1/plans/{p['id']}/reprice", json={}, headers=a.headers)
+    assert r.status_code == 200, r.text
+    assert note() is None  # re-priced on it: nothing newer
