@@ -53,7 +53,7 @@ def shared_context(
     ctx["can_decide"] = live.status == "sent" and live.sent_version is not None
     customer = ctx["customer_record"]
     ctx["accept_sentence"] = accept_sentence(
-        live.sent_version or 0, (customer.name if customer else plan.customer) or "—"
+        live.sent_version or 0, (customer.name if customer else plan.customer) or ""
     )
     own_list = quote_price_list(ctx["quote_price_list"])
     ctx["quote_price_list_date"] = own_list.effective_date if own_list is not None else None
@@ -65,7 +65,13 @@ def shared_context(
 
 def accept_sentence(version: int, company: str) -> str:
     """'I accept this quote (version 2) on behalf of Formosa Robotics Co.' in the active
-    language: a name that ends in a full stop ends the sentence too (never 'Co..')."""
+    language: a name that ends in a full stop ends the sentence too (never 'Co..'); a quote
+    with no customer named says on behalf of whom without one ("本人代表 — 接受" read as
+    a blank — QA)."""
+    if not company.strip():
+        return gettext("I accept this quote (version %(n)s) on behalf of my organisation.") % {
+            "n": version
+        }
     text = gettext("I accept this quote (version %(n)s) on behalf of %(company)s.") % {
         "n": version,
         "company": company,

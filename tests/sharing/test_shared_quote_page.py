@@ -373,6 +373,9 @@ def test_acceptance_sentence_has_one_full_stop(
         ("en", "Acme", "I accept this quote (version 3) on behalf of Acme."),
         ("en", "Acme Inc.", "I accept this quote (version 3) on behalf of Acme Inc."),
         ("zh-TW", "Acme Inc.", "本人代表 Acme Inc. 接受此報價(第 3 版)。"),
+        # No customer named on the quote: "本人代表 — 接受此報價" read as a blank (QA).
+        ("en", "", "I accept this quote (version 3) on behalf of my organisation."),
+        ("zh-TW", " ", "本人代表所屬機構接受此報價(第 3 版)。"),
     ],
 )
 def test_accept_sentence(lang: str, company: str, expected: str) -> None:
