@@ -206,6 +206,7 @@ def price_plan(
         months=months,
         power_kw=infra.power_typical_kw * (fraction or 1.0),
         gpus_per_node=gpu.gpus_per_node,
+        nvlink=gpu.has_nvlink,
         gpus_per_machine_min=machine_group(
             task=req.task,
             count=count,
@@ -256,7 +257,11 @@ def price_plan(
     block["tco_options"] = comparison_dict(tco)
     block["break_even_utilization"] = utilization_pairs(tco)
     block["cost_per_million_tokens"] = None
-    if inference is not None and inference.tokens_per_s > 0:
+    # A unit cost needs an option that can run the plan: when none can (an L4 service laid
+    # out at TP 2 on a list that rents L4s one per machine), the cheapest is shown for
+    # comparison only, and a cost per 1M tokens from it would be a price nobody offers (QA).
+    runs = job.option(job.cheapest).feasible
+    if inference is not None and inference.tokens_per_s > 0 and runs:
         cheapest = job.option(job.cheapest)
         per_month = (
             cheapest.monthly_rate
@@ -269,7 +274,7 @@ def price_plan(
         block["cost_per_million_tokens"] = ex.value
         explain.append(ex)
     block["cost_per_image"] = None
-    if inference is not None and inference.images_per_hour:
+    if inference is not None and inference.images_per_hour and runs:
         cheapest = job.option(job.cheapest)
         ex = _cost_per_image(req, mode, cheapest.total, cheapest.monthly_rate, inference, util)
         block["cost_per_image"] = ex.value

@@ -115,8 +115,9 @@ def test_no_server_holds_the_group_so_buying_is_shown_but_not_runnable(book: Pri
     assert buy["key"] == "buy:h100-pcie-1gpu-server"
     assert _figure(buy["explain"], "Servers") == pytest.approx(4 * 35_328 * FX)
     assert buy["feasible"] is False
+    # An H100 PCIe has no NVLink: the group must share one machine (its PCIe), no more.
     assert buy["note"].startswith(
-        "Not runnable: this plan needs 4 GPUs on NVLink in one machine; the largest server "
+        "Not runnable: this plan needs 4 GPUs in one machine; the largest server "
         "listed, 1-GPU H100 PCIe server (seed 003 entry template), has 1."
     )
     notice = buy["note_notices"][0]

@@ -342,3 +342,28 @@ def test_an_offer_list_without_cloud_still_marks_pods_not_runnable() -> None:
     # 8 pods at 60,000 = 480,000 would look dearer anyway; one 8-GPU node at 400,000 runs it.
     assert by_key["rent_monthly:node"].feasible and not by_key["rent_monthly:pod"].feasible
     assert cmp.cheapest == "rent_monthly:node"
+
+
+def test_a_pcie_group_no_listed_machine_holds_is_not_priced_per_token(book: PriceBook) -> None:
+    """QA: Llama 3.1 8B for 64 users on L4s is laid out as TP 2 × 2 replicas; the shipped list
+    rents L4s one per machine (RunPod) and AWS g6.xlarge has one per instance, so no option
+    can run it. The notes said "needs 2 GPUs on NVLink" of a GPU with no NVLink, and the plan
+    still showed a cost per 1M tokens (NT$19.24) from an option that cannot run it."""
+    req = EstimateRequest(model={"preset": "llama-3.1-8b"}, task="inference", gpu="l4-24gb",
+                          concurrency=64)  # fmt: skip
+    r = estimate(req, prices=book)
+    assert (r.parallelism.tp, r.gpu.count) == (2, 4)
+    assert r.cost is not None
+    opts = _options(r.cost)
+    assert opts and not any(o["feasible"] for o in opts.values())
+    for o in opts.values():
+        assert "this plan needs 2 GPUs in one machine" in o["note"], o["note"]
+        assert "NVLink" not in o["note"]
+    assert r.cost["cost_per_million_tokens"] is None
+    assert r.inference is not None and r.inference.cost_per_million_tokens is None
+    assert not [e for e in r.explain if e.figure == "Cost per 1M tokens"]
+    # An NVLink GPU's note keeps saying NVLink (H100 SXM, TP 2 pinned on RunPod's 1-GPU pods).
+    h100 = estimate(req.model_copy(update={"gpu": H100, "tp": 2}), prices=book)
+    runpod = _options(h100.cost)[f"rent_monthly:{RUNPOD_H100}"]
+    assert "needs 2 GPUs on NVLink in one machine" in runpod["note"]
+    assert h100.cost["cost_per_million_tokens"] is not None  # Stratagem's 2-GPU box runs it

@@ -94,6 +94,9 @@ def cloud_options(ctx: Context, usage: Usage, warnings: list[str]) -> list[CostO
             notes.append(
                 Notice(
                     "Not runnable: this plan needs %(need)s GPUs on NVLink in one machine; "
+                    "%(provider)s %(name)s has %(have)s per instance."
+                    if usage.nvlink
+                    else "Not runnable: this plan needs %(need)s GPUs in one machine; "
                     "%(provider)s %(name)s has %(have)s per instance.",
                     need=group,
                     provider=inst.provider,

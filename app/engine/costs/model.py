@@ -68,7 +68,8 @@ class Usage:
     storage_network_monthly: separately priced storage
     and network per month, in the price list's home currency (seed 003 T13); gpus_per_node:
     GPUs in one server of this GPU (counts the nodes a rental or purchase bills for);
-    gpus_per_machine_min: the GPUs that must sit on NVLink inside one machine
+    gpus_per_machine_min: the GPUs that must sit inside one machine (on NVLink where the
+    GPU has it, `nvlink`)
     (`plan_costs.machine_group`): a service's tensor-parallel group, whose all-reduces run on
     every layer (Narayanan et al. 2021 §3: tensor parallelism inside a node), or a training
     job's node, which its planner times on NVLink. 1 for single-GPU replicas, a MIG slice, or
@@ -84,6 +85,10 @@ class Usage:
     storage_network_monthly: float = 0.0
     gpus_per_node: int = GPUS_PER_NODE
     gpus_per_machine_min: int = 1
+    # Whether that group talks over NVLink (an H100 SXM box) or the machine's PCIe (an L4,
+    # L40S or RTX 4090 box): a "not runnable" note says which (QA read "needs 2 GPUs on
+    # NVLink" for L4s, which have none).
+    nvlink: bool = True
 
 
 #: Months of the 1–5-year TCO view.

@@ -525,6 +525,9 @@ def buy_option(
             0,
             Notice(
                 "Not runnable: this plan needs %(need)s GPUs on NVLink in one machine; the "
+                "largest server listed, %(name)s, has %(have)s."
+                if usage.nvlink
+                else "Not runnable: this plan needs %(need)s GPUs in one machine; the "
                 "largest server listed, %(name)s, has %(have)s.",
                 need=group,
                 name=largest.name,

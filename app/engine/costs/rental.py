@@ -439,6 +439,9 @@ def rental_options(
         notes.append(
             Notice(
                 "Not runnable: this plan needs %(need)s GPUs on NVLink in one machine; "
+                "%(provider)s rents at most %(have)s per machine."
+                if usage.nvlink
+                else "Not runnable: this plan needs %(need)s GPUs in one machine; "
                 "%(provider)s rents at most %(have)s per machine.",
                 need=number(sel.group),
                 provider=sel.provider,
@@ -451,7 +454,10 @@ def rental_options(
         notes.append(
             Notice(
                 "%(machines)s separate single-GPU machines, each billed at its own rate; they "
-                "share no NVLink.",
+                "share no NVLink."
+                if usage.nvlink
+                else "%(machines)s separate single-GPU machines, each billed at its own rate; "
+                "only the network joins them.",
                 machines=number(sel.nodes),
             )
         )
