@@ -57,14 +57,18 @@ def _network_warnings(req: EstimateRequest, model: ModelSpec, plan: Plan, nodes:
                 "NVLink/NVSwitch server."
             )
         )
-    if nodes > 1 and plan.interconnect in ("pcie", "ethernet", "nvlink"):
+    # Training only: serving replicas on several servers sync nothing but requests, and
+    # Ethernet to the load balancer is their network (QA: an L40S service on 2 nodes was
+    # told its "cross-node gradient sync needs RDMA").
+    training = req.task in TRAINING_TASKS
+    if training and nodes > 1 and plan.interconnect in ("pcie", "ethernet", "nvlink"):
         out.append(
             Notice(
                 "Multi-node training over plain Ethernet/PCIe: cross-node gradient sync needs "
                 "RDMA — InfiniBand NDR 400 Gb/s or RoCE (85–95%% of InfiniBand, seed 000 U6)."
             )
         )
-    if nodes > 1 and plan.interconnect == "roce" and plan.count >= 2048:
+    if training and nodes > 1 and plan.interconnect == "roce" and plan.count >= 2048:
         out.append(
             Notice("RoCE at 2,048+ GPUs: seed 000 U6 says InfiniBand pays off from that scale.")
         )

@@ -231,3 +231,21 @@ def test_the_output_tokens_explanation_is_the_whole_service_not_one_replica() ->
     assert total.value == pytest.approx(r.inference.tokens_per_s)
     assert total.value == pytest.approx(r.inference.replicas * one.value)
     assert f"{r.inference.replicas} replica(s)" in total.formula
+
+
+def test_a_service_on_several_servers_is_not_told_about_gradient_sync() -> None:
+    """QA: Llama 3.1 8B at 131,072-token contexts for 8 users on L40S takes 16 GPUs on 2
+    servers (Ethernet to the load balancer); it was warned "Multi-node training over plain
+    Ethernet/PCIe: cross-node gradient sync needs RDMA". Replicas sync no gradients; a
+    training job across the same servers still is."""
+    serve = EstimateRequest(model={"preset": "llama-3.1-8b"}, task="inference", gpu="l40s-48gb",
+                            avg_context_tokens=131072, concurrency=8)  # fmt: skip
+    r = estimate(serve)
+    assert r.gpu.nodes > 1
+    assert not [w for w in r.warnings if "gradient sync" in w]
+    train = EstimateRequest(model={"preset": "llama-3.1-8b"}, task="full_finetune",
+                            gpu="l40s-48gb", gpu_count=16, tokens=1e9,
+                            interconnect="ethernet")  # fmt: skip
+    t = estimate(train)
+    assert t.gpu.nodes > 1
+    assert [w for w in t.warnings if "Multi-node training over plain Ethernet/PCIe" in w]
