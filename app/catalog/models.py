@@ -211,7 +211,8 @@ class GpuBase(NumbersNotBooleans, SQLModel):
     tdp_w: Positive = Field(description="Board power, W")
     form_factor: FormFactor
     nvlink_gbs: NonNegative = Field(description="Per-GPU bidirectional NVLink GB/s; 0 if none")
-    pcie_gbs: NonNegative = Field(description="Per-GPU bidirectional PCIe GB/s")
+    # Every GPU sits on a host bus: 0 would divide the TP and all-reduce time by zero.
+    pcie_gbs: Positive = Field(description="Per-GPU bidirectional PCIe GB/s (more than 0)")
     gpus_per_node: Count
     mig_max: Annotated[int, at.Ge(0)] = Field(default=0, description="MIG instances; 0 if none")
     launch_year: Annotated[int, at.Ge(1990), at.Le(2100)]
@@ -321,6 +322,18 @@ class RentalOfferBase(NumbersNotBooleans, SQLModel):
     includes_power: bool = True
     interconnect: Interconnect = "pcie"
     source: SourceText
+
+    @field_validator("gpu_count")
+    @classmethod
+    def _whole_gpus_or_a_slice(cls, v: float) -> float:
+        """Whole GPUs, or a MIG slice of one (less than 1): a machine of 2.5 GPUs does not
+        exist (QA saved one and the list priced it)."""
+        if v > 1 and v != int(v):
+            raise ValueError(
+                _("a whole number of GPUs, or a fraction below 1 for a MIG slice (got %(n)s)")
+                % {"n": f"{v:g}"}
+            )
+        return v
 
     @field_validator("term_discounts")
     @classmethod

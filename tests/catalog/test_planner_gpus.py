@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from fastapi.testclient import TestClient
 from sqlmodel import Session
 
@@ -34,3 +35,12 @@ def test_a_catalog_gpu_is_planned_with(catalog_client: TestClient) -> None:
     assert r.json()["memory_per_gpu_gb"]["total"] <= 160 * 0.95
     ids = {g["id"] for g in catalog_client.get("/api/v1/gpus").json()}
     assert NEW_GPU["id"] in ids
+
+
+def test_a_gpu_without_a_host_bus_is_refused() -> None:
+    """Review: a GPU saved with pcie_gbs 0 made every training search that walked it divide by
+    zero (compute.tp_step: TP over PCIe is costed by the link), a 500 whichever GPU was
+    asked for. Every GPU sits on a host bus: the field must be more than 0."""
+    with pytest.raises(service.InvalidRow) as err:
+        service.validate_row(kind_name="gpus", values=NEW_GPU | {"pcie_gbs": "0"})
+    assert list(err.value.errors) == ["pcie_gbs"]
