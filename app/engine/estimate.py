@@ -65,6 +65,7 @@ def estimate(
     """Plan `req` on `gpus` (default: the shipped list); price it when `prices` is given."""
     pool = gpu_pool(gpus, prices)
     model = resolve_model(req)
+    _check_coherent(req, model)
     gpu = _chosen_gpu(req, pool)
     task = _task(req, model)
     req = _default_context_for(req, model, task)
@@ -263,6 +264,59 @@ def _chosen_gpu(req: EstimateRequest, pool: list[GpuSpec]) -> GpuSpec:
             ),
         )
     return gpu
+
+
+def _check_coherent(req: EstimateRequest, model: ModelSpec) -> None:
+    """Refuse, naming the field, values that contradict each other: a precision the task
+    cannot train or serve in, a pinned gpu_count that tp (× pp) does not divide, a global
+    batch smaller than one micro-batch, and (serving) an answer longer than its context."""
+    if req.precision == "fp4" and req.task != "inference":
+        raise InputError(
+            "precision",
+            Notice("precision 'fp4' (NVFP4/MXFP4) is an inference precision: use task 'inference'"),
+        )
+    quantised = req.precision in ("int8", "int4")
+    lora_int8 = req.task == "lora" and req.precision == "int8"
+    if quantised and req.task in ("pretrain", "full_finetune", "lora") and not lora_int8:
+        raise InputError(
+            "precision",
+            Notice(
+                "precision '%(precision)s' is not a training precision for task '%(task)s': "
+                "use fp32, bf16, fp16 or fp8 (or task 'qlora' for a 4-bit base)",
+                precision=req.precision, task=req.task,
+            ),
+        )  # fmt: skip
+    group = (req.tp or 1) * (req.pp or 1)
+    # (pp alone: `_check_training_pins` says "a multiple of pp", naming pp)
+    if req.gpu_count and req.tp and req.gpu_count % group:
+        raise InputError(
+            "gpu_count",
+            Notice(
+                "gpu_count %(count)s must be a multiple of tp × pp = %(group)s",
+                count=req.gpu_count, group=group,
+            ),
+        )  # fmt: skip
+    if req.global_batch and req.global_batch < req.micro_batch:
+        raise InputError(
+            "global_batch",
+            Notice(
+                "global_batch %(batch)s must be at least micro_batch %(micro)s",
+                batch=req.global_batch, micro=req.micro_batch,
+            ),
+        )  # fmt: skip
+    serving_text = req.task == "inference" and model.kind != "image"
+    if serving_text and req.output_tokens >= req.avg_context_tokens:
+        # The context holds the prompt and the answer (`serving.config_for`: prompt =
+        # context − answer): 5,000 answer tokens in a 100-token context was planned with a
+        # 1-token prompt (QA).
+        raise InputError(
+            "output_tokens",
+            Notice(
+                "output_tokens %(out)s must be less than avg_context_tokens %(context)s: the "
+                "context holds the prompt and the answer",
+                out=f"{req.output_tokens:,}", context=f"{req.avg_context_tokens:,}",
+            ),
+        )  # fmt: skip
 
 
 def _check_training_pins(req: EstimateRequest, model: ModelSpec, gpu: GpuSpec) -> None:

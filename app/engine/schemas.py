@@ -218,26 +218,9 @@ class EstimateRequest(NumbersNotBooleans, BaseModel):
     )
     currency: Currency = "TWD"
 
-    @model_validator(mode="after")
-    def _coherent(self) -> EstimateRequest:
-        if self.precision == "fp4" and self.task != "inference":
-            raise ValueError(
-                "precision 'fp4' (NVFP4/MXFP4) is an inference precision: use task 'inference'"
-            )
-        quantised = self.precision in ("int8", "int4")
-        lora_int8 = self.task == "lora" and self.precision == "int8"
-        if quantised and self.task in ("pretrain", "full_finetune", "lora") and not lora_int8:
-            raise ValueError(
-                f"precision '{self.precision}' is not a training precision for task "
-                f"'{self.task}': use fp32, bf16, fp16 or fp8 (or task 'qlora' for a 4-bit base)"
-            )
-        if self.tp and self.gpu_count and self.gpu_count % self.tp:
-            raise ValueError("gpu_count must be a multiple of tp")
-        if self.tp and self.pp and self.gpu_count and self.gpu_count % (self.tp * self.pp):
-            raise ValueError("gpu_count must be a multiple of tp × pp")
-        if self.global_batch and self.global_batch < self.micro_batch:
-            raise ValueError("global_batch must be at least micro_batch")
-        return self
+    # The checks across fields (a training precision, gpu_count against tp × pp, the batch
+    # against the micro-batch) are made by app.engine.estimate (`_check_coherent`), which
+    # names the field in the 422: a model validator here answered at loc ["body"] (QA).
 
 
 # The response's parts are slots dataclasses rather than Pydantic models: the engine builds

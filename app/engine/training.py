@@ -156,6 +156,16 @@ def training_tokens(req: EstimateRequest, model: ModelSpec, warnings: list[str])
     if req.dataset_gb > 0:
         per_epoch = req.dataset_gb * 1e9 / BYTES_PER_TOKEN
         return per_epoch * (req.epochs or 1.0)
+    if req.epochs is not None:
+        # Epochs count passes over a dataset: without its size they count nothing, and the
+        # assumed budget below is what is planned (QA: epochs 3 alone, without a word).
+        warnings.append(
+            Notice(
+                "%(epochs)s epochs given without a dataset size: they count nothing; give "
+                "dataset_gb (GB of training text) or tokens.",
+                epochs=fmt(req.epochs),
+            )
+        )
     if req.task == "pretrain":
         t = CHINCHILLA_TOKENS_PER_PARAM * model.params
         warnings.append(

@@ -407,6 +407,11 @@ def build_request(
             continue
         if v is not None:
             data[name] = v
+    # The form shows "users served at once" and carries `concurrency` only for older links
+    # (form_values copies it into users): the users typed are the concurrency, so the two
+    # never disagree in a saved plan (the API documents `users` as taking precedence).
+    if "users" in data:
+        data["concurrency"] = data["users"]
     for name in _FLOAT_FIELDS:
         try:
             v = parse_number(name, values.get(name))

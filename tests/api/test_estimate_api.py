@@ -97,7 +97,7 @@ def test_inference_block(client: TestClient) -> None:
         ({"model": {}, "task": "lora"}, ["body", "model"], "exactly one"),
         (
             {"model": {"preset": "llama-2-7b"}, "task": "pretrain", "precision": "int4"},
-            ["body"],
+            ["body", "precision"],
             "not a training precision",
         ),
         (
@@ -242,3 +242,42 @@ def test_image_service_over_the_api(client: TestClient) -> None:
     assert inf["batch_hours"] == pytest.approx(100000 * 0.7983 / 5 / 3600, rel=1e-3)
     assert inf["meets_images_per_hour"] is True
     assert inf["uncertainty"]["runs"] >= 12
+
+
+@pytest.mark.parametrize(
+    ("body", "loc", "words"),
+    [
+        # QA: these answered at loc ["body"], naming no field.
+        ({"model": {"preset": "llama-2-7b"}, "task": "full_finetune", "gpu_count": 6, "tp": 4},
+         ["body", "gpu_count"], "gpu_count 6 must be a multiple of tp × pp = 4"),
+        ({"model": {"preset": "llama-2-7b"}, "task": "full_finetune", "gpu_count": 8, "tp": 2,
+          "pp": 3}, ["body", "gpu_count"], "multiple of tp × pp = 6"),
+        ({"model": {"preset": "llama-2-7b"}, "task": "full_finetune", "global_batch": 2,
+          "micro_batch": 4}, ["body", "global_batch"], "global_batch 2 must be at least micro"),
+        ({"model": {"preset": "llama-3.1-8b"}, "task": "lora", "precision": "fp4"},
+         ["body", "precision"], "is an inference precision"),
+        # QA: 5,000 answer tokens in a 100-token context was planned with a 1-token prompt.
+        ({"model": {"preset": "llama-3.1-8b"}, "task": "inference", "avg_context_tokens": 100,
+          "output_tokens": 5000}, ["body", "output_tokens"],
+         "output_tokens 5,000 must be less than avg_context_tokens 100"),
+    ],
+)  # fmt: skip
+def test_contradictory_fields_name_the_field(
+    client: TestClient, body: dict, loc: list[str], words: str
+) -> None:
+    r = client.post("/api/v1/estimate", json=body, headers={"Accept-Language": "en"})
+    assert r.status_code == 422, r.text
+    (detail,) = r.json()["detail"]
+    assert detail["loc"] == loc and words in detail["msg"]
+    zh = client.post("/api/v1/estimate", json=body, headers={"Accept-Language": "zh-TW"})
+    assert zh.json()["detail"][0]["msg"] != detail["msg"]  # translated
+
+
+def test_an_answer_shorter_than_its_context_is_served(client: TestClient) -> None:
+    body = {"model": {"preset": "llama-3.1-8b"}, "task": "inference", "avg_context_tokens": 300,
+            "output_tokens": 299}  # fmt: skip
+    assert client.post("/api/v1/estimate", json=body).status_code == 200
+    # Training ignores the serving fields (the planner form sends them for every task).
+    train = {"model": {"preset": "llama-3.1-8b"}, "task": "lora", "avg_context_tokens": 100,
+             "output_tokens": 5000}  # fmt: skip
+    assert client.post("/api/v1/estimate", json=train).status_code == 200

@@ -135,3 +135,14 @@ def test_the_7b_one_month_seed_claim_is_only_set_beside_runs_it_is_about(
     )
     assert r.training.days > 30, why  # long enough that the old rule fired
     assert not any("about a month" in w for w in r.warnings), why
+
+
+def test_epochs_without_a_dataset_say_they_count_nothing() -> None:
+    """QA: `epochs` 3 without `dataset_gb` was dropped without a word, and the assumed
+    fine-tuning budget planned. Given a dataset, the epochs multiply it: 4 GB at 4 bytes a
+    token is 1e9 tokens × 3 = 3e9."""
+    alone = est("llama-3.1-8b", task="lora", epochs=3)
+    assert [w for w in alone.warnings if "3 epochs given without a dataset size" in w]
+    with_data = est("llama-3.1-8b", task="lora", epochs=3, dataset_gb=4)
+    assert not [w for w in with_data.warnings if "epochs given without" in w]
+    assert with_data.training is not None and with_data.training.tokens == pytest.approx(3e9)

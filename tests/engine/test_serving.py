@@ -147,8 +147,9 @@ def test_fp4_needs_fp4_tensor_cores() -> None:
 
 
 def test_fp4_is_rejected_for_training() -> None:
-    with pytest.raises(ValueError, match="fp4"):
-        EstimateRequest(model={"preset": "llama-3.1-8b"}, task="lora", precision="fp4")
+    with pytest.raises(InputError, match="fp4") as err:
+        estimate(EstimateRequest(model={"preset": "llama-3.1-8b"}, task="lora", precision="fp4"))
+    assert err.value.field == "precision"
 
 
 def test_serving_figures_carry_their_band() -> None:

@@ -291,3 +291,16 @@ def test_a_plan_without_a_warm_tier_says_so_instead_of_0_tb(web: TestClient) -> 
         for tr in BeautifulSoup(r.text, "html.parser").select("table.bom tbody tr")
     }
     assert bom["NAS (warm tier)"] == "not needed"
+
+
+def test_the_users_typed_are_the_concurrency_the_plan_saves() -> None:
+    """The form shows "users served at once" and carries the hidden `concurrency` of older
+    links: a plan saved with users 200 kept concurrency 64, two values for one figure (QA)."""
+    from app.planner import views as planner_views
+
+    values = planner_views.form_values(
+        {"task": "inference", "preset": "llama-3.1-8b", "users": "200", "concurrency": "64"}
+    )
+    req, errors = planner_views.build_request(values, "TWD")
+    assert not errors and req is not None
+    assert (req.users, req.concurrency) == (200, 200)
