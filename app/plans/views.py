@@ -26,6 +26,7 @@ from app.engine.price_book import PriceBook
 from app.engine.schemas import EstimateRequest, EstimateResponse
 from app.i18n import gettext as _
 from app.planner import views as planner
+from app.customers.models import Customer
 from app.plans import builder, schedule, service
 from app.plans.forms import PER_PAGE, SORT_COLUMNS, ListQuery
 from app.plans.models import STATUSES, Plan, PlanRevision
@@ -38,6 +39,7 @@ from app.plans.presenters import (
     field_label,
     field_value,
     key_figures,
+    number_text,
     summary_text,
 )
 from app.web.forms import parse_id
@@ -332,20 +334,24 @@ def diff_context(*, session: Session, plan_id: int, a: int | None, b: int | None
     cmp = service.compare_revisions(session=session, plan_id=plan_id, from_version=a, to_version=b)
     revisions = service.list_revisions(session=session, plan_id=plan_id)
     book_a, book_b = _book(session, cmp.a.price_list_id), _book(session, cmp.b.price_list_id)
+    # The quote's lines are compared line by line below (`quote_changes`), not as text.
+    rows = [
+        (
+            field_label(f),
+            _diff_value(session, f, x, _result_currency(cmp.a), book_a),
+            _diff_value(session, f, y, _result_currency(cmp.b), book_b),
+        )
+        for f, x, y in cmp.changes
+        if f != "quote.lines" and _means_something(f, cmp.a, cmp.b)
+    ]
     return {
         "nav_active": "plans",
         "plan": cmp.plan,
         "cmp": cmp,
-        # The quote's lines are compared line by line below (`quote_changes`), not as text.
-        "rows": [
-            (
-                field_label(f),
-                _diff_value(session, f, x, _result_currency(cmp.a), book_a),
-                _diff_value(session, f, y, _result_currency(cmp.b), book_b),
-            )
-            for f, x, y in cmp.changes
-            if f != "quote.lines" and _means_something(f, cmp.a, cmp.b)
-        ],
+        "rows": rows,
+        # Only the lines changed: the table must not say "the two versions are the same"
+        # above a quote whose total moved (QA: NT$864,000 → NT$1,766,400).
+        "only_lines_changed": not rows and any(f == "quote.lines" for f, _x, _y in cmp.changes),
         "options": [{**o, "name": _option_label(o["key"], cmp.b, cmp.a)} for o in cmp.options],
         "revisions": revisions,
         "summary_text": summary_text,
@@ -395,6 +401,15 @@ def _diff_value(
             return field_value(field, value)
     if field == "result.cheapest_total" and isinstance(value, (int, float)):
         return money(value, currency or "TWD")
+    if field == "customer_id":
+        # The customer by name, as the plan page says it (QA read "Customer record — 1").
+        found = session.get(Customer, value) if isinstance(value, int) else None
+        return found.name if found is not None else _("a customer since deleted")
+    if field == "quote.tax_rate":  # stored as a share, 0.05; read as 營業稅 5%
+        try:
+            return f"{number_text(float(value) * 100)}%"
+        except (TypeError, ValueError):
+            return field_value(field, value)
     return field_value(field, value, book)
 
 

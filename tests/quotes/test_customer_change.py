@@ -157,3 +157,39 @@ def test_a_save_after_the_customer_record_changed_currency_converts_the_quote(
     assert (
         Decimal(q["lines"][0]["unit_price"]) < Decimal("180000") / 10
     )  # converted, not relabelled
+
+
+def test_the_revision_diff_names_the_customer_and_the_tax_rate_and_the_line_change(
+    client: TestClient,
+) -> None:
+    """QA: after a quote line alone changed, the diff's table said "the two versions are the
+    same" above a quote total that moved; a customer change read "Customer record — 1" and
+    the tax "0.05"."""
+    a = make_account(client, "sales")
+    home = _customer(client, a, name="國內客戶甲")
+    abroad = _customer(client, a, name="Export Buyer", tax_id="", export=True, language="en")
+    p = _plan(client, a, home["id"], {"lines": [{"option_key": TERM}]})
+    lines = _put(client, a.headers, p, quote={"lines": [{"option_key": TERM, "quantity": "2"}]})
+    assert lines.status_code == 200, lines.text
+    v2 = lines.json()
+    moved = _put(client, a.headers, v2, customer_id=abroad["id"])
+    assert moved.status_code == 200, moved.text
+    pages = TestClient(client.app, follow_redirects=False)
+    sign_in(pages, a.user)
+
+    def diff(x: int, y: int) -> BeautifulSoup:
+        r = pages.get(f"/plans/{p['id']}/diff?a={x}&b={y}", headers={"Accept-Language": "en"})
+        assert r.status_code == 200
+        return BeautifulSoup(r.text, "html.parser")
+
+    only = diff(1, 2).select_one("table.diff-table tbody").get_text(" ", strip=True)
+    assert only == "Only the quote's lines changed: see them below."
+    rows = {
+        tr.th.get_text(strip=True): [td.get_text(strip=True) for td in tr.select("td")]
+        for tr in diff(2, 3).select("table.diff-table tbody tr")
+        if tr.th is not None
+    }
+    customer = next(v for k, v in rows.items() if k.startswith("Customer"))
+    assert customer == ["國內客戶甲", "Export Buyer"]
+    tax = next(v for k, v in rows.items() if "tax" in k.lower())
+    assert tax == ["5%", "0%"]
