@@ -21,12 +21,12 @@ from app.accounts.models import User
 from app.catalog import service as catalog
 from app.charts import figures
 from app.costs import presenters as costs_view
+from app.customers.models import Customer
 from app.engine.formatting import number
 from app.engine.price_book import PriceBook
 from app.engine.schemas import EstimateRequest, EstimateResponse
 from app.i18n import gettext as _
 from app.planner import views as planner
-from app.customers.models import Customer
 from app.plans import builder, schedule, service
 from app.plans.forms import PER_PAGE, SORT_COLUMNS, ListQuery
 from app.plans.models import STATUSES, Plan, PlanRevision
