@@ -169,6 +169,11 @@ def test_architectures_page(get_soup: Callable[..., BeautifulSoup], lang: str) -
         assert c.select("ul.uses li")
     assert soup.select_one("script.plotly-figure[data-target='chart-architectures']") is not None
     assert len(soup.select(".upgrade-path .step")) == 3
+    # QA: "NT$50,000 / 月" said neither 未稅 nor 含稅 (PRODUCT.md §6: a quote shows 未稅).
+    basis = soup.select_one(".page-head .tax-basis").get_text(strip=True)
+    assert basis == {"en": "All amounts exclude tax.", "zh-TW": "所有金額皆為未稅價。"}[lang]
+    heads = [th.get_text(strip=True) for th in soup.select("section.chart-card thead th")]
+    assert heads[1] == {"en": "Per month (excl. tax)", "zh-TW": "每月(未稅)"}[lang]
 
 
 def test_unknown_page_is_404(web) -> None:  # type: ignore[no-untyped-def]
