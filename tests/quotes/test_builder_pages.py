@@ -80,7 +80,12 @@ def test_builder_lines_errors_save_approve_send(
     ok = pages.post(f"/plans/{p['id']}/quote", data={**data, "action": "save"}, headers=h)
     assert ok.status_code == 303
     page = BeautifulSoup(pages.get(f"/plans/{p['id']}", headers=h).text, "html.parser")
-    # 1,080,000 + 48,000 − 10% = 1,015,200 (+5% = 1,065,960).
+    # 1,080,000 + 48,000 − 10% = 1,015,200 (+5% = 1,065,960): each step on the page (QA
+    # could not see how the lines became the subtotal without opening the PDF).
+    totals = page.select_one(".qb-totals")
+    assert [d.get_text() for d in totals.select(".line-amount")] == ["NT$1,080,000", "NT$48,000"]
+    assert totals.select_one(".lines-total").get_text() == "NT$1,128,000"
+    assert totals.select_one(".quote-discount").get_text() == "−NT$112,800"
     assert "1,015,200" in page.select_one(".qb-totals .subtotal").get_text()
     assert "1,065,960" in page.select_one(".qb-totals .total").get_text()
     assert not page.select_one(".approval-needed")
