@@ -85,7 +85,7 @@ def option_detail(option: Mapping[str, Any], book: PriceBook | None) -> str:
     """
     ids = [str(i) for i in option.get("source_ids") or []]
     label = str(option.get("label", ""))
-    fallback = label.split(" — ", 1)[1] if " — " in label else ""
+    fallback = wording.scrub(label.split(" — ", 1)[1], book) if " — " in label else ""
     if book is None or not ids:
         return fallback
     billed = option.get("billed") or {}
@@ -100,7 +100,8 @@ def option_detail(option: Mapping[str, Any], book: PriceBook | None) -> str:
             )
     for server in book.servers:
         if server.id == ids[0]:
-            return server.name
+            # "4-GPU H100 NVLink server", without the catalog's "(seed 003 growth template)"
+            return wording.catalog_name(server.name)
     for inst in book.cloud:
         if inst.id == ids[0]:
             return (
@@ -170,7 +171,7 @@ def _localise(options: Sequence[Mapping[str, Any]], book: PriceBook | None) -> l
                 "label": chart_label(o, book),
                 "explain": explain,
                 "note_notices": [
-                    wording.customer_notice(n, {}) for n in o.get("note_notices") or []
+                    wording.customer_notice(n, {}, book) for n in o.get("note_notices") or []
                 ],
             }
         )

@@ -43,8 +43,9 @@ FIELD_LABELS: Final = {
 #: request as a share (0.8). A limit is said in the units typed: "at most 100", never "1".
 SCALES: Final = {"utilization": 100.0}
 #: Fields that must be filled in: a blank one was priced as the request's default (1 GPU,
-#: 12 months) while the field stayed empty.
-REQUIRED: Final = ("gpu_count", "months")
+#: 12 months, 100 % utilisation, a 36-month need at the 12-month rate) while the field
+#: stayed empty.
+REQUIRED: Final = ("gpu_count", "months", "utilization", "term_months")
 #: Cost figures /tco can show that the planner's FIGURE_NAMES do not name.
 EXTRA_FIGURE_NAMES: Final = {
     "Storage + network share of the budget": N_("Storage + network share of the budget"),
@@ -118,14 +119,20 @@ def tco_page(query: Mapping[str, str], *, currency: str, book: PriceBook | None)
     try:
         u = parse_number("utilization", values["utilization"])
         # In percent, as typed: the request's share (0.01–1) said "at most 1" to a "150".
-        if u is not None and u > 100:
+        if u is None:
+            # A blank utilisation was priced at 100 % while the field stayed empty.
+            errors["utilization"] = _("This field is required.")
+        elif u > 100:
             errors["utilization"] = _("Must be at most %(limit)s.") % {"limit": "100"}
-        elif u is not None and u < 1:
+        elif u < 1:
             errors["utilization"] = _("Must be at least %(limit)s.") % {"limit": "1"}
-        elif u is not None:
+        else:
             data["utilization"] = u / 100
     except FieldError as e:
         errors[e.field] = str(e)
+    # The summary lists the fields in the form's order (utilisation above the term).
+    order = list(DEFAULTS)
+    errors = dict(sorted(errors.items(), key=lambda e: order.index(e[0]) if e[0] in order else 99))
     ctx: dict[str, Any] = {
         "nav_active": "tco",
         "values": values,
@@ -156,7 +163,7 @@ def tco_page(query: Mapping[str, str], *, currency: str, book: PriceBook | None)
         str(o.get("label")): f"{costs_view.option_name(o)} ({costs_view.option_detail(o, book)})"
         for o in cost.get("options") or []
     }
-    ctx["notices"] = [wording.customer_notice(n, names) for n in cost.get("notices") or []]
+    ctx["notices"] = [wording.customer_notice(n, names, book) for n in cost.get("notices") or []]
     gpu_names = {c.value: c.label for c in ctx["gpu_choices"]}
     ctx["explain"] = explain_items(
         cost,

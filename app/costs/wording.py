@@ -17,13 +17,14 @@ formula no pattern matches is shown as the engine wrote it, its ids removed, mar
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any, Final
 
+from app.engine.costs.ownership import TOO_SHORT_TO_BUY as ENGINE_TOO_SHORT
 from app.engine.price_book import CloudInstance, PriceBook
-from app.i18n import N_
+from app.i18n import N_, current_language
 from app.i18n import gettext as _
 
 #: Figures of an option's "How this total is worked out" list and of the Explain panel, by
@@ -59,7 +60,11 @@ _CONTRACT_FIGURE = re.compile(r"(\d+)-month contract rent")
 #: The engine's formulas, one pattern each (see the module docstring).
 PATTERNS: Final = (
     "{rate}/h × {hours} h/month = {total}/month",
+    # Several offers' hourly prices summed ("(NT$240/h + NT$120/h)"): see _SUMS.
+    "({rates}) × {hours} h/month = {total}/month",
     "{price} × (1 − {discount}) = {total}/month ({tier}-month tier, {off} off)",
+    # Offers whose tiers differ, each at its own discount: their discounted prices summed.
+    "{rate} = {total}/month ({tier}-month tier, {off} off)",
     "{rate}/h × {hours} h billed = {total} ({gpus} GPUs, 1 node)",
     "{rate}/h × {hours} h billed = {total} ({gpus} GPUs, {nodes} nodes)",
     "{rate}/month × 1 month = {total} ({gpus} GPUs, 1 node)",
@@ -73,6 +78,7 @@ PATTERNS: Final = (
     "{kw} kW × {hours} h × PUE {pue} × {tariff}/kWh = {total}/month",
     "{servers} × {kw} kW rated = {total_kw} kW × {rate}/kW-month = {total}/month",
     "{rate}/year × {base} / 12 = {total}/month",
+    "{rate}/month (over 1 month: {total})",
     "{rate}/month (over {months} months: {total})",
     "{base} × (1 − {share} × min({held}, {life}) / {months} months) = {total} back",
     "{base} × (1 − {share} × min({held} {life}) / {months} months) = {total} back",
@@ -85,18 +91,37 @@ PATTERNS: Final = (
     "{n} × {usd}/h (= {rate}/h at {fx} TWD/USD) × {hours} h (paid whether used or not) = "
     "{total}/month for {months} months",
     "{n} × {rate}/h × {hours} h billed = {total}",
+    # Reserved on a page in the instance's own currency (no conversion to show).
+    "{n} × {rate}/h × {hours} h (paid whether used or not) = {total}/month for {months} months",
     "730 h × {share} = {hours} h/month",
     "{hours} h/month as entered ({share} of 730 h)",
+    # The rental period, "1 month" singular (app.engine.formatting.months).
+    "1 month: the need, as no rental period was given; capacity mode: an ongoing service, "
+    "every option priced per month",
+    "1 month: the need, as no rental period was given; job mode: hourly options bill the "
+    "job's hours, monthly ones whole months",
     "{months} months: the need, as no rental period was given; capacity mode: an ongoing "
     "service, every option priced per month",
     "{months} months: the need, as no rental period was given; job mode: hourly options "
     "bill the job's hours, monthly ones whole months",
+    "1 month as asked (rent for); the work itself takes {need} months; capacity mode: an "
+    "ongoing service, every option priced per month",
+    "1 month as asked (rent for); the work itself takes {need} months; job mode: hourly "
+    "options bill the job's hours, monthly ones whole months",
+    "{months} months as asked (rent for); the work itself takes 1 month; capacity mode: an "
+    "ongoing service, every option priced per month",
+    "{months} months as asked (rent for); the work itself takes 1 month; job mode: hourly "
+    "options bill the job's hours, monthly ones whole months",
     "{months} months as asked (rent for); the work itself takes {need} months; capacity "
     "mode: an ongoing service, every option priced per month",
     "{months} months as asked (rent for); the work itself takes {need} months; job mode: "
     "hourly options bill the job's hours, monthly ones whole months",
     "{monthly}/month / {hourly}/h = {hours} h/month ({share} of 730 h)",
     "1 USD = {fx} TWD, the price list's rate of {date}: every USD price here is shown in TWD at it",
+    "1 USD = {fx} TWD, the price list's rate of {date} (1 TWD = {rate} USD): every USD price "
+    "here is shown in TWD at it",
+    "1 TWD = {fx} USD, the price list's rate of {date} (1 USD = {rate} TWD): every TWD price "
+    "here is shown in USD at it",
     "1 TWD = {fx} USD, the price list's rate of {date}: every TWD price here is shown in USD at it",
     "like for like — the same {gpus} GPUs for a full month (730 h): {rate}/GPU-h × "
     "{billed} GPUs × 730 h = {month} vs {rent} rent = {ratio}×",
@@ -105,7 +130,8 @@ PATTERNS: Final = (
     "({a} − {b}) / ({c} − {d}) = {share} = {hours} h/month",
     "{part} / {total} = {share} (≥ 15 %)",
     "{part} / {total} = {share} (< 15 %)",
-    # Last: it would match any formula that ends in a monthly amount.
+    # Last: it would match any formula that ends in a monthly amount; an amount alone or a
+    # sum of amounts ("2 × NT$350,000 + NT$200,000"), never words (see _plain).
     "{rate} = {total}/month",
 )
 # Patterns msgids for Babel's eyes: each is translated in tco.po (a test checks it).
@@ -165,10 +191,24 @@ def instance_name(inst: CloudInstance, book: PriceBook | None) -> str:
     return inst.name
 
 
+#: The catalog's note on where a server's configuration comes from ("4-GPU H100 NVLink
+#: server (seed 003 growth template)"): an internal reference, not part of its name.
+_SEED_NOTE = re.compile(r" ?\(seed \d+[^()]*\)")
+
+
+def catalog_name(name: str) -> str:
+    """A price-list entry's name as a customer reads it: "4-GPU H100 NVLink server", never
+    "… (seed 003 growth template)"."""
+    return _SEED_NOTE.sub("", name)
+
+
 def scrub(text: str, book: PriceBook | None) -> str:
-    """`text` without the price list's entry ids ("(stratagem-tpe-h100-x8)") and with cloud
-    instances by their public names."""
-    if book is None or not text:
+    """`text` without the price list's entry ids ("(stratagem-tpe-h100-x8)") or the catalog's
+    seed notes, and with cloud instances by their public names."""
+    if not text:
+        return text
+    text = catalog_name(text)
+    if book is None:
         return text
     rx, names = _ids(book)
     if rx is not None:
@@ -201,19 +241,64 @@ def _parts_total(formula: str, part_names: Mapping[str, str]) -> str | None:
     return " + ".join(parts) + f" = {total}"
 
 
+#: Placeholders that hold a sum of priced terms, each said in the page's language:
+#: "NT$240/h + 2 × NT$120/h" is "NT$240/小時 + 2 × NT$120/小時" on a 中文 page.
+_AMOUNT = r"(?:NT|US)\$\d[\d,]*(?:\.\d+)?"
+_HOURLY_SUM = re.compile(rf"(?:\d+ × )?{_AMOUNT}/h(?: \+ (?:\d+ × )?{_AMOUNT}/h)+")
+_HOURLY = re.compile(rf"({_AMOUNT})/h")
+_SUMS: Final = {"rates": (_HOURLY_SUM, _HOURLY, N_("%(rate)s/h"))}
+
+
+def _sum_text(value: str, whole: re.Pattern[str], term: re.Pattern[str], msgid: str) -> str | None:
+    """A sum of priced terms with each term's unit in the page's language, None if `value`
+    is no such sum."""
+    if not whole.fullmatch(value):
+        return None
+    return term.sub(lambda m: _(msgid) % {"rate": m.group(1)}, value)
+
+
+def _plain(value: str) -> bool:
+    """Whether a placeholder's text is numbers and arithmetic only: no word of the engine's
+    English ("h/month", "USD") may reach a formula said in another language."""
+    return not re.search(r"[A-Za-z]", value.replace("NT$", "").replace("US$", ""))
+
+
+def _values(groups: Mapping[str, str]) -> dict[str, str] | None:
+    """A pattern's placeholders as the page says them; None where one is not plain."""
+    out = {}
+    for name, value in groups.items():
+        if name in _SUMS:
+            said = _sum_text(value, *_SUMS[name])
+            if said is None:
+                return None
+            out[name] = said
+        elif _plain(value):
+            out[name] = value
+        else:
+            return None
+    return out
+
+
 def formula_text(
     formula: str, book: PriceBook | None, part_names: Mapping[str, str]
 ) -> tuple[str, bool]:
     """(the formula in the page's language, whether it is translated): ids removed, each
-    pattern's words translated, its numbers as the engine formatted them."""
+    pattern's words translated, its numbers as the engine formatted them.
+
+    A pattern applies only where each placeholder holds numbers and arithmetic (`_plain`):
+    the catch-all "{rate} = {total}/month" once took "(NT$240/h + NT$120/h) × 36.5 h/month"
+    for its rate and left "h/month" in a formula marked translated."""
     text = scrub(formula, book)
     parts = _parts_total(text, part_names)
     if parts is not None:
         return parts, True
     for p in _compiled():
         m = p.regex.match(text)
-        if m:
-            return _(p.msgid) % m.groupdict(), True
+        if m is None:
+            continue
+        values = _values(m.groupdict())
+        if values is not None:
+            return _(p.msgid) % values, True
     # Arithmetic alone ("5% × NT$9,043,968 = NT$452,198") reads the same in every language.
     return text, not re.search(r"[A-Za-z]{2,}", text.replace("NT$", "").replace("US$", ""))
 
@@ -297,13 +382,101 @@ CUSTOMER_NOTICES: Final = {
 }
 
 
-def customer_notice(pair: Any, names: Mapping[str, str]) -> Any:
-    """A notice {template, params} without its seed rule, an option named as the table names
-    it (`names`: the engine's option label → its name on the page)."""
+#: Engine notices that name price-list entries or print an enum value, by template: each
+#: gives its customer template and parameters (see `customer_notice`).
+_NO_TIER = (
+    "No contract tier of %(term)s months or less for %(offers)s (tiers: %(tiers)s); no term "
+    "rent shown."
+)
+_NO_TIER_PLURAL = N_(
+    "%(provider)s offers no contract of %(term)s months or less (its contracts: %(tiers)s "
+    "months); no term rent shown."
+)
+_NO_TIER_ONE = N_(
+    "%(provider)s offers no contract of 1 month or less (its contracts: %(tiers)s months); no "
+    "term rent shown."
+)
+_NO_TIERS = N_("%(provider)s offers no term contracts; no term rent shown.")
+#: A purchase held too briefly (app.engine.costs.ownership.TOO_SHORT_TO_BUY), by its period,
+#: without the seed rule the shortest holding period comes from.
+TOO_SHORT_TO_BUY: Final = {
+    "month": N_(
+        "Not economical for this period: 1 month is shorter than the %(delivery)s-month "
+        "delivery plus %(floor)s months, the shortest period for which buying is compared."
+    ),
+    "months": N_(
+        "Not economical for this period: %(period)s months is shorter than the "
+        "%(delivery)s-month delivery plus %(floor)s months, the shortest period for which "
+        "buying is compared."
+    ),
+    "days": N_(
+        "Not economical for this period: %(period)s days is shorter than the "
+        "%(delivery)s-month delivery plus %(floor)s months, the shortest period for which "
+        "buying is compared."
+    ),
+    "hours": N_(
+        "Not economical for this period: %(period)s hours is shorter than the "
+        "%(delivery)s-month delivery plus %(floor)s months, the shortest period for which "
+        "buying is compared."
+    ),
+}
+
+
+#: Every engine template a customer reads in other words, by the engine's template.
+_CUSTOMER_TEMPLATES: Final = {
+    **CUSTOMER_NOTICES,
+    **{ENGINE_TOO_SHORT[k]: TOO_SHORT_TO_BUY[k] for k in TOO_SHORT_TO_BUY},
+}
+
+
+def _listing(items: Sequence[str]) -> str:
+    """ "RunPod, Stratagem Taipei"; "1、3、6、12" on a 中文 page."""
+    return (", " if current_language() == "en" else "、").join(items)
+
+
+def _no_tier(params: dict[str, str], book: PriceBook | None) -> tuple[str, dict[str, str]]:
+    """ "runpod-secure-l4-x1 has no contract tier (tiers: none)" as "RunPod offers no term
+    contracts": the offers by their provider, the tiers as months or none at all."""
+    ids = [i.strip() for i in str(params.get("offers", "")).split(",") if i.strip()]
+    offers = {o.id: o.provider for o in book.offers} if book is not None else {}
+    providers = list(dict.fromkeys(offers.get(i, "") for i in ids if offers.get(i)))
+    provider = _listing(providers) if providers else _("The rental offer")
+    tiers = [t.strip() for t in str(params.get("tiers", "")).split(",")]
+    tiers = [t for t in tiers if t.isdigit()]
+    if not tiers:
+        return _NO_TIERS, {"provider": provider}
+    term = str(params.get("term", ""))
+    template = _NO_TIER_ONE if term == "1" else _NO_TIER_PLURAL
+    return template, {"provider": provider, "term": term, "tiers": _listing(tiers)}
+
+
+def _param(value: Any, book: PriceBook | None) -> Any:
+    """A notice's parameter without entry ids or seed notes."""
+    return scrub(value, book) if isinstance(value, str) else value
+
+
+def customer_notice(pair: Any, names: Mapping[str, str], book: PriceBook | None = None) -> Any:
+    """A notice {template, params} as a customer reads it: without its seed rule, an entry
+    id or an enum value; an option named as the table names it (`names`: the engine's option
+    label → its name on the page) and a cloud instance by its public name (`book`)."""
     if not isinstance(pair, Mapping) or "template" not in pair:
         return pair
-    template = CUSTOMER_NOTICES.get(str(pair["template"]), str(pair["template"]))
-    params = dict(pair.get("params") or {})
+    template = str(pair["template"])
+    params = {k: _param(v, book) for k, v in dict(pair.get("params") or {}).items()}
+    if template == _NO_TIER:
+        template, params = _no_tier(params, book)
+    template = _CUSTOMER_TEMPLATES.get(template, template)
     if "option" in params:
-        params["option"] = names.get(str(params["option"]), params["option"])
+        params["option"] = names.get(str(pair["params"]["option"]), params["option"])
+    if book is not None and "provider" in params and "name" in params:
+        inst = next(
+            (
+                c
+                for c in book.cloud
+                if c.provider == params["provider"] and c.name == params["name"]
+            ),
+            None,
+        )
+        if inst is not None:
+            params["name"] = instance_name(inst, book)
     return {**pair, "template": template, "params": params}

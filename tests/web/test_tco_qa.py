@@ -8,14 +8,21 @@ NT$280,000); RunPod rents single GPUs at US$2.99/h (× 32 TWD/USD = NT$95.68/h).
 
 from __future__ import annotations
 
+import random
 import re
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
+from babel.messages.pofile import read_po
 from bs4 import BeautifulSoup
 from fastapi.testclient import TestClient
 
+from app import i18n
 from app.catalog.shipped import shipped_price_book
+from app.costs import wording
+from app.costs.presenters import PART_NAMES
+from app.web.notices import notice_text
 
 TCO = "/tco"
 HAN = re.compile(r"[\u4e00-\u9fff]")
@@ -182,3 +189,277 @@ def test_a_term_the_list_lacks_is_labelled_with_the_rate_it_is_priced_at(
     assert row.select_one("th").contents[0].strip() == name
     monthly = row.select_one(".per-month").get_text(strip=True)
     assert monthly == ("每月 NT$280,000" if term == 36 else "每月 NT$315,000") or lang == "en"
+
+
+# --- 6. amounts and numbers never run together (ASCII comma after a number) --------------
+
+PO = Path(__file__).resolve().parents[2] / "app/locale/zh_Hant_TW/LC_MESSAGES/tco.po"
+#: A run of digits and commas that is no number with thousands separators: two figures read
+#: as one ("NT$10,080,000,36 個月合計" is NT$10,080,000 and 36 months).
+NUMBER_RUN = re.compile(r"\d[\d,]*\d")
+GROUPED = re.compile(r"\d{1,3}(?:,\d{3})*|\d+")
+
+
+def _run_together(text: str) -> list[str]:
+    return [m for m in NUMBER_RUN.findall(text) if not GROUPED.fullmatch(m)]
+
+
+def test_no_msgstr_puts_an_ascii_comma_straight_after_a_placeholder() -> None:
+    """A placeholder is an amount or a count: "%(total)s," printed "NT$10,080,000,36"."""
+    with PO.open("rb") as fh:
+        catalog = read_po(fh, locale="zh_Hant_TW")
+    bad = [
+        m.string
+        for m in catalog
+        if m.id and isinstance(m.string, str) and re.search(r"%\(\w+\)s,(?! )", m.string)
+    ]
+    assert not bad
+
+
+def test_cheapest_option_total_and_its_period_are_apart(web: TestClient) -> None:
+    soup = BeautifulSoup(web.get(TCO, headers={"Accept-Language": "zh-TW"}).text, "html.parser")
+    panel = soup.select_one("#results .explain").get_text(" ", strip=True)
+    # 12-month contract: NT$280,000 × 36 months = NT$10,080,000
+    assert "NT$10,080,000，36 個月合計(未稅)" in panel
+    assert not _run_together(_results(soup))
+
+
+# --- 7. every notice and name in customer words -------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("query", "zh", "en"),
+    [
+        # RunPod rents L4s by the hour and the month only: no term tiers at all
+        (
+            "gpu=l4-24gb&gpu_count=1&months=36&utilization=80&term_months=12",
+            "RunPod 不提供長約方案,因此不顯示長約租金。",
+            "RunPod offers no term contracts; no term rent shown.",
+        ),
+        # 1 month < 10 weeks' delivery (2.3 months) + 3 months
+        (
+            "gpu=h100-sxm-80gb&gpu_count=8&months=1",
+            "此期間不划算:1 個月短於 2.3 個月的交貨期再加 3 個月，即自購列入比較的最短持有期間。",
+            "Not economical for this period: 1 month is shorter than the 2.3-month delivery "
+            "plus 3 months, the shortest period for which buying is compared.",
+        ),
+        # Lambda gpu_8x_a100 is 8 A100 SXM4 40GB; its price is dated 2025-01-01
+        (
+            "gpu=a100-sxm-40gb&gpu_count=8&months=36",
+            "Lambda 8× A100 SXM4 40GB 的價格日期為 2025-01-01",
+            "Lambda 8× A100 SXM4 40GB price is dated 2025-01-01",
+        ),
+        # 3 GPUs are bought as the catalog's 4-GPU server
+        (
+            "gpu=h100-sxm-80gb&gpu_count=3&months=36",
+            "4-GPU H100 NVLink server",
+            "4-GPU H100 NVLink server",
+        ),
+    ],
+)
+def test_notices_and_servers_name_no_entry_rule_or_enum(
+    web: TestClient, query: str, zh: str, en: str
+) -> None:
+    for lang, expected in (("zh-TW", zh), ("en", en)):
+        soup = BeautifulSoup(
+            web.get(f"{TCO}?{query}", headers={"Accept-Language": lang}).text, "html.parser"
+        )
+        text = _results(soup)
+        assert expected in text, lang
+        assert not INTERNAL.findall(text), lang
+        assert not soup.select("#results [lang=en]") or lang == "en"
+
+
+def test_a_term_tier_list_is_said_in_months() -> None:
+    """An offer with tiers, none short enough: its contracts are listed, never as "none"."""
+    book = shipped_price_book()
+    offer = next(o for o in book.offers if o.term_discounts)
+    pair = {
+        "template": "No contract tier of %(term)s months or less for %(offers)s (tiers: "
+        "%(tiers)s); no term rent shown.",
+        "params": {"term": "1", "offers": offer.id, "tiers": "3, 6, 12"},
+    }
+    i18n.activate("zh-TW")
+    try:
+        zh = str(notice_text(wording.customer_notice(pair, {}, book)))
+    finally:
+        i18n.activate("en")
+    en = str(notice_text(wording.customer_notice(pair, {}, book)))
+    assert (
+        zh
+        == f"{offer.provider} 沒有 1 個月以內的合約方案(可選合約:3、6、12 個月),因此不顯示長約租金。"
+    )
+    assert en == (
+        f"{offer.provider} offers no contract of 1 month or less (its contracts: 3, 6, 12 "
+        "months); no term rent shown."
+    )
+
+
+# --- 8. formulas: singular months, USD pages, no English inside a translated one ----------
+
+
+@pytest.mark.parametrize(
+    ("formula", "zh"),
+    [
+        ("NT$25,000/month (over 1 month: NT$25,000)", "每月 NT$25,000(1 個月合計 NT$25,000)"),
+        (
+            "1 month: the need, as no rental period was given; job mode: hourly options bill "
+            "the job's hours, monthly ones whole months",
+            "1 個月:未另指定租期,即所需月數;工作計價:按小時的方案計工作時數,按月的方案計整月",
+        ),
+        (
+            "8 × US$0.52/h × 730 h (paid whether used or not) = US$3,060/month for 12 months",
+            "8 × 每小時 US$0.52 × 730 小時(不論使用與否皆計費) = 每月 US$3,060，共 12 個月",
+        ),
+        # Two offers' hourly prices: the catch-all "{rate} = {total}/month" once took it and
+        # left "h/month" in a formula marked translated.
+        (
+            "(NT$240/h + NT$120/h) × 36.5 h/month = NT$13,140/month",
+            "(NT$240/小時 + NT$120/小時) × 每月 36.5 小時 = 每月 NT$13,140",
+        ),
+        (
+            "1 TWD = 0.03125 USD, the price list's rate of 2026-11-01 (1 USD = 32 TWD): every "
+            "TWD price here is shown in USD at it",
+            "1 新台幣 = 0.03125 美元,價目表 2026-11-01 的匯率(1 美元 = 32 新台幣):"
+            "本頁所有新台幣價格皆以此換算為美元",
+        ),
+    ],
+)
+def test_formulas_are_translated_in_full(formula: str, zh: str) -> None:
+    book = shipped_price_book()
+    i18n.activate("zh-TW")
+    try:
+        assert wording.formula_text(formula, book, PART_NAMES) == (zh, True)
+    finally:
+        i18n.activate("en")
+    assert wording.formula_text(formula, book, PART_NAMES) == (formula, True)
+
+
+def test_a_formula_with_words_in_a_placeholder_stays_english_and_says_so() -> None:
+    i18n.activate("zh-TW")
+    try:
+        text, translated = wording.formula_text(
+            "NT$1 per widget = NT$1/month", shipped_price_book(), PART_NAMES
+        )
+    finally:
+        i18n.activate("en")
+    assert (text, translated) == ("NT$1 per widget = NT$1/month", False)
+
+
+# --- 9. a blank required field is never priced --------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("lang", "query", "expected"),
+    [
+        ("zh-TW", "utilization=", {"使用率": "此欄位必填。"}),
+        ("en", "utilization=", {"Utilisation": "This field is required."}),
+        (
+            "zh-TW",
+            "term_months=&utilization=",
+            {"使用率": "此欄位必填。", "合約期間": "此欄位必填。"},
+        ),
+        (
+            "en",
+            "term_months=&gpu_count=",
+            {
+                "GPU count": "This field is required.",
+                "Contract term": "This field is required.",
+            },
+        ),
+    ],
+)
+def test_blank_utilisation_or_term_is_required(
+    web: TestClient, lang: str, query: str, expected: dict[str, str]
+) -> None:
+    soup = BeautifulSoup(
+        web.get(f"{TCO}?{query}", headers={"Accept-Language": lang}).text, "html.parser"
+    )
+    found = {
+        li.select_one("a").get_text(strip=True): li.get_text(strip=True).split(":", 1)[1].strip()
+        for li in soup.select("ul.errors-summary li")
+    }
+    assert found == expected
+    assert list(found) == list(expected)  # in the form's order
+    assert not soup.select("table.costs-table")
+    if "term_months=" in query:  # the field shows the blank, not its first length
+        (chosen,) = soup.select("#f-term_months option[selected]")
+        assert chosen["value"] == ""
+    else:
+        assert soup.select_one("#out-utilization").get_text(strip=True) == "—"
+
+
+# --- 10. acceptance: a grid of configurations, each 中文 page checked --------------------
+
+GRID_GPUS = (
+    "l4-24gb", "l40s-48gb", "a100-sxm-40gb", "h100-sxm-80gb", "h200-sxm-141gb", "b200-sxm-180gb"
+)  # fmt: skip
+GRID = (
+    ("gpu_count", ("0.25", "1", "3", "8", "16")),
+    ("months", ("1", "6", "36")),
+    ("utilization", ("10", "80", "100")),
+    ("term_months", ("1", "3", "6", "12")),
+)
+#: Seed rules, the product spec, raw enum values, Lambda's API names, price-list ids.
+INTERNAL = re.compile(
+    r"seed 0|種子文件|\bT\d{1,2}\b|PRODUCT\.md|\bnone\b|gpu_\d+x_|"
+    r"\b(?:runpod|stratagem|aws|azure|gcp|lambda|coreweave)-[a-z0-9-]+"
+)
+NUMBER = re.compile(r"\d(?:[\d,]*\d)?(?:\.\d+)?")
+
+
+def _grid() -> list[tuple[dict[str, str], str]]:
+    """64 configurations, each value of each field at least once, TWD and USD."""
+    rng = random.Random(2026)
+    out = []
+    for i in range(64):
+        q = {"gpu": GRID_GPUS[i % len(GRID_GPUS)]}
+        for k, (name, values) in enumerate(GRID):
+            q[name] = values[(i + k * rng.randrange(5)) % len(values)]
+        out.append((q, ("TWD", "USD")[(i // len(GRID_GPUS)) % 2]))
+    return out
+
+
+def _formulas(soup: BeautifulSoup) -> list[tuple[str, str | None]]:
+    spans = soup.select("table.costs-table .option-explain li > span, #results .explain .formula")
+    return [(el.get_text(" ", strip=True), el.get("lang")) for el in spans]
+
+
+def test_grid_of_configurations_on_the_chinese_page(web: TestClient) -> None:
+    book = shipped_price_book()
+    ids = [o.id for o in book.offers] + [s.id for s in book.servers] + [c.id for c in book.cloud]
+    ids += [e.id for e in book.energy]
+    grid = _grid()
+    for name, values in GRID:
+        assert {q[name] for q, _ in grid} == set(values), name
+    assert {q["gpu"] for q, _ in grid} == set(GRID_GPUS) and {c for _, c in grid} == {"TWD", "USD"}
+    priced = 0
+    for query, currency in grid:
+        web.cookies.set("currency", currency)
+        pages = {
+            lang: BeautifulSoup(
+                web.get(TCO, params=query, headers={"Accept-Language": lang}).text, "html.parser"
+            )
+            for lang in ("zh-TW", "en")
+        }
+        zh, en = pages["zh-TW"], pages["en"]
+        where = (query, currency)
+        if not zh.select("table.costs-table"):
+            continue  # refused (e.g. a count no option can rent): nothing priced to check
+        priced += 1
+        text = _results(zh)
+        assert not zh.select("#results [lang=en]"), where
+        assert not [i for i in ids if i in text], where
+        assert not INTERNAL.findall(text), where
+        assert not _run_together(text), where
+        assert not INTERNAL.findall(_results(en)), where
+        zh_formulas, en_formulas = _formulas(zh), _formulas(en)
+        assert len(zh_formulas) == len(en_formulas), where
+        for (said, lang), (english, _lang) in zip(zh_formulas, en_formulas, strict=True):
+            if lang is None:  # translated: the same numbers, none lost, none added
+                assert sorted(NUMBER.findall(said)) == sorted(NUMBER.findall(english)), (
+                    where,
+                    english,
+                    said,
+                )
+    assert priced >= 60
