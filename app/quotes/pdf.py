@@ -76,7 +76,9 @@ def normalise_lang(lang: str | None) -> str:
     return i18n.normalise(lang) or "zh-TW"
 
 
-def _figures(result: Mapping[str, Any]) -> dict[str, Callable[[], Any]]:
+def _figures(
+    result: Mapping[str, Any], quote: Mapping[str, Any] | None = None
+) -> dict[str, Callable[[], Any]]:
     """Figure builders for the charts this result can draw (memory, cumulative, TCO)."""
     t = i18n.gettext
     out: dict[str, Callable[[], Any]] = {}
@@ -87,6 +89,8 @@ def _figures(result: Mapping[str, Any]) -> dict[str, Callable[[], Any]]:
         out["memory"] = lambda: charts.memory_bar(memory, capacity, t=t)
     cost = result.get("cost") or {}
     currency = str(cost.get("currency") or "TWD")
+    if one_off_hours(result, quote) is not None:
+        return out  # the five-year views are for capacity used continuously, not this job
     view = cost.get("tco_options") or cost
     if view.get("options"):
         out["cumulative"] = lambda: charts.cumulative_costs(
@@ -96,6 +100,26 @@ def _figures(result: Mapping[str, Any]) -> dict[str, Callable[[], Any]]:
         # Years 1, 3 and 5 only: 5 bars per option crowd a page once there are 8 options.
         out["tco"] = lambda: charts.tco_bars(cost["tco"], currency=currency, t=t, years=TCO_YEARS)
     return out
+
+
+def one_off_hours(
+    result: Mapping[str, Any], quote: Mapping[str, Any] | None = None
+) -> float | None:
+    """The hours of a job priced by its duration that lasts less than a month, and whose
+    quote rents nothing by the month, else None.
+
+    Such a document leaves out the five-year charts (cumulative cost, TCO by year): they
+    picture capacity used month after month, and beside a 12-hour LoRA job costing US$85.50
+    they drew US$350,000 over 60 months and a break-even "in month 60" (QA). The ways-to-pay
+    table compares the job itself. A quote that rents a machine for months (a 6-month
+    contract for a one-day fine-tune) buys capacity: its charts stay."""
+    cost = result.get("cost") or {}
+    months = cost.get("rent_months")
+    if cost.get("pricing_mode") != "job" or not isinstance(months, (int, float)) or months >= 1:
+        return None
+    if any(line.get("unit") == "month" for line in (quote or {}).get("lines") or []):
+        return None
+    return float(months) * float(cost.get("hours_per_month") or 730.0)
 
 
 def _size(name: str, result: Mapping[str, Any]) -> tuple[int, int]:
@@ -199,7 +223,7 @@ def chart_images(plan: Plan, lang: str) -> ChartImages:
     i18n.activate(lang)
     try:
         result = customer_result(plan)
-        figures = {name: build() for name, build in _figures(result).items()}
+        figures = {name: build() for name, build in _figures(result, plan.quote).items()}
     finally:
         i18n.activate(previous)
     out: dict[str, str] = {}
@@ -249,7 +273,12 @@ def _quote_html(
         ctx = quote_view(session=session, plan=plan, letterhead=letterhead)
         images = chart_images(plan, lang)
         rows = break_even_rows(customer_result(plan)) if images.images.get("cumulative") else []
-        ctx.update(lang=lang, charts=images.images, break_even_rows=rows)
+        ctx.update(
+            lang=lang,
+            charts=images.images,
+            break_even_rows=rows,
+            one_off_hours=one_off_hours(plan.result or {}, plan.quote),
+        )
         return templates.env.get_template("quotes/quote.html").render(ctx), images
     finally:
         i18n.activate(previous)

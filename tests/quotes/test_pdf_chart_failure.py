@@ -19,7 +19,7 @@ from app import charts
 from app.plans.models import Plan
 from app.quotes import pdf, worker
 from tests.accounts.helpers import make_account
-from tests.plan_quotes import create_plan
+from tests.plan_quotes import WORKLOAD, create_plan
 
 
 @pytest.fixture
@@ -32,7 +32,10 @@ def inline() -> Iterator[None]:
 
 @pytest.fixture
 def plan_id(client: TestClient) -> int:
-    return int(create_plan(client, make_account(client, "sales"))["id"])
+    # Rented for 6 months: a job of hours alone is documented without the five-year charts
+    # (app.quotes.pdf.one_off_hours), and these tests need all three.
+    workload = {**WORKLOAD, "rent_months": 6}
+    return int(create_plan(client, make_account(client, "sales"), workload=workload)["id"])
 
 
 class FailingChromium:
