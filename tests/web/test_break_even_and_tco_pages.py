@@ -281,3 +281,19 @@ def test_tco_names_the_price_list_by_its_date_to_a_visitor(
     head = soup.select_one("#costs .card-head")
     assert head is not None and said in head.get_text(" ", strip=True)
     assert "2026-11 list" not in head.get_text()
+
+
+def test_a_job_of_hours_says_what_the_five_year_view_pictures(
+    get_soup: Callable[..., BeautifulSoup], lang: str
+) -> None:
+    """QA: a 4-day L40S job charted NT$160M over 60 months under a caption that "the cheapest
+    option stays cheapest", while the table's cheapest (on demand, for the job) was not the
+    chart's lowest line. The card now says what the view pictures, and the caption speaks of
+    the chart's lines."""
+    job = get_soup("/plan?model_source=preset&preset=llama-3.1-8b&task=lora&tokens=2e7")
+    note = job.select_one("#cum-heading ~ .one-off-job")
+    assert note is not None
+    words = {"en": "the job itself takes", "zh-TW": "這項工作本身只需"}[lang]
+    assert words in note.get_text()
+    service = get_soup("/plan?model_source=preset&preset=llama-3.1-8b&task=inference")
+    assert service.select_one(".one-off-job") is None
