@@ -34,6 +34,8 @@ from app.catalog.kinds import Kind
 from app.catalog.models import PriceList
 from app.catalog.service import CatalogError, InvalidRow
 from app.catalog.views import (
+    AUDIT_ACTIONS,
+    audit_kind_name,
     editable_list,
     form_context,
     frame,
@@ -126,6 +128,8 @@ def audit_page(
         "page": page,
         "has_next": len(entries) > PAGE_SIZE,
         "filter_list": price_list,
+        "audit_actions": AUDIT_ACTIONS,
+        "audit_kind_name": audit_kind_name,
     }
     return render(request, "catalog/audit.html", ctx)
 

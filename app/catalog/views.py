@@ -495,3 +495,28 @@ def preview_context(preview: io.ImportPreview, *, rows: int = PREVIEW_ROWS) -> d
         if len(getattr(preview, name)) > len(items)
     }
     return {"preview": preview, "changes": changes, "shown": shown, "more": more}
+
+
+#: An audit entry's action and kind as the trail names them (the table stores the English
+#: words; QA read "publish", "price_lists" on the 中文 page).
+AUDIT_ACTIONS: Final = {
+    "create": N_("Created"),
+    "update": N_("Changed"),
+    "delete": N_("Deleted"),
+    "publish": N_("Published"),
+    "archive": N_("Archived"),
+    "copy": N_("Copied"),
+    "import": N_("Imported"),
+    "load": N_("Loaded"),
+    "reload": N_("Reloaded"),
+}
+
+
+def audit_kind_name(entity: str) -> str:
+    """The kind of row an audit entry is about, in the page's language."""
+    from app.catalog.kinds import KINDS
+
+    if entity == "price_lists":
+        return _("Price lists")
+    found = KINDS.get(entity)
+    return _(found.label) if found is not None else entity

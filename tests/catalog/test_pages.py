@@ -147,11 +147,17 @@ def test_create_edit_and_delete_a_row(catalog_client: TestClient) -> None:
     )
     assert deleted.status_code == 303
     assert "tpe-h100-x3" not in catalog_client.get(f"/catalog/offers?price_list={draft}").text
-    audit = soup(catalog_client.get("/catalog/audit").text)
-    actions = [
-        tr.select("td")[2].get_text(strip=True) for tr in audit.select("#audit > tbody > tr")
-    ]
-    assert actions[:4] == ["delete", "update", "create", "copy"]
+    # Named in the page's language, not the stored words (QA read "publish", "price_lists")
+    audit = soup(catalog_client.get("/catalog/audit", headers={"Accept-Language": "en"}).text)
+    rows = audit.select("#audit > tbody > tr")
+    actions = [tr.select("td")[2].get_text(strip=True) for tr in rows]
+    assert actions[:4] == ["Deleted", "Changed", "Created", "Copied"]
+    assert [tr.select("td")[3].get_text(strip=True) for tr in rows[:4]] == [
+        "Rental offers", "Rental offers", "Rental offers", "Price lists"
+    ]  # fmt: skip
+    zh = soup(catalog_client.get("/catalog/audit", headers={"Accept-Language": "zh-TW"}).text)
+    first = zh.select("#audit > tbody > tr")[0].select("td")
+    assert (first[2].get_text(strip=True), first[3].get_text(strip=True)) == ("已刪除", "租賃方案")
 
 
 def test_fx_rows_have_a_two_part_key(catalog_client: TestClient) -> None:
