@@ -356,3 +356,18 @@ def test_api_and_page_show_the_disagreeing_pairs(
                        else "Where published figures disagree with each other")  # fmt: skip
     cells = [td.get_text(strip=True) for td in soup.select("table.source-pairs tbody tr")[0]("td")]
     assert cells[1:] == [f"×{first.ratio:.2f}", f"{first.floor_pct * 100:.0f}%"]
+
+
+def test_the_sources_words_are_marked_as_english_on_a_chinese_page(
+    get_soup: Callable[..., BeautifulSoup], lang: str
+) -> None:
+    """QA: the reviewers' notes ("GPU count and wall-clock not reported…") read as unmarked
+    English prose on the 中文 page; a source's quote and the notes are kept as written and
+    marked lang="en" there (a screen reader and a translator then know)."""
+    soup = get_soup("/validation")
+    notes = soup.select("td.source details p.small.muted")
+    quotes = soup.select("td.source blockquote")
+    assert notes and quotes
+    marked = {"zh-TW": "en", "en": None}[lang]
+    assert {n.get("lang") for n in notes} == {marked}
+    assert {q.get("lang") for q in quotes} == {marked}
