@@ -111,6 +111,14 @@ def option_label(
         # date of that public price (cloud prices change: AWS cut the p5 by 44 % in 2025).
         label = str(option.get("label", ""))
         product = label.split(" — ")[0].replace(" on demand", "")
+        # The engine's "1-year reserved" in the reader's words (QA: "公有雲,預留 — AWS
+        # g6e.48xlarge 1-year reserved" on a 中文 page).
+        if found_term := _RESERVED.search(product):
+            product = (
+                product[: found_term.start()]
+                + " · "
+                + gettext("%(n)s-year term") % {"n": found_term.group(1)}
+            )
         text = f"{name} — {product}"
         if not detailed:
             return text
@@ -137,6 +145,7 @@ def option_label(
 
 
 _PRICE_DATE: Final = re.compile(r"price of (\d{4}-\d{2}-\d{2})")
+_RESERVED: Final = re.compile(r" (\d+)-year reserved$")
 _PROVIDER: Final = re.compile(r"\(([^()]+)\)\s*$")
 
 
