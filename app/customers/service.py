@@ -60,6 +60,16 @@ def _like(text: str) -> str:
     return f"%{escaped}%"
 
 
+def sharing_tax_id_count(*, session: Session, customer: Customer) -> int:
+    """How many other customers have the same 統一編號 (the page lists at most 20 by name)."""
+    if not customer.tax_id:
+        return 0
+    stmt = select(func.count()).where(
+        col(Customer.tax_id) == customer.tax_id, col(Customer.id) != customer.id
+    )
+    return int(session.exec(stmt).one())
+
+
 def sharing_tax_id(*, session: Session, customer: Customer, limit: int = 20) -> list[Customer]:
     """Other customers with the same 統一編號 (stored normalised: 8 ASCII digits), by name.
 
