@@ -113,6 +113,12 @@ def option_label(
         product = label.split(" — ")[0].replace(" on demand", "")
         # The engine's "1-year reserved" in the reader's words (QA: "公有雲,預留 — AWS
         # g6e.48xlarge 1-year reserved" on a 中文 page).
+        provider, _sep, instance = product.partition(" ")
+        if (ids := _API_ID.fullmatch(instance.split(" ")[0])) and gpu.get("name"):
+            # Lambda names its instance types by API identifier ("gpu_8x_h100_sxm5"): said
+            # as the GPUs, as /tco says them (app.costs.wording.instance_name).
+            gpus = f"{ids.group(1)}× {str(gpu['name']).replace('NVIDIA ', '')}"
+            product = f"{provider} {gpus}{instance[len(ids.group(0)) :]}"
         if found_term := _RESERVED.search(product):
             product = (
                 product[: found_term.start()]
@@ -146,6 +152,7 @@ def option_label(
 
 _PRICE_DATE: Final = re.compile(r"price of (\d{4}-\d{2}-\d{2})")
 _RESERVED: Final = re.compile(r" (\d+)-year reserved$")
+_API_ID: Final = re.compile(r"gpu_(\d+)x_[a-z0-9_]+")
 _PROVIDER: Final = re.compile(r"\(([^()]+)\)\s*$")
 
 

@@ -89,7 +89,7 @@ def test_the_share_page_names_both_options_of_every_crossing(
         assert when == MONTH[lang].format(m=_month(month, resale))
     # Every public cloud is named in full (the legend's name), not by a catalog id.
     flat = " ".join(" ".join(r) for r in rows)
-    for word in ("AWS p5.48xlarge", "GCP a3-highgpu-8g", "Lambda gpu_8x_h100_sxm5"):
+    for word in ("AWS p5.48xlarge", "GCP a3-highgpu-8g", "Lambda 8× H100 SXM5 80GB"):
         assert word in flat
     assert not [w for w in INTERNAL if w in flat]
 

@@ -28,3 +28,16 @@ def test_a_reserved_option_says_its_term_in_the_readers_words(lang: str, expecte
         assert option_label(RESERVED, {}, 730.0) == expected
     finally:
         i18n.activate("en")
+
+
+def test_an_instance_named_by_api_id_is_said_as_its_gpus() -> None:
+    """Lambda's instance types are API identifiers ("gpu_8x_h100_sxm5"): the customer's
+    document printed "公有雲 — Lambda gpu_8x_h100_sxm5"; /tco says "Lambda 8× H100 SXM5 80GB"
+    (app.costs.wording.instance_name), and so does the quote now. A public name stays."""
+    gpu = {"name": "NVIDIA H100 SXM5 80GB", "count": 4}
+    lam = {"kind": "cloud", "label": "Lambda gpu_8x_h100_sxm5 on demand — 1 instance(s) (us, "
+           "price of 2026-04-06)"}  # fmt: skip
+    aws = {"kind": "cloud", "label": "AWS p5.48xlarge on demand — 1 instance(s) (us-east-1, "
+           "price of 2026-01-21)"}  # fmt: skip
+    assert option_label(lam, gpu, 730.0) == "Public cloud — Lambda 8× H100 SXM5 80GB"
+    assert option_label(aws, gpu, 730.0) == "Public cloud — AWS p5.48xlarge"
