@@ -50,6 +50,23 @@ INTERCONNECT_NAMES: Final = {
 }
 
 
+def one_off_hours(cost: Mapping[str, Any], quote: Mapping[str, Any] | None = None) -> float | None:
+    """The hours of a job priced by its duration that lasts less than a month, and whose
+    quote (if any) rents nothing by the month, else None.
+
+    The five-year views (cumulative cost, TCO by year) picture capacity used month after
+    month: beside a 12-hour LoRA job costing US$85.50 they drew US$350,000 over 60 months and
+    a break-even "in month 60" (QA). The planner says so above them; a quote leaves them out
+    (app.quotes.pdf). A quote that rents a machine for months (a 6-month contract for a
+    one-day fine-tune) buys capacity: its charts stay."""
+    months = cost.get("rent_months")
+    if cost.get("pricing_mode") != "job" or not isinstance(months, (int, float)) or months >= 1:
+        return None
+    if any(line.get("unit") == "month" for line in (quote or {}).get("lines") or []):
+        return None
+    return float(months) * float(cost.get("hours_per_month") or 730.0)
+
+
 def option_name(option: Mapping[str, Any]) -> str:
     kind = str(option.get("kind", ""))
     if kind == "rent_term":
@@ -405,6 +422,7 @@ def view(
     return {
         "pricing_mode": cost.get("pricing_mode") or "job",
         "rent_months": cost.get("rent_months"),
+        "one_off_hours": one_off_hours(cost),
         "hint": hint(pairs, shown),
         "utilization_pairs": sorted(shown_pairs, key=lambda p: float(p["utilization"])),
         "currency": ccy,

@@ -178,16 +178,25 @@ def _ids(book: PriceBook) -> tuple[re.Pattern[str] | None, dict[str, str]]:
     return _id_regex(tuple(ids)), names
 
 
+def is_api_id(instance: str) -> bool:
+    """Whether a cloud instance type is an API identifier ("gpu_8x_h100_sxm5", Lambda's)
+    rather than a public product name ("p5.48xlarge", "Standard_ND96isr_H100_v5")."""
+    return "_" in instance and re.fullmatch(r"[a-z0-9_]+", instance) is not None
+
+
+def gpus_said(count: object, gpu_name: str) -> str:
+    """'8× H100 SXM5 80GB': an instance said as its GPUs."""
+    return f"{count}× {gpu_name.replace('NVIDIA ', '')}"
+
+
 def instance_name(inst: CloudInstance, book: PriceBook | None) -> str:
-    """A cloud instance as its provider sells it. Most providers' instance types are their
-    public names ("p5.48xlarge", "Standard_ND96isr_H100_v5"); Lambda's are API identifiers
-    ("gpu_8x_h100_sxm5"): those are said as GPUs ("8× H100 SXM5 80GB")."""
-    if "_" in inst.name and re.fullmatch(r"[a-z0-9_]+", inst.name):
+    """A cloud instance as its provider sells it: its public name, or, for an API identifier
+    (`is_api_id`), its GPUs ("8× H100 SXM5 80GB")."""
+    if is_api_id(inst.name):
         from app.engine.estimate import gpu_pool
 
         gpu = next((g for g in gpu_pool(None, book) if g.id == inst.gpu_id), None)
-        name = gpu.name.replace("NVIDIA ", "") if gpu is not None else inst.gpu_id
-        return f"{inst.gpu_count}× {name}"
+        return gpus_said(inst.gpu_count, gpu.name if gpu is not None else inst.gpu_id)
     return inst.name
 
 

@@ -336,10 +336,16 @@ def base_factors(
     return f
 
 
-def tp_over_pcie(gpu: GpuSpec, interconnect: str, nodes: int) -> bool:
+def pcie_inside(interconnect: str, nodes: int, nvlink: bool) -> bool:
     """Whether a node's GPUs talk over PCIe: the GPU has no NVLink, or the plan says `pcie`
-    inside one node (the same test as the "intra_node" factor's)."""
-    return not gpu.has_nvlink or (interconnect == "pcie" and nodes == 1)
+    inside one node (an RTX 4090 box is PCIe whatever fabric joins the boxes: two of them
+    were credited NVLink's 0.9 — QA). The "intra_node" factor and TP's cost both ask it."""
+    return not nvlink or (interconnect == "pcie" and nodes == 1)
+
+
+def tp_over_pcie(gpu: GpuSpec, interconnect: str, nodes: int) -> bool:
+    """`pcie_inside` for `gpu`."""
+    return pcie_inside(interconnect, nodes, gpu.has_nvlink)
 
 
 def tp_step(gpu: GpuSpec, interconnect: str, nodes: int) -> float:
@@ -401,10 +407,7 @@ def layout_factors(
         f.append(Factor("moe_all_to_all", a2a))
         f.append(Factor("moe_imbalance", MOE_IMBALANCE))
     if gpus > 1:
-        # Inside a node the GPUs talk over PCIe when the plan says so or the GPU has no
-        # NVLink at all (an RTX 4090 box is PCIe whatever fabric joins the boxes: two of
-        # them were credited NVLink's 0.9 — QA).
-        if (interconnect == "pcie" and nodes == 1) or not nvlink:
+        if pcie_inside(interconnect, nodes, nvlink):
             # T5 compares like with like: the same box with and without NVLink.
             big = model.params >= 13e9 and task in ("pretrain", "full_finetune")
             pcie = PCIE_PENALTY if big else PCIE_SMALL_JOB_PENALTY
@@ -457,7 +460,7 @@ def layout_value(
         v *= MOE_ALL_TO_ALL_CROSS_NODE if nodes > 1 else MOE_ALL_TO_ALL_NVLINK
         v *= MOE_IMBALANCE
     if gpus > 1:
-        if (interconnect == "pcie" and nodes == 1) or not nvlink:
+        if pcie_inside(interconnect, nodes, nvlink):
             big = model.params >= 13e9 and task in ("pretrain", "full_finetune")
             v *= NVLINK_EFFICIENCY * (PCIE_PENALTY if big else PCIE_SMALL_JOB_PENALTY)
         else:

@@ -260,9 +260,9 @@ def price_plan(
     # A unit cost needs an option that can run the plan: when none can (an L4 service laid
     # out at TP 2 on a list that rents L4s one per machine), the cheapest is shown for
     # comparison only, and a cost per 1M tokens from it would be a price nobody offers (QA).
-    runs = job.option(job.cheapest).feasible
+    cheapest = job.option(job.cheapest)
+    runs = cheapest.feasible
     if inference is not None and inference.tokens_per_s > 0 and runs:
-        cheapest = job.option(job.cheapest)
         per_month = (
             cheapest.monthly_rate
             if cheapest.monthly_rate is not None
@@ -275,7 +275,6 @@ def price_plan(
         explain.append(ex)
     block["cost_per_image"] = None
     if inference is not None and inference.images_per_hour and runs:
-        cheapest = job.option(job.cheapest)
         ex = _cost_per_image(req, mode, cheapest.total, cheapest.monthly_rate, inference, util)
         block["cost_per_image"] = ex.value
         block["cost_of_images"] = ex.value * req.images

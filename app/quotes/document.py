@@ -20,6 +20,7 @@ from typing import Any, Final
 from babel.dates import format_date
 from babel.numbers import format_decimal
 
+from app.costs import wording
 from app.engine.formatting import CURRENCY_DIGITS, currency_symbol
 from app.i18n import N_, babel_locale, count_words, gettext, ngettext
 from app.quotes import pricing
@@ -114,11 +115,12 @@ def option_label(
         # The engine's "1-year reserved" in the reader's words (QA: "公有雲,預留 — AWS
         # g6e.48xlarge 1-year reserved" on a 中文 page).
         provider, _sep, instance = product.partition(" ")
-        if (ids := _API_ID.fullmatch(instance.split(" ")[0])) and gpu.get("name"):
-            # Lambda names its instance types by API identifier ("gpu_8x_h100_sxm5"): said
-            # as the GPUs, as /tco says them (app.costs.wording.instance_name).
-            gpus = f"{ids.group(1)}× {str(gpu['name']).replace('NVIDIA ', '')}"
-            product = f"{provider} {gpus}{instance[len(ids.group(0)) :]}"
+        kind_of, _sep, rest = instance.partition(" ")
+        api_id = wording.is_api_id(kind_of)
+        if api_id and (count := _GPUS_IN_ID.match(kind_of)) and gpu.get("name"):
+            # Said as its GPUs, as /tco says it (app.costs.wording.instance_name).
+            said = wording.gpus_said(count.group(1), str(gpu["name"]))
+            product = f"{provider} {said}" + (f" {rest}" if rest else "")
         if found_term := _RESERVED.search(product):
             product = (
                 product[: found_term.start()]
@@ -152,7 +154,7 @@ def option_label(
 
 _PRICE_DATE: Final = re.compile(r"price of (\d{4}-\d{2}-\d{2})")
 _RESERVED: Final = re.compile(r" (\d+)-year reserved$")
-_API_ID: Final = re.compile(r"gpu_(\d+)x_[a-z0-9_]+")
+_GPUS_IN_ID: Final = re.compile(r"gpu_(\d+)x_")  # Lambda's "gpu_8x_h100_sxm5"
 _PROVIDER: Final = re.compile(r"\(([^()]+)\)\s*$")
 
 

@@ -105,21 +105,9 @@ def _figures(
 def one_off_hours(
     result: Mapping[str, Any], quote: Mapping[str, Any] | None = None
 ) -> float | None:
-    """The hours of a job priced by its duration that lasts less than a month, and whose
-    quote rents nothing by the month, else None.
-
-    Such a document leaves out the five-year charts (cumulative cost, TCO by year): they
-    picture capacity used month after month, and beside a 12-hour LoRA job costing US$85.50
-    they drew US$350,000 over 60 months and a break-even "in month 60" (QA). The ways-to-pay
-    table compares the job itself. A quote that rents a machine for months (a 6-month
-    contract for a one-day fine-tune) buys capacity: its charts stay."""
-    cost = result.get("cost") or {}
-    months = cost.get("rent_months")
-    if cost.get("pricing_mode") != "job" or not isinstance(months, (int, float)) or months >= 1:
-        return None
-    if any(line.get("unit") == "month" for line in (quote or {}).get("lines") or []):
-        return None
-    return float(months) * float(cost.get("hours_per_month") or 730.0)
+    """`presenters.one_off_hours` of a stored result: a quote for such a job leaves out the
+    five-year charts and says why."""
+    return presenters.one_off_hours(result.get("cost") or {}, quote)
 
 
 def _size(name: str, result: Mapping[str, Any]) -> tuple[int, int]:

@@ -114,6 +114,18 @@ def test_english_formulas_read_as_before_without_ids(web: TestClient) -> None:
 # --- 4. field errors ----------------------------------------------------------------------
 
 
+def _error_summary(web: TestClient, lang: str, query: str) -> tuple[BeautifulSoup, dict[str, str]]:
+    """/tco?query in `lang`, and its error summary: {field as labelled: message}, in order."""
+    soup = BeautifulSoup(
+        web.get(f"{TCO}?{query}", headers={"Accept-Language": lang}).text, "html.parser"
+    )
+    found = {
+        li.select_one("a").get_text(strip=True): li.get_text(strip=True).split(":", 1)[1].strip()
+        for li in soup.select("ul.errors-summary li")
+    }
+    return soup, found
+
+
 @pytest.mark.parametrize(
     ("lang", "query", "expected"),
     [
@@ -126,13 +138,7 @@ def test_english_formulas_read_as_before_without_ids(web: TestClient) -> None:
 def test_error_summary_names_fields_by_their_labels(
     web: TestClient, lang: str, query: str, expected: dict[str, str]
 ) -> None:
-    soup = BeautifulSoup(
-        web.get(f"{TCO}?{query}", headers={"Accept-Language": lang}).text, "html.parser"
-    )
-    found = {
-        li.select_one("a").get_text(strip=True): li.get_text(strip=True).split(":", 1)[1].strip()
-        for li in soup.select("ul.errors-summary li")
-    }
+    soup, found = _error_summary(web, lang, query)
     assert found == expected
     assert not soup.select("table.costs-table")  # a blank field is never priced as a default
 
@@ -372,13 +378,7 @@ def test_a_formula_with_words_in_a_placeholder_stays_english_and_says_so() -> No
 def test_blank_utilisation_or_term_is_required(
     web: TestClient, lang: str, query: str, expected: dict[str, str]
 ) -> None:
-    soup = BeautifulSoup(
-        web.get(f"{TCO}?{query}", headers={"Accept-Language": lang}).text, "html.parser"
-    )
-    found = {
-        li.select_one("a").get_text(strip=True): li.get_text(strip=True).split(":", 1)[1].strip()
-        for li in soup.select("ul.errors-summary li")
-    }
+    soup, found = _error_summary(web, lang, query)
     assert found == expected
     assert list(found) == list(expected)  # in the form's order
     assert not soup.select("table.costs-table")
