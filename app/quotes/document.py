@@ -362,7 +362,7 @@ def quote_lines(
                 "shows_months": line.get("unit") == "month" or months != 1,
                 # The whole phased rental quoted as one item is no one-off: it says the
                 # months it covers (QA read "NT$3,430,000 × qty 1, one-off" for 20 months).
-                "period_text": _schedule_period(line, option),
+                "period_text": schedule_period(line, option),
                 "gross": gross,
                 "discount_pct": Decimal(line.get("discount_pct") or 0),
                 "discount_text": percent_text(line.get("discount_pct") or 0),
@@ -374,7 +374,7 @@ def quote_lines(
     return out
 
 
-def _schedule_period(line: Mapping[str, Any], option: Mapping[str, Any] | None) -> str:
+def schedule_period(line: Mapping[str, Any], option: Mapping[str, Any] | None) -> str:
     """'total for 20 months, by phase' for a line of a phased plan's whole rental quoted as one
     item; '' for any other line. A plan saved before the option stated its months counts them
     from its cumulative cost (one value per month from month 0)."""

@@ -298,9 +298,10 @@ def placeholders(
             {
                 "quantity": _plain(d["quantity"]),
                 "unit_price": _plain(price) if price is not None else "",
-                "months": {"item": _("one-off"), "hour": "—"}.get(
-                    str(d["unit"]), _plain(d["months"])
-                ),
+                # the whole phased rental as one item covers its months (as the document
+                # says it, document.schedule_period), not "one-off"
+                "months": document.schedule_period({"unit": d["unit"]}, option)
+                or {"item": _("one-off"), "hour": "—"}.get(str(d["unit"]), _plain(d["months"])),
                 "months_hint": "",
                 "quantity_label": _("Hours") if d["unit"] == "hour" else _("Quantity"),
                 "price_label": {"hour": _("Price per hour"), "month": _("Price per month")}.get(

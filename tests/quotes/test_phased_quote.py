@@ -218,3 +218,24 @@ def test_the_whole_phased_rental_as_one_line_says_its_months_not_one_off(
     text = _text(anon, f"{link}/quote.pdf", tmp_path)
     assert period in text and start in text
     assert ("第 0 個月" if lang == "zh-TW" else "from month 0") not in text
+
+
+def test_the_builder_says_the_whole_phased_rentals_months_too(client: TestClient) -> None:
+    """The builder's months field of that line read "一次性" (one-off) as its placeholder;
+    it says the period as the document does."""
+    from bs4 import BeautifulSoup
+
+    from tests.accounts.helpers import sign_in
+
+    a = make_account(client, "sales")
+    body = {"name": "T16 whole", "phases": [dict(p) for p in schedule.T16_PHASES],
+            "quote": {"lines": [{"option_key": "schedule"}]}}  # fmt: skip
+    r = client.post("/api/v1/plans", json=body, headers=a.headers)
+    assert r.status_code == 201, r.text
+    pages = TestClient(client.app, follow_redirects=False)
+    sign_in(pages, a.user)
+    page = BeautifulSoup(
+        pages.get(f"/plans/{r.json()['id']}", headers={"Accept-Language": "zh-TW"}).text,
+        "html.parser",
+    )
+    assert page.select_one("#f-line-0-months")["placeholder"] == "依階段計費，共 4 個月"
