@@ -18,7 +18,7 @@ from app.engine.explain import Explanation, operands
 from app.engine.gpus import DEFAULT_GPU, default_gpus, find_gpu
 from app.engine.hardware import GpuSpec
 from app.engine.image import plan_image
-from app.engine.infra import Infra, size_infra
+from app.engine.infra import BTU_H_PER_KW, Infra, size_infra
 from app.engine.notices import Notice, template_and_params
 from app.engine.plan import Plan
 from app.engine.price_book import PriceBook
@@ -727,6 +727,6 @@ def _infra_out(infra: Infra) -> InfraOut:
         power_kw=infra.power_kw,
         power_typical_kw=infra.power_typical_kw,
         cooling=infra.cooling,
-        cooling_btu_h=infra.power_kw * 3412.14,
+        cooling_btu_h=infra.power_kw * BTU_H_PER_KW,
         storage_tiers=infra.storage_tiers,
     )

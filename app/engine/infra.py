@@ -35,6 +35,9 @@ TYPICAL_GPU_DRAW = 0.8  # training draws ≈80% of TDP on average
 # split (0.8 GPUs, 0.6 the rest) puts a 4-GPU box at ≈3 kW typical, as seed 003 T7 states.
 REST_TYPICAL_DRAW = 0.6
 AIR_RACK_LIMIT_KW = 20.0  # practical air-cooled rack density with containment
+# 1 kW of heat = 3,412.14 BTU/h (1 W = 3.41214 BTU/h, the ASHRAE conversion); the API's
+# `cooling_btu_h` and the cooling sentence use this one figure
+BTU_H_PER_KW = 3412.14
 
 
 @dataclass(slots=True)
@@ -329,7 +332,7 @@ def size_infra(
     )
     if node_max <= AIR_RACK_LIMIT_KW / 2:
         cooling = (
-            f"Air cooling; {fmt(power)} kW of heat ({fmt(power * 3412)} BTU/h); "
+            f"Air cooling; {fmt(power)} kW of heat ({fmt(power * BTU_H_PER_KW)} BTU/h); "
             "hot/cold aisle containment"
         )
     elif node_max <= AIR_RACK_LIMIT_KW:
