@@ -3,20 +3,49 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, get_args
 
 from pydantic import ValidationError
 from starlette.datastructures import UploadFile
 
 from app.catalog import io
+from app.catalog.kinds import Kind
 from app.catalog.models import PriceListCreate, PriceListUpdate
 from app.catalog.service import InvalidRow
 from app.i18n import gettext as _
-from app.web.forms import parse_id
+from app.web.forms import FieldError, number_text, parse_id
 
 
 def form_strings(form: Mapping[str, Any]) -> dict[str, str]:
     return {k: v for k, v in form.items() if isinstance(v, str) and k != "csrf_token"}
+
+
+def typed_numbers(k: Kind, values: Mapping[str, str]) -> dict[str, str]:
+    """The posted row with its number fields as typed by people read as numbers: '1,200'
+    is 1200 and full-width digits are ASCII, as on /tco and /assess; '1,5' is refused beside
+    the field (a decimal comma, not 15). Text fields are left as posted."""
+    out = dict(values)
+    errors: dict[str, str] = {}
+    for name, info in k.create.model_fields.items():
+        raw = out.get(name)
+        if not raw or not _is_number(info.annotation):
+            continue
+        try:
+            out[name] = number_text(name, raw)
+        except FieldError as e:
+            errors[name] = str(e)
+    if errors:
+        raise InvalidRow(errors)
+    return out
+
+
+def _is_number(annotation: Any) -> bool:
+    """float or int, optional or constrained (Annotated), never bool."""
+    if annotation is bool:
+        return False
+    if annotation in (float, int):
+        return True
+    return any(_is_number(a) for a in get_args(annotation))
 
 
 def validated(model: Any, values: Mapping[str, str], fields: tuple[str, ...]) -> Any:

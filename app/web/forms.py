@@ -53,20 +53,27 @@ _FULL_WIDTH = str.maketrans(
 _GROUPED = re.compile(r"[-+]?\d{1,3}(,\d{3})+(\.\d*)?([eE][-+]?\d+)?\s*[kmbgtKMBGT]?")
 
 
-def parse_number(field: str, raw: str | None, *, integer: bool = False) -> float | int | None:
-    """'4096', '1,000', '2e9', '1.5B', '１．５' → a number; '' → None; anything else (a comma
-    that does not separate thousands: '1,5') → FieldError."""
-    if raw is None or not raw.strip():
-        return None
-    text = raw.translate(_FULL_WIDTH).replace("_", "").strip()
+def number_text(field: str, raw: str) -> str:
+    """A typed number as plain ASCII: full-width digits read as ASCII, thousands commas
+    dropped ('1,200' → '1200'); a comma that does not separate thousands ('1,5') →
+    FieldError. Anything else is left for the caller's own parsing."""
+    text = raw.translate(_FULL_WIDTH).strip()
     if "," in text:
-        if not _GROUPED.fullmatch(text):
+        if not _GROUPED.fullmatch(text.replace("_", "")):
             raise FieldError(
                 field,
                 _("Use a point for decimals (1.5); a comma only separates thousands (1,500)."),
             )
         text = text.replace(",", "")
-    m = _NUMBER.match(text)
+    return text
+
+
+def parse_number(field: str, raw: str | None, *, integer: bool = False) -> float | int | None:
+    """'4096', '1,000', '2e9', '1.5B', '１．５' → a number; '' → None; anything else (a comma
+    that does not separate thousands: '1,5') → FieldError."""
+    if raw is None or not raw.strip():
+        return None
+    m = _NUMBER.match(number_text(field, raw).replace("_", ""))
     if not m:
         raise FieldError(field, _("Enter a number, e.g. %(example)s.") % {"example": "4096"})
     value = float(m.group(1)) * _SUFFIX.get(m.group(2).lower(), 1.0)

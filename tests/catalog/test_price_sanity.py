@@ -104,3 +104,50 @@ def test_free_text_is_bounded(catalog_client: TestClient) -> None:
     files = {"file": ("offers.csv", "\r\n".join(lines).encode(), "text/csv")}
     r = catalog_client.post("/api/v1/catalog/import", params={"kind": "offers"}, files=files)
     assert r.json()["messages"] == [f"row {row_no}: provider must be at most 200 characters"]
+
+
+def _draft_with_offer_form(client: TestClient) -> tuple[int, dict[str, str]]:
+    draft = client.post(
+        "/api/v1/catalog/import",
+        params={"dry_run": "false", "name": "typed numbers draft"},
+        json=client.get("/api/v1/catalog/export").json(),
+    ).json()["price_list_id"]
+    data = {
+        "id": "tpe-h100-x3", "provider": "Stratagem Taipei", "gpu_id": "h100-sxm-80gb",
+        "gpu_count": "3", "monthly_price": "150000", "currency": "TWD", "interconnect": "nvlink",
+        "includes_power": "true", "lead_time_hours": "2", "source": "test",
+    }  # fmt: skip
+    return draft, data
+
+
+def test_row_form_reads_numbers_as_people_type_them(catalog_client: TestClient) -> None:
+    # As on /tco and /assess (app.web.forms.number_text): a comma separates thousands and
+    # full-width digits are digits, so "150,000" and "３" are NT$150,000 for 3 GPUs.
+    draft, data = _draft_with_offer_form(catalog_client)
+    data.update(monthly_price="150,000", gpu_count="３", provider="Stratagem, Taipei")
+    r = post_form(catalog_client, f"/catalog/offers/new?price_list={draft}", data)
+    assert r.status_code in (302, 303), r.text[:500]
+    rows = catalog_client.get(
+        "/api/v1/catalog/export", params={"kind": "offers", "price_list": draft}
+    ).json()
+    row = next(o for o in rows if o["id"] == "tpe-h100-x3")
+    assert (row["monthly_price"], row["gpu_count"]) == (150_000, 3)
+    assert row["provider"] == "Stratagem, Taipei"  # text is not a number: its comma stays
+
+
+def test_row_form_refuses_a_decimal_comma_beside_the_field(catalog_client: TestClient) -> None:
+    # "1,5" is not 15: refused beside the field, in the page's language, nothing saved.
+    draft, data = _draft_with_offer_form(catalog_client)
+    data["monthly_price"] = "1,5"
+    r = post_form(
+        catalog_client, f"/catalog/offers/new?price_list={draft}", data,
+        headers={"Accept-Language": "zh-TW"},
+    )  # fmt: skip
+    assert r.status_code == 422
+    assert soup(r.text).select_one("#err-monthly_price").get_text(strip=True) == (
+        "小數請用小數點(1.5);逗號只用來分隔千位(1,500)。"
+    )
+    rows = catalog_client.get(
+        "/api/v1/catalog/export", params={"kind": "offers", "price_list": draft}
+    ).json()
+    assert all(o["id"] != "tpe-h100-x3" for o in rows)
