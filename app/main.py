@@ -40,6 +40,7 @@ from app.web import path_ids
 from app.web.concurrency import ConcurrencyLimitMiddleware
 from app.web.headers import SecurityHeadersMiddleware
 from app.web.limits import BodyLimitMiddleware
+from app.web.unicode_body import SurrogateBodyMiddleware
 
 OPENAPI_DESCRIPTION = """
 Stratagem sizes AI GPU workloads and prices them.
@@ -95,6 +96,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.rate_limits = (
         RedisStore(settings.redis_url, prefix=settings.redis_prefix) if settings.redis_url else None
     )
+    # A JSON body holding a lone UTF-16 surrogate is a 422 naming the field before any route
+    # sees it (app/web/unicode_body.py): such text was saved and then broke every read.
+    app.add_middleware(SurrogateBodyMiddleware)
     # N requests at a time, the rest queue on the event loop (app/web/concurrency.py); added
     # first, so it sits inside the request middleware, which logs and counts its 503s.
     app.add_middleware(

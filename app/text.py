@@ -22,8 +22,9 @@ naming the field.
 
 from __future__ import annotations
 
+import re
 import unicodedata
-from typing import Annotated, Final
+from typing import Annotated, Any, Final
 
 from pydantic import AfterValidator
 
@@ -34,6 +35,9 @@ from app.i18n import N_, gettext
 BIDI_CONTROLS: Final = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
 #: Line breaks other than "\n" / "\r" that a one-line field must not hold.
 LINE_SEPARATORS: Final = frozenset("\u2028\u2029")
+#: A UTF-16 surrogate: in a decoded `str` it is always a lone one (JSON may spell one as
+#: `"\\ud800"`; a valid pair decodes to one character), and no UTF-8 document can carry it.
+SURROGATE: Final = re.compile("[\ud800-\udfff]")
 MESSAGE: Final = N_("must not contain control or text-direction characters (found %(char)s)")
 
 
@@ -102,3 +106,26 @@ def plain_text(value: str) -> str:
 PlainLine = Annotated[str, AfterValidator(plain_line)]
 #: A multi-line string for pydantic models (tabs and line breaks allowed).
 PlainText = Annotated[str, AfterValidator(plain_text)]
+
+
+def first_surrogate(
+    value: Any, loc: tuple[str | int, ...] = ()
+) -> tuple[tuple[str | int, ...], str] | None:
+    """(location, string) of the first string in a decoded JSON value that holds a lone
+    surrogate (keys included), depth first in document order; None when there is none."""
+    stack: list[tuple[tuple[str | int, ...], Any]] = [(loc, value)]
+    while stack:
+        here, v = stack.pop()
+        if isinstance(v, str):
+            if SURROGATE.search(v):
+                return here, v
+        elif isinstance(v, dict):
+            items = list(v.items())
+            for k, child in reversed(items):
+                stack.append(((*here, k), child))
+            for k, _child in items:
+                if SURROGATE.search(k):
+                    return (*here, k), k
+        elif isinstance(v, list):
+            stack.extend(((*here, i), child) for i, child in reversed(list(enumerate(v))))
+    return None

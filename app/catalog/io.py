@@ -47,6 +47,7 @@ from app.catalog.kinds import GPU_REFERENCING, KINDS, ORDER, Kind
 from app.csv_safety import safe_row, unescape_cell
 from app.i18n import N_
 from app.i18n import gettext as _
+from app.text import first_surrogate
 
 Format = Literal["csv", "json"]
 Mode = Literal["sync", "upsert"]
@@ -292,6 +293,22 @@ def _parse_csv(text: str, k: Kind, parsed: Parsed) -> None:
     parsed.rows[k.name] = rows
 
 
+def _surrogate_error(loc: tuple[str | int, ...], kind: str | None) -> str:
+    """Where a lone surrogate sits, as the other row errors say it ("offers row 3: provider
+    must be …")."""
+    if kind and loc and isinstance(loc[0], int):  # a list of one kind's rows
+        loc = (kind, *loc)
+    if len(loc) >= 3 and isinstance(loc[1], int):
+        where = _("%(kind)s row %(row)s: %(field)s") % {
+            "kind": loc[0], "row": loc[1] + 1, "field": ".".join(map(str, loc[2:])),
+        }  # fmt: skip
+    else:
+        where = ".".join(map(str, loc)) or _("the file")
+    return _(
+        "%(where)s must be valid Unicode text; it holds a lone UTF-16 surrogate (half of a pair)"
+    ) % {"where": where}
+
+
 def _parse_json(text: str, kind: str | None, parsed: Parsed) -> None:
     try:
         doc = json.loads(text)
@@ -303,6 +320,10 @@ def _parse_json(text: str, kind: str | None, parsed: Parsed) -> None:
         return
     except RecursionError:  # '[' × 50,000: json.loads gives up (as the planner's config.json)
         parsed.errors.append(_("row 1: the JSON is nested too deeply"))
+        return
+    found = first_surrogate(doc)
+    if found is not None:  # '"\\ud800"': stored, it broke every page that showed the row
+        parsed.errors.append(_surrogate_error(found[0], kind))
         return
     if isinstance(doc, list):
         if kind not in KINDS:

@@ -27,6 +27,7 @@ from app.engine.schemas import TRAINING_TASKS, EstimateRequest, EstimateResponse
 from app.engine.serving import targets_for, users_of
 from app.i18n import N_
 from app.i18n import gettext as _
+from app.text import first_surrogate
 from app.web.forms import FieldError, parse_number, validation_messages
 from app.web.notices import input_error_text
 
@@ -393,6 +394,12 @@ def build_request(
                 cfg = None
             if cfg is not None and not isinstance(cfg, dict):
                 errors["hf_config"] = _("config.json must be a JSON object.")
+            elif cfg is not None and first_surrogate(cfg) is not None:  # '"\\ud800"'
+                errors["hf_config"] = _(
+                    "config.json holds a lone UTF-16 surrogate (half of a pair): it is not "
+                    "valid Unicode text."
+                )
+                cfg = None
             data["model"] = {"hf_config": cfg if isinstance(cfg, dict) else {}}
     else:
         data["model"] = {"preset": values.get("preset") or DEFAULTS["preset"]}

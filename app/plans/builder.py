@@ -30,6 +30,7 @@ from app.i18n import gettext as _
 from app.planner import views as planner
 from app.plans import schedule, service
 from app.plans.models import Plan
+from app.text import first_surrogate
 from app.web.forms import message_for, parse_id
 
 KIND_FIELDS: Final = {
@@ -178,8 +179,10 @@ def apply_action(
 def _workload(p: Mapping[str, str]) -> dict[str, Any]:
     try:
         base = json.loads(p.get("base") or "{}")
-    except ValueError:
+    except (ValueError, RecursionError):
         base = {}
+    if first_surrogate(base) is not None:  # the page writes this field: one that cannot be
+        base = {}  # encoded is not ours
     w: dict[str, Any] = dict(base) if isinstance(base, dict) else {}
     for key, name in _WORKLOAD_INPUTS.items():
         value = p.get(name, "")

@@ -151,3 +151,26 @@ def test_row_form_refuses_a_decimal_comma_beside_the_field(catalog_client: TestC
         "/api/v1/catalog/export", params={"kind": "offers", "price_list": draft}
     ).json()
     assert all(o["id"] != "tpe-h100-x3" for o in rows)
+
+
+def test_an_uploaded_json_file_with_a_lone_surrogate_is_refused_naming_the_row(
+    catalog_client: TestClient,
+) -> None:
+    # A JSON *file* (multipart, not a JSON body) may spell "\ud800" too: it was stored, and
+    # the import answered 500 when the database could not encode it. Now a row error, no list.
+    doc = catalog_client.get("/api/v1/catalog/export").json()
+    lists = len(catalog_client.get("/api/v1/price-lists").json())
+    doc["offers"][1]["provider"] = "@@"
+    raw = json.dumps(doc).replace('"@@"', '"Bad \\ud800 provider"')
+    files = {"file": ("catalog.json", raw.encode(), "application/json")}
+    r = catalog_client.post(
+        "/api/v1/catalog/import", params={"dry_run": "false", "name": "surrogate"}, files=files
+    )
+    assert r.status_code == 422, r.text[:300]  # an applied import that cannot apply
+    body = r.json()
+    assert not body["ok"]
+    assert body["errors"] == [
+        "offers row 2: provider must be valid Unicode text; it holds a lone UTF-16 surrogate "
+        "(half of a pair)"
+    ]
+    assert len(catalog_client.get("/api/v1/price-lists").json()) == lists
