@@ -13,6 +13,8 @@ change a plan is decided by `app.plans.service` (owner or admin).
 
 from __future__ import annotations
 
+from typing import Any
+
 from fastapi import APIRouter, Request
 from fastapi.responses import RedirectResponse, Response
 
@@ -79,6 +81,21 @@ def plan_detail(
     plan_id: DbId, request: Request, session: SessionDep, user: SalesPageUser, settings: SettingsDep
 ) -> Response:
     """One plan: summary, quote builder, results, notes, revision history and actions."""
+    return detail_page(request, session, user, settings, plan_id)
+
+
+def detail_page(
+    request: Request,
+    session: SessionDep,
+    user: SalesPageUser,
+    settings: SettingsDep,
+    plan_id: int,
+    *,
+    status: int = 200,
+    extra: dict[str, Any] | None = None,
+) -> Response:
+    """The plan page, with `extra` context (an action's error beside its form) and `status`
+    (422 for a refused action)."""
     ctx = views.detail_context(
         session=session,
         plan_id=plan_id,
@@ -94,7 +111,8 @@ def plan_detail(
             limit_pct=settings.sales_discount_limit_pct,
         )
     )
-    return render(request, "plans/detail.html", ctx)
+    ctx.update(extra or {})
+    return render(request, "plans/detail.html", ctx, status_code=status)
 
 
 @router.get("/plans/{plan_id}/edit")

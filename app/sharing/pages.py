@@ -9,9 +9,11 @@ from fastapi.responses import JSONResponse, RedirectResponse, Response
 
 from app import errors, i18n
 from app.accounts.web import PageUser
-from app.deps import SessionDep
+from app.deps import SessionDep, SettingsDep
 from app.i18n import N_
+from app.i18n import gettext as _
 from app.ids import DbId
+from app.plans import pages as plan_pages
 from app.plans import service as plans
 from app.plans.models import Plan
 from app.quotes import service as quotes
@@ -23,6 +25,7 @@ from app.sharing import service
 from app.sharing.routes import share_url
 from app.sharing.views import shared_context
 from app.web.csrf import CsrfDep, verify_csrf
+from app.web.forms import parse_id
 from app.web.templating import activate, render
 
 router = APIRouter(include_in_schema=False)
@@ -46,11 +49,21 @@ def create_share(
     session: SessionDep,
     user: PageUser,
     _csrf: CsrfDep,
-    expires_in_days: Annotated[int | None, Form(ge=1, le=365)] = None,
+    settings: SettingsDep,
+    expires_in_days: Annotated[str | None, Form()] = None,
 ) -> Response:
-    """Create a share link from the plan page and show its URL once."""
+    """Create a share link from the plan page and show its URL once; a lifetime outside
+    1–365 days is refused beside the form, in the page's language (422), not as raw JSON."""
+    days = parse_id(expires_in_days) if expires_in_days not in (None, "") else None
+    if expires_in_days not in (None, "") and (days is None or days > service.MAX_DAYS):
+        activate(request)
+        error = _("Choose how long the link lasts: 1 to %(max)s days.") % {"max": service.MAX_DAYS}
+        extra = {"share_error": error, "share_value": expires_in_days}
+        return plan_pages.detail_page(
+            request, session, user, settings, plan_id, status=422, extra=extra
+        )
     link, token = service.create_link(
-        session=session, plan_id=plan_id, actor=user, expires_in_days=expires_in_days
+        session=session, plan_id=plan_id, actor=user, expires_in_days=days
     )
     plan = plans.get_plan(session=session, plan_id=plan_id)
     ctx = {"plan": plan, "link": link, "url": share_url(request, token), "nav_active": "plans"}
