@@ -20,8 +20,8 @@ class CatalogError(errors.DomainError):
 
     status = 422
 
-    def __init__(self, message: str, *, field: str | None = None) -> None:
-        super().__init__(message, field=field)
+    def __init__(self, message: str, *, field: str | None = None, **params: Any) -> None:
+        super().__init__(message, field=field, **params)
 
     def field_messages(self) -> dict[str, str]:
         return {self.field or "": self.message}

@@ -19,6 +19,8 @@ from app.catalog.service.errors import CatalogError, Conflict, InvalidRow, NotFo
 from app.catalog.service.versions import require_draft, touch
 from app.engine.gpus import default_gpus
 from app.engine.hardware import GpuSpec
+from app.i18n import N_
+from app.i18n import gettext as _
 
 
 def table_column(k: Kind, name: str) -> Any:
@@ -82,7 +84,7 @@ def get_row(*, session: Session, kind_name: str, price_list_id: int | None, key:
         stmt = stmt.where(table_column(k, f) == v)
     row = session.exec(stmt).first()
     if row is None:
-        raise NotFound(f"no {kind_name} row {key!r}", field="id")
+        raise NotFound(N_("no %(kind)s row “%(key)s”"), field="id", kind=kind_name, key=key)
     return row
 
 
@@ -117,9 +119,13 @@ def create_row(
     values = data.model_dump()
     key = k.key_of(values)
     if k.single and list_rows(session=session, kind_name=k.name, price_list_id=price_list_id):
-        raise Conflict(f"the list already has {k.name} parameters: edit them", field="source")
+        raise Conflict(
+            N_("the list already has %(kind)s parameters: edit them"), field="source", kind=k.name
+        )
     if k.key_fields and _exists(session, k, price_list_id, key):
-        raise InvalidRow({k.key_fields[-1]: f"{key!r} already exists in this list"})
+        raise InvalidRow(
+            {k.key_fields[-1]: _("“%(key)s” already exists in this list") % {"key": key}}
+        )
     _check_gpu(session, k, values)
     row = k.table(**values, **({"price_list_id": price_list_id} if k.scoped else {}))
     session.add(row)
@@ -145,7 +151,9 @@ def update_row(
     row = get_row(session=session, kind_name=kind_name, price_list_id=price_list_id, key=key)
     values = data.model_dump()
     if k.key_of(values) != key:
-        raise InvalidRow({k.key_fields[0]: f"the key cannot change (it is {key!r})"})
+        raise InvalidRow(
+            {k.key_fields[0]: _("the key cannot change (it is “%(key)s”)") % {"key": key}}
+        )
     _check_gpu(session, k, values)
     before = row_values(k, row)
     for c, v in values.items():
@@ -167,7 +175,11 @@ def delete_row(
         used = gpu_usage(session=session, gpu_id=key)
         if used:
             where = ", ".join(f"{n} {name}" for name, n in used.items())
-            raise Conflict(f"GPU {key!r} is still used ({where}); remove those rows first")
+            raise Conflict(
+                N_("GPU “%(key)s” is still used (%(where)s); remove those rows first"),
+                key=key,
+                where=where,
+            )
     before = row_values(k, row)
     session.delete(row)
     if pl is not None:
@@ -200,7 +212,7 @@ def _exists(session: Session, k: Kind, price_list_id: int | None, key: str) -> b
 
 def _check_gpu(session: Session, k: Kind, values: Mapping[str, Any]) -> None:
     if k.name in GPU_REFERENCING and session.get(Gpu, values["gpu_id"]) is None:
-        raise InvalidRow({"gpu_id": f"{values['gpu_id']!r} is not a known GPU"})
+        raise InvalidRow({"gpu_id": _("“%(gpu)s” is not a known GPU") % {"gpu": values["gpu_id"]}})
 
 
 def gpu_ids(*, session: Session) -> list[str]:

@@ -9,6 +9,8 @@ from sqlmodel import Session, col, select
 
 from app.catalog.models import PriceList, utcnow
 from app.catalog.service.errors import Conflict, InvalidRow, NotFound
+from app.i18n import N_
+from app.i18n import gettext as _
 
 
 def list_price_lists(*, session: Session) -> list[PriceList]:
@@ -22,7 +24,7 @@ def list_price_lists(*, session: Session) -> list[PriceList]:
 def get_price_list(*, session: Session, price_list_id: int) -> PriceList:
     pl = session.get(PriceList, price_list_id)
     if pl is None:
-        raise NotFound(f"no price list {price_list_id}", field="price_list")
+        raise NotFound(N_("no price list %(id)s"), field="price_list", id=price_list_id)
     return pl
 
 
@@ -56,16 +58,22 @@ def require_draft(session: Session, price_list_id: int) -> PriceList:
     pl = get_price_list(session=session, price_list_id=price_list_id)
     if pl.status != "draft":
         raise Conflict(
-            f"price list {pl.name!r} is {pl.status}: its prices are frozen for the plans quoted "
-            "from it. Start a new draft from it and change that.",
+            N_(
+                "price list “%(name)s” is %(status)s: its prices are frozen for the plans "
+                "quoted from it. Start a new draft from it and change that."
+            ),
             field="price_list",
+            name=pl.name,
+            status=_(pl.status),
         )
     return pl
 
 
 def unique_name(session: Session, name: str) -> None:
     if session.exec(select(PriceList.id).where(PriceList.name == name)).first() is not None:
-        raise InvalidRow({"name": f"a price list called {name!r} already exists"})
+        raise InvalidRow(
+            {"name": _("a price list called “%(name)s” already exists") % {"name": name}}
+        )
 
 
 def touch(pl: PriceList) -> None:
