@@ -7,7 +7,6 @@ FastAPI's own error shape, naming the parameter at fault.
 
 from __future__ import annotations
 
-from datetime import date
 from typing import Annotated, Literal
 
 from fastapi import APIRouter, Query, Request
@@ -24,6 +23,7 @@ from app.catalog.models import (
     RentalOfferPublic,
 )
 from app.catalog.service import CatalogError
+from app.dates import IsoDate
 from app.deps import SessionDep
 from app.ids import DB_OFFSET_MAX, DbId
 
@@ -164,7 +164,7 @@ async def import_catalog(
     ] = None,
     mode: Literal["sync", "upsert"] = "sync",
     name: Annotated[str | None, Query(max_length=100, description="Name of the new draft")] = None,
-    effective_date: date | None = None,
+    effective_date: Annotated[IsoDate | None, Query()] = None,
 ) -> Response:
     """Preview (dry_run, the default) or apply a CSV/JSON import; all-or-nothing."""
     data, fmt = await read_upload(request, format)

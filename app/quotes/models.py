@@ -7,12 +7,12 @@ Decimals are strings ("180000") so no client float can lose a cent.
 
 from __future__ import annotations
 
-from datetime import date
 from decimal import Decimal
 from typing import Annotated, Final, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
 
+from app.dates import IsoDate
 from app.engine.strict_numbers import NumbersNotBooleans
 from app.i18n import N_
 from app.text import PlainLine, PlainText
@@ -104,7 +104,7 @@ class QuoteIn(NumbersNotBooleans, BaseModel):
             "zero-rated export, the default for an export customer); any other value is a 422."
         ),
     )
-    valid_until: date | None = Field(
+    valid_until: IsoDate | None = Field(
         default=None, description="Default: 30 days from today; at most 365 days from today."
     )
     payment_terms: PlainText | None = Field(default=None, max_length=1000)

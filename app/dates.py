@@ -1,0 +1,39 @@
+"""Dates people and clients send: ISO 8601 calendar dates (YYYY-MM-DD) and nothing else.
+
+Pydantic's lax `date` also reads a number, or a string of digits, as a Unix timestamp: QA
+created a price list effective "0" and got 1970-01-01, and "20270101" would have been
+1970-08-23 without a word. `IsoDate` takes a `date` (or the date of a `datetime`) or a
+"YYYY-MM-DD" string; anything else is pydantic's `date_parsing` error, a 422 naming the field
+(the catalog's forms and files say "must be a date YYYY-MM-DD (got '0')").
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import date, datetime
+from typing import Annotated, Any
+
+from pydantic import BeforeValidator
+from pydantic_core import PydanticCustomError
+
+_ISO = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
+def iso_date(value: Any) -> date:
+    """`value` as a date: a date, a datetime's date, or an ISO 'YYYY-MM-DD' string."""
+    if isinstance(value, datetime):
+        return value.date()
+    if isinstance(value, date):
+        return value
+    if isinstance(value, str) and _ISO.fullmatch(value.strip()):
+        try:
+            return date.fromisoformat(value.strip())
+        except ValueError:
+            pass  # 2027-02-30: the shape of a date, not a day of the calendar
+    # pydantic's own error type, so every door words it as it does any bad date
+    raise PydanticCustomError(
+        "date_parsing", "Input should be a valid date in the format YYYY-MM-DD"
+    )
+
+
+IsoDate = Annotated[date, BeforeValidator(iso_date)]
