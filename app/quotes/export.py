@@ -12,10 +12,11 @@ from app.accounts.models import User
 from app.catalog.models import PriceList
 from app.customers import service as customers
 from app.i18n import N_
-from app.ids import DbId
+from app.ids import DB_ID_MAX, DbId
 from app.plans import service as plans
-from app.plans.models import TAGS_MAX, Plan, Tag, clean_tags
+from app.plans.models import TAGS_MAX, Name, Plan, Status, Tag, clean_tags
 from app.quotes.models import QuoteIn
+from app.text import PlainLine, PlainText
 
 FORMAT: Final = "stratagem.plan/1"
 
@@ -49,7 +50,21 @@ class PlanExport(SQLModel):
 
 class PlanImport(PlanExport):
     # The same bounds as PlanCreate: an import is a new plan (the export itself stays as
-    # lenient as what is stored, so an old plan always exports).
+    # lenient as what is stored, so an old plan always exports). A NUL in the name was
+    # imported as is (QA); the fields an import does not copy (number, status, version: the
+    # new plan is a draft with its own) must still be what an export writes, not anything.
+    quote_number: PlainLine = Field(
+        default="", max_length=100, description="The exported plan's number (not copied)."
+    )
+    name: Name = Field(max_length=200)
+    customer: PlainLine = Field(default="", max_length=200)
+    status: Status = Field(
+        default="draft", description="The exported plan's status (not copied: a draft)."
+    )
+    notes: PlainText = Field(default="", max_length=20_000)
+    version: int = Field(
+        default=1, ge=1, le=DB_ID_MAX, description="The exported revision (not copied)."
+    )
     tags: list[Tag] = Field(default_factory=list, max_length=TAGS_MAX)
     price_list_id: DbId | None = None
     reprice: bool = Field(

@@ -119,3 +119,37 @@ def test_a_bad_quote_in_an_import_is_a_422_naming_its_field(client: TestClient) 
         assert r.status_code == 422, r.text
         assert r.json()["detail"][0]["loc"] == loc
     assert _count(client, a.headers) == before  # nothing half-imported
+
+
+def test_an_import_checks_every_field_an_export_writes(client: TestClient) -> None:
+    # QA fuzz: a NUL in the name was imported as is (POST /api/v1/plans refuses it), and a
+    # status "bogus", version -5 or a 10,000-character quote number were a 201, dropped
+    # without a word. The fields an import does not copy must still be an export's.
+    a = make_account(client, "sales")
+    c = _customer(client, a)
+    exported = _export(client, a.headers, _plan(client, a, c["id"], _quote())["id"])
+    before = _count(client, a.headers)
+    for change, loc in (
+        ({"name": "Lab\u0000"}, ["body", "name"]),
+        ({"name": "   "}, ["body", "name"]),
+        ({"customer": "ACME\u202e"}, ["body", "customer"]),
+        ({"status": "bogus"}, ["body", "status"]),
+        ({"version": -5}, ["body", "version"]),
+        ({"quote_number": "Q" * 10_000}, ["body", "quote_number"]),
+        ({"notes": "a\u0007b"}, ["body", "notes"]),
+    ):  # fmt: skip
+        r = client.post("/api/v1/plans/import", json={**exported, **change}, headers=a.headers)
+        assert r.status_code == 422, (change, r.text)
+        assert r.json()["detail"][0]["loc"] == loc, change
+    assert _count(client, a.headers) == before
+    # What an export writes still imports: a sent plan's status and revision are read, and
+    # the new plan is a draft of revision 1 with a number of its own.
+    r = client.post(
+        "/api/v1/plans/import",
+        json={**exported, "status": "sent", "version": 7, "notes": "line 1\nline 2"},
+        headers=a.headers,
+    )
+    assert r.status_code == 201, r.text
+    new = r.json()
+    assert (new["status"], new["version"]) == ("draft", 1)
+    assert new["quote_number"] != exported["quote_number"]
