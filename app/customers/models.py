@@ -104,7 +104,9 @@ def _tax_id(v: str) -> str:
 
 
 def _email(v: str) -> str:
-    if v and not _EMAIL.match(v):
+    # fullmatch: `$` of match() let a trailing newline through; controls (a NUL, QA) are not
+    # in any address and end strings in the mail tools it is copied into
+    if v and (not _EMAIL.fullmatch(v) or any(unicodedata.category(ch) == "Cc" for ch in v)):
         raise ValueError(_("Enter an e-mail address such as name@company.com.tw."))
     return v.lower()
 

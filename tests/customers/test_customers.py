@@ -203,3 +203,14 @@ def test_the_list_marks_an_export_customer_as_export_sales_not_data_export(
     )
     row = next(tr for tr in page.select("tr") if "Overseas Buyer" in tr.get_text())
     assert row.select_one(".chip").get_text() == "外銷客戶"
+
+
+@pytest.mark.parametrize("email", ["a@b.tw\u0000", "a@b.tw\u0007x", "a@b\u0000.tw"])
+def test_an_email_with_a_control_character_is_refused(client: TestClient, email: str) -> None:
+    # QA fuzz: "a@b.tw\u0000" was saved (the pattern's character class took the NUL).
+    a = make_account(client, "sales")
+    before = len(client.get("/api/v1/customers", headers=a.headers).json())
+    r = client.post("/api/v1/customers", json={"name": "Acme", "email": email}, headers=a.headers)
+    assert r.status_code == 422, r.text
+    assert r.json()["detail"][0]["loc"] == ["body", "email"]
+    assert len(client.get("/api/v1/customers", headers=a.headers).json()) == before
