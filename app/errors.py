@@ -28,10 +28,14 @@ class DomainError(Exception):
     #: The error page's variant ("csrf", "forbidden", …); None for the generic page.
     kind: ClassVar[str | None] = None
 
-    def __init__(self, message: str = "", *, field: str | None = None, **params: Any) -> None:
+    def __init__(
+        self, message: str = "", *, field: str | None = None, where: str = "body", **params: Any
+    ) -> None:
         super().__init__(message % params if params else message)
         self.message_id = message
         self.field = field
+        # where the field was sent ("body", "query", "path"): the first part of its `loc`
+        self.where = where
         self.params = params
 
     @property
@@ -42,7 +46,7 @@ class DomainError(Exception):
 
     def json_body(self) -> dict[str, Any]:
         if self.field is not None:
-            return {"detail": [field_detail(self.field, self.message)]}
+            return {"detail": [field_detail(self.field, self.message, where=self.where)]}
         return {"detail": self.message}
 
 

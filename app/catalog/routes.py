@@ -15,6 +15,7 @@ from starlette.datastructures import UploadFile
 
 from app.catalog import io, service
 from app.catalog.access import ADMIN_DEPENDENCIES, ActorDep, ViewerDep, sees_drafts, visible
+from app.catalog.kinds import KINDS
 from app.catalog.models import (
     AuditEntryPublic,
     CloudInstancePublic,
@@ -22,9 +23,10 @@ from app.catalog.models import (
     PriceListPublic,
     RentalOfferPublic,
 )
-from app.catalog.service import CatalogError
+from app.catalog.service import CatalogError, NotFound
 from app.dates import IsoDate
 from app.deps import SessionDep
+from app.i18n import N_
 from app.ids import DB_OFFSET_MAX, DbId
 
 router = APIRouter(prefix="/api/v1", tags=["catalog"])
@@ -40,6 +42,20 @@ DirQuery = Annotated[Literal["asc", "desc"], Query(description="Sort direction")
 KindName = Literal["gpus", "gpu_prices", "servers", "offers", "cloud", "energy", "buy", "fx"]
 
 
+def _sort(kind_name: str, sort: str | None) -> str | None:
+    """`sort` when it is one of the kind's sortable columns, else a 422 naming it (a column
+    that does not exist was ignored, listing in insertion order as if it had sorted)."""
+    allowed = service.sort_columns(KINDS[kind_name])
+    if sort and sort not in allowed:
+        raise CatalogError(
+            N_("must be one of %(allowed)s (got %(value)s)"),
+            field="sort",
+            allowed=", ".join(allowed),
+            value=sort,
+        )
+    return sort or None
+
+
 @router.get("/offers", response_model=list[RentalOfferPublic])
 def list_offers(
     session: SessionDep,
@@ -53,8 +69,9 @@ def list_offers(
     pl = visible(service.resolve_price_list(session=session, price_list_id=price_list), viewer)
     assert pl.id is not None
     return service.offers_public(
-        session=session, price_list_id=pl.id, q=q, sort=sort, descending=dir == "desc"
-    )
+        session=session, price_list_id=pl.id, q=q, sort=_sort("offers", sort),
+        descending=dir == "desc",
+    )  # fmt: skip
 
 
 @router.get("/cloud", response_model=list[CloudInstancePublic])
@@ -70,8 +87,9 @@ def list_cloud(
     pl = visible(service.resolve_price_list(session=session, price_list_id=price_list), viewer)
     assert pl.id is not None
     return service.cloud_public(
-        session=session, price_list_id=pl.id, q=q, sort=sort, descending=dir == "desc"
-    )
+        session=session, price_list_id=pl.id, q=q, sort=_sort("cloud", sort),
+        descending=dir == "desc",
+    )  # fmt: skip
 
 
 @router.get("/price-lists", response_model=list[PriceListPublic])
@@ -90,7 +108,11 @@ def get_current_price_list(session: SessionDep) -> PriceListDetail:
 @router.get("/price-lists/{price_list_id}", response_model=PriceListDetail)
 def get_price_list(session: SessionDep, viewer: ViewerDep, price_list_id: DbId) -> PriceListDetail:
     """One price list with all its rows (GPUs, servers, offers, cloud, energy, buying, FX)."""
-    visible(service.get_price_list(session=session, price_list_id=price_list_id), viewer)
+    try:
+        pl = service.get_price_list(session=session, price_list_id=price_list_id)
+    except NotFound as e:  # the id is this path's, not the `price_list` query of other routes
+        raise NotFound(e.message_id, field="price_list_id", where="path", **e.params) from None
+    visible(pl, viewer)
     return service.price_list_detail(session=session, price_list_id=price_list_id)
 
 

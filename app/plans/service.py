@@ -106,8 +106,8 @@ class Forbidden(PlanError, errors.Forbidden):
 class Invalid(PlanError, errors.Invalid):
     """A value the service refuses; `field` is its dotted path (a 422)."""
 
-    def __init__(self, field: str, message: str) -> None:
-        super().__init__(message, field=field)
+    def __init__(self, field: str, message: str, *, where: str = "body") -> None:
+        super().__init__(message, field=field, where=where)
 
 
 class Conflict(PlanError, errors.Conflict):
@@ -575,7 +575,9 @@ def list_plans(
     expire_due(session=session)
     field = sort.removeprefix("-")
     if field not in SORTS:
-        raise Invalid("sort", f"must be one of {', '.join(SORTS)}, '-' for descending")
+        raise Invalid(
+            "sort", f"must be one of {', '.join(SORTS)}, '-' for descending", where="query"
+        )
     page = max(page, 1)
     per_page = min(max(per_page, 1), MAX_PER_PAGE)
     conds: list[Any] = [col(Plan.archived) == archived]

@@ -72,12 +72,16 @@ def filter_rows(
     Raises Invalid naming the field for a GPU no row uses, an unknown kind or task group.
     """
     if gpu and gpu not in gpus(rows):
-        raise Invalid(N_("No published run on this GPU."), field="gpu")
+        raise Invalid(N_("No published run on this GPU."), field="gpu", where="query")
     if kind and kind not in KINDS:
-        raise Invalid(N_("Choose training, serving or image generation."), field="kind")
+        raise Invalid(
+            N_("Choose training, serving or image generation."), field="kind", where="query"
+        )
     if task and task not in TASK_GROUPS:
         raise Invalid(
-            N_("Choose pre-training, fine-tuning, inference or image generation."), field="task"
+            N_("Choose pre-training, fine-tuning, inference or image generation."),
+            field="task",
+            where="query",
         )
     keep = TASK_GROUPS.get(task or "")
     return [

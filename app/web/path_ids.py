@@ -16,12 +16,10 @@ stay a 422 naming the parameter, with the range in the OpenAPI schema.
 
 from __future__ import annotations
 
-from typing import Any
-
 from fastapi import Request
 from fastapi.routing import APIRoute
 
-from app.errors import NotFound, field_detail
+from app.errors import NotFound
 from app.ids import DB_ID_MAX
 
 #: Query parameters that name one record (404 when out of range, like a missing record).
@@ -32,11 +30,7 @@ class NoSuchId(NotFound):
     """404 for an id no row can have; the JSON names the parameter (path or query)."""
 
     def __init__(self, name: str, *, where: str) -> None:
-        super().__init__("No record has this id (%(name)s).", field=name, name=name)
-        self.where = where
-
-    def json_body(self) -> dict[str, Any]:
-        return {"detail": [field_detail(self.field or "", self.message, where=self.where)]}
+        super().__init__("No record has this id (%(name)s).", field=name, where=where, name=name)
 
 
 def is_db_id(text: str) -> bool:

@@ -203,7 +203,7 @@ def test_list_search_filter_sort_paginate(client: TestClient, account: MakeAccou
     r = client.get("/api/v1/plans", params={"search": "%"}, headers=h)
     assert r.status_code == 200
     r = client.get("/api/v1/plans", params={"sort": "password"}, headers=h)
-    assert r.status_code == 422 and r.json()["detail"][0]["loc"] == ["body", "sort"]
+    assert r.status_code == 422 and r.json()["detail"][0]["loc"] == ["query", "sort"]
 
 
 def test_reprice_reports_the_cost_difference(client: TestClient, account: MakeAccount) -> None:

@@ -20,8 +20,12 @@ class CatalogError(errors.DomainError):
 
     status = 422
 
-    def __init__(self, message: str, *, field: str | None = None, **params: Any) -> None:
-        super().__init__(message, field=field, **params)
+    def __init__(
+        self, message: str, *, field: str | None = None, where: str | None = None, **params: Any
+    ) -> None:
+        # where: None reads a field as the catalog's routes take it (`BODY_FIELDS` in the
+        # body, the rest in the query); "path" for an id in the URL's path
+        super().__init__(message, field=field, where=where or "", **params)
 
     def field_messages(self) -> dict[str, str]:
         return {self.field or "": self.message}
@@ -30,7 +34,9 @@ class CatalogError(errors.DomainError):
         """FastAPI's validation-error shape, so clients parse one format for every 4xx."""
         return {
             "detail": [
-                errors.field_detail(f, msg, where="body" if f in BODY_FIELDS else "query")
+                errors.field_detail(
+                    f, msg, where=self.where or ("body" if f in BODY_FIELDS else "query")
+                )
                 for f, msg in self.field_messages().items()
             ]
         }

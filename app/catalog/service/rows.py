@@ -176,9 +176,9 @@ def delete_row(
         if used:
             where = ", ".join(f"{n} {name}" for name, n in used.items())
             raise Conflict(
-                N_("GPU “%(key)s” is still used (%(where)s); remove those rows first"),
+                N_("GPU “%(key)s” is still used (%(rows)s); remove those rows first"),
                 key=key,
-                where=where,
+                rows=where,
             )
     before = row_values(k, row)
     session.delete(row)
