@@ -89,7 +89,37 @@ def safe_errors(errors: Any) -> list[dict[str, Any]]:
     return out
 
 
+#: What FastAPI reports when a JSON route got a body it did not parse as JSON (it reads a
+#: body whose Content-Type is not JSON as bytes, which no model accepts).
+_NOT_AN_OBJECT = frozenset({"model_attributes_type", "dict_type"})
+
+
+def _json_type(content_type: str) -> bool:
+    ctype = content_type.split(";", 1)[0].strip().lower()
+    return ctype == "application/json" or ctype.endswith("+json")
+
+
 async def validation_error(request: Request, exc: Exception) -> JSONResponse:
-    """The 422 for a request FastAPI could not validate, safe to serialise whatever came in."""
+    """The 422 for a request FastAPI could not validate, safe to serialise whatever came in.
+
+    A body sent without a JSON Content-Type (curl's default form type, text/plain) is a 415
+    that says so, rather than "Input should be a valid dictionary" about its bytes (QA)."""
     assert isinstance(exc, RequestValidationError)
-    return JSONResponse(status_code=422, content={"detail": safe_errors(exc.errors())})
+    errors = exc.errors()
+    ctype = request.headers.get("content-type", "")
+    if (
+        len(errors) == 1
+        and tuple(errors[0].get("loc", ())) == ("body",)
+        and errors[0].get("type") in _NOT_AN_OBJECT
+        and isinstance(errors[0].get("input"), bytes)
+        and not _json_type(ctype)
+    ):
+        sent = safe_text(ctype.split(";", 1)[0].strip() or "none", 80)
+        detail = {
+            "type": "content_type",
+            "loc": ["header", "content-type"],
+            "msg": f"Send the body as JSON with Content-Type: application/json (got {sent})",
+            "input": sent,
+        }
+        return JSONResponse(status_code=415, content={"detail": [detail]})
+    return JSONResponse(status_code=422, content={"detail": safe_errors(errors)})

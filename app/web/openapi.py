@@ -80,8 +80,8 @@ def error_codes(route: APIRoute) -> set[int]:
         codes |= {400, 413, 422}  # a body may be malformed or too large
         if signed_in:
             codes.add(409)
-    if "import_catalog" == route.name:
-        codes.add(415)
+    if "import_catalog" == route.name or d.body_params:
+        codes.add(415)  # a JSON body sent under another content type (app/web/failures.py)
     if "current_prices" in deps:
         codes.add(503)
     return codes

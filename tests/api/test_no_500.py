@@ -266,3 +266,24 @@ def test_the_connection_survives_a_500(live_broken: int) -> None:
     assert second.status == 200
     assert conn.sock is sock
     conn.close()
+
+
+@pytest.mark.parametrize("ctype", ["text/plain", "application/x-www-form-urlencoded", None])
+def test_a_json_body_under_another_content_type_is_a_415_saying_so(
+    client: TestClient, ctype: str | None
+) -> None:
+    # QA fuzz: curl's default form type gave a 422 "Input should be a valid dictionary or
+    # object to extract fields from" about the body's bytes, which does not say what to fix.
+    headers = {"content-type": ctype} if ctype else {}
+    r = client.post("/api/v1/estimate", content=b'{"model": {"preset": "llama-3.1-8b"}}',
+                    headers=headers)  # fmt: skip
+    assert r.status_code == 415, r.text
+    (err,) = r.json()["detail"]
+    assert err["loc"] == ["header", "content-type"]
+    assert err["msg"] == (
+        "Send the body as JSON with Content-Type: application/json "
+        f"(got {ctype or 'none'})"
+    )
+    # a JSON body that is not an object stays a 422 about the body
+    r = client.post("/api/v1/estimate", json=[1, 2])
+    assert r.status_code == 422 and r.json()["detail"][0]["loc"] == ["body"]
