@@ -512,7 +512,9 @@ def get_plan(*, session: Session, plan_id: int) -> Plan:
     """The plan; a sent quote past its validity date is marked expired on the way."""
     plan = session.get(Plan, plan_id)
     if plan is None:
-        raise NotFound(f"no plan {plan_id}")
+        # As an id no row can have answers (app/web/path_ids.py): at the path's plan_id,
+        # in the request's language
+        raise NotFound(N_("There is no plan %(id)s."), field="plan_id", where="path", id=plan_id)
     if plan.status == "sent" and plan.valid_until is not None and plan.valid_until < today():
         expire_due(session=session)
         session.refresh(plan)
