@@ -2,7 +2,8 @@
 
 `install(app)` is the one call `create_app` makes: the request middleware (request id,
 access log, metrics, request id in JSON error bodies) and the /healthz, /readyz and /metrics
-routes.
+routes. `outage` tells a database that cannot be reached from other errors (a 503, logged
+without a traceback per request).
 """
 
 from __future__ import annotations

@@ -7,9 +7,16 @@
   field — FastAPI's 422s, the domain errors of app/web/errors.py, 401/404s alike — so a
   user's report can be matched with the log.
 * An exception no handler took becomes a 500 (JSON under /api/, text elsewhere) carrying
-  the id, and is logged with its traceback.
+  the id, and is logged with its traceback. One that says the database cannot be reached
+  (raised where no handler runs, such as an error page that needed the database itself) is
+  the same 503 app/web/errors.py answers, logged the same way (`app.ops.outage`): one line,
+  a traceback at most once a minute.
 * Metrics by route *template* (`/api/v1/plans/{plan_id}`), never the raw path, so a scan of
   random URLs cannot grow the label set; unmatched paths count as `<unmatched>`.
+* The probes' routes (`QUIET_ROUTES`) are left out of the metrics, and out of the access log
+  while they answer 2xx: the load balancer and Prometheus poll them every few seconds. Any
+  other answer is logged, or a failing /readyz would take a process out of rotation without
+  a word in the log.
 """
 
 from __future__ import annotations
@@ -21,14 +28,17 @@ import time
 import uuid
 from typing import Any, Final
 
+from starlette.requests import Request
+from starlette.responses import Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from app.ops import metrics
+from app.ops import metrics, outage
 from app.ops.logs import REQUEST_ID
 
 HEADER: Final = "x-request-id"
 _VALID_ID: Final = re.compile(r"[A-Za-z0-9._:\-]{1,128}")
-#: Not worth a log line or a latency sample each: the load balancer and Prometheus poll them.
+#: Not worth a latency sample each, nor a log line while they answer 2xx: the load balancer
+#: and Prometheus poll them.
 QUIET_ROUTES: Final = frozenset({"/healthz", "/readyz", "/metrics"})
 
 access_log = logging.getLogger("stratagem.access")
@@ -92,12 +102,21 @@ class RequestMiddleware:
 
         try:
             await self.app(scope, receive, send_wrapper)
-        except Exception:
-            error_log.exception("unhandled error in %s %s", scope.get("method"), scope["path"])
+        except Exception as exc:
+            method, path = str(scope.get("method", "")), str(scope["path"])
+            unavailable = outage.database_unavailable(exc)
+            if unavailable:
+                outage.report(exc, method=method, path=path)
+            else:
+                error_log.exception("unhandled error in %s %s", method, path)
             if state["started"]:
                 raise
-            state["status"] = 500
-            await _send_500(scope, send, rid)
+            state["hold"] = None  # a held error response the exception cut short
+            if unavailable:
+                await _send_unavailable(scope, receive, send_wrapper)
+            else:
+                state["status"] = 500
+                await _send_500(scope, send, rid)
         finally:
             REQUEST_ID.reset(token)
             self._record(scope, state["status"], time.perf_counter() - start, rid)
@@ -105,14 +124,16 @@ class RequestMiddleware:
     @staticmethod
     def _record(scope: Scope, status: int, elapsed: float, rid: str) -> None:
         route = route_template(scope)
-        if route in QUIET_ROUTES:
+        quiet = route in QUIET_ROUTES
+        if quiet and 200 <= status < 300:
             return
         method = scope.get("method", "")
-        metrics.REQUESTS.labels(method, route, str(status)).inc()
-        metrics.LATENCY.labels(method, route).observe(elapsed)
-        if route in metrics.ESTIMATE_ROUTES and status < 400:
-            metrics.ESTIMATE.labels(route).observe(elapsed)
-        metrics.sync_caches()
+        if not quiet:
+            metrics.REQUESTS.labels(method, route, str(status)).inc()
+            metrics.LATENCY.labels(method, route).observe(elapsed)
+            if route in metrics.ESTIMATE_ROUTES and status < 400:
+                metrics.ESTIMATE.labels(route).observe(elapsed)
+            metrics.sync_caches()
         access_log.info(
             "%s %s %s %.1f ms",
             method,
@@ -171,3 +192,29 @@ async def _send_500(scope: Scope, send: Send, rid: str) -> None:
     ]
     await send({"type": "http.response.start", "status": 500, "headers": headers})
     await send({"type": "http.response.body", "body": body})
+
+
+async def _send_unavailable(scope: Scope, receive: Receive, send: Send) -> None:
+    """The 503 of a database that cannot be reached: the web layer's (JSON or the translated
+    page, `app.state.unavailable_response`), else a plain one. `send` is the middleware's
+    wrapper, which adds the request id to the header and to a JSON body."""
+    state = getattr(scope.get("app"), "state", None)
+    respond = getattr(state, "unavailable_response", None)
+    response: Response | None = None
+    if respond is not None:
+        try:
+            response = respond(Request(scope, receive))
+        except Exception:
+            error_log.exception("the 503 page failed; answering a plain one")
+    if response is None:
+        response = _plain_unavailable(scope)
+    await response(scope, receive, send)
+
+
+def _plain_unavailable(scope: Scope) -> Response:
+    headers = {"Retry-After": str(outage.RETRY_AFTER_S), "Cache-Control": "no-store"}
+    if scope["path"].startswith("/api/"):
+        body = json.dumps({"detail": "The database is unavailable; try again in a few seconds."})
+        return Response(body, 503, headers, media_type="application/json")
+    text = "The service is temporarily unavailable; try again in a few seconds."
+    return Response(text, 503, headers, media_type="text/plain; charset=utf-8")

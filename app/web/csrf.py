@@ -11,7 +11,9 @@ Conventions
   (``hx-headers`` on ``<body>``).
 * State-changing HTML routes depend on :func:`verify_csrf` (``dependencies=[CsrfDep]`` or a
   parameter). A missing or wrong token is a 403 page that says what happened.
-* The JSON API (``/api/``) and ``/static/`` are exempt: no cookie is set on them.
+* The JSON API (``/api/``), ``/static/``, the API docs and the probes (``/healthz``,
+  ``/readyz``, ``/metrics``) are exempt: no cookie is set on them. None has a form, and a
+  probe's client keeps no cookies, so each poll drew a fresh token and a ``Set-Cookie``.
 """
 
 from __future__ import annotations
@@ -30,7 +32,16 @@ from app.errors import FormExpired
 COOKIE: Final = "csrf"
 HEADER: Final = "x-csrf-token"
 FIELD: Final = "csrf_token"
-EXEMPT_PREFIXES: Final = ("/api/", "/static/", "/docs", "/openapi.json", "/redoc")
+EXEMPT_PREFIXES: Final = (
+    "/api/",
+    "/static/",
+    "/docs",
+    "/openapi.json",
+    "/redoc",
+    "/healthz",
+    "/readyz",
+    "/metrics",
+)
 SAFE_METHODS: Final = frozenset({"GET", "HEAD", "OPTIONS", "TRACE"})
 
 

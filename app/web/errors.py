@@ -1,24 +1,43 @@
 """One error path: a `DomainError` (or an engine `InputError`) becomes JSON under `/api/`
 and the translated error page everywhere else.
 
-`install(app)` registers the two handlers; nothing else in the app maps errors to responses.
+`install(app)` registers the handlers; nothing else in the app maps errors to responses.
 The language is already active (`app.web.language`), so messages come out translated.
+
+A database that cannot be reached (`app.ops.outage.database_unavailable`) is a 503 with
+`Retry-After`: JSON under `/api/`, else `templates/errors/unavailable.html`, a page that needs
+nothing from the database (the usual pages read the signed-in user and the price list).
 """
 
 from __future__ import annotations
 
-from typing import Any
+import sqlite3
+from typing import Any, Final
 
+import psycopg
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse, RedirectResponse, Response
+from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+from sqlalchemy.exc import DBAPIError
 
 from app.engine.estimate import InputError
 from app.engine.notices import Notice
 from app.errors import DomainError, Invalid, LoginRequired, PageForbidden, TooManyRequests
+from app.i18n import gettext
+from app.ops import outage
+from app.ops.logs import REQUEST_ID
 from app.web import failures, htmx
 from app.web.htmx import is_fragment
-from app.web.templating import render
+from app.web.templating import activate, page_address, render, templates
+
+#: What a client must not keep: an outage page cached would outlive the outage.
+UNAVAILABLE_HEADERS: Final = {
+    "Retry-After": str(outage.RETRY_AFTER_S),
+    "Cache-Control": "no-store",
+}
+#: The errors a database driver raises, wrapped by SQLAlchemy or not; which of them mean
+#: "unreachable" is `outage.database_unavailable`'s decision, the rest stay 500s.
+DATABASE_ERRORS: Final = (DBAPIError, psycopg.OperationalError, sqlite3.OperationalError)
 
 #: First path segment → the navigation entry an error page highlights.
 _NAV: dict[str, str] = {"catalog": "catalog", "plans": "plans", "compare": "plans"}
@@ -63,6 +82,31 @@ def error_page(request: Request, exc: DomainError) -> Response:
     return render(request, "_error.html", ctx, status_code=exc.status)
 
 
+def unavailable_response(request: Request) -> Response:
+    """The 503 for a request the database could not serve, in the visitor's language."""
+    lang = activate(request)
+    if is_api(request):
+        detail = gettext("The database is unavailable; try again in a few seconds.")
+        return JSONResponse({"detail": detail}, status_code=503, headers=UNAVAILABLE_HEADERS)
+    page = templates.env.get_template("errors/unavailable.html").render(
+        lang=lang,
+        retry_url=page_address(request),
+        form_sent=request.method not in ("GET", "HEAD"),
+        request_id=REQUEST_ID.get(),
+    )
+    headers = {**UNAVAILABLE_HEADERS, "Vary": "Accept-Language, Cookie"}
+    return HTMLResponse(page, status_code=503, headers=headers)
+
+
+async def database_error(request: Request, exc: Exception) -> Response:
+    """503 when the database could not be reached; any other database error is re-raised,
+    to become the logged 500 of app.ops.middleware."""
+    if not outage.database_unavailable(exc):
+        raise exc
+    outage.report(exc, method=request.method, path=request.url.path)
+    return unavailable_response(request)
+
+
 def install(app: FastAPI) -> None:
     async def handle(request: Request, exc: Exception) -> Response:
         err = as_domain_error(exc)
@@ -78,5 +122,10 @@ def install(app: FastAPI) -> None:
     app.add_exception_handler(InputError, handle)
     # Input the schema refuses: a 422 that never fails to serialise (app/web/failures.py).
     app.add_exception_handler(RequestValidationError, failures.validation_error)
+    for kind in DATABASE_ERRORS:
+        app.add_exception_handler(kind, database_error)
+    # The request middleware answers the same 503 for a database error raised where no
+    # handler runs (an error page that itself needed the database): it finds this here.
+    app.state.unavailable_response = unavailable_response
     # Anything else: app.ops.middleware.RequestMiddleware answers a JSON 500 with the request
     # id and does not re-raise, so the keep-alive connection stays usable.

@@ -5,6 +5,13 @@ eval (templates follow that; see app/web/templating.py). Styles may be inline be
 Plotly sets `style` attributes and injects <style> rules while drawing. A response that
 already carries a Content-Security-Policy keeps it: the API docs page sets its own, which
 adds the hash of its one inline script (app/security/docs.py).
+
+A response made for a signed-in user (the request resolved one: `request.state.user`, set by
+app/accounts/web.py and the API's token check) or under a share link (`/s/<token>`: the
+token in the address is the credential) gets `Cache-Control: private, no-store` unless it
+set its own: a quote must stay out of shared caches and the browser's back-forward cache,
+where `Vary: Cookie` alone kept it (the next person at a kiosk pressed Back). Anonymous pages
+and /static keep their own caching.
 """
 
 from __future__ import annotations
@@ -31,6 +38,9 @@ PERMISSIONS_POLICY: Final = (
     "accelerometer=(), gyroscope=(), magnetometer=()"
 )
 HSTS: Final = "max-age=31536000"
+PRIVATE_CACHE: Final = "private, no-store"
+#: Paths whose address is a credential: the page is as private as a signed-in one.
+PRIVATE_PREFIXES: Final = ("/s/",)
 
 
 def csp_with_script_hashes(*hashes: str) -> str:
@@ -66,7 +76,22 @@ class SecurityHeadersMiddleware:
                 headers = list(message.get("headers", []))
                 present = {name.lower() for name, _ in headers}
                 headers.extend(h for h in self.headers if h[0] not in present)
+                if b"cache-control" not in present and is_private(scope):
+                    headers.append((b"cache-control", PRIVATE_CACHE.encode()))
                 message = {**message, "headers": headers}
             await send(message)
 
         await self.app(scope, receive, send_with_headers)
+
+
+def is_private(scope: Scope) -> bool:
+    """Whether the answer was made for one person: a signed-in user's, or a share link's.
+
+    Read when the response starts, after the route ran: `state["user"]` is only there once
+    something asked who the visitor is (every rendered page does), so a signed-in user's
+    /static request stays public.
+    """
+    if str(scope.get("path", "")).startswith(PRIVATE_PREFIXES):
+        return True
+    state = scope.get("state")
+    return isinstance(state, dict) and state.get("user") is not None

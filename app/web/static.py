@@ -1,8 +1,13 @@
 """/static: content-hashed URLs cached for a year, compressed once (brotli or gzip), ETags.
 
-``static_url()`` (templating) appends ``?v=<hash>``; such a request is answered with
-``Cache-Control: public, max-age=31536000, immutable``. Text assets are compressed on first
-request (or by :func:`warm` at start-up) and kept in memory with their ETag.
+``static_url()`` (templating) appends ``?v=<hash>``, the first `VERSION_CHARS` hex digits of
+the file's sha256. A request whose ``v`` is the hash of the file this process serves is
+answered with ``Cache-Control: public, max-age=31536000, immutable``. Any other ``v`` gets
+``no-cache`` (kept, but revalidated by ETag before each use): during a rolling deploy a
+browser holding a new page can ask an old replica for ``app.css?v=<new>``, and the old file
+stored for a year under the new URL would outlive the deploy. No ``v`` at all gets five
+minutes. Text assets are compressed on first request (or by :func:`warm` at start-up) and
+kept in memory with their ETag.
 
 Compressed bodies are also kept on disk (`STRATAGEM_STATIC_CACHE_DIR`, else a private
 directory under the system's temporary directory), named by the content's hash: brotli at
@@ -24,6 +29,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Final
+from urllib.parse import parse_qs
 
 import brotli
 from starlette.datastructures import Headers
@@ -35,6 +41,10 @@ from app import filelock
 COMPRESSIBLE: Final = (".js", ".css", ".svg", ".json", ".html", ".txt", ".map", ".mjs")
 LONG_CACHE: Final = "public, max-age=31536000, immutable"
 SHORT_CACHE: Final = "public, max-age=300"
+#: A `v` that is not this file's hash: the page and this process disagree on the version.
+MISMATCH_CACHE: Final = "no-cache"
+#: Hex digits of the sha256 in `?v=`, as app.web.templating.static_url writes it.
+VERSION_CHARS: Final = 12
 
 mimetypes.add_type("text/javascript", ".js")
 mimetypes.add_type("text/javascript", ".mjs")
@@ -50,6 +60,11 @@ class _Asset:
     media_type: str
     variants: dict[str, bytes] = field(default_factory=dict)
     digest: str = ""  # sha256 of `raw`, hex: the name of its compressed bodies on disk
+
+    @property
+    def version(self) -> str:
+        """The `v` a page that links this content writes (app.web.templating.static_url)."""
+        return self.digest[:VERSION_CHARS]
 
 
 def _compress(raw: bytes, encoding: str) -> bytes:
@@ -179,9 +194,8 @@ class StaticAssets:
             await PlainTextResponse("Not Found", 404)(scope, receive, send)
             return
         headers = Headers(scope=scope)
-        versioned = b"v=" in scope.get("query_string", b"")
         out = {
-            "Cache-Control": LONG_CACHE if versioned else SHORT_CACHE,
+            "Cache-Control": cache_control(scope.get("query_string", b""), asset.version),
             "ETag": asset.etag,
             "Vary": "Accept-Encoding",
             "X-Content-Type-Options": "nosniff",
@@ -202,6 +216,15 @@ class StaticAssets:
             out["Content-Length"] = str(len(body))
             body = b""
         await Response(body, headers=out, media_type=asset.media_type)(scope, receive, send)
+
+
+def cache_control(query_string: bytes, version: str) -> str:
+    """A year for the URL of exactly this content, revalidation for another version's URL,
+    five minutes for an unversioned one."""
+    asked = parse_qs(query_string.decode("latin-1"), keep_blank_values=True).get("v")
+    if asked is None:
+        return SHORT_CACHE
+    return LONG_CACHE if asked == [version] else MISMATCH_CACHE
 
 
 def path_compressible(rel: str) -> bool:

@@ -51,7 +51,7 @@ def test_readyz_passes_every_check_on_a_migrated_database(client: TestClient) ->
 
 def test_readyz_is_503_naming_migrations_on_an_unmigrated_database(tmp_path: Path) -> None:
     s = Settings(DATABASE_URL=f"sqlite:///{tmp_path / 'empty.db'}", STRATAGEM_SECRET_KEY="k")
-    r = TestClient(create_app(s)).get("/readyz")
+    r = TestClient(create_app(s), client=("127.0.0.1", 50000)).get("/readyz")  # an operator
     assert r.status_code == 503
     body = r.json()
     assert body["failing"] == ["migrations"]
@@ -67,7 +67,7 @@ def test_readyz_is_503_when_the_database_is_unreachable() -> None:
         DATABASE_URL=f"postgresql+psycopg://nobody@127.0.0.1:{port}/none",
         STRATAGEM_SECRET_KEY="k",
     )
-    r = TestClient(create_app(s)).get("/readyz")
+    r = TestClient(create_app(s), client=("127.0.0.1", 50000)).get("/readyz")  # an operator
     assert r.status_code == 503
     assert {"database", "migrations"} <= set(r.json()["failing"])
     assert "OperationalError" in r.json()["checks"]["database"]["error"]
