@@ -3,23 +3,30 @@
 * **SQLite**: SQLite's online backup API (`sqlite3.Connection.backup`) copies the database
   page by page while the app keeps serving; the copy is one consistent snapshot even under
   concurrent writes (WAL readers see one transaction's state). Restore runs the same API the
-  other way, so it also works on a live database (writers wait for the lock).
-* **PostgreSQL**: `pg_dump --format=custom` and `pg_restore --clean --if-exists
-  --single-transaction` (the client tools of PostgreSQL; on Debian `postgresql-client`).
-  A missing tool is a clear error naming the package, not a traceback.
+  other way, in one step, so the whole file is replaced at once (writers wait for the lock).
+* **PostgreSQL**: `pg_dump --format=custom` writes the file; restore empties the app's
+  schema and replays the file in one transaction (`restore` says how). The client tools
+  of PostgreSQL do the work (`pg_dump`, `pg_restore`, `psql`; on Debian
+  `postgresql-client`); a missing tool is a clear error naming the package, not a traceback.
+  The password travels in `PGPASSWORD`, never on a command line that `ps` shows.
 
 The file keeps the Alembic revision of the database it came from; after a restore, start
-the app (or `alembic upgrade head`) to bring an older backup to the current schema.
+the app (or `stratagem migrate`) to bring an older backup to the current schema.
 """
 
 from __future__ import annotations
 
+import os
+import re
 import shutil
 import sqlite3
 import subprocess
+import tempfile
 from pathlib import Path
 
-from sqlalchemy.engine import make_url
+from sqlalchemy.engine import URL, make_url
+
+from app.db import MIGRATION_LOCK_KEY
 
 
 class BackupError(Exception):
@@ -33,10 +40,18 @@ def _sqlite_path(database_url: str) -> Path:
     return Path(url.database)
 
 
-def _libpq_url(database_url: str) -> str:
-    """The URL as libpq (pg_dump) reads it: no SQLAlchemy driver suffix."""
-    url = make_url(database_url).set(drivername="postgresql")
-    return url.render_as_string(hide_password=False)
+def _libpq(database_url: str) -> tuple[str, dict[str, str]]:
+    """The URL as libpq (pg_dump, psql) reads it — no SQLAlchemy driver suffix, no password
+    — and the environment that carries the password (a command line is world-readable in
+    /proc and `ps`)."""
+    url = make_url(database_url)
+    env = dict(os.environ)
+    if url.password is not None:
+        env["PGPASSWORD"] = str(url.password)
+    bare = URL.create(  # not url.set(password=None): set() skips None values
+        "postgresql", url.username, None, url.host, url.port, url.database, url.query
+    )
+    return bare.render_as_string(hide_password=False), env
 
 
 def _tool(name: str) -> str:
@@ -49,28 +64,52 @@ def _tool(name: str) -> str:
     return path
 
 
+def _said(stderr: str, returncode: int) -> str:
+    """A client tool's complaint on one line: its errors, without the notices and warnings
+    a successful run prints too (psql's "NOTICE: drop cascades to …")."""
+    lines = [line.strip() for line in stderr.splitlines() if line.strip()]
+    first_error = next(
+        (n for n, line in enumerate(lines) if re.search(r"\b(ERROR|FATAL|error):", line)), 0
+    )
+    kept = [
+        line for line in lines[first_error:] if not re.search(r"\b(NOTICE|WARNING|INFO):", line)
+    ]
+    if kept or lines:
+        return " ".join(kept or lines)
+    # Killed by a signal (a damaged archive has crashed pg_restore with SIGSEGV).
+    return f"exit status {returncode}" if returncode >= 0 else f"killed by signal {-returncode}"
+
+
 def backup(database_url: str, out: Path) -> Path:
     """Write a backup of `database_url` to `out`; returns `out`."""
-    out.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as e:
+        raise BackupError(f"cannot write {out}: {e.strerror}") from e
     if database_url.startswith("sqlite"):
         src_path = _sqlite_path(database_url)
         if not src_path.exists():
             raise BackupError(f"no database at {src_path}")
         tmp = out.with_name(out.name + ".part")
-        tmp.unlink(missing_ok=True)
-        with sqlite3.connect(src_path) as src, sqlite3.connect(tmp) as dst:
-            src.backup(dst)  # one consistent snapshot, even while the app writes
-        tmp.replace(out)
+        try:
+            tmp.unlink(missing_ok=True)
+            with sqlite3.connect(src_path) as src, sqlite3.connect(tmp) as dst:
+                src.backup(dst)  # one consistent snapshot, even while the app writes
+            tmp.replace(out)
+        except (OSError, sqlite3.Error) as e:
+            raise BackupError(f"cannot back up {src_path} to {out}: {e}") from e
         return out
     if database_url.startswith("postgresql"):
+        url, env = _libpq(database_url)
         proc = subprocess.run(
             [_tool("pg_dump"), "--format=custom", "--no-owner", "--file", str(out),
-             "--dbname", _libpq_url(database_url)],
+             "--dbname", url],
             capture_output=True,
             text=True,
+            env=env,
         )  # fmt: skip
         if proc.returncode:
-            raise BackupError(f"pg_dump failed: {proc.stderr.strip()}")
+            raise BackupError(f"pg_dump failed: {_said(proc.stderr, proc.returncode)}")
         return out
     raise BackupError(
         f"backup supports SQLite and PostgreSQL, not {make_url(database_url).drivername}"
@@ -78,7 +117,27 @@ def backup(database_url: str, out: Path) -> Path:
 
 
 def restore(database_url: str, file: Path) -> None:
-    """Replace the database at `database_url` with the backup in `file`."""
+    """Replace the database at `database_url` with the backup in `file`.
+
+    Whatever the database held before — tables of a newer schema included — is gone
+    afterwards, so an older backup comes back as it was and `stratagem migrate` takes it to
+    head (a restore that left newer tables behind made the next migration fail on them).
+
+    SQLite: the backup API copies the file over the database in one step, one transaction.
+
+    PostgreSQL: one transaction on one connection (`psql`) takes the migration lock (so no
+    replica migrates meanwhile), drops every table, view, sequence, routine and type of
+    the app's schema (`current_schema()`, where Alembic puts the tables; extension objects
+    and the schema itself, with its owner and grants, stay), then replays the file, which
+    `pg_restore --single-transaction` turns into SQL ending in COMMIT. Nothing is committed
+    before that last line, so a restore that fails halfway — a statement the server
+    refuses, a truncated or corrupt file, the connection lost, the process killed —
+    commits nothing: the server rolls the transaction back and the database is as it was.
+    Apps that are serving wait at their next query while the tables are replaced (the
+    drops take exclusive locks) and then see the restored data. Other schemas are left
+    alone; an object the file creates that already exists outside the app's schema fails
+    the restore, unchanged.
+    """
     if not file.exists():
         raise BackupError(f"no backup file at {file}")
     if database_url.startswith("sqlite"):
@@ -88,23 +147,121 @@ def restore(database_url: str, file: Path) -> None:
         except sqlite3.DatabaseError as e:
             raise BackupError(f"{file} is not a Stratagem SQLite backup ({e})") from e
         dst_path = _sqlite_path(database_url)
-        dst_path.parent.mkdir(parents=True, exist_ok=True)
-        with (
-            sqlite3.connect(f"file:{file}?mode=ro", uri=True) as src,
-            sqlite3.connect(dst_path) as dst,
-        ):
-            src.backup(dst)
+        try:
+            dst_path.parent.mkdir(parents=True, exist_ok=True)
+            with (
+                sqlite3.connect(f"file:{file}?mode=ro", uri=True) as src,
+                sqlite3.connect(dst_path) as dst,
+            ):
+                src.backup(dst)
+        except (OSError, sqlite3.Error) as e:
+            raise BackupError(f"cannot restore into {dst_path}: {e}") from e
         return
     if database_url.startswith("postgresql"):
-        proc = subprocess.run(
-            [_tool("pg_restore"), "--clean", "--if-exists", "--no-owner", "--single-transaction",
-             "--dbname", _libpq_url(database_url), str(file)],
-            capture_output=True,
-            text=True,
-        )  # fmt: skip
-        if proc.returncode:
-            raise BackupError(f"pg_restore failed: {proc.stderr.strip()}")
+        _restore_postgres(database_url, file)
         return
     raise BackupError(
         f"restore supports SQLite and PostgreSQL, not {make_url(database_url).drivername}"
     )
+
+
+#: Drops every object of the app's schema, inside the restore's transaction. The list is
+#: read once from the catalogs, then dropped with CASCADE and IF EXISTS: dropping a table
+#: also drops its owned sequences and indexes, which later entries then skip.
+_EMPTY_SCHEMA = r"""
+DO $empty$
+DECLARE
+    stmt text;
+BEGIN
+    FOR stmt IN
+        SELECT s FROM (
+            SELECT 1 AS pass, format('DROP %s IF EXISTS %I.%I CASCADE',
+                       CASE c.relkind WHEN 'v' THEN 'VIEW'
+                                      WHEN 'm' THEN 'MATERIALIZED VIEW'
+                                      WHEN 'S' THEN 'SEQUENCE'
+                                      WHEN 'f' THEN 'FOREIGN TABLE'
+                                      ELSE 'TABLE' END,
+                       n.nspname, c.relname) AS s
+            FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+            WHERE n.nspname = current_schema()
+              AND c.relkind IN ('r', 'p', 'v', 'm', 'S', 'f')
+              AND NOT EXISTS (SELECT FROM pg_depend d WHERE d.classid = 'pg_class'::regclass
+                              AND d.objid = c.oid AND d.deptype = 'e')
+            UNION ALL
+            SELECT 2, format('DROP ROUTINE IF EXISTS %s CASCADE', p.oid::regprocedure)
+            FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
+            WHERE n.nspname = current_schema()
+              AND NOT EXISTS (SELECT FROM pg_depend d WHERE d.classid = 'pg_proc'::regclass
+                              AND d.objid = p.oid AND d.deptype = 'e')
+            UNION ALL
+            SELECT 3, format('DROP %s IF EXISTS %I.%I CASCADE',
+                       CASE t.typtype WHEN 'd' THEN 'DOMAIN' ELSE 'TYPE' END,
+                       n.nspname, t.typname)
+            FROM pg_type t JOIN pg_namespace n ON n.oid = t.typnamespace
+            WHERE n.nspname = current_schema()
+              AND t.typtype IN ('e', 'd', 'r', 'c')
+              -- a table's row type goes with its table; only free-standing composites here
+              AND (t.typtype <> 'c' OR
+                   (SELECT c.relkind FROM pg_class c WHERE c.oid = t.typrelid) = 'c')
+              AND NOT EXISTS (SELECT FROM pg_depend d WHERE d.classid = 'pg_type'::regclass
+                              AND d.objid = t.oid AND d.deptype = 'e')
+        ) AS drops
+        ORDER BY pass
+    LOOP
+        EXECUTE stmt;
+    END LOOP;
+END
+$empty$;
+"""
+
+
+def _restore_postgres(database_url: str, file: Path) -> None:
+    pg_restore, psql = _tool("pg_restore"), _tool("psql")
+    toc = subprocess.run([pg_restore, "--list", str(file)], capture_output=True, text=True)
+    if toc.returncode:
+        raise BackupError(
+            f"{file} is not a pg_dump archive, or is damaged: {_said(toc.stderr, toc.returncode)}"
+        )
+    # A TOC line reads "214; 1259 19598 TABLE public alembic_version postgres".
+    if not re.search(r"^\d+; \d+ \d+ TABLE \S+ alembic_version ", toc.stdout, re.MULTILINE):
+        raise BackupError(f"{file} is not a Stratagem backup (it has no alembic_version table)")
+    url, env = _libpq(database_url)
+    with tempfile.TemporaryFile() as restore_err:
+        # pg_restore writes SQL to the pipe; with --single-transaction its last statement
+        # is the only COMMIT (large objects included). psql runs BEGIN, the lock and the
+        # drops first, on the same connection, so they share that transaction.
+        script = subprocess.Popen(
+            [pg_restore, "--single-transaction", "--no-owner", "--file=-", str(file)],
+            stdout=subprocess.PIPE,
+            stderr=restore_err,
+        )
+        assert script.stdout is not None
+        try:
+            proc = subprocess.run(
+                [psql, "--no-psqlrc", "--quiet", "--set=ON_ERROR_STOP=1", "--dbname", url,
+                 "--command=BEGIN",
+                 "--command=SET client_min_messages = warning",  # not a NOTICE per drop
+                 f"--command=SELECT pg_advisory_xact_lock({MIGRATION_LOCK_KEY})",
+                 f"--command={_EMPTY_SCHEMA}",
+                 "--file=-"],
+                stdin=script.stdout,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE,
+                text=True,
+                env=env,
+            )  # fmt: skip
+        finally:
+            script.stdout.close()  # psql gone early: pg_restore gets EPIPE, not a full pipe
+            script_rc = script.wait()
+        restore_err.seek(0)
+        script_said = restore_err.read().decode("utf-8", "replace")
+    if proc.returncode:
+        raise BackupError(
+            f"restore failed, the database is unchanged: {_said(proc.stderr, proc.returncode)}"
+        )
+    if script_rc:
+        # psql saw the script end without its COMMIT: the server rolled everything back.
+        raise BackupError(
+            f"pg_restore could not read all of {file}, the database is unchanged: "
+            f"{_said(script_said, script_rc)}"
+        )

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from pydantic import ValidationError
@@ -14,8 +14,16 @@ from rich.table import Table
 
 from app.accounts.cli import tokens_cli, users_cli
 from app.catalog.cli import catalog_cli
+from app.cli_db import (
+    database_errors,
+    load_settings,
+    prepare_or_fail,
+)
 from app.engine.estimate import InputError, estimate
 from app.engine.schemas import EstimateRequest, EstimateResponse
+
+if TYPE_CHECKING:
+    pass
 
 cli = typer.Typer(help="Stratagem — plan and quote AI GPU infrastructure.", no_args_is_help=True)
 cli.add_typer(catalog_cli, name="catalog")
@@ -46,7 +54,7 @@ def estimate_cmd(
     deadline_days: Annotated[float | None, typer.Option()] = None,
     concurrency: Annotated[int, typer.Option()] = 1,
     avg_context_tokens: Annotated[int, typer.Option()] = 2048,
-    gpu: Annotated[str | None, typer.Option(help="GPU id (stratagem gpus)")] = None,
+    gpu: Annotated[str | None, typer.Option(help="GPU id (`stratagem gpus` lists them)")] = None,
     gpu_count: Annotated[int | None, typer.Option()] = None,
     zero_stage: Annotated[int | None, typer.Option()] = None,
     tp: Annotated[int | None, typer.Option()] = None,
@@ -204,65 +212,6 @@ def _print_plan(r: EstimateResponse, *, explain: bool) -> None:
         console.print(et)
 
 
-def load_settings() -> Any:
-    """The environment's `Settings`, or one `error:` line per bad setting naming it (not a
-    traceback): "error: STRATAGEM_WORKERS: Input should be a valid integer (got 'abc')"."""
-    from app.settings import Settings
-
-    try:
-        return Settings()
-    except ValidationError as e:
-        lines = []
-        for err in e.errors():
-            name = ".".join(str(p) for p in err["loc"]) or "settings"
-            msg = str(err["msg"]).removeprefix("Value error, ")
-            lines.append(f"{name}: {msg} (got {err.get('input')!r})")
-        _fail(lines)
-
-
-def database_problem(exc: BaseException, url: str) -> str | None:
-    """One line naming DATABASE_URL and the cause, or None when `exc` is not about the
-    database (a bug: let its traceback show)."""
-    from sqlalchemy.exc import ArgumentError, OperationalError
-
-    from app.db import safe_url
-
-    where = f"DATABASE_URL ({safe_url(url)})"
-    if isinstance(exc, ArgumentError):
-        return f"{where}: not a database URL (sqlite:///path or postgresql+psycopg://…)"
-    if isinstance(exc, ModuleNotFoundError):
-        return (
-            f"{where}: no driver for this database ({exc.name} is not installed); "
-            "use sqlite:///path or postgresql+psycopg://…"
-        )
-    if isinstance(exc, OperationalError):
-        cause = str(exc.orig).strip().splitlines()[0] if exc.orig else str(exc)
-        return f"{where}: cannot open or reach the database: {cause}"
-    if isinstance(exc, OSError) and exc.filename:
-        return f"{where}: cannot write {exc.filename}: {exc.strerror}"
-    if isinstance(exc, ValueError) and "url" in "".join(map(str, exc.args)).lower():
-        return f"{where}: {exc}"
-    if isinstance(exc, ValueError) and "invalid literal for int()" in str(exc):
-        return f"{where}: the port is not a number"
-    return None
-
-
-def prepare_or_fail(settings: Any) -> None:
-    """Migrate and seed under the migration lock; a database that cannot be used is one
-    `error:` line naming DATABASE_URL, exit 2."""
-    from app.bootstrap import prepare_database
-    from app.db import migration_lock
-
-    try:
-        with migration_lock(settings.database_url):
-            prepare_database(settings, echo=typer.echo)
-    except Exception as e:
-        line = database_problem(e, settings.database_url)
-        if line is None:
-            raise
-        _fail([line])
-
-
 def check_serve_settings(settings: Any, workers: int) -> list[str]:
     """Why these settings cannot serve with `workers` processes (empty: they can), plus
     warnings prefixed "warning: ".
@@ -418,11 +367,12 @@ def backup_cmd(out: Annotated[Path, typer.Option("--out", help="File to write.")
     import time
 
     from app.backup import BackupError, backup
-    from app.settings import Settings
 
+    url = load_settings().database_url
     start = time.perf_counter()
     try:
-        backup(Settings().database_url, out)
+        with database_errors(url):
+            backup(url, out)
     except BackupError as e:
         _fail([str(e)])
     took = time.perf_counter() - start
@@ -433,15 +383,40 @@ def backup_cmd(out: Annotated[Path, typer.Option("--out", help="File to write.")
 def restore_cmd(
     file: Annotated[Path, typer.Argument(help="A file from `stratagem backup`.")],
 ) -> None:
-    """Replace the database with a backup made by `stratagem backup`."""
+    """Replace the whole database with a backup made by `stratagem backup`."""
     from app.backup import BackupError, restore
-    from app.settings import Settings
 
+    url = load_settings().database_url
     try:
-        restore(Settings().database_url, file)
+        with database_errors(url):
+            restore(url, file)
     except BackupError as e:
         _fail([str(e)])
-    typer.echo(f"restored {file}; start the app to migrate it to the current schema if older")
+    typer.echo(
+        f"restored {file}; `stratagem migrate` (or starting the app) brings an older "
+        "backup to the current schema"
+    )
+
+
+@cli.command("gpus")
+def gpus_cmd(
+    as_json: Annotated[bool, typer.Option("--json", help="Print the API's JSON")] = False,
+) -> None:
+    """List the GPUs `estimate --gpu` accepts (the shipped catalog, as the CLI plans on)."""
+    import dataclasses
+
+    from app.engine.estimate import gpu_pool
+
+    pool = gpu_pool(None, _shipped_prices())
+    if as_json:  # the shape of GET /api/v1/gpus
+        typer.echo(json.dumps([dataclasses.asdict(g) for g in pool], indent=2))
+        return
+    t = Table(title="GPUs")
+    for column in ("id", "name", "memory GB", "BF16 TFLOPS", "bandwidth GB/s"):
+        t.add_column(column, justify="left" if column in ("id", "name") else "right")
+    for g in pool:
+        t.add_row(g.id, g.name, f"{g.memory_gb:g}", f"{g.bf16_tflops:,g}", f"{g.bandwidth_gbs:,g}")
+    console.print(t)
 
 
 def main() -> None:

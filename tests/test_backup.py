@@ -1,10 +1,13 @@
 """`stratagem backup` / `stratagem restore` round-trip a populated database: every table's
-rows come back exactly as they were backed up, on SQLite and on PostgreSQL (issue 13)."""
+rows come back exactly as they were backed up, on SQLite and on PostgreSQL (issue 13). A
+restore replaces the whole database — an older backup restored over a newer database
+migrates to head afterwards — and a PostgreSQL restore that fails halfway changes nothing."""
 
 from __future__ import annotations
 
+import os
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -15,15 +18,16 @@ from sqlmodel import Session
 from typer.testing import CliRunner
 
 from app.accounts import service as accounts
-from app.backup import BackupError, backup, restore
+from app.backup import BackupError, _libpq, backup, restore
 from app.bootstrap import prepare_database
 from app.cli import cli
-from app.db import make_engine
+from app.db import current_revisions, head_revisions, make_engine, migrate
 from app.plans import service as plans
 from app.plans.bulk import insert_plans
 from app.plans.models import Plan
 from app.settings import Settings
 from tests.postgres import postgres_url
+from tests.scratch_db import BACKENDS, scratch_databases
 
 
 def snapshot(url: str) -> dict[str, list[tuple[Any, ...]]]:
@@ -118,3 +122,151 @@ def test_missing_pg_tools_are_a_clear_error(
     monkeypatch.setenv("PATH", str(tmp_path))  # no pg_dump on it
     with pytest.raises(BackupError, match=r"pg_dump is not installed.*postgresql-client"):
         backup("postgresql+psycopg://nobody@127.0.0.1/none", tmp_path / "x.dump")
+
+
+@pytest.fixture(params=BACKENDS)
+def new_db(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Callable[[], str]]:
+    with scratch_databases(str(request.param), tmp_path) as create:
+        yield create
+
+
+#: The revision the QA report restored from: before 0008 added `rate_hit` (and 0009
+#: `import_upload`), so a restore that leaves the newer tables behind breaks the migration.
+OLD_REVISION = "0007_text_limits"
+
+#: Accounts written straight into the 0007 schema (the models describe head, not 0007).
+OLD_USERS = [
+    {"id": 1, "email": "old-admin@example.com", "name": "Old admin", "role": "admin"},
+    {"id": 2, "email": "old-sales@example.com", "name": "Old sales", "role": "sales"},
+]
+
+
+def revision_of(url: str) -> set[str]:
+    engine = make_engine(url)
+    try:
+        return current_revisions(engine)
+    finally:
+        engine.dispose()
+
+
+def test_an_older_backup_restored_over_a_newer_database_migrates_to_head(
+    new_db: Callable[[], str], tmp_path: Path
+) -> None:
+    """The QA repro: backup at 0007, restore into a database at head, then `migrate`."""
+    old = new_db()
+    migrate(old, OLD_REVISION)
+    engine = make_engine(old)
+    with engine.begin() as conn:
+        for user in OLD_USERS:
+            conn.execute(
+                text(
+                    "INSERT INTO app_user (id, email, name, role, password_hash, is_active, "
+                    "created_at, session_nonce) VALUES (:id, :email, :name, :role, 'x', true, "
+                    "'2026-01-02 03:04:05+00:00', 'n')"
+                ),
+                user,
+            )
+    engine.dispose()
+    old_rows = snapshot(old)
+    runner = CliRunner()
+    dump = tmp_path / "old.backup"
+    r = runner.invoke(cli, ["backup", "--out", str(dump)], env={"DATABASE_URL": old})
+    assert r.exit_code == 0, r.output
+
+    live = new_db()
+    populate(live)  # head, the shipped catalog, a user, 301 plans
+    engine = make_engine(live)
+    with engine.begin() as conn:
+        conn.execute(text("INSERT INTO rate_hit (bucket, key, at) VALUES ('q', 'k', '2026-01-01')"))
+    engine.dispose()
+    assert revision_of(live) == head_revisions()
+
+    env = {"DATABASE_URL": live, "STRATAGEM_LOAD_CATALOG": "false"}
+    r = runner.invoke(cli, ["restore", str(dump)], env=env)
+    assert r.exit_code == 0, r.output
+    # Exactly the backup: its revision, its tables (no rate_hit, no plans), its rows.
+    assert revision_of(live) == {OLD_REVISION}
+    assert snapshot(live) == old_rows
+
+    r = runner.invoke(cli, ["migrate"], env=env)
+    assert r.exit_code == 0, r.output
+    assert revision_of(live) == head_revisions()
+    migrated = snapshot(live)
+    assert migrated["rate_hit"] == [] and migrated["plan"] == []
+    users = [(u.email, u.name, u.role) for u in _users(live)]
+    assert users == [(u["email"], u["name"], u["role"]) for u in OLD_USERS]
+    for table, rows in old_rows.items():  # 0008–0010 add tables and bound lengths
+        if table != "alembic_version":
+            assert migrated[table] == rows, table
+
+
+def _users(url: str) -> list[Any]:
+    engine = make_engine(url)
+    try:
+        with engine.connect() as conn:
+            return list(conn.execute(text("SELECT email, name, role FROM app_user ORDER BY id")))
+    finally:
+        engine.dispose()
+
+
+@pytest.mark.postgres
+@pytest.mark.parametrize(
+    "cut",
+    [
+        # mid-statement, as a damaged file or a killed pg_restore leaves it: psql fails
+        "head -c 30000",
+        # every statement but the final COMMIT: psql succeeds, the server rolls back
+        "sed '/^COMMIT;$/d'",
+    ],
+)
+def test_a_postgres_restore_that_breaks_off_changes_nothing(
+    cut: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """pg_restore's SQL stream cut short, and pg_restore failing: the drops and the tables
+    restored so far are rolled back with the rest."""
+    with scratch_databases("postgres", tmp_path) as create:
+        url = create()
+        populate(url)
+        dump = backup(url, tmp_path / "good.backup")
+        engine = make_engine(url)
+        with engine.begin() as conn:  # after the backup, so a restore would be visible
+            conn.execute(text("DELETE FROM plan WHERE id > 10"))
+        engine.dispose()
+        before = snapshot(url)
+
+        real = _which("pg_restore")
+        broken = tmp_path / "bin" / "pg_restore"
+        broken.parent.mkdir()
+        broken.write_text(
+            f'#!/bin/sh\n[ "$1" = --list ] && exec {real} "$@"\n{real} "$@" | {cut}\nexit 1\n'
+        )
+        broken.chmod(0o755)
+        monkeypatch.setenv("PATH", f"{broken.parent}{os.pathsep}{os.environ['PATH']}")
+        with pytest.raises(BackupError, match="the database is unchanged"):
+            restore(url, dump)
+        assert snapshot(url) == before
+
+
+def _which(name: str) -> str:
+    import shutil
+
+    path = shutil.which(name)
+    assert path is not None, f"{name} is not installed (postgresql-client)"
+    return path
+
+
+@pytest.mark.postgres
+def test_a_postgres_restore_refuses_a_file_that_is_no_backup(tmp_path: Path) -> None:
+    junk = tmp_path / "junk.dump"
+    junk.write_bytes(b"not a database" * 100)
+    with scratch_databases("postgres", tmp_path) as create:
+        url = create()
+        with pytest.raises(BackupError, match="is not a pg_dump archive"):
+            restore(url, junk)
+
+
+def test_the_password_travels_in_the_environment_not_on_the_command_line() -> None:
+    """Command lines are world-readable (/proc/<pid>/cmdline, `ps`); the environment is not."""
+    url, env = _libpq("postgresql+psycopg://stratagem:s3cret@db:5432/stratagem?sslmode=require")
+    assert url == "postgresql://stratagem@db:5432/stratagem?sslmode=require"
+    assert env["PGPASSWORD"] == "s3cret"

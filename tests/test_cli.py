@@ -3,10 +3,18 @@
 from __future__ import annotations
 
 import json
+import re
+import socket
+from collections.abc import Callable, Iterator
+from pathlib import Path
 
+import pytest
+from sqlalchemy import text
 from typer.testing import CliRunner
 
 from app.cli import cli
+from app.db import make_engine, migrate
+from tests.scratch_db import BACKENDS, scratch_databases
 
 runner = CliRunner()
 
@@ -45,3 +53,180 @@ def test_bad_input_names_the_field_and_exits_2() -> None:
     )
     assert r.exit_code == 2
     assert "deadline_days" in r.output
+
+
+# --------------------------------------------------------------------------------------------
+# A database that cannot be used: one `error:` line, exit 2, for every command that uses it
+# --------------------------------------------------------------------------------------------
+
+PASSWORD = "s3cret-pw"  # must never reach the terminal
+
+
+def closed_port() -> int:
+    """A local TCP port nobody listens on (bound, then released)."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+#: Every command that reads or writes DATABASE_URL, with arguments that get it there
+#: ({tmp}: the test's folder). restore is tested below: it needs a real backup first.
+DATABASE_COMMANDS = {
+    "migrate": ["migrate"],
+    "catalog load": ["catalog", "load"],
+    "catalog export": ["catalog", "export"],
+    "catalog import": ["catalog", "import", "{tmp}/fx.json"],
+    "catalog price-lists": ["catalog", "price-lists"],
+    "users create": ["users", "create", "--email", "a@example.com", "--password", "long enough pw"],
+    "tokens create": ["tokens", "create", "--email", "a@example.com", "--name", "crm"],
+    "tokens revoke": ["tokens", "revoke", "--id", "1"],
+    "backup": ["backup", "--out", "{tmp}/x.backup"],
+}
+
+
+@pytest.mark.parametrize("args", DATABASE_COMMANDS.values(), ids=DATABASE_COMMANDS.keys())
+def test_an_unreachable_database_is_one_line_without_the_password(
+    args: list[str], tmp_path: Path
+) -> None:
+    # Valid to parse: an import opens the database only after reading the file.
+    (tmp_path / "fx.json").write_text(json.dumps({"fx": [{"base": "USD", "quote": "TWD"}]}))
+    port = closed_port()
+    url = f"postgresql+psycopg://stratagem:{PASSWORD}@127.0.0.1:{port}/stratagem"
+    r = runner.invoke(cli, [a.format(tmp=tmp_path) for a in args], env={"DATABASE_URL": url})
+    assert r.exit_code == 2, r.output
+    lines = r.output.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), r.output
+    assert PASSWORD not in r.output
+    assert f"port {port} failed: Connection refused" in lines[0] or (
+        args[0] == "backup" and "pg_dump is not installed" in lines[0]  # no PostgreSQL client
+    )
+    if args[0] != "backup":  # that one reports what pg_dump said
+        assert lines[0].startswith(
+            f"error: DATABASE_URL (postgresql+psycopg://stratagem:***@127.0.0.1:{port}/stratagem)"
+            ": cannot open or reach the database: "
+        )
+
+
+@pytest.mark.postgres
+def test_restore_into_an_unreachable_database_is_one_line(tmp_path: Path) -> None:
+    with scratch_databases("postgres", tmp_path) as create:
+        source = create()
+        migrate(source)
+        dump = tmp_path / "real.backup"
+        made = runner.invoke(cli, ["backup", "--out", str(dump)], env={"DATABASE_URL": source})
+        assert made.exit_code == 0, made.output
+    port = closed_port()
+    url = f"postgresql+psycopg://stratagem:{PASSWORD}@127.0.0.1:{port}/stratagem"
+    r = runner.invoke(cli, ["restore", str(dump)], env={"DATABASE_URL": url})
+    assert r.exit_code == 2
+    lines = r.output.strip().splitlines()
+    assert len(lines) == 1 and PASSWORD not in r.output
+    assert lines[0].startswith("error: restore failed, the database is unchanged: ")
+    assert f"port {port} failed: Connection refused" in lines[0]
+
+
+def test_a_database_url_that_is_no_url_is_one_line(tmp_path: Path) -> None:
+    r = runner.invoke(cli, ["catalog", "price-lists"], env={"DATABASE_URL": "not a url"})
+    assert r.exit_code == 2
+    assert r.output.strip() == (
+        "error: DATABASE_URL (not a url): not a database URL "
+        "(sqlite:///path or postgresql+psycopg://…)"
+    )
+
+
+@pytest.mark.parametrize("command", ["backup", "restore"])
+def test_backup_and_restore_name_a_bad_setting_in_one_line(command: str, tmp_path: Path) -> None:
+    arg = ["--out", str(tmp_path / "x.db")] if command == "backup" else [str(tmp_path / "x.db")]
+    env = {"DATABASE_URL": f"sqlite:///{tmp_path / 'live.db'}", "STRATAGEM_WORKERS": "abc"}
+    r = runner.invoke(cli, [command, *arg], env=env)
+    assert r.exit_code == 2
+    assert r.output.strip() == (
+        "error: STRATAGEM_WORKERS: Input should be a valid integer, unable to parse string as "
+        "an integer (got 'abc')"
+    )
+
+
+@pytest.fixture(params=BACKENDS)
+def scratch(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Callable[[], str]]:
+    with scratch_databases(str(request.param), tmp_path) as create:
+        yield create
+
+
+def test_tables_that_do_not_match_alembic_version_are_one_line(
+    scratch: Callable[[], str],
+) -> None:
+    """A database at head whose alembic_version says 0007 (what a restore that kept the
+    newer tables left): 0008 meets its own table — PostgreSQL's ProgrammingError
+    (DuplicateTable), SQLite's OperationalError — and `migrate` says so in one line."""
+    url = scratch()
+    migrate(url)
+    engine = make_engine(url)
+    with engine.begin() as conn:
+        conn.execute(text("UPDATE alembic_version SET version_num = '0007_text_limits'"))
+    engine.dispose()
+    r = runner.invoke(cli, ["migrate"], env={"DATABASE_URL": url})
+    assert r.exit_code == 2
+    lines = r.output.strip().splitlines()
+    assert lines[-1].startswith("error: DATABASE_URL (") and "Traceback" not in r.output
+    assert "the database refused a statement" in lines[-1] and "rate_hit" in lines[-1]
+    assert "already exists" in lines[-1] and "stratagem restore" in lines[-1]
+    # Only the migration's own progress lines may come before it (alembic's log).
+    assert all(not line.startswith("error:") for line in lines[:-1])
+
+
+# --------------------------------------------------------------------------------------------
+# Help that points at real commands
+# --------------------------------------------------------------------------------------------
+
+
+def test_gpus_lists_what_estimate_gpu_accepts() -> None:
+    r = runner.invoke(cli, ["gpus", "--json"])
+    assert r.exit_code == 0, r.output
+    gpus = {g["id"]: g for g in json.loads(r.output)}
+    # app/data/gpus.yaml: the H100 SXM5 has 80 GB of HBM3 at 3,350 GB/s, 989 dense BF16 TFLOPS.
+    h100 = gpus["h100-sxm-80gb"]
+    assert (h100["memory_gb"], h100["bandwidth_gbs"], h100["bf16_tflops"]) == (80, 3350, 989)
+    table = runner.invoke(cli, ["gpus"])
+    assert table.exit_code == 0 and "h100-sxm-80gb" in table.output
+    for gpu_id in ("h200-sxm-141gb", "l40s-48gb"):
+        est = runner.invoke(
+            cli, ["estimate", "--model", "llama-2-7b", "--task", "lora", "--gpu", gpu_id, "--json"]
+        )
+        assert est.exit_code == 0, est.output
+        assert json.loads(est.output)["gpu"]["id"] == gpu_id
+
+
+def test_every_command_the_help_or_readme_names_exists() -> None:
+    """`estimate --gpu` points at `stratagem gpus`; README's command-line section lists
+    every command and subcommand, and only real ones."""
+    estimate_help = runner.invoke(cli, ["estimate", "--help"], terminal_width=200).output
+    assert "stratagem gpus" in estimate_help
+    commands = _commands()
+    assert "gpus" in commands
+    section = README.read_text(encoding="utf-8").split("## Command line", 1)[1]
+    section = section.split("\n## ", 1)[0]
+    named = {
+        f"{first} {second}" if first in _groups() else first
+        for first, second in re.findall(r"\.venv/bin/stratagem ([a-z-]+) ?([a-z-]*)", section)
+    }
+    assert named == commands
+
+
+README = Path(__file__).resolve().parents[1] / "README.md"
+
+
+def _groups() -> set[str]:
+    from typer.main import get_group
+
+    return {n for n, c in get_group(cli).commands.items() if hasattr(c, "commands")}
+
+
+def _commands() -> set[str]:
+    """Every command, subcommands as "group name": {"estimate", "catalog load", …}."""
+    from typer.main import get_group
+
+    out: set[str] = set()
+    for name, command in get_group(cli).commands.items():
+        sub = getattr(command, "commands", None)
+        out.update(f"{name} {s}" for s in sub) if sub else out.add(name)
+    return out

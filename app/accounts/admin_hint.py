@@ -10,7 +10,7 @@ from app.settings import Settings
 
 HINT = (
     "No admin yet. First admin: .venv/bin/stratagem users create --email you@example.com "
-    "--password '…' --role admin"
+    "--role admin (it asks for the password)"
 )
 
 

@@ -1,10 +1,12 @@
 """`stratagem users …` and `stratagem tokens …`: accounts from a terminal.
 
-Each command migrates the database at DATABASE_URL to head first, so it works on a fresh one.
+Each command migrates the database at DATABASE_URL to head first, so it works on a fresh one;
+a database that cannot be used is one `error:` line (app/cli.py `database_session`).
 """
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Annotated
@@ -14,8 +16,7 @@ from sqlmodel import Session
 
 from app.accounts import service
 from app.accounts.models import ROLES
-from app.db import make_engine, migrate
-from app.settings import Settings
+from app.cli_db import database_session
 
 users_cli = typer.Typer(help="Create users (admin or sales).", no_args_is_help=True)
 tokens_cli = typer.Typer(help="Create and revoke API tokens.", no_args_is_help=True)
@@ -23,14 +24,8 @@ tokens_cli = typer.Typer(help="Create and revoke API tokens.", no_args_is_help=T
 
 @contextmanager
 def _session() -> Iterator[Session]:
-    url = Settings().database_url
-    migrate(url)
-    engine = make_engine(url)
-    try:
-        with Session(engine) as session:
-            yield session
-    finally:
-        engine.dispose()
+    with database_session() as session:  # migrated first; a database problem is one line
+        yield session
 
 
 def _fail(message: str) -> None:
@@ -38,10 +33,52 @@ def _fail(message: str) -> None:
     raise typer.Exit(2)
 
 
+def _stdin_is_terminal() -> bool:
+    return sys.stdin.isatty()
+
+
+def _password(given: str | None, from_stdin: bool) -> str:
+    """The new user's password: --password, one line of standard input, or typed twice at a
+    hidden prompt. Only --password puts it on the command line, where `ps` and the shell's
+    history keep it."""
+    if given is not None and from_stdin:
+        _fail("--password-stdin: give the password one way, not with --password too")
+    if given is not None:
+        return given
+    if from_stdin:
+        line = sys.stdin.readline()
+        # Only the line break goes: spaces may be part of a passphrase.
+        password = line.removesuffix("\n").removesuffix("\r")
+        if not password:
+            _fail("--password-stdin: standard input is empty; write the password as one line")
+        return password
+    if not _stdin_is_terminal():
+        _fail(
+            "--password: not given, and standard input is not a terminal to ask on; "
+            "pipe it with --password-stdin"
+        )
+    return str(
+        typer.prompt(
+            f"Password (at least {service.MIN_PASSWORD} characters)",
+            hide_input=True,
+            confirmation_prompt=True,
+        )
+    )
+
+
 @users_cli.command("create")
 def users_create(
     email: Annotated[str, typer.Option(help="Sign-in e-mail (stored lower-case).")],
-    password: Annotated[str, typer.Option(help=f"At least {service.MIN_PASSWORD} characters.")],
+    password: Annotated[
+        str | None,
+        typer.Option(
+            help=f"At least {service.MIN_PASSWORD} characters. Omit it to be asked (hidden, "
+            "twice), or use --password-stdin: on the command line it shows in `ps` and history."
+        ),
+    ] = None,
+    password_stdin: Annotated[
+        bool, typer.Option("--password-stdin", help="Read the password from standard input.")
+    ] = False,
     role: Annotated[str, typer.Option(help=" | ".join(ROLES))] = "sales",
     name: Annotated[str, typer.Option(help="Display name.")] = "",
     token_name: Annotated[
@@ -49,10 +86,11 @@ def users_create(
     ] = None,
 ) -> None:
     """Create a user; with --token-name, also print a new API token on the last line."""
+    secret = _password(password, password_stdin)
     with _session() as session:
         try:
             user = service.create_user(
-                session=session, email=email, password=password, role=role, name=name
+                session=session, email=email, password=secret, role=role, name=name
             )
         except service.AccountError as e:
             _fail(f"--{e.field}: {e}")

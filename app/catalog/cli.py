@@ -1,6 +1,7 @@
-"""`stratagem catalog …`: load, reload, export and list price lists from a terminal.
+"""`stratagem catalog …`: load, reload, export, import and list price lists from a terminal.
 
-Every command works on DATABASE_URL (migrated to head first), like `stratagem serve`.
+Every command works on DATABASE_URL (migrated to head first), like `stratagem serve`; a
+database that cannot be used is one `error:` line (app/cli.py `database_session`).
 """
 
 from __future__ import annotations
@@ -17,26 +18,18 @@ from sqlmodel import Session
 
 from app.catalog import io, service
 from app.catalog.kinds import KINDS, ORDER
+from app.cli_db import database_session
 
 catalog_cli = typer.Typer(
-    help="Keep the catalog: load the shipped data, export, list.", no_args_is_help=True
+    help="Keep the catalog: load the shipped data, export, import, list.", no_args_is_help=True
 )
 console = Console()
 
 
 @contextmanager
 def _session() -> Iterator[Session]:
-    from app.db import make_engine, migrate
-    from app.settings import Settings
-
-    settings = Settings()
-    migrate(settings.database_url)
-    engine = make_engine(settings.database_url)
-    try:
-        with Session(engine) as session:
-            yield session
-    finally:
-        engine.dispose()
+    with database_session() as session:  # migrated first; a database problem is one line
+        yield session
 
 
 def _fail(message: str) -> None:
@@ -96,11 +89,27 @@ def export_cmd(
         typer.echo(f"wrote {out / name}")
 
 
+def kind_from_name(file: Path) -> str | None:
+    """The kind a CSV file's name ends with: offers.csv, stratagem-price-list-1-offers.csv
+    (as `export` names them), my_gpu_prices.csv; None when it names none.
+
+    The longest kind that ends the name after a separator wins, so …-gpu_prices.csv is
+    gpu_prices, not a kind called prices."""
+    stem = file.stem.lower()
+    for name in sorted(KINDS, key=len, reverse=True):
+        if stem == name or (stem.endswith(name) and stem[-len(name) - 1] in "-_. "):
+            return name
+    return None
+
+
 @catalog_cli.command("import")
 def import_cmd(
     file: Annotated[Path, typer.Argument(help="A .json document/list or a .csv file")],
     kind: Annotated[
-        str | None, typer.Option(help=f"For CSV / JSON lists: {', '.join(KINDS)}")
+        str | None,
+        typer.Option(
+            help=f"For CSV / JSON lists: {', '.join(KINDS)} (a CSV's name may say it: offers.csv)"
+        ),
     ] = None,
     price_list: Annotated[
         int | None, typer.Option("--price-list", help="Draft to import into (default: a new copy)")
@@ -118,11 +127,27 @@ def import_cmd(
         _fail(f"cannot read {file}: {e}")
         return
     fmt: io.Format = "csv" if file.suffix.lower() == ".csv" else "json"
+    if fmt == "csv" and kind is None:
+        kind = kind_from_name(file)
+        if kind is None:
+            _fail(
+                f"--kind: a CSV file holds one kind, one of {', '.join(KINDS)}; give --kind, "
+                f"or name the file after it (offers.csv, stratagem-price-list-1-offers.csv)"
+            )
     mode: Literal["sync", "upsert"] = "upsert" if upsert else "sync"
     parsed = io.parse(data, fmt=fmt, kind=kind)
+    if parsed.errors:  # the file as a whole: no rows to count, nothing to compare
+        for message in parsed.errors:
+            typer.echo(f"error: {message}", err=True)
+        typer.echo(f"error: {file} was refused; nothing was written", err=True)
+        raise typer.Exit(1)
     with _session() as session:
         try:
-            if apply:
+            result = service.preview_import(
+                session=session, parsed=parsed, target=price_list, mode=mode
+            )
+            nothing_to_do = not (result.added or result.changed or result.removed)
+            if apply and result.ok and not nothing_to_do:
                 result = service.apply_import(
                     session=session,
                     parsed=parsed,
@@ -131,27 +156,37 @@ def import_cmd(
                     mode=mode,
                     new_name=name,
                 )
-            else:
-                result = service.preview_import(
-                    session=session, parsed=parsed, target=price_list, mode=mode
-                )
         except service.CatalogError as e:
             _fail(e.message)
             return
-    typer.echo(
-        f"{len(result.added)} added, {len(result.changed)} changed, {len(result.removed)} "
-        f"removed, {result.unchanged} unchanged, {len(result.rejected)} rejected "
-        f"→ {result.target_name}"
+    if not result.ok:
+        for message in result.messages:
+            typer.echo(f"error: {message}", err=True)
+        typer.echo(
+            f"error: {file} was refused ({len(result.rejected)} of its rows rejected); "
+            "nothing was written",
+            err=True,
+        )
+        raise typer.Exit(1)
+    counts = (
+        f"{len(result.added)} added, {len(result.changed)} changed, "
+        f"{len(result.removed)} removed, {result.unchanged} unchanged"
     )
+    if nothing_to_do:
+        # Applied, it would only have added a draft identical to the current list.
+        where = "the current price list" if price_list is None else f"price list {price_list}"
+        typer.echo(f"{counts}: the file matches {where}; nothing to change")
+        if apply:
+            typer.echo("nothing was written (no draft created)")
+        return
+    typer.echo(f"{counts} → {result.target_name}")
     for c in result.changed:
         changes = "; ".join(f"{f.field}: {f.old} → {f.new}" for f in c.fields)
         typer.echo(f"  changed {c.kind}:{c.key}: {changes}")
-    for message in result.messages:
-        typer.echo(f"error: {message}", err=True)
-    if not result.ok:
-        raise typer.Exit(1)
     if result.applied:
         typer.echo(f"applied to price list {result.price_list_id} (a draft: publish it to use it)")
+    else:
+        typer.echo("a preview: add --apply to write it")
 
 
 @catalog_cli.command("price-lists")

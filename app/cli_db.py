@@ -1,0 +1,149 @@
+"""What every command that touches the database shares: the settings read with one error
+line per bad setting, a database problem said in one `error:` line (never a traceback or the
+URL's password), and a session on a database migrated to head under the migration lock.
+
+Its own module so that the subcommands (app/catalog/cli.py, app/accounts/cli.py) use it
+without importing app.cli, which imports them to register their commands.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any
+
+import typer
+from pydantic import ValidationError
+
+if TYPE_CHECKING:
+    from sqlmodel import Session
+
+
+def _fail(lines: list[str]) -> None:
+    for line in lines:
+        typer.echo(f"error: {line}", err=True)
+    raise typer.Exit(2)
+
+
+def load_settings() -> Any:
+    """The environment's `Settings`, or one `error:` line per bad setting naming it (not a
+    traceback): "error: STRATAGEM_WORKERS: Input should be a valid integer (got 'abc')"."""
+    from app.settings import Settings
+
+    try:
+        return Settings()
+    except ValidationError as e:
+        lines = []
+        for err in e.errors():
+            name = ".".join(str(p) for p in err["loc"]) or "settings"
+            msg = str(err["msg"]).removeprefix("Value error, ")
+            lines.append(f"{name}: {msg} (got {err.get('input')!r})")
+        _fail(lines)
+
+
+def database_problem(exc: BaseException, url: str) -> str | None:
+    """One line naming DATABASE_URL and the cause, or None when `exc` is not about the
+    database (a bug: let its traceback show). The URL's password is never in it."""
+    from alembic.util.exc import CommandError
+    from sqlalchemy.exc import ArgumentError, InterfaceError, OperationalError, ProgrammingError
+
+    from app.db import safe_url
+
+    where = f"DATABASE_URL ({safe_url(url)})"
+    if isinstance(exc, ArgumentError):
+        return f"{where}: not a database URL (sqlite:///path or postgresql+psycopg://…)"
+    if isinstance(exc, ModuleNotFoundError):
+        return (
+            f"{where}: no driver for this database ({exc.name} is not installed); "
+            "use sqlite:///path or postgresql+psycopg://…"
+        )
+    if isinstance(exc, OperationalError | InterfaceError) and exc.statement is None:
+        return f"{where}: cannot open or reach the database: {_cause(exc, url)}"
+    if isinstance(exc, OperationalError | ProgrammingError):
+        # With a statement: typically a migration meeting a table its alembic_version does
+        # not account for (PostgreSQL's DuplicateTable, SQLite's OperationalError), or a role
+        # without the rights to change the schema.
+        line = f"{where}: the database refused a statement: {_cause(exc, url)}"
+        if "already exists" in line:
+            line += (
+                "; the tables do not match the migration alembic_version records (an older "
+                "backup restored over a newer database without emptying it? `stratagem "
+                "restore` replaces every table)"
+            )
+        return line
+    if isinstance(exc, CommandError):
+        line = f"{where}: cannot migrate: {_without_password(str(exc), url)}"
+        if "Can't locate revision" in line:
+            line += " (the database is newer than this Stratagem: upgrade Stratagem first)"
+        return line
+    if isinstance(exc, OSError) and exc.filename:
+        return f"{where}: cannot write {exc.filename}: {exc.strerror}"
+    if isinstance(exc, ValueError) and "url" in "".join(map(str, exc.args)).lower():
+        return f"{where}: {_without_password(str(exc), url)}"
+    if isinstance(exc, ValueError) and "invalid literal for int()" in str(exc):
+        return f"{where}: the port is not a number"
+    return None
+
+
+def _cause(exc: Any, url: str) -> str:
+    """The driver's message, first line (libpq adds a hint on a second one)."""
+    text = str(exc.orig) if getattr(exc, "orig", None) is not None else str(exc)
+    lines = text.strip().splitlines() or [type(exc).__name__]
+    return _without_password(lines[0], url)
+
+
+def _without_password(text: str, url: str) -> str:
+    """`text` with the URL's password masked: drivers may echo the connection string."""
+    from sqlalchemy.engine import make_url
+
+    try:
+        password = make_url(url).password
+    except Exception:
+        return text
+    return text.replace(str(password), "***") if password else text
+
+
+@contextmanager
+def database_errors(url: str) -> Iterator[None]:
+    """Inside this block, an exception about the database (`database_problem`) ends the
+    command with one `error:` line and exit 2; any other exception is a bug and keeps its
+    traceback."""
+    try:
+        yield
+    except Exception as e:
+        line = database_problem(e, url)
+        if line is None:
+            raise
+        _fail([line])
+
+
+def prepare_or_fail(settings: Any) -> None:
+    """Migrate and seed under the migration lock; a database that cannot be used is one
+    `error:` line naming DATABASE_URL, exit 2."""
+    from app.bootstrap import prepare_database
+    from app.db import migration_lock
+
+    with database_errors(settings.database_url), migration_lock(settings.database_url):
+        prepare_database(settings, echo=typer.echo)
+
+
+@contextmanager
+def database_session() -> Iterator[Session]:
+    """A session on DATABASE_URL, migrated to head first (under the migration lock, like
+    `serve`), for the commands that read or write the catalog and accounts. A bad setting
+    or a database that cannot be used — there or in the command's own queries — is one
+    `error:` line, exit 2."""
+    from sqlmodel import Session
+
+    from app.db import make_engine, migrate, migration_lock
+
+    url = load_settings().database_url
+    with database_errors(url):
+        with migration_lock(url):
+            migrate(url)
+        engine = make_engine(url)
+        try:
+            with Session(engine) as session:
+                yield session
+        finally:
+            engine.dispose()
