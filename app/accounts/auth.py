@@ -142,6 +142,10 @@ def change_password(*, session: Session, user_id: int, current: str, new: str) -
         raise service.AccountError(
             "new_password", f"must be at least {service.MIN_PASSWORD} characters"
         )
+    if len(new) > service.MAX_PASSWORD:
+        raise service.AccountError(
+            "new_password", f"must be at most {service.MAX_PASSWORD:,} characters"
+        )
     user.password_hash = service.hash_password(new)
     user.session_nonce = new_session_nonce()
     session.add(user)

@@ -119,6 +119,7 @@ def _account_page(
         "errors": {},
         "notice": _(notice) if notice else "",
         "min_password": service.MIN_PASSWORD,
+        "max_password": service.MAX_PASSWORD,
         **extra,
     }
     return render(request, "accounts/account.html", ctx, status_code=status, headers=NO_STORE)
@@ -162,6 +163,10 @@ async def change_password(request: Request, session: SessionDep, user: PageUser)
     errors: dict[str, str] = {}
     if len(new) < service.MIN_PASSWORD:
         errors["new_password"] = _("Use at least %(n)s characters.") % {"n": service.MIN_PASSWORD}
+    elif len(new) > service.MAX_PASSWORD:
+        errors["new_password"] = _("Use at most %(n)s characters.") % {
+            "n": f"{service.MAX_PASSWORD:,}"
+        }
     elif new != repeat:
         errors["repeat_password"] = _("The two new passwords are not the same.")
     if not errors:

@@ -19,6 +19,9 @@ from app.accounts.models import ROLES, ApiToken, User, utcnow
 TOKEN_PREFIX: Final = "stg_"
 PREFIX_CHARS: Final = 12  # "stg_" and 8 characters of the secret: enough to tell tokens apart
 MIN_PASSWORD: Final = 10
+# NIST SP 800-63B §5.1.1.2 asks verifiers to allow at least 64 characters; 1,024 leaves any
+# passphrase room and refuses a 100 kB 'password' (QA fuzz set one through the account page).
+MAX_PASSWORD: Final = 1024
 # Writing last_used_at on every request would turn every API read into a write.
 LAST_USED_RESOLUTION: Final = timedelta(minutes=1)
 _EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
@@ -58,6 +61,8 @@ def create_user(*, session: Session, email: str, password: str, role: str, name:
         raise AccountError("role", f"must be one of {', '.join(ROLES)} (got {role!r})")
     if len(password) < MIN_PASSWORD:
         raise AccountError("password", f"must be at least {MIN_PASSWORD} characters")
+    if len(password) > MAX_PASSWORD:
+        raise AccountError("password", f"must be at most {MAX_PASSWORD:,} characters")
     if session.exec(select(User).where(User.email == email)).first() is not None:
         raise AccountError("email", f"a user with e-mail {email} already exists")
     user = User(email=email, name=name.strip(), role=role, password_hash=hash_password(password))

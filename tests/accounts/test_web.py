@@ -178,6 +178,29 @@ def test_password_change_keeps_this_device_and_ends_the_others(web: TestClient) 
     assert web.post("/account/password", data=bad).status_code == 422
 
 
+def test_a_password_longer_than_1024_characters_is_refused_beside_the_field(
+    web: TestClient,
+) -> None:
+    # QA fuzz set a 100,000-character password through this page. NIST SP 800-63B §5.1.1.2:
+    # allow at least 64; the limit is 1,024 (service.MAX_PASSWORD), and it changes nothing.
+    a = make_account(web, "sales")
+    _login(web, a.user.email, PASSWORD)
+    long = "a" * 1025
+    data = {"current_password": PASSWORD, "new_password": long, "repeat_password": long,
+            "csrf_token": _token(web)}  # fmt: skip
+    r = web.post("/account/password", data=data, headers={"Accept-Language": "zh-TW"})
+    assert r.status_code == 422
+    err = BeautifulSoup(r.text, "html.parser").select_one("#err-new_password")
+    assert err is not None and err.get_text(strip=True) == "請最多使用 1,024 個字元。"
+    web.cookies.clear()
+    _login(web, a.user.email, PASSWORD)  # the old password still works
+    assert web.get("/account").status_code == 200
+    ok = "b" * 1024
+    r = web.post("/account/password", data={**data, "new_password": ok, "repeat_password": ok,
+                                            "csrf_token": _token(web)})  # fmt: skip
+    assert r.status_code == 303
+
+
 def test_tokens_are_shown_once_listed_and_revoked(web: TestClient) -> None:
     a = make_account(web, "sales")
     sign_in(web, a.user)
