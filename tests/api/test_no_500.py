@@ -281,8 +281,7 @@ def test_a_json_body_under_another_content_type_is_a_415_saying_so(
     (err,) = r.json()["detail"]
     assert err["loc"] == ["header", "content-type"]
     assert err["msg"] == (
-        "Send the body as JSON with Content-Type: application/json "
-        f"(got {ctype or 'none'})"
+        f"Send the body as JSON with Content-Type: application/json (got {ctype or 'none'})"
     )
     # a JSON body that is not an object stays a 422 about the body
     r = client.post("/api/v1/estimate", json=[1, 2])
