@@ -9,7 +9,8 @@ every request of an outage logged a 12.8 KB traceback and answered a bare 500: t
 flooded exactly when someone needed to read it, and clients were told the fault was ours for
 good rather than "try again shortly".
 
-Only failures *to reach* the database count. An SQL error the database did answer ("no such
+Only failures *to reach* the database count (a pool with no free connection within its
+timeout included: from outside, the same "not now"). An SQL error the database did answer ("no such
 table", a constraint, a syntax error) is a bug or a refusal and stays a 500 with its
 traceback every time.
 """
@@ -25,6 +26,7 @@ from typing import Final
 
 import psycopg
 from sqlalchemy.exc import DBAPIError
+from sqlalchemy.exc import TimeoutError as PoolTimeout
 
 #: Seconds a client is asked to wait before trying again (the load balancer's readiness
 #: probe takes an unready process out of rotation in about that time).
@@ -69,6 +71,8 @@ def database_unavailable(exc: BaseException) -> bool:
         if err is None or id(err) in seen:
             continue
         seen.add(id(err))
+        if isinstance(err, PoolTimeout):
+            return True  # every pooled connection busy past pool_timeout: as full as 53300
         if isinstance(err, DBAPIError):
             if err.connection_invalidated:
                 return True

@@ -19,6 +19,7 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from sqlalchemy.exc import DBAPIError
+from sqlalchemy.exc import TimeoutError as PoolTimeout
 
 from app.engine.estimate import InputError
 from app.engine.notices import Notice
@@ -37,7 +38,12 @@ UNAVAILABLE_HEADERS: Final = {
 }
 #: The errors a database driver raises, wrapped by SQLAlchemy or not; which of them mean
 #: "unreachable" is `outage.database_unavailable`'s decision, the rest stay 500s.
-DATABASE_ERRORS: Final = (DBAPIError, psycopg.OperationalError, sqlite3.OperationalError)
+DATABASE_ERRORS: Final = (
+    DBAPIError,
+    PoolTimeout,
+    psycopg.OperationalError,
+    sqlite3.OperationalError,
+)
 
 #: First path segment → the navigation entry an error page highlights.
 _NAV: dict[str, str] = {"catalog": "catalog", "plans": "plans", "compare": "plans"}

@@ -27,6 +27,7 @@ from fastapi.testclient import TestClient
 from httpx import Response
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import DBAPIError, IntegrityError, OperationalError
+from sqlalchemy.exc import TimeoutError as PoolTimeout
 
 from app.accounts.service import TOKEN_PREFIX
 from app.bootstrap import prepare_database
@@ -335,6 +336,8 @@ def _during(context: BaseException) -> KeyError:
         (_wrapped(psycopg.errors.ConnectionFailure("connection failure")), True),  # class 08
         # SQLAlchemy found the connection dead mid-request
         (DBAPIError("SELECT 1", {}, Exception("eof"), connection_invalidated=True), True),
+        # every pooled connection busy past the pool's timeout (SQLAlchemy's TimeoutError)
+        (PoolTimeout("QueuePool limit of size 8 overflow 0 reached, connection timed out"), True),
         # SQLite's file cannot be opened, or stays locked past the busy timeout
         (_wrapped(sqlite3.OperationalError("database is locked")), True),
         (_wrapped(sqlite3.OperationalError("unable to open database file")), True),
@@ -371,6 +374,20 @@ def test_other_database_errors_stay_a_logged_500(
     assert r.status_code == 500 and "retry-after" not in r.headers
     (record,) = _errors(caplog)
     assert record.getMessage() == "unhandled error in GET /api/v1/broken" and record.exc_info
+
+
+def test_a_pool_with_no_free_connection_is_a_503_not_a_500(settings: Settings) -> None:
+    # SQLAlchemy raises its TimeoutError when every pooled connection stays busy past
+    # pool_timeout: the database is not there *for this request*, as with 53300.
+    app = create_app(settings)
+
+    def no_free_connection() -> None:
+        raise PoolTimeout("QueuePool limit of size 8 overflow 8 reached, connection timed out")
+
+    app.add_api_route("/api/v1/pool", no_free_connection)
+    r = TestClient(app).get("/api/v1/pool")
+    assert r.status_code == 503, r.text
+    assert r.headers["retry-after"] == str(outage.RETRY_AFTER_S)
 
 
 # ----------------------------------------------------------------- the log's throttle
