@@ -36,6 +36,10 @@ from app.ops import metrics, outage
 from app.ops.logs import REQUEST_ID
 
 HEADER: Final = "x-request-id"
+# A share link's token is the credential to a customer's quote (the database keeps only its
+# hash, so a leaked database opens no plan): the log keeps its first six characters, enough
+# to tell links apart, never the whole (deploy/Caddyfile filters its own log the same way).
+_SHARE_TOKEN: Final = re.compile(r"^/s/([A-Za-z0-9_-]{6})[A-Za-z0-9_-]+")
 _VALID_ID: Final = re.compile(r"[A-Za-z0-9._:\-]{1,128}")
 #: Not worth a latency sample each, nor a log line while they answer 2xx: the load balancer
 #: and Prometheus poll them.
@@ -53,6 +57,12 @@ def request_id_from(scope: Scope) -> str:
                 return candidate
             break
     return uuid.uuid4().hex
+
+
+def loggable_path(path: str) -> str:
+    """`path` as the log may keep it: a share link's token cut to its first six characters
+    ('/s/AbCdEfGh…/quote.pdf' → '/s/AbCdEf…/quote.pdf')."""
+    return _SHARE_TOKEN.sub(r"/s/\1…", path)
 
 
 def route_template(scope: Scope) -> str:
@@ -103,7 +113,7 @@ class RequestMiddleware:
         try:
             await self.app(scope, receive, send_wrapper)
         except Exception as exc:
-            method, path = str(scope.get("method", "")), str(scope["path"])
+            method, path = str(scope.get("method", "")), loggable_path(str(scope["path"]))
             unavailable = outage.database_unavailable(exc)
             if unavailable:
                 outage.report(exc, method=method, path=path)
@@ -134,16 +144,17 @@ class RequestMiddleware:
             if route in metrics.ESTIMATE_ROUTES and status < 400:
                 metrics.ESTIMATE.labels(route).observe(elapsed)
             metrics.sync_caches()
+        path = loggable_path(str(scope["path"]))
         access_log.info(
             "%s %s %s %.1f ms",
             method,
-            scope["path"],
+            path,
             status,
             elapsed * 1000,
             extra={
                 "request_id": rid,
                 "method": method,
-                "path": scope["path"],
+                "path": path,
                 "route": route,
                 "status": status,
                 "duration_ms": round(elapsed * 1000, 2),

@@ -27,6 +27,7 @@ from app.errors import DomainError, Invalid, LoginRequired, PageForbidden, TooMa
 from app.i18n import gettext
 from app.ops import outage
 from app.ops.logs import REQUEST_ID
+from app.ops.middleware import loggable_path
 from app.web import failures, htmx
 from app.web.htmx import is_fragment
 from app.web.templating import activate, page_address, render, templates
@@ -109,7 +110,7 @@ async def database_error(request: Request, exc: Exception) -> Response:
     to become the logged 500 of app.ops.middleware."""
     if not outage.database_unavailable(exc):
         raise exc
-    outage.report(exc, method=request.method, path=request.url.path)
+    outage.report(exc, method=request.method, path=loggable_path(request.url.path))
     return unavailable_response(request)
 
 
