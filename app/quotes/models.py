@@ -10,7 +10,7 @@ from __future__ import annotations
 from decimal import Decimal
 from typing import Annotated, Final, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from app.dates import IsoDate
 from app.engine.strict_numbers import NumbersNotBooleans
@@ -30,6 +30,8 @@ TAX_RATE_REFUSED: Final = N_(
     "must be 0.05 (5% business tax, a domestic sale) or 0 (0%, a zero-rated export)"
 )
 VALID_DAYS: Final = 30
+#: The smallest positive quantity or months a line takes (pricing.QUANTITY_PLACES).
+SMALLEST_QUANTITY: Final = Decimal("0.0001")
 #: The latest validity date a quote may carry, in days from its issue date.
 MAX_VALID_DAYS: Final = 365
 
@@ -77,6 +79,16 @@ class QuoteLineIn(NumbersNotBooleans, BaseModel):
             "months is not a whole amount is saved; `hour` and `month` are ignored there)."
         ),
     )
+
+    @field_validator("quantity", "months")
+    @classmethod
+    def _not_below_the_smallest_unit(cls, v: Decimal | None) -> Decimal | None:
+        # Quantities and months are kept to 0.0001 (pricing.QUANTITY_PLACES): a positive
+        # one below that (QA: a quantity of 1e-30 was saved) prices a line at 0 and prints as
+        # 0 × its price; 0 itself stays a quantity of nothing.
+        if v is not None and 0 < v < SMALLEST_QUANTITY:
+            raise ValueError(N_("must be 0 or at least 0.0001"))
+        return v
 
     @model_validator(mode="after")
     def _one_kind(self) -> QuoteLineIn:

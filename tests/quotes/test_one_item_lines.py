@@ -26,6 +26,7 @@ from typing import Any
 import pytest
 from bs4 import BeautifulSoup
 from fastapi.testclient import TestClient
+from pydantic import ValidationError
 from sqlmodel import Session
 
 from app.plans.models import Plan
@@ -204,10 +205,12 @@ def test_every_line_keeps_its_unit_when_duplicated_or_exported(client: TestClien
                                   {"description": "NAS", "unit_price": "8000", "months": "1e-10"}])  # fmt: skip
 def test_months_that_clean_to_nothing_are_refused(line: dict[str, str]) -> None:
     # QA: 1e-10 months passed "more than 0", was cleaned of float noise to 0 and saved: a
-    # billed line of NT$0.
-    with pytest.raises(pricing.QuoteInputError) as e:
+    # billed line of NT$0. The quote's schema now refuses any positive months below 0.0001
+    # (QuoteLineIn, tests/quotes/test_smallest_quantity.py) before pricing sees them.
+    with pytest.raises(ValidationError) as e:
         _resolve({"lines": [line]})
-    assert e.value.field == "quote.lines.0.months"
+    (err,) = e.value.errors()
+    assert err["loc"] == ("lines", 0, "months") and "0.0001" in err["msg"]
 
 
 @pytest.mark.parametrize(
