@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any, get_args
+from types import UnionType
+from typing import Annotated, Any, Union, get_args, get_origin
 
 from pydantic import ValidationError
 from starlette.datastructures import UploadFile
@@ -40,12 +41,16 @@ def typed_numbers(k: Kind, values: Mapping[str, str]) -> dict[str, str]:
 
 
 def _is_number(annotation: Any) -> bool:
-    """float or int, optional or constrained (Annotated), never bool."""
+    """float or int, optional (a union with None) or constrained (Annotated); never bool, and
+    never a container of numbers (term_discounts, dict[int, float], is text: '3:0.05;6:0.1'
+    or JSON, read by io.parse_terms)."""
     if annotation is bool:
         return False
     if annotation in (float, int):
         return True
-    return any(_is_number(a) for a in get_args(annotation))
+    if get_origin(annotation) in (Union, UnionType, Annotated):
+        return any(_is_number(a) for a in get_args(annotation))
+    return False
 
 
 def validated(model: Any, values: Mapping[str, str], fields: tuple[str, ...]) -> Any:

@@ -174,3 +174,17 @@ def test_an_uploaded_json_file_with_a_lone_surrogate_is_refused_naming_the_row(
         "(half of a pair)"
     ]
     assert len(catalog_client.get("/api/v1/price-lists").json()) == lists
+
+
+def test_row_form_takes_term_discounts_with_commas(catalog_client: TestClient) -> None:
+    # Review: the number reading took term_discounts (dict[int, float]) for a number and
+    # refused '{"6": 0.1, "12": 0.2}' as a decimal comma; io.parse_terms documents that form.
+    draft, data = _draft_with_offer_form(catalog_client)
+    data["term_discounts"] = '{"6": 0.1, "12": 0.2}'
+    r = post_form(catalog_client, f"/catalog/offers/new?price_list={draft}", data)
+    assert r.status_code in (302, 303), r.text[:500]
+    rows = catalog_client.get(
+        "/api/v1/catalog/export", params={"kind": "offers", "price_list": draft}
+    ).json()
+    row = next(o for o in rows if o["id"] == "tpe-h100-x3")
+    assert {int(k): v for k, v in row["term_discounts"].items()} == {6: 0.1, 12: 0.2}
