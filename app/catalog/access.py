@@ -19,8 +19,9 @@ from app.accounts.deps import api_user, bearer_scheme, optional_api_user, requir
 from app.accounts.models import User
 from app.accounts.web import page_role, page_user
 from app.catalog.models import PriceList
+from app.catalog.service.errors import NotFound as CatalogNotFound
 from app.deps import SessionDep
-from app.errors import NotFound
+from app.i18n import N_
 
 _api_admin = require_role("admin")
 _page_admin = page_role("admin")
@@ -72,5 +73,7 @@ def visible(pl: PriceList, viewer: User | None) -> PriceList:
     """`pl`, or 404 when it is a draft the viewer may not see (the same answer as an id
     that does not exist, so drafts cannot be enumerated)."""
     if pl.status == "draft" and not sees_drafts(viewer):
-        raise NotFound(f"no price list {pl.id}", field="price_list")
+        # word for word what CatalogError's NotFound says of a missing id (service.versions),
+        # where a query's `price_list` is answered
+        raise CatalogNotFound(N_("no price list %(id)s"), field="price_list", id=pl.id)
     return pl

@@ -108,11 +108,10 @@ def get_current_price_list(session: SessionDep) -> PriceListDetail:
 @router.get("/price-lists/{price_list_id}", response_model=PriceListDetail)
 def get_price_list(session: SessionDep, viewer: ViewerDep, price_list_id: DbId) -> PriceListDetail:
     """One price list with all its rows (GPUs, servers, offers, cloud, energy, buying, FX)."""
-    try:
-        pl = service.get_price_list(session=session, price_list_id=price_list_id)
+    try:  # a missing id and a draft the viewer may not see answer alike (access.visible)
+        visible(service.get_price_list(session=session, price_list_id=price_list_id), viewer)
     except NotFound as e:  # the id is this path's, not the `price_list` query of other routes
         raise NotFound(e.message_id, field="price_list_id", where="path", **e.params) from None
-    visible(pl, viewer)
     return service.price_list_detail(session=session, price_list_id=price_list_id)
 
 

@@ -218,6 +218,8 @@ def _compute(
         try:
             return schedule.compute(workload, _book(session, price_list_id))
         except schedule.ScheduleError as e:
+            if {"field", "message", "where"} & set(e.params):  # DomainError's own keywords
+                raise errors.Invalid(e.message % e.params, field=e.field) from e
             raise errors.Invalid(e.message, field=e.field, **e.params) from e
     try:
         req = (

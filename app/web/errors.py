@@ -54,13 +54,18 @@ def is_api(request: Request) -> bool:
     return request.url.path.startswith("/api/")
 
 
+#: DomainError's own keywords: a message parameter of one of these names cannot be passed.
+RESERVED_PARAMS: Final = frozenset({"field", "message", "where"})
+
+
 def as_domain_error(exc: Exception) -> DomainError:
     if isinstance(exc, DomainError):
         return exc
     if isinstance(exc, InputError):
         # A Notice is translated into the request's language; one whose parameters clash with
-        # Invalid's own keywords (a "%(field)s" placeholder) is said in English, never a 500.
-        if isinstance(exc.message, Notice) and not {"field", "message"} & set(exc.message.params):
+        # Invalid's own keywords (a "%(field)s" or "%(where)s" placeholder) is said in
+        # English, never a 500.
+        if isinstance(exc.message, Notice) and not RESERVED_PARAMS & set(exc.message.params):
             return Invalid(exc.message.template, field=exc.field, **exc.message.params)
         return Invalid(str(exc), field=exc.field)
     raise TypeError(f"not a domain error: {exc!r}")
