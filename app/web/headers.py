@@ -74,6 +74,12 @@ class SecurityHeadersMiddleware:
         async def send_with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
                 headers = list(message.get("headers", []))
+                if str(scope.get("path", "")).startswith(PRIVATE_PREFIXES):
+                    # Every answer under a share link, error pages included: the address
+                    # holds the token, and `same-origin` would send it as the Referer of
+                    # the page's own stylesheet, into the proxy's log (review).
+                    headers = [h for h in headers if h[0].lower() != b"referrer-policy"]
+                    headers.append((b"referrer-policy", b"no-referrer"))
                 present = {name.lower() for name, _ in headers}
                 headers.extend(h for h in self.headers if h[0] not in present)
                 if b"cache-control" not in present and is_private(scope):

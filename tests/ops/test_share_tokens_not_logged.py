@@ -43,3 +43,14 @@ def test_opening_a_share_link_logs_no_token(
     server = [r for r in caplog.records if r.name != "httpx"]  # not the test client's own
     assert all(token[6:] not in r.getMessage() for r in server)
     assert all(token[6:] not in str(getattr(r, "path", "")) for r in server)
+
+
+def test_every_answer_under_a_share_link_sends_no_referrer(client: TestClient) -> None:
+    # Review: the share view sent no-referrer, but its error pages (a link that does not
+    # exist, 404) kept the default same-origin: loading their stylesheet sent the address,
+    # token and all, as the Referer, into the proxy's log.
+    for path in ("/s/AbCdEfGhIjKlMnOpQrStUvWxYz012345", "/s/AbCdEfGhIjKlMnOpQrStUvWxYz012345/x"):
+        r = client.get(path)
+        assert r.status_code in (404, 410), r.status_code
+        assert r.headers.get_list("referrer-policy") == ["no-referrer"]
+    assert client.get("/").headers["referrer-policy"] == "same-origin"  # elsewhere as before
