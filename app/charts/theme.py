@@ -80,12 +80,14 @@ TICK_FONT_SIZE = 13
 TITLE_FONT_SIZE = 18
 
 # plotly.js `config` for every chart (the data island carries it; charts.js passes it on).
+# No mode bar: its seven buttons per chart were Tab stops inside an element of role "img"
+# (axe: nested-interactive, serious), read "Zoom", "Pan", "Download plot" in English on 中文
+# pages, and offered to "share" a chart on the customer's page; hover labels stay, and every
+# chart's figures are in the page's tables and the PDF.
 CONFIG: dict[str, Any] = {
     "displaylogo": False,
     "responsive": True,
-    "displayModeBar": "hover",
-    "modeBarButtonsToRemove": ["select2d", "lasso2d", "autoScale2d", "toggleSpikelines"],
-    "toImageButtonOptions": {"format": "svg"},
+    "displayModeBar": False,
 }
 
 

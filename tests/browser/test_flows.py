@@ -103,6 +103,9 @@ def test_charts_are_drawn(
         assert en.locator(f"#chart-{key} .plot path, #chart-{key} .plot rect").count() > 0 or (
             en.locator(f"#chart-{key} g.trace").count() > 0
         ), key
+        # No mode bar: its buttons were Tab stops inside role="img" (axe nested-interactive)
+        # labelled in English on 中文 pages (QA, theme.CONFIG)
+        assert en.locator(f"#chart-{key} .modebar-btn").count() == 0, key
     assert console_errors == []
 
 
