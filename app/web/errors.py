@@ -16,10 +16,12 @@ from typing import Any, Final
 
 import psycopg
 from fastapi import FastAPI, Request
+from fastapi.exception_handlers import http_exception_handler
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from app.engine.estimate import InputError
 from app.engine.notices import Notice
@@ -130,6 +132,22 @@ def install(app: FastAPI) -> None:
             response.headers["Retry-After"] = str(err.retry_after)
         return response
 
+    async def http_error(request: Request, exc: Exception) -> Response:
+        """A page address no route has (404) or a method it does not take (405): the site's
+        own error page for a browser, FastAPI's JSON for the API and for other clients (a
+        bare `{"detail": "Not Found"}` in a <pre> was all a visitor got, QA)."""
+        assert isinstance(exc, StarletteHTTPException)
+        wants_page = "text/html" in request.headers.get("accept", "")
+        if exc.status_code in (404, 405) and not is_api(request) and wants_page:
+            activate(request)
+            segment = request.url.path.strip("/").split("/", 1)[0]
+            ctx = {"status": exc.status_code, "kind": None, "nav_active": _NAV.get(segment)}
+            return render(
+                request, "_error.html", ctx, status_code=exc.status_code, headers=exc.headers
+            )
+        return await http_exception_handler(request, exc)
+
+    app.add_exception_handler(StarletteHTTPException, http_error)
     app.add_exception_handler(DomainError, handle)
     app.add_exception_handler(InputError, handle)
     # Input the schema refuses: a 422 that never fails to serialise (app/web/failures.py).
