@@ -136,3 +136,44 @@
     if (form) sync(form);
   });
 })();
+
+// Live forms (/plan, /tco): an error swapped in beside a field (hx-swap-oob) marks the field
+// invalid and an emptied one clears it, as a full page load does (QA: the message appeared
+// but the field kept aria-invalid unset and no red border).
+(function () {
+  "use strict";
+  document.addEventListener("htmx:afterSettle", function () {
+    document.querySelectorAll("p.error[id^='err-']").forEach(function (err) {
+      var field = document.getElementById("f-" + err.id.slice(4));
+      if (!field) return;
+      if (err.textContent.trim()) field.setAttribute("aria-invalid", "true");
+      else field.removeAttribute("aria-invalid");
+    });
+  });
+})();
+
+// Quote builder: its buttons replace the whole builder, so focus would fall back to the top
+// of the page (QA, keyboard). After the swap it goes where the action left off: the first
+// field in error; a new line's first field; the "Add a line" button after a removal; the
+// save button after a save.
+(function () {
+  "use strict";
+  var lastAction = "";
+  document.addEventListener("submit", function (event) {
+    if (!event.target.closest || !event.target.closest("#quote-builder")) return;
+    lastAction = event.submitter && event.submitter.name === "action" ? event.submitter.value : "";
+  }, true);
+  document.addEventListener("htmx:afterSettle", function () {
+    var builder = document.getElementById("quote-builder");
+    if (!builder || !lastAction) return;  // set only by a submit from the builder
+    var target = builder.querySelector("[aria-invalid=true]");
+    if (!target && lastAction === "add") {
+      var lines = builder.querySelectorAll("[id^='f-line-'][id$='-option_key']");
+      target = lines.length ? lines[lines.length - 1] : null;
+    }
+    if (!target && lastAction.indexOf("remove-") === 0) target = builder.querySelector("button.add-line");
+    if (!target && lastAction === "save") target = builder.querySelector("button.save-quote");
+    lastAction = "";
+    if (target) target.focus({ preventScroll: false });
+  });
+})();
