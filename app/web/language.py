@@ -7,7 +7,7 @@ threads sync endpoints run in) inherit, so templates, error messages and engine 
 read the same language.
 
 A ``lang`` query parameter that differs from the cookie also sets the cookie on an HTML
-answer, as the language switch does: a link sent as ``/plan?…&lang=en`` opens in English,
+answer or a redirect, as the language switch does: a link sent as ``/plan?…&lang=en`` opens in English,
 and the page's own HTMX requests (which do not repeat the parameter) stay in English. A
 download in a language (``/quotes/…/pdf?lang=en``) leaves the cookie alone.
 """
@@ -50,7 +50,11 @@ class LanguageMiddleware:
         async def remember(message: Message) -> None:
             # Only a page remembers it: a document asked for in a language (a quote's PDF
             # or CSV with ?lang=) must not switch the reader's pages.
-            if message["type"] == "http.response.start" and _is_html(message):
+            # A redirect remembers it too: /plans/1?lang=zh-TW sends a signed-out visitor to
+            # /login, which opened in English (QA).
+            if message["type"] == "http.response.start" and (
+                _is_html(message) or 300 <= int(message.get("status", 200)) < 400
+            ):
                 cookie = SimpleCookie()
                 cookie[i18n.LANG_COOKIE] = asked
                 morsel = cookie[i18n.LANG_COOKIE]

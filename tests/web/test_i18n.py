@@ -62,6 +62,19 @@ def test_a_link_with_lang_opens_in_that_language_and_stays_in_it(web: TestClient
     assert _lang_of(web.get("/?lang=fr", headers={"Accept-Language": "zh-TW"}).text) == "en"
 
 
+def test_a_link_with_lang_to_a_signed_in_page_keeps_the_language_through_sign_in(
+    client: TestClient,
+) -> None:
+    # QA: /plans/1?lang=zh-TW, opened signed out, went to an English /login: the redirect
+    # did not remember the language (only HTML answers did).
+    c = TestClient(client.app, follow_redirects=False)
+    r = c.get("/plans/1?lang=zh-TW", headers={"Accept-Language": "en"})
+    assert r.status_code == 303 and r.headers["location"].startswith("/login")
+    assert "lang=zh-TW" in r.headers["set-cookie"]
+    login = c.get(r.headers["location"], headers={"Accept-Language": "en"})
+    assert _lang_of(login.text) == "zh-Hant-TW"
+
+
 @pytest.mark.parametrize("target", ["https://evil.example/", "//evil.example/", "/\\evil", "evil"])
 def test_switch_never_redirects_off_site(web: TestClient, target: str) -> None:
     r = web.get("/set-language", params={"lang": "en", "next": target}, follow_redirects=False)
