@@ -4,8 +4,9 @@
   page by page while the app keeps serving; the copy is one consistent snapshot even under
   concurrent writes (WAL readers see one transaction's state). Restore runs the same API the
   other way, in one step, so the whole file is replaced at once (writers wait for the lock).
-* **PostgreSQL**: `pg_dump --format=custom` writes the file; restore empties the app's
-  schema and replays the file in one transaction (`restore` says how). The client tools
+* **PostgreSQL**: `pg_dump --format=custom` writes Stratagem's tables to the file; restore
+  drops those tables (only Stratagem's: a database shared with other applications keeps
+  theirs) and replays the file in one transaction (`restore` says how). The client tools
   of PostgreSQL do the work (`pg_dump`, `pg_restore`, `psql`; on Debian
   `postgresql-client`); a missing tool is a clear error naming the package, not a traceback.
   The password travels in `PGPASSWORD`, never on a command line that `ps` shows.
@@ -27,6 +28,7 @@ from pathlib import Path
 from sqlalchemy.engine import URL, make_url
 
 from app.db import MIGRATION_LOCK_KEY
+from app.settings import REPO_ROOT
 
 
 class BackupError(Exception):
@@ -100,10 +102,15 @@ def backup(database_url: str, out: Path) -> Path:
             raise BackupError(f"cannot back up {src_path} to {out}: {e}") from e
         return out
     if database_url.startswith("postgresql"):
+        pg_dump = _tool("pg_dump")
         url, env = _libpq(database_url)
+        # Stratagem's tables only (with their sequences): a database it shares with other
+        # applications keeps theirs out of this file, so a restore never rolls them back.
+        schema = _current_schema(url, env)
+        tables = [f"--table={schema}.{name}" for name in app_tables()]
         proc = subprocess.run(
-            [_tool("pg_dump"), "--format=custom", "--no-owner", "--file", str(out),
-             "--dbname", url],
+            [pg_dump, "--format=custom", "--no-owner", "--file", str(out),
+             *tables, "--dbname", url],
             capture_output=True,
             text=True,
             env=env,
@@ -119,16 +126,16 @@ def backup(database_url: str, out: Path) -> Path:
 def restore(database_url: str, file: Path) -> None:
     """Replace the database at `database_url` with the backup in `file`.
 
-    Whatever the database held before — tables of a newer schema included — is gone
+    Whatever Stratagem's tables held before — tables of a newer schema included — is gone
     afterwards, so an older backup comes back as it was and `stratagem migrate` takes it to
     head (a restore that left newer tables behind made the next migration fail on them).
 
     SQLite: the backup API copies the file over the database in one step, one transaction.
 
     PostgreSQL: one transaction on one connection (`psql`) takes the migration lock (so no
-    replica migrates meanwhile), drops every table, view, sequence, routine and type of
-    the app's schema (`current_schema()`, where Alembic puts the tables; extension objects
-    and the schema itself, with its owner and grants, stay), then replays the file, which
+    replica migrates meanwhile), drops every table Stratagem has ever had (`app_tables`,
+    with their sequences and indexes; other applications' tables in the same database, the
+    schema itself, its owner and grants stay), then replays the file, which
     `pg_restore --single-transaction` turns into SQL ending in COMMIT. Nothing is committed
     before that last line, so a restore that fails halfway — a statement the server
     refuses, a truncated or corrupt file, the connection lost, the process killed —
@@ -165,54 +172,50 @@ def restore(database_url: str, file: Path) -> None:
     )
 
 
-#: Drops every object of the app's schema, inside the restore's transaction. The list is
-#: read once from the catalogs, then dropped with CASCADE and IF EXISTS: dropping a table
-#: also drops its owned sequences and indexes, which later entries then skip.
-_EMPTY_SCHEMA = r"""
-DO $empty$
-DECLARE
-    stmt text;
-BEGIN
-    FOR stmt IN
-        SELECT s FROM (
-            SELECT 1 AS pass, format('DROP %s IF EXISTS %I.%I CASCADE',
-                       CASE c.relkind WHEN 'v' THEN 'VIEW'
-                                      WHEN 'm' THEN 'MATERIALIZED VIEW'
-                                      WHEN 'S' THEN 'SEQUENCE'
-                                      WHEN 'f' THEN 'FOREIGN TABLE'
-                                      ELSE 'TABLE' END,
-                       n.nspname, c.relname) AS s
-            FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
-            WHERE n.nspname = current_schema()
-              AND c.relkind IN ('r', 'p', 'v', 'm', 'S', 'f')
-              AND NOT EXISTS (SELECT FROM pg_depend d WHERE d.classid = 'pg_class'::regclass
-                              AND d.objid = c.oid AND d.deptype = 'e')
-            UNION ALL
-            SELECT 2, format('DROP ROUTINE IF EXISTS %s CASCADE', p.oid::regprocedure)
-            FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace
-            WHERE n.nspname = current_schema()
-              AND NOT EXISTS (SELECT FROM pg_depend d WHERE d.classid = 'pg_proc'::regclass
-                              AND d.objid = p.oid AND d.deptype = 'e')
-            UNION ALL
-            SELECT 3, format('DROP %s IF EXISTS %I.%I CASCADE',
-                       CASE t.typtype WHEN 'd' THEN 'DOMAIN' ELSE 'TYPE' END,
-                       n.nspname, t.typname)
-            FROM pg_type t JOIN pg_namespace n ON n.oid = t.typnamespace
-            WHERE n.nspname = current_schema()
-              AND t.typtype IN ('e', 'd', 'r', 'c')
-              -- a table's row type goes with its table; only free-standing composites here
-              AND (t.typtype <> 'c' OR
-                   (SELECT c.relkind FROM pg_class c WHERE c.oid = t.typrelid) = 'c')
-              AND NOT EXISTS (SELECT FROM pg_depend d WHERE d.classid = 'pg_type'::regclass
-                              AND d.objid = t.oid AND d.deptype = 'e')
-        ) AS drops
-        ORDER BY pass
-    LOOP
-        EXECUTE stmt;
-    END LOOP;
-END
-$empty$;
-"""
+#: Where the migrations live: every table any of them ever created is Stratagem's.
+MIGRATIONS = REPO_ROOT / "migrations" / "versions"
+_CREATED = re.compile(r"""op\.create_table\(\s*["'](\w+)["']""")
+
+
+def _current_schema(url: str, env: dict[str, str]) -> str:
+    """The schema the app's tables are in (its search path's first: `current_schema()`)."""
+    proc = subprocess.run(
+        [_tool("psql"), "--no-psqlrc", "--tuples-only", "--no-align", "--dbname", url,
+         "--command=SELECT current_schema()"],
+        capture_output=True,
+        text=True,
+        env=env,
+    )  # fmt: skip
+    if proc.returncode:
+        raise BackupError(f"psql failed: {_said(proc.stderr, proc.returncode)}")
+    name = proc.stdout.strip()
+    if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_$]*", name):
+        raise BackupError(f"the database's schema {name!r} is not a plain name")
+    return name
+
+
+def app_tables() -> list[str]:
+    """Every table Stratagem has ever had: the models', each migration's `create_table`
+    (a backup of any revision holds only these) and Alembic's own, sorted."""
+    from sqlmodel import SQLModel
+
+    import app.tables  # noqa: F401  (registers every model's table)
+
+    names = set(SQLModel.metadata.tables) | {"alembic_version"}
+    for path in MIGRATIONS.glob("*.py"):
+        names.update(_CREATED.findall(path.read_text(encoding="utf-8")))
+    return sorted(names)
+
+
+def _empty_app_tables() -> str:
+    """One DROP of Stratagem's tables in the schema the app uses, inside the restore's
+    transaction. Only those: other tables of a shared database are not the backup's to
+    replace (review), and without CASCADE an object of theirs that depends on one of ours
+    (a view, a foreign key) refuses the restore, rolled back with nothing lost, instead of
+    being dropped. A table's own sequences and indexes go with it; the migrations create
+    no free-standing types or sequences."""
+    tables = ", ".join(f'"{name}"' for name in app_tables())
+    return f"DROP TABLE IF EXISTS {tables}"
 
 
 def _restore_postgres(database_url: str, file: Path) -> None:
@@ -242,7 +245,7 @@ def _restore_postgres(database_url: str, file: Path) -> None:
                  "--command=BEGIN",
                  "--command=SET client_min_messages = warning",  # not a NOTICE per drop
                  f"--command=SELECT pg_advisory_xact_lock({MIGRATION_LOCK_KEY})",
-                 f"--command={_EMPTY_SCHEMA}",
+                 f"--command={_empty_app_tables()}",
                  "--file=-"],
                 stdin=script.stdout,
                 stdout=subprocess.DEVNULL,

@@ -270,3 +270,36 @@ def test_the_password_travels_in_the_environment_not_on_the_command_line() -> No
     url, env = _libpq("postgresql+psycopg://stratagem:s3cret@db:5432/stratagem?sslmode=require")
     assert url == "postgresql://stratagem@db:5432/stratagem?sslmode=require"
     assert env["PGPASSWORD"] == "s3cret"
+
+
+@pytest.mark.postgres
+def test_a_database_shared_with_another_application_keeps_its_tables(
+    tmp_path: Path,
+) -> None:
+    """Review: the restore dropped every table of the schema and the backup held every table
+    of the database, so another application's table sharing the database was rolled back to
+    the backup's day (or dropped). Now the file holds Stratagem's tables only and the restore
+    replaces only those: the other table keeps the row written after the backup."""
+    with scratch_databases("postgres", tmp_path) as create:
+        url = create()
+        populate(url)
+        engine = make_engine(url)
+        with engine.begin() as conn:
+            conn.execute(text("CREATE TABLE other_app_orders (id int PRIMARY KEY, item text)"))
+            conn.execute(text("INSERT INTO other_app_orders VALUES (1, 'before the backup')"))
+        engine.dispose()
+        dump = tmp_path / "shared.backup"
+        backup(url, dump)
+        engine = make_engine(url)
+        with engine.begin() as conn:
+            conn.execute(text("INSERT INTO other_app_orders VALUES (2, 'after the backup')"))
+            conn.execute(text("DELETE FROM plan"))
+        engine.dispose()
+        restore(url, dump)
+        engine = make_engine(url)
+        with engine.connect() as conn:
+            items = conn.execute(text("SELECT item FROM other_app_orders ORDER BY id")).all()
+            plans_back = conn.execute(text("SELECT count(*) FROM plan")).scalar_one()
+        engine.dispose()
+        assert [i for (i,) in items] == ["before the backup", "after the backup"]
+        assert plans_back == 301  # Stratagem's own tables are the backup's
