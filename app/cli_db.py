@@ -130,9 +130,11 @@ def prepare_or_fail(settings: Any) -> None:
 @contextmanager
 def database_session() -> Iterator[Session]:
     """A session on DATABASE_URL, migrated to head first (under the migration lock, like
-    `serve`), for the commands that read or write the catalog and accounts. A bad setting
-    or a database that cannot be used — there or in the command's own queries — is one
-    `error:` line, exit 2."""
+    `serve`), for the commands that read or write the catalog and accounts. A bad setting,
+    a database that cannot be used, or a connection lost during the command is one `error:`
+    line, exit 2; any other error of the command's own queries is a bug and keeps its
+    traceback (a refused statement there is not the database's fault — review)."""
+    from sqlalchemy.exc import InterfaceError, OperationalError
     from sqlmodel import Session
 
     from app.db import make_engine, migrate, migration_lock
@@ -142,8 +144,15 @@ def database_session() -> Iterator[Session]:
         with migration_lock(url):
             migrate(url)
         engine = make_engine(url)
-        try:
-            with Session(engine) as session:
+    try:
+        with Session(engine) as session:
+            try:
                 yield session
-        finally:
-            engine.dispose()
+            except (OperationalError, InterfaceError) as e:
+                lost = e.statement is None or e.connection_invalidated
+                line = database_problem(e, url) if lost else None
+                if line is None:
+                    raise
+                _fail([line])
+    finally:
+        engine.dispose()

@@ -230,3 +230,18 @@ def _commands() -> set[str]:
         sub = getattr(command, "commands", None)
         out.update(f"{name} {s}" for s in sub) if sub else out.add(name)
     return out
+
+
+def test_a_failing_query_of_a_command_keeps_its_traceback(tmp_path: Path) -> None:
+    # Review: every error inside a command's session read as "the database refused a
+    # statement", so a bug in the command's own query lost its traceback. A database at
+    # head whose price_list table is gone: the query fails and says where, exit status 1.
+    url = f"sqlite:///{tmp_path / 'broken.db'}"
+    migrate(url)
+    engine = make_engine(url)
+    with engine.begin() as conn:
+        conn.execute(text("DROP TABLE price_list"))
+    engine.dispose()
+    r = CliRunner().invoke(cli, ["catalog", "price-lists"], env={"DATABASE_URL": url})
+    assert r.exit_code == 1
+    assert r.exception is not None and "no such table: price_list" in str(r.exception)
