@@ -36,6 +36,10 @@ NOTICES: Final = {
     "password": N_("Your password has been changed. Other devices have been signed out."),
     "revoked": N_("The token has been revoked."),
 }
+#: Query `done` values that report a refusal (shown as a warning, not a success).
+WARNINGS: Final = {
+    "no-token": N_("There is no such token among yours: nothing was revoked."),
+}
 
 
 async def _form(request: Request) -> dict[str, str]:
@@ -112,12 +116,15 @@ def _account_page(
         service.list_tokens(session=session, user=user),
         key=lambda t: (t.revoked_at is not None, -(t.id or 0)),
     )
-    notice = NOTICES.get(request.query_params.get("done", ""))
+    done = request.query_params.get("done", "")
+    notice = NOTICES.get(done)
+    warning = WARNINGS.get(done)
     ctx: dict[str, Any] = {
         "user": user,
         "tokens": tokens,
         "errors": {},
         "notice": _(notice) if notice else "",
+        "warning": _(warning) if warning else "",
         "min_password": service.MIN_PASSWORD,
         "max_password": service.MAX_PASSWORD,
         **extra,
@@ -150,7 +157,8 @@ async def create_token(request: Request, session: SessionDep, user: PageUser) ->
 def revoke_token(token_id: DbId, session: SessionDep, user: PageUser) -> Response:
     """Revoke one of your API tokens; requests with it get 401 from now on."""
     if not auth.revoke_own_token(session=session, user=user, token_id=token_id):
-        return RedirectResponse("/account", status_code=303)
+        # someone else's, already gone or never made: said, not a silent reload (QA)
+        return RedirectResponse("/account?done=no-token", status_code=303)
     return RedirectResponse("/account?done=revoked", status_code=303)
 
 

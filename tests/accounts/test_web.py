@@ -224,8 +224,17 @@ def test_someone_elses_token_cannot_be_revoked(web: TestClient) -> None:
     sign_in(web, other.user)
     with Session(web.app.state.engine) as s:  # type: ignore[attr-defined]
         token = service.list_tokens(session=s, user=owner.user)[0]
-    web.post(f"/account/tokens/{token.id}/revoke", data={"csrf_token": _token(web)})
+    r = web.post(f"/account/tokens/{token.id}/revoke", data={"csrf_token": _token(web)})
     assert web.get("/api/v1/me", headers=owner.headers).status_code == 200
+    # said, not a silent reload (QA): the same answer for a token that does not exist
+    assert r.headers["location"] == "/account?done=no-token"
+    page = web.get(r.headers["location"], headers={"Accept-Language": "zh-TW"})
+    warn = BeautifulSoup(page.text, "html.parser").select_one("p.notice.warn")
+    assert (
+        warn is not None and warn.get_text(strip=True) == "您的權杖中沒有這一個:沒有撤銷任何權杖。"
+    )
+    r = web.post("/account/tokens/99999/revoke", data={"csrf_token": _token(web)})
+    assert r.headers["location"] == "/account?done=no-token"
 
 
 def test_public_api_takes_a_token_but_refuses_a_bad_one(web: TestClient) -> None:
