@@ -108,15 +108,8 @@ def backup(database_url: str, out: Path) -> Path:
         # applications keeps theirs out of this file, so a restore never rolls them back.
         schema = _current_schema(url, env)
         tables = [f"--table={schema}.{name}" for name in app_tables()]
-        proc = subprocess.run(
-            [pg_dump, "--format=custom", "--no-owner", "--file", str(out),
-             *tables, "--dbname", url],
-            capture_output=True,
-            text=True,
-            env=env,
-        )  # fmt: skip
-        if proc.returncode:
-            raise BackupError(f"pg_dump failed: {_said(proc.stderr, proc.returncode)}")
+        _client([pg_dump, "--format=custom", "--no-owner", "--file", str(out), *tables,
+                 "--dbname", url], env)  # fmt: skip
         return out
     raise BackupError(
         f"backup supports SQLite and PostgreSQL, not {make_url(database_url).drivername}"
@@ -177,18 +170,20 @@ MIGRATIONS = REPO_ROOT / "migrations" / "versions"
 _CREATED = re.compile(r"""op\.create_table\(\s*["'](\w+)["']""")
 
 
+def _client(args: list[str], env: dict[str, str]) -> str:
+    """Run a PostgreSQL client tool (`args[0]`); its standard output, or BackupError with
+    what it said on one line."""
+    proc = subprocess.run(args, capture_output=True, text=True, env=env)
+    if proc.returncode:
+        name = Path(args[0]).name
+        raise BackupError(f"{name} failed: {_said(proc.stderr, proc.returncode)}")
+    return proc.stdout
+
+
 def _current_schema(url: str, env: dict[str, str]) -> str:
     """The schema the app's tables are in (its search path's first: `current_schema()`)."""
-    proc = subprocess.run(
-        [_tool("psql"), "--no-psqlrc", "--tuples-only", "--no-align", "--dbname", url,
-         "--command=SELECT current_schema()"],
-        capture_output=True,
-        text=True,
-        env=env,
-    )  # fmt: skip
-    if proc.returncode:
-        raise BackupError(f"psql failed: {_said(proc.stderr, proc.returncode)}")
-    name = proc.stdout.strip()
+    name = _client([_tool("psql"), "--no-psqlrc", "--tuples-only", "--no-align",
+                    "--dbname", url, "--command=SELECT current_schema()"], env).strip()  # fmt: skip
     if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_$]*", name):
         raise BackupError(f"the database's schema {name!r} is not a plain name")
     return name

@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated, Any
 
 import typer
 from pydantic import ValidationError
@@ -14,28 +14,15 @@ from rich.table import Table
 
 from app.accounts.cli import tokens_cli, users_cli
 from app.catalog.cli import catalog_cli
-from app.cli_db import (
-    database_errors,
-    load_settings,
-    prepare_or_fail,
-)
+from app.cli_db import database_errors, fail, load_settings, prepare_or_fail
 from app.engine.estimate import InputError, estimate
 from app.engine.schemas import EstimateRequest, EstimateResponse
-
-if TYPE_CHECKING:
-    pass
 
 cli = typer.Typer(help="Stratagem — plan and quote AI GPU infrastructure.", no_args_is_help=True)
 cli.add_typer(catalog_cli, name="catalog")
 console = Console()
 cli.add_typer(users_cli, name="users")
 cli.add_typer(tokens_cli, name="tokens")
-
-
-def _fail(lines: list[str]) -> None:
-    for line in lines:
-        typer.echo(f"error: {line}", err=True)
-    raise typer.Exit(2)
 
 
 @cli.command("estimate")
@@ -78,7 +65,7 @@ def estimate_cmd(
         try:
             m["hf_config"] = json.loads(config.read_text(encoding="utf-8"))
         except (OSError, json.JSONDecodeError) as e:
-            _fail([f"--config: cannot read {config}: {e}"])
+            fail([f"--config: cannot read {config}: {e}"])
     body: dict[str, Any] = {
         "model": m,
         "task": task,
@@ -111,7 +98,7 @@ def estimate_cmd(
         req = EstimateRequest.model_validate(body)
         res = estimate(req, prices=_shipped_prices())
     except ValidationError as e:
-        _fail(
+        fail(
             [
                 f"{'.'.join(str(p) for p in err['loc']) or 'input'}: {err['msg']}"
                 for err in e.errors()
@@ -119,7 +106,7 @@ def estimate_cmd(
         )
         return
     except InputError as e:
-        _fail([f"{e.field}: {e}"])
+        fail([f"{e.field}: {e}"])
         return
     if as_json:
         typer.echo(res.model_dump_json(indent=2))
@@ -374,7 +361,7 @@ def backup_cmd(out: Annotated[Path, typer.Option("--out", help="File to write.")
         with database_errors(url):
             backup(url, out)
     except BackupError as e:
-        _fail([str(e)])
+        fail([str(e)])
     took = time.perf_counter() - start
     typer.echo(f"backup written to {out} ({out.stat().st_size:,} bytes, {took:.1f} s)")
 
@@ -391,7 +378,7 @@ def restore_cmd(
         with database_errors(url):
             restore(url, file)
     except BackupError as e:
-        _fail([str(e)])
+        fail([str(e)])
     typer.echo(
         f"restored {file}; `stratagem migrate` (or starting the app) brings an older "
         "backup to the current schema"

@@ -19,7 +19,8 @@ if TYPE_CHECKING:
     from sqlmodel import Session
 
 
-def _fail(lines: list[str]) -> None:
+def fail(lines: list[str]) -> None:
+    """End the command: one `error:` line each, exit status 2."""
     for line in lines:
         typer.echo(f"error: {line}", err=True)
     raise typer.Exit(2)
@@ -38,7 +39,7 @@ def load_settings() -> Any:
             name = ".".join(str(p) for p in err["loc"]) or "settings"
             msg = str(err["msg"]).removeprefix("Value error, ")
             lines.append(f"{name}: {msg} (got {err.get('input')!r})")
-        _fail(lines)
+        fail(lines)
 
 
 def database_problem(exc: BaseException, url: str) -> str | None:
@@ -114,7 +115,7 @@ def database_errors(url: str) -> Iterator[None]:
         line = database_problem(e, url)
         if line is None:
             raise
-        _fail([line])
+        fail([line])
 
 
 def prepare_or_fail(settings: Any) -> None:
@@ -153,6 +154,6 @@ def database_session() -> Iterator[Session]:
                 line = database_problem(e, url) if lost else None
                 if line is None:
                     raise
-                _fail([line])
+                fail([line])
     finally:
         engine.dispose()

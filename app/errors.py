@@ -15,9 +15,13 @@ Shapes on the wire (unchanged from before the family existed, so clients parse o
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import Any, ClassVar, Final
 
 from app.i18n import gettext
+
+#: DomainError's own keywords: a message parameter of one of these names cannot be passed
+#: as one (it would be taken for the keyword).
+RESERVED_PARAMS: Final = frozenset({"field", "message", "where"})
 
 
 class DomainError(Exception):

@@ -112,7 +112,8 @@ def first_surrogate(
     value: Any, loc: tuple[str | int, ...] = ()
 ) -> tuple[tuple[str | int, ...], str] | None:
     """(location, string) of the first string in a decoded JSON value that holds a lone
-    surrogate (keys included), depth first in document order; None when there is none."""
+    surrogate (keys included), depth first, a dict's keys before its values; None when there
+    is none."""
     stack: list[tuple[tuple[str | int, ...], Any]] = [(loc, value)]
     while stack:
         here, v = stack.pop()

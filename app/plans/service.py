@@ -218,7 +218,7 @@ def _compute(
         try:
             return schedule.compute(workload, _book(session, price_list_id))
         except schedule.ScheduleError as e:
-            if {"field", "message", "where"} & set(e.params):  # DomainError's own keywords
+            if errors.RESERVED_PARAMS & set(e.params):  # said in English, never a 500
                 raise errors.Invalid(e.message % e.params, field=e.field) from e
             raise errors.Invalid(e.message, field=e.field, **e.params) from e
     try:

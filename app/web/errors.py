@@ -25,7 +25,14 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from app.engine.estimate import InputError
 from app.engine.notices import Notice
-from app.errors import DomainError, Invalid, LoginRequired, PageForbidden, TooManyRequests
+from app.errors import (
+    RESERVED_PARAMS,
+    DomainError,
+    Invalid,
+    LoginRequired,
+    PageForbidden,
+    TooManyRequests,
+)
 from app.i18n import gettext
 from app.ops import outage
 from app.ops.logs import REQUEST_ID
@@ -54,10 +61,6 @@ _NAV: dict[str, str] = {"catalog": "catalog", "plans": "plans", "compare": "plan
 
 def is_api(request: Request) -> bool:
     return request.url.path.startswith("/api/")
-
-
-#: DomainError's own keywords: a message parameter of one of these names cannot be passed.
-RESERVED_PARAMS: Final = frozenset({"field", "message", "where"})
 
 
 def as_domain_error(exc: Exception) -> DomainError:

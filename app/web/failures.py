@@ -94,7 +94,8 @@ def safe_errors(errors: Any) -> list[dict[str, Any]]:
 _NOT_AN_OBJECT = frozenset({"model_attributes_type", "dict_type"})
 
 
-def _json_type(content_type: str) -> bool:
+def is_json_type(content_type: str) -> bool:
+    """Whether a Content-Type header names JSON (application/json, or any +json type)."""
     ctype = content_type.split(";", 1)[0].strip().lower()
     return ctype == "application/json" or ctype.endswith("+json")
 
@@ -112,7 +113,7 @@ async def validation_error(request: Request, exc: Exception) -> JSONResponse:
         and tuple(errors[0].get("loc", ())) == ("body",)
         and errors[0].get("type") in _NOT_AN_OBJECT
         and isinstance(errors[0].get("input"), bytes)
-        and not _json_type(ctype)
+        and not is_json_type(ctype)
     ):
         sent = safe_text(ctype.split(";", 1)[0].strip() or "none", 80)
         detail = {

@@ -57,6 +57,7 @@ from app.settings import REPO_ROOT
 from app.web.csrf import FIELD as CSRF_FIELD
 from app.web.csrf import token_for
 from app.web.htmx import is_fragment
+from app.web.static import VERSION_CHARS
 
 TEMPLATE_DIR: Final = REPO_ROOT / "templates"
 STATIC_DIR: Final = REPO_ROOT / "static"
@@ -171,7 +172,7 @@ def static_url(path: str) -> str:
     cached = _static_hashes.get(clean)
     if cached and cached[0] == mtime:
         return f"/static/{clean}?v={cached[1]}"
-    digest = hashlib.sha256(file.read_bytes()).hexdigest()[:12]
+    digest = hashlib.sha256(file.read_bytes()).hexdigest()[:VERSION_CHARS]
     _static_hashes[clean] = (mtime, digest)
     return f"/static/{clean}?v={digest}"
 

@@ -21,7 +21,7 @@ import re
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.text import SURROGATE, first_surrogate
-from app.web.failures import safe_text
+from app.web.failures import is_json_type, safe_text
 
 # `\ud800`…`\udfff` as JSON spells it (either case), and the same code points as raw bytes
 # (ED A0 80…ED BF BF): Starlette's `Request.json()` decodes bytes with 'surrogatepass', so
@@ -40,8 +40,7 @@ def _is_json(scope: Scope) -> bool:
     """A body FastAPI reads as JSON: a JSON content type, or none at all."""
     for name, value in scope.get("headers") or ():
         if name == b"content-type":
-            ctype = value.split(b";", 1)[0].strip().lower()
-            return ctype == b"application/json" or ctype.endswith(b"+json")
+            return is_json_type(value.decode("latin-1"))
     return True
 
 
