@@ -11,6 +11,24 @@ from sqlmodel import Session, func, select
 from app.catalog.kinds import KINDS
 from app.catalog.models import AuditEntry, PriceList
 
+#: A valid new offer as the row form posts it (3 × H100 at NT$150,000 a month).
+OFFER_FORM: dict[str, str] = {
+    "id": "tpe-h100-x3", "provider": "Stratagem Taipei", "gpu_id": "h100-sxm-80gb",
+    "gpu_count": "3", "monthly_price": "150000", "currency": "TWD", "interconnect": "nvlink",
+    "includes_power": "true", "lead_time_hours": "2", "source": "test",
+}  # fmt: skip
+
+
+def draft_copy(client: TestClient, name: str) -> int:
+    """A new draft price list copied from the current one (the import API, applied): its id."""
+    return int(
+        client.post(
+            "/api/v1/catalog/import",
+            params={"dry_run": "false", "name": name},
+            json=client.get("/api/v1/catalog/export").json(),
+        ).json()["price_list_id"]
+    )
+
 
 def csrf(client: TestClient, url: str = "/catalog") -> str:
     """The CSRF token of the client's session (a GET sets the cookie, the form carries it)."""

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from fastapi.testclient import TestClient
 
-from tests.catalog.helpers import post_form, soup
+from tests.catalog.helpers import OFFER_FORM, draft_copy, post_form, soup
 
 WORDS = {
     "en": ("a price list called “2026-11 list” already exists",
@@ -32,16 +32,9 @@ def test_a_duplicate_price_list_name_is_refused_in_the_page_language(
 def test_a_duplicate_row_is_refused_in_the_page_language(
     catalog_client: TestClient, lang: str
 ) -> None:
-    draft = catalog_client.post(
-        "/api/v1/catalog/import",
-        params={"dry_run": "false", "name": f"dupe rows {lang}"},
-        json=catalog_client.get("/api/v1/catalog/export").json(),
-    ).json()["price_list_id"]
-    data = {
-        "id": "stratagem-tpe-h100-x1", "provider": "Stratagem Taipei", "gpu_id": "h100-sxm-80gb",
-        "gpu_count": "1", "monthly_price": "50000", "currency": "TWD", "interconnect": "nvlink",
-        "includes_power": "true", "lead_time_hours": "2", "source": "test",
-    }  # fmt: skip
+    draft = draft_copy(catalog_client, f"dupe rows {lang}")
+    # the id of an offer the copied list already has
+    data = {**OFFER_FORM, "id": "stratagem-tpe-h100-x1", "gpu_count": "1", "monthly_price": "50000"}
     r = post_form(
         catalog_client, f"/catalog/offers/new?price_list={draft}", data,
         headers={"Accept-Language": lang},

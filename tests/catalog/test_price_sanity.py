@@ -9,7 +9,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.catalog.models import MONEY_MAX
-from tests.catalog.helpers import post_form, soup
+from tests.catalog.helpers import OFFER_FORM, draft_copy, post_form, soup
 
 ROW = "stratagem-tpe-h100-x1"  # the shipped NT$50,000/month single-H100 offer (seed 003 T1)
 
@@ -66,17 +66,8 @@ def test_json_import_refuses_non_finite_prices(catalog_client: TestClient, liter
      ("monthly_price", "-1")],
 )  # fmt: skip
 def test_row_form_refuses_absurd_prices(catalog_client: TestClient, field: str, value: str) -> None:
-    draft = catalog_client.post(
-        "/api/v1/catalog/import",
-        params={"dry_run": "false", "name": "sanity draft"},
-        json=catalog_client.get("/api/v1/catalog/export").json(),
-    ).json()["price_list_id"]
-    data = {
-        "id": "tpe-h100-x3", "provider": "Stratagem Taipei", "gpu_id": "h100-sxm-80gb",
-        "gpu_count": "3", "monthly_price": "150000", "currency": "TWD", "interconnect": "nvlink",
-        "includes_power": "true", "lead_time_hours": "2", "source": "test",
-    }  # fmt: skip
-    data[field] = value
+    draft = draft_copy(catalog_client, "sanity draft")
+    data = {**OFFER_FORM, field: value}
     r = post_form(catalog_client, f"/catalog/offers/new?price_list={draft}", data)
     assert r.status_code == 422
     assert soup(r.text).select_one(f"#err-{field}").get_text(strip=True)
@@ -107,17 +98,7 @@ def test_free_text_is_bounded(catalog_client: TestClient) -> None:
 
 
 def _draft_with_offer_form(client: TestClient) -> tuple[int, dict[str, str]]:
-    draft = client.post(
-        "/api/v1/catalog/import",
-        params={"dry_run": "false", "name": "typed numbers draft"},
-        json=client.get("/api/v1/catalog/export").json(),
-    ).json()["price_list_id"]
-    data = {
-        "id": "tpe-h100-x3", "provider": "Stratagem Taipei", "gpu_id": "h100-sxm-80gb",
-        "gpu_count": "3", "monthly_price": "150000", "currency": "TWD", "interconnect": "nvlink",
-        "includes_power": "true", "lead_time_hours": "2", "source": "test",
-    }  # fmt: skip
-    return draft, data
+    return draft_copy(client, "typed numbers draft"), dict(OFFER_FORM)
 
 
 def test_row_form_reads_numbers_as_people_type_them(catalog_client: TestClient) -> None:

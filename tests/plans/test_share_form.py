@@ -19,6 +19,15 @@ WORDS = {
 }
 
 
+def _plan_page(pages: TestClient, account: MakeAccount) -> tuple[int, str]:
+    """(plan id, the page's CSRF token) of a plan a signed-in sales engineer opened."""
+    a = signed_in(pages, account)
+    plan = make_plan(pages, a.user)
+    page = BeautifulSoup(pages.get(f"/plans/{plan.id}").text, "html.parser")
+    assert plan.id is not None
+    return plan.id, str(page.select_one("input[name=csrf_token]")["value"])
+
+
 def _links(pages: TestClient) -> int:
     with Session(pages.app.state.engine) as s:  # type: ignore[attr-defined]
         return int(s.exec(select(func.count()).select_from(ShareLink)).one())
@@ -29,13 +38,10 @@ def _links(pages: TestClient) -> int:
 def test_a_lifetime_outside_1_to_365_days_is_refused_on_the_page(
     pages: TestClient, account: MakeAccount, value: str, lang: str
 ) -> None:
-    a = signed_in(pages, account)
-    plan = make_plan(pages, a.user)
-    page = BeautifulSoup(pages.get(f"/plans/{plan.id}").text, "html.parser")
-    token = page.select_one("input[name=csrf_token]")["value"]
+    plan_id, token = _plan_page(pages, account)
     before = _links(pages)
     r = pages.post(
-        f"/plans/{plan.id}/share",
+        f"/plans/{plan_id}/share",
         data={"csrf_token": token, "expires_in_days": value},
         headers={"Accept-Language": lang},
     )
@@ -50,11 +56,8 @@ def test_a_lifetime_outside_1_to_365_days_is_refused_on_the_page(
 def test_a_lifetime_in_range_still_creates_the_link(
     pages: TestClient, account: MakeAccount
 ) -> None:
-    a = signed_in(pages, account)
-    plan = make_plan(pages, a.user)
-    page = BeautifulSoup(pages.get(f"/plans/{plan.id}").text, "html.parser")
-    token = page.select_one("input[name=csrf_token]")["value"]
+    plan_id, token = _plan_page(pages, account)
     before = _links(pages)
-    r = pages.post(f"/plans/{plan.id}/share", data={"csrf_token": token, "expires_in_days": "365"})
+    r = pages.post(f"/plans/{plan_id}/share", data={"csrf_token": token, "expires_in_days": "365"})
     assert r.status_code == 200 and "/s/" in r.text
     assert _links(pages) == before + 1
