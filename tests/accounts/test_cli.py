@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from fastapi.testclient import TestClient
 from typer.testing import CliRunner
@@ -13,13 +11,6 @@ from app.main import create_app
 from app.settings import Settings
 
 runner = CliRunner()
-
-
-@pytest.fixture
-def db_url(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
-    url = f"sqlite:///{tmp_path / 'cli.db'}"
-    monkeypatch.setenv("DATABASE_URL", url)
-    return url
 
 
 def test_users_and_tokens_from_the_command_line(db_url: str) -> None:

@@ -18,13 +18,6 @@ from app.db import make_engine
 runner = CliRunner()
 
 
-@pytest.fixture
-def db_url(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
-    url = f"sqlite:///{tmp_path / 'cli.db'}"
-    monkeypatch.setenv("DATABASE_URL", url)
-    return url
-
-
 def signs_in(db_url: str, email: str, password: str) -> bool:
     engine = make_engine(db_url)
     try:
