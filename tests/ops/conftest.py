@@ -7,17 +7,14 @@ import socket
 import subprocess
 import sys
 import time
-import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
 import pytest
-from sqlalchemy import create_engine, text
-from sqlalchemy.engine import make_url
 
-from tests.postgres import postgres_url
+from tests.scratch_db import scratch_databases
 
 REPO = Path(__file__).resolve().parents[2]
 SECRET = "two-processes-share-this-secret-key"
@@ -54,24 +51,10 @@ def wait_ready(proc: Proc, timeout_s: float = 90) -> None:
 
 
 @pytest.fixture(scope="session")
-def pg_database() -> Iterator[Callable[[], str]]:
+def pg_database(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Callable[[], str]]:
     """Makes throw-away PostgreSQL databases on TEST_POSTGRES_URL's server; drops them after."""
-    base = make_url(postgres_url())
-    admin = create_engine(base.set(database="postgres"), isolation_level="AUTOCOMMIT")
-    made: list[str] = []
-
-    def make() -> str:
-        name = f"stratagem_ops_{uuid.uuid4().hex[:10]}"
-        with admin.connect() as conn:
-            conn.execute(text(f'CREATE DATABASE "{name}"'))
-        made.append(name)
-        return base.set(database=name).render_as_string(hide_password=False)
-
-    yield make
-    with admin.connect() as conn:
-        for name in made:
-            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-    admin.dispose()
+    with scratch_databases("postgres", tmp_path_factory.mktemp("pg")) as create:
+        yield create
 
 
 @pytest.fixture
