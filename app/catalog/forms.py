@@ -9,7 +9,7 @@ from typing import Annotated, Any, Union, get_args, get_origin
 from pydantic import ValidationError
 from starlette.datastructures import UploadFile
 
-from app.catalog import io
+from app.catalog import io, service
 from app.catalog.kinds import Kind
 from app.catalog.models import PriceListCreate, PriceListUpdate
 from app.catalog.service import InvalidRow
@@ -21,10 +21,11 @@ def form_strings(form: Mapping[str, Any]) -> dict[str, str]:
     return {k: v for k, v in form.items() if isinstance(v, str) and k != "csrf_token"}
 
 
-def typed_numbers(k: Kind, values: Mapping[str, str]) -> dict[str, str]:
-    """The posted row with its number fields as typed by people read as numbers: '1,200'
-    is 1200 and full-width digits are ASCII, as on /tco and /assess; '1,5' is refused beside
-    the field (a decimal comma, not 15). Text fields are left as posted."""
+def typed_numbers(k: Kind, values: Mapping[str, str]) -> tuple[dict[str, str], dict[str, str]]:
+    """(the posted row with its number fields as typed by people read as numbers, {field:
+    message} for those that cannot be): '1,200' is 1200 and full-width digits are ASCII, as
+    on /tco and /assess; '1,5' is a decimal comma, not 15. Text fields are left as posted;
+    a field in error is left out of the row."""
     out = dict(values)
     errors: dict[str, str] = {}
     for name, info in k.create.model_fields.items():
@@ -35,9 +36,24 @@ def typed_numbers(k: Kind, values: Mapping[str, str]) -> dict[str, str]:
             out[name] = number_text(name, raw)
         except FieldError as e:
             errors[name] = str(e)
-    if errors:
-        raise InvalidRow(errors)
-    return out
+            del out[name]
+    return out, errors
+
+
+def validated_row(k: Kind, values: Mapping[str, str]) -> Any:
+    """The posted row through the kind's model (`service.validate_row`), its numbers read
+    by `typed_numbers`; InvalidRow names every field in error at once (a decimal comma had
+    been reported alone, and a missing source only on the next submit)."""
+    row, numbers = typed_numbers(k, values)
+    try:
+        data = service.validate_row(kind_name=k.name, values=row)
+    except InvalidRow as e:
+        if not numbers:
+            raise
+        raise InvalidRow({**e.errors, **numbers}) from None  # not "required": unreadable
+    if numbers:
+        raise InvalidRow(numbers)
+    return data
 
 
 def _is_number(annotation: Any) -> bool:

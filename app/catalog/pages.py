@@ -29,7 +29,7 @@ from app.catalog.forms import (
     price_list_create,
     price_list_update,
     read_upload,
-    typed_numbers,
+    validated_row,
 )
 from app.catalog.kinds import Kind
 from app.catalog.models import PriceList
@@ -301,7 +301,7 @@ async def create_row(
     pl = editable_list(session, k, price_list)
     values = form_strings(await request.form())
     try:
-        data = service.validate_row(kind_name=k.name, values=typed_numbers(k, values))
+        data = validated_row(k, values)
         service.create_row(
             session=session, kind_name=k.name, price_list_id=pl_id(pl), data=data, actor=actor
         )
@@ -339,7 +339,7 @@ async def update_row(
     for f, v in k.key_filter(key).items():
         values[f] = v  # the key is not editable: never trust a posted one
     try:
-        data = service.validate_row(kind_name=k.name, values=typed_numbers(k, values))
+        data = validated_row(k, values)
         service.update_row(
             session=session,
             kind_name=k.name,

@@ -169,3 +169,17 @@ def test_row_form_takes_term_discounts_with_commas(catalog_client: TestClient) -
     ).json()
     row = next(o for o in rows if o["id"] == "tpe-h100-x3")
     assert {int(k): v for k, v in row["term_discounts"].items()} == {6: 0.1, 12: 0.2}
+
+
+def test_a_decimal_comma_is_named_beside_the_rows_other_errors(catalog_client: TestClient) -> None:
+    # Seen at 1440 px: with "1,5" the form named the price alone; the missing source came
+    # only on the next submit. One submit names both, the price with its own message.
+    draft, data = _draft_with_offer_form(catalog_client)
+    data.update(monthly_price="1,5", source="")
+    r = post_form(catalog_client, f"/catalog/offers/new?price_list={draft}", data)
+    assert r.status_code == 422
+    page = soup(r.text)
+    assert page.select_one("#err-monthly_price").get_text(strip=True) == (
+        "Use a point for decimals (1.5); a comma only separates thousands (1,500)."
+    )
+    assert page.select_one("#err-source").get_text(strip=True)
