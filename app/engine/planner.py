@@ -31,7 +31,7 @@ from bisect import bisect_left
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
-from operator import attrgetter
+from operator import attrgetter, itemgetter
 from typing import Final, NamedTuple
 
 from app.engine import compute
@@ -152,6 +152,19 @@ def natural_interconnect(gpu: GpuSpec, nodes: int, per_node: int) -> str:
     return "nvlink" if gpu.has_nvlink and per_node > 1 else "pcie"
 
 
+class _TpEfficiency(dict[int, float]):
+    """Tensor degree t -> TP efficiency step ** log2(t) at one `step` per doubling, each
+    computed when first asked for."""
+
+    def __init__(self, step: float) -> None:
+        super().__init__()
+        self.step = step
+
+    def __missing__(self, t: int) -> float:
+        got = self[t] = self.step ** math.log2(t)
+        return got
+
+
 class _JobTerms:
     """A job's memory terms that do not depend on the GPU count, computed once per job.
 
@@ -161,8 +174,8 @@ class _JobTerms:
     """
 
     __slots__ = (
-        "_act", "_degrees", "_experts", "_ranked", "_share", "_totals", "_unit", "classes", "job",
-        "pipes",
+        "_act", "_counts", "_degrees", "_experts", "_share", "_totals", "_tp", "_unit",
+        "classes", "job", "pipes",
     )  # fmt: skip
 
     def __init__(self, job: TrainingJob) -> None:
@@ -180,40 +193,45 @@ class _JobTerms:
         # parameters, a layer's routed experts), params
         self._unit = zero3_unit_params(job.model)
         self._act: dict[tuple[int, str, int], float] = {}
-        self._degrees: dict[tuple[int, Pins, float], tuple[tuple[int, int, float], ...]] = {}
-        self._ranked: dict[tuple[int, int, Pins, bool, float], _Ranked] = {}
-        # a layout's bytes, shared by the rankings of GPUs whose TP efficiency differs
-        self._totals: dict[tuple[int, int, int, int, str, int, int], float] = {}
+        self._degrees: dict[tuple[int, Pins], tuple[tuple[int, int], ...]] = {}
+        # a count's layouts (the same for every GPU type) and their rankings
+        self._counts: dict[tuple[int, int, Pins, bool], _CountLayouts] = {}
+        self._tp: dict[float, _TpEfficiency] = {}
+        # a layout's bytes, (t, p, d, ZeRO, recomputation) -> bytes
+        self._totals: dict[tuple[int, int, int, int, str], float] = {}
 
-    def ranked(
-        self, n: int, per_node: int, pins: Pins, over: bool = False, step: float = TP_EFFICIENCY
-    ) -> _Ranked:
-        """The layouts of `n` GPUs (`per_node` to a node) under `pins`, cheapest first: those
-        whose step stays within the job's batch limit, or (`over`) those that exceed it.
-        `step`: TP efficiency per doubling (`compute.tp_step`; GPUs on NVLink share one)."""
-        key = (n, per_node, pins, over, step)
-        got = self._ranked.get(key)
+    def layouts(self, n: int, per_node: int, pins: Pins, over: bool = False) -> _CountLayouts:
+        """The layouts of `n` GPUs (`per_node` to a node) under `pins` whose step stays within
+        the job's batch limit, or (`over`) those that exceed it, with their memory floor: the
+        same for every GPU type, whatever its TP efficiency."""
+        key = (n, per_node, pins, over)
+        got = self._counts.get(key)
         if got is None:
-            degrees = self._degrees.get((per_node, pins, step))
+            degrees = self._degrees.get((per_node, pins))
             if degrees is None:
-                degrees = self._degrees[(per_node, pins, step)] = _degrees(
-                    self.job, per_node, pins, step
-                )
-            options = _layouts(self, n, per_node, pins, degrees, over)
-            got = self._ranked[key] = _Ranked(self, n, options)
+                degrees = self._degrees[(per_node, pins)] = _degrees(self.job, per_node, pins)
+            got = self._counts[key] = _layouts(self, n, per_node, pins, degrees, over)
         return got
 
     def first_fit(
         self, n: int, per_node: int, pins: Pins, cap: float, step: float = TP_EFFICIENCY
     ) -> tuple[_Option, float] | None:
-        """The cheapest layout of `n` GPUs that fits `cap` bytes, preferring one that keeps the
-        batch within its limit: an unpinned batch grows past it only when no layout that
-        keeps it fits (a pinned batch never does)."""
-        found = self.ranked(n, per_node, pins, step=step).first_fit(cap)
+        """The cheapest layout of `n` GPUs that fits `cap` bytes at `step`, the TP efficiency
+        per doubling (`compute.tp_step`), preferring one that keeps the batch within its
+        limit: an unpinned batch grows past it only when no layout that keeps it fits (a
+        pinned batch never does)."""
+        found = self.layouts(n, per_node, pins).first_fit(cap, step)
         job = self.job
         if found is None and job.batch_limit and not job.batch_pinned:
-            found = self.ranked(n, per_node, pins, over=True, step=step).first_fit(cap)
+            found = self.layouts(n, per_node, pins, over=True).first_fit(cap, step)
         return found
+
+    def tp_efficiency(self, step: float) -> _TpEfficiency:
+        """Tensor degree -> TP efficiency at `step` per doubling (one table per step)."""
+        got = self._tp.get(step)
+        if got is None:
+            got = self._tp[step] = _TpEfficiency(step)
+        return got
 
     def share(self, p: int) -> float:
         """Share of the model's parameters on the most-loaded pipeline stage."""
@@ -257,8 +275,8 @@ class _JobTerms:
         the experts' share; LoRA/QLoRA train adapters, so only the frozen weights split.
         """
         job = self.job
-        mp = self.share(p) / t
-        ep = expert_parallel(job.model, d)
+        mp = (self._share.get(p) or self.share(p)) / t  # the memo read inline: the hot path
+        ep = expert_parallel(job.model, d) if self._experts else 1
         if ep == 1:
             return (
                 job.weights * mp / (d if z >= 3 else 1),
@@ -307,20 +325,22 @@ class _JobTerms:
         m.overhead = self._overhead(m.weights + m.gradients + m.optimizer + m.activations, gpus)
         return m
 
-    def total(self, t: int, p: int, d: int, z: int, recompute: str, gpus: int, micro: int) -> float:
-        """`memory(...).total` without building the terms: the ranking's hot path, memoised
-        (a PCIe GPU ranks the same layouts in its own order, `compute.tp_step`)."""
-        key = (t, p, d, z, recompute, gpus, micro)
+    def total(self, t: int, p: int, d: int, z: int, recompute: str) -> float:
+        """`memory(..., gpus=t·p·d, micro=the job's micro-batch).total` without building the
+        terms: the ranking's hot path, memoised (a PCIe GPU ranks the same layouts in its own
+        order, `compute.tp_step`). `_Ranked._extend` reads the memo inline."""
+        key = (t, p, d, z, recompute)
         got = self._totals.get(key)
         if got is None:
             w, g, o = self.states(t, p, d, z)
             gw, gg = self.gathered(t, d, z)
-            live = w + g + o + gw + gg + self.activations(t, recompute, micro)
-            got = self._totals[key] = live + self._overhead(live, gpus)
+            live = w + g + o + gw + gg + self.activations(t, recompute, self.job.micro_batch)
+            got = self._totals[key] = live + self._overhead(live, t * p * d)
         return got
 
-    def floor_bytes(self, n: int, pairs: list[_Pair], classes: tuple[_Class, ...]) -> float:
-        """A lower bound on the most-loaded GPU's bytes over every layout of `n` GPUs.
+    def floor_bytes(self, n: int, t_max: int, classes: tuple[_Class, ...]) -> float:
+        """A lower bound on the most-loaded GPU's bytes over every layout of `n` GPUs whose
+        largest tensor degree is `t_max`.
 
         Each state term is at least its replica bytes / n (t · p · d = n, and a pipeline
         stage holds at least 1/p of the parameters), activations shrink with the tensor
@@ -328,7 +348,6 @@ class _JobTerms:
         memory no layout fits, and the count is rejected without sizing any layout.
         """
         job = self.job
-        t_max = max(x[2] for x in pairs)
         rcs = {c[1] for c in classes}
         act = min(self.activations(t_max, rc, job.micro_batch) for rc in rcs)
         live = (job.weights + job.gradients + job.optimizer) / n + act
@@ -392,16 +411,14 @@ _TP_DEGREES = (1, 2, 4, 8)
 _PP_DEGREES = (1, 2, 4, 8, 16, 32, 64, 128)
 
 
-def _degrees(
-    job: TrainingJob, per_node: int, pins: Pins, step: float = TP_EFFICIENCY
-) -> tuple[tuple[int, int, float], ...]:
-    """(tensor degree t, pipeline degree p, TP efficiency) of every pair the pins allow on nodes
-    of `per_node` GPUs, in search order: TP within a node and dividing the heads, PP up to the
-    layer count (Narayanan et al. 2021 §3); `step` is the TP efficiency per doubling."""
+def _degrees(job: TrainingJob, per_node: int, pins: Pins) -> tuple[tuple[int, int], ...]:
+    """(tensor degree t, pipeline degree p) of every pair the pins allow on nodes of
+    `per_node` GPUs, in search order: TP within a node and dividing the heads, PP up to the
+    layer count (Narayanan et al. 2021 §3)."""
     heads, layers = job.model.heads, job.model.layers
     tps = (pins.tp,) if pins.tp else [x for x in _TP_DEGREES if x <= per_node and heads % x == 0]
     pps = (pins.pp,) if pins.pp else _PP_DEGREES
-    return tuple((t, p, step ** math.log2(t)) for t in tps for p in pps if p <= layers)
+    return tuple((t, p) for t in tps for p in pps if p <= layers)
 
 
 def virtual_stages(layers: int, pp: int, micro_batches: int) -> int:
@@ -442,11 +459,49 @@ def micro_batches(job: TrainingJob, dp: int, pp: int = 1) -> int:
     return m
 
 
-# (efficiency, generation index, tp, pp, dp, virtual stages, micro-batches per pipeline) of
-# one (tp, pp) pair of a count; a layout is a pair with one of the count's `_Class`es
+# (pipeline efficiency, generation index, tp, pp, dp, virtual stages, micro-batches per
+# pipeline) of one (tp, pp) pair of a count, the same for every GPU type: `_Ranked` ranks the
+# pairs at one GPU's TP efficiency; a layout is a pair with one of the count's `_Class`es
+_Degree = tuple[float, int, int, int, int, int, int]
+# (efficiency: TP × pipeline, generation index, tp, pp, dp, virtual stages, micro-batches
+# per pipeline) of one pair at one TP efficiency per doubling
 _Pair = tuple[float, int, int, int, int, int, int]
 # (ZeRO stage, recomputation, ZeRO efficiency, recomputation share) of a layout
 _Class = tuple[int, str, float, float]
+
+
+class _CountLayouts:
+    """The layouts of one count, the same for every GPU type: its (tp, pp) pairs in generation
+    order with data parallelism (dp > 1) and without, the (ZeRO, recomputation) classes each
+    combines with, a lower bound on the most-loaded GPU's bytes over all of them
+    (`_JobTerms.floor_bytes`), and their ranking at each TP efficiency per doubling
+    (`compute.tp_step`: NVLink GPUs share one, PCIe GPUs each have their own)."""
+
+    __slots__ = ("_ranked", "gpus", "lower", "many", "multi", "one", "single", "terms")
+
+    def __init__(
+        self,
+        terms: _JobTerms,
+        n: int,
+        pairs: tuple[list[_Degree], list[_Degree]],
+        classes: tuple[tuple[_Class, ...], tuple[_Class, ...]],
+        lower: float,
+    ) -> None:
+        self.terms, self.gpus, self.lower = terms, n, lower
+        self.multi, self.single = pairs
+        self.many, self.one = classes
+        self._ranked: dict[float, _Ranked] = {}
+
+    def first_fit(self, cap: float, step: float) -> tuple[_Option, float] | None:
+        """The cheapest layout at `step` whose most-loaded GPU needs at most `cap` bytes, with
+        them; None when none does. The memory floor refuses most such counts before their
+        layouts are ranked."""
+        if self.lower > cap:
+            return None
+        ranked = self._ranked.get(step)
+        if ranked is None:
+            ranked = self._ranked.setdefault(step, _Ranked(self, self.terms.tp_efficiency(step)))
+        return ranked.first_fit(cap)
 
 
 def _layouts(
@@ -454,25 +509,24 @@ def _layouts(
     n: int,
     per_node: int,
     pins: Pins,
-    degrees: tuple[tuple[int, int, float], ...],
+    degrees: tuple[tuple[int, int], ...],
     over: bool = False,
-) -> tuple[list[_Pair], tuple[_Class, ...], tuple[_Class, ...]]:
-    """The (tp, pp) pairs of `n` GPUs with their parallel efficiency, in a fixed order, and
-    the (ZeRO, recomputation) classes every pair combines with (with dp > 1, with dp = 1).
+) -> _CountLayouts:
+    """The (tp, pp) pairs of `n` GPUs with their pipeline efficiency, in generation order
+    (with dp > 1, with dp = 1), and the (ZeRO, recomputation) classes they combine with.
 
     Only pairs whose data-parallel ranks run at most the job's batch limit in one step, or
     with `over` only those that run more (`_JobTerms.first_fit` asks for these).
-
-    A layout's relative time is 1 / (pair efficiency × ZeRO efficiency × recomputation
-    share); `_Ranked` visits the layouts cheapest first without materialising all of them.
     """
     job = terms.job
     micro, global_batch, limit = job.micro_batch, job.global_batch, job.batch_limit
     fill = bool(limit) and not job.batch_pinned  # a pipeline fills up to the limit
     layers = job.model.layers
     pipes = terms.pipes
-    pairs: list[_Pair] = []
-    for t, p, tp_eff in degrees:
+    multi: list[_Degree] = []
+    single: list[_Degree] = []
+    i = 0
+    for t, p in degrees:
         if n % (t * p):
             continue
         d = n // (t * p)
@@ -489,14 +543,17 @@ def _layouts(
                 v,
                 compute.pipeline_factor(p, v, m) * compute.stage_balance(layers, p, v),
             )
-        pairs.append((tp_eff * got[1], len(pairs), t, p, d, got[0], m))
-    if not pairs:
-        return pairs, (), ()
+        (multi if d > 1 else single).append((got[1], i, t, p, d, got[0], m))
+        i += 1
+    if not i:
+        return _CountLayouts(terms, n, (multi, single), ((), ()), math.inf)
     key = (pins.zero, pins.recompute, n <= per_node)
     classes = terms.classes.get(key)
     if classes is None:
         classes = terms.classes[key] = _classes(job, pins, n <= per_node)
-    return pairs, classes[0], classes[1]
+    t_max = max(x[2] for x in multi + single)
+    lower = terms.floor_bytes(n, t_max, classes[0] + classes[1])
+    return _CountLayouts(terms, n, (multi, single), classes, lower)
 
 
 def _classes(
@@ -528,51 +585,43 @@ _RECOMPUTE_CHOICES: dict[str | None, tuple[str, ...]] = {
 
 
 class _Ranked:
-    """The layouts of `n` GPUs cheapest first, each one's per-GPU bytes computed on demand.
-
-    Independent of which GPU type runs them (only the memory cap differs), so a search over
-    every GPU type ranks each count once and sizes a layout's memory at most once.
+    """The layouts of one count cheapest first at one TP efficiency per doubling, each one's
+    per-GPU bytes computed on demand (`_JobTerms.total`, shared by every TP efficiency).
 
     The order is that of a stable sort of every (pair, class) layout by relative time
-    1 / (pair efficiency × ZeRO efficiency × recomputation share), ties in generation order
-    (pair, then class). It is walked lazily, as a merge of one stream per class (pairs most
-    efficient first), and only the layouts that need less memory than every cheaper one are
-    kept (`records`, memory strictly falling): the first layout that fits a cap is the first
-    record that does, so each GPU type finds its layout by bisecting the records, and the
-    walk goes on only when none fits yet. A count that no layout can fit is rejected by a
-    lower bound on its memory (`_JobTerms.floor_bytes`) before any layout is sized.
+    1 / (pair efficiency × ZeRO efficiency × recomputation share), the pair's efficiency being
+    TP × pipeline, ties in generation order (pair, then class). It is walked lazily, as a
+    merge of one stream per class (pairs most efficient first), and only the layouts that
+    need less memory than every cheaper one are kept (`records`, memory strictly falling):
+    the first layout that fits a cap is the first record that does, so each GPU type finds
+    its layout by bisecting the records, and the walk goes on only when none fits yet.
 
     Shared between requests (the job memo): the walk is extended under a lock.
     """
 
-    __slots__ = ("gpus", "heap", "lock", "lower", "records", "streams", "terms")
+    __slots__ = ("heap", "lock", "records", "streams", "terms")
 
-    def __init__(
-        self,
-        terms: _JobTerms,
-        n: int,
-        layouts: tuple[list[_Pair], tuple[_Class, ...], tuple[_Class, ...]],
-    ) -> None:
-        pairs, many, one = layouts
-        pairs.sort(key=_by_efficiency)  # most efficient first; stable: ties keep their order
-        self.terms, self.gpus = terms, n
-        streams: list[tuple[int, _Class, list[_Pair]]] = []
-        multi = [x for x in pairs if x[4] > 1]
-        single = [x for x in pairs if x[4] == 1]
-        streams += [(j, c, multi) for j, c in enumerate(many) if multi]
-        streams += [(j, c, single) for j, c in enumerate(one) if single]
+    def __init__(self, count: _CountLayouts, eff: _TpEfficiency) -> None:
+        self.terms = count.terms
+        # (ZeRO, recomputation, ZeRO efficiency, recomputation share, pairs, class index)
+        streams: list[tuple[int, str, float, float, list[_Pair], int]] = []
+        for classes, degrees in ((count.many, count.multi), (count.one, count.single)):
+            if not degrees:
+                continue
+            pairs = [(eff[t] * pipe, i, t, p, d, v, m) for pipe, i, t, p, d, v, m in degrees]
+            # most efficient first; stable (also reversed): ties keep their generation order
+            pairs.sort(key=itemgetter(0), reverse=True)
+            streams += [(z, rc, z_eff, share, pairs, j) for j, (z, rc, z_eff, share) in
+                        enumerate(classes)]  # fmt: skip
         self.streams = streams
         self.heap: list[tuple[float, int, int, int, int]] | None = None
         self.records: list[tuple[float, _Option]] = []  # (bytes, layout), bytes falling
-        self.lower = terms.floor_bytes(n, pairs, many + one) if pairs else math.inf
         self.lock = threading.Lock()
 
     def first_fit(self, cap: float) -> tuple[_Option, float] | None:
         """The cheapest layout whose most-loaded GPU needs at most `cap` bytes, with them."""
-        if self.lower > cap:
-            return None
         found = self._record_within(cap)
-        if found is not None:
+        if found is not None or self.heap == []:  # found, or every layout already walked
             return found
         with self.lock:
             return self._record_within(cap) or self._extend(cap)
@@ -593,25 +642,29 @@ class _Ranked:
 
     def _extend(self, cap: float) -> tuple[_Option, float] | None:
         """Walk on in cost order until a layout fits `cap`, keeping the new records."""
-        streams, records, terms, gpus = self.streams, self.records, self.terms, self.gpus
-        micro = terms.job.micro_batch
+        streams, records, terms = self.streams, self.records, self.terms
+        totals, total = terms._totals, terms.total
+        heapreplace, heappop = heapq.heapreplace, heapq.heappop
         heap = self.heap
         if heap is None:
             heap = self.heap = []
-            for s, (j, (_, _, z_eff, share), pairs) in enumerate(streams):
+            for s, (_, _, z_eff, share, pairs, j) in enumerate(streams):
                 heap.append((1.0 / (pairs[0][0] * z_eff * share), pairs[0][1], j, s, 0))
             heapq.heapify(heap)
         low = records[-1][0] if records else math.inf
         while heap:
             cost, _, j, s, k = heap[0]
-            _, (z, rc, z_eff, share), pairs = streams[s]
+            z, rc, z_eff, share, pairs, _ = streams[s]
             _, _, t, p, d, v, m = pairs[k]
-            if k + 1 < len(pairs):
-                nxt = pairs[k + 1]
-                heapq.heapreplace(heap, (1.0 / (nxt[0] * z_eff * share), nxt[1], j, s, k + 1))
+            k += 1
+            if k < len(pairs):
+                nxt = pairs[k]
+                heapreplace(heap, (1.0 / (nxt[0] * z_eff * share), nxt[1], j, s, k))
             else:
-                heapq.heappop(heap)
-            got = terms.total(t, p, d, z, rc, gpus, micro)
+                heappop(heap)
+            got = totals.get((t, p, d, z, rc))
+            if got is None:
+                got = total(t, p, d, z, rc)
             if got < low:
                 option = (cost, t, p, d, z, rc, v, m)
                 records.append((got, option))
@@ -624,10 +677,6 @@ class _Ranked:
 # (relative time, tp, pp, dp, ZeRO stage, recomputation, virtual stages, micro-batches per
 # pipeline) of the layout `_Ranked.first_fit` chooses
 _Option = tuple[float, int, int, int, int, str, int, int]
-
-
-def _by_efficiency(pair: _Pair) -> float:
-    return -pair[0]
 
 
 class _OnGpu:
