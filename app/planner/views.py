@@ -707,7 +707,7 @@ def plan_page(
     explain = explain_items(resp)
     ctx.update(
         explain=explain,
-        explain_ids={e["figure"]: e["id"] for e in explain},
+        explain_by_figure={e["figure"]: e for e in explain},
         layout=parallel_layout(resp),
         charts={
             "memory": figures.memory(resp),

@@ -156,7 +156,7 @@ def results_context(
         "req": req,
         "resp": resp,
         "explain": explain,
-        "explain_ids": {e["figure"]: e["id"] for e in explain},
+        "explain_by_figure": {e["figure"]: e for e in explain},
         "layout": planner.parallel_layout(resp),
         "charts": {
             "memory": figures.memory(resp),
