@@ -54,6 +54,8 @@ def is_valid_tax_id(tax_id: str) -> bool:
     """
     if len(tax_id) != 8 or not tax_id.isascii() or not tax_id.isdigit():
         return False
+    if tax_id == "00000000":
+        return False  # checksum 0 passes, but no business has it: a placeholder typed in
     total = tax_id_checksum(tax_id)
     return total % 5 == 0 or (tax_id[6] == "7" and (total + 1) % 5 == 0)
 
@@ -97,6 +99,10 @@ def _tax_id(v: str) -> str:
         raise ValueError(
             _("A 統一編號 is 8 digits (0–9): %(given)s is %(n)s characters long.")
             % {"given": v, "n": len(v)}
+        )
+    if v == "00000000":
+        raise ValueError(
+            _("00000000 is not a company's 統一編號: enter the customer's, or leave it empty.")
         )
     if v and not is_valid_tax_id(v):
         raise ValueError(_("Enter a valid 8-digit 統一編號 (the check digit does not match)."))

@@ -24,6 +24,8 @@ from tests.accounts.helpers import make_account, sign_in
         ("2209913", False, "7 digits"),
         ("2209913a", False, "not all digits"),
         ("２２０９９１３１", False, "full-width digits are not accepted"),
+        # 0 × anything = 0, divisible by 5: the checksum alone would take a placeholder
+        ("00000000", False, "all zeros: checksum 0, never issued"),
     ],
 )
 def test_tax_id_checksum(tax_id: str, valid: bool, why: str) -> None:
@@ -56,6 +58,9 @@ def test_customer_api_create_read_update_and_bad_tax_id(client: TestClient) -> N
     assert (
         client.get(f"/api/v1/customers/{c['id']}", headers=a.headers).json()["name"] == body["name"]
     )
+    zeros = client.post("/api/v1/customers", json={**body, "tax_id": "00000000"}, headers=a.headers)
+    assert zeros.status_code == 422
+    assert "00000000 is not a company's 統一編號" in zeros.text
     bad = client.post("/api/v1/customers", json={**body, "tax_id": "22099132"}, headers=a.headers)
     assert bad.status_code == 422
     assert bad.json()["detail"][0]["loc"] == ["body", "tax_id"]
