@@ -51,13 +51,14 @@ def assess(request: Request) -> Response:
 async def request_quote(request: Request, session: SessionDep, _csrf: CsrfDep) -> Response:
     """Store a 'request a quote' lead for sales; inline errors when the form is incomplete."""
     lang = activate(request)
-    limits.enforce(request, session, QUOTE_REQUESTS)  # 429 past 5 stored leads / 10 min
+    slot = limits.reserve(request, session, QUOTE_REQUESTS)  # 429 past 5 leads / 10 min
     form = {k: v for k, v in (await request.form()).items() if isinstance(v, str)}
     ctx = _context(request, form)
     a = ctx["a"]
     tier = a.resp.tier if a.resp else ""
     data, errors = lead_views.parse_lead(form, lang=lang, tier=tier, answers=a.answers)
     if data is None or a.resp is None:
+        slot.release()  # an incomplete form costs nothing
         errors = errors or {"": ""}
         ctx.update(lead=form, lead_errors=errors, errors={**a.errors, **errors})
         # A full page says 422; an HTMX swap gets 200 (browsers log every 4xx as an error).
@@ -65,7 +66,6 @@ async def request_quote(request: Request, session: SessionDep, _csrf: CsrfDep) -
             return render(request, "pages/assess.html", ctx, "quote")
         return render(request, "pages/assess.html", ctx, status_code=422)
     lead_service.create_lead(session=session, data=data)
-    limits.count(request, session, QUOTE_REQUESTS)
     if is_fragment(request):
         ctx.update(sent=True)
         return render(request, "pages/assess.html", ctx, "quote")

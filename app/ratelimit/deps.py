@@ -53,33 +53,59 @@ def _warn(error: RedisUnavailable) -> None:
         log.warning("Redis unavailable for rate limits (%s); counting in the database", error)
 
 
-def enforce(request: Request, session: Session, limit: service.Limit) -> None:
-    """Raise `TooManyRequests` (429 + Retry-After) when the client is past `limit`."""
-    key = client_key(request)
-    store = _store(request)
-    wait: int | None
-    if store is None:
-        wait = service.retry_after(session=session, limit=limit, key=key)
-    else:
-        try:
-            wait = store.retry_after(limit=limit, key=key, now=utcnow())
-        except RedisUnavailable as e:
-            _warn(e)
-            wait = service.retry_after(session=session, limit=limit, key=key)
-    if wait is not None:
-        raise TooManyRequests(
-            "Too many requests; try again in %(seconds)s seconds.", retry_after=wait, seconds=wait
-        )
+class Slot:
+    """One request counted against a limit before the route acts, so that requests arriving
+    together cannot all pass the check before any of them is counted (`service` says why).
+    `release` takes it back when what the route did does not count."""
+
+    __slots__ = ("_id", "_member", "_session", "_store", "key", "limit")
+
+    def __init__(
+        self,
+        limit: service.Limit,
+        key: str,
+        *,
+        session: Session,
+        store: RedisStore | None = None,
+        member: str | None = None,
+        hit_id: int | None = None,
+    ) -> None:
+        self.limit, self.key = limit, key
+        self._session, self._store, self._member, self._id = session, store, member, hit_id
+
+    def release(self) -> None:
+        """Un-count this request (a Redis that stopped answering keeps it: the client is
+        at worst refused a little early, never let past the limit)."""
+        if self._store is not None and self._member is not None:
+            try:
+                self._store.release(limit=self.limit, key=self.key, member=self._member)
+            except RedisUnavailable as e:
+                _warn(e)
+        elif self._id is not None:
+            service.release(session=self._session, hit_id=self._id)
+        self._member = self._id = None
 
 
-def count(request: Request, session: Session, limit: service.Limit) -> None:
-    """Count one request of this client against `limit`."""
+def reserve(request: Request, session: Session, limit: service.Limit) -> Slot:
+    """Count this client's request against `limit`, or raise `TooManyRequests` (429 +
+    Retry-After) when it is past it, with nothing counted."""
     key = client_key(request)
     store = _store(request)
     if store is not None:
         try:
-            store.record(limit=limit, key=key, now=utcnow())
-            return
+            member, wait = store.reserve(limit=limit, key=key, now=utcnow())
         except RedisUnavailable as e:
             _warn(e)
-    service.record(session=session, limit=limit, key=key)
+        else:
+            _refuse(wait)
+            return Slot(limit, key, session=session, store=store, member=member)
+    hit_id, wait = service.reserve(session=session, limit=limit, key=key)
+    _refuse(wait)
+    return Slot(limit, key, session=session, hit_id=hit_id)
+
+
+def _refuse(wait: int | None) -> None:
+    if wait is not None:
+        raise TooManyRequests(
+            "Too many requests; try again in %(seconds)s seconds.", retry_after=wait, seconds=wait
+        )

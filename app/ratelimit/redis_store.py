@@ -7,7 +7,9 @@ in milliseconds. Each operation is one MULTI/EXEC transaction (redis-py's pipeli
 
 * `retry_after` — drop members older than the window, count, read the oldest;
 * `record` — drop old members, add this request, set the key to expire after one window
-  (an idle client's key disappears by itself).
+  (an idle client's key disappears by itself);
+* `reserve` — `record` and count in the same transaction: a request past the limit is
+  taken back (`release`, one ZREM) and told how long to wait.
 
 A Redis that does not answer (down, unreachable, timing out after `SOCKET_TIMEOUT_S`) raises
 `RedisUnavailable`; `app.ratelimit.deps` then counts in the database for that request and logs
@@ -75,6 +77,35 @@ class RedisStore:
 
     def record(self, *, limit: Limit, key: str, now: datetime) -> None:
         """Count one request of `key`."""
+        self._add(limit=limit, key=key, now=now)
+
+    def reserve(self, *, limit: Limit, key: str, now: datetime) -> tuple[str | None, int | None]:
+        """Count one request of `key` and check it in one transaction: (its member, None)
+        within `limit`, else (None, seconds until its oldest request leaves) with nothing
+        counted."""
+        member, count, oldest = self._add(limit=limit, key=key, now=now)
+        if count <= limit.count:
+            return member, None
+        self.release(limit=limit, key=key, member=member)
+        window_ms = int(limit.window.total_seconds() * 1000)
+        if not oldest:
+            return None, 1
+        wait_ms = float(oldest[0][1]) + window_ms - _ms(now)
+        # at most one window: a request racing this one may have counted a moment after `now`
+        return None, min(math.ceil(window_ms / 1000), max(1, math.ceil(wait_ms / 1000)))
+
+    def release(self, *, limit: Limit, key: str, member: str) -> None:
+        """Take back a counted request."""
+        try:
+            self.client.zrem(self._key(limit, key), member)
+        except redis.RedisError as e:
+            raise RedisUnavailable(str(e)) from e
+
+    def _add(
+        self, *, limit: Limit, key: str, now: datetime
+    ) -> tuple[str, int, list[tuple[bytes, float]]]:
+        """Drop the key's members older than the window, add this request: (its member, the
+        members now counted, the oldest with its score)."""
         name = self._key(limit, key)
         now_ms = _ms(now)
         window_ms = int(limit.window.total_seconds() * 1000)
@@ -84,9 +115,12 @@ class RedisStore:
             pipe.zremrangebyscore(name, "-inf", now_ms - window_ms)
             pipe.zadd(name, {member: now_ms})
             pipe.pexpire(name, window_ms)
-            pipe.execute()
+            pipe.zcard(name)
+            pipe.zrange(name, 0, 0, withscores=True)
+            _, _, _, count, oldest = pipe.execute()
         except redis.RedisError as e:
             raise RedisUnavailable(str(e)) from e
+        return member, int(count), oldest
 
     def close(self) -> None:
         self.client.close()

@@ -1,9 +1,16 @@
 """Sliding-window rate limits counted in the `rate_hit` table (works across app processes).
 
-A route asks `retry_after` before it acts and `record`s what it counts: the quote form counts
-the leads it stores (an incomplete form costs nothing), the share pages the lookups of a
-token that does not work (a customer opening a good link is never slowed; a token search
-is). A refused request is not counted, so a client that waits as told gets through.
+A route `reserve`s its request before it acts — counted and checked in one step — and
+`release`s it when what it did does not count: the quote form counts the leads it stores (an
+incomplete form costs nothing), the share pages the lookups of a token that does not work (a
+customer opening a good link is never slowed; a token search is). A refused request is not
+counted, so a client that waits as told gets through.
+
+Counting first matters under concurrency: when each request checked, then acted, then
+counted, 20 quote requests sent at once all passed a check that saw 0 of 5 and stored 20
+leads (QA). A reservation's row is committed before the rows are counted, so of requests
+racing, the last to count sees every one that passed before it: no more than the limit pass.
+Racing requests may be refused that a slower pace would have let through, never the reverse.
 """
 
 from __future__ import annotations
@@ -54,15 +61,50 @@ def retry_after(
         return 1
     if oldest.tzinfo is None:
         now = now.replace(tzinfo=None)  # SQLite hands back naive UTC
-    return max(1, math.ceil((oldest + limit.window - now).total_seconds()))
+    # at most one window: a request racing this one may have counted a moment after `now`
+    window = math.ceil(limit.window.total_seconds())
+    return min(window, max(1, math.ceil((oldest + limit.window - now).total_seconds())))
 
 
-def record(*, session: Session, limit: Limit, key: str, now: datetime | None = None) -> None:
-    """Count one request of `key`; rows older than the window are dropped on the way."""
+def record(*, session: Session, limit: Limit, key: str, now: datetime | None = None) -> int:
+    """Count one request of `key` (its row id); rows older than the window are dropped on
+    the way."""
     now = now or utcnow()
     since = now - limit.window
     session.exec(
         delete(RateHit).where(col(RateHit.bucket) == limit.bucket, col(RateHit.at) <= since)
     )
-    session.add(RateHit(bucket=limit.bucket, key=key[:64], at=now))
+    hit = RateHit(bucket=limit.bucket, key=key[:64], at=now)
+    session.add(hit)
+    session.commit()
+    assert hit.id is not None
+    return hit.id
+
+
+def reserve(
+    *, session: Session, limit: Limit, key: str, now: datetime | None = None
+) -> tuple[int | None, int | None]:
+    """Count one request of `key` and check it in one step: (its row id, None) when it is
+    within `limit`, else (None, the seconds to wait) with nothing counted."""
+    now = now or utcnow()
+    hit_id = record(session=session, limit=limit, key=key, now=now)
+    since = now - limit.window
+    count = session.exec(
+        select(func.count())
+        .select_from(RateHit)
+        .where(
+            col(RateHit.bucket) == limit.bucket,
+            col(RateHit.key) == key[:64],
+            col(RateHit.at) > since,
+        )
+    ).one()
+    if count <= limit.count:
+        return hit_id, None
+    release(session=session, hit_id=hit_id)
+    return None, retry_after(session=session, limit=limit, key=key, now=now) or 1
+
+
+def release(*, session: Session, hit_id: int) -> None:
+    """Take back a counted request (what the route did does not count)."""
+    session.exec(delete(RateHit).where(col(RateHit.id) == hit_id))
     session.commit()

@@ -80,18 +80,28 @@ def revoke_shares(plan_id: DbId, session: SessionDep, user: PageUser, _csrf: Csr
 @router.get("/s/{token}", name="shared_plan")
 def shared_plan(token: str, request: Request, session: SessionDep) -> Response:
     """The read-only, customer-facing view of a shared plan."""
-    limits.enforce(request, session, SHARE_LOOKUPS)  # 429 after 10 bad tokens a minute
-    try:
-        _, plan = service.resolve(session=session, token=token)
-    except (service.LinkGone, service.LinkNotFound) as exc:
-        limits.count(request, session, SHARE_LOOKUPS)
-        return _refused(request, exc)
+    plan = _resolve(token, request, session)
+    if not isinstance(plan, Plan):
+        return plan
     _customer_language(request, session, plan)
     activate(request)
     ctx = shared_context(
         session=session, plan=plan, token=token, settings=request.app.state.settings
     )
     return render(request, "sharing/shared.html", ctx, headers=SHARED_HEADERS)
+
+
+def _resolve(token: str, request: Request, session: SessionDep) -> Plan | Response:
+    """The plan a share token opens, or the page saying the link does not work. A lookup
+    that fails counts against the client's limit (429 after 10 a minute: a token search);
+    one that works does not (a customer opening the link is never slowed)."""
+    slot = limits.reserve(request, session, SHARE_LOOKUPS)
+    try:
+        _, plan = service.resolve(session=session, token=token)
+    except (service.LinkGone, service.LinkNotFound) as exc:
+        return _refused(request, exc)
+    slot.release()
+    return plan
 
 
 def _customer_language(request: Request, session: SessionDep, plan: Plan) -> None:
@@ -110,12 +120,9 @@ def shared_pdf(
 ) -> Response:
     """The PDF quote of a shared plan (the sent revision), by default in the customer's
     language."""
-    limits.enforce(request, session, SHARE_LOOKUPS)  # 429 after 10 bad tokens a minute
-    try:
-        _, plan = service.resolve(session=session, token=token)
-    except (service.LinkGone, service.LinkNotFound) as exc:
-        limits.count(request, session, SHARE_LOOKUPS)
-        return _refused(request, exc)
+    plan = _resolve(token, request, session)
+    if not isinstance(plan, Plan):
+        return plan
     language = lang or quotes.document_language(session=session, plan=plan)
     copy = quotes.customer_copy(session=session, plan=plan)
     head = quotes.letterhead(request.app.state.settings)
