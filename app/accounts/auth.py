@@ -16,6 +16,12 @@ The address is the connecting peer, or X-Forwarded-For only when the peer is one
 `STRATAGEM_TRUSTED_PROXIES` (ProxyHeadersMiddleware in create_app), so rotating the header
 gets a client nothing. The check runs before the password is verified, so a blocked guesser
 learns nothing. A successful sign-in clears the e-mail's failures.
+
+Each attempt is counted as a failure *before* the check, and the count taken back when the
+password is right or the attempt is refused: when the check came first, guesses sent
+together all passed it before any of them had failed, so a guesser with 100 connections got
+100 guesses past a limit of 5. Now the last of them to check sees all the others: no more
+than the limits let through are verified, whatever the concurrency.
 """
 
 from __future__ import annotations
@@ -24,7 +30,7 @@ import math
 from datetime import datetime, timedelta
 from typing import Final
 
-from sqlalchemy import delete
+from sqlalchemy import delete, true
 from sqlmodel import Session, col, select
 
 from app.accounts import service
@@ -50,7 +56,9 @@ def _retry_after(times: list[datetime], limit: int, now: datetime) -> int | None
     if len(times) < limit:
         return None
     unblocks_at = times[len(times) - limit] + WINDOW
-    return max(1, math.ceil((unblocks_at - now).total_seconds()))
+    # at most one window: an attempt racing this one may have counted a moment after `now`
+    wait = math.ceil((unblocks_at - now).total_seconds())
+    return min(math.ceil(WINDOW.total_seconds()), max(1, wait))
 
 
 def _slow_down(times: list[datetime], threshold: int, now: datetime) -> int | None:
@@ -64,15 +72,25 @@ def _slow_down(times: list[datetime], threshold: int, now: datetime) -> int | No
 
 
 def retry_after(
-    *, session: Session, email: str, ip: str, now: datetime | None = None
+    *,
+    session: Session,
+    email: str,
+    ip: str,
+    now: datetime | None = None,
+    besides: int | None = None,
 ) -> int | None:
-    """None when a sign-in may be tried now, else the seconds to wait."""
+    """None when a sign-in may be tried now, else the seconds to wait; `besides`: the id of
+    this attempt's own row, not counted against it."""
     now = now or utcnow()
     since = now - WINDOW
     stamp = col(LoginAttempt.attempted_at)
     rows = session.exec(
         select(LoginAttempt.email, LoginAttempt.ip, LoginAttempt.attempted_at)
-        .where((LoginAttempt.email == email) | (LoginAttempt.ip == ip), stamp > since)
+        .where(
+            (LoginAttempt.email == email) | (LoginAttempt.ip == ip),
+            stamp > since,
+            col(LoginAttempt.id) != besides if besides is not None else true(),
+        )
         .order_by(stamp)
     ).all()
     # SQLite hands back naive UTC; compare like with like.
@@ -96,21 +114,25 @@ def sign_in(*, session: Session, email: str, password: str, ip: str) -> User | N
     """The user these credentials sign in, or None (the failure is counted).
 
     Raises `Throttled` while the e-mail or the address is blocked, without checking the
-    password.
+    password (and without counting the attempt).
     """
     key = email.strip().lower()[:254]
     ip = ip[:64]
     now = utcnow()
-    wait = retry_after(session=session, email=key, ip=ip, now=now)
+    # Counted first (committed, so every other attempt's check sees it), then checked.
+    # Old rows are no longer counted; dropping them here keeps the table small.
+    session.exec(delete(LoginAttempt).where(col(LoginAttempt.attempted_at) <= now - WINDOW))
+    attempt = LoginAttempt(email=key, ip=ip, attempted_at=now)
+    session.add(attempt)
+    session.commit()
+    wait = retry_after(session=session, email=key, ip=ip, now=now, besides=attempt.id)
     if wait is not None:
+        session.exec(delete(LoginAttempt).where(col(LoginAttempt.id) == attempt.id))
+        session.commit()
         raise Throttled(wait)
     user = service.authenticate(session=session, email=key, password=password)
     if user is None:
-        # Old rows are no longer counted; dropping them here keeps the table small.
-        session.exec(delete(LoginAttempt).where(col(LoginAttempt.attempted_at) <= now - WINDOW))
-        session.add(LoginAttempt(email=key, ip=ip, attempted_at=now))
-        session.commit()
-        return None
+        return None  # the attempt's row stays: a failure
     session.exec(delete(LoginAttempt).where(col(LoginAttempt.email) == key))
     session.commit()
     session.refresh(user)
