@@ -7,8 +7,8 @@ from typing import Any, Final
 
 from pydantic import ValidationError
 
+from app.costs import explained, wording
 from app.costs import presenters as costs_view
-from app.costs import wording
 from app.costs.service import CostRequest, compare
 from app.engine.costs import priced_gpus
 from app.engine.estimate import InputError
@@ -19,7 +19,6 @@ from app.i18n import gettext as _
 from app.planner.views import explain_entries, gpu_choices
 from app.web.forms import FieldError, parse_number, validation_messages
 from app.web.notices import input_error_text
-from app.web.templating import date, figure, hours_text, money, months_text
 
 DEFAULTS: Final[dict[str, str]] = {
     "gpu": "h100-sxm-80gb",
@@ -46,10 +45,6 @@ SCALES: Final = {"utilization": 100.0}
 #: 12 months, 100 % utilisation, a 36-month need at the 12-month rate) while the field
 #: stayed empty.
 REQUIRED: Final = ("gpu_count", "months", "utilization", "term_months")
-#: Cost figures /tco can show that the planner's FIGURE_NAMES do not name.
-EXTRA_FIGURE_NAMES: Final = {
-    "Storage + network share of the budget": N_("Storage + network share of the budget"),
-}
 
 
 def form_values(query: Mapping[str, str]) -> dict[str, str]:
@@ -175,17 +170,6 @@ def tco_page(query: Mapping[str, str], *, currency: str, book: PriceBook | None)
     return ctx
 
 
-def unpriced_gpu_text(gpu_id: str, book: PriceBook) -> str:
-    """Why a GPU cannot be compared, in the page's language, naming the GPU and the choices."""
-    names = {c.value: c.label for c in gpu_choices(book)}
-    if gpu_id in names:
-        # The list beside the message names the choices: the page does not repeat them.
-        return _("%(gpu)s is not priced in the current price list; choose another GPU.") % {
-            "gpu": names[gpu_id]
-        }
-    return _("Choose a GPU from the list.")
-
-
 def explain_items(
     cost: Mapping[str, Any],
     *,
@@ -197,7 +181,7 @@ def explain_items(
     """The cost block's explanations, named in the page's language as the planner names them
     (app.planner.views.explain_entries: options as the quote names them, GPU names, no catalog
     ids), each with its value as a reader says it: "22% of 730 h a month", "NT$10,080,000",
-    its formula in the page's language and its source in words (app.costs.wording)."""
+    its formula in the page's language and its source in words (app.costs.explained)."""
     raw = [
         Explanation(
             figure=str(e["figure"]),
@@ -209,52 +193,16 @@ def explain_items(
         for e in cost.get("explain") or []
     ]
     items = explain_entries(raw, cost, gpu_name, gpu_count)
-    for item, e in zip(items, raw, strict=True):
-        if not item["name"] and not item["translated_name"] and e.figure in EXTRA_FIGURE_NAMES:
-            item["name"] = EXTRA_FIGURE_NAMES[e.figure]
-        if item["translated_name"]:
-            item["translated_name"] = wording.scrub(item["translated_name"], book)
-        item["text"] = value_text(e.value, e.unit, item["unit"])
-        if e.figure == "Cheapest option":
-            item["formula"], item["formula_lang"] = cheapest_formula(cost, book, e.value)
-        else:
-            text, translated = wording.formula_text(e.formula, book, costs_view.PART_NAMES)
-            item["formula"], item["formula_lang"] = text, None if translated else "en"
-        item["source"] = wording.source_text(e.figure, e.source, book, date)
+    explained.word(items, raw, cost, book)
     return items
 
 
-def cheapest_formula(
-    cost: Mapping[str, Any], book: PriceBook | None, total: float
-) -> tuple[str, None]:
-    """The cheapest option's figure as the cost table names the option: "12 個月合約 (8×
-    H100 SXM5 80GB · NVLink · Stratagem Taipei): NT$10,080,000, total for 36 months"."""
-    option: Mapping[str, Any] = next(
-        (o for o in cost.get("options") or [] if o.get("key") == cost.get("cheapest")), {}
-    )
-    billed = option.get("billed") or {}
-    ccy = str(option.get("currency") or cost.get("currency") or "TWD")
-    what = costs_view.option_name(option)
-    detail = costs_view.option_detail(option, book)
-    if detail:
-        what = f"{what} ({detail})"
-    if billed.get("unit") == "hour":
-        period = hours_text(billed.get("quantity") or 0)
-    else:
-        period = months_text(billed.get("quantity") or cost.get("rent_months") or 0)
-    return _("%(option)s: %(total)s, total for %(period)s (excl. tax)") % {
-        "option": what,
-        "total": money(total, ccy),
-        "period": period,
-    }, None
-
-
-def value_text(value: float, unit: str, unit_name: str) -> str:
-    """A cost figure's value in words (`presenters.figure_text`), else the number and its
-    unit; an amount says that it is excluding tax."""
-    text = costs_view.figure_text(value, unit)
-    if text is None:
-        return f"{figure(value)} {unit_name}".strip()
-    if unit.partition("/")[0] in ("TWD", "USD") and unit.partition("/")[2] in ("", "month", "h"):
-        return _("%(amount)s (excl. tax)") % {"amount": text}
-    return text
+def unpriced_gpu_text(gpu_id: str, book: PriceBook) -> str:
+    """Why a GPU cannot be compared, in the page's language, naming the GPU and the choices."""
+    names = {c.value: c.label for c in gpu_choices(book)}
+    if gpu_id in names:
+        # The list beside the message names the choices: the page does not repeat them.
+        return _("%(gpu)s is not priced in the current price list; choose another GPU.") % {
+            "gpu": names[gpu_id]
+        }
+    return _("Choose a GPU from the list.")

@@ -17,6 +17,7 @@ from typing import Any, Final
 from pydantic import ValidationError
 
 from app.charts import figures
+from app.costs import explained
 from app.costs import presenters as costs_view
 from app.engine.architectures import list_presets
 from app.engine.costs.context import period_in_units
@@ -611,9 +612,12 @@ def _cost_figure_namer(
     return name
 
 
-def explain_items(resp: EstimateResponse) -> list[dict[str, Any]]:
-    """The response's explanations as the Explain panel shows them."""
-    return explain_entries(resp.explain, resp.cost, resp.gpu.name, resp.gpu.count)
+def explain_items(resp: EstimateResponse, book: PriceBook | None = None) -> list[dict[str, Any]]:
+    """The response's explanations as the Explain panel shows them: the cost figures in the
+    page's language as /tco says them (`app.costs.explained`), priced from `book`."""
+    items = explain_entries(resp.explain, resp.cost, resp.gpu.name, resp.gpu.count)
+    explained.word(items, resp.explain, resp.cost or {}, book)
+    return items
 
 
 def _short_period(value: float, unit: str) -> str | None:
@@ -704,7 +708,7 @@ def plan_page(
     }
     if resp is None or req is None:
         return ctx
-    explain = explain_items(resp)
+    explain = explain_items(resp, book)
     ctx.update(
         explain=explain,
         explain_by_figure={e["figure"]: e for e in explain},

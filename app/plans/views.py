@@ -151,7 +151,7 @@ def results_context(
         log.exception("stored plan result unreadable")
         return {"resp": None}
     book = _book(session, plan.price_list_id)
-    explain = planner.explain_items(resp)
+    explain = planner.explain_items(resp, book)
     return {
         "req": req,
         "resp": resp,

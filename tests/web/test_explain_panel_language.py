@@ -1,7 +1,8 @@
 """The planner's Explain panel names every engine figure in the page's language: no engine
 key ("training.goodput"), no enum value ("single_gpu") and no English unit ("days") on a
-zh-TW page. Formulas and sources stay as written (they are the engine's arithmetic); the cost
-figures' names are built from the price list's own words and are not translated yet."""
+zh-TW page. The sizing engine's formulas and sources stay as written, marked English (they
+are its arithmetic); the cost figures' formulas and sources are said in the page's language
+as /tco says them (app.costs.explained), without catalog ids."""
 
 from __future__ import annotations
 
@@ -42,3 +43,35 @@ def test_english_page_keeps_english_names(client: TestClient) -> None:
     assert "Tier Single GPU" in rows
     assert any(r.startswith("Goodput (share of wall time spent training)") for r in rows)
     assert any(r.startswith("Days to finish ") and r.endswith(" days") for r in rows)
+
+
+def _formulas(client: TestClient, url: str, lang: str) -> dict[str, tuple[str | None, str]]:
+    """Each figure's name -> (its formula's lang attribute, the formula as shown)."""
+    soup = BeautifulSoup(client.get(url, headers={"Accept-Language": lang}).text, "html.parser")
+    return {
+        d.select_one("summary .fig").get_text(" ", strip=True): (
+            d.select_one(".formula").get("lang"),
+            d.select_one(".formula").get_text(" ", strip=True),
+        )
+        for d in soup.select(".explain details")
+    }
+
+
+def test_cost_formulas_are_in_the_page_language_and_engine_formulas_marked_english(
+    client: TestClient,
+) -> None:
+    # Before: on a zh-TW page every formula was English, and the cheapest option's read
+    # "Monthly rent — 8× h100-sxm-80gb … (Stratagem Taipei): NT$…" with the catalog id.
+    zh = _formulas(client, LORA, "zh-TW")
+    han = re.compile(r"[\u4e00-\u9fff]")
+    lang, text = zh["最便宜的方案"]
+    assert lang is None and han.search(text) and "(未稅)" in text
+    assert not re.search(r"h100-sxm-80gb|l40s-48gb|stratagem-|rtx-\d", text)
+    lang, text = zh["每月 GPU 使用時數"]
+    assert lang is None and text.endswith("每月 730 小時")
+    assert zh["完成天數"][0] == "en"  # the sizing engine's arithmetic, marked English
+    assert zh["每張 GPU 的記憶體"][0] == "en"
+    en = _formulas(client, LORA, "en")
+    lang, text = en["Cheapest option"]
+    assert lang is None and text.endswith("(excl. tax)")
+    assert en["Days to finish"][0] is None  # English on an English page: no lang needed
