@@ -94,7 +94,8 @@ def phase_values(p: Mapping[str, Any]) -> dict[str, str]:
     out.update(
         task=str(w.get("task") or ""),
         preset=str(model.get("preset") or ""),
-        dataset_gb=_num(w.get("dataset_gb")),
+        # 0 GB is the API's "not given" (the job counts `tokens`): blank, not "0 GB"
+        dataset_gb=_num(w.get("dataset_gb") or None),
         epochs=_num(w.get("epochs")),
         concurrency=_num(w.get("concurrency")),
         wgpu=str(w.get("gpu") or ""),

@@ -359,3 +359,28 @@ def test_a_plans_summary_total_is_not_called_the_quotes_total(
     page = soup(pages.get(f"/plans/{plan.id}", headers={"Accept-Language": lang}))
     card = next(k for k in page.select(".kpi") if label in k.get_text())
     assert basis in card.get_text()
+
+
+def test_a_workload_sized_by_tokens_shows_no_zero_gb_dataset_and_keeps_its_tokens(
+    pages: TestClient, account: MakeAccount
+) -> None:
+    """QA (stop 29): a plan saved with `tokens` (its dataset_gb the API's default 0, "not
+    given") showed "Dataset (GB) 0" in the builder, as if it trained on nothing."""
+    a = signed_in(pages, account)
+    by_tokens = {"model": {"preset": "llama-3.1-8b"}, "task": "lora", "tokens": 2e8}
+    with Session(pages.app.state.engine) as s:  # type: ignore[attr-defined]
+        owner = s.get(User, a.user.id)
+        assert owner is not None
+        plan = service.create_plan(session=s, owner=owner, workload=by_tokens, name="Tokens")
+        s.expunge(plan)
+    page = soup(pages.get(f"/plans/{plan.id}", headers={"Accept-Language": "en"}))
+    field = page.select_one("#phase-builder input[name=phase-0-dataset_gb]")
+    assert field is not None and field.get("value", "") == ""
+    assert "Empty: as saved with the workload." in field.find_parent(class_="field").get_text()
+    # saved as shown, the phase still trains the plan's 2×10^8 tokens
+    r = pages.post(f"/plans/{plan.id}/phases", data={**form_of(page), "action": "save"})
+    assert r.status_code == 303
+    with Session(pages.app.state.engine) as s:  # type: ignore[attr-defined]
+        saved = service.get_plan(session=s, plan_id=plan.id)
+        phase = saved.workload["schedule"]["phases"][0]["workload"]
+        assert phase["tokens"] == 2e8 and not phase.get("dataset_gb")
