@@ -165,3 +165,24 @@ def test_pdf_states_what_the_memory_figure_counts(
         assert "throttling" not in flat and "記錄 GPU 溫度、時脈與是否降頻" in flat
     assert f"{mem['total']:.1f} GB" in flat
     assert f"{mem['allocated']:.1f} GB" in flat
+
+
+@pytest.mark.parametrize(
+    ("lang", "label"), [("zh-TW", "稅額(營業稅 0%,外銷零稅率)"), ("en", "Tax 0% (zero-rated export)")]
+)
+def test_an_export_quote_says_its_tax_is_zero_rated(
+    client: TestClient, lang: str, label: str, tmp_path: Path
+) -> None:
+    # PRODUCT.md §6: 營業稅 is 0% on exports. Visual QA (stop 29): the export customer's
+    # document printed a bare "Tax 0%", which reads as a forgotten tax, not a zero-rated sale.
+    a = make_account(client, "sales")
+    c = _customer(client, a, name=f"Export {lang}", tax_id="", export=True, language=lang)
+    p = _plan(client, a, c["id"], _quote("0"))
+    assert p["quote_totals"]["tax"] == "0"
+    link = _share(client, a, p["id"])
+    anon = TestClient(client.app)
+    pdf = " ".join(_pdf_text(anon, f"{link}/quote.pdf", tmp_path).split())
+    page = " ".join(BeautifulSoup(anon.get(link).text, "html.parser").get_text(" ").split())
+    for text in (pdf, page):
+        assert label.replace(" ", "") in text.replace(" ", "")
+        assert "Tax 0% NT" not in text and "營業稅 0%)" not in text
