@@ -168,7 +168,8 @@ def test_pdf_states_what_the_memory_figure_counts(
 
 
 @pytest.mark.parametrize(
-    ("lang", "label"), [("zh-TW", "稅額(營業稅 0%,外銷零稅率)"), ("en", "Tax 0% (zero-rated export)")]
+    ("lang", "label"),
+    [("zh-TW", "稅額(營業稅 0%,外銷零稅率)"), ("en", "Tax 0% (zero-rated export)")],
 )
 def test_an_export_quote_says_its_tax_is_zero_rated(
     client: TestClient, lang: str, label: str, tmp_path: Path
