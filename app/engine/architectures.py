@@ -749,6 +749,11 @@ _TOLERANCE = 0.02  # custom counts must land within 2% of the size asked for
 
 def _depth_for(params_b: float) -> int:
     """Layers for a model of `params_b` billions, from `_DEPTH_ANCHORS`."""
+    return max(2, round(_depth_exact(params_b)))
+
+
+def _depth_exact(params_b: float) -> float:
+    """The family's depth before rounding to whole layers (log-linear between anchors)."""
     x = math.log(params_b)
     points = [(math.log(p), float(n)) for p, n in _DEPTH_ANCHORS]
     if x <= points[0][0]:
@@ -758,7 +763,7 @@ def _depth_for(params_b: float) -> int:
     else:
         i = next(i for i in range(1, len(points)) if x <= points[i][0])
         (x0, y0), (x1, y1) = points[i - 1], points[i]
-    return max(2, round(y0 + (y1 - y0) * (x - x0) / (x1 - x0)))
+    return max(2.0, y0 + (y1 - y0) * (x - x0) / (x1 - x0))
 
 
 def _round_to(value: float, multiple: int) -> int:
@@ -805,7 +810,7 @@ def _hidden_grid(heads: int | None, head_dim: int | None) -> list[int]:
     return [64, *range(128, 2049, 128), *range(2560, 8193, 512), *range(9216, 262145, 1024)]
 
 
-def _nearest(candidates: list[int], total: Callable[[int], int], target: int) -> int:
+def _nearest(candidates: list[int], total: Callable[[int], float], target: int) -> int:
     """The candidate whose `total` is nearest `target` (`total` increases with it)."""
     lo, hi = 0, len(candidates) - 1
     while lo < hi:
@@ -846,8 +851,8 @@ def from_param_count(
     The rule is the Llama 3 / Qwen2.5 family table: depth from `_DEPTH_ANCHORS` (log-linear
     in size; an MoE of E experts is as deep as a dense model of params_b / E), a Llama 3
     vocabulary of 128,256 tied below 5B, head width 128 (64 up to hidden 2048), 8 KV heads,
-    a SwiGLU FFN of 3.5 × hidden. The hidden size is the grid value whose count is nearest
-    the target; the FFN width is then solved so the count lands within 2% (count_params is
+    a SwiGLU FFN of 3.5 × hidden. The hidden size is the grid value whose count, at the
+    family's unrounded depth, is nearest the target (so it never steps down as the size grows); the FFN width is then solved so the count lands within 2% (count_params is
     linear in it), and depth is re-solved when that would push the FFN outside 2–6 × hidden. Explicit arguments win over the rule. With `experts` the model is
     a Mixtral-style MoE (every layer, top-2 unless `experts_per_token` or `active_params_b`
     says otherwise). When fixed fields make 2% unreachable, `params` is set to the size
@@ -910,11 +915,18 @@ def from_param_count(
     def total(arch: dict[str, Any]) -> int:
         return count_params(**arch)[0]
 
-    width = hidden or _nearest(
-        _hidden_grid(heads, head_dim),
-        lambda w: total(arch_for(w, ffn_hidden, depth)),
-        target,
-    )
+    # The width is chosen at the family's unrounded depth, so that it never steps down as
+    # the size grows (at a rounded depth, each extra layer pulled the nearest width one grid
+    # step down: 5.00B had hidden 3,584 and 5.01B 3,072); the whole layers come after.
+    exact_depth = float(layers) if layers else _depth_exact(params_b / n_experts)
+
+    def total_at_exact_depth(w: int) -> float:
+        low = math.floor(exact_depth)
+        a = total(arch_for(w, ffn_hidden, max(1, low)))
+        b = total(arch_for(w, ffn_hidden, max(1, low) + 1))
+        return a + (b - a) * (exact_depth - low)
+
+    width = hidden or _nearest(_hidden_grid(heads, head_dim), total_at_exact_depth, target)
     arch = arch_for(width, ffn_hidden, depth)
 
     def solve_ffn(arch: dict[str, Any]) -> dict[str, Any]:

@@ -483,3 +483,20 @@ def test_models_module_is_pure() -> None:
         [sys.executable, "-c", code], cwd=root, capture_output=True, text=True, check=False
     )
     assert result.returncode == 0, result.stderr
+
+
+def test_an_inferred_shape_never_narrows_or_gets_shallower_as_the_size_grows() -> None:
+    """The width is chosen at the family's unrounded depth, so a larger custom model is never
+    narrower or shallower than a smaller one (before, each whole extra layer pulled the nearest
+    width one grid step down: ten such steps between 0.1B and 5T, 5.00B at hidden 3,584 and
+    5.01B at 3,072). The one step down left is where Llama 3 / Qwen2.5 stop tying the
+    embeddings (5B): the untied LM head takes vocab × hidden parameters from the width."""
+    drops = []
+    previous = from_param_count(0.1)
+    for i in range(1, 3001):
+        size = 0.1 * 50_000 ** (i / 3000)  # 0.1B … 5,000B, log-spaced
+        spec = from_param_count(size)
+        if spec.layers < previous.layers or spec.hidden < previous.hidden:
+            drops.append(round(size, 2))
+        previous = spec
+    assert all(4.99 <= d <= 5.02 for d in drops), drops

@@ -30,9 +30,20 @@ def test_more_parameters_never_need_less_memory(small: float, factor: float, tas
     a = est(task=task, model={"params_b": small}, gpu_count=8, **seq)
     b = est(task=task, model={"params_b": small * factor}, gpu_count=8, **seq)
     assert b.memory_gb.weights >= a.memory_gb.weights
-    assert (b.memory_gb.weights + b.memory_gb.gradients + b.memory_gb.optimizer) >= (
-        a.memory_gb.weights + a.memory_gb.gradients + a.memory_gb.optimizer
-    )
+    state_a = a.memory_gb.weights + a.memory_gb.gradients + a.memory_gb.optimizer
+    state_b = b.memory_gb.weights + b.memory_gb.gradients + b.memory_gb.optimizer
+    if task in ("lora", "qlora"):
+        # A LoRA adapter's size follows the shape (rank × (d_in + d_out) per adapted matrix),
+        # not the parameter count: where the inferred width steps up a grid value the FFN
+        # narrows to keep the count (0.1256B: hidden 512, FFN 2,560; 0.1292B: 640, 1,536 —
+        # a 128,256-token vocabulary is half of such a model), and the adapter shrinks by
+        # 0.2%. Found by hypothesis in a clean-clone run (stop 29). A model no smaller in
+        # every dimension never has a smaller adapter.
+        sa, sb = from_param_count(small), from_param_count(small * factor)
+        dims = ("layers", "hidden", "ffn_hidden", "kv_heads", "head_dim")
+        if not all(getattr(sb, d) >= getattr(sa, d) for d in dims):
+            return
+    assert state_b >= state_a
 
 
 @FAST
