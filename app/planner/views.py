@@ -203,16 +203,19 @@ FIELD_LABELS: Final = {
     "optimizer": N_("Optimizer"),
 }
 
-#: Explain entries whose figure the results show, with a readable name.
+#: Explain entries whose figure the results show, with a readable name. The memory_gb.*
+#: figures are one copy of the model before it is split over GPUs (the per-GPU figures are
+#: on the cards): their names say so (QA, stop 29: "Weights memory 26.0 GB" beside a card
+#: of 6.5 GB per GPU read as a contradiction).
 FIGURE_NAMES: Final = {
-    "memory_gb.weights": N_("Weights memory"),
-    "memory_gb.gradients": N_("Gradient memory"),
-    "memory_gb.optimizer": N_("Optimizer-state memory"),
-    "memory_gb.activations": N_("Activation memory"),
+    "memory_gb.weights": N_("Weights memory, whole model"),
+    "memory_gb.gradients": N_("Gradient memory, whole model"),
+    "memory_gb.optimizer": N_("Optimizer-state memory, whole model"),
+    "memory_gb.activations": N_("Activation memory, one model copy before sharding"),
     "memory_gb.kv_cache": N_("KV-cache memory"),
-    "memory_gb.overhead": N_("Framework overhead"),
+    "memory_gb.overhead": N_("Framework overhead, one model copy"),
     "memory_gb.per_gpu": N_("Memory per GPU"),
-    "memory_gb.allocated": N_("Allocated tensor memory"),
+    "memory_gb.allocated": N_("Allocated tensor memory, one model copy"),
     "gpu.count": N_("GPUs needed"),
     "training.flops": N_("Training compute"),
     "training.mfu": N_("Model FLOPs utilisation"),

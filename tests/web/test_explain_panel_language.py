@@ -75,3 +75,25 @@ def test_cost_formulas_are_in_the_page_language_and_engine_formulas_marked_engli
     lang, text = en["Cheapest option"]
     assert lang is None and text.endswith("(excl. tax)")
     assert en["Days to finish"][0] is None  # English on an English page: no lang needed
+
+
+def test_whole_model_memory_figures_say_they_are_not_per_gpu(client: TestClient) -> None:
+    """QA (stop 29): beside the 72.5 GB-per-GPU card of a 4-GPU 13B fine-tune, the panel's
+    "Weights memory 26.0 GB" and "Allocated tensor memory 239 GB" read as contradictions:
+    they are one copy of the model before it is split over the GPUs (the API's memory_gb),
+    and their names now say so, in both languages."""
+    url = (
+        "/plan?model_source=preset&preset=llama-2-13b&task=full_finetune&dataset_gb=5&epochs=2"
+        "&seq_len=4096&gpu=h100-sxm-80gb&gpu_count=4"
+    )
+    for lang, weights, allocated, per_gpu in (
+        (
+            "en",
+            "Weights memory, whole model",
+            "Allocated tensor memory, one model copy",
+            "Memory per GPU",
+        ),
+        ("zh-TW", "權重記憶體(整個模型)", "已配置的張量記憶體(單一模型副本)", "每張 GPU 的記憶體"),
+    ):
+        names = {r.rsplit(" ", 2)[0] for r in _summaries(client, url, lang)}
+        assert {weights, allocated, per_gpu} <= names, names
