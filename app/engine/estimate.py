@@ -615,12 +615,20 @@ def _dataset_on_disk(req: EstimateRequest, plan: Plan, explain: list[Explanation
 
 def _tier_explained(plan: Plan, nodes: int, tier: str) -> Explanation:
     """T1: one GPU, one node of several GPUs, or several nodes."""
+    gpus = plan.fraction or plan.count
+    # Words, not enum values: a sales engineer reads this formula out to procurement.
+    names = {
+        "single_gpu": "single GPU",
+        "multi_gpu": "multi-GPU, NVLink",
+        "multi_node": "multi-node, InfiniBand",
+    }
     return Explanation(
         "tier",
         {"single_gpu": 1, "multi_gpu": 2, "multi_node": 3}[tier],
         tier,
-        f"{plan.fraction or plan.count} GPU(s) on {nodes} node(s) → {tier} "
-        "(1 = single_gpu, 2 = multi_gpu, 3 = multi_node)",
+        f"{gpus:g} GPU{'' if gpus == 1 else 's'} on {nodes} node{'' if nodes == 1 else 's'} "
+        f"→ tier {list(names).index(tier) + 1}, {names[tier]} "
+        "(1 single GPU · 2 several GPUs in one node · 3 several nodes)",
         "T1: single GPU (7B–13B fine-tune, inference, image) · multi-GPU NVLink (13B full, "
         "70B LoRA; 2–8 GPUs) · multi-node InfiniBand (70B full, pre-training; 16+)",
         operands(gpus=(plan.fraction or plan.count, "GPUs"), nodes=(nodes, "nodes")),

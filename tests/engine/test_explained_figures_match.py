@@ -217,3 +217,24 @@ def test_max_concurrency_explains_every_replica() -> None:
     assert per == 465 == int(free / (57_344 * 2_048))
     assert f"= {per} per replica" in e.formula
     assert e.formula.endswith(f"× 6 replica(s) = {per * 6}")
+
+
+@pytest.mark.parametrize(
+    ("workload", "says"),
+    [
+        ({"task": "lora", "tokens": 1e8}, "1 GPU on 1 node → tier 1, single GPU"),
+        ({"task": "full_finetune", "tokens": 2e9, "gpu_count": 4}, "4 GPUs on 1 node → tier 2"),
+        (
+            {"task": "pretrain", "tokens": 2e12, "gpu_count": 16},
+            "16 GPUs on 2 nodes → tier 3, multi-node, InfiniBand",
+        ),
+    ],
+)
+def test_the_tier_formula_says_the_tier_in_words(workload: dict[str, Any], says: str) -> None:
+    # Seed T1's three tiers. QA (stop 29): the formula read "→ multi_gpu (1 = single_gpu, …)",
+    # enum values a sales engineer cannot read out to procurement.
+    model = {"preset": "llama-3.1-8b"} if workload["task"] == "lora" else {"preset": "llama-2-13b"}
+    r = est(model=model, gpu=H100, **workload)
+    (tier,) = [e for e in r.explain if e.figure == "tier"]
+    assert says in tier.formula
+    assert "_" not in tier.formula
