@@ -852,8 +852,10 @@ def from_param_count(
     in size; an MoE of E experts is as deep as a dense model of params_b / E), a Llama 3
     vocabulary of 128,256 tied below 5B, head width 128 (64 up to hidden 2048), 8 KV heads,
     a SwiGLU FFN of 3.5 × hidden. The hidden size is the grid value whose count, at the
-    family's unrounded depth, is nearest the target (so it never steps down as the size grows); the FFN width is then solved so the count lands within 2% (count_params is
-    linear in it), and depth is re-solved when that would push the FFN outside 2–6 × hidden. Explicit arguments win over the rule. With `experts` the model is
+    family's unrounded depth, is nearest the target (so it never steps down as the size
+    grows); the FFN width is then solved so the count lands within 2% (count_params is
+    linear in it), and depth is re-solved when that would push the FFN outside 2–6 × hidden.
+    Explicit arguments win over the rule. With `experts` the model is
     a Mixtral-style MoE (every layer, top-2 unless `experts_per_token` or `active_params_b`
     says otherwise). When fixed fields make 2% unreachable, `params` is set to the size
     asked for and `notes` records the count of the architecture.
@@ -921,9 +923,10 @@ def from_param_count(
     exact_depth = float(layers) if layers else _depth_exact(params_b / n_experts)
 
     def total_at_exact_depth(w: int) -> float:
-        low = math.floor(exact_depth)
-        a = total(arch_for(w, ffn_hidden, max(1, low)))
-        b = total(arch_for(w, ffn_hidden, max(1, low) + 1))
+        # count_params is linear in the layers: interpolate between the whole depths around
+        low = math.floor(exact_depth)  # ≥ 1: _depth_exact is at least 2, `layers` positive
+        a = total(arch_for(w, ffn_hidden, low))
+        b = total(arch_for(w, ffn_hidden, low + 1))
         return a + (b - a) * (exact_depth - low)
 
     width = hidden or _nearest(_hidden_grid(heads, head_dim), total_at_exact_depth, target)

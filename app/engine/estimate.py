@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Final
 
 from app.engine import planner, serving
 from app.engine.architectures import ModelSpec, from_hf_config, from_param_count, get_preset
@@ -613,25 +613,29 @@ def _dataset_on_disk(req: EstimateRequest, plan: Plan, explain: list[Explanation
     return gb
 
 
+#: Seed T1's tiers: their number and the words a formula uses for them.
+_TIERS: Final = {
+    "single_gpu": (1, "single GPU"),
+    "multi_gpu": (2, "multi-GPU, NVLink"),
+    "multi_node": (3, "multi-node, InfiniBand"),
+}
+
+
 def _tier_explained(plan: Plan, nodes: int, tier: str) -> Explanation:
     """T1: one GPU, one node of several GPUs, or several nodes."""
     gpus = plan.fraction or plan.count
+    number, words = _TIERS[tier]
     # Words, not enum values: a sales engineer reads this formula out to procurement.
-    names = {
-        "single_gpu": "single GPU",
-        "multi_gpu": "multi-GPU, NVLink",
-        "multi_node": "multi-node, InfiniBand",
-    }
     return Explanation(
         "tier",
-        {"single_gpu": 1, "multi_gpu": 2, "multi_node": 3}[tier],
+        number,
         tier,
         f"{gpus:g} GPU{'' if gpus == 1 else 's'} on {nodes} node{'' if nodes == 1 else 's'} "
-        f"→ tier {list(names).index(tier) + 1}, {names[tier]} "
+        f"→ tier {number}, {words} "
         "(1 single GPU · 2 several GPUs in one node · 3 several nodes)",
         "T1: single GPU (7B–13B fine-tune, inference, image) · multi-GPU NVLink (13B full, "
         "70B LoRA; 2–8 GPUs) · multi-node InfiniBand (70B full, pre-training; 16+)",
-        operands(gpus=(plan.fraction or plan.count, "GPUs"), nodes=(nodes, "nodes")),
+        operands(gpus=(gpus, "GPUs"), nodes=(nodes, "nodes")),
         "3 if nodes > 1 else (1 if gpus <= 1 else 2)",
     )
 

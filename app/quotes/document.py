@@ -249,6 +249,16 @@ def percent_text(value: Any) -> str:
     return quantity_text(d) + "%"
 
 
+def tax_label(rate: Any) -> str:
+    """The tax row's label in the active language: "Tax 5%", and at 0% "Tax 0% (zero-rated
+    export)" (PRODUCT.md §6: 0% is the export rate; a bare "Tax 0%" reads as a forgotten
+    tax). `rate` is a fraction (0.05)."""
+    d = pricing.dec(rate if rate not in (None, "") else 0)
+    if d == 0:
+        return gettext("Tax 0%% (zero-rated export)") % {}
+    return gettext("Tax %(rate)s") % {"rate": percent_text(d * 100)}
+
+
 def money_text(value: Any, currency: str) -> str:
     """An amount as the documents print it ("NT$7,485", "US$1,234.50"): the currency's
     decimals, half up like the quote's own rounding (pricing.round_money)."""

@@ -166,6 +166,7 @@ def quote_view(
         "totals": pricing.totals(quote) if quote.get("lines") else None,
         # A percentage as entered (2.5% stays 2.5%): discounts and the tax rate.
         "pct": document.percent_text,
+        "tax_label": document.tax_label,
         "customer_options": [
             {
                 **o,

@@ -458,6 +458,7 @@ def builder_context(
         ),
         "qb_errors": dict(errors or {}),
         "qb_pct": document.percent_text,
+        "qb_tax_label": document.tax_label,
         "qb_options": options,
         "qb_customers": [(str(c.id), c.name) for c in customers.list_customers(session=session)],
         "qb_tax_choices": TAX_CHOICES,
