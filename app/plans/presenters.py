@@ -428,6 +428,9 @@ def summary_text(summary: str) -> str:
         return _("Duplicated from %(quote)s") % {"quote": summary.removeprefix("duplicated from ")}
     if summary == "sent":
         return _("Quote sent")
+    approved = re.fullmatch(r"discount of ([\d.]+)% approved", summary)
+    if approved:  # app.quotes.service.approve_discount
+        return _("Discount of %(pct)s%% approved") % {"pct": approved.group(1)}
     # The customer's answer (app.quotes.service): "accepted by the customer: name, title" or
     # "declined by the customer", each maybe with "; the plan is version N again, as sent
     # (version M was saved after sending)" — a 中文 history read "變更：sent" (QA).

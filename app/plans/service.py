@@ -12,7 +12,7 @@ Permissions (enforced here, so the API and later the pages share them):
 from __future__ import annotations
 
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
@@ -49,6 +49,8 @@ LIFE_STATUSES: Final = ("sent", "accepted", "declined", "expired")
 #: old pipeline marker).
 ANSWER_STATUSES: Final = ("accepted", "declined", "expired")
 LIFE_STATUS_MESSAGE: Final = N_("is set by sending the quote and by the customer's answer")
+#: A check run inside a plan write's transaction (`_save`), after its row is written.
+Guard = Callable[[Session], None]
 #: A quote the customer answered. What they signed (or refused) is a record a procurement
 #: department relies on: the content is frozen, and a new offer is a duplicate of the plan.
 DECIDED_STATUSES: Final = ("accepted", "declined")
@@ -758,6 +760,18 @@ def _changed_since(session: Session, plan: Plan, version: int) -> list[str]:
     return [field for field, _, _ in diff_snapshots(snapshot(then), snapshot(plan))]
 
 
+def content_changed_since(session: Session, plan: Plan, version: int | None) -> list[str]:
+    """The fields of what a user sees (everything in a revision but its status) that changed
+    since `version` ([] for None or the current version).
+
+    An action taken on a page loaded at `version` (send, approve a discount) still means what
+    the user saw when only the status moved or a revision changed nothing of the content (a
+    discount approval): a double-clicked Send, or a Send after the admin approved."""
+    if version is None or version == plan.version:
+        return []
+    return [f for f in _changed_since(session, plan, version) if f != "status"]
+
+
 # --------------------------------------------------------------------------------------------
 # Writing
 # --------------------------------------------------------------------------------------------
@@ -850,10 +864,14 @@ def _save(
     values: dict[str, Any],
     actor: User,
     summary: str,
+    guard: Guard | None = None,
 ) -> Plan:
     """Write `values` if the plan is still at `expected_version`, plus the new revision, in
     one transaction. The UPDATE's WHERE clause is the arbiter: of two writers that read the
-    same version only one matches a row; the other gets a Conflict (nothing is lost)."""
+    same version only one matches a row; the other gets a Conflict (nothing is lost).
+
+    `guard` runs inside that transaction once the plan's row is written (so no other writer
+    of the plan can commit before this one does); whatever it raises rolls the write back."""
     assert plan.id is not None
     plan_id = plan.id
     now = utcnow()
@@ -871,6 +889,12 @@ def _save(
             current_version=current.version,
             changed_fields=_changed_since(session, current, expected_version),
         )
+    if guard is not None:
+        try:
+            guard(session)
+        except BaseException:
+            session.rollback()
+            raise
     session.expire(plan)
     plan = get_plan(session=session, plan_id=plan_id)
     session.add(_revision(plan, author=actor, summary=summary))
@@ -907,12 +931,25 @@ def as_sent(session: Session, plan: Plan) -> dict[str, Any]:
 
 
 def record_change(
-    *, session: Session, plan: Plan, values: dict[str, Any], actor: User, summary: str
+    *,
+    session: Session,
+    plan: Plan,
+    values: dict[str, Any],
+    actor: User,
+    summary: str,
+    guard: Guard | None = None,
 ) -> Plan:
     """Write `values` on top of the plan's current version as a new revision (the quote's
-    life: sent, accepted, declined). Conflict if someone saved in between."""
+    life: sent, accepted, declined). Conflict if someone saved in between; `guard` as in
+    `_save`."""
     return _save(
-        session, plan, expected_version=plan.version, values=values, actor=actor, summary=summary
+        session,
+        plan,
+        expected_version=plan.version,
+        values=values,
+        actor=actor,
+        summary=summary,
+        guard=guard,
     )
 
 

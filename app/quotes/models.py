@@ -15,6 +15,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validat
 from app.dates import IsoDate
 from app.engine.strict_numbers import NumbersNotBooleans
 from app.i18n import N_
+from app.ids import DB_ID_MAX
 from app.text import PlainLine, PlainText
 
 QUOTE_STATUSES: Final = ("draft", "sent", "accepted", "declined", "expired")
@@ -130,3 +131,19 @@ class QuoteTotals(BaseModel):
     tax: str
     total: str
     currency: str
+
+
+class QuoteActionIn(NumbersNotBooleans, BaseModel):
+    """The optional body of `send` and `approve-discount`: the version the user reviewed."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    version: int | None = Field(
+        default=None,
+        ge=1,
+        le=DB_ID_MAX,
+        description=(
+            "The plan version you reviewed. Refused with 409 (and the fields changed) when "
+            "the quote's content changed since; without it, the current version is acted on."
+        ),
+    )

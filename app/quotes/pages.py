@@ -7,22 +7,23 @@ or re-renders with inline errors in the page's language (422).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Annotated, Any, Final
 
-from fastapi import APIRouter, Request
+from fastapi import APIRouter, Form, Request
 from fastapi.responses import RedirectResponse, Response
 from pydantic import ValidationError
 
 from app import errors
 from app.accounts.web import AdminPageUser, SalesPageUser
 from app.deps import SessionDep, SettingsDep
+from app.i18n import N_
 from app.i18n import gettext as _
 from app.ids import DbId
 from app.plans import service as plans
 from app.plans import views as plan_views
 from app.quotes import service, views
 from app.web.csrf import CsrfDep
-from app.web.forms import parse_id
+from app.web.forms import PostedText, parse_id
 from app.web.templating import activate, choose_currency, is_fragment, render
 
 router = APIRouter(include_in_schema=False)
@@ -57,17 +58,17 @@ def _builder(
 
 
 @router.post("/plans/{plan_id}/quote")
-async def save_quote(
+def save_quote(
     plan_id: DbId,
     request: Request,
     session: SessionDep,
     settings: SettingsDep,
     user: SalesPageUser,
     _csrf: CsrfDep,
+    form: PostedText,
 ) -> Response:
     """Add or remove a builder line (not saved), or save the quote as a new revision."""
     activate(request)
-    form = {k: v for k, v in (await request.form()).items() if isinstance(v, str)}
     values, form_errs = views.values_from_form(form)
     action = form.get("action", "save")
     if action != "save":
@@ -125,6 +126,24 @@ async def save_quote(
     return RedirectResponse(f"/plans/{plan_id}#quote-builder", status_code=303)
 
 
+#: Above the builder when the quote changed between loading the page and pressing its
+#: button: nothing was sent or approved (the builder below is now the current version).
+CHANGED_SINCE_LOADED: Final = {
+    "send": N_(
+        "This quote was changed while you were looking at it (version %(old)s, now "
+        "%(new)s): nothing was sent. Check it below, then send again."
+    ),
+    "approve": N_(
+        "This quote was changed while you were looking at it (version %(old)s, now "
+        "%(new)s): nothing was approved. Check the discount below, then approve again."
+    ),
+}
+
+
+def _changed_message(action: str, seen: int | None, e: plans.Conflict) -> str:
+    return _(CHANGED_SINCE_LOADED[action]) % {"old": seen, "new": e.current_version}
+
+
 @router.post("/plans/{plan_id}/send")
 def send_quote(
     plan_id: DbId,
@@ -133,16 +152,23 @@ def send_quote(
     settings: SettingsDep,
     user: SalesPageUser,
     _csrf: CsrfDep,
+    version: Annotated[str | None, Form()] = None,
 ) -> Response:
-    """Send the quote (freezes this revision for the share link)."""
+    """Send the quote (freezes this revision for the share link) as the builder showed it:
+    the form carries the version it was loaded at."""
     activate(request)
+    seen = parse_id(version)
     try:
         service.send_quote(
             session=session,
             plan_id=plan_id,
             actor=user,
             limit_pct=settings.sales_discount_limit_pct,
+            version=seen,
         )
+    except plans.Conflict as e:
+        message = _changed_message("send", seen, e)
+        return _builder(request, session, settings, plan_id, user, None, {"send": message}, 409)
     except (errors.Invalid, errors.Conflict) as e:
         return _builder(
             request, session, settings, plan_id, user, None, {"send": e.message}, e.status
@@ -152,8 +178,25 @@ def send_quote(
 
 @router.post("/plans/{plan_id}/approve-discount")
 def approve_discount(
-    plan_id: DbId, request: Request, session: SessionDep, user: AdminPageUser, _csrf: CsrfDep
+    plan_id: DbId,
+    request: Request,
+    session: SessionDep,
+    settings: SettingsDep,
+    user: AdminPageUser,
+    _csrf: CsrfDep,
+    version: Annotated[str | None, Form()] = None,
 ) -> Response:
-    """Approve the quote's discount (admins)."""
-    service.approve_discount(session=session, plan_id=plan_id, actor=user)
+    """Approve the quote's discount (admins), the one the page showed: the form carries the
+    version it was loaded at, so a deeper discount saved meanwhile is not approved unseen."""
+    activate(request)
+    seen = parse_id(version)
+    try:
+        service.approve_discount(session=session, plan_id=plan_id, actor=user, version=seen)
+    except plans.Conflict as e:
+        message = _changed_message("approve", seen, e)
+        return _builder(request, session, settings, plan_id, user, None, {"send": message}, 409)
+    except (errors.Invalid, errors.Conflict) as e:
+        return _builder(
+            request, session, settings, plan_id, user, None, {"send": e.message}, e.status
+        )
     return RedirectResponse(f"/plans/{plan_id}#quote-builder", status_code=303)

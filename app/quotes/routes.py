@@ -14,6 +14,7 @@ from app.plans import service as plans
 from app.plans.models import Plan, PlanPublic
 from app.quotes import export, service
 from app.quotes.bom import bom_csv
+from app.quotes.models import QuoteActionIn
 from app.quotes.pdf import filename, render_quote_pdf
 from app.quotes.service import bom_for
 
@@ -67,15 +68,39 @@ def bom(plan_id: DbId, session: SessionDep, _: ApiUser) -> Response:
     )
 
 
-@router.post("/{plan_id}/send", response_model=PlanPublic)
-def send_quote(plan_id: DbId, session: SessionDep, user: ApiUser, settings: SettingsDep) -> Plan:
-    """Send the quote: freeze this revision for the customer's link (409 if approval is due)."""
+@router.post(
+    "/{plan_id}/send",
+    response_model=PlanPublic,
+    responses={409: {"description": "Decided, waiting for a discount approval, or changed."}},
+)
+def send_quote(
+    plan_id: DbId,
+    session: SessionDep,
+    user: ApiUser,
+    settings: SettingsDep,
+    body: QuoteActionIn | None = None,
+) -> Plan:
+    """Send the quote: freeze this revision for the customer's link (409 if approval is due,
+    or if the quote changed since `version`). Sending what was already sent is a no-op."""
     return service.send_quote(
-        session=session, plan_id=plan_id, actor=user, limit_pct=settings.sales_discount_limit_pct
+        session=session,
+        plan_id=plan_id,
+        actor=user,
+        limit_pct=settings.sales_discount_limit_pct,
+        version=body.version if body else None,
     )
 
 
-@router.post("/{plan_id}/approve-discount", response_model=PlanPublic)
-def approve_discount(plan_id: DbId, session: SessionDep, user: AdminUser) -> Plan:
-    """Approve the quote's discount (admin); who and when are recorded."""
-    return service.approve_discount(session=session, plan_id=plan_id, actor=user)
+@router.post(
+    "/{plan_id}/approve-discount",
+    response_model=PlanPublic,
+    responses={409: {"description": "Decided, or changed since `version`."}},
+)
+def approve_discount(
+    plan_id: DbId, session: SessionDep, user: AdminUser, body: QuoteActionIn | None = None
+) -> Plan:
+    """Approve the quote's discount (admin); who, when and how deep are recorded, with a
+    revision in the plan's history. 409 if the quote changed since `version`."""
+    return service.approve_discount(
+        session=session, plan_id=plan_id, actor=user, version=body.version if body else None
+    )

@@ -7,7 +7,7 @@ active (`app.i18n.activate`): labels and money are formatted in it.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import date, timedelta
 from decimal import Decimal
 from typing import Any, Final
@@ -312,12 +312,35 @@ def stale_option_lines(plan: Plan) -> list[int]:
     ]
 
 
-def send_quote(*, session: Session, plan_id: int, actor: User, limit_pct: Decimal) -> Plan:
+def _seen(session: Session, plan: Plan, version: int | None) -> None:
+    """Conflict when what the user saw at `version` (None: not said) has changed since, other
+    than the status (`plans.content_changed_since`)."""
+    changed = plans.content_changed_since(session, plan, version)
+    if changed:
+        raise plans.Conflict(current_version=plan.version, changed_fields=changed)
+
+
+def _sent_as_is(plan: Plan) -> bool:
+    """The quote was sent and nothing was saved since: the customer has this version."""
+    return plan.status == "sent" and plan.sent_version == plan.version
+
+
+def send_quote(
+    *,
+    session: Session,
+    plan_id: int,
+    actor: User,
+    limit_pct: Decimal,
+    version: int | None = None,
+) -> Plan:
     """Freeze the current revision as the one the customer sees and mark the quote sent.
 
     422 when there is no quote line or its validity date has passed; 409 when the quote was
-    already decided or its discount waits for an admin's approval. Sending again what was
-    already sent, unchanged, changes nothing."""
+    already decided, its discount waits for an admin's approval, or its content changed since
+    `version` (the revision the sender was looking at; None: the current one). Sending again
+    what was already sent, unchanged, changes nothing — also when two sends of the same
+    revision race (a double click): the second finds the first's result and answers as it did.
+    """
     plan = plans.get_plan(session=session, plan_id=plan_id)
     if not plans.can_edit(actor, plan):
         raise plans.Forbidden(N_("Only the plan's owner or an admin can change it."))
@@ -327,6 +350,7 @@ def send_quote(*, session: Session, plan_id: int, actor: User, limit_pct: Decima
         raise QuoteStateError(
             N_("the plan is archived: restore it before sending its quote"), state="archived"
         )
+    _seen(session, plan, version)
     quote = plan.quote or {}
     if not quote.get("lines"):
         raise errors.Invalid(N_("add at least one line before sending"), field="quote.lines")
@@ -351,34 +375,61 @@ def send_quote(*, session: Session, plan_id: int, actor: User, limit_pct: Decima
             pct=pricing.max_discount_pct(quote),
             limit=limit_pct,
         )
-    if plan.status == "sent" and plan.sent_version == plan.version:
+    if _sent_as_is(plan):
         # Nothing changed since it was sent: the customer already has this version, and a
         # second revision would list one quote as sent twice (a double click, a retry).
         return plan
-    return plans.record_change(
-        session=session,
-        plan=plan,
-        values={"status": "sent", "sent_version": plan.version + 1, "sent_at": utcnow()},
-        actor=actor,
-        summary="sent",
-    )
+    read_at = plan.version
+    try:
+        return plans.record_change(
+            session=session,
+            plan=plan,
+            values={"status": "sent", "sent_version": plan.version + 1, "sent_at": utcnow()},
+            actor=actor,
+            summary="sent",
+        )
+    except plans.Conflict:
+        # Another request wrote in between. When it was a send of the very revision this one
+        # read, the customer has what this send meant to give them.
+        current = plans.get_plan(session=session, plan_id=plan_id)
+        if _sent_as_is(current) and current.version == read_at + 1:
+            return current
+        raise
 
 
-def approve_discount(*, session: Session, plan_id: int, actor: User) -> Plan:
-    """An admin approves the quote's current deepest discount (recorded who and when)."""
+def approve_discount(
+    *, session: Session, plan_id: int, actor: User, version: int | None = None
+) -> Plan:
+    """An admin approves the quote's current deepest discount: who, when and how deep are
+    recorded on the plan and as a revision in its history.
+
+    `version`: the revision the admin reviewed. When the quote changed since (a deeper
+    discount saved while the admin was reading), the approval is refused with a Conflict, so
+    an approval never covers a discount its admin did not see. Approving what is already
+    approved changes nothing."""
     if actor.role != "admin":
         raise plans.Forbidden(N_("Only an admin can approve a discount."))
     plan = plans.get_plan(session=session, plan_id=plan_id)
     if not plan.quote:
         raise errors.Invalid(N_("the plan has no quote"), field="quote")
     plans.require_undecided(plan)  # the approval on record is the one the customer saw
-    plan.discount_approved_pct = pricing.max_discount_pct(plan.quote)
-    plan.discount_approved_by = actor.id
-    plan.discount_approved_at = utcnow()
-    session.add(plan)
-    session.commit()
-    session.refresh(plan)
-    return plan
+    _seen(session, plan, version)
+    deepest = pricing.max_discount_pct(plan.quote)
+    if plan.discount_approved_pct is not None and Decimal(plan.discount_approved_pct) >= deepest:
+        return plan
+    # The version check of the write is the arbiter: a save landing between this read and
+    # the write makes this approval a Conflict rather than an approval of unseen content.
+    return plans.record_change(
+        session=session,
+        plan=plan,
+        values={
+            "discount_approved_pct": deepest,
+            "discount_approved_by": actor.id,
+            "discount_approved_at": utcnow(),
+        },
+        actor=actor,
+        summary=f"discount of {deepest.normalize():f}% approved",
+    )
 
 
 def _decidable(plan: Plan) -> None:
@@ -407,6 +458,59 @@ def _required(value: str | None, field: str, limit: int, *, multiline: bool = Fa
     return answer
 
 
+#: How many times a customer's answer is written again when a save lands between reading
+#: the plan and writing the answer (a salesperson editing the sent quote, the validity date
+#: passing): the answer is to the sent revision, which such a save does not change, so the
+#: customer must not be turned away by it (race QA: 5 of 5 accepts refused on PostgreSQL).
+ANSWER_ATTEMPTS: Final = 5
+
+
+def _answer(
+    session: Session,
+    plan_id: int,
+    *,
+    revision: int | None,
+    decision: Callable[[], tuple[dict[str, Any], str]],
+    guard: plans.Guard | None,
+) -> Plan:
+    """Write the customer's answer to the sent revision (see `accept_quote`).
+
+    `decision()` gives the answer's columns and its history summary (validating the
+    customer's fields); the plan's content is set back to the sent revision's (`as_sent`).
+    `revision`: the version the customer was shown (None: not said); a quote sent again as
+    another version since is refused (409 `status.revised`) — an answer names what it covers.
+    """
+    for _attempt in range(ANSWER_ATTEMPTS):
+        plan = plans.get_plan(session=session, plan_id=plan_id)  # applies expiry
+        _decidable(plan)
+        if revision is not None and plan.sent_version != revision:
+            raise QuoteStateError(
+                N_(
+                    "This quote was revised after you opened it: version %(n)s is the one on "
+                    "offer now. Please read it, then answer again."
+                ),
+                state="revised",
+                n=plan.sent_version,
+            )
+        values, summary = decision()
+        restored = plans.as_sent(session, plan)
+        try:
+            return plans.record_change(
+                session=session,
+                plan=plan,
+                values={**restored, **values, "decision_version": plan.sent_version},
+                actor=_owner(session, plan),
+                summary=summary + _restored_note(restored, plan),
+                guard=guard,
+            )
+        except plans.Conflict:
+            continue  # read again: decided, re-sent or only edited since?
+    raise QuoteStateError(
+        N_("The quote is being updated right now: please try again in a minute."),
+        state="busy",
+    )
+
+
 def accept_quote(
     *,
     session: Session,
@@ -415,32 +519,29 @@ def accept_quote(
     title: str | None,
     agreed: bool,
     ip: str,
+    revision: int | None = None,
+    guard: plans.Guard | None = None,
 ) -> Plan:
     """The customer accepts the sent revision: name, title, the tick box; time, IP and the
-    revision are recorded. 409 when expired, already decided or never sent."""
-    plan = plans.get_plan(session=session, plan_id=_id(plan))  # applies expiry
-    _decidable(plan)
-    values: dict[str, Any] = {
-        "decision_name": _required(name, "name", 200),
-        "decision_title": _required(title, "title", 200),
-    }
-    if not agreed:
-        raise errors.Invalid(N_("Tick the box to accept the quote."), field="agree")
-    values.update(
-        status="accepted",
-        decided_at=utcnow(),
-        decision_ip=ip[:64],
-        decision_version=plan.sent_version,
-    )
-    restored = plans.as_sent(session, plan)
-    return plans.record_change(
-        session=session,
-        plan=plan,
-        values={**restored, **values},
-        actor=_owner(session, plan),
-        summary=f"accepted by the customer: {values['decision_name']}, {values['decision_title']}"
-        + _restored_note(restored, plan),
-    )
+    revision are recorded. 409 when expired, already decided, never sent, or sent again as
+    another version than `revision` (the one the customer read). `guard` runs in the
+    answer's transaction (the share link still open: `app.sharing.service.require_open`)."""
+
+    def accepted() -> tuple[dict[str, Any], str]:
+        who = _required(name, "name", 200)
+        role = _required(title, "title", 200)
+        if not agreed:
+            raise errors.Invalid(N_("Tick the box to accept the quote."), field="agree")
+        values = {
+            "decision_name": who,
+            "decision_title": role,
+            "status": "accepted",
+            "decided_at": utcnow(),
+            "decision_ip": ip[:64],
+        }
+        return values, f"accepted by the customer: {who}, {role}"
+
+    return _answer(session, _id(plan), revision=revision, decision=accepted, guard=guard)
 
 
 def _restored_note(restored: Mapping[str, Any], plan: Plan) -> str:
@@ -452,26 +553,27 @@ def _restored_note(restored: Mapping[str, Any], plan: Plan) -> str:
     )
 
 
-def decline_quote(*, session: Session, plan: Plan, reason: str | None, ip: str) -> Plan:
-    """The customer declines the sent revision with a reason."""
-    plan = plans.get_plan(session=session, plan_id=_id(plan))
-    _decidable(plan)
-    why = _required(reason, "reason", 2000, multiline=True)
-    restored = plans.as_sent(session, plan)
-    return plans.record_change(
-        session=session,
-        plan=plan,
-        values={
-            **restored,
+def decline_quote(
+    *,
+    session: Session,
+    plan: Plan,
+    reason: str | None,
+    ip: str,
+    revision: int | None = None,
+    guard: plans.Guard | None = None,
+) -> Plan:
+    """The customer declines the sent revision with a reason (409s as `accept_quote`)."""
+
+    def declined() -> tuple[dict[str, Any], str]:
+        values = {
             "status": "declined",
-            "decline_reason": why,
+            "decline_reason": _required(reason, "reason", 2000, multiline=True),
             "decided_at": utcnow(),
             "decision_ip": ip[:64],
-            "decision_version": plan.sent_version,
-        },
-        actor=_owner(session, plan),
-        summary="declined by the customer" + _restored_note(restored, plan),
-    )
+        }
+        return values, "declined by the customer"
+
+    return _answer(session, _id(plan), revision=revision, decision=declined, guard=guard)
 
 
 def _id(plan: Plan) -> int:

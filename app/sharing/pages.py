@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Annotated, Literal
 
-from fastapi import APIRouter, Form, Query, Request
+from fastapi import APIRouter, Depends, Form, Query, Request
 from fastapi.responses import JSONResponse, RedirectResponse, Response
 
 from app import errors, i18n
@@ -22,6 +23,7 @@ from app.quotes.routes import pdf_response
 from app.ratelimit import deps as limits
 from app.ratelimit.service import SHARE_LOOKUPS
 from app.sharing import service
+from app.sharing.models import ShareLink
 from app.sharing.routes import share_url
 from app.sharing.views import shared_context
 from app.web.csrf import CsrfDep, verify_csrf
@@ -155,10 +157,11 @@ def _is_json(request: Request) -> bool:
     return request.headers.get("content-type", "").startswith("application/json")
 
 
-async def _answer(request: Request) -> dict[str, str]:
+async def _answer_fields(request: Request) -> dict[str, str]:
     """The fields of a JSON body (integrators) or of the share page's form (its CSRF token
     checked by `_checked_form` first). A body that is not a JSON object, or a text field
-    that is not a string, is a 422 naming it (`agree` may also be a boolean)."""
+    that is not a string, is a 422 naming it (`agree` may also be a boolean, `revision` a
+    whole number)."""
     if _is_json(request):
         try:
             body = await request.json()
@@ -170,12 +173,16 @@ async def _answer(request: Request) -> dict[str, str]:
         for key, value in body.items():
             if value is None:
                 continue
-            if key == "agree" and isinstance(value, bool):
+            whole = isinstance(value, int) and not isinstance(value, bool)
+            if (key == "agree" and isinstance(value, bool)) or (key == "revision" and whole):
                 fields[key] = str(value)
             elif isinstance(value, str):
                 fields[key] = value
-            elif key in TEXT_FIELDS or key == "agree":
-                raise errors.Invalid(N_("must be a string"), field=key)
+            elif key in TEXT_FIELDS or key in ("agree", "revision"):
+                raise errors.Invalid(
+                    N_("must be a whole number") if key == "revision" else N_("must be a string"),
+                    field=key,
+                )
         return fields
     form = await request.form()
     return {k: v for k, v in form.items() if isinstance(v, str)}
@@ -188,6 +195,38 @@ async def _checked_form(request: Request) -> bool:
         return True
     await verify_csrf(request)
     return False
+
+
+@dataclass(frozen=True)
+class Answer:
+    """A customer's answer as sent, read before the handler runs: the body is read
+    asynchronously here so that the handler, whose database calls block, runs in the
+    threadpool — as an `async def` it held the event loop, and every other request with it,
+    while it waited on the plan's row lock (race QA: /healthz took 3.2 s)."""
+
+    is_json: bool
+    fields: dict[str, str]
+    #: The version the customer was shown (the form's hidden field, or JSON `revision`).
+    revision: int | None
+    #: Why the body was refused (shown once the link is known to work).
+    error: errors.DomainError | None = None
+
+
+async def read_answer(request: Request) -> Answer:
+    is_json = await _checked_form(request)
+    try:
+        fields = await _answer_fields(request)
+    except errors.DomainError as exc:
+        return Answer(is_json, {}, None, exc)
+    raw = fields.get("revision", "").strip()
+    revision = parse_id(raw) if raw else None
+    if raw and revision is None:
+        error = errors.Invalid(N_("must be a whole number"), field="revision")
+        return Answer(is_json, fields, None, error)
+    return Answer(is_json, fields, revision)
+
+
+AnswerDep = Annotated[Answer, Depends(read_answer)]
 
 
 def _client_ip(request: Request) -> str:
@@ -229,46 +268,64 @@ def _decision_error(
     )
 
 
+def _still_open(link: ShareLink) -> plans.Guard:
+    assert link.id is not None
+    link_id = link.id
+    return lambda session: service.require_open(session, link_id)
+
+
 @router.post("/s/{token}/accept")
-async def shared_accept(token: str, request: Request, session: SessionDep) -> Response:
+def shared_accept(token: str, request: Request, session: SessionDep, answer: AnswerDep) -> Response:
     """The customer accepts the sent quote: name, title and the tick box (JSON or form)."""
     try:
-        _, plan = service.resolve(session=session, token=token)
+        link, plan = service.resolve(session=session, token=token)
     except (service.LinkGone, service.LinkNotFound) as exc:
         return _refused(request, exc)
-    is_json = await _checked_form(request)
-    fields: dict[str, str] = {}
+    fields = answer.fields
     try:
-        fields = await _answer(request)
-        agree = fields.get("agree", "true" if is_json else "").lower()
-        agreed = agree in ("true", "on", "1", "yes")
+        if answer.error is not None:
+            raise answer.error
+        agree = fields.get("agree", "true" if answer.is_json else "").lower()
         plan = quotes.accept_quote(
             session=session,
             plan=plan,
             name=fields.get("name"),
             title=fields.get("title"),
-            agreed=agreed,
+            agreed=agree in ("true", "on", "1", "yes"),
             ip=_client_ip(request),
+            revision=answer.revision,
+            guard=_still_open(link),
         )
+    except service.LinkGone as exc:  # revoked or expired while the customer answered
+        return _refused(request, exc)
     except errors.DomainError as exc:
-        return _decision_error(request, session, token, plan, exc, is_json, fields)
-    return _decided(request, token, plan, is_json)
+        return _decision_error(request, session, token, plan, exc, answer.is_json, fields)
+    return _decided(request, token, plan, answer.is_json)
 
 
 @router.post("/s/{token}/decline")
-async def shared_decline(token: str, request: Request, session: SessionDep) -> Response:
+def shared_decline(
+    token: str, request: Request, session: SessionDep, answer: AnswerDep
+) -> Response:
     """The customer declines the sent quote with a reason (JSON or form)."""
     try:
-        _, plan = service.resolve(session=session, token=token)
+        link, plan = service.resolve(session=session, token=token)
     except (service.LinkGone, service.LinkNotFound) as exc:
         return _refused(request, exc)
-    is_json = await _checked_form(request)
-    fields: dict[str, str] = {}
+    fields = answer.fields
     try:
-        fields = await _answer(request)
+        if answer.error is not None:
+            raise answer.error
         plan = quotes.decline_quote(
-            session=session, plan=plan, reason=fields.get("reason"), ip=_client_ip(request)
+            session=session,
+            plan=plan,
+            reason=fields.get("reason"),
+            ip=_client_ip(request),
+            revision=answer.revision,
+            guard=_still_open(link),
         )
+    except service.LinkGone as exc:
+        return _refused(request, exc)
     except errors.DomainError as exc:
-        return _decision_error(request, session, token, plan, exc, is_json, fields)
-    return _decided(request, token, plan, is_json)
+        return _decision_error(request, session, token, plan, exc, answer.is_json, fields)
+    return _decided(request, token, plan, answer.is_json)

@@ -99,6 +99,27 @@ def revoke_links(*, session: Session, plan_id: int, actor: User, link_id: int | 
     return len(links)
 
 
+def require_open(session: Session, link_id: int) -> None:
+    """LinkGone unless the link is still neither revoked nor expired, read inside the
+    transaction that writes a customer's answer, after the plan's row (`plans.Guard`).
+
+    Checked only when the page opened, an accept could land after the owner revoked the link
+    (race QA: decided 7–16 ms after revoked, in 7/40 rounds on SQLite, 15/40 on PostgreSQL).
+    Here the row is read FOR SHARE on PostgreSQL, so a revoke either committed first (and is
+    seen: the answer rolls back) or waits for the answer to commit; on SQLite the answer's
+    UPDATE already holds the database's one write lock, so no revoke can commit meanwhile."""
+    link = session.exec(
+        select(ShareLink)
+        .where(ShareLink.id == link_id)
+        .with_for_update(read=True)
+        .execution_options(populate_existing=True)  # not the copy read before the write
+    ).one()
+    if link.revoked_at is not None:
+        raise LinkGone("revoked")
+    if not is_active(link):
+        raise LinkGone("expired")
+
+
 def resolve(*, session: Session, token: str) -> tuple[ShareLink, Plan]:
     """The link and plan a token opens; LinkNotFound, or LinkGone when revoked or expired."""
     if not token or len(token) > 128:
