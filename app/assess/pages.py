@@ -17,6 +17,7 @@ from app.leads import views as lead_views
 from app.ratelimit import deps as limits
 from app.ratelimit.service import QUOTE_REQUESTS
 from app.web.csrf import CsrfDep
+from app.web.forms import PostedText
 from app.web.templating import activate, choose_currency, is_fragment, render
 
 router = APIRouter(include_in_schema=False)
@@ -48,11 +49,12 @@ def assess(request: Request) -> Response:
 
 
 @router.post("/assess/quote")
-async def request_quote(request: Request, session: SessionDep, _csrf: CsrfDep) -> Response:
+def request_quote(
+    request: Request, session: SessionDep, _csrf: CsrfDep, form: PostedText
+) -> Response:
     """Store a 'request a quote' lead for sales; inline errors when the form is incomplete."""
     lang = activate(request)
     slot = limits.reserve(request, session, QUOTE_REQUESTS)  # 429 past 5 leads / 10 min
-    form = {k: v for k, v in (await request.form()).items() if isinstance(v, str)}
     ctx = _context(request, form)
     a = ctx["a"]
     tier = a.resp.tier if a.resp else ""

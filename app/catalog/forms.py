@@ -92,15 +92,17 @@ def price_list_update(values: Mapping[str, str]) -> PriceListUpdate:
     return data
 
 
-async def read_upload(
-    form: Mapping[str, Any], values: Mapping[str, str]
-) -> tuple[bytes, io.Format]:
-    """The uploaded file (or pasted text) and its format (chosen, or from the file name)."""
+def read_upload(form: Mapping[str, Any], values: Mapping[str, str]) -> tuple[bytes, io.Format]:
+    """The uploaded file (or pasted text) and its format (chosen, or from the file name).
+
+    Called from a route in the threadpool: the upload is read from its spooled file there
+    (`app.web.forms.posted_form`)."""
     upload = form.get("file")
     data = b""
     name = ""
     if isinstance(upload, UploadFile):
-        data = await upload.read()
+        upload.file.seek(0)
+        data = upload.file.read()
         name = (upload.filename or "").lower()
     if not data and values.get("text", "").strip():
         data = values["text"].encode("utf-8")

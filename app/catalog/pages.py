@@ -54,7 +54,7 @@ from app.catalog.views import (
 from app.deps import SessionDep
 from app.ids import DbId
 from app.web.csrf import verify_csrf
-from app.web.forms import validation_messages
+from app.web.forms import PostedForm, validation_messages
 from app.web.templating import is_fragment, render
 
 public = APIRouter(include_in_schema=False)
@@ -143,15 +143,16 @@ def import_page(request: Request, session: SessionDep, price_list: DbId | None =
 
 
 @admin.post("/catalog/import")
-async def import_preview(request: Request, session: SessionDep, actor: ActorDep) -> Response:
+def import_preview(
+    request: Request, session: SessionDep, actor: ActorDep, form: PostedForm
+) -> Response:
     """Preview an upload: added, changed (old → new), removed and rejected rows; nothing is
     imported. A file that can be applied is kept on the server (`stage_import`); the page
     carries its token, not the file, and lists the first rows of each kind of change and
     every rejected row."""
-    form = await request.form()
     values = form_strings(form)
     try:
-        data, fmt = await read_upload(form, values)
+        data, fmt = read_upload(form, values)
         target = import_target(values.get("target"))
     except InvalidRow as e:
         ctx = import_context(session, values) | {"errors": e.errors}
@@ -175,9 +176,11 @@ async def import_preview(request: Request, session: SessionDep, actor: ActorDep)
 
 
 @admin.post("/catalog/import/apply")
-async def import_apply(request: Request, session: SessionDep, actor: ActorDep) -> Response:
+def import_apply(
+    request: Request, session: SessionDep, actor: ActorDep, form: PostedForm
+) -> Response:
     """Apply a previewed upload (the token the preview gave) in one transaction."""
-    values = form_strings(await request.form())
+    values = form_strings(form)
     try:
         result = service.apply_staged_import(
             session=session, token=values.get("token", ""), actor=actor
@@ -207,9 +210,11 @@ def new_price_list_page(
 
 
 @admin.post("/catalog/price-lists/new")
-async def create_price_list(request: Request, session: SessionDep, actor: ActorDep) -> Response:
+def create_price_list(
+    request: Request, session: SessionDep, actor: ActorDep, form: PostedForm
+) -> Response:
     """Create the draft (copying the chosen list's rows); 422 shows the errors by the fields."""
-    values = form_strings(await request.form())
+    values = form_strings(form)
     try:
         data, source_id = price_list_create(values)
         if source_id is not None:
@@ -240,12 +245,12 @@ def edit_price_list_page(request: Request, session: SessionDep, price_list_id: D
 
 
 @admin.post("/catalog/price-lists/{price_list_id}/edit")
-async def update_price_list(
-    request: Request, session: SessionDep, actor: ActorDep, price_list_id: DbId
+def update_price_list(
+    request: Request, session: SessionDep, actor: ActorDep, price_list_id: DbId, form: PostedForm
 ) -> Response:
     """Save a draft's name, effective date and notes; 422 shows the errors by the fields."""
     pl = service.get_price_list(session=session, price_list_id=price_list_id)
-    values = form_strings(await request.form())
+    values = form_strings(form)
     try:
         data = price_list_update(values)
         service.update_price_list(
@@ -289,17 +294,18 @@ def new_row_page(
 
 
 @admin.post("/catalog/{slug}/new")
-async def create_row(
+def create_row(
     request: Request,
     session: SessionDep,
     actor: ActorDep,
     slug: str,
+    form: PostedForm,
     price_list: DbId | None = None,
 ) -> Response:
     """Save a new row; 422 re-renders the form with each error beside its field."""
     k = kind_for_slug(slug)
     pl = editable_list(session, k, price_list)
-    values = form_strings(await request.form())
+    values = form_strings(form)
     try:
         data = validated_row(k, values)
         service.create_row(
@@ -324,18 +330,19 @@ def edit_row_page(
 
 
 @admin.post("/catalog/{slug}/{key:path}/edit")
-async def update_row(
+def update_row(
     request: Request,
     session: SessionDep,
     actor: ActorDep,
     slug: str,
     key: str,
+    form: PostedForm,
     price_list: DbId | None = None,
 ) -> Response:
     """Save one row; 422 re-renders the form with each error beside its field."""
     k = kind_for_slug(slug)
     pl = editable_list(session, k, price_list)
-    values = form_strings(await request.form())
+    values = form_strings(form)
     for f, v in k.key_filter(key).items():
         values[f] = v  # the key is not editable: never trust a posted one
     try:

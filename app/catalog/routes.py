@@ -7,9 +7,10 @@ FastAPI's own error shape, naming the parameter at fault.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Annotated, Literal
 
-from fastapi import APIRouter, Query, Request
+from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import JSONResponse, Response
 from starlette.datastructures import UploadFile
 
@@ -172,10 +173,10 @@ _IMPORT_BODY = {
         422: {"model": io.ImportPreview, "description": "Rejected rows: nothing was written"},
     },
 )
-async def import_catalog(
-    request: Request,
+def import_catalog(
     session: SessionDep,
     actor: ActorDep,
+    upload: Annotated[Upload, Depends(read_upload)],
     dry_run: bool = True,
     format: Literal["json", "csv"] | None = None,
     kind: KindName | None = None,
@@ -188,8 +189,8 @@ async def import_catalog(
     effective_date: Annotated[IsoDate | None, Query()] = None,
 ) -> Response:
     """Preview (dry_run, the default) or apply a CSV/JSON import; all-or-nothing."""
-    data, fmt = await read_upload(request, format)
-    parsed = io.parse(data, fmt=fmt, kind=kind)
+    fmt = upload_format(upload, format)
+    parsed = io.parse(upload.data, fmt=fmt, kind=kind)
     if dry_run:
         preview = service.preview_import(
             session=session, parsed=parsed, target=price_list, mode=mode
@@ -207,29 +208,43 @@ async def import_catalog(
     return JSONResponse(result.model_dump(mode="json"), status_code=201 if result.applied else 422)
 
 
-async def read_upload(request: Request, fmt: str | None) -> tuple[bytes, io.Format]:
-    """The uploaded bytes and their format (the `format` parameter, else the content type or
-    the file name)."""
+@dataclass(frozen=True)
+class Upload:
+    """The request's file as sent, read before the route runs (`read_upload`)."""
+
+    data: bytes
+    filename: str
+    content_type: str
+    #: A multipart request without the `file` field.
+    no_file_field: bool = False
+
+
+async def read_upload(request: Request) -> Upload:
+    """The uploaded bytes: the multipart field `file`, else the whole body. Read here, in a
+    dependency, so that the import route can be a plain `def` that waits on the database in
+    the threadpool (`app.web.forms.posted_form` says why)."""
     ctype = request.headers.get("content-type", "").lower()
-    filename = ""
-    if ctype.startswith("multipart/form-data"):
-        form = await request.form()
-        upload = form.get("file")
-        if not isinstance(upload, UploadFile):
-            raise CatalogError("send the file in the multipart field 'file'", field="file")
-        data = await upload.read()
-        filename = (upload.filename or "").lower()
-        ctype = (upload.content_type or "").lower()
-    else:
-        data = await request.body()
-    if not data:
+    if not ctype.startswith("multipart/form-data"):
+        return Upload(await request.body(), "", ctype)
+    upload = (await request.form()).get("file")
+    if not isinstance(upload, UploadFile):
+        return Upload(b"", "", ctype, no_file_field=True)
+    data = await upload.read()
+    return Upload(data, (upload.filename or "").lower(), (upload.content_type or "").lower())
+
+
+def upload_format(upload: Upload, fmt: str | None) -> io.Format:
+    """The upload's format: the `format` parameter, else its content type or file name."""
+    if upload.no_file_field:
+        raise CatalogError("send the file in the multipart field 'file'", field="file")
+    if not upload.data:
         raise CatalogError("the request has no file", field="file")
     if fmt in ("json", "csv"):
-        return data, fmt  # type: ignore[return-value]
-    if "json" in ctype or filename.endswith(".json"):
-        return data, "json"
-    if "csv" in ctype or filename.endswith(".csv"):
-        return data, "csv"
+        return fmt  # type: ignore[return-value]
+    if "json" in upload.content_type or upload.filename.endswith(".json"):
+        return "json"
+    if "csv" in upload.content_type or upload.filename.endswith(".csv"):
+        return "csv"
     raise CatalogError("say format=json or format=csv (or send a .json/.csv file)", field="format")
 
 

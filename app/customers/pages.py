@@ -19,7 +19,7 @@ from app.i18n import N_
 from app.i18n import gettext as _
 from app.ids import DbId
 from app.web.csrf import CsrfDep
-from app.web.forms import parse_id
+from app.web.forms import PostedText, parse_id
 from app.web.templating import activate, render
 
 router = APIRouter(include_in_schema=False)
@@ -30,10 +30,6 @@ CUSTOMER_STALE = N_(
     "saved. What they changed is below: fields you left alone now hold their value; check "
     "the others, then save again."
 )
-
-
-async def _form(request: Request) -> dict[str, str]:
-    return {k: v for k, v in (await request.form()).items() if isinstance(v, str)}
 
 
 @router.get("/customers")
@@ -54,12 +50,11 @@ def customer_new_form(request: Request, user: SalesPageUser) -> Response:
 
 
 @router.post("/customers/new")
-async def customer_create(
-    request: Request, session: SessionDep, user: SalesPageUser, _csrf: CsrfDep
+def customer_create(
+    request: Request, session: SessionDep, user: SalesPageUser, _csrf: CsrfDep, values: PostedText
 ) -> Response:
     """Create a customer; invalid fields come back inline (422)."""
     activate(request)
-    values = await _form(request)
     try:
         data = views.create_from_form(values)
     except ValidationError as e:
@@ -82,13 +77,17 @@ def customer_edit_form(
 
 
 @router.post("/customers/{customer_id}")
-async def customer_update(
-    customer_id: DbId, request: Request, session: SessionDep, user: SalesPageUser, _csrf: CsrfDep
+def customer_update(
+    customer_id: DbId,
+    request: Request,
+    session: SessionDep,
+    user: SalesPageUser,
+    _csrf: CsrfDep,
+    values: PostedText,
 ) -> Response:
     """Save a customer's details; invalid fields come back inline (422)."""
     activate(request)
     customer = service.get_customer(session=session, customer_id=customer_id)
-    values = await _form(request)
     # Not a version (a tampered or truncated form): stale like any other, nothing saved.
     version = parse_id(values.get("version")) or 0
     try:

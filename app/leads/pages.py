@@ -21,6 +21,7 @@ from app.leads import service, views
 from app.leads.models import LEAD_STATUSES, Lead
 from app.planner import views as planner
 from app.web.csrf import CsrfDep
+from app.web.forms import PostedText
 from app.web.templating import activate, choose_currency, render
 
 router = APIRouter(include_in_schema=False)
@@ -60,11 +61,11 @@ def lead_detail(
 
 
 @router.post("/leads/{lead_id}/status")
-async def lead_status(
-    lead_id: DbId, request: Request, session: SessionDep, user: SalesPageUser, _csrf: CsrfDep
+def lead_status(
+    lead_id: DbId, session: SessionDep, user: SalesPageUser, _csrf: CsrfDep, form: PostedText
 ) -> Response:
     """Change a quote request's status."""
-    status = str((await request.form()).get("status", ""))
+    status = form.get("status", "")
     service.set_lead_status(session=session, lead_id=lead_id, status=status)
     return RedirectResponse(f"/leads/{lead_id}", status_code=303)
 

@@ -27,14 +27,10 @@ from app.plans import builder, forms, service, views
 from app.quotes import views as quote_views
 from app.web import htmx
 from app.web.csrf import CsrfDep
-from app.web.forms import parse_id
+from app.web.forms import PostedText, parse_id
 from app.web.templating import activate, choose_currency, is_fragment, render
 
 router = APIRouter(include_in_schema=False)
-
-
-async def _form(request: Request) -> dict[str, str]:
-    return {k: v for k, v in (await request.form()).items() if isinstance(v, str)}
 
 
 def _planner_again(
@@ -61,11 +57,10 @@ def plans_list(request: Request, session: SessionDep, user: SalesPageUser) -> Re
 
 
 @router.post("/plans/new")
-async def plans_new(
-    request: Request, session: SessionDep, user: SalesPageUser, _csrf: CsrfDep
+def plans_new(
+    request: Request, session: SessionDep, user: SalesPageUser, _csrf: CsrfDep, form: PostedText
 ) -> Response:
     """Save the planner's workload as a new plan, then open it."""
-    form = await _form(request)
     plan, errors = forms.save_from_planner(
         session=session, form=form, user=user, currency=choose_currency(request)
     )
@@ -126,11 +121,15 @@ def plan_edit_form(
 
 
 @router.post("/plans/{plan_id}/edit")
-async def plan_edit(
-    plan_id: DbId, request: Request, session: SessionDep, user: SalesPageUser, _csrf: CsrfDep
+def plan_edit(
+    plan_id: DbId,
+    request: Request,
+    session: SessionDep,
+    user: SalesPageUser,
+    _csrf: CsrfDep,
+    form: PostedText,
 ) -> Response:
     """Save the edit; a stale version re-shows the form with the user's input and what changed."""
-    form = await _form(request)
     ctx = forms.save_edit(session=session, plan_id=plan_id, form=form, user=user)
     if ctx is None:
         return _see(f"/plans/{plan_id}")
@@ -138,11 +137,10 @@ async def plan_edit(
 
 
 @router.post("/plans/{plan_id}/status")
-async def plan_status(
-    plan_id: DbId, request: Request, session: SessionDep, user: SalesPageUser, _csrf: CsrfDep
+def plan_status(
+    plan_id: DbId, session: SessionDep, user: SalesPageUser, _csrf: CsrfDep, form: PostedText
 ) -> Response:
     """Change the plan's status (draft, sent, accepted, lost)."""
-    form = await _form(request)
     return _see(forms.set_status(session=session, plan_id=plan_id, form=form, user=user))
 
 
@@ -238,11 +236,15 @@ def compare_t16(
 
 
 @router.post("/plans/{plan_id}/workload")
-async def plan_workload(
-    plan_id: DbId, request: Request, session: SessionDep, user: SalesPageUser, _csrf: CsrfDep
+def plan_workload(
+    plan_id: DbId,
+    request: Request,
+    session: SessionDep,
+    user: SalesPageUser,
+    _csrf: CsrfDep,
+    form: PostedText,
 ) -> Response:
     """Save the planner's workload as a new revision of the plan, then show the diff."""
-    form = await _form(request)
     version = parse_id(form.get("version")) or 0  # not a version: stale (409) like any other
     try:
         plan = forms.save_workload(
@@ -268,19 +270,20 @@ async def plan_workload(
 
 
 @router.post("/plans/{plan_id}/phases")
-async def plan_phases(
+def plan_phases(
     plan_id: DbId,
     request: Request,
     session: SessionDep,
     settings: SettingsDep,
     user: SalesPageUser,
     _csrf: CsrfDep,
+    form: PostedText,
 ) -> Response:
     """The phase builder: add, move or remove a phase and see the costs (not saved), or save
     the phases as a new revision and show its diff; errors re-render it inline (422)."""
     activate(request)
     plan = service.get_plan(session=session, plan_id=plan_id)
-    out = builder.post(session=session, plan=plan, form=await _form(request), user=user)
+    out = builder.post(session=session, plan=plan, form=form, user=user)
     if out.redirect:
         return htmx.redirect(out.redirect) if is_fragment(request) else _see(out.redirect)
     status = out.status
