@@ -315,6 +315,8 @@ def stale_option_lines(plan: Plan) -> list[int]:
 def _seen(session: Session, plan: Plan, version: int | None) -> None:
     """Conflict when what the user saw at `version` (None: not said) has changed since, other
     than the status (`plans.content_changed_since`)."""
+    if version is not None and version > plan.version:  # a version the plan never had
+        raise plans.Conflict(current_version=plan.version, changed_fields=[])
     changed = plans.content_changed_since(session, plan, version)
     if changed:
         raise plans.Conflict(current_version=plan.version, changed_fields=changed)

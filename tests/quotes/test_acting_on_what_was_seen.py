@@ -46,6 +46,8 @@ def test_a_send_of_a_version_whose_quote_changed_since_is_refused(client: TestCl
     assert r.json()["changed_fields"] == ["quote.discount_pct"]
     now = client.get(f"/api/v1/plans/{p['id']}", headers=a.headers).json()
     assert now["status"] == "draft" and now["sent_version"] is None
+    future = client.post(f"/api/v1/plans/{p['id']}/send", json={"version": 3}, headers=a.headers)
+    assert future.status_code == 409 and future.json()["current_version"] == 2
 
 
 def test_sending_what_was_seen_still_works_after_the_discount_was_approved(
