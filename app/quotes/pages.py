@@ -7,6 +7,7 @@ or re-renders with inline errors in the page's language (422).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Annotated, Any, Final
 
 from fastapi import APIRouter, Form, Request
@@ -140,8 +141,29 @@ CHANGED_SINCE_LOADED: Final = {
 }
 
 
-def _changed_message(action: str, seen: int | None, e: plans.Conflict) -> str:
-    return _(CHANGED_SINCE_LOADED[action]) % {"old": seen, "new": e.current_version}
+def _act(
+    request: Request,
+    session: SessionDep,
+    settings: Any,
+    plan_id: DbId,
+    user: Any,
+    action: str,
+    seen: int | None,
+    act: Callable[[], object],
+) -> Response:
+    """Run a builder button's `act` (send, approve) and go back to the builder; a refusal
+    re-renders the builder with why above it, in the page's language."""
+    activate(request)
+    try:
+        act()
+    except plans.Conflict as e:
+        message = _(CHANGED_SINCE_LOADED[action]) % {"old": seen, "new": e.current_version}
+        return _builder(request, session, settings, plan_id, user, None, {"send": message}, 409)
+    except (errors.Invalid, errors.Conflict) as e:
+        return _builder(
+            request, session, settings, plan_id, user, None, {"send": e.message}, e.status
+        )
+    return RedirectResponse(f"/plans/{plan_id}#quote-builder", status_code=303)
 
 
 @router.post("/plans/{plan_id}/send")
@@ -156,24 +178,18 @@ def send_quote(
 ) -> Response:
     """Send the quote (freezes this revision for the share link) as the builder showed it:
     the form carries the version it was loaded at."""
-    activate(request)
     seen = parse_id(version)
-    try:
-        service.send_quote(
+
+    def send() -> object:
+        return service.send_quote(
             session=session,
             plan_id=plan_id,
             actor=user,
             limit_pct=settings.sales_discount_limit_pct,
             version=seen,
         )
-    except plans.Conflict as e:
-        message = _changed_message("send", seen, e)
-        return _builder(request, session, settings, plan_id, user, None, {"send": message}, 409)
-    except (errors.Invalid, errors.Conflict) as e:
-        return _builder(
-            request, session, settings, plan_id, user, None, {"send": e.message}, e.status
-        )
-    return RedirectResponse(f"/plans/{plan_id}#quote-builder", status_code=303)
+
+    return _act(request, session, settings, plan_id, user, "send", seen, send)
 
 
 @router.post("/plans/{plan_id}/approve-discount")
@@ -188,15 +204,9 @@ def approve_discount(
 ) -> Response:
     """Approve the quote's discount (admins), the one the page showed: the form carries the
     version it was loaded at, so a deeper discount saved meanwhile is not approved unseen."""
-    activate(request)
     seen = parse_id(version)
-    try:
-        service.approve_discount(session=session, plan_id=plan_id, actor=user, version=seen)
-    except plans.Conflict as e:
-        message = _changed_message("approve", seen, e)
-        return _builder(request, session, settings, plan_id, user, None, {"send": message}, 409)
-    except (errors.Invalid, errors.Conflict) as e:
-        return _builder(
-            request, session, settings, plan_id, user, None, {"send": e.message}, e.status
-        )
-    return RedirectResponse(f"/plans/{plan_id}#quote-builder", status_code=303)
+
+    def approve() -> object:
+        return service.approve_discount(session=session, plan_id=plan_id, actor=user, version=seen)
+
+    return _act(request, session, settings, plan_id, user, "approve", seen, approve)
