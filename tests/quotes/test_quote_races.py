@@ -21,17 +21,13 @@ What was measured before the fixes:
 
 from __future__ import annotations
 
-import threading
-import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
 from fastapi.testclient import TestClient
-from sqlalchemy import Connection, Engine, text, update
+from sqlalchemy import Engine, update
 from sqlmodel import Session, col, select
 
 from app.bootstrap import prepare_database
@@ -42,6 +38,7 @@ from app.settings import Settings
 from app.sharing.models import ShareLink
 from tests.accounts.helpers import Account, make_account
 from tests.plan_quotes import WORKLOAD
+from tests.races import STUCK_S, Background, holding, wait_until_blocked
 from tests.scratch_db import BACKENDS, scratch_databases
 
 TERM = "rent_term:stratagem-tpe-h100-x4"
@@ -52,10 +49,6 @@ QUOTE = {
     ],
     "discount_pct": "10",
 }
-#: How long a SQLite test waits for its threads to reach their write (see the docstring).
-SQLITE_SETTLE_S = 0.5
-#: A request that has not answered by then is stuck (a deadlock detector, not a speed check).
-STUCK_S = 30
 
 
 @pytest.fixture(scope="module", params=BACKENDS)
@@ -75,10 +68,6 @@ def _engine(client: TestClient) -> Engine:
     return engine
 
 
-def _is_postgres(engine: Engine) -> bool:
-    return engine.dialect.name == "postgresql"
-
-
 def _plan(client: TestClient, a: Account, *, send: bool = False) -> dict[str, Any]:
     body = {"name": "客服模型", "customer": "台大", "workload": WORKLOAD, "quote": QUOTE}
     r = client.post("/api/v1/plans", json=body, headers=a.headers)
@@ -95,64 +84,6 @@ def _share(client: TestClient, a: Account, plan_id: int) -> str:
     assert r.status_code == 201, r.text
     url = r.json()["url"]
     return str(url[url.index("/s/") :])
-
-
-@contextmanager
-def _holding(engine: Engine, statement: Any) -> Iterator[Connection]:
-    """A transaction that has run `statement` (an UPDATE: it holds the rows it matched on
-    PostgreSQL, the write lock on SQLite) until the block ends; it commits then."""
-    with engine.connect() as conn:
-        conn.execute(statement)
-        yield conn
-        conn.commit()
-
-
-def _wait_until_blocked(engine: Engine, waiting: int) -> None:
-    """Until `waiting` other sessions wait on a lock (PostgreSQL), or a moment (SQLite)."""
-    if not _is_postgres(engine):
-        time.sleep(SQLITE_SETTLE_S)
-        return
-    query = text(
-        "SELECT count(*) FROM pg_stat_activity "
-        "WHERE datname = current_database() AND wait_event_type = 'Lock'"
-    )
-    deadline = time.monotonic() + STUCK_S
-    with engine.connect() as conn:
-        while time.monotonic() < deadline:
-            if conn.execute(query).scalar_one() >= waiting:
-                return
-            conn.rollback()
-            time.sleep(0.02)
-    raise AssertionError(f"{waiting} requests never waited on the lock")
-
-
-class Background:
-    """Calls run in threads; `results()` joins them (a stuck one fails the test)."""
-
-    def __init__(self) -> None:
-        self.threads: list[threading.Thread] = []
-        self.out: dict[int, Any] = {}
-        self.errors: list[BaseException] = []
-
-    def start(self, call: Callable[[], Any]) -> None:
-        i = len(self.threads)
-
-        def run() -> None:
-            try:
-                self.out[i] = call()
-            except BaseException as e:  # surfaced by results(): a thread must not fail quietly
-                self.errors.append(e)
-
-        t = threading.Thread(target=run, daemon=True)
-        self.threads.append(t)
-        t.start()
-
-    def results(self) -> list[Any]:
-        for t in self.threads:
-            t.join(STUCK_S)
-        assert not any(t.is_alive() for t in self.threads), "a request is stuck"
-        assert not self.errors, self.errors
-        return [self.out[i] for i in range(len(self.threads))]
 
 
 def _lock_plan(plan_id: int) -> Any:
@@ -179,10 +110,10 @@ def test_a_double_clicked_send_sends_once_and_answers_both_clicks(client: TestCl
     p = _plan(client, a)
     send = f"/api/v1/plans/{p['id']}/send"
     calls = Background()
-    with _holding(engine, _lock_plan(p["id"])):
+    with holding(engine, _lock_plan(p["id"])):
         calls.start(lambda: client.post(send, headers=a.headers))
         calls.start(lambda: client.post(send, json={"version": 1}, headers=a.headers))
-        _wait_until_blocked(engine, 2)
+        wait_until_blocked(engine, 2)
     first, second = calls.results()
     assert (first.status_code, second.status_code) == (200, 200), (first.text, second.text)
     assert first.json()["version"] == second.json()["version"] == 2
@@ -197,9 +128,9 @@ def test_a_send_racing_an_edit_is_refused_and_sends_nothing(client: TestClient) 
     a = make_account(client, "sales")
     p = _plan(client, a)
     calls = Background()
-    with _holding(engine, _lock_plan(p["id"])) as conn:
+    with holding(engine, _lock_plan(p["id"])) as conn:
         calls.start(lambda: client.post(f"/api/v1/plans/{p['id']}/send", headers=a.headers))
-        _wait_until_blocked(engine, 1)
+        wait_until_blocked(engine, 1)
         with Session(bind=conn) as s:  # the salesperson's save, inside the held transaction
             plans.update_plan(
                 session=s,
@@ -229,9 +160,9 @@ def test_an_accept_is_not_refused_by_an_edit_saved_while_it_was_written(
     customer = TestClient(client.app)
     answer = {"name": "王小明", "title": "採購經理", "revision": p["sent_version"]}
     calls = Background()
-    with _holding(engine, _lock_plan(p["id"])) as conn:
+    with holding(engine, _lock_plan(p["id"])) as conn:
         calls.start(lambda: customer.post(f"{link}/accept", json=answer))
-        _wait_until_blocked(engine, 1)
+        wait_until_blocked(engine, 1)
         with Session(bind=conn) as s:
             plans.update_plan(
                 session=s,
@@ -266,11 +197,11 @@ def test_an_accept_cannot_land_after_the_link_was_revoked(client: TestClient) ->
         update(ShareLink).where(col(ShareLink.plan_id) == p["id"]).values(revoked_at=plans.utcnow())
     )
     calls = Background()
-    with _holding(engine, revoke):
+    with holding(engine, revoke):
         calls.start(
             lambda: customer.post(f"{link}/accept", json={"name": "王小明", "title": "採購經理"})
         )
-        _wait_until_blocked(engine, 1)
+        wait_until_blocked(engine, 1)
     (accepted,) = calls.results()
     assert accepted.status_code == 410, accepted.text
     now = client.get(f"/api/v1/plans/{p['id']}", headers=a.headers).json()
@@ -289,12 +220,12 @@ def test_the_server_answers_others_while_an_accept_waits_on_the_database(
     link = _share(client, a, p["id"])
     calls = Background()
     health = Background()
-    with _holding(engine, _lock_plan(p["id"])):
+    with holding(engine, _lock_plan(p["id"])):
         # Through the same client, so through the same event loop as the health check.
         calls.start(
             lambda: client.post(f"{link}/decline", json={"reason": "Over budget this year"})
         )
-        _wait_until_blocked(engine, 1)
+        wait_until_blocked(engine, 1)
         health.start(lambda: client.get("/healthz"))
         for t in health.threads:
             t.join(STUCK_S)
@@ -320,9 +251,9 @@ def test_an_approval_racing_a_deeper_discount_is_refused(client: TestClient) -> 
     p = r.json()
     calls = Background()
     approve = f"/api/v1/plans/{p['id']}/approve-discount"
-    with _holding(engine, _lock_plan(p["id"])) as conn:
+    with holding(engine, _lock_plan(p["id"])) as conn:
         calls.start(lambda: client.post(approve, json={"version": 1}, headers=admin.headers))
-        _wait_until_blocked(engine, 1)
+        wait_until_blocked(engine, 1)
         with Session(bind=conn) as s:
             plans.update_plan(
                 session=s,
@@ -349,12 +280,12 @@ def test_customers_answering_together_record_one_answer(client: TestClient) -> N
     link = _share(client, a, p["id"])
     customer = TestClient(client.app)
     calls = Background()
-    with _holding(engine, _lock_plan(p["id"])):
+    with holding(engine, _lock_plan(p["id"])):
         calls.start(
             lambda: customer.post(f"{link}/accept", json={"name": "王小明", "title": "採購經理"})
         )
         calls.start(lambda: customer.post(f"{link}/decline", json={"reason": "Too late"}))
-        _wait_until_blocked(engine, 2)
+        wait_until_blocked(engine, 2)
     answers: list[httpx.Response] = calls.results()
     assert sorted(r.status_code for r in answers) == [200, 409]
     won = next(r for r in answers if r.status_code == 200).json()["status"]

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from typing import Any, Final
 
-from sqlalchemy import delete
+from sqlalchemy import delete, update
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
@@ -23,6 +23,7 @@ from app.catalog.service.errors import CatalogError
 from app.catalog.service.rows import gpu_ids, list_rows, row_values
 from app.catalog.service.versions import current_price_list, require_draft, touch, unique_name
 from app.catalog.shipped import shipped_document
+from app.i18n import N_
 
 SYSTEM: Final = "system"
 #: How long a previewed upload waits for "Apply" (then the file must be uploaded again).
@@ -47,9 +48,10 @@ def existing_rows(
 
 
 def _import_target(session: Session, target: int | None) -> tuple[PriceList | None, str]:
-    """The draft an import goes into (None: a new copy of the current list)."""
+    """The draft an import goes into (None: a new copy of the current list); read only (an
+    apply holds the draft before it compares: `apply_import`)."""
     if target is not None:
-        pl = require_draft(session, target)
+        pl = require_draft(session, target, hold=False)
         return pl, pl.name
     current = current_price_list(session=session)
     return current, f"a new draft copied from {current.name!r}" if current else "a new draft"
@@ -89,8 +91,14 @@ def apply_import(
     """Apply an upload in one transaction: into draft `target`, or into a new draft copied
     from the current list. Any rejected row → nothing is written (`ok` false). GPU specs in
     the file are global: they change for every list (specs are not versioned)."""
+    if target is not None:
+        # Held before the comparison, so that it is made with what another import into the
+        # same draft wrote (race QA: the second of two applies inserted rows the first had
+        # just added, and its user read a database UNIQUE error).
+        require_draft(session, target)
     preview, validated = _compare(session, parsed, target, mode)
     if not preview.ok:
+        session.rollback()
         return preview
     try:
         if target is None:
@@ -234,7 +242,23 @@ def apply_staged_import(
     row = _staged_row(session, token, actor, now or utcnow())
     staged = _as_staged(row)
     parsed = io.parse(staged.data, fmt=staged.format, kind=staged.kind)
-    session.delete(row)  # committed with the import, or rolled back with it
+    # The token is claimed by deleting its row, first: committed with the import, or rolled
+    # back with it. Of two applies of one token (a double click) the second finds nothing
+    # to delete once the first has committed, and says so (race QA: a token was applied
+    # twice in 19–20 of 20 rounds, and into a new draft the second click read "a price list
+    # with this name already exists" for an import that had worked).
+    claimed = session.execute(
+        delete(ImportUpload)
+        .where(col(ImportUpload.id) == row.id)
+        .execution_options(synchronize_session=False)
+    )
+    if claimed.rowcount != 1:  # type: ignore[attr-defined]
+        session.rollback()
+        raise CatalogError(
+            N_("This upload has already been applied: see the price lists for its result."),
+            field="token",
+        )
+    session.expunge(row)
     result = apply_import(
         session=session,
         parsed=parsed,
@@ -248,12 +272,35 @@ def apply_staged_import(
     return result
 
 
+def _free_name(session: Session, base: str) -> str:
+    """`base`, or `base (2)`, `base (3)`… whichever no list has yet (race QA: two imports
+    without a name in the same second got the same default name, and the second a 422)."""
+    taken = set(
+        session.exec(select(PriceList.name).where(col(PriceList.name).startswith(base))).all()
+    )
+    name, n = base, 1
+    while name in taken:
+        n += 1
+        name = f"{base} ({n})"
+    return name
+
+
 def _new_import_draft(
     session: Session, name: str | None, effective: date | None, actor: str
 ) -> PriceList:
     current = current_price_list(session=session)
+    if current is not None:
+        # Imports into new drafts take turns on the list they copy (a no-op write of its row:
+        # its content and revision stay as they are), so that a default name is chosen
+        # seeing the one the other import took.
+        session.execute(
+            update(PriceList)
+            .where(col(PriceList.id) == current.id)
+            .values(revision=PriceList.revision)
+            .execution_options(synchronize_session=False)
+        )
     stamp = utcnow().strftime("%Y-%m-%d %H:%M:%S")
-    name = (name or "").strip() or f"Import {stamp}"
+    name = (name or "").strip() or _free_name(session, f"Import {stamp}")
     effective = effective or date.today()
     if current is None:
         head = PriceListCreate(name=name, effective_date=effective, notes="Imported")

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from datetime import date
 
+from sqlalchemy import update
 from sqlmodel import Session, col, select
 
 from app.catalog.models import PriceList, utcnow
@@ -54,8 +55,28 @@ def resolve_price_list(*, session: Session, price_list_id: int | None) -> PriceL
     return pl
 
 
-def require_draft(session: Session, price_list_id: int) -> PriceList:
-    pl = get_price_list(session=session, price_list_id=price_list_id)
+def require_draft(session: Session, price_list_id: int, *, hold: bool = True) -> PriceList:
+    """The draft `price_list_id`; NotFound, or a Conflict when it is published or archived.
+
+    `hold` (every change; a preview passes False): the check starts with a conditional
+    UPDATE of the list's row ("still a draft"), the first write of the caller's transaction,
+    so the list stays held until that transaction ends — a row lock on PostgreSQL, the write
+    lock on SQLite. A publish, delete, edit or import of the same list sent meanwhile waits,
+    then finds what this one left: a list published or deleted in between is a 409 or 404
+    here, never a change to frozen prices nor a 500. Race QA, before: an edit committed
+    after a publish in 6–18 of 20 rounds, a delete committed after a publish, and a delete
+    racing an edit ended in StaleDataError, a foreign-key IntegrityError or, on PostgreSQL,
+    a deadlock."""
+    if hold:
+        session.execute(
+            update(PriceList)
+            .where(col(PriceList.id) == price_list_id, col(PriceList.status) == "draft")
+            .values(revision=PriceList.revision)
+            .execution_options(synchronize_session=False)
+        )
+    pl = session.get(PriceList, price_list_id, populate_existing=True)
+    if pl is None:
+        raise NotFound(N_("no price list %(id)s"), field="price_list", id=price_list_id)
     if pl.status != "draft":
         raise Conflict(
             N_(
