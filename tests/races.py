@@ -15,6 +15,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 from sqlalchemy import Connection, Engine, text
@@ -81,3 +82,24 @@ class Background:
         assert not any(t.is_alive() for t in self.threads), "a request is stuck"
         assert not self.errors, self.errors
         return [self.out[i] for i in range(len(self.threads))]
+
+
+@contextmanager
+def migrated_engine(backend: str, tmp_path: Path) -> Iterator[Engine]:
+    """An engine on a database of its own (migrated, the shipped catalog loaded) on
+    `backend` ("sqlite" or "postgres"), dropped afterwards."""
+    from app.bootstrap import prepare_database
+    from app.db import make_engine
+    from app.settings import Settings
+    from tests.scratch_db import scratch_databases
+
+    with scratch_databases(backend, tmp_path) as create:
+        url = create()
+        prepare_database(
+            Settings(DATABASE_URL=url, STRATAGEM_SECRET_KEY="test-secret"), echo=lambda _: None
+        )
+        engine = make_engine(url, concurrent_requests=8)
+        try:
+            yield engine
+        finally:
+            engine.dispose()

@@ -39,10 +39,13 @@ class CustomerConflict(errors.Conflict):
         return {"detail": self.message, "current_version": self.current_version}
 
 
-def create_customer(*, session: Session, data: CustomerCreate) -> Customer:
-    """Store a validated customer."""
+def create_customer(*, session: Session, data: CustomerCreate, commit: bool = True) -> Customer:
+    """Store a validated customer (`commit=False`: flushed, for a caller's transaction)."""
     customer = Customer.model_validate(data.model_dump())
     session.add(customer)
+    if not commit:
+        session.flush()
+        return customer
     session.commit()
     session.refresh(customer)
     return customer
@@ -140,8 +143,9 @@ def update_customer(*, session: Session, customer_id: int, data: CustomerUpdate)
     return customer
 
 
-def find_or_create(*, session: Session, data: CustomerCreate) -> Customer:
-    """The customer with this 統一編號 (or, without one, this exact name), else a new one.
+def find_or_create(*, session: Session, data: CustomerCreate, commit: bool = True) -> Customer:
+    """The customer with this 統一編號 (or, without one, this exact name), else a new one
+    (`commit` as in `create_customer`).
 
     Used when a lead converts: the same company asking twice gets one customer record."""
     stmt = select(Customer)
@@ -150,4 +154,6 @@ def find_or_create(*, session: Session, data: CustomerCreate) -> Customer:
     else:
         stmt = stmt.where(col(Customer.name) == data.name)
     existing = session.exec(stmt.order_by(col(Customer.id))).first()
-    return existing if existing is not None else create_customer(session=session, data=data)
+    if existing is not None:
+        return existing
+    return create_customer(session=session, data=data, commit=commit)

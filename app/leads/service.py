@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from sqlalchemy import func
+from sqlalchemy import func, update
 from sqlalchemy.orm.attributes import flag_modified
 from sqlmodel import Session, col, select
 
@@ -96,8 +96,20 @@ def convert_lead(
 
     `workload(lead)` builds the plan's workload from the lead's answers (the page passes the
     self-assessment's request builder). Converting twice opens the plan made the first time.
-    Returns the plan id."""
-    lead = get_lead(session=session, lead_id=lead_id)
+    Returns the plan id.
+
+    One transaction, which starts by holding the lead's row (a no-op UPDATE: a row lock on
+    PostgreSQL, SQLite's write lock): a second conversion sent meanwhile (a double click)
+    waits, then finds the first one's plan (race QA: two plans in 19–20 of 20 rounds)."""
+    session.execute(
+        update(Lead)
+        .where(col(Lead.id) == lead_id)
+        .values(status=Lead.status)
+        .execution_options(synchronize_session=False)
+    )
+    lead = session.get(Lead, lead_id, populate_existing=True)
+    if lead is None:
+        raise LeadNotFound("no lead %(id)s", id=lead_id)
     existing = lead.answers.get("plan_id")
     if isinstance(existing, int):
         return existing
@@ -110,6 +122,7 @@ def convert_lead(
             email=lead.email,
             language=customer_language,
         ),
+        commit=False,
     )
     plan = plans.create_plan(
         session=session,
@@ -130,8 +143,8 @@ def convert_lead(
         }
         + (f"\n\n{lead.notes}" if lead.notes else ""),
         tags=[f"lead-{lead.id}"],
+        commit=False,
     )
-    lead = get_lead(session=session, lead_id=lead_id)
     lead.answers = {**lead.answers, "plan_id": plan.id}
     flag_modified(lead, "answers")
     lead.status = "converted"

@@ -804,9 +804,11 @@ def create_plan(
     quote: QuoteIn | Mapping[str, Any] | None = None,
     quote_defaults: QuoteDefaults | None = None,
     price_list_id: int | None = None,
+    commit: bool = True,
 ) -> Plan:
     """Validate and price the workload (or the phases of a phased plan) with `price_list_id`
-    (default: the current price list), save version 1."""
+    (default: the current price list), save version 1 (`commit=False`: flushed, for a
+    caller's transaction)."""
     assert owner.id is not None
     if status in ANSWER_STATUSES:
         raise Invalid("status", LIFE_STATUS_MESSAGE)
@@ -851,6 +853,9 @@ def create_plan(
     session.flush()
     plan.quote_number = f"Q-{plan.created_at.year}-{plan.id:06d}"
     session.add(_revision(plan, author=owner, summary="created"))
+    if not commit:
+        session.flush()
+        return plan
     session.commit()
     session.refresh(plan)
     return plan
