@@ -185,6 +185,11 @@ def import_apply(
         result = service.apply_staged_import(
             session=session, token=values.get("token", ""), actor=actor
         )
+    except service.AlreadyApplied as e:
+        if e.price_list_id is not None:  # a second click: show what the first one did
+            return _redirect(f"/catalog?price_list={e.price_list_id}&imported=1")
+        ctx = import_context(session, {}) | {"errors": {"file": e.message}}
+        return render(request, "catalog/import.html", ctx, status_code=422)
     except CatalogError as e:
         if e.field != "token":
             raise

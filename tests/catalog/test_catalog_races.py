@@ -13,6 +13,7 @@ from __future__ import annotations
 from datetime import date
 from typing import Any
 
+import pytest
 from sqlalchemy import Engine, delete, update
 from sqlmodel import Session, col, select
 
@@ -165,11 +166,35 @@ def test_a_staged_import_applied_twice_at_once_is_applied_once(engine: Engine) -
     applied = [o for o in outcomes if isinstance(o, io.ImportPreview) and o.applied]
     refused = [o for o in outcomes if isinstance(o, CatalogError)]
     assert len(applied) == 1 and len(refused) == 1, outcomes
-    assert refused[0].field == "token"
-    assert refused[0].message.startswith("This upload has already been applied")
+    assert isinstance(refused[0], service.AlreadyApplied)
+    assert refused[0].field == "token" and refused[0].price_list_id == list_id
     with Session(engine) as s:
         audit = service.list_audit(session=s, price_list_id=list_id)
         assert [e.action for e in audit].count("import") == 1
+
+
+def test_a_second_click_on_apply_after_the_first_finished_names_the_list_it_went_into(
+    engine: Engine,
+) -> None:
+    """Not a 422 "this preview has expired": the page sends the second click to the result."""
+    list_id, _key = _draft(engine)
+    with Session(engine) as s:
+        csv, _media, _name = service.export_file(
+            session=s, price_list_id=list_id, fmt="csv", kind="fx"
+        )
+        staged = service.StagedImport(
+            data=csv.encode(), format="csv", kind="fx", target=list_id, mode="upsert", name=""
+        )
+        token = service.stage_import(session=s, staged=staged, actor="admin")
+        assert service.apply_staged_import(session=s, token=token, actor="admin").applied
+    with Session(engine) as s:
+        with pytest.raises(service.AlreadyApplied) as again:
+            service.apply_staged_import(session=s, token=token, actor="admin")
+        assert again.value.price_list_id == list_id
+        with pytest.raises(CatalogError) as unknown:
+            service.apply_staged_import(session=s, token="not-a-token", actor="admin")
+        assert not isinstance(unknown.value, service.AlreadyApplied)
+        assert unknown.value.message.startswith("This preview has expired")
 
 
 def test_imports_without_a_name_get_names_of_their_own(engine: Engine) -> None:

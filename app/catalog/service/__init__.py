@@ -35,6 +35,7 @@ from app.catalog.service.exports import export_document, export_file, export_row
 from app.catalog.service.imports import (
     IMPORT_UPLOAD_TTL,
     SYSTEM,
+    AlreadyApplied,
     StagedImport,
     apply_import,
     apply_staged_import,
@@ -84,6 +85,7 @@ from app.catalog.service.versions import (
 __all__ = [
     "IMPORT_UPLOAD_TTL",
     "SYSTEM",
+    "AlreadyApplied",
     "CatalogError",
     "Conflict",
     "InvalidRow",

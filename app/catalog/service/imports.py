@@ -17,7 +17,14 @@ from sqlmodel import Session, col, select
 
 from app.catalog import io
 from app.catalog.kinds import KINDS, ORDER
-from app.catalog.models import Gpu, ImportUpload, PriceList, PriceListCreate, utcnow
+from app.catalog.models import (
+    AuditEntry,
+    Gpu,
+    ImportUpload,
+    PriceList,
+    PriceListCreate,
+    utcnow,
+)
 from app.catalog.service.audit import record
 from app.catalog.service.errors import CatalogError
 from app.catalog.service.rows import gpu_ids, list_rows, row_values
@@ -87,6 +94,7 @@ def apply_import(
     mode: io.Mode = "sync",
     new_name: str | None = None,
     effective_date: date | None = None,
+    upload: str | None = None,
 ) -> io.ImportPreview:
     """Apply an upload in one transaction: into draft `target`, or into a new draft copied
     from the current list. Any rejected row → nothing is written (`ok` false). GPU specs in
@@ -124,6 +132,7 @@ def apply_import(
                 "added": [f"{c.kind}:{c.key}" for c in preview.added],
                 "changed": [f"{c.kind}:{c.key}" for c in preview.changed],
                 "removed": [f"{c.kind}:{c.key}" for c in preview.removed],
+                **({"upload": upload} if upload else {}),
             },
             summary=summary,
         )
@@ -233,13 +242,57 @@ def _as_staged(row: ImportUpload) -> StagedImport:
     )
 
 
+class AlreadyApplied(CatalogError):
+    """The staged upload was applied before (a second click on Apply); `price_list_id` is
+    the list it went into (None when the record of it is no longer among the latest)."""
+
+    def __init__(self, price_list_id: int | None) -> None:
+        super().__init__(
+            N_("This upload has already been applied: see the price lists for its result."),
+            field="token",
+        )
+        self.price_list_id = price_list_id
+
+
+#: How many of the latest imports are searched for an upload applied before.
+APPLIED_LOOKBACK: Final = 50
+
+
+def _upload_mark(token: str) -> str:
+    """What an import's audit entry keeps of its staged upload: enough of the token's
+    SHA-256 to find it again, never the token."""
+    return _token_hash(token)[:16]
+
+
+def _applied_into(session: Session, token: str) -> int | None:
+    """The price list the upload `token` was applied into, from the latest imports' audit."""
+    if not token or len(token) > 100:
+        return None
+    mark = _upload_mark(token)
+    entries = session.exec(
+        select(AuditEntry)
+        .where(AuditEntry.action == "import")
+        .order_by(col(AuditEntry.id).desc())
+        .limit(APPLIED_LOOKBACK)
+    )
+    return next((e.price_list_id for e in entries if (e.after or {}).get("upload") == mark), None)
+
+
 def apply_staged_import(
     *, session: Session, token: str, actor: str, now: datetime | None = None
 ) -> io.ImportPreview:
     """Apply the upload `token` names, all-or-nothing (`apply_import`: validated and
     compared again, since the target may have changed since the preview). Applied, the
     stored upload is deleted in the same transaction; rejected, it stays for another try."""
-    row = _staged_row(session, token, actor, now or utcnow())
+    try:
+        row = _staged_row(session, token, actor, now or utcnow())
+    except CatalogError:
+        # No upload under this token: applied already (a second click on Apply after the
+        # first one finished), or expired. The first is answered with where it went.
+        applied = _applied_into(session, token)
+        if applied is not None:
+            raise AlreadyApplied(applied) from None
+        raise
     staged = _as_staged(row)
     parsed = io.parse(staged.data, fmt=staged.format, kind=staged.kind)
     # The token is claimed by deleting its row, first: committed with the import, or rolled
@@ -254,10 +307,7 @@ def apply_staged_import(
     )
     if claimed.rowcount != 1:  # type: ignore[attr-defined]
         session.rollback()
-        raise CatalogError(
-            N_("This upload has already been applied: see the price lists for its result."),
-            field="token",
-        )
+        raise AlreadyApplied(_applied_into(session, token))
     session.expunge(row)
     result = apply_import(
         session=session,
@@ -266,6 +316,7 @@ def apply_staged_import(
         actor=actor,
         mode=staged.mode,
         new_name=staged.name or None,
+        upload=_upload_mark(token),
     )
     if not result.applied:
         session.rollback()
