@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
-from typing import Any, Final, cast
+from typing import Any, Final, TypeVar, cast
 
 from babel.dates import format_date
 from pydantic import ValidationError
@@ -1097,7 +1097,36 @@ def duplicate_plan(*, session: Session, plan_id: int, actor: User) -> Plan:
     return plan
 
 
+_T = TypeVar("_T")
+#: How many times an action sent without a version is tried (`_unversioned`).
+UNVERSIONED_ATTEMPTS: Final = 3
+
+
+def _unversioned(call: Callable[[], _T], expected_version: int | None) -> _T:
+    """`call()`, again when it lost a race its caller did not ask about: an action sent
+    without a version acts on whatever version it finds, so a save landing between its read
+    and its write is no conflict of the caller's (race QA: an archive or a reprice racing a
+    PUT answered 409 "changed by someone else since you loaded it" to a caller that had
+    stated no version). With a version, the Conflict is the answer."""
+    for _attempt in range(UNVERSIONED_ATTEMPTS - 1):
+        try:
+            return call()
+        except Conflict:
+            if expected_version is not None:
+                raise
+    return call()
+
+
 def _set_archived(
+    session: Session, plan_id: int, actor: User, archived: bool, expected_version: int | None
+) -> Plan:
+    return _unversioned(
+        lambda: _set_archived_once(session, plan_id, actor, archived, expected_version),
+        expected_version,
+    )
+
+
+def _set_archived_once(
     session: Session, plan_id: int, actor: User, archived: bool, expected_version: int | None
 ) -> Plan:
     plan = get_plan(session=session, plan_id=plan_id)
@@ -1300,7 +1329,30 @@ def reprice_plan(
 ) -> Reprice:
     """Recompute the plan with `price_list_id` (default: the current list) as a new revision,
     its quote priced with that list too (`_quote_follows_prices`), and report the cost
-    totals before and after, option by option, and the quote lines the list cannot price."""
+    totals before and after, option by option, and the quote lines the list cannot price.
+    Without `expected_version`, a save landing meanwhile is repriced too (`_unversioned`)."""
+    return _unversioned(
+        lambda: _reprice_once(
+            session=session,
+            plan_id=plan_id,
+            actor=actor,
+            price_list_id=price_list_id,
+            expected_version=expected_version,
+            quote_defaults=quote_defaults,
+        ),
+        expected_version,
+    )
+
+
+def _reprice_once(
+    *,
+    session: Session,
+    plan_id: int,
+    actor: User,
+    price_list_id: int | None,
+    expected_version: int | None,
+    quote_defaults: QuoteDefaults | None,
+) -> Reprice:
     plan = get_plan(session=session, plan_id=plan_id)
     _require_edit(actor, plan)
     require_undecided(plan)  # the answered quote keeps the prices it was answered at
