@@ -74,6 +74,22 @@ def migrate(url: str, revision: str = "head") -> None:
     command.upgrade(alembic_config(url), revision)
 
 
+def lock_key(name: str) -> int:
+    """A stable 31-bit advisory-lock key for `name` (CRC-32, so `psql` can find it)."""
+    return zlib.crc32(name.encode("utf-8")) & 0x7FFFFFFF
+
+
+def take_turns(session: Any, name: str) -> None:
+    """Writers calling this with the same `name` take turns until their transaction ends.
+
+    PostgreSQL: a transaction-level advisory lock (released at commit or rollback). SQLite:
+    nothing to take here — its writers already take turns on the database's one write lock,
+    which the caller holds from its first INSERT/UPDATE on; a check made after that write
+    sees every other writer's committed rows."""
+    if session.get_bind().dialect.name == "postgresql":
+        session.execute(text("SELECT pg_advisory_xact_lock(:k)"), {"k": lock_key(name)})
+
+
 #: The PostgreSQL advisory-lock key every process takes around migrations and the catalog
 #: seed (a stable 31-bit number derived from the name, so `psql` can find it in pg_locks).
 MIGRATION_LOCK_KEY: Final = zlib.crc32(b"stratagem.migrate") & 0x7FFFFFFF
