@@ -229,3 +229,26 @@ def test_imports_without_a_name_get_names_of_their_own(engine: Engine) -> None:
     assert first.startswith("Import ") and len(set(names)) == 2
     # Same second: "Import … (2)"; a second later: a stamp of its own.
     assert second == f"{first} (2)" or not second.startswith(first)
+
+
+def test_a_double_clicked_publish_or_archive_does_it_once(engine: Engine) -> None:
+    """The second click waits for the first, then finds the list published (archived): it
+    changes nothing and writes no second audit entry (before: two "publish" entries)."""
+    list_id, _key = _draft(engine)
+
+    def act(action: str) -> Any:
+        with Session(engine) as s:
+            call = service.publish_price_list if action == "publish" else service.archive_price_list
+            return call(session=s, price_list_id=list_id, actor="b").status
+
+    for action, status in (("publish", "published"), ("archive", "archived")):
+        clicks = Background()
+        claim = update(PriceList).where(col(PriceList.id) == list_id).values(notes=PriceList.notes)
+        with holding(engine, claim):
+            clicks.start(lambda action=action: act(action))  # type: ignore[misc]
+            clicks.start(lambda action=action: act(action))  # type: ignore[misc]
+            wait_until_blocked(engine, 2)
+        assert clicks.results() == [status, status]
+        with Session(engine) as s:
+            audit = service.list_audit(session=s, price_list_id=list_id)
+            assert [e.action for e in audit].count(action) == 1

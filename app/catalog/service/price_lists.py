@@ -33,6 +33,7 @@ from app.catalog.service.rows import (
 from app.catalog.service.versions import (
     current_price_list,
     get_price_list,
+    hold_price_list,
     list_price_lists,
     require_draft,
     resolve_price_list,
@@ -175,7 +176,12 @@ def update_price_list(
 
 
 def publish_price_list(*, session: Session, price_list_id: int, actor: str) -> PriceList:
-    """draft → published: frozen from now on; current once its effective date comes."""
+    """draft → published: frozen from now on; current once its effective date comes.
+    Publishing a list already published changes nothing (a double click)."""
+    pl = hold_price_list(session, price_list_id)
+    if pl.status == "published":
+        session.rollback()
+        return pl
     pl = require_draft(session, price_list_id)
     before = price_list_dict(pl)
     pl.status = "published"
@@ -186,7 +192,10 @@ def publish_price_list(*, session: Session, price_list_id: int, actor: str) -> P
 
 def archive_price_list(*, session: Session, price_list_id: int, actor: str) -> PriceList:
     """published → archived: kept for the plans priced with it, never current again."""
-    pl = get_price_list(session=session, price_list_id=price_list_id)
+    pl = hold_price_list(session, price_list_id)
+    if pl.status == "archived":  # archived already (a double click): nothing to do
+        session.rollback()
+        return pl
     if pl.status != "published":
         raise Conflict(f"only a published list can be archived ({pl.name!r} is {pl.status})")
     before = price_list_dict(pl)

@@ -55,6 +55,21 @@ def resolve_price_list(*, session: Session, price_list_id: int | None) -> PriceL
     return pl
 
 
+def hold_price_list(session: Session, price_list_id: int) -> PriceList:
+    """The list `price_list_id` as it is now, held until the caller's transaction ends (a
+    no-op UPDATE of its row: a row lock on PostgreSQL, SQLite's write lock); NotFound."""
+    session.execute(
+        update(PriceList)
+        .where(col(PriceList.id) == price_list_id)
+        .values(revision=PriceList.revision)
+        .execution_options(synchronize_session=False)
+    )
+    pl = session.get(PriceList, price_list_id, populate_existing=True)
+    if pl is None:
+        raise NotFound(N_("no price list %(id)s"), field="price_list", id=price_list_id)
+    return pl
+
+
 def require_draft(session: Session, price_list_id: int, *, hold: bool = True) -> PriceList:
     """The draft `price_list_id`; NotFound, or a Conflict when it is published or archived.
 
@@ -67,16 +82,11 @@ def require_draft(session: Session, price_list_id: int, *, hold: bool = True) ->
     after a publish in 6–18 of 20 rounds, a delete committed after a publish, and a delete
     racing an edit ended in StaleDataError, a foreign-key IntegrityError or, on PostgreSQL,
     a deadlock."""
-    if hold:
-        session.execute(
-            update(PriceList)
-            .where(col(PriceList.id) == price_list_id, col(PriceList.status) == "draft")
-            .values(revision=PriceList.revision)
-            .execution_options(synchronize_session=False)
-        )
-    pl = session.get(PriceList, price_list_id, populate_existing=True)
-    if pl is None:
-        raise NotFound(N_("no price list %(id)s"), field="price_list", id=price_list_id)
+    pl = (
+        hold_price_list(session, price_list_id)
+        if hold
+        else get_price_list(session=session, price_list_id=price_list_id)
+    )
     if pl.status != "draft":
         raise Conflict(
             N_(
