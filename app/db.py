@@ -47,7 +47,9 @@ def make_engine(url: str, *, concurrent_requests: int | None = None) -> Engine:
         else:
             pool = {}  # an in-memory database lives in one connection (SingletonThreadPool)
         engine = create_engine(
-            url, connect_args={"check_same_thread": False, "timeout": 30}, **pool
+            url,
+            connect_args={"check_same_thread": False, "timeout": SQLITE_BUSY_TIMEOUT_S},
+            **pool,
         )
 
         @event.listens_for(engine, "connect")
@@ -72,6 +74,28 @@ def alembic_config(url: str) -> Config:
 def migrate(url: str, revision: str = "head") -> None:
     """Upgrade the database at `url` to `revision` (default: the latest)."""
     command.upgrade(alembic_config(url), revision)
+
+
+#: How long an SQLite write waits for another writer's lock before it fails.
+SQLITE_BUSY_TIMEOUT_S: Final = 30
+
+
+@contextlib.contextmanager
+def brief_lock_wait(conn: Any, *, ms: int = 200) -> Iterator[None]:
+    """Statements on `conn` inside the block wait at most `ms` for a lock, then fail
+    (OperationalError): for bookkeeping writes a request can do without. SQLite: the
+    connection's busy timeout, put back afterwards (the connection returns to the pool);
+    PostgreSQL: `SET LOCAL lock_timeout`, which ends with the transaction."""
+    sqlite = conn.dialect.name == "sqlite"
+    if sqlite:
+        conn.exec_driver_sql(f"PRAGMA busy_timeout = {int(ms)}")
+    else:
+        conn.exec_driver_sql(f"SET LOCAL lock_timeout = '{int(ms)}ms'")
+    try:
+        yield
+    finally:
+        if sqlite:
+            conn.exec_driver_sql(f"PRAGMA busy_timeout = {SQLITE_BUSY_TIMEOUT_S * 1000}")
 
 
 def lock_key(name: str) -> int:

@@ -6,15 +6,18 @@ import hashlib
 import hmac
 import re
 import secrets
-from datetime import UTC, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Final
 
 from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
-from sqlmodel import Session, select
+from sqlalchemy import update
+from sqlalchemy.exc import OperationalError
+from sqlmodel import Session, col, select
 
 from app import text
 from app.accounts.models import ROLES, ApiToken, User, utcnow
+from app.db import brief_lock_wait
 
 TOKEN_PREFIX: Final = "stg_"
 PREFIX_CHARS: Final = 12  # "stg_" and 8 characters of the secret: enough to tell tokens apart
@@ -158,8 +161,23 @@ def user_for_token(*, session: Session, token: str) -> User | None:
     if last is not None and last.tzinfo is None:
         last = last.replace(tzinfo=UTC)  # SQLite hands back naive UTC
     if last is None or now - last > LAST_USED_RESOLUTION:
-        row.last_used_at = now
-        session.add(row)
-        session.commit()
-        session.refresh(user)
+        _stamp_last_used(session, row, now)
     return user
+
+
+def _stamp_last_used(session: Session, row: ApiToken, now: datetime) -> None:
+    """Record when the token was used, if the database can take it at once.
+
+    The stamp is bookkeeping: a read must not wait on another writer for it, nor fail. On
+    SQLite a large catalog import holds the write lock for up to a minute, and a plain API
+    GET waited 31 s for its stamp, then answered 503 (race QA). On its own connection, with
+    `brief_lock_wait`; a busy database skips it until a later request."""
+    with session.get_bind().engine.connect() as conn:
+        try:
+            with brief_lock_wait(conn):
+                conn.execute(
+                    update(ApiToken).where(col(ApiToken.id) == row.id).values(last_used_at=now)
+                )
+                conn.commit()
+        except OperationalError:
+            conn.rollback()
