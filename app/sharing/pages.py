@@ -221,8 +221,14 @@ async def read_answer(request: Request) -> Answer:
     raw = fields.get("revision", "").strip()
     revision = parse_id(raw) if raw else None
     if raw and revision is None:
-        error = errors.Invalid(N_("must be a whole number"), field="revision")
-        return Answer(is_json, fields, None, error)
+        # Only a damaged page sends a form without its version: the customer is told what
+        # to do about it; an integrator what the field takes.
+        message = (
+            N_("must be a whole number")
+            if is_json
+            else N_("This page is out of date: reload it, then answer again.")
+        )
+        return Answer(is_json, fields, None, errors.Invalid(message, field="revision"))
     return Answer(is_json, fields, revision)
 
 

@@ -221,3 +221,25 @@ def test_a_json_answer_names_the_revision_it_answers(client: TestClient) -> None
         assert r.json()["detail"][0]["loc"] == ["body", "revision"]
     ok = anon.post(f"{link}/decline", json={"reason": "Budget", "revision": again["sent_version"]})
     assert ok.status_code == 200 and ok.json()["revision"] == again["sent_version"]
+
+
+def test_a_form_with_a_damaged_revision_says_so_above_the_form(client: TestClient) -> None:
+    """A hidden field that is not a version (a damaged page) is a 422 whose message the
+    customer can see and act on, in the customer's language; nothing is recorded."""
+    a, p, link = _sent(client)
+    anon = TestClient(client.app)
+    page = BeautifulSoup(anon.get(link).text, "html.parser")
+    accept = page.select_one("form.accept-form")
+    data = {
+        **{i["name"]: i["value"] for i in accept.select("input[type=hidden]")},
+        "revision": "two",
+        "name": "王小明",
+        "title": "採購經理",
+        "agree": "on",
+    }
+    r = anon.post(f"{link}/accept", data=data)
+    assert r.status_code == 422
+    notice = BeautifulSoup(r.text, "html.parser").select_one("#decision .notice.error")
+    assert notice is not None and notice.get_text() == "此頁面已過期：請重新載入後再回覆。"
+    status = client.get(f"/api/v1/plans/{p['id']}", headers=a.headers).json()["status"]
+    assert status == "sent"
