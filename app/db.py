@@ -15,7 +15,7 @@ from typing import Any, Final
 from alembic import command
 from alembic.config import Config
 from alembic.script import ScriptDirectory
-from sqlalchemy import event, inspect, text
+from sqlalchemy import event, inspect, text, update
 from sqlalchemy.engine import Engine, make_url
 from sqlalchemy.pool import NullPool
 from sqlmodel import create_engine
@@ -96,6 +96,20 @@ def brief_lock_wait(conn: Any, *, ms: int = 200) -> Iterator[None]:
     finally:
         if sqlite:
             conn.exec_driver_sql(f"PRAGMA busy_timeout = {SQLITE_BUSY_TIMEOUT_S * 1000}")
+
+
+def hold_row(session: Any, model: Any, row_id: int, column: Any) -> Any:
+    """The row `row_id` of `model` as it is now (None when there is none), held until the
+    caller's transaction ends: a no-op UPDATE setting `column` to itself — a row lock on
+    PostgreSQL, the database's write lock on SQLite. Another writer holding it the same way
+    waits, then reads what this one committed."""
+    session.execute(
+        update(model)
+        .where(model.id == row_id)
+        .values({column: column})
+        .execution_options(synchronize_session=False)
+    )
+    return session.get(model, row_id, populate_existing=True)
 
 
 def lock_key(name: str) -> int:

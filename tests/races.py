@@ -15,10 +15,12 @@ import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from pathlib import Path
 from typing import Any
 
+import pytest
 from sqlalchemy import Connection, Engine, text
+
+from tests.scratch_db import BACKENDS, scratch_databases
 
 #: How long a SQLite test waits for its threads to reach their write (see the docstring).
 SQLITE_SETTLE_S = 0.5
@@ -84,16 +86,18 @@ class Background:
         return [self.out[i] for i in range(len(self.threads))]
 
 
-@contextmanager
-def migrated_engine(backend: str, tmp_path: Path) -> Iterator[Engine]:
-    """An engine on a database of its own (migrated, the shipped catalog loaded) on
-    `backend` ("sqlite" or "postgres"), dropped afterwards."""
+@pytest.fixture(name="engine", scope="module", params=BACKENDS)
+def race_engine(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Engine]:
+    """`engine` for a module of race tests (import it there): a database of the module's
+    own (migrated, the shipped catalog loaded) on each backend, dropped afterwards."""
     from app.bootstrap import prepare_database
     from app.db import make_engine
     from app.settings import Settings
-    from tests.scratch_db import scratch_databases
 
-    with scratch_databases(backend, tmp_path) as create:
+    tmp = tmp_path_factory.mktemp(request.module.__name__.rsplit(".", 1)[-1])
+    with scratch_databases(request.param, tmp) as create:
         url = create()
         prepare_database(
             Settings(DATABASE_URL=url, STRATAGEM_SECRET_KEY="test-secret"), echo=lambda _: None

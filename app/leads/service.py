@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 from typing import Any, Final, Literal
 
-from sqlalchemy import func, update
+from sqlalchemy import func
 from sqlalchemy.orm.attributes import flag_modified
 from sqlmodel import Session, col, select
 
@@ -19,7 +19,7 @@ from app import i18n, text
 from app.accounts.models import User
 from app.customers import service as customers
 from app.customers.models import CustomerCreate
-from app.db import take_turns
+from app.db import hold_row, take_turns
 from app.errors import Invalid, NotFound
 from app.i18n import gettext as _
 from app.leads.models import LEAD_STATUSES, Lead, LeadCreate
@@ -134,13 +134,7 @@ def convert_lead(
     One transaction, which starts by holding the lead's row (a no-op UPDATE: a row lock on
     PostgreSQL, SQLite's write lock): a second conversion sent meanwhile (a double click)
     waits, then finds the first one's plan (race QA: two plans in 19–20 of 20 rounds)."""
-    session.execute(
-        update(Lead)
-        .where(col(Lead.id) == lead_id)
-        .values(status=Lead.status)
-        .execution_options(synchronize_session=False)
-    )
-    lead = session.get(Lead, lead_id, populate_existing=True)
+    lead: Lead | None = hold_row(session, Lead, lead_id, Lead.status)
     if lead is None:
         raise LeadNotFound("no lead %(id)s", id=lead_id)
     existing = lead.answers.get("plan_id")

@@ -5,27 +5,21 @@ only one of the two new passwords worked)."""
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterator
 from typing import Any
 
-import pytest
 from sqlalchemy import Engine, update
 from sqlmodel import Session, col
 
 from app.accounts import auth, service
 from app.accounts.models import User
-from tests.races import Background, holding, migrated_engine, wait_until_blocked
-from tests.scratch_db import BACKENDS
+from tests.races import (
+    Background,
+    holding,
+    race_engine,  # noqa: F401  (the `engine` fixture)
+    wait_until_blocked,
+)
 
 OLD = "correct horse battery"
-
-
-@pytest.fixture(scope="module", params=BACKENDS)
-def engine(
-    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[Engine]:
-    with migrated_engine(request.param, tmp_path_factory.mktemp("passwords")) as engine:
-        yield engine
 
 
 def test_of_two_password_changes_at_once_one_is_made_and_the_other_refused(

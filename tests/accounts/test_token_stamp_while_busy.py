@@ -5,24 +5,18 @@ minute, a plain GET waited 31 s for its stamp and answered 503)."""
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterator
 
-import pytest
 from sqlalchemy import Engine, update
 from sqlmodel import Session, col
 
 from app.accounts import service
 from app.accounts.models import ApiToken
-from tests.races import STUCK_S, Background, holding, migrated_engine
-from tests.scratch_db import BACKENDS
-
-
-@pytest.fixture(scope="module", params=BACKENDS)
-def engine(
-    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[Engine]:
-    with migrated_engine(request.param, tmp_path_factory.mktemp("tokens")) as engine:
-        yield engine
+from tests.races import (
+    STUCK_S,
+    Background,
+    holding,
+    race_engine,  # noqa: F401  (the `engine` fixture)
+)
 
 
 def _token(engine: Engine) -> tuple[int, str]:

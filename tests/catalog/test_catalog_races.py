@@ -41,6 +41,24 @@ def _draft(engine: Engine) -> tuple[int, str]:
         return draft.id, service.kind("fx").key_of(service.row_values(service.kind("fx"), fx))
 
 
+def _fx_csv(session: Session, list_id: int) -> str:
+    """The list's FX rates as the CSV export writes them (an import that changes nothing)."""
+    csv, _media, _name = service.export_file(
+        session=session, price_list_id=list_id, fmt="csv", kind="fx"
+    )
+    return csv
+
+
+def _staged_fx(engine: Engine, list_id: int) -> str:
+    """The token of a previewed import of the list's own FX rates back into it."""
+    with Session(engine) as s:
+        staged = service.StagedImport(
+            data=_fx_csv(s, list_id).encode(), format="csv", kind="fx", target=list_id,
+            mode="upsert", name="",
+        )  # fmt: skip
+        return service.stage_import(session=s, staged=staged, actor="admin")
+
+
 def _edit_fx(engine: Engine, list_id: int, key: str, rate: float) -> Any:
     """The catalog's row edit, as the edit form and the API make it, in its own session."""
     with Session(engine) as s:
@@ -140,14 +158,7 @@ def test_two_edits_of_one_draft_both_land_and_count_two_revisions(engine: Engine
 def test_a_staged_import_applied_twice_at_once_is_applied_once(engine: Engine) -> None:
     """A double click on "Apply": one import, and the second click is told it was applied."""
     list_id, _key = _draft(engine)
-    with Session(engine) as s:
-        csv, _media, _name = service.export_file(
-            session=s, price_list_id=list_id, fmt="csv", kind="fx"
-        )
-        staged = service.StagedImport(
-            data=csv.encode(), format="csv", kind="fx", target=list_id, mode="upsert", name=""
-        )
-        token = service.stage_import(session=s, staged=staged, actor="admin")
+    token = _staged_fx(engine, list_id)
 
     def apply() -> Any:
         with Session(engine) as s:
@@ -178,14 +189,8 @@ def test_a_second_click_on_apply_after_the_first_finished_names_the_list_it_went
 ) -> None:
     """Not a 422 "this preview has expired": the page sends the second click to the result."""
     list_id, _key = _draft(engine)
+    token = _staged_fx(engine, list_id)
     with Session(engine) as s:
-        csv, _media, _name = service.export_file(
-            session=s, price_list_id=list_id, fmt="csv", kind="fx"
-        )
-        staged = service.StagedImport(
-            data=csv.encode(), format="csv", kind="fx", target=list_id, mode="upsert", name=""
-        )
-        token = service.stage_import(session=s, staged=staged, actor="admin")
         assert service.apply_staged_import(session=s, token=token, actor="admin").applied
     with Session(engine) as s:
         with pytest.raises(service.AlreadyApplied) as again:
@@ -204,9 +209,7 @@ def test_imports_without_a_name_get_names_of_their_own(engine: Engine) -> None:
         current = service.current_price_list(session=s)
         assert current is not None
         assert current.id is not None
-        csv, _media, _name = service.export_file(
-            session=s, price_list_id=current.id, fmt="csv", kind="fx"
-        )
+        csv = _fx_csv(s, current.id)
 
     def apply() -> Any:
         with Session(engine) as s:

@@ -4,10 +4,8 @@ plans, and sometimes two customers, in 19–20 of 20 rounds on SQLite and Postgr
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterator
 from typing import Any
 
-import pytest
 from sqlalchemy import Engine, func, update
 from sqlmodel import Session, col, select
 
@@ -18,16 +16,12 @@ from app.leads.models import Lead, LeadCreate
 from app.leads.service import convert_lead, create_lead
 from app.plans.models import Plan
 from tests.plan_quotes import WORKLOAD
-from tests.races import Background, holding, migrated_engine, wait_until_blocked
-from tests.scratch_db import BACKENDS
-
-
-@pytest.fixture(scope="module", params=BACKENDS)
-def engine(
-    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[Engine]:
-    with migrated_engine(request.param, tmp_path_factory.mktemp("leads")) as engine:
-        yield engine
+from tests.races import (
+    Background,
+    holding,
+    race_engine,  # noqa: F401  (the `engine` fixture)
+    wait_until_blocked,
+)
 
 
 def test_a_double_clicked_convert_makes_one_plan_and_one_customer(engine: Engine) -> None:

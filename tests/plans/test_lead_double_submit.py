@@ -5,26 +5,20 @@ PostgreSQL); a different request from the same person is a lead of its own."""
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterator
 from typing import Any
 
-import pytest
 from sqlalchemy import Engine, func, text, update
 from sqlmodel import Session, select
 
 from app.db import lock_key
 from app.leads.models import Lead, LeadCreate
 from app.leads.service import create_lead
-from tests.races import Background, holding, migrated_engine, wait_until_blocked
-from tests.scratch_db import BACKENDS
-
-
-@pytest.fixture(scope="module", params=BACKENDS)
-def engine(
-    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[Engine]:
-    with migrated_engine(request.param, tmp_path_factory.mktemp("leads")) as engine:
-        yield engine
+from tests.races import (
+    Background,
+    holding,
+    race_engine,  # noqa: F401  (the `engine` fixture)
+    wait_until_blocked,
+)
 
 
 def _request(email: str, **extra: Any) -> LeadCreate:

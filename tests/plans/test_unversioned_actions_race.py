@@ -5,7 +5,6 @@ it", to a caller that had stated no version). With a version, that save is a Con
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -17,16 +16,12 @@ from app.accounts.models import User
 from app.plans import service as plans
 from app.plans.models import Plan
 from tests.plan_quotes import WORKLOAD
-from tests.races import Background, holding, migrated_engine, wait_until_blocked
-from tests.scratch_db import BACKENDS
-
-
-@pytest.fixture(scope="module", params=BACKENDS)
-def engine(
-    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
-) -> Iterator[Engine]:
-    with migrated_engine(request.param, tmp_path_factory.mktemp("unversioned")) as engine:
-        yield engine
+from tests.races import (
+    Background,
+    holding,
+    race_engine,  # noqa: F401  (the `engine` fixture)
+    wait_until_blocked,
+)
 
 
 def _plan(engine: Engine) -> tuple[int, int]:

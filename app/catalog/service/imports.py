@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from typing import Any, Final
 
-from sqlalchemy import delete, update
+from sqlalchemy import delete
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
@@ -30,6 +30,7 @@ from app.catalog.service.errors import CatalogError
 from app.catalog.service.rows import gpu_ids, list_rows, row_values
 from app.catalog.service.versions import current_price_list, require_draft, touch, unique_name
 from app.catalog.shipped import shipped_document
+from app.db import hold_row
 from app.i18n import N_
 
 SYSTEM: Final = "system"
@@ -99,20 +100,20 @@ def apply_import(
     """Apply an upload in one transaction: into draft `target`, or into a new draft copied
     from the current list. Any rejected row → nothing is written (`ok` false). GPU specs in
     the file are global: they change for every list (specs are not versioned)."""
-    if target is not None:
-        # Held before the comparison, so that it is made with what another import into the
-        # same draft wrote (race QA: the second of two applies inserted rows the first had
-        # just added, and its user read a database UNIQUE error).
-        require_draft(session, target)
+    # The draft is held before the comparison, so that it is made with what another import
+    # into it wrote (race QA: the second of two applies inserted rows the first had just
+    # added, and its user read a database UNIQUE error).
+    held = require_draft(session, target) if target is not None else None
     preview, validated = _compare(session, parsed, target, mode)
     if not preview.ok:
         session.rollback()
         return preview
     try:
-        if target is None:
-            pl = _new_import_draft(session, new_name, effective_date, actor)
-        else:
-            pl = require_draft(session, target)
+        pl = (
+            held
+            if held is not None
+            else _new_import_draft(session, new_name, effective_date, actor)
+        )
         assert pl.id is not None
         _write_rows(session, pl.id, validated.valid, preview, mode)
         touch(pl)
@@ -344,12 +345,8 @@ def _new_import_draft(
         # Imports into new drafts take turns on the list they copy (a no-op write of its row:
         # its content and revision stay as they are), so that a default name is chosen
         # seeing the one the other import took.
-        session.execute(
-            update(PriceList)
-            .where(col(PriceList.id) == current.id)
-            .values(revision=PriceList.revision)
-            .execution_options(synchronize_session=False)
-        )
+        assert current.id is not None
+        hold_row(session, PriceList, current.id, PriceList.revision)
     stamp = utcnow().strftime("%Y-%m-%d %H:%M:%S")
     name = (name or "").strip() or _free_name(session, f"Import {stamp}")
     effective = effective or date.today()

@@ -182,7 +182,7 @@ def publish_price_list(*, session: Session, price_list_id: int, actor: str) -> P
     if pl.status == "published":
         session.rollback()
         return pl
-    pl = require_draft(session, price_list_id)
+    pl = require_draft(session, price_list_id, hold=False)  # held above
     before = price_list_dict(pl)
     pl.status = "published"
     touch(pl)

@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from datetime import date
 
-from sqlalchemy import update
 from sqlmodel import Session, col, select
 
 from app.catalog.models import PriceList, utcnow
 from app.catalog.service.errors import Conflict, InvalidRow, NotFound
+from app.db import hold_row
 from app.i18n import N_
 from app.i18n import gettext as _
 
@@ -58,13 +58,7 @@ def resolve_price_list(*, session: Session, price_list_id: int | None) -> PriceL
 def hold_price_list(session: Session, price_list_id: int) -> PriceList:
     """The list `price_list_id` as it is now, held until the caller's transaction ends (a
     no-op UPDATE of its row: a row lock on PostgreSQL, SQLite's write lock); NotFound."""
-    session.execute(
-        update(PriceList)
-        .where(col(PriceList.id) == price_list_id)
-        .values(revision=PriceList.revision)
-        .execution_options(synchronize_session=False)
-    )
-    pl = session.get(PriceList, price_list_id, populate_existing=True)
+    pl: PriceList | None = hold_row(session, PriceList, price_list_id, PriceList.revision)
     if pl is None:
         raise NotFound(N_("no price list %(id)s"), field="price_list", id=price_list_id)
     return pl
