@@ -22,11 +22,25 @@ password is right or the attempt is refused: when the check came first, guesses 
 together all passed it before any of them had failed, so a guesser with 100 connections got
 100 guesses past a limit of 5. Now the last of them to check sees all the others: no more
 than the limits let through are verified, whatever the concurrency.
+
+A row being checked is not yet a failure, though: ten *correct* sign-ins sent together (a
+script with ten workers, a double-clicked button times five) counted each other as failures
+and five of them were told to come back in 15 minutes, when the account was never blocked.
+Each row therefore says whether its password was `checked` (and found wrong). When the limit
+is reached only because of attempts still being checked, the attempt takes its row back,
+waits a random moment and tries again, for up to `BUSY_WAIT_S` seconds: attempts
+that arrived together no longer refuse each other alike, one goes first, and a success clears
+the way for the rest. Only if it is still busy is the user asked to retry in `BUSY_RETRY_S`
+seconds. Every try is counted before its check, so a guesser gains nothing: by then the
+others have failed and the full limit applies. A row left unchecked for `IN_FLIGHT_S` (its
+process died) counts as a failure.
 """
 
 from __future__ import annotations
 
 import math
+import random
+import time
 from datetime import datetime, timedelta
 from typing import Final
 
@@ -41,14 +55,26 @@ MAX_PER_PAIR: Final = 5  # failures of one e-mail from one address: then blocked
 SLOW_PER_EMAIL: Final = 10  # failures of one e-mail from anywhere: then slowed down
 SLOW_PER_IP: Final = 20  # failures from one address on any e-mail: then slowed down
 MAX_DELAY_S: Final = 60
+BUSY_RETRY_S: Final = 2  # Argon2 takes tens of milliseconds; a loaded server, a second or so
+BUSY_WAIT_S: Final = 3.0  # how long an attempt refused as busy keeps trying, seconds
+BUSY_PAUSE_S: Final = (0.05, 0.3)  # random pause between its tries, seconds
+IN_FLIGHT_S: Final = 30  # a row still unchecked after this is a failure: its check died
+
+
+_jitter = random.Random()
 
 
 class Throttled(Exception):
-    """Too many failed sign-ins; try again in `retry_after` seconds."""
+    """Too many failed sign-ins; try again in `retry_after` seconds.
 
-    def __init__(self, retry_after: int) -> None:
-        super().__init__(f"too many failed sign-ins; retry in {retry_after} s")
+    `busy`: refused only because other sign-ins to this account or from this address are
+    being checked at this moment — not a block, a moment's wait."""
+
+    def __init__(self, retry_after: int, *, busy: bool = False) -> None:
+        why = "other sign-ins are being checked" if busy else "too many failed sign-ins"
+        super().__init__(f"{why}; retry in {retry_after} s")
         self.retry_after = retry_after
+        self.busy = busy
 
 
 def _retry_after(times: list[datetime], limit: int, now: datetime) -> int | None:
@@ -71,21 +97,38 @@ def _slow_down(times: list[datetime], threshold: int, now: datetime) -> int | No
     return wait if wait > 0 else None
 
 
-def retry_after(
+def _wait(rows: list[tuple[str, str, datetime]], email: str, ip: str, now: datetime) -> int | None:
+    """Seconds to wait given these counted attempts (email, ip, when; ascending), or None."""
+    pair = [at for e, i, at in rows if e == email and i == ip]
+    by_email = [at for e, _i, at in rows if e == email]
+    by_ip = [at for _e, i, at in rows if i == ip]
+    waits = [
+        w
+        for w in (
+            _retry_after(pair, MAX_PER_PAIR, now),
+            _slow_down(by_email, SLOW_PER_EMAIL, now),
+            _slow_down(by_ip, SLOW_PER_IP, now),
+        )
+        if w is not None
+    ]
+    return max(waits) if waits else None
+
+
+def refusal(
     *,
     session: Session,
     email: str,
     ip: str,
     now: datetime | None = None,
     besides: int | None = None,
-) -> int | None:
-    """None when a sign-in may be tried now, else the seconds to wait; `besides`: the id of
-    this attempt's own row, not counted against it."""
+) -> Throttled | None:
+    """None when a sign-in may be tried now, else why not and for how long; `besides`: the
+    id of this attempt's own row, not counted against it."""
     now = now or utcnow()
     since = now - WINDOW
     stamp = col(LoginAttempt.attempted_at)
     rows = session.exec(
-        select(LoginAttempt.email, LoginAttempt.ip, LoginAttempt.attempted_at)
+        select(LoginAttempt.email, LoginAttempt.ip, LoginAttempt.attempted_at, LoginAttempt.checked)
         .where(
             (LoginAttempt.email == email) | (LoginAttempt.ip == ip),
             stamp > since,
@@ -95,44 +138,71 @@ def retry_after(
     ).all()
     # SQLite hands back naive UTC; compare like with like.
     now_cmp = now.replace(tzinfo=None) if rows and rows[0][2].tzinfo is None else now
-    pair = [at for e, i, at in rows if e == email and i == ip]
-    by_email = [at for e, _i, at in rows if e == email]
-    by_ip = [at for _e, i, at in rows if i == ip]
-    waits = [
-        w
-        for w in (
-            _retry_after(pair, MAX_PER_PAIR, now_cmp),
-            _slow_down(by_email, SLOW_PER_EMAIL, now_cmp),
-            _slow_down(by_ip, SLOW_PER_IP, now_cmp),
-        )
-        if w is not None
-    ]
-    return max(waits) if waits else None
+    counted = [(e, i, at) for e, i, at, _c in rows]
+    wait = _wait(counted, email, ip, now_cmp)
+    if wait is None:
+        return None
+    stale = now_cmp - timedelta(seconds=IN_FLIGHT_S)
+    failures = [(e, i, at) for e, i, at, checked in rows if checked or at <= stale]
+    if len(failures) < len(counted) and _wait(failures, email, ip, now_cmp) is None:
+        return Throttled(BUSY_RETRY_S, busy=True)
+    return Throttled(wait)
+
+
+def retry_after(
+    *,
+    session: Session,
+    email: str,
+    ip: str,
+    now: datetime | None = None,
+    besides: int | None = None,
+) -> int | None:
+    """None when a sign-in may be tried now, else the seconds to wait (see `refusal`)."""
+    refused = refusal(session=session, email=email, ip=ip, now=now, besides=besides)
+    return refused.retry_after if refused else None
+
+
+def _count_in(session: Session, *, email: str, ip: str) -> int | None:
+    """Count this attempt (committed, so every other attempt's check sees it) before its
+    check; the id of its row. Rows past the window are no longer counted: dropped here."""
+    now = utcnow()
+    session.exec(delete(LoginAttempt).where(col(LoginAttempt.attempted_at) <= now - WINDOW))
+    attempt = LoginAttempt(email=email, ip=ip, attempted_at=now, checked=False)
+    session.add(attempt)
+    session.flush()
+    own = attempt.id  # read before the commit: a success elsewhere may delete the row at once
+    session.commit()
+    return own
 
 
 def sign_in(*, session: Session, email: str, password: str, ip: str) -> User | None:
     """The user these credentials sign in, or None (the failure is counted).
 
     Raises `Throttled` while the e-mail or the address is blocked, without checking the
-    password (and without counting the attempt).
+    password (and without counting the attempt); with `busy` set when it was refused only
+    because other attempts were being checked, for `BUSY_WAIT_S` seconds.
     """
     key = email.strip().lower()[:254]
     ip = ip[:64]
-    now = utcnow()
-    # Counted first (committed, so every other attempt's check sees it), then checked.
-    # Old rows are no longer counted; dropping them here keeps the table small.
-    session.exec(delete(LoginAttempt).where(col(LoginAttempt.attempted_at) <= now - WINDOW))
-    attempt = LoginAttempt(email=key, ip=ip, attempted_at=now)
-    session.add(attempt)
-    session.commit()
-    wait = retry_after(session=session, email=key, ip=ip, now=now, besides=attempt.id)
-    if wait is not None:
-        session.exec(delete(LoginAttempt).where(col(LoginAttempt.id) == attempt.id))
+    give_up_at = time.monotonic() + BUSY_WAIT_S
+    while True:
+        own = _count_in(session, email=key, ip=ip)
+        refused = refusal(session=session, email=key, ip=ip, besides=own)
+        if refused is None:
+            break
+        session.exec(delete(LoginAttempt).where(col(LoginAttempt.id) == own))
         session.commit()
-        raise Throttled(wait)
+        if not refused.busy or time.monotonic() >= give_up_at:
+            raise refused
+        # Attempts that arrived together refuse each other alike; waiting a random moment
+        # lets one of them go first (a success clears the way for the rest).
+        time.sleep(_jitter.uniform(*BUSY_PAUSE_S))
     user = service.authenticate(session=session, email=key, password=password)
     if user is None:
-        return None  # the attempt's row stays: a failure
+        # the attempt's row stays: now a failure
+        session.exec(update(LoginAttempt).where(col(LoginAttempt.id) == own).values(checked=True))
+        session.commit()
+        return None
     session.exec(delete(LoginAttempt).where(col(LoginAttempt.email) == key))
     session.commit()
     session.refresh(user)

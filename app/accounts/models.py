@@ -11,7 +11,7 @@ import secrets
 from datetime import UTC, datetime
 from typing import Any, ClassVar, Final
 
-from sqlalchemy import ForeignKeyConstraint, Index, UniqueConstraint
+from sqlalchemy import ForeignKeyConstraint, Index, UniqueConstraint, true
 from sqlmodel import Field, SQLModel
 
 ROLES: Final = ("admin", "sales")
@@ -65,7 +65,11 @@ class ApiToken(SQLModel, table=True):
 
 
 class LoginAttempt(SQLModel, table=True):
-    """One failed sign-in, kept for the throttle (15 minutes) so it holds across workers."""
+    """One failed sign-in, kept for the throttle (15 minutes) so it holds across workers.
+
+    A sign-in is written here *before* its password is checked (`checked` False), so
+    attempts sent together see each other; the row is deleted if the password was right and
+    marked `checked` if it was wrong."""
 
     __tablename__: ClassVar[Any] = "login_attempt"
     __table_args__ = (
@@ -77,6 +81,11 @@ class LoginAttempt(SQLModel, table=True):
     email: str = Field(max_length=254, description="As typed, lower-case.")
     ip: str = Field(max_length=64)
     attempted_at: datetime = Field(default_factory=utcnow)
+    checked: bool = Field(
+        default=True,
+        sa_column_kwargs={"server_default": true()},
+        description="False while the password is being checked; True once it was found wrong.",
+    )
 
 
 class UserPublic(SQLModel):

@@ -79,8 +79,14 @@ def login(request: Request, session: SessionDep, form: PostedText) -> Response:
     try:
         user = auth.sign_in(session=session, email=email, password=password, ip=ip)
     except auth.Throttled as exc:
-        minutes = max(1, -(-exc.retry_after // 60))
-        error = _("Too many failed sign-ins. Try again in %(n)s minutes.") % {"n": minutes}
+        if exc.busy:
+            error = _(
+                "Other sign-ins to this account are being checked at this moment. "
+                "Try again in a few seconds."
+            )
+        else:
+            minutes = max(1, -(-exc.retry_after // 60))
+            error = _("Too many failed sign-ins. Try again in %(n)s minutes.") % {"n": minutes}
         response = _login_page(request, email=email, next_path=target, error=error, status=429)
         response.headers["Retry-After"] = str(exc.retry_after)
         return response

@@ -112,6 +112,29 @@ def test_throttle_after_five_failures_per_account_and_client(web: TestClient) ->
         assert auth.retry_after(session=s, email=a.user.email, ip="198.51.100.7") is None
 
 
+def test_sign_ins_still_being_checked_ask_for_a_moment_not_minutes(web: TestClient) -> None:
+    """Five attempts of this pair counted and not yet checked (they arrived together with
+    this one): the page does not call them failures. It keeps trying for `BUSY_WAIT_S`
+    seconds; still busy, it says so and asks for a retry in seconds, in the page's
+    language."""
+    a = make_account(web, "sales")
+    with Session(web.app.state.engine) as s:  # type: ignore[attr-defined]
+        for _ in range(auth.MAX_PER_PAIR):
+            s.add(LoginAttempt(email=a.user.email, ip="testclient", checked=False))
+        s.commit()
+    r = web.post(
+        "/login",
+        data={"email": a.user.email, "password": PASSWORD, "csrf_token": _token(web)},
+        headers={"Accept-Language": "zh-TW"},
+    )
+    assert r.status_code == 429
+    assert r.headers["Retry-After"] == str(auth.BUSY_RETRY_S)
+    error = BeautifulSoup(r.text, "html.parser").select_one("[role=alert]")
+    assert error is not None
+    assert error.get_text(" ", strip=True) == "此帳號目前有其他登入正在驗證中，請幾秒後再試。"
+    assert "失敗" not in r.text  # no word of failed sign-ins
+
+
 def test_many_addresses_only_slow_an_account_down(web: TestClient) -> None:
     """Failures spread over 100 addresses: each new try waits 2^(n-10) s, at most 60 s."""
     a = make_account(web, "sales")
