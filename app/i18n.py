@@ -156,6 +156,18 @@ def pgettext(context: str, message: str) -> str:
     return translations(_current.get()).pgettext(context, message)
 
 
+def colon() -> str:
+    """What follows a label before its value: "：" in Chinese (full width, no space), ": " in
+    English — 「統一編號：22099131」, "Tax ID: 22099131"."""
+    return "：" if _current.get() == "zh-TW" else ": "
+
+
+def paren(text: str) -> str:
+    """`text` in parentheses after what precedes it: "（第 1 版）" in Chinese (full width, no
+    space before), " (version 1)" in English."""
+    return f"（{text}）" if _current.get() == "zh-TW" else f" ({text})"
+
+
 def N_(message: str) -> str:
     """Mark a string for extraction without translating it now (translate when shown)."""
     return message

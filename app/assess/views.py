@@ -201,7 +201,7 @@ def gpu_label(name: str) -> str:
                 base = f"{base} {part.replace(' ', '')}"
             continue
         kept.append(part)
-    return f"{base} ({', '.join(kept)})" if kept else base
+    return f"{base} ({', '.join(kept)})" if kept else base  # a product name: ASCII
 
 
 def duration(days: float) -> str:

@@ -444,7 +444,7 @@ def price_list_form_context(
         "editing": pl,
         "action": f"/catalog/price-lists/{pl.id}/edit" if pl else "/catalog/price-lists/new",
         "copy_options": [
-            (str(x.id), f"{x.name} ({_(STATUS_LABELS[x.status])})")
+            (str(x.id), x.name + i18n.paren(_(STATUS_LABELS[x.status])))
             for x in service.list_price_lists(session=session)
         ],
         "currency_options": [(c, c) for c in CURRENCIES],

@@ -15,6 +15,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
+from app import i18n
 from app.costs import presenters as costs_view
 from app.costs import wording
 from app.engine.explain import Explanation
@@ -79,7 +80,7 @@ def cheapest_formula(
     what = costs_view.option_name(option)
     detail = costs_view.option_detail(option, book)
     if detail:
-        what = f"{what} ({detail})"
+        what = what + i18n.paren(detail)
     if billed.get("unit") == "hour":
         period = hours_text(billed.get("quantity") or 0)
     else:

@@ -7,6 +7,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
+from app import i18n
 from app.charts import figures
 from app.costs import wording
 from app.engine.formatting import number as short_number
@@ -322,9 +323,9 @@ def distinct_names(
 
     for key in shared(names):
         if where := provider(by_key[key]):
-            out[key] = f"{names[key]} ({where})"
+            out[key] = names[key] + i18n.paren(where)
     for key in shared(out):
-        out[key] = f"{names[key]} ({option_name(by_key[key])})"
+        out[key] = names[key] + i18n.paren(option_name(by_key[key]))
     return out
 
 

@@ -7,6 +7,7 @@ from typing import Any, Final
 
 from pydantic import ValidationError
 
+from app import i18n
 from app.costs import explained, wording
 from app.costs import presenters as costs_view
 from app.costs.service import CostRequest, compare
@@ -155,7 +156,8 @@ def tco_page(query: Mapping[str, str], *, currency: str, book: PriceBook | None)
     ctx["cost"] = cost
     ctx["costs"] = costs_view.view(cost, book, currency, utilization=req.utilization)
     names = {
-        str(o.get("label")): f"{costs_view.option_name(o)} ({costs_view.option_detail(o, book)})"
+        str(o.get("label")): costs_view.option_name(o)
+        + i18n.paren(costs_view.option_detail(o, book))
         for o in cost.get("options") or []
     }
     ctx["notices"] = [wording.customer_notice(n, names, book) for n in cost.get("notices") or []]

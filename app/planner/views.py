@@ -16,6 +16,7 @@ from typing import Any, Final
 
 from pydantic import ValidationError
 
+from app import i18n
 from app.charts import figures
 from app.costs import explained
 from app.costs import presenters as costs_view
@@ -592,7 +593,7 @@ def _cost_figure_namer(
     for label, n in names.items():
         provider = str(by_label[label].get("provider") or "")
         if n in shared and provider:
-            names[label] = f"{n} ({provider})"
+            names[label] = n + i18n.paren(provider)
 
     def named(label: str) -> str | None:
         return names.get(label)

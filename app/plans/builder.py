@@ -21,7 +21,7 @@ from typing import Any, Final
 from pydantic import ValidationError
 from sqlmodel import Session
 
-from app import errors
+from app import errors, i18n
 from app.accounts.models import User
 from app.catalog import service as catalog
 from app.engine.price_book import PriceBook
@@ -223,7 +223,7 @@ def input_key(i: int, loc: Sequence[Any]) -> tuple[str, str]:
 
 
 def _named(label: str, message: str) -> str:
-    return f"{label}: {message}" if label else message
+    return f"{label}{i18n.colon()}{message}" if label else message
 
 
 def parse(values: Sequence[Mapping[str, str]]) -> tuple[list[schedule.PhaseIn], dict[str, str]]:

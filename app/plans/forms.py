@@ -9,6 +9,7 @@ from urllib.parse import urlencode
 
 from sqlmodel import Session
 
+from app import i18n
 from app.accounts.models import User
 from app.engine.schemas import EstimateRequest
 from app.i18n import N_
@@ -190,7 +191,7 @@ def save_from_planner(
         ("customer", _("Customer"), customer),
     ):
         if len(text) > 200:
-            errors[field] = f"{label}: " + _("At most %(n)s characters.") % {"n": 200}
+            errors[field] = f"{label}{i18n.colon()}" + _("At most %(n)s characters.") % {"n": 200}
     if req is None or errors:
         return None, errors
     # A name typed as a customer record has it is that customer: linked, so the quote

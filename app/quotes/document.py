@@ -22,7 +22,7 @@ from babel.numbers import format_decimal
 
 from app.costs import wording
 from app.engine.formatting import CURRENCY_DIGITS, currency_symbol
-from app.i18n import N_, babel_locale, count_words, gettext, ngettext
+from app.i18n import N_, babel_locale, count_words, gettext, ngettext, paren
 from app.quotes import pricing
 from app.quotes.currency import in_quote_currency
 
@@ -196,7 +196,7 @@ def billing_text(p: Mapping[str, Any]) -> str:
     kind = str(p.get("billing") or p.get("kind") or "")
     text = gettext(KIND_NAMES.get(kind, N_("Monthly rent")))
     if p.get("term_months"):
-        text += f" ({gettext('%(n)s-month contract') % {'n': p['term_months']}})"
+        text += paren(gettext("%(n)s-month contract") % {"n": p["term_months"]})
     return text
 
 

@@ -81,6 +81,14 @@ def money(value: float | int | None, currency: str | None = None, digits: int | 
     return f"{sign}{currency_symbol(ccy)}{body}"
 
 
+def paren(text: object) -> Markup:
+    """`text` in parentheses after what precedes it, in the page's language: "（第 1 版）" in
+    Chinese (full width, no space before), " (version 1)" in English. Escaped unless Markup."""
+    if i18n.current_language() == "zh-TW":
+        return Markup("（%s）") % (text,)
+    return Markup(" (%s)") % (text,)
+
+
 def kpi_value(text: str) -> Markup:
     """A card's headline figure, sized by its length so it stays on one line: a 150 px card
     holds 9 characters at the full size ('49,503,08' then '9' on its own line, seen at
@@ -222,6 +230,8 @@ def _make_templates() -> Jinja2Blocks:
         hours_text=hours_text,
         kpi_value=kpi_value,
         static_url=static_url,
+        colon=i18n.colon,
+        paren=paren,
         languages=i18n.LANGUAGE_NAMES,
         currencies=CURRENCIES,
     )

@@ -254,7 +254,7 @@ def test_someone_elses_token_cannot_be_revoked(web: TestClient) -> None:
     page = web.get(r.headers["location"], headers={"Accept-Language": "zh-TW"})
     warn = BeautifulSoup(page.text, "html.parser").select_one("p.notice.warn")
     assert (
-        warn is not None and warn.get_text(strip=True) == "您的權杖中沒有這一個:沒有撤銷任何權杖。"
+        warn is not None and warn.get_text(strip=True) == "您的權杖中沒有這一個：沒有撤銷任何權杖。"
     )
     r = web.post("/account/tokens/99999/revoke", data={"csrf_token": _token(web)})
     assert r.headers["location"] == "/account?done=no-token"

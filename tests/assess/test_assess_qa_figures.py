@@ -338,7 +338,7 @@ def test_a_decimal_comma_is_refused_beside_the_field(
     soup = get_soup("/assess?task=lora&size=other&size_other=1%2C5&data=1&deadline=7")
     assert soup.select_one(".tier-result") is None
     assert soup.select_one("#err-size_other").get_text(strip=True) == (
-        "小數請用小數點(1.5);逗號只用來分隔千位(1,500)。"
+        "小數請用小數點（1.5）；逗號只用來分隔千位（1,500）。"
         if lang == "zh-TW"
         else "Use a point for decimals (1.5); a comma only separates thousands (1,500)."
     )

@@ -123,8 +123,8 @@ def test_t16_phase_plan_built_saved_quoted_exported_and_shared(
         (
             "zh-TW",
             "Download PDF (中文)",
-            ("LoRA 微調", "全參數微調", "推論(服務)"),
-            ("小計(未稅)", "總計(含稅)"),
+            ("LoRA 微調", "全參數微調", "推論（服務）"),
+            ("小計（未稅）", "總計（含稅）"),
         ),
         (
             "en",

@@ -231,7 +231,7 @@ def test_import_errors_read_in_the_admins_language(catalog_client: TestClient) -
     )
     assert r.status_code == 422
     errors = [li.get_text(strip=True) for li in soup(r.text).select("#import-errors li")]
-    assert errors == ["第 3 列:monthly_price 必須 ≥ 0(收到 -5)"]
+    assert errors == ["第 3 列：monthly_price 必須 ≥ 0（收到 -5）"]
 
 
 def test_import_page_rejects_a_bad_csv_and_applies_a_good_one(

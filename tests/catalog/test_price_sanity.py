@@ -126,7 +126,7 @@ def test_row_form_refuses_a_decimal_comma_beside_the_field(catalog_client: TestC
     )  # fmt: skip
     assert r.status_code == 422
     assert soup(r.text).select_one("#err-monthly_price").get_text(strip=True) == (
-        "小數請用小數點(1.5);逗號只用來分隔千位(1,500)。"
+        "小數請用小數點（1.5）；逗號只用來分隔千位（1,500）。"
     )
     rows = catalog_client.get(
         "/api/v1/catalog/export", params={"kind": "offers", "price_list": draft}

@@ -112,7 +112,7 @@ def test_customer_page_inline_error_names_the_field(
     ("lang", "given", "expected"),
     [
         ("en", "2209913", "A 統一編號 is 8 digits (0–9): 2209913 is 7 characters long."),
-        ("zh-TW", "2209913", "統一編號為 8 位數字(0–9):2209913 共 7 個字元。"),
+        ("zh-TW", "2209913", "統一編號為 8 位數字（0–9）：2209913 共 7 個字元。"),
     ],
 )
 def test_a_short_tax_id_is_told_its_length_not_its_check_digit(

@@ -182,7 +182,7 @@ def test_save_from_the_planner_creates_the_plan(pages: TestClient, account: Make
     ("field", "lang", "words"),
     [
         ("name", "en", "Plan name: At most 200 characters."),
-        ("customer", "zh-TW", "客戶: 最多 200 個字元。"),
+        ("customer", "zh-TW", "客戶：最多 200 個字元。"),
     ],
 )
 def test_save_from_the_planner_refuses_text_past_200_characters(
@@ -451,7 +451,7 @@ def test_duplicate_archive_restore(pages: TestClient, account: MakeAccount) -> N
     assert r.status_code == 303 and r.headers["location"] != f"/plans/{plan.id}"
     copy = soup(pages.get(r.headers["location"]))
     # Named in the language of the page it was duplicated from (zh-TW, the default here).
-    assert copy.select_one("h1").get_text() == f"Dup {tag}(副本)"
+    assert copy.select_one("h1").get_text() == f"Dup {tag}（副本）"
 
     assert pages.post(f"/plans/{plan.id}/archive", data={"csrf_token": token}).status_code == 303
     page = soup(pages.get(f"/plans/{plan.id}"))

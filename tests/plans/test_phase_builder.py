@@ -185,7 +185,7 @@ def test_capacity_line_of_an_unknown_gpu_is_a_field_error(
     )
     assert r.status_code == 422
     err = soup(r).select_one("#err-phase-3-gpu").get_text()
-    assert err.startswith("GPU:")
+    assert err.startswith({"zh-TW": "GPU：", "en": "GPU: "}[lang])
     if lang == "zh-TW":
         assert "價目表" in err
 
@@ -345,7 +345,7 @@ def test_moving_a_phase_that_is_not_one_changes_nothing(
     ("lang", "label", "basis"),
     [
         ("en", "Cheapest option's total", "excl. tax, before the quote's discounts"),
-        ("zh-TW", "最便宜方案總額", "未稅,未計報價折扣"),
+        ("zh-TW", "最便宜方案總額", "未稅，未計報價折扣"),
     ],
 )
 def test_a_plans_summary_total_is_not_called_the_quotes_total(

@@ -250,9 +250,9 @@ def test_openapi_documents_phases(client: TestClient) -> None:
         ("en", ["Phase 1 · LoRA fine-tuning: 1 × NVIDIA H100 SXM5 80GB",
                 "Phase 2 · Full fine-tuning: 4 × NVIDIA H100 SXM5 80GB",
                 "Phase 3 · Inference (serving): 1 × NVIDIA H100 SXM5 80GB", "Schedule total"]),
-        ("zh-TW", ["第 1 階段 · LoRA 微調:1 × NVIDIA H100 SXM5 80GB",
-                   "第 2 階段 · 全參數微調:4 × NVIDIA H100 SXM5 80GB",
-                   "第 3 階段 · 推論(服務):1 × NVIDIA H100 SXM5 80GB", "排程總計"]),
+        ("zh-TW", ["第 1 階段 · LoRA 微調：1 × NVIDIA H100 SXM5 80GB",
+                   "第 2 階段 · 全參數微調：4 × NVIDIA H100 SXM5 80GB",
+                   "第 3 階段 · 推論（服務）：1 × NVIDIA H100 SXM5 80GB", "排程總計"]),
     ],
 )  # fmt: skip
 def test_the_explain_panel_names_each_phase_in_the_pages_language(

@@ -15,7 +15,7 @@ from tests.plans.test_pages import make_plan, signed_in
 
 WORDS = {
     "en": "Choose how long the link lasts: 1 to 365 days.",
-    "zh-TW": "請選擇連結的有效期間:1 到 365 天。",
+    "zh-TW": "請選擇連結的有效期間：1 到 365 天。",
 }
 
 

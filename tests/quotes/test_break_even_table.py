@@ -24,7 +24,7 @@ from tests.accounts.helpers import make_account
 from tests.quotes.test_customer_document import INTERNAL, _pdf_text
 from tests.quotes.test_quote_life import _customer, _plan, _quote, _share
 
-SENTENCE = {"en": "{a} stops being cheaper than {b}", "zh-TW": "{a} 自此不再比 {b} 便宜"}
+SENTENCE = {"en": "{a} stops being cheaper than {b}", "zh-TW": "自此起，{b} 比 {a} 便宜"}
 MONTH = {"en": "month {m}", "zh-TW": "第 {m} 個月"}
 HEADING = {"en": "Break-even months", "zh-TW": "損益兩平月份"}
 

@@ -100,7 +100,7 @@ def test_the_builder_says_which_line_to_reprice_in_the_page_language(
     r = pages.post(f"/plans/{p['id']}/quote", data=data, headers=h)
     assert r.status_code == 422
     err = BeautifulSoup(r.text, "html.parser").select_one("#err-line-1-unit_price")
-    assert err is not None and "以 TWD 計價,但客戶以 USD 計費" in err.get_text()
+    assert err is not None and "以 TWD 計價，但客戶以 USD 計費" in err.get_text()
     data["line-1-unit_price"] = "250"  # the NAS in US$
     ok = pages.post(f"/plans/{p['id']}/quote", data=data, headers=h)
     assert ok.status_code == 200, ok.text

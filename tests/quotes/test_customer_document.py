@@ -72,7 +72,7 @@ def sent(client: TestClient) -> dict[str, Any]:
 @pytest.mark.parametrize(
     ("lang", "labels"),
     [
-        ("zh-TW", ("小計(未稅)", "稅額(營業稅 5%)", "總計(含稅)")),
+        ("zh-TW", ("小計（未稅）", "稅額（營業稅 5%）", "總計（含稅）")),
         ("en", ("Subtotal (excl. tax)", "Tax 5%", "Total (incl. tax)")),
     ],
 )
@@ -169,7 +169,7 @@ def test_pdf_states_what_the_memory_figure_counts(
 
 @pytest.mark.parametrize(
     ("lang", "label"),
-    [("zh-TW", "稅額(營業稅 0%,外銷零稅率)"), ("en", "Tax 0% (zero-rated export)")],
+    [("zh-TW", "稅額（營業稅 0%，外銷零稅率）"), ("en", "Tax 0% (zero-rated export)")],
 )
 def test_an_export_quote_says_its_tax_is_zero_rated(
     client: TestClient, lang: str, label: str, tmp_path: Path

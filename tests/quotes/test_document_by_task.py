@@ -76,7 +76,7 @@ def test_an_image_plan_quote_states_images_per_hour_in_both_languages(
     assert "Image resolution (pixels) 1,024 × 1,024" in en
     assert "Target images per hour 2,000" in en
     assert "Diffusion steps per image 30" in en
-    assert "圖片解析度(像素) 1,024 × 1,024" in zh
+    assert "圖片解析度（像素） 1,024 × 1,024" in zh
     for absent in ("Sequence length", "Concurrent sequences", "Training tokens"):
         assert absent not in en
 
@@ -198,10 +198,10 @@ def test_an_option_names_the_gpus_it_pays_for(
     en = _pdf_text(client, a, plan["id"], "en", tmp_path)
     assert f"{paid} × {gpu['name']} (the plan uses {gpu['count']})" in en
     zh = _pdf_text(client, a, plan["id"], "zh-TW", tmp_path)
-    assert f"{paid} × {gpu['name']}(方案使用 {gpu['count']} 張)" in zh
+    assert f"{paid} × {gpu['name']}（方案使用 {gpu['count']} 張）" in zh
     # the quoted total says what it is: before tax, and for how long
     assert "Quoted total (excl. tax)" in en and "for 12 months" in en
-    assert "報價總額(未稅)" in zh and "共 12 個月" in zh
+    assert "報價總額（未稅）" in zh and "共 12 個月" in zh
 
 
 def test_an_option_for_exactly_the_plans_gpus_names_them_once() -> None:

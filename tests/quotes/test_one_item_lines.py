@@ -214,7 +214,7 @@ def test_months_that_clean_to_nothing_are_refused(line: dict[str, str]) -> None:
 
 
 @pytest.mark.parametrize(
-    ("language", "name"), [("zh-TW", "客服模型(副本)"), ("en", "客服模型 (copy)")]
+    ("language", "name"), [("zh-TW", "客服模型（副本）"), ("en", "客服模型 (copy)")]
 )
 def test_a_duplicate_is_named_in_its_customers_language(
     client: TestClient, language: str, name: str

@@ -230,7 +230,7 @@ def test_the_signature_lines_stay_with_the_acceptance_heading(
     assert r.status_code == 201, r.text
     text = _text(_pdf(client, r.json()["id"], lang, a.headers), tmp_path, f"t16-{lang}")
     heading, signature = {"en": ("Acceptance\n", "Customer: name, title"),
-                          "zh-TW": ("接受報價", "客戶:姓名")}[lang]  # fmt: skip
+                          "zh-TW": ("接受報價", "客戶：姓名")}[lang]  # fmt: skip
     pages = text.split("\f")
     heads = [i for i, page in enumerate(pages) if heading in page]
     signs = [i for i, page in enumerate(pages) if signature in page]

@@ -18,7 +18,7 @@ RESERVED = {
 @pytest.mark.parametrize(
     ("lang", "expected"),
     [
-        ("zh-TW", "公有雲,預留 — AWS g6e.48xlarge · 1 年期"),
+        ("zh-TW", "公有雲，預留 — AWS g6e.48xlarge · 1 年期"),
         ("en", "Public cloud, reserved — AWS g6e.48xlarge · 1-year term"),
     ],
 )

@@ -143,7 +143,7 @@ def test_the_share_page_offers_no_currency_switch(client: TestClient, usd: dict[
     ("lang", "expected"),
     [
         ("en", "Public cloud — AWS p5.48xlarge · 8 × NVIDIA H100 SXM5 80GB (the plan uses 4)"),
-        ("zh-TW", "公有雲 — AWS p5.48xlarge · 8 × NVIDIA H100 SXM5 80GB(方案使用 4 張)"),
+        ("zh-TW", "公有雲 — AWS p5.48xlarge · 8 × NVIDIA H100 SXM5 80GB（方案使用 4 張）"),
     ],
 )
 def test_a_cloud_comparison_names_the_gpus_paid_for_and_the_price_date(

@@ -108,7 +108,7 @@ def _phased(client: TestClient, a: Account, customer_id: int) -> dict[str, Any]:
             "The quote is being prepared. Each way to pay below shows its own total for the "
             "period (excl. tax).",
         ),
-        ("zh-TW", "報價單準備中。以下每種付款方式皆列出該期間各自的總額(未稅)。"),
+        ("zh-TW", "報價單準備中。以下每種付款方式皆列出該期間各自的總額（未稅）。"),
     ],
 )
 def test_a_plan_without_a_quote_shows_no_quoted_total(
@@ -141,7 +141,7 @@ def test_a_phased_plan_without_a_quote_points_to_its_phases(
     soup = _page(client, _share(client, a, r.json()["id"]))
     assert soup.select_one(".quoted-total") is None
     assert _text(soup.select_one(".quote-pending")) == (
-        "報價單準備中。以下各階段皆列出各自的價格(未稅)。"
+        "報價單準備中。以下各階段皆列出各自的價格（未稅）。"
     )
     # Seed 003 T16 at T8 prices: 2 × 50,000 + 200,000 + 50,000 = NT$350,000 over 4 months.
     assert _text(soup.select_one(".phases-total")) == "NT$350,000"
@@ -174,7 +174,7 @@ def _nt(text: str) -> Decimal:
     ("lang", "labels"),
     [
         ("en", ("Subtotal (excl. tax)", "Tax 5%", "Total (incl. tax)")),
-        ("zh-TW", ("小計(未稅)", "稅額(營業稅 5%)", "總計(含稅)")),
+        ("zh-TW", ("小計（未稅）", "稅額（營業稅 5%）", "總計（含稅）")),
     ],
 )
 def test_the_quoted_total_comes_with_its_subtotal_and_tax(
@@ -243,7 +243,7 @@ def test_every_line_says_what_each_factor_is(
             "zh-TW",
             "NT$50,000/月 × 2 個月",
             "NT$200,000/月 × 數量 1 × 1 個月",
-            "各階段合計,共 4 個月(未稅)",
+            "各階段合計，共 4 個月（未稅）",
         ),
     ],
 )
@@ -313,8 +313,8 @@ def test_accept_language_alone_yields_to_the_customers_language(
         ),
         (
             "zh-TW",
-            "價格:本報價單所依據的價目表,2026年11月1日 生效。",
-            "除標明含稅者外,金額皆未稅;每筆報價金額都列出單價、數量與月數。",
+            "價格：本報價單所依據的價目表，2026年11月1日 生效。",
+            "除標明含稅者外，金額皆未稅；每筆報價金額都列出單價、數量與月數。",
             "公式與出處",
         ),
     ],
@@ -352,7 +352,7 @@ def test_the_footer_names_the_quotes_own_price_list() -> None:
     ("lang", "sentence"),
     [
         ("en", "I accept this quote (version {n}) on behalf of Formosa Robotics Co."),
-        ("zh-TW", "本人代表 Formosa Robotics Co. 接受此報價(第 {n} 版)。"),
+        ("zh-TW", "本人代表 Formosa Robotics Co. 接受此報價（第 {n} 版）。"),
     ],
 )
 def test_acceptance_sentence_has_one_full_stop(
@@ -372,10 +372,10 @@ def test_acceptance_sentence_has_one_full_stop(
     [
         ("en", "Acme", "I accept this quote (version 3) on behalf of Acme."),
         ("en", "Acme Inc.", "I accept this quote (version 3) on behalf of Acme Inc."),
-        ("zh-TW", "Acme Inc.", "本人代表 Acme Inc. 接受此報價(第 3 版)。"),
+        ("zh-TW", "Acme Inc.", "本人代表 Acme Inc. 接受此報價（第 3 版）。"),
         # No customer named on the quote: "本人代表 — 接受此報價" read as a blank (QA).
         ("en", "", "I accept this quote (version 3) on behalf of my organisation."),
-        ("zh-TW", " ", "本人代表所屬機構接受此報價(第 3 版)。"),
+        ("zh-TW", " ", "本人代表所屬機構接受此報價（第 3 版）。"),
     ],
 )
 def test_accept_sentence(lang: str, company: str, expected: str) -> None:

@@ -93,7 +93,7 @@ def test_the_planner_says_the_resale_break_even_is_month_60_through_the_resale(
     marker = next(tr for tr in fig["data"] if (tr.get("meta") or {}).get("role") == "break_even")
     assert 60 in marker["x"] and not any(59 < x < 60 for x in marker["x"])
     boxes = [a["text"] for a in fig["layout"]["annotations"]]
-    assert {"en": "Month 60,<br>resale only", "zh-TW": "第 60 個月,<br>僅因轉售"}[lang] in boxes
+    assert {"en": "Month 60,<br>resale only", "zh-TW": "第 60 個月，<br>僅因轉售"}[lang] in boxes
 
 
 def test_a_month_reads_the_same_on_the_chart_and_in_the_table(

@@ -69,7 +69,7 @@ def test_cost_table_cells_carry_their_column_header_for_the_phone_layout(
     assert table is not None
     headers = [th.get_text(strip=True) for th in table.select("thead th")][1:]
     # every amount says it is before tax (未稅, PRODUCT.md §6)
-    assert headers == ["單價(未稅)", "期初支出(未稅)", "期間總額(未稅)"]
+    assert headers == ["單價（未稅）", "期初支出（未稅）", "期間總額（未稅）"]
     for tr in table.select("tbody tr"):
         assert [td.get("data-label") for td in tr.select("td")] == headers
 

@@ -112,7 +112,7 @@ def test_a_large_count_in_a_notice_reads_in_words_in_both_languages(client: Test
                tokens="1e+08")  # fmt: skip
     i18n.activate("zh-TW")
     try:
-        assert str(notice_text(n)) == "未提供 token 數或資料集:假設微調 1億 個 token。"
+        assert str(notice_text(n)) == "未提供 token 數或資料集：假設微調 1億 個 token。"
     finally:
         i18n.activate("en")
     assert (

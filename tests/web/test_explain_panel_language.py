@@ -65,7 +65,7 @@ def test_cost_formulas_are_in_the_page_language_and_engine_formulas_marked_engli
     zh = _formulas(client, LORA, "zh-TW")
     han = re.compile(r"[\u4e00-\u9fff]")
     lang, text = zh["最便宜的方案"]
-    assert lang is None and han.search(text) and "(未稅)" in text
+    assert lang is None and han.search(text) and "（未稅）" in text
     assert not re.search(r"h100-sxm-80gb|l40s-48gb|stratagem-|rtx-\d", text)
     lang, text = zh["每月 GPU 使用時數"]
     assert lang is None and text.endswith("每月 730 小時")
@@ -93,7 +93,12 @@ def test_whole_model_memory_figures_say_they_are_not_per_gpu(client: TestClient)
             "Allocated tensor memory, one model copy",
             "Memory per GPU",
         ),
-        ("zh-TW", "權重記憶體(整個模型)", "已配置的張量記憶體(單一模型副本)", "每張 GPU 的記憶體"),
+        (
+            "zh-TW",
+            "權重記憶體（整個模型）",
+            "已配置的張量記憶體（單一模型副本）",
+            "每張 GPU 的記憶體",
+        ),
     ):
         names = {r.rsplit(" ", 2)[0] for r in _summaries(client, url, lang)}
         assert {weights, allocated, per_gpu} <= names, names

@@ -161,6 +161,46 @@ def test_every_msgid_has_a_zh_tw_translation(area: str) -> None:
     assert not missing, f"{area}: {len(missing)} msgids without a zh-TW translation: {missing[:20]}"
 
 
+def _zh_msgstrs() -> list[tuple[str, str]]:
+    """(file, msgstr) for every translated entry of the zh-TW catalogues, read with Babel."""
+    from babel.messages.pofile import read_po
+
+    found: list[tuple[str, str]] = []
+    for po in sorted((ROOT / "app/locale/zh_Hant_TW/LC_MESSAGES").glob("*.po")):
+        with po.open("rb") as f:
+            for message in read_po(f):
+                strings = message.string if isinstance(message.string, tuple) else [message.string]
+                found.extend((po.name, s) for s in strings if s)
+    return found
+
+
+def test_chinese_text_uses_full_width_punctuation() -> None:
+    """A Taiwanese reader sees 「報價已修訂：第 2 版（含稅），請…」, not 「報價已修訂:第 2 版(含稅),請…」:
+    in Chinese text a comma, colon, semicolon, question or exclamation mark, or parenthesis
+    next to a Chinese character is the full-width one (教育部《重訂標點符號手冊》). Numbers keep
+    theirs (1,000 · 3:0), and a formula keeps ASCII parentheses: 「× (1 − 折扣)」."""
+    import re
+
+    han = r"[\u4e00-\u9fff\u3000-\u303f]"
+    half_width = re.compile(rf"{han}[,;:!?()]|[,;:!?(]{han}")
+
+    def prose(text: str) -> str:
+        """`text` without the formula groups: "(…)" opened right after an operator."""
+        out, depth = [], 0
+        for i, c in enumerate(text):
+            if c == "(" and (depth or re.search(r"[×−+=/] ?$", text[:i])):
+                depth += 1
+            elif c == ")" and depth:
+                depth -= 1
+            elif not depth:
+                out.append(c)
+        return "".join(out)
+
+    wrong = [(f, s) for f, s in _zh_msgstrs() if half_width.search(prose(s))]
+    assert len(_zh_msgstrs()) > 1000
+    assert not wrong, f"{len(wrong)} zh msgstrs with half-width punctuation: {wrong[:10]}"
+
+
 def _untranslatable(msgid: str) -> bool:
     """Identical in both languages (product names, units)."""
     return msgid in {
@@ -205,3 +245,23 @@ def test_the_api_answers_in_english_unless_asked_otherwise(web: TestClient) -> N
     assert plain["msg"].startswith("unknown model preset 'nope'")
     asked = web.post("/api/v1/estimate", json=body, headers={"Accept-Language": "zh-TW"})
     assert any("\u4e00" <= ch <= "\u9fff" for ch in asked.json()["detail"][0]["msg"])
+
+
+@pytest.mark.parametrize(
+    ("lang", "labelled", "annotated"),
+    [("zh-TW", "統一編號：22099131", "Q-2026-000001（第 1 版）"),
+     ("en", "Tax ID: 22099131", "Q-2026-000001 (version 1)")],
+)  # fmt: skip
+def test_labels_and_asides_joined_in_the_readers_punctuation(
+    lang: str, labelled: str, annotated: str
+) -> None:
+    """What code and templates put between a label and its value, or around an aside: the
+    full-width colon and parentheses in Chinese (no space before them), ASCII in English."""
+    from app.web.templating import paren
+
+    i18n.activate(lang)
+    label, version = ("統一編號", "第 1 版") if lang == "zh-TW" else ("Tax ID", "version 1")
+    assert f"{label}{i18n.colon()}22099131" == labelled
+    assert f"Q-2026-000001{i18n.paren(version)}" == annotated
+    assert f"Q-2026-000001{paren(version)}" == annotated
+    assert str(paren("<b>")).endswith("&lt;b&gt;" + ("）" if lang == "zh-TW" else ")"))

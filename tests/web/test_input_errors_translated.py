@@ -96,7 +96,7 @@ def test_an_unknown_gpu_or_preset_is_named_in_the_request_language(
 @pytest.mark.parametrize(
     ("lang", "words"),
     [
-        ("zh-TW", "config.json 缺少 'model_type'(可用值:deepseek_v3, gemma"),
+        ("zh-TW", "config.json 缺少 'model_type'（可用值：deepseek_v3, gemma"),
         ("en", "config.json is missing 'model_type' (one of: deepseek_v3, gemma"),
     ],
 )

@@ -79,7 +79,7 @@ def test_a_valid_pair_is_text(client: TestClient) -> None:
     ("lang", "words"),
     [("en", "config.json holds a lone UTF-16 surrogate (half of a pair): it is not valid "
              "Unicode text."),
-     ("zh-TW", "config.json 含有落單的 UTF-16 代理字元(一對中的一半):不是有效的 Unicode 文字。")],
+     ("zh-TW", "config.json 含有落單的 UTF-16 代理字元（一對中的一半）：不是有效的 Unicode 文字。")],
 )  # fmt: skip
 def test_a_pasted_config_json_with_a_lone_surrogate_is_refused_beside_the_field(
     client: TestClient, lang: str, words: str

@@ -52,7 +52,7 @@ def test_a_superscript_is_not_a_digit() -> None:
 
 @pytest.mark.parametrize(
     ("lang", "words"),
-    [("zh-TW", "小數請用小數點(1.5)"), ("en", "Use a point for decimals (1.5)")],
+    [("zh-TW", "小數請用小數點（1.5）"), ("en", "Use a point for decimals (1.5)")],
 )
 def test_the_planner_refuses_a_decimal_comma_beside_the_field(
     client: TestClient, lang: str, words: str

@@ -15,17 +15,17 @@ PAGES = {
     "/": (
         "home",
         {
-            "zh-TW": "模型多大、資料多大、多久要看到結果?",
+            "zh-TW": "模型多大、資料多大、多久要看到結果？",
             "en": "How big is the model, how much data, how soon?",
         },
     ),
     "/assess": ("assess", {"zh-TW": "找出我的方案", "en": "Find my tier"}),
     "/plan": ("plan", {"zh-TW": "規劃器", "en": "Planner"}),
-    "/tco": ("tco", {"zh-TW": "租、買,還是上雲?", "en": "Rent, buy or cloud?"}),
+    "/tco": ("tco", {"zh-TW": "租、買，還是上雲？", "en": "Rent, buy or cloud?"}),
     "/architectures": (
         "architectures",
         {
-            "zh-TW": "三種範本,在台北機房實際部署驗證",
+            "zh-TW": "三種範本，在台北機房實際部署驗證",
             "en": "Three templates, proven in our Taipei data centre",
         },
     ),
@@ -73,7 +73,7 @@ def test_page_structure(path: str, lang: str, get_soup: Callable[..., BeautifulS
     # ("2026-11 list", an admin's label in English) is for signed-in staff only.
     footer = soup.select_one("footer.site-footer").get_text(" ", strip=True)
     assert {"en": "Prices: the current price list, effective Nov 1, 2026.",
-            "zh-TW": "價格:目前的價目表,2026年11月1日 生效。"}[lang] in footer  # fmt: skip
+            "zh-TW": "價格：目前的價目表，2026年11月1日 生效。"}[lang] in footer  # fmt: skip
     assert "2026-11 list" not in footer
 
 
@@ -85,7 +85,7 @@ def test_signed_in_staff_see_the_price_list_by_its_name(client: TestClient) -> N
     )
     footer = soup.select_one("footer.site-footer")
     assert footer is not None
-    assert "價格:2026-11 list,2026年11月1日 生效。" in footer.get_text("", strip=True)
+    assert "價格：2026-11 list，2026年11月1日 生效。" in footer.get_text("", strip=True)
 
 
 @pytest.mark.parametrize("path", list(PAGES))
@@ -173,7 +173,7 @@ def test_architectures_page(get_soup: Callable[..., BeautifulSoup], lang: str) -
     basis = soup.select_one(".page-head .tax-basis").get_text(strip=True)
     assert basis == {"en": "All amounts exclude tax.", "zh-TW": "所有金額皆為未稅價。"}[lang]
     heads = [th.get_text(strip=True) for th in soup.select("section.chart-card thead th")]
-    assert heads[1] == {"en": "Per month (excl. tax)", "zh-TW": "每月(未稅)"}[lang]
+    assert heads[1] == {"en": "Per month (excl. tax)", "zh-TW": "每月（未稅）"}[lang]
 
 
 def test_unknown_page_is_404(web) -> None:  # type: ignore[no-untyped-def]

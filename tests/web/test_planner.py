@@ -48,7 +48,7 @@ def test_each_how_link_names_its_figure(web: TestClient, lang: str) -> None:
         figure = target.select_one("summary .fig").get_text(strip=True)
         said = link.get_text(" ", strip=True)
         if lang == "zh-TW":
-            assert said == f"怎麼算? — {figure}的公式與出處"
+            assert said == f"怎麼算？ — {figure}的公式與出處"
         else:
             assert said == f"How? — formula and source of {figure}"
     kpi_links = [a.get_text(" ", strip=True) for a in soup.select(".tier-result .kpi a.how")]
@@ -276,8 +276,8 @@ def test_memory_shows_allocated_tensors_and_nvidia_smi(
     soup = get_soup("/plan")
     text = soup.select_one("section#results").get_text(" ", strip=True)
     if lang == "zh-TW":
-        assert "已配置的張量(torch.cuda.max_memory_allocated)" in text
-        assert "nvidia-smi 顯示的總量(張量、配置器保留、CUDA context)" in text
+        assert "已配置的張量（torch.cuda.max_memory_allocated）" in text
+        assert "nvidia-smi 顯示的總量（張量、配置器保留、CUDA context）" in text
         assert "即 nvidia-smi 顯示的用量" in text
     else:
         assert "Allocated tensors (torch.cuda.max_memory_allocated)" in text

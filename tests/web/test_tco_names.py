@@ -61,11 +61,11 @@ def test_cost_figures_are_named_in_the_page_language(
     if lang == "zh-TW":
         assert all(HAN.search(name) for name in figures)  # no English name left
         term_vs_aws = (
-            "損益平衡使用率:長約租用 · 12 個月合約 · 8 × NVIDIA H100 SXM5 80GB 對比 "
+            "損益平衡使用率：長約租用 · 12 個月合約 · 8 × NVIDIA H100 SXM5 80GB 對比 "
             "公有雲 — AWS p5.48xlarge"
         )
         assert figures[term_vs_aws] == "每月 730 小時的 22%"
-        assert figures["最便宜的方案"] == "NT$10,080,000(未稅)"
+        assert figures["最便宜的方案"] == "NT$10,080,000（未稅）"
         assert "公有雲 — AWS p5.48xlarge 對比同規格月租" in figures
         assert HAN.search(soup.select_one("#tco-explain").get_text())
     else:

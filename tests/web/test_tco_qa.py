@@ -62,10 +62,10 @@ def test_lambda_is_named_by_its_gpus(get_soup: Callable[..., BeautifulSoup]) -> 
 def test_chinese_page_says_excluding_tax_on_the_table_and_the_kpi(web: TestClient) -> None:
     soup = BeautifulSoup(web.get(TCO, headers={"Accept-Language": "zh-TW"}).text, "html.parser")
     heads = [th.get_text(strip=True) for th in soup.select("table.costs-table thead th")]
-    assert heads[1:] == ["單價(未稅)", "期初支出(未稅)", "期間總額(未稅)"]
+    assert heads[1:] == ["單價（未稅）", "期初支出（未稅）", "期間總額（未稅）"]
     kpi = soup.select(".kpi")[1].get_text(" ", strip=True)
     # 12-month tier: NT$350,000 × (1 − 0.2) = NT$280,000 a month × 36 = NT$10,080,000
-    assert kpi == "每月(未稅) NT$280,000 36 個月合計 NT$10,080,000(未稅)"
+    assert kpi == "每月（未稅） NT$280,000 36 個月合計 NT$10,080,000（未稅）"
     assert _results(soup).count("未稅") >= 5
 
 
@@ -88,7 +88,7 @@ def test_option_formulas_and_explain_panel_are_in_chinese(web: TestClient) -> No
     assert not soup.select("#results [lang=en]")
     first = soup.select("table.costs-table .option-explain li")[0].get_text(" ", strip=True)
     # NT$960/h × 584 h = NT$560,640 a month
-    assert first == "時租,每月 : NT$960/小時 × 每月 584 小時 = 每月 NT$560,640"
+    assert first == "時租，每月 ： NT$960/小時 × 每月 584 小時 = 每月 NT$560,640"
     buy = soup.select_one('table.costs-table tr[data-kind="buy"] .option-explain').get_text()
     for english in ("Installation and integration", "Servers", "per month", "residual"):
         assert english not in buy
@@ -120,7 +120,9 @@ def _error_summary(web: TestClient, lang: str, query: str) -> tuple[BeautifulSou
         web.get(f"{TCO}?{query}", headers={"Accept-Language": lang}).text, "html.parser"
     )
     found = {
-        li.select_one("a").get_text(strip=True): li.get_text(strip=True).split(":", 1)[1].strip()
+        li.select_one("a").get_text(strip=True): re.split(
+            "[:：]", li.get_text(strip=True), maxsplit=1
+        )[1].strip()
         for li in soup.select("ul.errors-summary li")
     }
     return soup, found
@@ -153,7 +155,7 @@ def test_unpriced_gpu_is_not_offered_and_is_refused_by_name(web: TestClient) -> 
     )
     (item,) = soup.select("ul.errors-summary li")
     text = item.get_text(strip=True)
-    assert text.startswith("GPU: 目前的價目表沒有 NVIDIA B300 SXM 288GB")
+    assert text.startswith("GPU：目前的價目表沒有 NVIDIA B300 SXM 288GB")
     assert text.endswith("請改選其他 GPU。") and "gpu_id" not in text
 
 
@@ -177,10 +179,10 @@ def test_term_choices_are_the_price_lists_tiers(web: TestClient) -> None:
     ("lang", "term", "name", "choice"),
     [
         # 36 months on a list whose longest tier is 12: NT$280,000 a month (12-month rate)
-        ("zh-TW", 36, "36 個月合約(以 12 個月方案計價)", "36 個月(以 12 個月方案計價)"),
+        ("zh-TW", 36, "36 個月合約（以 12 個月方案計價）", "36 個月（以 12 個月方案計價）"),
         ("en", 36, "36-month contract at the 12-month rate", "36 months, at the 12-month rate"),
         # 7 months: the 6-month tier, 10 % off: NT$315,000 a month
-        ("zh-TW", 7, "7 個月合約(以 6 個月方案計價)", "7 個月(以 6 個月方案計價)"),
+        ("zh-TW", 7, "7 個月合約（以 6 個月方案計價）", "7 個月（以 6 個月方案計價）"),
     ],
 )
 def test_a_term_the_list_lacks_is_labelled_with_the_rate_it_is_priced_at(
@@ -226,7 +228,7 @@ def test_cheapest_option_total_and_its_period_are_apart(web: TestClient) -> None
     soup = BeautifulSoup(web.get(TCO, headers={"Accept-Language": "zh-TW"}).text, "html.parser")
     panel = soup.select_one("#results .explain").get_text(" ", strip=True)
     # 12-month contract: NT$280,000 × 36 months = NT$10,080,000
-    assert "NT$10,080,000，36 個月合計(未稅)" in panel
+    assert "NT$10,080,000，36 個月合計（未稅）" in panel
     assert not _run_together(_results(soup))
 
 
@@ -239,13 +241,13 @@ def test_cheapest_option_total_and_its_period_are_apart(web: TestClient) -> None
         # RunPod rents L4s by the hour and the month only: no term tiers at all
         (
             "gpu=l4-24gb&gpu_count=1&months=36&utilization=80&term_months=12",
-            "RunPod 不提供長約方案,因此不顯示長約租金。",
+            "RunPod 不提供長約方案，因此不顯示長約租金。",
             "RunPod offers no term contracts; no term rent shown.",
         ),
         # 1 month < 10 weeks' delivery (2.3 months) + 3 months
         (
             "gpu=h100-sxm-80gb&gpu_count=8&months=1",
-            "此期間不划算:1 個月短於 2.3 個月的交貨期再加 3 個月，即自購列入比較的最短持有期間。",
+            "此期間不划算：1 個月短於 2.3 個月的交貨期再加 3 個月，即自購列入比較的最短持有期間。",
             "Not economical for this period: 1 month is shorter than the 2.3-month delivery "
             "plus 3 months, the shortest period for which buying is compared.",
         ),
@@ -293,7 +295,7 @@ def test_a_term_tier_list_is_said_in_months() -> None:
     en = str(notice_text(wording.customer_notice(pair, {}, book)))
     assert (
         zh
-        == f"{offer.provider} 沒有 1 個月以內的合約方案(可選合約:3、6、12 個月),因此不顯示長約租金。"
+        == f"{offer.provider} 沒有 1 個月以內的合約方案（可選合約：3、6、12 個月），因此不顯示長約租金。"
     )
     assert en == (
         f"{offer.provider} offers no contract of 1 month or less (its contracts: 3, 6, 12 "
@@ -307,15 +309,15 @@ def test_a_term_tier_list_is_said_in_months() -> None:
 @pytest.mark.parametrize(
     ("formula", "zh"),
     [
-        ("NT$25,000/month (over 1 month: NT$25,000)", "每月 NT$25,000(1 個月合計 NT$25,000)"),
+        ("NT$25,000/month (over 1 month: NT$25,000)", "每月 NT$25,000（1 個月合計 NT$25,000）"),
         (
             "1 month: the need, as no rental period was given; job mode: hourly options bill "
             "the job's hours, monthly ones whole months",
-            "1 個月:未另指定租期,即所需月數;工作計價:按小時的方案計工作時數,按月的方案計整月",
+            "1 個月：未另指定租期，即所需月數；工作計價：按小時的方案計工作時數，按月的方案計整月",
         ),
         (
             "8 × US$0.52/h × 730 h (paid whether used or not) = US$3,060/month for 12 months",
-            "8 × 每小時 US$0.52 × 730 小時(不論使用與否皆計費) = 每月 US$3,060，共 12 個月",
+            "8 × 每小時 US$0.52 × 730 小時（不論使用與否皆計費） = 每月 US$3,060，共 12 個月",
         ),
         # Two offers' hourly prices: the catch-all "{rate} = {total}/month" once took it and
         # left "h/month" in a formula marked translated.
@@ -326,7 +328,7 @@ def test_a_term_tier_list_is_said_in_months() -> None:
         (
             "1 TWD = 0.03125 USD, the price list's rate of 2026-11-01 (1 USD = 32 TWD): every "
             "TWD price here is shown in USD at it",
-            "1 新台幣 = 0.03125 美元,價目表 2026-11-01 的匯率(1 美元 = 32 新台幣):"
+            "1 新台幣 = 0.03125 美元，價目表 2026-11-01 的匯率（1 美元 = 32 新台幣）："
             "本頁所有新台幣價格皆以此換算為美元",
         ),
     ],
