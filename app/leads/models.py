@@ -15,11 +15,18 @@ from sqlalchemy import JSON, Column, Index
 from sqlmodel import Field, SQLModel
 
 from app.engine.strict_numbers import NumbersNotBooleans
+from app.i18n import N_
 from app.i18n import gettext as _
 from app.text import plain_line, plain_text
 
 LeadStatus = Literal["new", "contacted", "converted", "closed"]
 LEAD_STATUSES: Final = ("new", "contacted", "converted", "closed")
+STATUS_NAMES: Final = {
+    "new": N_("New request"),
+    "contacted": N_("Contacted"),
+    "converted": N_("Converted"),
+    "closed": N_("Closed"),
+}
 NAME_MAX: Final = 120
 COMPANY_MAX: Final = 160
 EMAIL_MAX: Final = 254

@@ -16,9 +16,10 @@ from fastapi.responses import RedirectResponse, Response
 from app.accounts.web import SalesPageUser
 from app.assess import views as assessment
 from app.deps import SessionDep
+from app.errors import Conflict, Invalid
 from app.ids import DbId
 from app.leads import service, views
-from app.leads.models import LEAD_STATUSES, Lead
+from app.leads.models import LEAD_STATUSES, STATUS_NAMES, Lead
 from app.planner import views as planner
 from app.web.csrf import CsrfDep
 from app.web.forms import PostedText
@@ -38,9 +39,24 @@ def leads_list(request: Request, session: SessionDep, user: SalesPageUser) -> Re
         "nav_active": "plans",
         "page": page,
         "status": status,
-        "status_names": views.STATUS_NAMES,
+        "status_names": STATUS_NAMES,
     }
     return render(request, "leads/list.html", {**ctx, "tier_names": planner.TIER_NAMES})
+
+
+def _detail(
+    request: Request, session: SessionDep, lead: Lead, *, error: str = "", status: int = 200
+) -> Response:
+    ctx = {
+        "nav_active": "plans",
+        "lead": lead,
+        "answers": views.answer_rows(lead),
+        "status_names": STATUS_NAMES,
+        "statuses": service.statuses_for(lead),
+        "tier_names": planner.TIER_NAMES,
+        "status_error": error,
+    }
+    return render(request, "leads/detail.html", ctx, status_code=status)
 
 
 @router.get("/leads/{lead_id}")
@@ -49,24 +65,31 @@ def lead_detail(
 ) -> Response:
     """One quote request: contact, answers, status and the plan made from it."""
     activate(request)
-    lead = service.get_lead(session=session, lead_id=lead_id)
-    ctx = {
-        "nav_active": "plans",
-        "lead": lead,
-        "answers": views.answer_rows(lead),
-        "status_names": views.STATUS_NAMES,
-        "tier_names": planner.TIER_NAMES,
-    }
-    return render(request, "leads/detail.html", ctx)
+    return _detail(request, session, service.get_lead(session=session, lead_id=lead_id))
 
 
 @router.post("/leads/{lead_id}/status")
 def lead_status(
-    lead_id: DbId, session: SessionDep, user: SalesPageUser, _csrf: CsrfDep, form: PostedText
+    lead_id: DbId,
+    request: Request,
+    session: SessionDep,
+    user: SalesPageUser,
+    _csrf: CsrfDep,
+    form: PostedText,
 ) -> Response:
-    """Change a quote request's status."""
-    status = form.get("status", "")
-    service.set_lead_status(session=session, lead_id=lead_id, status=status)
+    """Change a quote request's status, if it still has the one the page showed (`shown`);
+    otherwise the page again, saying what it is now."""
+    activate(request)
+    try:
+        service.set_lead_status(
+            session=session,
+            lead_id=lead_id,
+            status=form.get("status", ""),
+            shown=form.get("shown") or None,
+        )
+    except (Invalid, Conflict) as refused:
+        lead = service.get_lead(session=session, lead_id=lead_id)
+        return _detail(request, session, lead, error=refused.message, status=refused.status)
     return RedirectResponse(f"/leads/{lead_id}", status_code=303)
 
 

@@ -20,9 +20,9 @@ from app.accounts.models import User
 from app.customers import service as customers
 from app.customers.models import CustomerCreate
 from app.db import hold_row, take_turns
-from app.errors import Invalid, NotFound
+from app.errors import Conflict, Invalid, NotFound
 from app.i18n import gettext as _
-from app.leads.models import LEAD_STATUSES, Lead, LeadCreate
+from app.leads.models import LEAD_STATUSES, STATUS_NAMES, Lead, LeadCreate
 from app.plans import service as plans
 
 PER_PAGE = 50
@@ -101,13 +101,57 @@ def get_lead(*, session: Session, lead_id: int) -> Lead:
     return lead
 
 
-def set_lead_status(*, session: Session, lead_id: int, status: str) -> Lead:
-    """Move a lead through the queue (new → contacted → converted / closed)."""
+class LeadStatusChanged(Conflict):
+    """The status form was sent from a page that showed another status than the lead has now
+    (a colleague moved it, or converted it, meanwhile)."""
+
+
+def statuses_for(lead: Lead) -> tuple[str, ...]:
+    """The statuses a lead may be moved to by hand. "Converted" means a plan was made from it
+    (Convert to plan sets it): a lead without a plan cannot be marked converted, and one with
+    a plan is converted or closed, never new again."""
+    if isinstance(lead.answers.get("plan_id"), int):
+        return ("converted", "closed")
+    return ("new", "contacted", "closed")
+
+
+def set_lead_status(
+    *, session: Session, lead_id: int, status: str, shown: str | None = None
+) -> Lead:
+    """Move a lead through the queue (new → contacted → closed; converting sets converted).
+
+    `shown`: the status the page showed when the form was sent. When the lead has moved
+    since (a colleague's change, a conversion), nothing is changed and `LeadStatusChanged`
+    says to what: the last click no longer silently wins (race QA of stop 30: a lead
+    converted meanwhile was set back to "contacted" with its plan still linked). The lead's
+    row is held first, so a conversion running at that moment is waited for."""
     if status not in LEAD_STATUSES:
         raise Invalid("Choose a status.", field="status")
-    lead = get_lead(session=session, lead_id=lead_id)
-    lead.status = status
-    session.add(lead)
+    lead: Lead | None = hold_row(session, Lead, lead_id, Lead.status)
+    if lead is None:
+        raise LeadNotFound("no lead %(id)s", id=lead_id)
+    if shown is not None and shown != lead.status:
+        session.rollback()
+        raise LeadStatusChanged(
+            "This request's status was changed meanwhile, to “%(now)s”: nothing was changed. "
+            "Check it, then change it again if you still want to.",
+            field="status",
+            now=_(STATUS_NAMES.get(lead.status, lead.status)),
+        )
+    if status not in statuses_for(lead):
+        session.rollback()
+        if status == "converted":
+            raise Invalid(
+                "A request becomes converted when a plan is made from it: use “Convert to plan”.",
+                field="status",
+            )
+        raise Invalid(
+            "A plan was made from this request: it stays converted, or is closed.",
+            field="status",
+        )
+    if lead.status != status:
+        lead.status = status
+        session.add(lead)
     session.commit()
     session.refresh(lead)
     return lead

@@ -13,12 +13,6 @@ from app.leads.models import Lead, LeadCreate
 from app.planner import views as planner
 from app.web.forms import validation_messages
 
-STATUS_NAMES: Final = {
-    "new": N_("New request"),
-    "contacted": N_("Contacted"),
-    "converted": N_("Converted"),
-    "closed": N_("Closed"),
-}
 ANSWER_NAMES: Final = {
     "task": N_("Task"),
     "size": N_("Model size (billions)"),
