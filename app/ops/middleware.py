@@ -123,7 +123,9 @@ class RequestMiddleware:
                 raise
             state["hold"] = None  # a held error response the exception cut short
             if unavailable:
-                await _send_unavailable(scope, receive, send_wrapper)
+                await _send_unavailable(
+                    scope, receive, send_wrapper, busy=outage.database_busy(exc)
+                )
             else:
                 state["status"] = 500
                 await _send_500(scope, send, rid)
@@ -205,7 +207,9 @@ async def _send_500(scope: Scope, send: Send, rid: str) -> None:
     await send({"type": "http.response.body", "body": body})
 
 
-async def _send_unavailable(scope: Scope, receive: Receive, send: Send) -> None:
+async def _send_unavailable(
+    scope: Scope, receive: Receive, send: Send, *, busy: bool = False
+) -> None:
     """The 503 of a database that cannot be reached: the web layer's (JSON or the translated
     page, `app.state.unavailable_response`), else a plain one. `send` is the middleware's
     wrapper, which adds the request id to the header and to a JSON body."""
@@ -214,7 +218,7 @@ async def _send_unavailable(scope: Scope, receive: Receive, send: Send) -> None:
     response: Response | None = None
     if respond is not None:
         try:
-            response = respond(Request(scope, receive))
+            response = respond(Request(scope, receive), busy=busy)
         except Exception:
             error_log.exception("the 503 page failed; answering a plain one")
     if response is None:

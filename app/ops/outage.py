@@ -48,6 +48,11 @@ SQLITE_UNAVAILABLE: Final = (
     "database or disk is full",
     "attempt to write a readonly database",
 )
+#: Of those, the ones that mean another writer held SQLite's one write lock for longer than
+#: the busy timeout (a large price-list import, say): the database is there but busy.
+SQLITE_BUSY: Final = ("database is locked", "database table is locked")
+#: What a client is asked to wait after that: the busy timeout has already been waited.
+BUSY_RETRY_AFTER_S: Final = 30
 #: PostgreSQL SQLSTATEs that say the server is not there for us, besides class 08
 #: (connection exception): shut down by an administrator, crashed, starting up, and no
 #: connection slot left.
@@ -79,6 +84,25 @@ def database_unavailable(exc: BaseException) -> bool:
             pending.append(err.orig)
         elif _driver_unavailable(err):
             return True
+        pending.append(err.__cause__)
+    return False
+
+
+def database_busy(exc: BaseException) -> bool:
+    """Whether `exc` says SQLite's write lock stayed held by another writer past the busy
+    timeout: not an outage, a long write elsewhere (the answer says so, and asks for a retry
+    in `BUSY_RETRY_AFTER_S` rather than `RETRY_AFTER_S`)."""
+    seen: set[int] = set()
+    pending: list[BaseException | None] = [exc]
+    while pending:
+        err = pending.pop()
+        if err is None or id(err) in seen:
+            continue
+        seen.add(id(err))
+        if isinstance(err, sqlite3.OperationalError):
+            return str(err).strip().lower().startswith(SQLITE_BUSY)
+        if isinstance(err, DBAPIError):
+            pending.append(err.orig)
         pending.append(err.__cause__)
     return False
 

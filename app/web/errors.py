@@ -99,19 +99,36 @@ def error_page(request: Request, exc: DomainError) -> Response:
     return render(request, "_error.html", ctx, status_code=exc.status)
 
 
-def unavailable_response(request: Request) -> Response:
-    """The 503 for a request the database could not serve, in the visitor's language."""
+def unavailable_response(request: Request, *, busy: bool = False) -> Response:
+    """The 503 for a request the database could not serve, in the visitor's language.
+
+    `busy`: SQLite's write lock stayed held past its busy timeout by another writer (a large
+    import): said as such, with a longer `Retry-After`, not as an outage (QA of stop 30: a
+    customer saved during a 64 s import was told "the database is not answering")."""
     lang = activate(request)
+    headers = dict(UNAVAILABLE_HEADERS)
+    if busy:
+        headers["Retry-After"] = str(outage.BUSY_RETRY_AFTER_S)
     if is_api(request):
-        detail = gettext("The database is unavailable; try again in a few seconds.")
-        return JSONResponse({"detail": detail}, status_code=503, headers=UNAVAILABLE_HEADERS)
+        detail = (
+            gettext(
+                "The database is busy with another change (a large import, for example); "
+                "nothing was done. Try again in about %(s)s seconds."
+            )
+            % {"s": outage.BUSY_RETRY_AFTER_S}
+            if busy
+            else gettext("The database is unavailable; try again in a few seconds.")
+        )
+        return JSONResponse({"detail": detail}, status_code=503, headers=headers)
     page = templates.env.get_template("errors/unavailable.html").render(
         lang=lang,
+        busy=busy,
+        retry_s=outage.BUSY_RETRY_AFTER_S,
         retry_url=page_address(request),
         form_sent=request.method not in ("GET", "HEAD"),
         request_id=REQUEST_ID.get(),
     )
-    headers = {**UNAVAILABLE_HEADERS, "Vary": "Accept-Language, Cookie"}
+    headers = {**headers, "Vary": "Accept-Language, Cookie"}
     return HTMLResponse(page, status_code=503, headers=headers)
 
 
@@ -121,7 +138,7 @@ async def database_error(request: Request, exc: Exception) -> Response:
     if not outage.database_unavailable(exc):
         raise exc
     outage.report(exc, method=request.method, path=loggable_path(request.url.path))
-    return unavailable_response(request)
+    return unavailable_response(request, busy=outage.database_busy(exc))
 
 
 def install(app: FastAPI) -> None:
