@@ -160,6 +160,9 @@ class PriceList(PriceListBase, table=True):
     __table_args__ = (
         UniqueConstraint("name", name="uq_price_list_name"),
         Index("ix_price_list_status_date", "status", "effective_date"),
+        # SQLite: an id is never handed out again after its list is deleted (the audit
+        # trail is keyed by it). Migration 0012.
+        {"sqlite_autoincrement": True},
     )
 
     id: int | None = Field(default=None, primary_key=True)
