@@ -50,7 +50,7 @@ def test_the_bill_of_materials_describes_the_network_in_the_page_language(
     if lang == "zh-TW":
         # 32 H100 on 4 nodes over InfiniBand, checkpoints that can resume training.
         assert bom["內部網路"].startswith("NVLink/NVSwitch 每張 GPU 900 GB/s + 10GbE 連至溫層儲存")
-        assert "每張 GPU 一張網卡" in bom["內部網路"] and "(可續訓)" in bom["檢查點"]
+        assert "每張 GPU 一張網卡" in bom["內部網路"] and "（可續訓）" in bom["檢查點"]
     else:
         assert bom["Internal network"].startswith(
             "NVLink/NVSwitch 900 GB/s per GPU + 10GbE to the warm tier · InfiniBand NDR"
