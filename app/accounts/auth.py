@@ -198,6 +198,17 @@ def sign_in(*, session: Session, email: str, password: str, ip: str) -> User | N
         # lets one of them go first (a success clears the way for the rest).
         time.sleep(_jitter.uniform(*BUSY_PAUSE_S))
     user = service.authenticate(session=session, email=key, password=password)
+    if user is not None:
+        # The password (or the account) may have changed while this one was checked: read
+        # the user again in a new transaction and sign in only with the hash verified. The
+        # cookie then carries the nonce read here, which a change committed after this
+        # point replaces, so no session made with an old password outlives its change
+        # (race QA of stop 30, PostgreSQL, 1 round in 20).
+        verified = user.password_hash
+        session.commit()
+        session.refresh(user)
+        if user.password_hash != verified or not user.is_active:
+            user = None
     if user is None:
         # the attempt's row stays: now a failure
         session.exec(update(LoginAttempt).where(col(LoginAttempt.id) == own).values(checked=True))

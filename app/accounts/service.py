@@ -94,8 +94,14 @@ def authenticate(*, session: Session, email: str, password: str) -> User | None:
     if user is None or not user.is_active:
         return None
     if _hasher.check_needs_rehash(user.password_hash):
-        user.password_hash = hash_password(password)
-        session.add(user)
+        # Only over the hash just verified: a password changed meanwhile is not put back to
+        # this (old) one.
+        session.execute(
+            update(User)
+            .where(col(User.id) == user.id, col(User.password_hash) == user.password_hash)
+            .values(password_hash=hash_password(password))
+            .execution_options(synchronize_session=False)
+        )
         session.commit()
         session.refresh(user)
     return user
