@@ -101,16 +101,16 @@ def test_a_2_5_percent_discount_prints_2_5_percent_with_what_it_takes_off(
     soup = _html(client, p["id"], "en")
     (row,) = soup.select("table.lines tbody tr")
     cells = [td.get_text(" ", strip=True) for td in row.select("td")]
-    assert cells[2:] == ["NT$180,000/month", "1", "6", "2.5% -NT$27,000", "NT$1,053,000"]
+    assert cells[2:] == ["NT$180,000/month", "1", "6", "2.5% −NT$27,000", "NT$1,053,000"]
     totals = {
         tr.th.get_text(strip=True): tr.td.get_text(strip=True)
         for tr in soup.select("table.totals tr")
     }
-    assert totals["Quote discount 2.5%"] == "-NT$26,325"
+    assert totals["Quote discount 2.5%"] == "−NT$26,325"
     assert totals["Total (incl. tax)"] == "NT$1,078,009"
     page = BeautifulSoup(TestClient(client.app).get(_share(client, a, p["id"])).text, "html.parser")
     formula = page.select_one(".line-formula").get_text(" ", strip=True)
-    assert "Discount 2.5% (-NT$27,000)" in " ".join(formula.split())
+    assert "Discount 2.5% (−NT$27,000)" in " ".join(formula.split())
     assert "Quote discount 2.5%" in page.select_one("dl.totals").get_text()
 
 
