@@ -225,8 +225,12 @@ def cumulative_costs(
         xs.append(month)
         ys.append(y)
         hover.append(
-            f"{_esc(text)}: {_esc(str(b.get('label', '')))} = {_esc(str(a.get('label', '')))}"
-            f"<br>{_money(y, currency)}{extra}"
+            t("%(label)s: %(value)s")
+            % {
+                "label": _esc(text),
+                "value": f"{_esc(str(b.get('label', '')))} = {_esc(str(a.get('label', '')))}",
+            }
+            + f"<br>{_money(y, currency)}{extra}"
         )
         text = _two_line_callout(text) if be.get("note") else text
         # On the lower envelope when no third option is cheaper there: the pair's own curves
@@ -352,8 +356,10 @@ def tco_bars(
                 marker={"color": colour, "line": {"color": "white", "width": 0.5}},
                 customdata=where,
                 hovertemplate=(
-                    f"%{{customdata[0]}}, %{{customdata[1]}}<br>"
-                    f"{_esc(name)}: {prefix}%{{x:,.0f}}<extra></extra>"
+                    "%{customdata[0]}, %{customdata[1]}<br>"
+                    + t("%(label)s: %(value)s")
+                    % {"label": _esc(name), "value": f"{prefix}%{{x:,.0f}}"}
+                    + "<extra></extra>"
                 ),
                 meta={"part": key},
             )
@@ -374,8 +380,9 @@ def tco_bars(
             marker={"symbol": "diamond", "size": 10, "color": INK, "line": {"color": "white"}},
             customdata=where,
             hovertemplate=(
-                f"%{{customdata[0]}}, %{{customdata[1]}}<br>"
-                f"{_esc(net)}: {prefix}%{{x:,.0f}}<extra></extra>"
+                "%{customdata[0]}, %{customdata[1]}<br>"
+                + t("%(label)s: %(value)s") % {"label": _esc(net), "value": f"{prefix}%{{x:,.0f}}"}
+                + "<extra></extra>"
             ),
             cliponaxis=False,
             meta={"role": "total"},

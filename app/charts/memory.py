@@ -58,7 +58,9 @@ def memory_bar(
             textposition="inside",
             insidetextanchor="middle",
             textfont={"size": TICK_FONT_SIZE},
-            hovertemplate=f"{_esc(t(label))}: %{{x:,.1f}} GB<extra></extra>",
+            hovertemplate=t("%(label)s: %(value)s")
+            % {"label": _esc(t(label)), "value": "%{x:,.1f} GB"}
+            + "<extra></extra>",
             meta={"part": key},
         )
         for key, label, colour, value in parts

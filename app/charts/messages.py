@@ -4,6 +4,7 @@ from __future__ import annotations
 
 # Every msgid passed to `t` in this module (the web layer's catalog must translate them).
 MSGIDS: tuple[str, ...] = (
+    "%(label)s: %(value)s",
     "2× off",
     "Reported by the source (log scale)",
     "Reported",

@@ -19,6 +19,7 @@ from tests.engine.test_costs import H100, P5_2026, P5_PRECUT, seed003_book
 
 # zh-TW for every msgid in app.charts.MSGIDS: stands in for the web layer's gettext catalog.
 ZH_TW: dict[str, str] = {
+    "%(label)s: %(value)s": "%(label)s：%(value)s",
     "2× off": "相差 2 倍",
     "Reported by the source (log scale)": "來源公布值（對數刻度）",
     "Reported": "實測",

@@ -639,3 +639,14 @@ def test_a_small_share_of_memory_is_not_rounded_to_nothing() -> None:
 
     assert _gb(405.85e9 * 2 / 16_384 / 1e9) == "0.05 GB"
     assert _gb(0.0004) == "<0.001 GB" and _gb(0) == "0 GB" and _gb(21.34) == "21.3 GB"
+
+
+def test_a_hover_label_is_joined_to_its_value_in_the_readers_punctuation() -> None:
+    """「權重：%{x} GB」 in Chinese, "Weights: %{x} GB" in English: the label–value colon is
+    translated with the words (a 中文 tooltip read 「權重: 6.7 GB」)."""
+    zh = charts.memory_bar({"weights": 6.7, "activations": 15.2}, 80.0, t=samples.zh)
+    en = charts.memory_bar({"weights": 6.7, "activations": 15.2}, 80.0)
+    zh_hovers = [tr.hovertemplate for tr in zh.data if tr.hovertemplate]
+    en_hovers = [tr.hovertemplate for tr in en.data if tr.hovertemplate]
+    assert zh_hovers and all("：%{x:,.1f} GB" in h for h in zh_hovers)
+    assert en_hovers and all(": %{x:,.1f} GB" in h for h in en_hovers)
