@@ -85,7 +85,8 @@ def lead_status(
             session=session,
             lead_id=lead_id,
             status=form.get("status", ""),
-            shown=form.get("shown") or None,
+            # a damaged hidden field is an older page's form, not a status it showed
+            shown=shown if (shown := form.get("shown", "")) in LEAD_STATUSES else None,
         )
     except (Invalid, Conflict) as refused:
         lead = service.get_lead(session=session, lead_id=lead_id)

@@ -166,3 +166,18 @@ def test_a_status_change_sent_while_the_lead_converts_does_not_undo_it(engine: E
         assert stored is not None
         assert stored.status == "converted" and stored.answers["plan_id"] == plan_id
     assert moved in {"moved", "refused"}
+
+
+def test_a_damaged_shown_field_is_read_as_an_older_pages_form(
+    pages: TestClient, account: MakeAccount
+) -> None:
+    """`shown` that is no status at all (a tampered or truncated form) is not "the lead moved
+    meanwhile": the change goes ahead, as from a page without the field."""
+    sign_in(pages, account("sales").user)
+    lead = make_lead(pages, "Damaged Form Co")
+    assert lead.id is not None
+    form = _form(_page(pages, lead.id, "en"))
+    r = pages.post(
+        f"/leads/{lead.id}/status", data={**form, "shown": "<script>", "status": "closed"}
+    )
+    assert r.status_code == 303 and _stored(pages, lead.id).status == "closed"
