@@ -106,11 +106,17 @@ class LeadStatusChanged(Conflict):
     (a colleague moved it, or converted it, meanwhile)."""
 
 
+def plan_made(lead: Lead) -> int | None:
+    """The id of the plan converted from `lead` (kept in its answers), if any."""
+    plan_id = lead.answers.get("plan_id")
+    return plan_id if isinstance(plan_id, int) else None
+
+
 def statuses_for(lead: Lead) -> tuple[str, ...]:
     """The statuses a lead may be moved to by hand. "Converted" means a plan was made from it
     (Convert to plan sets it): a lead without a plan cannot be marked converted, and one with
     a plan is converted or closed, never new again."""
-    if isinstance(lead.answers.get("plan_id"), int):
+    if plan_made(lead) is not None:
         return ("converted", "closed")
     return ("new", "contacted", "closed")
 
@@ -181,8 +187,7 @@ def convert_lead(
     lead: Lead | None = hold_row(session, Lead, lead_id, Lead.status)
     if lead is None:
         raise LeadNotFound("no lead %(id)s", id=lead_id)
-    existing = lead.answers.get("plan_id")
-    if isinstance(existing, int):
+    if (existing := plan_made(lead)) is not None:
         return existing
     customer_language: Literal["zh-TW", "en"] = "en" if lead.lang == "en" else "zh-TW"
     customer = customers.find_or_create(

@@ -21,7 +21,7 @@ import logging
 import sqlite3
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Final
 
 import psycopg
@@ -69,22 +69,14 @@ def database_unavailable(exc: BaseException) -> bool:
     causes are followed, not `__context__`: a bug raised while handling a database error
     is still a bug.
     """
-    seen: set[int] = set()
-    pending: list[BaseException | None] = [exc]
-    while pending:
-        err = pending.pop()
-        if err is None or id(err) in seen:
-            continue
-        seen.add(id(err))
+    for err in _causes(exc):
         if isinstance(err, PoolTimeout):
             return True  # every pooled connection busy past pool_timeout: as full as 53300
         if isinstance(err, DBAPIError):
             if err.connection_invalidated:
                 return True
-            pending.append(err.orig)
         elif _driver_unavailable(err):
             return True
-        pending.append(err.__cause__)
     return False
 
 
@@ -92,6 +84,16 @@ def database_busy(exc: BaseException) -> bool:
     """Whether `exc` says SQLite's write lock stayed held by another writer past the busy
     timeout: not an outage, a long write elsewhere (the answer says so, and asks for a retry
     in `BUSY_RETRY_AFTER_S` rather than `RETRY_AFTER_S`)."""
+    return any(
+        isinstance(err, sqlite3.OperationalError)
+        and str(err).strip().lower().startswith(SQLITE_BUSY)
+        for err in _causes(exc)
+    )
+
+
+def _causes(exc: BaseException) -> Iterator[BaseException]:
+    """`exc` and what it was raised from: SQLAlchemy's `DBAPIError.orig` and each explicit
+    `__cause__` (not `__context__`), each once."""
     seen: set[int] = set()
     pending: list[BaseException | None] = [exc]
     while pending:
@@ -99,12 +101,10 @@ def database_busy(exc: BaseException) -> bool:
         if err is None or id(err) in seen:
             continue
         seen.add(id(err))
-        if isinstance(err, sqlite3.OperationalError):
-            return str(err).strip().lower().startswith(SQLITE_BUSY)
+        yield err
         if isinstance(err, DBAPIError):
             pending.append(err.orig)
         pending.append(err.__cause__)
-    return False
 
 
 def _driver_unavailable(err: BaseException) -> bool:

@@ -84,9 +84,7 @@ def money(value: float | int | None, currency: str | None = None, digits: int | 
 def paren(text: object) -> Markup:
     """`text` in parentheses after what precedes it, in the page's language: "（第 1 版）" in
     Chinese (full width, no space before), " (version 1)" in English. Escaped unless Markup."""
-    if i18n.current_language() == "zh-TW":
-        return Markup("（%s）") % (text,)
-    return Markup(" (%s)") % (text,)
+    return Markup(i18n.paren(escape(text)))
 
 
 def kpi_value(text: str) -> Markup:
