@@ -67,6 +67,9 @@ def test_t16_plan_page_shows_its_phases_costs_and_total(
     # 2 × 50,000; 1 × 200,000; 1 × 50,000 — and 350,000 in all
     assert totals(page) == [100_000, 200_000, 50_000]
     assert money(page.select_one(".phase-plan-total strong").get_text()) == 350_000
+    # the plan's total says what it is: the phases' list prices over 4 months, before tax
+    said = page.select_one(".phase-plan-total").get_text(" ", strip=True)
+    assert said.endswith({"en": "over 4 months, excl. tax", "zh-TW": "共 4 個月（未稅）"}[lang])
     names = [r.select_one(".phase-name").get_text() for r in rows]
     expected = {
         "en": ["LoRA fine-tuning", "Full fine-tuning", "Inference (serving)"],
