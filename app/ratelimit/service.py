@@ -6,11 +6,13 @@ incomplete form costs nothing), the share pages the lookups of a token that does
 customer opening a good link is never slowed; a token search is). A refused request is not
 counted, so a client that waits as told gets through.
 
-Counting first matters under concurrency: when each request checked, then acted, then
-counted, 20 quote requests sent at once all passed a check that saw 0 of 5 and stored 20
-leads (QA). A reservation's row is committed before the rows are counted, so of requests
-racing, the last to count sees every one that passed before it: no more than the limit pass.
-Racing requests may be refused that a slower pace would have let through, never the reverse.
+Counting and checking is one step under concurrency: when each request checked, then acted,
+then counted, 20 quote requests sent at once all passed a check that saw 0 of 5 and stored 20
+leads (QA). When each committed its row and then counted, none could pass another unseen, but
+8 sent at once were refused in part by one another's rows: 3 or 4 of the 5 allowed got
+through (QA). Now the requests of one client take turns (`app.db.take_turns`: the write lock
+on SQLite, an advisory lock per bucket and client on PostgreSQL) from the count to the commit
+of their row, so exactly the first `count` pass — as in Redis, where one MULTI/EXEC does it.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from sqlalchemy import delete, func
 from sqlmodel import Session, col, select
 
 from app.accounts.models import utcnow
+from app.db import take_turns
 from app.ratelimit.models import RateHit
 
 
@@ -85,23 +88,27 @@ def reserve(
     *, session: Session, limit: Limit, key: str, now: datetime | None = None
 ) -> tuple[int | None, int | None]:
     """Count one request of `key` and check it in one step: (its row id, None) when it is
-    within `limit`, else (None, the seconds to wait) with nothing counted."""
+    within `limit`, else (None, the seconds to wait) with nothing counted.
+
+    Requests of one client take turns from the count to the commit, so of those arriving
+    together exactly the first `limit.count` pass."""
     now = now or utcnow()
-    hit_id = record(session=session, limit=limit, key=key, now=now)
     since = now - limit.window
-    count = session.exec(
-        select(func.count())
-        .select_from(RateHit)
-        .where(
-            col(RateHit.bucket) == limit.bucket,
-            col(RateHit.key) == key[:64],
-            col(RateHit.at) > since,
-        )
-    ).one()
-    if count <= limit.count:
-        return hit_id, None
-    release(session=session, hit_id=hit_id)
-    return None, retry_after(session=session, limit=limit, key=key, now=now) or 1
+    take_turns(session, f"ratelimit:{limit.bucket}:{key[:64]}")
+    # The first write: on SQLite it takes the database's write lock, so the count below sees
+    # every row another request of this client committed before it.
+    session.exec(
+        delete(RateHit).where(col(RateHit.bucket) == limit.bucket, col(RateHit.at) <= since)
+    )
+    wait = retry_after(session=session, limit=limit, key=key, now=now)
+    if wait is not None:
+        session.commit()
+        return None, wait
+    hit = RateHit(bucket=limit.bucket, key=key[:64], at=now)
+    session.add(hit)
+    session.commit()
+    assert hit.id is not None
+    return hit.id, None
 
 
 def release(*, session: Session, hit_id: int) -> None:
