@@ -32,7 +32,7 @@ from sqlmodel import Field, SQLModel
 from app.dates import IsoDate
 from app.engine.strict_numbers import NumbersNotBooleans
 from app.i18n import gettext as _
-from app.text import PlainText, plain_line, plain_text
+from app.text import PlainLine, PlainText, plain_line, plain_text
 
 CURRENCIES: Final = ("TWD", "USD")
 INTERCONNECTS: Final = ("pcie", "nvlink", "infiniband")
@@ -117,7 +117,18 @@ Tariff = Annotated[float, AllowInfNan(False), at.Ge(0), at.Le(1_000)]
 """Electricity per kWh: 0 … 1,000 in the row's currency."""
 Positive = Annotated[float, AllowInfNan(False), at.Gt(0), at.Le(1e9)]
 NonNegative = Annotated[float, AllowInfNan(False), at.Ge(0), at.Le(1e9)]
-Count = Annotated[int, at.Ge(1)]
+# Whole numbers are bounded too (QA: a server of 2^63 GB RAM passed the preview, then the
+# database refused it with a 500; 2^31 and up would not fit PostgreSQL's INTEGER columns).
+# Far above any real machine (the shipped catalog's largest: 8 GPUs, 128 cores, 2,048 GB, 8
+# MIG instances; an NVL72 rack is 72 GPUs) and far below what a column holds.
+GpuCount = Annotated[int, at.Ge(1), at.Le(1_024)]
+"""GPUs in one node, server or instance: 1–1,024."""
+CpuCores = Annotated[int, at.Ge(1), at.Le(4_096)]
+"""CPU cores of one server: 1–4,096."""
+RamGb = Annotated[int, at.Ge(1), at.Le(1_048_576)]
+"""Memory of one server: 1–1,048,576 GB (1 PB)."""
+MigInstances = Annotated[int, at.Ge(0), at.Le(64)]
+"""MIG instances one GPU can be split into: 0 (none) – 64."""
 Fraction = Annotated[float, AllowInfNan(False), at.Ge(0), at.Le(1)]
 
 
@@ -217,8 +228,8 @@ class GpuBase(NumbersNotBooleans, SQLModel):
     nvlink_gbs: NonNegative = Field(description="Per-GPU bidirectional NVLink GB/s; 0 if none")
     # Every GPU sits on a host bus: 0 would divide the TP and all-reduce time by zero.
     pcie_gbs: Positive = Field(description="Per-GPU bidirectional PCIe GB/s (more than 0)")
-    gpus_per_node: Count
-    mig_max: Annotated[int, at.Ge(0)] = Field(default=0, description="MIG instances; 0 if none")
+    gpus_per_node: GpuCount
+    mig_max: MigInstances = Field(default=0, description="MIG instances; 0 if none")
     launch_year: Annotated[int, at.Ge(1990), at.Le(2100)]
     source: SourceText
     notes: PlainText = Field(default="", max_length=NOTES_MAX)
@@ -279,11 +290,11 @@ class ServerSkuBase(NumbersNotBooleans, SQLModel):
     id: Slug = Field(max_length=80)
     name: Text
     gpu_id: Slug = Field(max_length=80)
-    gpu_count: Count
-    cpu_cores: Count
-    ram_gb: Count
+    gpu_count: GpuCount
+    cpu_cores: CpuCores
+    ram_gb: RamGb
     nvme_tb: NonNegative
-    nics: str = ""
+    nics: PlainLine = Field(default="", max_length=TEXT_MAX, description="Network cards")
     power_kw: Positive = Field(description="Planned maximum draw of the server, kW")
     price: Money = Field(description="Purchase price per server, in `currency` (0–10^9)")
     currency: Currency
@@ -392,7 +403,7 @@ class CloudInstanceBase(NumbersNotBooleans, SQLModel):
     name: Text = Field(description="Instance type, e.g. p5.48xlarge")
     region: Text
     gpu_id: Slug = Field(max_length=80)
-    gpu_count: Count
+    gpu_count: GpuCount
     on_demand_hourly: HourlyMoney = Field(description="Per instance-hour, in `currency` (0–10^6)")
     reserved_hourly: HourlyMoney | None = Field(
         default=None, description="1-year reserved, per hour (0–10^6)"

@@ -154,6 +154,8 @@ def import_preview(
     try:
         data, fmt = read_upload(form, values)
         target = import_target(values.get("target"))
+        if target is None:
+            service.check_new_draft_name(session, values.get("name", ""))
     except InvalidRow as e:
         ctx = import_context(session, values) | {"errors": e.errors}
         return render(request, "catalog/import.html", ctx, status_code=422)
@@ -191,9 +193,11 @@ def import_apply(
         ctx = import_context(session, {}) | {"errors": {"file": e.message}}
         return render(request, "catalog/import.html", ctx, status_code=422)
     except CatalogError as e:
-        if e.field != "token":
+        if e.field not in ("token", "name"):
             raise
-        ctx = import_context(session, {}) | {"errors": {"file": e.message}}
+        # A name another import took between this preview and its apply: said at the field.
+        field = "name" if e.field == "name" else "file"
+        ctx = import_context(session, {}) | {"errors": {field: e.message}}
         return render(request, "catalog/import.html", ctx, status_code=422)
     if not result.applied:
         ctx = import_context(session, values) | preview_context(result)

@@ -189,6 +189,9 @@ def import_catalog(
     effective_date: Annotated[IsoDate | None, Query()] = None,
 ) -> Response:
     """Preview (dry_run, the default) or apply a CSV/JSON import; all-or-nothing."""
+    if price_list is None and name:
+        # The preview refuses a name the import would: a control character, a taken name.
+        name = service.check_new_draft_name(session, name) or None
     fmt = upload_format(upload, format)
     parsed = io.parse(upload.data, fmt=fmt, kind=kind)
     if dry_run:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 from types import NoneType, UnionType
-from typing import Any, Literal, Union, get_args, get_origin
+from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
 from pydantic import ValidationInfo, field_validator
 from pydantic_core import PydanticCustomError
@@ -20,16 +20,32 @@ _NUMBERS = (int, float, Decimal)
 
 
 def is_numeric(annotation: Any) -> bool:
-    """True for int, float, Decimal, a Literal of ints, and optional/unions of those."""
+    """True for int, float, Decimal, a Literal of ints, an `Annotated` one of those (a
+    bounded id, a price), and optional/unions of those."""
     if annotation in _NUMBERS:
         return True
     origin = get_origin(annotation)
     args = get_args(annotation)
+    if origin is Annotated:
+        # QA: `customer_id: DbId | None` took `true` as customer 1, the Annotated member
+        # inside the union having been read as not a number.
+        return is_numeric(args[0])
     if origin is Literal:
         return all(isinstance(a, int) and not isinstance(a, bool) for a in args)
     if origin in (Union, UnionType):
         members = [a for a in args if a is not NoneType]
         return bool not in members and any(is_numeric(a) for a in members)
+    return False
+
+
+def has_numeric_values(annotation: Any) -> bool:
+    """True for a dict (or an optional one) whose values are numbers."""
+    origin = get_origin(annotation)
+    args = get_args(annotation)
+    if origin is dict:
+        return len(args) == 2 and is_numeric(args[1])
+    if origin in (Union, UnionType):
+        return any(has_numeric_values(a) for a in args if a is not NoneType)
     return False
 
 
@@ -39,10 +55,20 @@ class NumbersNotBooleans:
     @field_validator("*", mode="before")
     @classmethod
     def _refuse_booleans(cls, value: Any, info: ValidationInfo) -> Any:
-        if isinstance(value, bool) and info.field_name is not None:
-            field = cls.model_fields.get(info.field_name)  # type: ignore[attr-defined]
-            if field is not None and is_numeric(field.annotation):
-                raise PydanticCustomError(
-                    "number_type", "Input should be a number, not true or false"
-                )
+        if info.field_name is None:
+            return value
+        field = cls.model_fields.get(info.field_name)  # type: ignore[attr-defined]
+        if field is None:
+            return value
+        if isinstance(value, bool) and is_numeric(field.annotation):
+            raise PydanticCustomError("number_type", "Input should be a number, not true or false")
+        if isinstance(value, dict) and has_numeric_values(field.annotation):
+            # A map of numbers (contract months → discount): `{"12": false}` is not 0% off.
+            for key, item in value.items():
+                if isinstance(item, bool):
+                    raise PydanticCustomError(
+                        "number_type",
+                        "Input should be a number, not true or false (at {key})",
+                        {"key": str(key)},
+                    )
         return value

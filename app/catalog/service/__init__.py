@@ -76,6 +76,7 @@ from app.catalog.service.rows import (
     validate_row,
 )
 from app.catalog.service.versions import (
+    check_new_draft_name,
     current_price_list,
     get_price_list,
     list_price_lists,
@@ -94,6 +95,7 @@ __all__ = [
     "apply_import",
     "apply_staged_import",
     "archive_price_list",
+    "check_new_draft_name",
     "clear_cache",
     "cloud_public",
     "counts",

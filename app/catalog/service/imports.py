@@ -28,7 +28,13 @@ from app.catalog.models import (
 from app.catalog.service.audit import record
 from app.catalog.service.errors import CatalogError
 from app.catalog.service.rows import gpu_ids, list_rows, row_values
-from app.catalog.service.versions import current_price_list, require_draft, touch, unique_name
+from app.catalog.service.versions import (
+    check_new_draft_name,
+    current_price_list,
+    require_draft,
+    touch,
+    unique_name,
+)
 from app.catalog.shipped import shipped_document
 from app.db import hold_row
 from app.i18n import N_
@@ -348,7 +354,7 @@ def _new_import_draft(
         assert current.id is not None
         hold_row(session, PriceList, current.id, PriceList.revision)
     stamp = utcnow().strftime("%Y-%m-%d %H:%M:%S")
-    name = (name or "").strip() or _free_name(session, f"Import {stamp}")
+    name = check_new_draft_name(session, name or "") or _free_name(session, f"Import {stamp}")
     effective = effective or date.today()
     if current is None:
         head = PriceListCreate(name=name, effective_date=effective, notes="Imported")

@@ -7,6 +7,7 @@ from datetime import date
 
 from sqlmodel import Session, col, select
 
+from app import text
 from app.catalog.models import PriceList, utcnow
 from app.catalog.service.errors import Conflict, InvalidRow, NotFound
 from app.db import hold_row
@@ -92,6 +93,27 @@ def require_draft(session: Session, price_list_id: int, *, hold: bool = True) ->
             status=_(pl.status),
         )
     return pl
+
+
+#: The longest price-list name (the `price_list.name` column).
+NAME_MAX = 100
+
+
+def check_new_draft_name(session: Session, name: str) -> str:
+    """The name asked for a new draft, stripped ('' for none: the import picks one), or
+    `InvalidRow` naming `name`: a control or text-direction character (QA: an import named
+    "\u202eabc" was saved, and every price-list page and listing answered 500 from then on),
+    more than `NAME_MAX` characters, or a name another list has."""
+    name = name.strip()
+    if not name:
+        return ""
+    bad = text.problem(name)
+    if bad:
+        raise InvalidRow({"name": bad})
+    if len(name) > NAME_MAX:
+        raise InvalidRow({"name": _("at most %(n)s characters") % {"n": NAME_MAX}})
+    unique_name(session, name)
+    return name
 
 
 def unique_name(session: Session, name: str) -> None:
