@@ -17,6 +17,7 @@ from app.engine.costs import (
     Usage,
     compare_costs,
     cost_per_million_tokens_explained,
+    priced_gpus,
     tco_curves,
 )
 from app.engine.costs.formulas import utilization_break_evens
@@ -73,6 +74,7 @@ def comparison_dict(cmp: CostComparison) -> dict[str, Any]:
                 "monthly_rate": o.monthly_rate,
                 "hourly_rate": o.hourly_rate,
                 "period_months": o.period_months,
+                "held_months": o.held_months,
                 "total": o.total,
                 "upfront": o.upfront,
                 "economical": o.economical,
@@ -219,6 +221,21 @@ def price_plan(
     horizon = max(1, math.ceil(months), math.ceil(period), req.term_months or 0)
     warnings: list[str] = []
     prices = latest_cloud_prices(prices)
+    priced = priced_gpus(prices)
+    if gpu.id not in priced:
+        # Said in the reader's words (QA: the cost engine's "gpu_id must be one of …
+        # (got 'b300-sxm-288gb')" reached a Chinese page as it was).
+        names = {g.id: g.name for g in prices.gpus}
+        warnings.append(
+            Notice(
+                "Not priced: price list %(list)s has no rental, server or cloud price for the "
+                "%(gpu)s; choose a GPU it prices (%(gpus)s), or add a price for this one.",
+                list=prices.name,
+                gpu=gpu.name,
+                gpus=", ".join(names.get(g, g) for g in priced) or "—",
+            )
+        )
+        return None, warnings, []
     try:
         job = compare_costs(
             usage,

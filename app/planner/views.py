@@ -727,5 +727,8 @@ def plan_page(
         serving=serving_summary(req, resp),
         image=image_summary(req, resp),
         costs=costs_view.view(resp.cost, book, currency, utilization=req.utilization),
+        # With a list loaded, no costs means this plan could not be priced (its warning
+        # says why), not that there is no list (QA: a B300 plan said there was none).
+        price_list_loaded=book is not None,
     )
     return ctx

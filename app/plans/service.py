@@ -36,7 +36,15 @@ from app.engine.schemas import EstimateRequest
 from app.i18n import N_, babel_locale, current_language, translations
 from app.i18n import gettext as _
 from app.plans import schedule
-from app.plans.models import EDITABLE, SNAPSHOT, SUMMARY_MAX, Plan, PlanRevision, utcnow
+from app.plans.models import (
+    EDITABLE,
+    SNAPSHOT,
+    STATUSES,
+    SUMMARY_MAX,
+    Plan,
+    PlanRevision,
+    utcnow,
+)
 from app.quotes import pricing
 from app.quotes.models import DOMESTIC_TAX_RATE, EXPORT_TAX_RATE, QuoteIn
 from app.settings import Settings
@@ -68,6 +76,21 @@ _DECIDED_MESSAGES: Final = {
     ("accepted", False): N_("the quote was accepted; duplicate the plan to revise it"),
     ("declined", False): N_("the quote was declined; duplicate the plan to revise it"),
 }
+
+
+def settable_statuses(plan: Plan) -> list[str]:
+    """The statuses a save may give `plan` now (its own first), in `STATUSES` order: never
+    an answer (accepted, declined, expired: the customer and the validity date set them),
+    nor "sent" once the plan has a quote (sending it does). QA: the plan page offered
+    已接受 and 已逾期 and answered both with an error page."""
+    has_quote = plan.quote is not None
+    return [
+        s
+        for s in STATUSES
+        if s == plan.status or not (s in ANSWER_STATUSES or (s in LIFE_STATUSES and has_quote))
+    ]
+
+
 DEFAULT_PAYMENT_TERMS: Final = N_(
     "Payment by bank transfer within 30 days of the invoice (統一發票) date."
 )

@@ -280,7 +280,8 @@ def detail_context(
         # The customer answered the quote: its workload and prices stay as answered
         # (`service.require_undecided`), so the page offers no action that changes them.
         "decided": plan.status in service.DECIDED_STATUSES,
-        "statuses": [(s, STATUS_NAMES[s]) for s in STATUSES],
+        # Only what a save may set: the answers and "sent" have their own ways (send, share).
+        "statuses": [(s, STATUS_NAMES[s]) for s in service.settable_statuses(plan)],
         "status_names": STATUS_NAMES,
         "tier_names": planner.TIER_NAMES,
         "summary_text": summary_text,

@@ -287,6 +287,28 @@ def _months_phrase(months: Decimal) -> str:
     }
 
 
+#: Days and hours in a month (365.25 × 24 / 12 = 730.5 h; the engine's 730 h is a billing
+#: month, and a period under a month reads the same either way to one decimal).
+_DAYS_PER_MONTH: Final = Decimal("30.4375")
+_HOURS_PER_MONTH: Final = Decimal(730)
+
+
+def held_phrase(months: Decimal) -> str:
+    """How long servers are held, as a reader says it: "12 months", "6.3 months", "1.1 days",
+    "2.8 hours" (under a month in days, under a day in hours; one decimal at most)."""
+    tenth = Decimal("0.1")
+    if months >= 1:
+        num, count = months.quantize(tenth, rounding=ROUND_HALF_UP), months
+        singular, plural = "%(num)s month", "%(num)s months"
+    elif months * _DAYS_PER_MONTH >= 1:
+        num = count = (months * _DAYS_PER_MONTH).quantize(tenth, rounding=ROUND_HALF_UP)
+        singular, plural = "%(num)s day", "%(num)s days"
+    else:
+        num = count = (months * _HOURS_PER_MONTH).quantize(tenth, rounding=ROUND_HALF_UP)
+        singular, plural = "%(num)s hour", "%(num)s hours"
+    return ngettext(singular, plural, 1 if count == 1 else 2) % {"num": quantity_text(num)}
+
+
 def buy_line_notes(
     line: Mapping[str, Any],
     option: Mapping[str, Any] | None,
@@ -308,10 +330,27 @@ def buy_line_notes(
     running = pricing.running_costs(option)
     if running is None or running.total <= 0:
         return notes
+    ccy = str(quote.get("currency") or option_currency)
+    if running.months != running.months.to_integral_value():
+        # Held for part of a month, or whole months and a part: a total over the period (a
+        # rate per month × 0.0038 months would not read, nor multiply out once rounded).
+        total = in_quote_currency(running.total, option_currency, quote)
+        if total is None:
+            return notes
+        notes.append(
+            gettext(
+                "Not in this quote: running costs of owning them over %(period)s, estimated "
+                "at %(total)s (power, colocation, maintenance, operations staff)."
+            )
+            % {
+                "period": held_phrase(running.months),
+                "total": money_text(pricing.round_money(total, ccy), ccy),
+            }
+        )
+        return notes
     per_month = in_quote_currency(running.per_month, option_currency, quote)
     if per_month is None:
         return notes
-    ccy = str(quote.get("currency") or option_currency)
     per_month = pricing.round_money(per_month, ccy)
     notes.append(
         gettext(
@@ -441,22 +480,24 @@ def option_price(
 def buy_breakdown_text(option: Mapping[str, Any], currency: str) -> str:
     """Why buying's total for the period is below its up-front price, in the active language:
     "NT$5,426,381 up front − NT$3,640,197 resale value at the end + NT$1,002,069 running
-    costs over 12 months" — the three as printed add up to the printed total (the resale
-    value, itself an estimate, takes the rounding); "" for other options."""
+    costs over 12 months" — the three as printed add up to the printed total. The resale
+    value is the engine's, rounded as its note prints it; the running costs take the
+    rounding (QA: the resale read NT$1 off the note beside it). The period is the one the
+    servers are held ("2.8 hours"), not the whole months billed. "" for other options."""
     running = pricing.running_costs(option)
     if running is None or not option.get("upfront"):
         return ""
     upfront = pricing.round_money(pricing.dec(option["upfront"]), currency)
-    spent = pricing.round_money(running.total, currency)
+    resale = pricing.round_money(running.resale, currency)
     total = pricing.round_money(pricing.dec(option.get("total") or 0), currency)
     return gettext(
         "%(upfront)s up front − %(resale)s resale value at the end + %(running)s running "
         "costs over %(months)s"
     ) % {
         "upfront": money_text(upfront, currency),
-        "resale": money_text(upfront + spent - total, currency),
-        "running": money_text(spent, currency),
-        "months": _months_phrase(running.months),
+        "resale": money_text(resale, currency),
+        "running": money_text(total - upfront + resale, currency),
+        "months": held_phrase(running.months),
     }
 
 
@@ -677,6 +718,11 @@ def period_text(option: Mapping[str, Any]) -> str:
     """What an option's total covers, in the reader's language: "for 132 hours", "for 12
     months" (its billed quantity and unit; "" when the option states none)."""
     billed = option.get("billed") or {}
+    held = option.get("held_months")
+    if option.get("kind") == "buy" and held:
+        # A purchase is held for its period, then resold: not "for 1 month" (the whole
+        # months billed) for a job of 2.8 hours.
+        return gettext("held for %(period)s") % {"period": held_phrase(pricing.dec(held))}
     try:
         qty = float(billed.get("quantity") or 0)
     except (TypeError, ValueError):

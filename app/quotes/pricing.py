@@ -237,13 +237,20 @@ def running_costs(option: Mapping[str, Any]) -> RunningCosts | None:
     without a breakdown or a period).
 
     total = Σ breakdown parts other than capex, storage_network and residual (power,
-    facility, maintenance, staff: app.engine.costs.ownership); months = the billed months
-    (the period the servers are held); resale = −breakdown.residual. By construction
+    facility, maintenance, staff: app.engine.costs.ownership); months = the months the
+    servers are held (`held_months`; a plan saved before it was stated: the billed months,
+    which round the holding period up to whole months — QA: a job of 2.8 hours read
+    "running costs over 1 month"); resale = −breakdown.residual. By construction
     upfront + total − resale = the option's total."""
     if option.get("kind") != "buy":
         return None
     parts = option.get("breakdown") or {}
-    months = dec((option.get("billed") or {}).get("quantity") or option.get("period_months") or 0)
+    months = dec(
+        option.get("held_months")
+        or (option.get("billed") or {}).get("quantity")
+        or option.get("period_months")
+        or 0
+    )
     if not parts or months <= 0:
         return None
     total = sum((dec(v) for k, v in parts.items() if k not in _NOT_RUNNING), Decimal(0))

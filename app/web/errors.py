@@ -96,7 +96,22 @@ def error_page(request: Request, exc: DomainError) -> Response:
     ctx = {"status": exc.status, "kind": exc.kind, "nav_active": _NAV.get(segment)}
     if exc.message_id:
         ctx["message"] = exc.message
+    ctx["back"] = _back_to(request)
     return render(request, "_error.html", ctx, status_code=exc.status)
+
+
+def _back_to(request: Request) -> str | None:
+    """The page a refused form was sent from (this site's, by its Referer), for a "back"
+    link: the error page of a plan's form led only to the home page (QA)."""
+    referer = request.headers.get("referer", "")
+    here = f"{request.url.scheme}://{request.url.netloc}/"
+    if not referer.startswith(here):
+        return None
+    path = "/" + referer[len(here) :]
+    # "//host" and "/\\host" would leave the site (browsers read both as another host's).
+    if path[1:2] in ("/", "\\") or path == request.url.path:
+        return None
+    return path
 
 
 def unavailable_response(request: Request, *, busy: bool = False) -> Response:

@@ -676,3 +676,50 @@ def test_compare_names_the_plan_that_is_not_there(
     assert gone in alert
     r = pages.get(f"/compare?rev={p1.id}:7,{p1.id}", headers=headers)
     assert r.status_code == 404 and no_version in soup(r).select_one(".notice.error").get_text()
+
+
+def test_the_status_form_offers_only_what_a_save_may_set(
+    pages: TestClient, account: MakeAccount
+) -> None:
+    """QA of stop 32: the plan page offered 已接受 and 已逾期 and answered both with an
+    error page that led only home. The answers (accepted, declined, expired) are set by the
+    customer and the validity date; a plan with a quote is "sent" by sending it."""
+    a = signed_in(pages, account)
+    plan = make_plan(pages, a.user)
+    page = soup(pages.get(f"/plans/{plan.id}"))
+    offered = [o["value"] for o in page.select("#f-status option")]
+    assert offered == ["draft", "sent", "lost"]  # no quote: "sent" is the pipeline marker
+    with Session(pages.app.state.engine) as s:  # type: ignore[attr-defined]
+        row = s.get(Plan, plan.id)
+        assert row is not None
+        row.quote = {"lines": []}
+        assert service.settable_statuses(row) == ["draft", "lost"]
+        row.status = "sent"
+        assert service.settable_statuses(row) == ["draft", "sent", "lost"]  # its own first
+
+
+def test_a_refused_form_offers_the_way_back(pages: TestClient, account: MakeAccount) -> None:
+    a = signed_in(pages, account)
+    plan = make_plan(pages, a.user)
+    token = _csrf(pages, f"/plans/{plan.id}")
+    back = f"http://testserver/plans/{plan.id}"
+    r = pages.post(
+        f"/plans/{plan.id}/status",
+        data={"csrf_token": token, "version": "1", "status": "accepted"},
+        headers={"Referer": back},
+    )
+    assert r.status_code == 422
+    links = [x["href"] for x in soup(r).select(".error-page a")]
+    assert links == [f"/plans/{plan.id}", "/"]
+    # Another site's page, or one that would leave this site, is no way back.
+    for referer in (
+        "https://evil.example/x",
+        "http://testserver//evil.example",
+        "http://testserver/\\evil",
+    ):
+        r = pages.post(
+            f"/plans/{plan.id}/status",
+            data={"csrf_token": token, "version": "1", "status": "accepted"},
+            headers={"Referer": referer},
+        )
+        assert [x["href"] for x in soup(r).select(".error-page a")] == ["/"]

@@ -118,7 +118,9 @@ def test_usd_pdf_shows_the_fx_rate_and_its_date(client: TestClient, tmp_path: Pa
     link = _share(client, a, p["id"])
     text = _pdf_text(TestClient(client.app), f"{link}/quote.pdf", tmp_path)
     fx = p["quote"]["fx"]
-    assert f"1 USD = {fx['rate']} TWD" in text and fx["as_of"] in text
+    # the rate's date as every date of the document reads (2026-11-01: "Nov 1, 2026")
+    assert fx["as_of"] == "2026-11-01"
+    assert f"1 USD = {fx['rate']} TWD" in text and "rate of Nov 1, 2026" in text
     # Export customer: 0% tax, total = subtotal, in US$ with cents.
     assert _nt(text, "Total (incl. tax)") == _nt(text, "Subtotal (excl. tax)")
     assert re.search(r"US\$[\d,]+\.\d\d", text)

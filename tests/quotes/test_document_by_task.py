@@ -200,8 +200,15 @@ def test_an_option_names_the_gpus_it_pays_for(
     zh = _pdf_text(client, a, plan["id"], "zh-TW", tmp_path)
     assert f"{paid} × {gpu['name']}（方案使用 {gpu['count']} 張）" in zh
     # the quoted total says what it is: before tax, and for how long
-    assert "Quoted total (excl. tax)" in en and "for 12 months" in en
-    assert "報價總額（未稅）" in zh and "共 12 個月" in zh
+    for text, label, months in (
+        (en, "Quoted total (excl. tax)", "× 12 months"),
+        (zh, "報價總額（未稅）", "× 12 個月"),
+    ):
+        flat = " ".join(text.split())
+        assert months in flat[flat.index(label) :][:80]
+    # the purchase beside it is held for the plan's 12 months, then resold
+    assert "held for 12 months" in " ".join(en.split())
+    assert "持有 12 個月" in " ".join(zh.split())
 
 
 def test_an_option_for_exactly_the_plans_gpus_names_them_once() -> None:

@@ -164,9 +164,11 @@ def test_a_buy_line_is_the_up_front_price_once_not_a_month_of_run_rate() -> None
         "Not in this quote: running costs of owning them, estimated at NT$3,350/month × "
         "12 months = NT$40,200 (power, colocation, maintenance, operations staff)."
     )
-    # Ways to pay: 5,426,381 − 3,466,583 + 40,201 = 1,999,999 (the printed total).
+    # Ways to pay: 5,426,381 − 3,466,582 + 40,200 = 1,999,999 (the printed total). The
+    # resale is the engine's NT$3,466,581.9 as its note rounds it; the running costs take
+    # the rounding (NT$40,200.5 → 40,200).
     assert document.buy_breakdown_text(BUY_OPTION, "TWD") == (
-        "NT$5,426,381 up front − NT$3,466,583 resale value at the end + NT$40,201 running "
+        "NT$5,426,381 up front − NT$3,466,582 resale value at the end + NT$40,200 running "
         "costs over 12 months"
     )
     assert document.option_price(BUY_OPTION, 730.0, "TWD") is None  # no rate × months
@@ -657,3 +659,61 @@ def test_a_price_written_with_thousands_separators_is_read(client: TestClient) -
     saved = client.get(f"/api/v1/plans/{p['id']}", headers=a.headers).json()
     assert saved["quote"]["lines"][0]["unit_price"] == "180000"
     assert saved["quote_totals"]["line_amounts"] == ["1080000"]
+
+
+#: QA of stop 32: a 2.8-hour job's purchase (billed as 1 whole month, held 2.8 hours =
+#: 2.8 / 730 months, then resold) read "+ NT$3,516 running costs over 1 month".
+#: Running costs 55.76 + 70.63 + 130.84 + 94.35 = NT$351.58 over the 2.8 hours.
+SHORT_BUY: dict[str, Any] = {
+    **BUY_OPTION,
+    "billed": {"unit": "month", "quantity": 1.0, "gpus": 4.0, "nodes": 1},
+    "held_months": 2.8 / 730,
+    "total": 226941.4173610313,
+    "breakdown": {
+        "capex": 4748083.2,
+        "storage_network": 678297.6,
+        "power": 55.760357859834365,
+        "facility": 70.63028327465821,
+        "maintenance": 130.83745209455165,
+        "staff": 94.3488224473399,
+        "residual": -5199790.959554645,
+    },
+}
+
+
+def test_a_purchase_held_for_hours_says_hours_not_a_month() -> None:
+    i18n.activate("en")
+    # 5,426,381 − 5,199,791 + 352 = 226,942 = the option's NT$226,941.42 rounded... to the
+    # unit: 226,941; so the running costs print 226,941 − 5,426,381 + 5,199,791 = NT$351.
+    assert document.buy_breakdown_text(SHORT_BUY, "TWD") == (
+        "NT$5,426,381 up front − NT$5,199,791 resale value at the end + NT$351 running "
+        "costs over 2.8 hours"
+    )
+    assert document.period_text(SHORT_BUY) == "held for 2.8 hours"
+    stored = _resolve({"lines": [{"option_key": BUY}]}, [SHORT_BUY])
+    (line,) = stored["lines"]
+    notes = document.buy_line_notes(line, SHORT_BUY, stored, "TWD")
+    assert notes[1] == (
+        "Not in this quote: running costs of owning them over 2.8 hours, estimated at NT$352 "
+        "(power, colocation, maintenance, operations staff)."
+    )
+    i18n.activate("zh-TW")
+    assert document.period_text(SHORT_BUY) == "持有 2.8 小時"
+    assert document.held_phrase(Decimal("1.1") / Decimal("30.4375")) == "1.1 天"
+
+
+def test_the_engine_states_how_long_a_purchase_is_held(client: TestClient) -> None:
+    """The buy option carries `held_months`, the period its note states ("Held 1.1 days"),
+    while `billed` counts whole months (1)."""
+    a = make_account(client, "sales")
+    c = _customer(client, a, name="Holder Co")
+    p = _plan(client, a, c["id"], {"lines": [{"option_key": TERM}]})
+    cost = p["result"]["cost"]
+    buy = next(o for o in cost["options"] if o["kind"] == "buy")
+    assert buy["held_months"] == pytest.approx(cost["rent_months"])
+    days = re.search(r"Held ([\d.]+) days", buy["note"])
+    assert days is not None
+    assert round(buy["held_months"] * 30.42, 1) == float(days.group(1))
+    assert buy["billed"]["quantity"] == 1.0
+    i18n.activate("en")
+    assert document.period_text(buy) == f"held for {days.group(1)} days"

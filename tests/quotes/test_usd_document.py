@@ -162,3 +162,18 @@ def test_a_cloud_comparison_names_the_gpus_paid_for_and_the_price_date(
     assert any(label.startswith(f"{expected} · {date}") for label in labels), [
         x for x in labels if "AWS" in x
     ]
+
+
+def test_the_rate_date_reads_like_every_other_date(
+    client: TestClient, usd: dict[str, Any], tmp_path: Path
+) -> None:
+    """QA of stop 32: "rate of 2026-11-01" beside "Valid until Dec 31, 2026". The shipped
+    list's USD→TWD rate is of 2026-11-01."""
+    assert usd["plan"]["quote"]["fx"]["as_of"] == "2026-11-01"
+    page = BeautifulSoup(TestClient(client.app).get(usd["link"]).text, "html.parser")
+    assert "(rate of Nov 1, 2026, from the price list)" in page.select_one(".fx").get_text()
+    text = " ".join(_pdf_text(TestClient(client.app), f"{usd['link']}/quote.pdf", tmp_path).split())
+    assert "rate of Nov 1, 2026" in text and "2026-11-01" not in text
+    # What the engine sized is not said to be "included" in what the lines charge.
+    assert "Infrastructure included" not in text
+    assert "Infrastructure this plan is sized for" in text

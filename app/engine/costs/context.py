@@ -133,6 +133,7 @@ def finish_option(
     economical: bool = True,
     note: str = "",
     provider: str = "",
+    held_months: float = 0.0,
 ) -> CostOption:
     """Read totals and curves off the ledger; add the rate and total explanations.
 
@@ -207,6 +208,7 @@ def finish_option(
         period_months=billed.quantity if billed.unit == "month" else ctx.metered_months,
         economical=economical,
         provider=provider,
+        held_months=held_months,
     )
 
 

@@ -136,6 +136,8 @@ class CostOption:
     upfront; cumulative_parts: the same per breakdown part. fixed_monthly and
     metered_monthly_full: the run-rate per month that does not depend on utilisation and
     the part that does, at 100 % (730 h) — `break_even_utilization` uses them.
+    held_months: buying only, the months the servers are held before they are resold (its
+    running costs and resale value are for this period; `billed` counts whole months).
     """
 
     kind: str
@@ -160,6 +162,7 @@ class CostOption:
     period_months: float = 0.0
     economical: bool = True
     provider: str = ""
+    held_months: float = 0.0  # buying: the months the servers are held, then resold
 
 
 @dataclass(frozen=True)

@@ -552,4 +552,5 @@ def buy_option(
         feasible=feasible,
         economical=economical,
         note=Sentences(*notes),
+        held_months=held,
     )
