@@ -31,7 +31,7 @@ def _context(request: Request, query: Any) -> dict[str, Any]:
         "nav_active": "assess",
         "a": a,
         "options": assessment,
-        "tier_rows": content.tier_rows(request, currency),
+        "tier_rows": assessment.tier_rows(content.tier_rows(request, currency)),
         "lead": {},
         "lead_errors": {},
         "errors": a.errors,
@@ -57,7 +57,7 @@ def request_quote(
     slot = limits.reserve(request, session, QUOTE_REQUESTS)  # 429 past 5 leads / 10 min
     ctx = _context(request, form)
     a = ctx["a"]
-    tier = a.resp.tier if a.resp else ""
+    tier = ctx["tier"].key if a.resp else ""  # the tier the page showed (a fleet's servers')
     data, errors = lead_views.parse_lead(form, lang=lang, tier=tier, answers=a.answers)
     if data is None or a.resp is None:
         slot.release()  # an incomplete form costs nothing

@@ -2,25 +2,32 @@
 
 The answers map onto an `EstimateRequest` (model-size presets 7B/13B/70B or a custom size,
 data size, deadline, task) and the engine decides the tier, so the page and the planner
-can never disagree.
+can never disagree (a serving fleet whose copies each fit one server is in its servers'
+tier there too).
 """
 
 from __future__ import annotations
 
+import math
 import re
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
+from decimal import ROUND_HALF_UP, Decimal
 from typing import Any, Final
 
 from pydantic import ValidationError
 
 from app.architectures import content
-from app.engine.estimate import InputError, estimate
-from app.engine.price_book import PriceBook
+from app.engine.costs.fleet import FleetRental
+from app.engine.costs.fleet import fleet_rental as engine_fleet_rental
+from app.engine.estimate import InputError, estimate, gpu_pool
+from app.engine.formatting import currency_symbol
+from app.engine.price_book import FxRate, PriceBook
 from app.engine.schemas import EstimateRequest, EstimateResponse
 from app.i18n import N_, ngettext
 from app.i18n import gettext as _
-from app.web.forms import FieldError, parse_number
+from app.web.forms import FieldError, number_text, parse_number
 from app.web.notices import input_error_text
 
 
@@ -80,6 +87,8 @@ USERS_OPTIONS: Final = (
     Option("1000", "1,000", N_("A public service")),
 )
 PRESETS: Final = {"7": "mistral-7b", "13": "llama-2-13b", "70": "llama-3.1-70b"}
+MIN_PARAMS_B: Final = 0.1  # the "other size" field, billions of parameters
+MAX_PARAMS_B: Final = 2000.0
 ANSWER_FIELDS: Final = ("task", "size", "size_other", "data", "deadline", "users")
 _BILLIONS: Final = re.compile(r"\s*[BbＢｂ]\s*$")
 
@@ -116,18 +125,25 @@ def build_request(
     if not _valid(size, SIZE_OPTIONS):
         errors["size"] = _("Choose the model size.")
     elif size == "other":
+        # One message for a size that is missing, unreadable or out of range: the range and
+        # an example inside it (it said "e.g. 4096", parse_number's example, QA).
+        size_range = _("Enter a size from 0.1 to 2,000 billion parameters, e.g. 32.")
+        value: float | int | None = None
         try:
             # The field asks for billions, so "70B" (as a model's name writes it) is 70, not
             # parse_number's 70 × 10^9.
             raw = _BILLIONS.sub("", answers.get("size_other", ""))
-            value = parse_number("size_other", raw)
+            number_text("size_other", raw)  # a decimal comma ("1,5") says so itself
         except FieldError as e:
             errors["size_other"] = str(e)
-            value = None
-        if value is None and "size_other" not in errors:
-            errors["size_other"] = _("Type the size in billions of parameters, e.g. 32.")
-        elif value is not None and not 0.1 <= value <= 2000:
-            errors["size_other"] = _("Between 0.1 and 2,000 billion parameters.")
+        else:
+            try:
+                value = parse_number("size_other", raw)
+            except FieldError:
+                value = None
+            if value is None or not MIN_PARAMS_B <= value <= MAX_PARAMS_B:
+                errors["size_other"] = size_range
+                value = None
         params = float(value) if value is not None else None
     inference = task == "inference"
     image = task == "image"
@@ -476,28 +492,316 @@ def gpu_note(r: EstimateResponse) -> str:
     )
 
 
+def whole(amount: float) -> int:
+    """A reference price in whole units, half up as quotes round (app/quotes/pricing.py):
+    NT$50,000 at 32 NT$/US$ is US$1,562.50 → US$1,563 (the money formatter rounds half to
+    even, so it showed US$1,562 beside US$10,938 for 10,937.50, QA)."""
+    return int(Decimal(repr(amount)).quantize(Decimal(1), rounding=ROUND_HALF_UP))
+
+
+def fx_rate(book: PriceBook | None, currency: str) -> FxRate | None:
+    """The price list's rate the page converts its home-currency prices at; None when the page
+    shows the list's own currency (nothing is converted) or the list has no such rate."""
+    if book is None or currency == book.currency:
+        return None
+    pair = {book.currency, currency}
+    return next((r for r in book.fx if {r.base, r.quote} == pair), None)
+
+
+def fx_note(book: PriceBook | None, currency: str) -> str:
+    """ "Converted from NT$ at the price list's rate, US$1 = NT$32, as of Nov 1, 2026." —
+    PRODUCT.md §6: a foreign-currency figure carries its rate and its date."""
+    from app.web.templating import date, number
+
+    rate = fx_rate(book, currency)
+    if rate is None or book is None:
+        return ""
+    digits = 0 if rate.rate == round(rate.rate) else 4
+    text = number(rate.rate, digits)
+    if digits:
+        text = text.rstrip("0").rstrip(".")
+    values = {
+        "home": currency_symbol(book.currency).strip(),
+        "rate": f"{currency_symbol(rate.base)}1 = {currency_symbol(rate.quote)}{text}",
+        "date": date(rate.as_of),
+    }
+    return _("Converted from %(home)s at the price list's rate, %(rate)s, as of %(date)s.") % values
+
+
+# ------------------------------------------------------------------- a serving fleet's tier
+
+
+@dataclass(frozen=True, slots=True)
+class Fleet:
+    """Copies of a model served side by side on several servers (engine `inference.replicas`),
+    each copy inside one server: they exchange no data, so nothing crosses servers but the
+    requests from the load balancer."""
+
+    copies: int
+    span: int  # GPUs one copy takes
+    per_node: int  # GPUs a server of this GPU holds
+    nodes: int  # the engine's servers
+    rental: FleetRental | None  # the provider's servers that hold it, when it rents this GPU
+
+    @property
+    def servers(self) -> tuple[int, ...]:
+        """GPUs of each server: the rental's, else the engine's packing (full servers)."""
+        if self.rental is not None:
+            return self.rental.servers
+        total = self.copies * self.span
+        full, rest = divmod(total, self.per_node)
+        return (self.per_node,) * full + ((rest,) if rest else ())
+
+
+def fleet_rental(book: PriceBook | None, gpus: int, span: int, currency: str) -> FleetRental | None:
+    """The provider's servers that hold the fleet (`app.engine.costs.fleet`)."""
+    if book is None:
+        return None
+    return engine_fleet_rental(book, content.house_offers(book), gpus, span, currency)
+
+
+def gpus_per_node(r: EstimateResponse, book: PriceBook | None) -> int:
+    """GPUs the engine puts in one server of the estimate's GPU (`GpuSpec.gpus_per_node`)."""
+    for g in gpu_pool(None, book):
+        if g.id == r.gpu.id:
+            return max(1, g.gpus_per_node)
+    return max(1, math.ceil(r.gpu.count / max(1, r.gpu.nodes)))
+
+
+def fleet_of(r: EstimateResponse, book: PriceBook | None, currency: str) -> Fleet | None:
+    """The estimate as a serving fleet over several servers, each copy inside one; None for a
+    training job, one server, or copies that are themselves split across servers."""
+    if r.inference is None or r.training is not None or r.gpu.nodes <= 1:
+        return None
+    if r.gpu.fraction and r.gpu.fraction < 1:
+        return None
+    n, span, copies = layout(r)
+    per_node = gpus_per_node(r, book)
+    if copies <= 1 or span > per_node:
+        return None
+    rental = fleet_rental(book, n, span, currency) if r.gpu.id == content.REFERENCE_GPU else None
+    return Fleet(copies, span, per_node, r.gpu.nodes, rental)
+
+
+def tier_key(r: EstimateResponse, fleet: Fleet | None) -> str:
+    """The seed-003 tier the page shows: the engine's, which puts a fleet of copies that
+    each fit a server in its servers' tier (`app.engine.estimate._tier_span`)."""
+    del fleet  # the engine decides; the fleet only words the reasons
+    return r.tier
+
+
+def servers_text(servers: tuple[int, ...]) -> str:
+    """ "3 × 8-GPU servers + 1 × 2-GPU server" / "3 台 8 卡伺服器 + 1 台 2 卡伺服器"."""
+    from app.web.templating import number
+
+    counts = Counter(servers)
+    return " + ".join(
+        ngettext("%(n)s × %(gpus)s-GPU server", "%(n)s × %(gpus)s-GPU servers", k)
+        % {"n": number(k), "gpus": number(size)}
+        for size, k in sorted(counts.items(), reverse=True)
+    )
+
+
+def servers_count(fleet: Fleet) -> str:
+    """ "4 servers" / "4 台伺服器"."""
+    from app.web.templating import number
+
+    n = len(fleet.servers)
+    return ngettext("%(num)s server", "%(num)s servers", n) % {"num": number(n)}
+
+
+def fleet_sentence(fleet: Fleet, tier: content.TierInfo) -> str:
+    """The third reason: where the copies run, and why that is not the InfiniBand tier."""
+    from app.web.templating import number
+
+    return _(
+        "Servers: the %(copies)s copies run on %(servers)s (%(layout)s) behind a load "
+        "balancer. The copies exchange no data, so the servers need only Ethernet between "
+        "them, not the InfiniBand of a multi-node training cluster: each server is in the "
+        "%(tier)s tier."
+    ) % {
+        "copies": number(fleet.copies),
+        "servers": servers_count(fleet),
+        "layout": servers_text(fleet.servers),
+        "tier": _(tier.name),
+    }
+
+
+def tier_line(tier: content.TierInfo, fleet: Fleet | None) -> tuple[str, str]:
+    """(hardware, interconnect) of the tier card's line. The single tier's "PCIe 5.0" is the
+    GPU's link to the host (a lone GPU has no peer), said so beside an SXM5 estimate (QA read
+    it as the PCIe card); a fleet's are per server, with Ethernet between the servers."""
+    if fleet is not None:
+        return (
+            _("%(hardware)s per server") % {"hardware": _(tier.hardware)},
+            _("%(link)s inside each server, Ethernet between servers")
+            % {"link": tier.interconnect},
+        )
+    if tier.key == "single_gpu":
+        return _(tier.hardware), _("%(link)s to the host") % {"link": tier.interconnect}
+    return _(tier.hardware), tier.interconnect
+
+
+#: Seed 003 T14 (leave the single tier on two or more); content.UPGRADE_SIGNALS in order.
+QUEUE, SIZE_JUMP, PEAKS = content.UPGRADE_SIGNALS
+
+
+@dataclass(frozen=True, slots=True)
+class Signals:
+    heading: str
+    intro: str
+    items: tuple[str, ...]
+
+
+def _params_b(a: Assessment) -> float:
+    size = a.answers.get("size", "")
+    if size == "other":
+        return float(a.req.model.params_b or 0) if a.req is not None else 0.0
+    return float(size) if size.replace(".", "", 1).isdigit() else 0.0
+
+
+def signals(a: Assessment, tier: str, fleet: Fleet | None) -> Signals:
+    """What moves this customer to the next tier, for their answers and tier (QA: the top
+    tier said "evaluate the next stage", a 70B customer read "jumps from 13B to 70B").
+
+    - single GPU: seed 003 T14, two or more of three; the jump to 70B left out where it cannot
+      happen (a 70B model already, or images), and then both of the two.
+    - multi-GPU training: what one 8-GPU server cannot do ("單節點八卡仍不夠,就得跨機器"):
+      a 70B full fine-tune or pre-training (T2: terabyte-class), or a deadline it misses.
+    - multi-GPU serving: more users take more copies and servers in the same tier.
+    - multi-node: the top tier; more nodes, priced per project."""
+    task = a.answers.get("task", "")
+    big = _params_b(a) >= 70
+    up = _("When to move up a tier")
+    grows = _("How this grows")
+    if tier == "multi_node":
+        return Signals(
+            grows,
+            _(
+                "This is the top tier: there is no tier above it. A larger model, more data "
+                "or a tighter deadline takes more nodes, priced per project."
+            ),
+            (),
+        )
+    if tier == "single_gpu":
+        items = [QUEUE, PEAKS] if big or task == "image" else [QUEUE, SIZE_JUMP, PEAKS]
+        intro = (
+            _("Plan the next tier when two or more of these show up:")
+            if len(items) > 2
+            else _("Plan the next tier when both of these show up:")
+        )
+        return Signals(up, intro, tuple(_(s) for s in items))
+    if task in ("inference", "image") or fleet is not None:
+        return Signals(
+            grows,
+            _("Serving grows by adding servers in this tier, not by moving up:"),
+            (
+                _(
+                    "Inference peaks start to queue: add copies of the model, and servers "
+                    "when the ones you have are full."
+                ),
+                _(
+                    "Training enters the plan: a 70B full fine-tune or pre-training needs "
+                    "the multi-node tier; smaller training fits one server."
+                ),
+            ),
+        )
+    items = []
+    if not (big and task in ("full_finetune", "pretrain")):
+        items.append(
+            _(
+                "You move to a full fine-tune or pre-training of a 70B model: terabyte-class "
+                "memory, more than one 8-GPU server holds."
+            )
+        )
+    items.append(_("Training on one 8-GPU server no longer meets your deadline."))
+    return Signals(
+        up, _("Plan the multi-node tier when one 8-GPU server is no longer enough:"), tuple(items)
+    )
+
+
 def result_context(a: Assessment, *, book: PriceBook | None, currency: str) -> dict[str, Any]:
     """What the result block shows. The monthly price is the provider's H100 rental that holds
-    the estimate (a MIG slice where the engine sized one); an estimate on another GPU has no
-    list price here and is quoted per project (it was priced as that many H100s)."""
+    the estimate (a MIG slice where the engine sized one; a fleet's servers); an estimate on
+    another GPU has no list price here and is quoted per project (it was priced as that many
+    H100s). Reference prices are whole units, half up (`whole`)."""
     if a.resp is None:
         return {}
     r = a.resp
-    tier = content.TIER_BY_KEY[r.tier]
+    fleet = fleet_of(r, book, currency)
+    tier = content.TIER_BY_KEY[tier_key(r, fleet)]
     architecture = content.ARCH_BY_KEY[tier.template]
     reference = r.gpu.id == content.REFERENCE_GPU
     units = r.gpu.fraction if r.gpu.fraction and r.gpu.fraction < 1 else float(r.gpu.count)
-    plan_range = plan_price(book, units, currency) if reference else None
+    plan_range: tuple[float, float, float] | None
+    if fleet is not None:
+        rental = fleet.rental
+        plan_range = (
+            (rental.best_price, rental.list_price, float(sum(rental.servers)))
+            if rental is not None
+            else None
+        )
+    else:
+        plan_range = plan_price(book, units, currency) if reference else None
+    tier_range = content.tier_price_range(book, tier, currency) if reference else None
+    why_ = why(a)
+    if fleet is not None:
+        why_["servers"] = fleet_sentence(fleet, tier)
+    hardware, interconnect = tier_line(tier, fleet)
     return {
         "tier": tier,
-        "why": why(a),
+        "tier_hardware": hardware,
+        "tier_interconnect": interconnect,
+        "why": why_,
         "estimate": estimate_text(r),
         "architecture": architecture,
-        "tier_range": content.tier_price_range(book, tier, currency) if reference else None,
-        "plan_range": plan_range,
+        "tier_range": (whole(tier_range[0]), whole(tier_range[1])) if tier_range else None,
+        "plan_range": (whole(plan_range[0]), whole(plan_range[1]), plan_range[2])
+        if plan_range
+        else None,
         "units": units,
         "gpu_name": gpu_label(r.gpu.name),
-        "template_note": template_note(r, architecture, plan_range[2] if plan_range else None),
+        "fleet": fleet,
+        "fleet_servers": servers_count(fleet) if fleet else "",
+        "fleet_layout": servers_text(fleet.servers) if fleet else "",
+        "template_note": fleet_template_note(r, fleet)
+        if fleet
+        else template_note(r, architecture, plan_range[2] if plan_range else None),
         "gpu_note": gpu_note(r),
-        "signals": content.UPGRADE_SIGNALS,
+        "signals": signals(a, tier.key, fleet),
+        "fx_note": fx_note(book, currency),
     }
+
+
+def fleet_template_note(r: EstimateResponse, fleet: Fleet) -> str:
+    """The template is one server of the tier; the estimate is several."""
+    values = {
+        "estimate": estimate_text(r),
+        "servers": servers_count(fleet),
+    }
+    if fleet.rental is not None:
+        return (
+            _(
+                "This is the tier's reference template, one server, for comparison. Your "
+                "estimate is %(estimate)s on %(servers)s of this tier, and the monthly price "
+                "is for those servers."
+            )
+            % values
+        )
+    return (
+        _(
+            "This is the tier's reference template, one server, for comparison. Your "
+            "estimate is %(estimate)s on %(servers)s, priced per project."
+        )
+        % values
+    )
+
+
+def tier_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The tier table's rents in whole units, half up (`whole`), as the result shows them."""
+    return [
+        {**row, "price": (whole(row["price"][0]), whole(row["price"][1]))}
+        if row.get("price")
+        else row
+        for row in rows
+    ]

@@ -108,7 +108,7 @@ def estimate(
             slice_rented=_slice_rented(req, gpu, prices),
         )
     nodes = math.ceil(plan.count / gpu.gpus_per_node)
-    tier = planner.tier_for(plan.fraction or plan.count, nodes)
+    tier = planner.tier_for(*_tier_span(plan, nodes))
     explain.append(_tier_explained(plan, nodes, tier))
     dataset_gb = _dataset_on_disk(req, plan, explain)
     infra = size_infra(
@@ -621,21 +621,44 @@ _TIERS: Final = {
 }
 
 
-def _tier_explained(plan: Plan, nodes: int, tier: str) -> Explanation:
-    """T1: one GPU, one node of several GPUs, or several nodes."""
+def _tier_span(plan: Plan, nodes: int) -> tuple[float, int]:
+    """(GPUs, nodes) that decide the tier: the whole job's for training; for a service of
+    copies that each fit in one node, one node's (its GPUs, 1 node). Independent copies on
+    several servers share no collective: they are servers of the multi-GPU tier behind a
+    load balancer, with Ethernet between them (`infra` sizes no InfiniBand for them), not
+    seed 003's multi-node InfiniBand tier, which it describes as the entry to distributed
+    training (QA: a 70B service of 26 one-GPU copies was put in the training tier)."""
     gpus = plan.fraction or plan.count
+    if plan.inference is None or nodes <= 1:
+        return gpus, nodes
+    per_copy = plan.layout.tp * plan.layout.pp
+    if per_copy > plan.gpu.gpus_per_node:
+        return gpus, nodes  # one copy spans servers: the fabric is the tier's
+    return float(min(plan.count, plan.gpu.gpus_per_node)), 1
+
+
+def _tier_explained(plan: Plan, nodes: int, tier: str) -> Explanation:
+    """T1: one GPU, one node of several GPUs, or several nodes (of one job or one copy)."""
+    gpus, span = _tier_span(plan, nodes)
     number, words = _TIERS[tier]
+    total = plan.fraction or plan.count
+    where = f"{total:g} GPU{'' if total == 1 else 's'} on {nodes} node{'' if nodes == 1 else 's'}"
+    if span != nodes:
+        per_copy = plan.layout.tp * plan.layout.pp
+        where += (
+            f", copies of {per_copy} GPU{'' if per_copy == 1 else 's'} each within a node: "
+            f"{gpus:g} GPUs in 1 node"
+        )
     # Words, not enum values: a sales engineer reads this formula out to procurement.
     return Explanation(
         "tier",
         number,
         tier,
-        f"{gpus:g} GPU{'' if gpus == 1 else 's'} on {nodes} node{'' if nodes == 1 else 's'} "
-        f"→ tier {number}, {words} "
+        f"{where} → tier {number}, {words} "
         "(1 single GPU · 2 several GPUs in one node · 3 several nodes)",
         "T1: single GPU (7B–13B fine-tune, inference, image) · multi-GPU NVLink (13B full, "
         "70B LoRA; 2–8 GPUs) · multi-node InfiniBand (70B full, pre-training; 16+)",
-        operands(gpus=(gpus, "GPUs"), nodes=(nodes, "nodes")),
+        operands(gpus=(gpus, "GPUs"), nodes=(span, "nodes")),
         "3 if nodes > 1 else (1 if gpus <= 1 else 2)",
     )
 

@@ -318,13 +318,14 @@ def test_a_short_job_is_said_in_hours(get_soup: Callable[..., BeautifulSoup], la
 
 
 def test_us_dollar_estimates_are_whole_dollars(web: TestClient) -> None:
-    # NT$40,000 / 32 = US$1,250 and NT$50,000 / 32 = US$1,562.50 → US$1,562 (the money
-    # formatter rounds half to even); the 2–8 GPU tier NT$100,000–350,000 → US$3,125–10,938
-    # (10,937.5 → 10,938). NT$ is shown whole; "about US$1,562.50" claimed cents.
+    # NT$40,000 / 32 = US$1,250 and NT$50,000 / 32 = US$1,562.50 → US$1,563 (half up, as
+    # quotes round: test_assess_qa_tiers.py); the 2–8 GPU tier NT$100,000–350,000 →
+    # US$3,125–10,938 (10,937.5 → 10,938). NT$ is shown whole; "about US$1,562.50" claimed
+    # cents.
     soup = _en(web, "task=lora&size=7&data=1&deadline=7", currency="USD")
-    assert soup.select_one(".price-range").get_text(strip=True) == "US$1,250 – US$1,562"
+    assert soup.select_one(".price-range").get_text(strip=True) == "US$1,250 – US$1,563"
     cells = [td.get_text(" ", strip=True) for td in soup.select("#result .tier-table td.num")]
-    assert cells == ["about US$1,562", "US$3,125–US$10,938", "Quoted per project"]
+    assert cells == ["about US$1,563", "US$3,125–US$10,938", "Quoted per project"]
 
 
 # --- 6. the "other size" number -------------------------------------------------------------

@@ -12,6 +12,7 @@ from __future__ import annotations
 import pytest
 
 from app.catalog.shipped import shipped_price_book
+from app.engine.costs.fleet import fleet_rental
 from app.engine.costs.rental import select_offers
 from app.engine.estimate import estimate
 from app.engine.schemas import EstimateRequest
@@ -51,7 +52,9 @@ def test_independent_replicas_on_several_servers_need_no_infiniband() -> None:
                         output_tokens=512, slo={"ttft_s": 1, "tokens_per_s_per_user": 30}),
         search_all=False,
     )  # fmt: skip
-    assert r.gpu.nodes == 2 and r.tier == "multi_node"
+    # Two servers of independent one-GPU copies: the multi-GPU tier (seed 003 T1), more of
+    # it; the multi-node tier is the InfiniBand fabric of one job across servers.
+    assert r.gpu.nodes == 2 and r.tier == "multi_gpu"
     assert r.infra.network.rails == 0 and r.infra.network.scale_out is not None
     assert "no InfiniBand" in r.infra.network.scale_out
     # A training job across nodes keeps its fabric: one NIC a GPU (seed 003 T6, 8 rails).
@@ -61,3 +64,34 @@ def test_independent_replicas_on_several_servers_need_no_infiniband() -> None:
         search_all=False,
     )  # fmt: skip
     assert t.infra.network.rails == 8 and "InfiniBand" in (t.infra.network.scale_out or "")
+
+
+def test_a_copy_that_spans_servers_is_the_multi_node_tier() -> None:
+    """A 2,000B model served on GB200 NVL72: one copy's tensor-parallel group (TP 16)
+    spans four 4-GPU compute trays of the rack's NVLink domain — one job across servers,
+    seed 003's multi-node tier."""
+    r = estimate(
+        EstimateRequest(model={"params_b": 2000}, task="inference", gpu="gb200-nvl72-186gb"),
+        search_all=False,
+    )
+    assert r.parallelism.tp * r.parallelism.pp > 4 and r.gpu.nodes > 1
+    assert r.tier == "multi_node"
+
+
+def test_a_fleet_of_copies_rents_the_cheapest_servers_that_hold_whole_copies() -> None:
+    """26 one-GPU copies on the provider's H100 servers (seed 003 T8: 1 GPU NT$50,000,
+    2 GPUs NT$100,000, 8 GPUs NT$350,000 a month; 12 months −20 %): 3 × 8 + 1 × 2 = 26 GPUs
+    for 3 × 350,000 + 100,000 = NT$1,150,000 at list, NT$920,000 on a 12-month contract —
+    not the 16-GPU InfiniBand cluster offers, which copies that share nothing do not need."""
+    book = shipped_price_book()
+    house = [o for o in book.offers if o.provider == "Stratagem Taipei" and o.gpu_id == H100]
+    rental = fleet_rental(book, house, gpus=26, span=1, currency="TWD")
+    assert rental is not None
+    assert rental.servers == (8, 8, 8, 2)
+    assert rental.list_price == pytest.approx(1_150_000)
+    assert rental.best_price == pytest.approx(920_000)
+    # Copies of 4 GPUs never straddle servers: 12 GPUs are an 8-GPU server and a 4-GPU one
+    # (or what holds them as cheaply), never three 4-GPU halves of 8-GPU servers' worth.
+    four = fleet_rental(book, house, gpus=12, span=4, currency="TWD")
+    assert four is not None and sum(four.servers) >= 12
+    assert all(n % 4 == 0 for n in four.servers)
