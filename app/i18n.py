@@ -162,6 +162,12 @@ def colon() -> str:
     return "：" if _current.get() == "zh-TW" else ": "
 
 
+def comma() -> str:
+    """Between two parts of one phrase: "，" in Chinese (full width, no space), ", " in
+    English — 「NT$33,333 × 數量 3，一次性」, "NT$33,333 × qty 3, one-off"."""
+    return "，" if _current.get() == "zh-TW" else ", "
+
+
 def paren(text: str) -> str:
     """`text` in parentheses after what precedes it: "（第 1 版）" in Chinese (full width, no
     space before), " (version 1)" in English."""

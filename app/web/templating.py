@@ -229,6 +229,7 @@ def _make_templates() -> Jinja2Blocks:
         kpi_value=kpi_value,
         static_url=static_url,
         colon=i18n.colon,
+        comma=i18n.comma,
         paren=paren,
         languages=i18n.LANGUAGE_NAMES,
         currencies=CURRENCIES,

@@ -19,6 +19,7 @@ from sqlmodel import Session
 from app.accounts.models import User
 from app.plans import schedule, service
 from tests.accounts.helpers import make_account
+from tests.plan_quotes import WORKLOAD
 
 
 @pytest.fixture(scope="module")
@@ -239,3 +240,27 @@ def test_the_builder_says_the_whole_phased_rentals_months_too(client: TestClient
         "html.parser",
     )
     assert page.select_one("#f-line-0-months")["placeholder"] == "依階段計費，共 4 個月"
+
+
+@pytest.mark.parametrize(
+    ("lang", "joined"), [("zh-TW", "數量 3</span>，<span"), ("en", "qty 3</span>, <span")]
+)
+def test_a_one_off_lines_parts_are_joined_in_the_readers_punctuation(
+    client: TestClient, lang: str, joined: str
+) -> None:
+    """QA of stop 32: 「NT$33,333 × 數量 3, 一次性」 on a Chinese share page."""
+    from tests.quotes.test_quote_life import TERM, _customer, _share
+
+    a = make_account(client, "sales")
+    c = _customer(client, a, name=f"一次性項目 {lang}", language=lang)
+    quote = {
+        "lines": [
+            {"option_key": TERM},
+            {"description": "安裝", "quantity": "3", "unit_price": "33333"},
+        ]
+    }
+    body = {"name": "One-off", "customer_id": c["id"], "workload": WORKLOAD, "quote": quote}
+    r = client.post("/api/v1/plans", json=body, headers=a.headers)
+    assert r.status_code == 201, r.text
+    page = TestClient(client.app).get(_share(client, a, r.json()["id"])).text
+    assert joined in page
