@@ -76,6 +76,14 @@ CHECKLIST: Final = (
 )
 
 
+def acceptance_tests(result: Mapping[str, Any]) -> tuple[str, ...]:
+    """Seed 003 T15's acceptance tests that apply to the plan: nccl-tests measure the
+    bandwidth *between* GPUs, so a plan on one GPU (or a slice of one) has none to measure
+    (QA: single-GPU quotes asked for all-reduce bandwidth "between every GPU")."""
+    gpus = (result.get("gpu") or {}).get("count") or 0
+    return ACCEPTANCE if gpus > 1 else ACCEPTANCE[1:]
+
+
 def both_languages(msgid: str) -> dict[str, str]:
     return {"zh": zh_translations().gettext(msgid), "en": msgid}
 
@@ -221,7 +229,7 @@ def quote_view(
         "assumptions": assumptions,
         "warnings": result.get("warnings") or [],
         "explain": result.get("explain") or [],
-        "acceptance": [both_languages(m) for m in ACCEPTANCE],
+        "acceptance": [both_languages(m) for m in acceptance_tests(result)],
         "checklist": [both_languages(m) for m in CHECKLIST],
     }
 

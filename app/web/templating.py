@@ -128,10 +128,13 @@ def months_text(value: float, digits: int | None = None) -> str:
     return i18n.ngettext("%(num)s month", "%(num)s months", count) % {"num": text}
 
 
-def hours_text(value: float) -> str:
-    """'1 hour', '132 hours' ('132 小時'), rounded to whole hours."""
-    count = 1 if round(float(value)) == 1 else 2
-    return i18n.ngettext("%(num)s hour", "%(num)s hours", count) % {"num": number(value, 0)}
+def hours_text(value: float, digits: int = 0) -> str:
+    """'1 hour', '132 hours' ('132 小時'), rounded to whole hours (or to `digits`: '16.4
+    hours' for a job whose whole hours billed, 17, would otherwise read as 16)."""
+    shown = round(float(value), digits)
+    count = 1 if shown == 1 else 2
+    text = number(value, digits if shown != round(shown) else 0)
+    return i18n.ngettext("%(num)s hour", "%(num)s hours", count) % {"num": text}
 
 
 def figure(value: float | int | None) -> str:

@@ -717,3 +717,27 @@ def test_the_engine_states_how_long_a_purchase_is_held(client: TestClient) -> No
     assert buy["billed"]["quantity"] == 1.0
     i18n.activate("en")
     assert document.period_text(buy) == f"held for {days.group(1)} days"
+
+
+def test_a_one_gpu_plan_is_not_asked_for_bandwidth_between_its_gpus() -> None:
+    """Seed 003 T15's nccl-tests measure all-reduce bandwidth between GPUs: a plan on one
+    GPU has none (QA of stop 32: a single-GPU quote asked for it "between every GPU")."""
+    from app.quotes.service import ACCEPTANCE, acceptance_tests
+
+    assert acceptance_tests({"gpu": {"count": 1}}) == ACCEPTANCE[1:]
+    assert acceptance_tests({"gpu": {"count": 0.25}}) == ACCEPTANCE[1:]  # a MIG slice
+    assert acceptance_tests({"gpu": {"count": 4}}) == ACCEPTANCE
+    assert "nccl-tests" in ACCEPTANCE[0]
+
+
+def test_a_one_off_job_of_part_hours_says_them() -> None:
+    """16.4 busy hours are billed as 17 whole hours: the note read "16 hours" beside the 17
+    billed; it now reads 16.4."""
+    from app.web.templating import hours_text
+
+    i18n.activate("en")
+    assert hours_text(16.4, 1) == "16.4 hours"
+    assert hours_text(17.0, 1) == "17 hours" and hours_text(1.0, 1) == "1 hour"
+    assert hours_text(16.4) == "16 hours"  # whole hours where a page asks for them
+    i18n.activate("zh-TW")
+    assert hours_text(16.4, 1) == "16.4 小時"
