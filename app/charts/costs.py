@@ -17,10 +17,12 @@ from app.charts.theme import (
     TICK_FONT_SIZE,
     Translate,
     _axis,
+    _columns,
     _esc,
     _figure,
     _identity,
     _layout,
+    _line_and_marker,
     _money,
     _money_axis,
     _num,
@@ -30,6 +32,7 @@ from app.charts.theme import (
     _unit,
     _wrap,
     currency_prefix,
+    legend_height_px,
 )
 
 # --- Costs ------------------------------------------------------------------------------
@@ -98,6 +101,141 @@ def _callouts(
 
 
 MAX_CALLOUTS = 6
+#: The cumulative chart's height less its legend: the title (64 px), a plot of 240 px and
+#: the months axis below it (about 60 px).
+CUMULATIVE_CHROME_PX = 64 + 240 + 60
+
+#: Plot areas (width, height px) the cumulative chart's callouts are laid out for, and
+#: whether the crossings off the cheapest line are shown there: a phone (static/js/charts.js
+#: drops those below 560 px of chart), the narrowest chart that keeps them, the PDF (900 px
+#: wide), a desktop card. A box that would touch another box, or another callout's leader
+#: line, at any of them is moved; one with no room left is not drawn (its marker, hover and
+#: row in the break-even table stay).
+CALLOUT_VIEWS: tuple[tuple[float, float, bool], ...] = (
+    (230, 220, False),
+    (400, 260, True),
+    (740, 220, True),
+    (740, 320, True),
+    (990, 300, True),
+    (990, 520, True),
+)
+_LEADER_PX = 28  # the shortest leader line
+_LEVEL_PX = 30  # one step further out: a one-line box (25 px) and a gap
+_CALLOUT_LEVELS = 5
+
+
+def callout_box_px(text: str) -> tuple[float, float]:
+    """(width, height) px of a callout box at TICK_FONT_SIZE with its 3 px pad and 1 px
+    border: about 7.5 px a Latin character and 13.5 a Chinese one (Noto Sans / CJK at
+    13 px, a little over), 17 px a line ("第 2.5 個月" is drawn 71 × 25 px)."""
+    lines = text.split("\n")
+    width = max(sum(13.5 if _columns(c) == 2 else 7.5 for c in line) for line in lines)
+    return width + 10, 17 * len(lines) + 8
+
+
+def callout_rects(
+    box: Mapping[str, Any], x_span: float, y_top: float, view: tuple[float, float]
+) -> tuple[tuple[float, float, float, float], tuple[float, float, float]]:
+    """Where a callout from `_place_callouts` is drawn in a plot of `view` (width, height)
+    px, y down from the plot's top: its box (x0, y0, x1, y1) and its leader (x, y0, y1)."""
+    w_px, h_px = view
+    px = float(box["x"]) / x_span * w_px
+    py = (1 - float(box["y"]) / y_top) * h_px if y_top > 0 else h_px / 2
+    w, h = callout_box_px(str(box["text"]).replace("<br>", "\n"))
+    x0 = {"left": px, "right": px - w, "center": px - w / 2}[str(box["xanchor"])]
+    tail = py + float(box["ay"])
+    y0 = tail - h if box["ay"] < 0 else tail
+    return (x0, y0, x0 + w, y0 + h), (px, min(py, tail), max(py, tail))
+
+
+def _overlap(a: tuple[float, ...], b: tuple[float, ...], pad: float = 3.0) -> bool:
+    return a[0] < b[2] + pad and b[0] < a[2] + pad and a[1] < b[3] + pad and b[1] < a[3] + pad
+
+
+def _crosses(leader: tuple[float, float, float], rect: tuple[float, ...]) -> bool:
+    x, y0, y1 = leader
+    return rect[0] - 1 < x < rect[2] + 1 and y0 < rect[3] and rect[1] < y1
+
+
+def _clear(
+    box: Mapping[str, Any], placed: Sequence[Mapping[str, Any]], x_span: float, y_top: float
+) -> bool:
+    """True when `box` stays inside every view it is shown in and touches no placed box or
+    leader line there (nor does its leader run through one)."""
+    minor = box["name"] == "break_even_minor"
+    for w_px, h_px, shows_minor in CALLOUT_VIEWS:
+        if minor and not shows_minor:
+            continue
+        rect, leader = callout_rects(box, x_span, y_top, (w_px, h_px))
+        if rect[0] < -6 or rect[2] > w_px + 20 or rect[1] < -4 or rect[3] > h_px + 2:
+            return False
+        for other in placed:
+            if other["name"] == "break_even_minor" and not shows_minor:
+                continue
+            o_rect, o_leader = callout_rects(other, x_span, y_top, (w_px, h_px))
+            if _overlap(rect, o_rect) or _crosses(leader, o_rect) or _crosses(o_leader, rect):
+                return False
+    return True
+
+
+def _place_callouts(
+    points: Sequence[tuple[float, float, str, bool]], x_span: float, y_top: float
+) -> list[dict[str, Any]]:
+    """Boxed "Month N" labels with a leader line for (x, y, text, minor) points, in the
+    order given (the most important first), none touching another (CALLOUT_VIEWS).
+
+    A "\n" in a text starts a new line. A box sits beside its leader line, on the side away
+    from the nearer edge of the plot, above its point (below when the point is in the top
+    fifth), one step further out or on the other side where that is taken. Callouts are
+    placed from the right: boxes reaching right from their leaders then stack as a
+    staircase, each leader passing left of the boxes below it. QA: "Month 2.5 / 2.7 / 4.6 /
+    8.3" were drawn on each other, a leader through another box. At most MAX_CALLOUTS.
+    """
+    majors = [p for p in points if not p[3]]
+    minors = [p for p in points if p[3]]
+    placed: list[dict[str, Any]] = []
+    for group in (majors, minors):
+        # The first that fit are placed from the right; the rest fill a place one of them
+        # could not take.
+        room = MAX_CALLOUTS - len(placed)
+        wanted = sorted(group[:room], key=lambda p: -p[0]) + list(group[room:])
+        for x, y, text, minor in wanted:
+            if len(placed) >= MAX_CALLOUTS:
+                break
+            up_first = not (y_top > 0 and y / y_top > 0.8)
+            anchors = ("right", "left") if x > 0.6 * x_span else ("left", "right")
+            base = {
+                "x": x,
+                "y": y,
+                "xref": "x",
+                "yref": "y",
+                "text": "<br>".join(_esc(line) for line in text.split("\n")),
+                "showarrow": True,
+                "arrowhead": 0,
+                "arrowwidth": 1.5,
+                "arrowcolor": INK,
+                "ax": 0,
+                "font": {"size": TICK_FONT_SIZE, "color": INK},
+                "bgcolor": "rgba(255,255,255,0.9)",
+                "bordercolor": INK,
+                "borderwidth": 1,
+                "borderpad": 3,
+                "name": "break_even_minor" if minor else "break_even",
+            }
+            # Beside the leader on the preferred side first, however far out: a box reaching
+            # the other way covers the leaders of the crossings not yet placed.
+            candidates = (
+                {**base, "ay": ay, "xanchor": anchor, "yanchor": "bottom" if ay < 0 else "top"}
+                for anchor in (*anchors, "center")
+                for level in range(_CALLOUT_LEVELS)
+                for up in (up_first, not up_first)
+                for ay in [(-1 if up else 1) * (_LEADER_PX + _LEVEL_PX * level)]
+            )
+            found = next((box for box in candidates if _clear(box, placed, x_span, y_top)), None)
+            if found is not None:
+                placed.append(found)
+    order = {id(box): i for i, box in enumerate(placed)}
+    return sorted(placed, key=lambda b: (float(b["x"]), order[id(b)]))
 
 
 def _two_lines(title: str) -> str:
@@ -168,7 +306,7 @@ def cumulative_costs(
     # plotly fills %{x}: the translated "Month %(month)s" keeps its own word order.
     month_at = _esc(t("Month %(month)s") % {"month": "%{x}"})
     traces: list[Any] = []
-    for option, (colour, dash) in zip(options, styles, strict=True):
+    for option, style in zip(options, styles, strict=True):
         series = [float(v) for v in (option.get("cumulative") or [])][: horizon + 1]
         xs_line: list[float] = list(range(len(series)))
         ys_line = list(series)
@@ -186,9 +324,10 @@ def cumulative_costs(
                 x=xs_line,
                 y=ys_line,
                 text=notes if sale is not None else None,
-                mode="lines",
                 name=_option_name(option, t),
-                line={"color": colour, "width": 3, "dash": dash},
+                # The offers a quote sells are drawn over the clouds they are compared with.
+                zorder=0 if style.comparison else 1,
+                **_line_and_marker(style),
                 hovertemplate=(
                     f"{_esc(str(option.get('label', '')))}<br>{month_at}: "
                     f"{currency_prefix(currency)}%{{y:,.0f}}"
@@ -255,15 +394,12 @@ def cumulative_costs(
             for _, _, y, text in distinct
         ):
             distinct.append(item)
-    chosen = [(x, y, text) for _, x, y, text in distinct[:MAX_CALLOUTS]]
-    annotations = _callouts(chosen, float(horizon or 1), float(y_top))
     # A crossing where the cheapest option does not change is named apart: a phone has room
     # for few boxes and keeps only the others (static/js/charts.js); its marker stays, and
     # the break-even table beside the chart names every crossing.
-    minor = {(x, y) for off, x, y, _ in distinct[:MAX_CALLOUTS] if off}
-    for box in annotations:
-        if (box["x"], box["y"]) in minor:
-            box["name"] = "break_even_minor"
+    annotations = _place_callouts(
+        [(x, y, text, off) for off, x, y, text in distinct], float(horizon or 1), float(y_top)
+    )
     if xs:
         traces.append(
             go.Scatter(
@@ -283,9 +419,14 @@ def cumulative_costs(
                 meta={"role": "break_even"},
             )
         )
+    # Every legend entry is read on a phone too, where each takes a row of its own: the
+    # chart grows by the legend's height (QA: 11 options at 390 px, the legend scrolled at
+    # half of 480 px and the last five names were cut off).
+    legend = legend_height_px(str(tr.name) for tr in traces)
     layout = _layout(
         title or t("Cumulative cost by month"),
-        height=480,
+        height=max(480, CUMULATIVE_CHROME_PX + legend),
+        legend={**_layout("")["legend"], "maxheight": 1},
         xaxis=_axis(t("Months from start"), range=[0, horizon], rangemode="tozero"),
         yaxis=_money_axis(
             t("Cumulative cost (%(currency)s)") % {"currency": _unit(currency)}, currency
@@ -450,14 +591,14 @@ def utilization_sensitivity(
         return float(o["fixed_monthly"]) + float(o["metered_monthly_full"]) * u
 
     traces: list[Any] = []
-    for option, (colour, dash) in zip(usable, styles, strict=True):
+    for option, style in zip(usable, styles, strict=True):
         traces.append(
             go.Scatter(
                 x=[u * 100 for u in us],
                 y=[cost(option, u) for u in us],
-                mode="lines",
                 name=_option_name(option, t),
-                line={"color": colour, "width": 3, "dash": dash},
+                zorder=0 if style.comparison else 1,
+                **_line_and_marker(style),
                 hovertemplate=(
                     f"{_esc(str(option.get('label', '')))}<br>%{{x:.0f}}%: "
                     f"{prefix}%{{y:,.0f}}<extra></extra>"

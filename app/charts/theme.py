@@ -7,7 +7,7 @@ import math
 import re
 import unicodedata
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import plotly.graph_objects as go
 
@@ -253,23 +253,108 @@ def _option_key(option: Mapping[str, Any]) -> str:
     return str(option.get("key") or option.get("kind") or option.get("label", ""))
 
 
-def _option_styles(options: Sequence[Mapping[str, Any]]) -> list[tuple[str, str]]:
-    """(colour, dash) per option: its kind's colour, the next free one for a repeated kind."""
-    used: set[str] = set()
-    out: list[tuple[str, str]] = []
+#: Kinds that are only a comparison (public clouds): the options a quote sells (rent, buy)
+#: are drawn solid and wider, above them; the clouds thinner, broken and in warm colours.
+COMPARISON_KINDS = frozenset({"cloud", "cloud_reserved"})
+_WARM = (PALETTE[1], PALETTE[3], PALETTE[6])  # orange, red, brown
+#: Dashes in the order a repeated kind takes them. "dot" is kept for an option that cannot
+#: run the plan. Dash and dash-dot come first: "dash" and "longdash" look alike in a legend.
+_OFFER_DASHES = ("solid", "dash", "dashdot", "longdash", "longdashdot")
+_COMPARISON_DASHES = ("dash", "dashdot", "longdashdot", "longdash")
+#: Marker symbols, only once every colour and dash is taken (a third channel).
+_SYMBOLS = ("square", "diamond", "triangle-up", "x", "cross", "star", "triangle-down")
+OFFER_WIDTH = 3
+COMPARISON_WIDTH = 2
+
+
+class OptionStyle(NamedTuple):
+    """How one cost option is drawn: line colour, dash and width, and a marker symbol when
+    colour and dash alone are taken (None: no markers)."""
+
+    colour: str
+    dash: str
+    width: int
+    symbol: str | None = None
+
+    @property
+    def comparison(self) -> bool:
+        return self.width == COMPARISON_WIDTH
+
+    def line(self) -> dict[str, Any]:
+        return {"color": self.colour, "width": self.width, "dash": self.dash}
+
+
+def _option_styles(options: Sequence[Mapping[str, Any]]) -> list[OptionStyle]:
+    """One style per option, no two alike on a chart (colour, dash, symbol).
+
+    An offer (rent, buy) is solid in its kind's colour, 3 px; another offer of the same kind
+    (RunPod's hourly rent beside Stratagem's) keeps the colour in the next dash, so the kinds
+    still read as families. A public cloud is a comparison: 2 px, dashed, in warm colours,
+    changing colour before dash. An option that cannot run the plan is dotted. Two series
+    alike (QA: RunPod's hourly rent and GCP both orange dashed) could not be told apart.
+    """
+    kinds = {str(o.get("kind", "")) for o in options}
+    reserved = {KIND_COLOURS[k] for k in kinds if k in KIND_COLOURS}
+    safe = [PALETTE[i] for i in _LINE_SAFE]
+    used: set[tuple[str, str, str | None]] = set()
+    out: list[OptionStyle] = []
     for option in options:
-        colour = KIND_COLOURS.get(str(option.get("kind", "")))
-        dash = "solid"
-        if colour is None or colour in used:
-            free = [PALETTE[i] for i in _LINE_SAFE if PALETTE[i] not in used]
-            if colour is not None:
-                dash = "dash"
-            colour = free[0] if free else PALETTE[_LINE_SAFE[len(out) % len(_LINE_SAFE)]]
+        kind = str(option.get("kind", ""))
+        own = KIND_COLOURS.get(kind)
+        comparison = kind in COMPARISON_KINDS
+        if comparison:
+            # Warm colours in every dash before a cool one, which an offer might have.
+            warm = _unique([own, *_WARM])
+            colours = _unique([*warm, *safe])
+            candidates = [(c, d) for d in _COMPARISON_DASHES for c in warm]
+            candidates += [(c, d) for d in _COMPARISON_DASHES for c in colours[len(warm) :]]
+        else:
+            others = [c for c in safe if c not in reserved and c not in _WARM]
+            colours = _unique([own, *others, *[c for c in safe if c not in reserved], *safe])
+            candidates = [(c, d) for c in colours for d in _OFFER_DASHES]
         if option.get("feasible") is False:
-            dash = "dot"
-        used.add(colour)
-        out.append((colour, dash))
+            candidates = [(c, "dot") for c in colours]
+        width = COMPARISON_WIDTH if comparison else OFFER_WIDTH
+        style = next(
+            (
+                OptionStyle(c, d, width, s)
+                for s in (None, *_SYMBOLS)
+                for c, d in candidates
+                if (c, d, s) not in used
+            ),
+            OptionStyle(candidates[0][0], candidates[0][1], width, None),
+        )
+        used.add((style.colour, style.dash, style.symbol))
+        out.append(style)
     return out
+
+
+def _line_and_marker(style: OptionStyle) -> dict[str, Any]:
+    """A scatter trace's mode, line and marker for an option's style."""
+    out: dict[str, Any] = {"mode": "lines", "line": style.line()}
+    if style.symbol is not None:
+        # Markers every few months, not on each of 61 points.
+        marker = {"symbol": style.symbol, "size": 8, "color": style.colour, "maxdisplayed": 13}
+        out.update(mode="lines+markers", marker=marker)
+    return out
+
+
+def legend_height_px(names: Iterable[str]) -> int:
+    """Pixels a horizontal legend of these entries (plotly pseudo-HTML, "<br>" between lines)
+    takes where each entry has a row of its own: the narrowest chart, a 390 px phone, which
+    holds one 36-column entry a row (LEGEND_COLUMNS). Measured in Chromium with the vendored
+    plotly.js at TICK_FONT_SIZE: a line 17 px (13 px × 1.3), each entry 5 px more, 10 px of
+    padding (tests/charts/test_cost_chart_layout.py draws it and compares)."""
+    lines = [str(name).count("<br>") + 1 for name in names]
+    return 10 + sum(LEGEND_LINE_PX * n + LEGEND_ENTRY_PX for n in lines)
+
+
+LEGEND_LINE_PX = 17
+LEGEND_ENTRY_PX = 5
+
+
+def _unique(colours: Iterable[str | None]) -> list[str]:
+    return list(dict.fromkeys(c for c in colours if c))
 
 
 #: Columns of a legend entry's line: with its symbol, about 280 px at 12 px type, which the

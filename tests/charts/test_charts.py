@@ -258,8 +258,13 @@ def test_a_callout_near_the_end_of_the_horizon_grows_inward() -> None:
     late = [{"a": "rent_monthly:x", "b": "buy:x", "month": 11.5}]
     (note,) = charts.cumulative_costs([RENT, BUY], late, currency="TWD").layout.annotations
     assert note.xanchor == "right"  # 11.5 of 12 months: a centred box ran off the plot
+    # Elsewhere too a box sits beside its leader line, reaching away from the nearer edge
+    # (app.charts.costs._place_callouts): a centred box covered its neighbours' leaders.
     (mid,) = charts.cumulative_costs([RENT, BUY], BREAK_EVEN, currency="TWD").layout.annotations
-    assert mid.xanchor == "center"
+    assert mid.xanchor == "right"  # 7.5 of 12
+    early = [{"a": "rent_monthly:x", "b": "buy:x", "month": 2.5}]
+    (first,) = charts.cumulative_costs([RENT, BUY], early, currency="TWD").layout.annotations
+    assert first.xanchor == "left"
 
 
 def test_cumulative_costs_money_axis_has_the_currency() -> None:
@@ -301,11 +306,13 @@ def test_option_colours_follow_the_kind_on_every_chart() -> None:
     assert colour["buy:x"] == charts.KIND_COLOURS["buy"]
 
 
-def test_a_repeated_kind_gets_another_colour() -> None:
+def test_a_repeated_kind_keeps_its_colour_in_another_dash() -> None:
+    # Another provider's offer of the same kind reads as one of the family, and still apart
+    # (app.charts.theme._option_styles; tests/charts/test_cost_chart_layout.py).
     other = {**RENT, "key": "rent_monthly:y", "label": "Other rent"}
     fig = charts.cumulative_costs([RENT, other], [], currency="TWD")
-    assert fig.data[0].line.color != fig.data[1].line.color
-    assert fig.data[1].line.dash == "dash"
+    assert fig.data[0].line.color == fig.data[1].line.color
+    assert (fig.data[0].line.dash, fig.data[1].line.dash) == ("solid", "dash")
 
 
 # --- TCO ----------------------------------------------------------------------------------
