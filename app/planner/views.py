@@ -394,7 +394,14 @@ def build_request(
             except RecursionError:  # nested thousands deep: json.loads gives up, not a 500
                 errors["hf_config"] = _("config.json is nested too deeply.")
                 cfg = None
-            except ValueError as e:
+            except json.JSONDecodeError as e:
+                # Where, in the page's words: the parser's own text is English ("Expecting
+                # property name enclosed in double quotes…" on a Chinese page, QA).
+                errors["hf_config"] = _(
+                    "This is not valid JSON: look at line %(line)s, column %(column)s."
+                ) % {"line": e.lineno, "column": e.colno}
+                cfg = None
+            except ValueError as e:  # a number too long to read (int_max_str_digits)
                 errors["hf_config"] = _("This is not valid JSON: %(error)s") % {"error": e}
                 cfg = None
             if cfg is not None and not isinstance(cfg, dict):

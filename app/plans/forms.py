@@ -11,6 +11,7 @@ from sqlmodel import Session
 
 from app import i18n
 from app.accounts.models import User
+from app.engine.architectures import get_preset
 from app.engine.schemas import EstimateRequest
 from app.i18n import N_
 from app.i18n import gettext as _
@@ -171,10 +172,15 @@ def parse_compare(ids: str, revs: Sequence[str]) -> tuple[list[tuple[int, int | 
 
 
 def default_name(req: EstimateRequest) -> str:
-    """'llama-2-13b · Full fine-tuning' for a plan saved without a name."""
-    model = req.model.preset or (
-        f"{req.model.params_b:g}B" if req.model.params_b else _("Custom model")
-    )
+    """'Llama 2 13B · Full fine-tuning' for a plan saved without a name: the model as the
+    planner names it (QA: it read 'qwen3-235b-a22b · 推論（服務）', the preset's id)."""
+    if req.model.preset:
+        try:
+            model = get_preset(req.model.preset).name
+        except KeyError:
+            model = req.model.preset
+    else:
+        model = f"{req.model.params_b:g}B" if req.model.params_b else _("Custom model")
     return f"{model} · {_(planner.TASK_NAMES.get(req.task, req.task))}"
 
 

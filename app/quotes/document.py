@@ -514,10 +514,15 @@ def infra_rows(infra: Mapping[str, Any]) -> list[tuple[str, str]]:
     if infra.get("nas_tb"):
         rows.append(("NAS", f"{infra['nas_tb']:,.0f} TB"))
     net = infra.get("network") or {}
-    if net.get("uplink_gbps"):
-        rows.append(
-            (gettext("Network"), gettext("%(n)s Gbps uplink") % {"n": f"{net['uplink_gbps']:g}"})
+    uplink = net.get("uplink_gbps")
+    if uplink:
+        # Under 1 Gbps in Mbps, as the planner writes it ("100 Mbps", not "0.1 Gbps").
+        text = (
+            gettext("%(n)s Mbps uplink") % {"n": f"{uplink * 1000:g}"}
+            if uplink < 1
+            else gettext("%(n)s Gbps uplink") % {"n": f"{uplink:g}"}
         )
+        rows.append((gettext("Network"), text))
     if infra.get("power_kw"):
         rows.append((gettext("Power"), f"{infra['power_kw']:,.1f} kW"))
     return rows

@@ -723,3 +723,15 @@ def test_a_refused_form_offers_the_way_back(pages: TestClient, account: MakeAcco
             headers={"Referer": referer},
         )
         assert [x["href"] for x in soup(r).select(".error-page a")] == ["/"]
+
+
+def test_a_plan_saved_without_a_name_is_named_for_the_model_as_the_planner_names_it() -> None:
+    """QA of stop 32: 'qwen3-235b-a22b · 推論（服務）', the preset's id."""
+    from app import i18n
+    from app.engine.schemas import EstimateRequest
+    from app.plans.forms import default_name
+
+    i18n.activate("zh-TW")
+    req = EstimateRequest(model={"preset": "qwen3-235b-a22b"}, task="inference")
+    assert default_name(req) == "Qwen3 235B-A22B (MoE) · 推論（服務）"
+    assert default_name(EstimateRequest(model={"params_b": 13}, task="lora")).startswith("13B · ")

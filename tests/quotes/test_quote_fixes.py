@@ -741,3 +741,16 @@ def test_a_one_off_job_of_part_hours_says_them() -> None:
     assert hours_text(16.4) == "16 hours"  # whole hours where a page asks for them
     i18n.activate("zh-TW")
     assert hours_text(16.4, 1) == "16.4 小時"
+
+
+def test_an_uplink_under_a_gigabit_reads_in_megabits() -> None:
+    """Seed 003's single-GPU template: 100 Mbps to the internet (QA: "0.1 Gbps uplink")."""
+    i18n.activate("en")
+    rows = dict(document.infra_rows({"network": {"uplink_gbps": 0.1}}))
+    assert rows["Network"] == "100 Mbps uplink"
+    i18n.activate("zh-TW")
+    rows = dict(document.infra_rows({"network": {"uplink_gbps": 1}}))
+    assert rows["網路"] == "1 Gbps 對外頻寬"
+    assert (
+        dict(document.infra_rows({"network": {"uplink_gbps": 0.1}}))["網路"] == "100 Mbps 對外頻寬"
+    )

@@ -119,3 +119,25 @@ def test_a_pasted_config_json_is_refused_in_the_page_language(
     (detail,) = api.json()["detail"]
     assert detail["loc"] == ["body", "model", "hf_config"]
     assert ("不支援" if lang == "zh-TW" else "is not supported") in detail["msg"]
+
+
+@pytest.mark.parametrize(
+    ("lang", "words"),
+    [
+        ("zh-TW", "這不是有效的 JSON：請檢查第 2 行第 3 個字元。"),
+        ("en", "This is not valid JSON: look at line 2, column 3."),
+    ],
+)
+def test_unreadable_json_says_where_in_the_page_language(
+    client: TestClient, lang: str, words: str
+) -> None:
+    """QA of stop 32: 「這不是有效的 JSON：Expecting property name enclosed in double quotes:
+    line 1 column 2 (char 1)」. "{\\n  x" breaks at line 2, column 3 (the x)."""
+    r = client.get(
+        "/plan",
+        params={"model_source": "config", "hf_config": "{\n  x", "task": "lora"},
+        headers={"Accept-Language": lang},
+    )
+    err = BeautifulSoup(r.text, "html.parser").select_one("#err-hf_config")
+    assert err is not None and err.get_text(strip=True) == words
+    assert "Expecting" not in err.get_text()
