@@ -56,7 +56,9 @@ LIFE_STATUSES: Final = ("sent", "accepted", "declined", "expired")
 #: or the passing of the validity date (a bare "sent" on a plan without a quote stays the
 #: old pipeline marker).
 ANSWER_STATUSES: Final = ("accepted", "declined", "expired")
-LIFE_STATUS_MESSAGE: Final = N_("is set by sending the quote and by the customer's answer")
+LIFE_STATUS_MESSAGE: Final = N_(
+    "This status is set by sending the quote and by the customer's answer, not by hand."
+)
 #: A check run inside a plan write's transaction (`_save`), after its row is written.
 Guard = Callable[[Session], None]
 #: A quote the customer answered. What they signed (or refused) is a record a procurement

@@ -298,7 +298,7 @@ def test_answer_statuses_are_never_set_by_a_save(client: TestClient, status: str
     assert r.json()["detail"] == [
         {
             "loc": ["body", "status"],
-            "msg": "is set by sending the quote and by the customer's answer",
+            "msg": "This status is set by sending the quote and by the customer's answer, not by hand.",
             "type": "value_error",
         }
     ]
