@@ -477,7 +477,12 @@ def build_request(
     try:
         return EstimateRequest.model_validate(data), {}
     except ValidationError as exc:
-        return None, validation_messages(exc, _ALIASES, _PERCENT_SCALES)
+        messages = validation_messages(exc, _ALIASES, _PERCENT_SCALES)
+        if "users" in messages:
+            # `concurrency` is the users typed, copied (above): one mistake, said once, at
+            # the field the page shows (QA: "-1" was listed for both).
+            messages.pop("concurrency", None)
+        return None, messages
 
 
 def run_estimate(

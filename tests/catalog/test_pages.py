@@ -355,3 +355,21 @@ def test_fractions_below_one_print_the_places_they_need() -> None:
     for v, shown in ((0.25, "0.25"), (0.5, "0.50"), (0.125, "0.125"), (0.0862, "0.0862")):
         assert fmt.cell("lead_time_hours", SimpleNamespace(lead_time_hours=v)) == shown
     assert fmt.cell("lead_time_hours", SimpleNamespace(lead_time_hours=240.0)) == "240"
+
+
+def test_choice_columns_read_as_their_makers_write_them(catalog_client: TestClient) -> None:
+    """QA of stop 32: the interconnect column read `pcie`, `nvlink`, `infiniband`."""
+    page = soup(catalog_client.get("/catalog/offers").text)
+    headers = [th.get_text(strip=True) for th in page.select("#catalog-table thead th")]
+    col = headers.index("Interconnect")
+    shown = {
+        tr.select("td")[col].get_text(strip=True) for tr in page.select("#catalog-table tbody tr")
+    }
+    assert shown <= {"PCIe", "NVLink", "InfiniBand"} and "NVLink" in shown
+    form = soup(catalog_client.get("/catalog/offers/stratagem-tpe-h100-x1/edit").text)
+    options = {
+        o["value"]: o.get_text(strip=True)
+        for o in form.select("#f-interconnect option")
+        if o["value"]
+    }
+    assert options == {"pcie": "PCIe", "nvlink": "NVLink", "infiniband": "InfiniBand"}

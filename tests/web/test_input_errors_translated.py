@@ -141,3 +141,15 @@ def test_unreadable_json_says_where_in_the_page_language(
     err = BeautifulSoup(r.text, "html.parser").select_one("#err-hf_config")
     assert err is not None and err.get_text(strip=True) == words
     assert "Expecting" not in err.get_text()
+
+
+def test_users_typed_wrong_is_one_error_at_the_field_the_page_shows() -> None:
+    """QA of stop 32: "-1" users was listed twice, once for the hidden `concurrency` the
+    form copies it into ("Concurrent users" and "Users served at once")."""
+    from app import i18n
+    from app.planner.views import build_request, form_values
+
+    i18n.activate("en")
+    values = form_values({"task": "inference", "users": "-1", "preset": "llama-3.1-8b"})
+    req, errors = build_request(values, "TWD")
+    assert req is None and list(errors) == ["users"]
