@@ -359,6 +359,16 @@ def _iso_date(value: Any) -> date | None:
         return None
 
 
+def _schedule_kind(sched: Mapping[str, Any], options: list[Mapping[str, Any]]) -> str:
+    """How a phased plan is paid: "Phased rental", or for a schedule of one phase that
+    phase's own way (seed 003 T16's "4 × H100 from day one" is a monthly rent, not phased,
+    QA)."""
+    phases = [o for o in options if o.get("phase") is not None]
+    if len(phases) == 1 and len(sched.get("phases") or phases) == 1:
+        return costs_view.option_name(phases[0])
+    return _("Phased rental")
+
+
 def key_figures(result: Mapping[str, Any]) -> KeyFigures:
     cost = result.get("cost") or {}
     options = cost.get("options") or []
@@ -392,9 +402,9 @@ def key_figures(result: Mapping[str, Any]) -> KeyFigures:
         hourly=cheapest.get("hourly_rate") if cheapest else None,
         total=cheapest.get("total") if cheapest else None,
         currency=str(cost.get("currency") or "TWD"),
-        cheapest_kind=(
-            _("Phased rental") if sched else (costs_view.option_name(cheapest) if cheapest else "")
-        ),
+        cheapest_kind=_schedule_kind(sched, options)
+        if sched
+        else (costs_view.option_name(cheapest) if cheapest else ""),
         cheapest=cheapest,
         break_even=rows[0] if rows else None,
         price_list_name=str(pl.get("name") or ""),

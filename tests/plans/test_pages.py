@@ -735,3 +735,21 @@ def test_a_plan_saved_without_a_name_is_named_for_the_model_as_the_planner_names
     req = EstimateRequest(model={"preset": "qwen3-235b-a22b"}, task="inference")
     assert default_name(req) == "Qwen3 235B-A22B (MoE) · 推論（服務）"
     assert default_name(EstimateRequest(model={"params_b": 13}, task="lora")).startswith("13B · ")
+
+
+def test_the_t16_day_one_scenario_is_paid_as_its_one_phase_not_phased(
+    pages: TestClient, account: MakeAccount
+) -> None:
+    """Seed 003 T16: 4 × H100 from day one is one capacity phase rented by the month; the
+    comparison's rate row called it 「分階段租用」 like the three-phase scenario (QA)."""
+    from app import i18n
+    from app.plans.presenters import key_figures
+
+    a = signed_in(pages, account)
+    with Session(pages.app.state.engine) as s:  # type: ignore[attr-defined]
+        owner = s.get(User, a.user.id)
+        assert owner is not None
+        phased, day_one = service.create_t16_example(session=s, owner=owner)
+        i18n.activate("en")
+        assert key_figures(phased.result).cheapest_kind == "Phased rental"
+        assert key_figures(day_one.result).cheapest_kind == "Monthly rent"
