@@ -223,7 +223,7 @@ def _message(err: Mapping[str, Any]) -> str:
         return _("Enter a date, e.g. %(example)s.") % {"example": "2026-12-31"}
     ctx = err.get("ctx") or {}
     # A Decimal bound (unit_price ≤ Decimal("1e12")) prints as "1E+12" in the shared message
-    # (app.web.forms._fmt groups ints and floats only): a whole one is passed as an int, so
+    # (app.web.forms.limit_text groups ints and floats only): a whole one is passed as an int, so
     # it reads "1,000,000,000,000" like every other limit.
     whole = {
         k: int(v) if isinstance(v, Decimal) and v == v.to_integral_value() else v

@@ -26,6 +26,8 @@ from fastapi.encoders import jsonable_encoder
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 
+from app.web.api_messages import body_errors
+
 log = logging.getLogger("stratagem.errors")
 
 #: Most characters of a user's input a validation error echoes back.
@@ -123,4 +125,7 @@ async def validation_error(request: Request, exc: Exception) -> JSONResponse:
             "input": sent,
         }
         return JSONResponse(status_code=415, content={"detail": [detail]})
-    return JSONResponse(status_code=422, content={"detail": safe_errors(errors)})
+    # In the request's language, each naming what the field allows (app.web.api_messages).
+    return JSONResponse(
+        status_code=422, content={"detail": safe_errors(body_errors(request, errors))}
+    )

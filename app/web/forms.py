@@ -137,7 +137,7 @@ def message_for(err: Mapping[str, Any], scale: float = 1.0) -> str:
         value = ctx.get(key)
         if scale != 1.0 and isinstance(value, int | float):
             value = round(value * scale, 9)
-        return _fmt(value)
+        return limit_text(value)
 
     if kind in ("greater_than_equal",):
         return _("Must be at least %(limit)s.") % {"limit": limit("ge")}
@@ -178,7 +178,7 @@ def message_for(err: Mapping[str, Any], scale: float = 1.0) -> str:
     return _(msg) if msg else msg
 
 
-def _fmt(value: Any) -> str:
+def limit_text(value: Any) -> str:
     """A limit as a person writes it: 1,000,000,000,000, never 1E+12 (a Decimal bound)."""
     if isinstance(value, Decimal):
         value = int(value) if value == value.to_integral_value() else float(value)

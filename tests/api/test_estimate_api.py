@@ -71,12 +71,12 @@ def test_inference_block(client: TestClient) -> None:
         (
             {"model": {"preset": "llama-2-7b"}, "task": "lora", "deadline_days": 0},
             ["body", "deadline_days"],
-            "greater than or equal to 0.01",
+            "Must be at least 0.01 and at most 3,650.",
         ),
         (
             {"model": {"preset": "llama-2-7b"}, "task": "lora", "utilization": 1.5},
             ["body", "utilization"],
-            "less than or equal to 1",
+            "Must be at least 0.01 and at most 1.",
         ),
         (
             {"model": {"preset": "llama-2-7b"}, "task": "lora", "seq_len": 1},
@@ -108,22 +108,22 @@ def test_inference_block(client: TestClient) -> None:
         (
             {"model": {"preset": "sdxl"}, "task": "image", "images_per_hour": 0},
             ["body", "images_per_hour"],
-            "greater than 0",
+            "Must be more than 0 and at most 100,000,000.",
         ),
         (
             {"model": {"preset": "sdxl"}, "task": "image", "images_per_hour": 1e9},
             ["body", "images_per_hour"],
-            "less than or equal to 100000000",
+            "at most 100,000,000",
         ),
         (
             {"model": {"preset": "flux-1-dev"}, "task": "image", "image_steps": 0},
             ["body", "image_steps"],
-            "greater than or equal to 1",
+            "Must be at least 1 and at most 200.",
         ),
         (
             {"model": {"preset": "flux-1-dev"}, "task": "image", "image_resolution": 8192},
             ["body", "image_resolution"],
-            "less than or equal to 4096",
+            "Must be at least 256 and at most 4,096.",
         ),
         # JSON true is not 1 (pydantic's lax mode would plan one token on one GPU).
         (

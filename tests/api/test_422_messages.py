@@ -1,0 +1,108 @@
+"""A 422 names what the field allows, in the reader's language (non-negotiable 4).
+
+QA of stop 32: pydantic's own English reached a Chinese reader and stated half a range —
+`seq_len: 5` read "Input should be greater than or equal to 16" (the largest, 1,048,576, never
+said), `1e308` "Unable to parse input string as an integer" (no string was sent), an unknown
+field "Extra inputs are not permitted" (not which are), a malformed body put the character
+offset in `loc` as if it were a field. Bounds below are EstimateRequest's own (seq_len
+16–1,048,576).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from tests.accounts.helpers import make_account
+
+LORA: dict[str, Any] = {"model": {"preset": "llama-2-13b"}, "task": "lora"}
+
+
+def _detail(client: TestClient, body: Any, lang: str, path: str = "/api/v1/estimate", **kw: Any):
+    r = client.post(path, json=body, headers={"Accept-Language": lang, **kw.pop("headers", {})})
+    assert r.status_code == 422, r.text
+    return r.json()["detail"]
+
+
+@pytest.mark.parametrize(
+    ("lang", "value", "msg"),
+    [
+        ("en", 5, "Must be at least 16 and at most 1,048,576."),
+        ("zh-TW", 5, "須至少為 16，且至多為 1,048,576。"),
+        ("en", 1e308, "Must be a whole number, at least 16 and at most 1,048,576."),
+        ("zh-TW", 1e308, "須為整數，至少為 16，且至多為 1,048,576。"),
+        ("en", 2**21, "Must be at least 16 and at most 1,048,576."),
+    ],
+)
+def test_a_number_out_of_range_states_the_whole_range(
+    client: TestClient, lang: str, value: float, msg: str
+) -> None:
+    (err,) = _detail(client, {**LORA, "seq_len": value}, lang)
+    assert err["loc"] == ["body", "seq_len"] and err["msg"] == msg
+
+
+def test_an_unknown_field_is_told_the_fields_there_are(client: TestClient) -> None:
+    (err,) = _detail(client, {**LORA, "seq_lenght": 2048}, "en")
+    assert err["loc"] == ["body", "seq_lenght"] and err["type"] == "extra_forbidden"
+    assert err["msg"].startswith("Not a field this takes; it takes: model, task, ")
+    assert "seq_len" in err["msg"]
+    (err,) = _detail(client, {**LORA, "seq_lenght": 2048}, "zh-TW")
+    assert err["msg"].startswith("不是可接受的欄位；可接受的欄位：model, task, ")
+
+
+@pytest.mark.parametrize(
+    ("lang", "task_msg", "model_msg"),
+    [
+        ("en", "Must be one of 'pretrain', ", "Must be an object ({…})."),
+        ("zh-TW", "須為下列之一：'pretrain', ", "須為物件（{…}）。"),
+    ],
+)
+def test_choices_and_shapes_are_named(
+    client: TestClient, lang: str, task_msg: str, model_msg: str
+) -> None:
+    (err,) = _detail(client, {**LORA, "task": "lorax"}, lang)
+    assert err["msg"].startswith(task_msg) and "'qlora'" in err["msg"]
+    (err,) = _detail(client, {**LORA, "model": None}, lang)
+    assert err["loc"] == ["body", "model"] and err["msg"] == model_msg
+
+
+@pytest.mark.parametrize(
+    ("lang", "msg"),
+    [
+        ("en", "The body is not valid JSON: look at character 6."),
+        ("zh-TW", "請求內容不是有效的 JSON：請檢查第 6 個字元。"),
+    ],
+)
+def test_a_body_that_is_not_json_is_not_a_field(client: TestClient, lang: str, msg: str) -> None:
+    r = client.post(
+        "/api/v1/estimate",
+        content=b'{"a":',
+        headers={"content-type": "application/json", "Accept-Language": lang},
+    )
+    assert r.status_code == 422
+    (err,) = r.json()["detail"]
+    assert err["loc"] == ["body"] and err["msg"] == msg
+
+
+def test_a_validators_own_message_has_no_english_prefix(client: TestClient) -> None:
+    """A customer name with a NUL: 「Value error, 不得包含控制字元…」 (QA)."""
+    a = make_account(client, "sales")
+    (err,) = _detail(
+        client,
+        {"name": "A\x00B", "tax_id": "22099131"},
+        "zh-TW",
+        path="/api/v1/customers",
+        headers=a.headers,
+    )
+    assert err["loc"] == ["body", "name"]
+    assert err["msg"].startswith("不得包含控制字元") and "Value error" not in err["msg"]
+
+
+def test_true_for_an_id_says_it_is_not_a_number(client: TestClient) -> None:
+    a = make_account(client, "sales")
+    body = {"name": "b1", "customer_id": True, "workload": LORA}
+    (err,) = _detail(client, body, "en", path="/api/v1/plans", headers=a.headers)
+    assert err["loc"] == ["body", "customer_id"] and err["type"] == "number_type"
+    assert err["msg"] == "Must be a number, not true or false."
