@@ -130,3 +130,30 @@ def first_surrogate(
         elif isinstance(v, list):
             stack.extend(((*here, i), child) for i, child in reversed(list(enumerate(v))))
     return None
+
+
+#: One dot-separated part of an address: no empty part (``a@b..com``, ``.a@b.com``), none
+#: of the characters that split or quote an address in mail headers and CSV (``<>"',;``).
+_EMAIL_PART: Final = r"[^@\s<>\"',;.]+"
+_EMAIL: Final = re.compile(
+    rf"{_EMAIL_PART}(?:\.{_EMAIL_PART})*@"
+    # domain labels: letters (any script, for IDN), digits, inner hyphens; a top-level
+    # label of two or more letters
+    r"(?:[^\W_](?:(?:[^\W_]|-)*[^\W_])?\.)+[^\W\d_]{2,}"
+)
+
+
+def is_email_address(value: str) -> bool:
+    """Whether `value` reads as one deliverable address (RFC 5321's shape, kept simple).
+
+    Refused: an empty local part or domain label (``a@b..com`` was accepted, QA A10), a
+    domain label that starts or ends with a hyphen, a one-letter or numeric top-level
+    domain, more than 254 characters (RFC 5321 §4.5.3.1.3), and any control character (a
+    NUL ends strings in the mail tools an address is copied into). Whether the mailbox
+    exists is for the mail server to say.
+    """
+    return (
+        len(value) <= 254
+        and _EMAIL.fullmatch(value) is not None
+        and not any(unicodedata.category(ch) == "Cc" for ch in value)
+    )

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import hmac
-import re
 import secrets
 from datetime import UTC, datetime, timedelta
 from typing import Final
@@ -27,7 +26,6 @@ MIN_PASSWORD: Final = 10
 MAX_PASSWORD: Final = 1024
 # Writing last_used_at on every request would turn every API read into a write.
 LAST_USED_RESOLUTION: Final = timedelta(minutes=1)
-_EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
 
 _hasher = PasswordHasher()
 # Verified against when the e-mail is unknown, so a miss costs as long as a wrong password.
@@ -44,7 +42,7 @@ class AccountError(ValueError):
 
 def normalize_email(email: str) -> str:
     email = email.strip().lower()
-    if len(email) > 254 or not _EMAIL.match(email):
+    if not text.is_email_address(email):
         raise AccountError("email", f"not an e-mail address: {email!r}")
     return email
 

@@ -6,7 +6,6 @@
 
 from __future__ import annotations
 
-import re
 from datetime import UTC, datetime
 from typing import Any, ClassVar, Final, Literal
 
@@ -17,7 +16,7 @@ from sqlmodel import Field, SQLModel
 from app.engine.strict_numbers import NumbersNotBooleans
 from app.i18n import N_
 from app.i18n import gettext as _
-from app.text import plain_line, plain_text
+from app.text import is_email_address, plain_line, plain_text
 
 LeadStatus = Literal["new", "contacted", "converted", "closed"]
 LEAD_STATUSES: Final = ("new", "contacted", "converted", "closed")
@@ -31,7 +30,6 @@ NAME_MAX: Final = 120
 COMPANY_MAX: Final = 160
 EMAIL_MAX: Final = 254
 NOTES_MAX: Final = 2000
-_EMAIL: Final = re.compile(r"^[^@\s<>\"',;]+@[^@\s<>\"',;]+\.[^@\s<>\"',;.]{2,}$")
 
 
 def utcnow() -> datetime:
@@ -88,6 +86,6 @@ class LeadCreate(LeadBase):
     def _email(cls, v: str) -> str:
         if not v:
             raise ValueError(_("This field is required."))
-        if not _EMAIL.match(v):
+        if not is_email_address(v):
             raise ValueError(_("Enter an e-mail address such as name@company.com.tw."))
         return v.lower()

@@ -219,3 +219,40 @@ def test_an_email_with_a_control_character_is_refused(client: TestClient, email:
     assert r.status_code == 422, r.text
     assert r.json()["detail"][0]["loc"] == ["body", "email"]
     assert len(client.get("/api/v1/customers", headers=a.headers).json()) == before
+
+
+@pytest.mark.parametrize(
+    "email",
+    [
+        "a@b..com",
+        ".a@b.com",
+        "a.@b.com",
+        "a..b@c.com",
+        "a@-b.com",
+        "a@b-.com",
+        "a@b_c.com",
+        "a@b.c",
+        "a@1.23",
+        "x@localhost",
+    ],
+)
+def test_an_email_with_an_empty_or_malformed_part_is_refused(
+    client: TestClient, email: str
+) -> None:
+    """QA A10: "a@b..com" was saved, and the quote e-mailed to it would bounce. An address
+    has no empty dot-separated part, no domain label starting or ending in a hyphen (RFC
+    1123 §2.1 host names) and a top-level domain of two or more letters."""
+    a = make_account(client, "sales")
+    r = client.post("/api/v1/customers", json={"name": "Acme", "email": email}, headers=a.headers)
+    assert r.status_code == 422, r.text
+    assert r.json()["detail"][0]["loc"] == ["body", "email"]
+
+
+@pytest.mark.parametrize(
+    "email", ["first.last+quotes@sub.example.com.tw", "it-ops@my-company.tw", "王@例子.台灣"]
+)
+def test_ordinary_and_international_addresses_are_kept(client: TestClient, email: str) -> None:
+    a = make_account(client, "sales")
+    r = client.post("/api/v1/customers", json={"name": "Acme", "email": email}, headers=a.headers)
+    assert r.status_code == 201, r.text
+    assert r.json()["email"] == email.lower()
