@@ -151,7 +151,7 @@ class Validated:
             # inside the admin's request); so is the row they are on.
             kind = many or self.parsed.format == "json"
             for msg in r.messages:
-                params = {"kind": r.kind, "row": r.row, "message": msg}
+                params = {"kind": r.kind, "row": f"{r.row:,}", "message": msg}
                 out.append(
                     (
                         _("%(kind)s row %(row)s: %(message)s")
@@ -179,7 +179,7 @@ def decode(data: bytes | str) -> tuple[str | None, str | None]:
         return None, _(
             "row %(row)s: the file is not UTF-8 (byte 0x%(byte)s cannot be decoded; Big5 or "
             "Latin-1 text?). Save it as UTF-8 (Excel: 'CSV UTF-8') and import again"
-        ) % {"row": line, "byte": f"{data[e.start]:02x}"}
+        ) % {"row": f"{line:,}", "byte": f"{data[e.start]:02x}"}
 
 
 @contextlib.contextmanager
@@ -234,7 +234,7 @@ def _parse_csv(text: str, k: Kind, parsed: Parsed) -> None:
     except csv.Error as e:  # a cell past csv's 131,072-character limit, a stray NUL, …
         parsed.errors.append(
             _("row %(row)s: %(error)s; nothing after it was read")
-            % {"row": reader.line_num, "error": e}
+            % {"row": f"{reader.line_num:,}", "error": e}
         )
         if not records:
             return
@@ -300,7 +300,7 @@ def _surrogate_error(loc: tuple[str | int, ...], kind: str | None) -> str:
         loc = (kind, *loc)
     if len(loc) >= 3 and isinstance(loc[1], int):
         where = _("%(kind)s row %(row)s: %(field)s") % {
-            "kind": loc[0], "row": loc[1] + 1, "field": ".".join(map(str, loc[2:])),
+            "kind": loc[0], "row": f"{loc[1] + 1:,}", "field": ".".join(map(str, loc[2:])),
         }  # fmt: skip
     else:
         where = ".".join(map(str, loc)) or _("the file")
@@ -315,7 +315,7 @@ def _parse_json(text: str, kind: str | None, parsed: Parsed) -> None:
     except json.JSONDecodeError as e:
         parsed.errors.append(
             _("row %(row)s: not valid JSON (column %(column)s: %(error)s)")
-            % {"row": e.lineno, "column": e.colno, "error": e.msg}
+            % {"row": f"{e.lineno:,}", "column": f"{e.colno:,}", "error": e.msg}
         )
         return
     except RecursionError:  # '[' × 50,000: json.loads gives up (as the planner's config.json)
@@ -518,7 +518,7 @@ def _validate(parsed: Parsed, *, known_gpus: Iterable[str]) -> Validated:
             if k.key_fields and key in seen:
                 messages.append(
                     _("duplicate %(fields)s %(key)s (first on row %(row)s)")
-                    % {"fields": "/".join(k.key_fields), "key": repr(key), "row": seen[key]}
+                    % {"fields": "/".join(k.key_fields), "key": repr(key), "row": f"{seen[key]:,}"}
                 )
             elif k.key_fields:
                 seen[key] = raw.row

@@ -109,6 +109,40 @@ def test_every_rejected_row_is_listed_and_nothing_is_kept(
     assert session.exec(select(ImportUpload)).first() is None
 
 
+def test_a_file_that_cannot_be_read_shows_no_row_counters(
+    catalog_client: TestClient, session: Session
+) -> None:
+    """QA C14: a file with a wrong header showed "Rejected" beside counters of 0 added,
+    0 changed … 0 rejected, which read as a contradiction: no row was read at all."""
+    r = preview(catalog_client, b"name,price\nfoo,1\n")
+    assert r.status_code == 422
+    page = soup(r.text)
+    assert page.select_one("#n-added") is None and page.select_one("#n-rejected") is None
+    status = page.select_one("#preview .card-head span").get_text(strip=True)
+    assert status == "The file could not be read: nothing will be imported"
+    assert page.select_one(".errors-summary strong").get_text(strip=True) == (
+        "Fix the file and upload it again:"
+    )
+    assert page.select("#import-errors li")
+    assert session.exec(select(ImportUpload)).first() is None
+
+
+def test_a_file_with_bad_rows_keeps_its_counters(catalog_client: TestClient) -> None:
+    page = soup(preview(catalog_client, offers_csv(4, bad=(1,))).text)
+    assert page.select_one("#n-added").get_text(strip=True) == "3"
+    assert page.select_one("#n-rejected").get_text(strip=True) == "1"
+    assert page.select_one(".errors-summary strong").get_text(strip=True) == (
+        "Fix these rows and upload the file again:"
+    )
+
+
+def test_row_numbers_past_999_carry_a_thousands_separator(catalog_client: TestClient) -> None:
+    """Row 1,502 as a spreadsheet shows it (offer 1,500, after the header row 1)."""
+    page = soup(preview(catalog_client, offers_csv(1501, bad=(1500,))).text)
+    errors = [li.get_text(strip=True) for li in page.select("#import-errors li")]
+    assert errors == ["row 1,502: monthly_price must be ≥ 0 (got -5)"]
+
+
 @pytest.mark.parametrize("how", ["altered", "empty", "expired", "another admin"])
 def test_a_token_that_does_not_name_a_fresh_upload_of_yours_is_refused(
     catalog_client: TestClient, session: Session, how: str
