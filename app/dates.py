@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import re
 from datetime import date, datetime
-from typing import Annotated, Any
+from typing import Annotated, Any, Final
 
-from pydantic import BeforeValidator
+from pydantic import AfterValidator, BeforeValidator
 from pydantic_core import PydanticCustomError
+
+from app.i18n import gettext as _
 
 _ISO = re.compile(r"\d{4}-\d{2}-\d{2}")
 
@@ -37,3 +39,24 @@ def iso_date(value: Any) -> date:
 
 
 IsoDate = Annotated[date, BeforeValidator(iso_date)]
+
+
+#: The days a price list can take effect, a provider's price be dated, or an exchange rate
+#: be read: none of them is older than GPU computing (CUDA shipped in 2007) or further out
+#: than anyone prices hardware. QA (C14) published a list effective 1900-01-01 without a
+#: word.
+CATALOG_FIRST: Final = date(2000, 1, 1)
+CATALOG_LAST: Final = date(2099, 12, 31)
+
+
+def catalog_day(value: date) -> date:
+    """`value` if it lies between CATALOG_FIRST and CATALOG_LAST, else a ValueError."""
+    if not CATALOG_FIRST <= value <= CATALOG_LAST:
+        raise ValueError(
+            _("must be a day from %(first)s to %(last)s (got %(got)s)")
+            % {"first": CATALOG_FIRST, "last": CATALOG_LAST, "got": value}
+        )
+    return value
+
+
+CatalogDate = Annotated[date, BeforeValidator(iso_date), AfterValidator(catalog_day)]

@@ -29,7 +29,7 @@ from pydantic import AfterValidator, AllowInfNan, field_validator
 from sqlalchemy import JSON, ForeignKeyConstraint, Index, LargeBinary, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
-from app.dates import IsoDate
+from app.dates import CatalogDate
 from app.engine.strict_numbers import NumbersNotBooleans
 from app.i18n import gettext as _
 from app.text import PlainLine, PlainText, plain_line, plain_text
@@ -156,7 +156,7 @@ def _row_table_args(table: str, *, key: tuple[str, ...] = ("id",), gpu: bool = F
 
 class PriceListBase(NumbersNotBooleans, SQLModel):
     name: Text = Field(max_length=100, description="Unique name, e.g. '2026-11 list'.")
-    effective_date: IsoDate = Field(description="Prices apply from this day.")
+    effective_date: CatalogDate = Field(description="Prices apply from this day.")
     currency: Currency = Field(default="TWD", description="Home currency of the list.")
     notes: PlainText = Field(
         default="", max_length=NOTES_MAX, description="Free text: what changed and why."
@@ -191,7 +191,7 @@ class PriceListCreate(PriceListBase):
 
 class PriceListUpdate(NumbersNotBooleans, SQLModel):
     name: Text | None = Field(default=None, max_length=100)
-    effective_date: IsoDate | None = None
+    effective_date: CatalogDate | None = None
     notes: PlainText | None = Field(default=None, max_length=NOTES_MAX)
     source: PlainText | None = Field(default=None, max_length=SOURCE_MAX)
 
@@ -409,7 +409,7 @@ class CloudInstanceBase(NumbersNotBooleans, SQLModel):
         default=None, description="1-year reserved, per hour (0–10^6)"
     )
     currency: Currency
-    price_date: IsoDate = Field(description="When the provider charged this price")
+    price_date: CatalogDate = Field(description="When the provider charged this price")
     source: SourceText
 
 
@@ -517,7 +517,7 @@ class FxRateBase(NumbersNotBooleans, SQLModel):
     rate: Annotated[float, AllowInfNan(False), at.Gt(0), at.Le(1e6)] = Field(
         description="Units of `quote` per one `base` (above 0, at most 10^6)"
     )
-    as_of: IsoDate
+    as_of: CatalogDate
     source: SourceText
 
     @field_validator("quote")

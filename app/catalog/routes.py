@@ -25,7 +25,7 @@ from app.catalog.models import (
     RentalOfferPublic,
 )
 from app.catalog.service import CatalogError, NotFound
-from app.dates import IsoDate
+from app.dates import CatalogDate
 from app.deps import SessionDep
 from app.i18n import N_
 from app.ids import DB_OFFSET_MAX, DbId
@@ -186,7 +186,7 @@ def import_catalog(
     ] = None,
     mode: Literal["sync", "upsert"] = "sync",
     name: Annotated[str | None, Query(max_length=100, description="Name of the new draft")] = None,
-    effective_date: Annotated[IsoDate | None, Query()] = None,
+    effective_date: Annotated[CatalogDate | None, Query()] = None,
 ) -> Response:
     """Preview (dry_run, the default) or apply a CSV/JSON import; all-or-nothing."""
     if price_list is None and name:
