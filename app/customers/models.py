@@ -91,12 +91,25 @@ def _name(v: str) -> str:
     return v
 
 
+def _separated(v: str) -> str:
+    """`v` without the spaces and hyphens people type between groups ("2209-9131")."""
+    return v.replace(" ", "").replace("-", "")
+
+
 def _tax_id(v: str) -> str:
     if v and not (len(v) == 8 and v.isascii() and v.isdigit()):
-        # A 7-digit number was told its check digit did not match (QA): say the length.
+        # A 7-digit number was told its check digit did not match (QA): say the length,
+        # counted in digits, and echo what was typed ("-2209913" read as "2209913 is 7
+        # characters long", a number the user never typed).
+        digits = _separated(v)
+        if digits.isascii() and digits.isdigit():
+            raise ValueError(
+                _("A 統一編號 is 8 digits (0–9): %(given)s has %(n)s digits.")
+                % {"given": v, "n": len(digits)}
+            )
         raise ValueError(
-            _("A 統一編號 is 8 digits (0–9): %(given)s is %(n)s characters long.")
-            % {"given": v, "n": len(v)}
+            _("A 統一編號 is 8 digits (0–9) and nothing else: %(given)s has other characters.")
+            % {"given": v}
         )
     if v == "00000000":
         raise ValueError(
@@ -132,7 +145,14 @@ class _CustomerChecks(NumbersNotBooleans, SQLModel):
         # they are in a quote's quantities.
         if not isinstance(v, str):
             return v
-        return unicodedata.normalize("NFKC", v).replace(" ", "").replace("-", "")
+        v = unicodedata.normalize("NFKC", v)
+        # Compacted only when that gives the 8 digits: otherwise the message echoes the
+        # value as typed.
+        digits = _separated(v)
+        if len(digits) == 8 and digits.isascii() and digits.isdigit():
+            return digits
+        # Told here, before the column's 8-character limit answers "Too long" to 9 digits.
+        return _tax_id(v.strip())
 
     @field_validator("name", check_fields=False)
     @classmethod

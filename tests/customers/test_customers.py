@@ -111,8 +111,13 @@ def test_customer_page_inline_error_names_the_field(
 @pytest.mark.parametrize(
     ("lang", "given", "expected"),
     [
-        ("en", "2209913", "A 統一編號 is 8 digits (0–9): 2209913 is 7 characters long."),
-        ("zh-TW", "2209913", "統一編號為 8 位數字（0–9）：2209913 共 7 個字元。"),
+        ("en", "2209913", "A 統一編號 is 8 digits (0–9): 2209913 has 7 digits."),
+        ("zh-TW", "2209913", "統一編號為 8 位數字（0–9）：2209913 只有 7 位。"),
+        # QA A10: the leading hyphen was dropped and "2209913 is 7 characters long" echoed
+        ("en", "-2209913", "A 統一編號 is 8 digits (0–9): -2209913 has 7 digits."),
+        ("en", "220991311", "A 統一編號 is 8 digits (0–9): 220991311 has 9 digits."),
+        ("en", "2209913A", "A 統一編號 is 8 digits (0–9) and nothing else: 2209913A has other"),
+        ("zh-TW", "2209913A", "統一編號只能是 8 位數字（0–9）：2209913A 含有其他字元。"),
     ],
 )
 def test_a_short_tax_id_is_told_its_length_not_its_check_digit(
