@@ -38,6 +38,7 @@ from app.ops import outage
 from app.ops.logs import REQUEST_ID
 from app.ops.middleware import loggable_path
 from app.web import failures, htmx
+from app.web.api_messages import unreadable_body
 from app.web.htmx import is_fragment
 from app.web.templating import activate, page_address, render, templates
 
@@ -156,6 +157,11 @@ async def database_error(request: Request, exc: Exception) -> Response:
     return unavailable_response(request, busy=outage.database_busy(exc))
 
 
+#: FastAPI's 400 for a JSON body it could not decode other than by its syntax
+#: (fastapi/routing.py: any exception but JSONDecodeError while reading the body).
+_UNPARSED_BODY: Final = "There was an error parsing the body"
+
+
 def install(app: FastAPI) -> None:
     async def handle(request: Request, exc: Exception) -> Response:
         err = as_domain_error(exc)
@@ -172,6 +178,10 @@ def install(app: FastAPI) -> None:
         own error page for a browser, FastAPI's JSON for the API and for other clients (a
         bare `{"detail": "Not Found"}` in a <pre> was all a visitor got, QA)."""
         assert isinstance(exc, StarletteHTTPException)
+        if exc.status_code == 400 and exc.detail == _UNPARSED_BODY:
+            activate(request)
+            detail = [unreadable_body(exc.__cause__)]
+            return JSONResponse(status_code=422, content={"detail": detail})
         wants_page = "text/html" in request.headers.get("accept", "")
         if exc.status_code in (404, 405) and not is_api(request) and wants_page:
             activate(request)

@@ -106,3 +106,50 @@ def test_true_for_an_id_says_it_is_not_a_number(client: TestClient) -> None:
     (err,) = _detail(client, body, "en", path="/api/v1/plans", headers=a.headers)
     assert err["loc"] == ["body", "customer_id"] and err["type"] == "number_type"
     assert err["msg"] == "Must be a number, not true or false."
+
+
+@pytest.mark.parametrize(
+    ("lang", "raw", "msg"),
+    [
+        # int("9" * 5000) is refused by Python's 4,300-digit guard (kept: CVE-2020-10735)
+        (
+            "en",
+            b'{"model": {"preset": "llama-2-13b"}, "task": "lora", "seq_len": '
+            + b"9" * 5000
+            + b"}",
+            "A number in the body has more than 4,300 digits; no field takes one so large.",
+        ),
+        (
+            "zh-TW",
+            b'{"model": {"preset": "llama-2-13b"}, "task": "lora", "seq_len": '
+            + b"9" * 5000
+            + b"}",
+            "請求內容中有超過 4,300 位數的數字；沒有任何欄位接受這麼大的數。",
+        ),
+        # 0xff is never UTF-8; it is the 12th byte of {"model": "\xff"}
+        (
+            "en",
+            b'{"model": "\xff"}',
+            "The body is not UTF-8 text: byte 0xff at position 12 cannot be read.",
+        ),
+        ("zh-TW", b'{"model": "\xff"}', "請求內容不是 UTF-8 文字：第 12 個位元組 0xff 無法讀取。"),
+    ],
+)
+def test_a_body_json_cannot_decode_is_a_422_at_the_body_not_a_bare_400(
+    client: TestClient, lang: str, raw: bytes, msg: str
+) -> None:
+    """QA A7: FastAPI answered these with 400 "There was an error parsing the body"."""
+    r = client.post(
+        "/api/v1/estimate",
+        content=raw,
+        headers={"Content-Type": "application/json", "Accept-Language": lang},
+    )
+    assert r.status_code == 422, r.text
+    assert r.json()["detail"] == [
+        {"type": "json_invalid", "loc": ["body"], "msg": msg, "input": None}
+    ]
+
+
+def test_a_non_json_error_elsewhere_keeps_its_status(client: TestClient) -> None:
+    """Only FastAPI's body-parsing 400 is turned into a 422: an unknown address stays a 404."""
+    assert client.get("/api/v1/no-such-thing").status_code == 404
