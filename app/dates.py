@@ -10,8 +10,9 @@ created a price list effective "0" and got 1970-01-01, and "20270101" would have
 from __future__ import annotations
 
 import re
-from datetime import date, datetime
+from datetime import UTC, date, datetime
 from typing import Annotated, Any, Final
+from zoneinfo import ZoneInfo
 
 from pydantic import AfterValidator, BeforeValidator
 from pydantic_core import PydanticCustomError
@@ -19,6 +20,17 @@ from pydantic_core import PydanticCustomError
 from app.i18n import gettext as _
 
 _ISO = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+#: The calendar quotes and price lists are dated in: Taiwan's (PRODUCT.md §6, UTC+8, no
+#: daylight saving). The server's clock is UTC: a quote made at 07:30 in Taipei was dated
+#: the day before, and one valid until the 5th could still be accepted at 07:59 on the 6th
+#: (QA).
+BUSINESS_TZ: Final = ZoneInfo("Asia/Taipei")
+
+
+def business_today(now: datetime | None = None) -> date:
+    """Today's date in Taipei (`now`, an aware datetime, for a given instant)."""
+    return (now or datetime.now(UTC)).astimezone(BUSINESS_TZ).date()
 
 
 def iso_date(value: Any) -> date:

@@ -13,7 +13,6 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from datetime import date
 from typing import Final
 
 from fastapi import APIRouter, Depends, Query, Request
@@ -51,6 +50,7 @@ from app.catalog.views import (
     selected_list_or_404,
     table_context,
 )
+from app.dates import business_today
 from app.deps import SessionDep
 from app.ids import DbId
 from app.web.csrf import verify_csrf
@@ -212,7 +212,7 @@ def new_price_list_page(
     """Start a price list: a copy of another (the current one by default) or an empty one."""
     current = service.current_price_list(session=session)
     src = source if source is not None else (current.id if current else None)
-    values = {"source_list": str(src or ""), "effective_date": date.today().isoformat()}
+    values = {"source_list": str(src or ""), "effective_date": business_today().isoformat()}
     return render(
         request, "catalog/price_list_form.html", price_list_form_context(session, None, values)
     )

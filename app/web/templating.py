@@ -49,6 +49,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from app import i18n
+from app.dates import BUSINESS_TZ
 from app.engine.formatting import CURRENCY_DIGITS, CURRENCY_SYMBOLS, currency_symbol
 
 #: Re-exported: the catalog pages read the currency table, every page router is_fragment.
@@ -150,14 +151,30 @@ def figure(value: float | int | None) -> str:
     return number(v, 2 if abs(v) < 10 else 1 if abs(v) < 100 else 0)
 
 
+def _in_taipei(value: datetime.datetime) -> datetime.datetime:
+    """A stored instant (naive values are UTC, as the tables store them) on Taipei's clock."""
+    aware = value if value.tzinfo is not None else value.replace(tzinfo=datetime.UTC)
+    return aware.astimezone(BUSINESS_TZ)
+
+
 def date(value: Any, fmt: str = "medium") -> str:
     """A date in the locale's format ('2025年6月1日' / 'Jun 1, 2025'); '' for None. An ISO
-    string (a date stored in a result's JSON) is read as that date."""
+    string (a date stored in a result's JSON) is read as that date; an instant (when a quote
+    was accepted) is dated on Taipei's calendar, as quotes are (app.dates.BUSINESS_TZ)."""
     if value is None:
         return ""
     if isinstance(value, str):
         value = datetime.date.fromisoformat(value)
+    elif isinstance(value, datetime.datetime):
+        value = _in_taipei(value).date()
     return format_date(value, format=fmt, locale=i18n.babel_locale())
+
+
+def clock(value: datetime.datetime | None) -> str:
+    """'07:30 UTC+8': an instant's time of day on Taipei's clock, saying which clock."""
+    if value is None:
+        return ""
+    return _in_taipei(value).strftime("%H:%M") + " UTC+8"
 
 
 def percent(value: float | None, digits: int = 0) -> str:
@@ -242,6 +259,7 @@ def _make_templates() -> Jinja2Blocks:
         number=number,
         percent=percent,
         date=date,
+        clock=clock,
         translate_pairs=translate_pairs,
         data=data,
     )

@@ -14,6 +14,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.plans.schedule import T16_PHASES
+from app.plans.service import today
 from tests.accounts.helpers import make_account, sign_in
 from tests.quotes.test_quote_life import TERM, WORKLOAD, _customer
 
@@ -138,7 +139,7 @@ def test_a_quote_is_valid_for_at_most_a_year(
     a = make_account(client, "sales")
     c = _customer(client, a)
     last_day = date(9999, 12, 31)
-    until = (last_day if days is None else date.today() + timedelta(days=days)).isoformat()
+    until = (last_day if days is None else today() + timedelta(days=days)).isoformat()
     r = client.post(
         "/api/v1/plans",
         json={

@@ -189,7 +189,7 @@ def test_an_accepted_quote_has_no_builder_and_a_stale_save_says_why(client: Test
     assert note is not None and note.get_text() == "報價內容已鎖定：如需修改，請複製方案。"
     # When it was accepted reads as a date and a time, not "2026-12-02 17:58:44.948182+00:00".
     banner = page.select_one("#quote-builder").get_text(" ", strip=True)
-    assert not re.search(r"\d:\d\d:\d\d\.\d", banner) and re.search(r"\d\d:\d\d UTC", banner)
+    assert not re.search(r"\d:\d\d:\d\d\.\d", banner) and re.search(r"\d\d:\d\d UTC\+8", banner)
     # A builder form opened before the customer answered, saved after.
     token = page.select_one("input[name=csrf_token]")["value"]
     stale = {

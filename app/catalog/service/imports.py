@@ -36,6 +36,7 @@ from app.catalog.service.versions import (
     unique_name,
 )
 from app.catalog.shipped import shipped_document
+from app.dates import business_today
 from app.db import hold_row
 from app.i18n import N_
 
@@ -355,7 +356,7 @@ def _new_import_draft(
         hold_row(session, PriceList, current.id, PriceList.revision)
     stamp = utcnow().strftime("%Y-%m-%d %H:%M:%S")
     name = check_new_draft_name(session, name or "") or _free_name(session, f"Import {stamp}")
-    effective = effective or date.today()
+    effective = effective or business_today()
     if current is None:
         head = PriceListCreate(name=name, effective_date=effective, notes="Imported")
         unique_name(session, head.name)

@@ -10,6 +10,7 @@ from sqlmodel import Session, col, select
 from app import text
 from app.catalog.models import PriceList, utcnow
 from app.catalog.service.errors import Conflict, InvalidRow, NotFound
+from app.dates import business_today
 from app.db import hold_row
 from app.i18n import N_
 from app.i18n import gettext as _
@@ -32,7 +33,7 @@ def get_price_list(*, session: Session, price_list_id: int) -> PriceList:
 
 def current_price_list(*, session: Session, today: date | None = None) -> PriceList | None:
     """The latest published list in effect `today` (else the soonest future one), or None."""
-    today = today or date.today()
+    today = today or business_today()
     published = select(PriceList).where(PriceList.status == "published")
     stmt = (
         published.where(PriceList.effective_date <= today)
