@@ -75,6 +75,7 @@ def comparison_dict(cmp: CostComparison) -> dict[str, Any]:
                 "hourly_rate": o.hourly_rate,
                 "period_months": o.period_months,
                 "held_months": o.held_months,
+                "contract_months": o.contract_months,
                 "total": o.total,
                 "upfront": o.upfront,
                 "economical": o.economical,

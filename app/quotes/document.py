@@ -331,10 +331,13 @@ def buy_line_notes(
     if running is None or running.total <= 0:
         return notes
     ccy = str(quote.get("currency") or option_currency)
+    # The option's running costs are those of the servers it buys once; a line buying it
+    # 3 times runs 3 times the servers (QA: the note stayed at one set's figure).
+    times = Decimal(str(line.get("quantity") or 1))
     if running.months != running.months.to_integral_value():
         # Held for part of a month, or whole months and a part: a total over the period (a
         # rate per month × 0.0038 months would not read, nor multiply out once rounded).
-        total = in_quote_currency(running.total, option_currency, quote)
+        total = in_quote_currency(running.total * times, option_currency, quote)
         if total is None:
             return notes
         notes.append(
@@ -348,7 +351,7 @@ def buy_line_notes(
             }
         )
         return notes
-    per_month = in_quote_currency(running.per_month, option_currency, quote)
+    per_month = in_quote_currency(running.per_month * times, option_currency, quote)
     if per_month is None:
         return notes
     per_month = pricing.round_money(per_month, ccy)

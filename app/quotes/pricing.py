@@ -110,7 +110,8 @@ def totals(quote: Mapping[str, Any]) -> Totals:
         )
         for line in quote.get("lines") or []
     )
-    lines_total = sum(amounts, Decimal(0))
+    # started at the currency's zero ("0.00" in USD), as every other total reads
+    lines_total = sum(amounts, round_money(Decimal(0), currency))
     discount = round_money(lines_total * dec(quote.get("discount_pct", 0)) / HUNDRED, currency)
     subtotal = lines_total - discount
     tax_rate = dec(quote.get("tax_rate", DOMESTIC_TAX_RATE))
@@ -349,6 +350,12 @@ def resolve(
     return stored
 
 
+#: An option the engine marks `feasible: false`, quoted as a line.
+NOT_RUNNABLE: Final = N_(
+    "cannot run this plan (the option's note on the plan says why): choose a runnable option"
+)
+
+
 def _not_whole(currency: str) -> str:
     # msgids without parameters: app.plans.service passes the message on as it is.
     if minor_unit(currency) == 1:
@@ -378,6 +385,10 @@ def _option_line(
         raise QuoteInputError(
             f"quote.lines.{i}.option_key", N_("is not a cost option of this plan")
         )
+    if option.get("feasible", True) is False:
+        # RunPod's single-GPU machines for a plan that needs 8 GPUs on NVLink: printed as an
+        # ordinary priced line, the customer would buy what cannot run the job (QA).
+        raise QuoteInputError(f"quote.lines.{i}.option_key", NOT_RUNNABLE)
     d = option_defaults(option, hours_per_month)
     if line.unit_price is None and currency != plan_currency:
         if fx is None:

@@ -40,14 +40,20 @@ def import_plan(body: export.PlanImport, session: SessionDep, user: ApiUser) -> 
 
 @router.get("/{plan_id}/pdf", response_class=Response)
 def quote_pdf(
-    plan_id: DbId, session: SessionDep, _: ApiUser, settings: SettingsDep, lang: Lang = "zh-TW"
+    plan_id: DbId,
+    session: SessionDep,
+    _: ApiUser,
+    settings: SettingsDep,
+    lang: Lang | None = None,
 ) -> Response:
-    """The plan's PDF quote in 中文 or English."""
+    """The plan's PDF quote in 中文 or English; by default in its customer's language (a
+    plan without a customer record: 中文)."""
     plan = plans.get_plan(session=session, plan_id=plan_id)
+    language = lang or service.document_language(session=session, plan=plan)
     pdf = render_quote_pdf(
-        plan, lang=lang, session=session, letterhead=service.letterhead(settings)
+        plan, lang=language, session=session, letterhead=service.letterhead(settings)
     )
-    return pdf_response(plan, pdf, lang=lang)
+    return pdf_response(plan, pdf, lang=language)
 
 
 @router.get("/{plan_id}/export", response_model=export.PlanExport)

@@ -320,6 +320,76 @@ def stale_option_lines(plan: Plan) -> list[int]:
     ]
 
 
+#: A quote line naming an option the engine marks not runnable (RunPod's single-GPU
+#: machines for a plan that needs 8 GPUs on NVLink): the customer would buy what cannot run.
+NOT_RUNNABLE_LINES: Final = N_(
+    "line %(lines)s quotes a cost option that cannot run this plan (its note on the plan "
+    "says why): choose a runnable option for it, or remove it, then send"
+)
+#: 營業稅 is 5% on a domestic sale (PRODUCT.md §6): at 0% the document would tell a domestic
+#: customer they are buying a zero-rated export.
+DOMESTIC_AT_ZERO: Final = N_(
+    "is 0%% (a zero-rated export), but %(name)s is a domestic customer: set 5%%, or mark the "
+    "customer as export if this is an export sale"
+)
+
+
+def infeasible_option_lines(plan: Plan) -> list[int]:
+    """Lines (1-based, as printed) quoting a cost option the plan's result marks not runnable
+    (`feasible: false`): a revision or a new price list can turn a quoted option so."""
+    by_key = {
+        str(o.get("key")): o for o in ((plan.result or {}).get("cost") or {}).get("options") or []
+    }
+    return [
+        i
+        for i, line in enumerate((plan.quote or {}).get("lines") or [], start=1)
+        if line.get("option_key")
+        and by_key.get(str(line["option_key"]), {}).get("feasible", True) is False
+    ]
+
+
+#: A term contract's price quoted for fewer months than the contract: a discount no
+#: approval saw (QA: a 12-month price for 7 months, NT$40,000 against NT$50,000 monthly).
+SHORT_CONTRACT: Final = N_(
+    "line %(line)s quotes a %(term)s-month contract's price for %(months)s months: quote at "
+    "least %(term)s months, or choose monthly rent for a shorter period"
+)
+
+
+def short_contract_lines(plan: Plan) -> list[tuple[int, int, str]]:
+    """(line, contract months, months quoted) for each line quoting a term contract's price
+    for fewer months than the contract (options saved before `contract_months`: none)."""
+    by_key = {
+        str(o.get("key")): o for o in ((plan.result or {}).get("cost") or {}).get("options") or []
+    }
+    out = []
+    for i, line in enumerate((plan.quote or {}).get("lines") or [], start=1):
+        option = by_key.get(str(line.get("option_key") or ""), {})
+        term = option.get("contract_months")
+        if option.get("kind") != "rent_term" or not term or line.get("unit") != "month":
+            continue
+        months = Decimal(str(line.get("months") or 0))
+        if months < Decimal(int(term)):
+            out.append((i, int(term), format(months.normalize(), "f")))
+    return out
+
+
+def _numbers(lines: list[int]) -> str:
+    return ", ".join(map(str, lines))
+
+
+def _check_tax_rate(session: Session, plan: Plan, quote: Mapping[str, Any]) -> None:
+    """A domestic customer's quote is not sent at 0%: its document would call the sale a
+    zero-rated export (QA). An export customer at 5% is allowed (a service used in Taiwan):
+    the document then says what it charges, and the builder warns."""
+    customer = session.get(Customer, plan.customer_id) if plan.customer_id is not None else None
+    rate = quote.get("tax_rate")
+    if customer is None or customer.export or rate in (None, ""):
+        return
+    if Decimal(str(rate)) == 0:
+        raise errors.Invalid(DOMESTIC_AT_ZERO, field="quote.tax_rate", name=customer.name)
+
+
 def _seen(session: Session, plan: Plan, version: int | None) -> None:
     """Conflict when what the user saw at `version` (None: not said) has changed since, other
     than the status (`plans.content_changed_since`)."""
@@ -372,12 +442,22 @@ def send_quote(
                 "choose one of its options for it, or remove it, then send"
             ),
             field="quote.lines",
-            lines=", ".join(map(str, stale)),
+            lines=_numbers(stale),
+        )
+    infeasible = infeasible_option_lines(plan)
+    if infeasible:
+        raise errors.Invalid(NOT_RUNNABLE_LINES, field="quote.lines", lines=_numbers(infeasible))
+    short = short_contract_lines(plan)
+    if short:
+        line, term, months = short[0]
+        raise errors.Invalid(
+            SHORT_CONTRACT, field="quote.lines", line=line, term=term, months=months
         )
     if plan.valid_until is not None and plan.valid_until < plans.today():
         raise errors.Invalid(
             N_("is in the past: set a new validity date"), field="quote.valid_until"
         )
+    _check_tax_rate(session, plan, quote)
     if plans.needs_discount_approval(plan, owner=_owner(session, plan), limit_pct=limit_pct):
         raise QuoteStateError(
             N_("a discount of %(pct)s%% is over the %(limit)s%% limit: an admin must approve it"),

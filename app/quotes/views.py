@@ -381,7 +381,7 @@ def tax_id_warnings(
             out.append(
                 _(
                     "This quote charges 0%% 營業稅, but %(name)s is a domestic customer "
-                    "(5%%): check the business tax, or mark the customer as export."
+                    "(5%%): it cannot be sent so. Set 5%%, or mark the customer as export."
                 )
                 % {"name": customer.name}
             )

@@ -139,13 +139,14 @@ def shared_pdf(
 
 @router.get("/plans/{plan_id}/quote.pdf")
 def plan_pdf(
-    plan_id: DbId, request: Request, session: SessionDep, _: PageUser, lang: Lang = "zh-TW"
+    plan_id: DbId, request: Request, session: SessionDep, _: PageUser, lang: Lang | None = None
 ) -> Response:
-    """The plan's PDF quote, for signed-in users."""
+    """The plan's PDF quote, for signed-in users; by default in its customer's language."""
     plan = plans.get_plan(session=session, plan_id=plan_id)
+    language = lang or quotes.document_language(session=session, plan=plan)
     head = quotes.letterhead(request.app.state.settings)
-    pdf = render_quote_pdf(plan, lang=lang, session=session, letterhead=head)
-    return pdf_response(plan, pdf, lang=lang)
+    pdf = render_quote_pdf(plan, lang=language, session=session, letterhead=head)
+    return pdf_response(plan, pdf, lang=language)
 
 
 #: The customer's answer fields; each must be a JSON string (a list or an object would be

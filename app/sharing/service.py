@@ -131,7 +131,10 @@ def resolve(*, session: Session, token: str) -> tuple[ShareLink, Plan]:
         raise LinkGone("revoked")
     if not is_active(link):
         raise LinkGone("expired")
-    plan = session.get(Plan, link.plan_id)
-    if plan is None:  # pragma: no cover - the FK cascades
-        raise LinkNotFound()
+    try:
+        # get_plan marks a sent quote past its validity date expired: the share page showed
+        # it as still "sent", with the accept form, until someone else opened it (QA).
+        plan = plans.get_plan(session=session, plan_id=link.plan_id)
+    except plans.NotFound:  # pragma: no cover - the FK cascades
+        raise LinkNotFound() from None
     return link, plan

@@ -14,6 +14,7 @@ from sqlmodel import Session
 from app.plans.models import Plan
 from app.quotes import pdf
 from tests.accounts.helpers import make_account
+from tests.plan_quotes import WORKLOAD
 
 ONE_GPU_LORA = {
     "model": {"preset": "llama-2-7b"},
@@ -46,25 +47,47 @@ def test_two_offers_that_read_alike_get_their_providers_in_the_chart(client: Tes
 
 def test_the_builder_offers_no_line_the_plan_cannot_run_on(client: TestClient) -> None:
     """The 4-GPU full fine-tune (tests/plan_quotes.py) is timed on 4 NVLink GPUs in one
-    machine; RunPod's single-GPU pods are priced (not runnable) but not offered as lines,
-    unless a saved line already names one (re-saving must not lose it)."""
+    machine; RunPod's single-GPU pods are priced (not runnable) but not offered as lines, and
+    a save naming one is refused; a line saved before that refusal stays listed (re-saving
+    must not lose it), and sending it is refused."""
     from bs4 import BeautifulSoup
 
     from tests.accounts.helpers import sign_in
-    from tests.quotes.test_quote_life import TERM, _customer, _plan
+    from tests.quotes.test_quote_life import TERM, _customer
 
     runpod = "rent_hourly:runpod-secure-h100-sxm-x1"
     sales = make_account(client, "sales")
     pages = TestClient(client.app, follow_redirects=False)
     sign_in(pages, sales.user)
-    for lines, listed in (([{"option_key": TERM}], False), ([{"option_key": runpod}], True)):
-        plan = _plan(client, sales, _customer(client, sales)["id"], {"lines": lines})
-        options = {o["key"]: o for o in plan["result"]["cost"]["options"]}
-        assert options[runpod]["feasible"] is False
-        page = BeautifulSoup(pages.get(f"/plans/{plan['id']}").text, "html.parser")
-        offered = {o.get("value") for o in page.select("#quote-builder select option")}
-        assert TERM in offered
-        assert (runpod in offered) is listed
+    cid = _customer(client, sales)["id"]
+    body = {"name": "客服模型", "workload": WORKLOAD, "customer_id": cid}
+    refused = client.post(
+        "/api/v1/plans", json={**body, "quote": {"lines": [{"option_key": runpod}]}},
+        headers=sales.headers,
+    )  # fmt: skip
+    assert refused.status_code == 422
+    assert refused.json()["detail"][0]["loc"] == ["body", "quote", "lines", 0, "option_key"]
+    made = client.post(
+        "/api/v1/plans", json={**body, "quote": {"lines": [{"option_key": TERM}]}},
+        headers=sales.headers,
+    )  # fmt: skip
+    plan = made.json()
+    options = {o["key"]: o for o in plan["result"]["cost"]["options"]}
+    assert options[runpod]["feasible"] is False
+    page = BeautifulSoup(pages.get(f"/plans/{plan['id']}").text, "html.parser")
+    offered = {o.get("value") for o in page.select("#quote-builder select option")}
+    assert TERM in offered and runpod not in offered
+    with Session(client.app.state.engine) as s:  # type: ignore[attr-defined]
+        row = s.get(Plan, plan["id"])
+        assert row is not None
+        row.quote = {**row.quote, "lines": [{**row.quote["lines"][0], "option_key": runpod}]}
+        s.add(row)
+        s.commit()
+    page = BeautifulSoup(pages.get(f"/plans/{plan['id']}").text, "html.parser")
+    offered = {o.get("value") for o in page.select("#quote-builder select option")}
+    assert runpod in offered
+    sent = client.post(f"/api/v1/plans/{plan['id']}/send", headers=sales.headers)
+    assert sent.status_code == 422 and "cannot run this plan" in sent.json()["detail"][0]["msg"]
 
 
 def test_the_quote_charts_leave_out_offers_that_cannot_run_the_plan(client: TestClient) -> None:

@@ -681,6 +681,28 @@ SHORT_BUY: dict[str, Any] = {
 }
 
 
+def test_buying_the_option_three_times_runs_three_times_the_servers() -> None:
+    """QA: a buy line of quantity 3 printed one set's running costs."""
+    stored = _resolve({"lines": [{"option_key": BUY, "quantity": "3"}]}, [BUY_OPTION])
+    (line,) = stored["lines"]
+    assert line["quantity"] == "3"
+    i18n.activate("en")
+    notes = document.buy_line_notes(line, BUY_OPTION, stored, "TWD")
+    # 3 × 40,200.5 / 12 = 10,050.125 → NT$10,050 a month × 12 = NT$120,600.
+    assert notes[1] == (
+        "Not in this quote: running costs of owning them, estimated at NT$10,050/month × "
+        "12 months = NT$120,600 (power, colocation, maintenance, operations staff)."
+    )
+    short = _resolve({"lines": [{"option_key": BUY, "quantity": "3"}]}, [SHORT_BUY])
+    notes = document.buy_line_notes(short["lines"][0], SHORT_BUY, short, "TWD")
+    # power + facility + maintenance + staff = 351.58 a set (the test below: NT$352);
+    # × 3 = 1,054.73 → NT$1,055, rounded once (not 3 × 352 = 1,056)
+    assert notes[1] == (
+        "Not in this quote: running costs of owning them over 2.8 hours, estimated at "
+        "NT$1,055 (power, colocation, maintenance, operations staff)."
+    )
+
+
 def test_a_purchase_held_for_hours_says_hours_not_a_month() -> None:
     i18n.activate("en")
     # 5,426,381 − 5,199,791 + 352 = 226,942 = the option's NT$226,941.42 rounded... to the

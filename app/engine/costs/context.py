@@ -134,6 +134,7 @@ def finish_option(
     note: str = "",
     provider: str = "",
     held_months: float = 0.0,
+    contract_months: int | None = None,
 ) -> CostOption:
     """Read totals and curves off the ledger; add the rate and total explanations.
 
@@ -209,6 +210,7 @@ def finish_option(
         economical=economical,
         provider=provider,
         held_months=held_months,
+        contract_months=contract_months,
     )
 
 

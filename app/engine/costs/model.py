@@ -163,6 +163,8 @@ class CostOption:
     economical: bool = True
     provider: str = ""
     held_months: float = 0.0  # buying: the months the servers are held, then resold
+    # rent_term: the contract's length in months, the least a quote may bill at its price
+    contract_months: int | None = None
 
 
 @dataclass(frozen=True)

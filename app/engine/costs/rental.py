@@ -508,6 +508,7 @@ def rental_options(
         note: str = "",
         hourly_rate: float | None = None,
         hours: float | None = None,
+        contract_months: int | None = None,
     ) -> None:
         ledger = Ledger(ctx.horizon)
         ledger.recurring("rent", rate, months)
@@ -552,6 +553,7 @@ def rental_options(
                 feasible=sel.runnable,
                 note=Sentences(base_note, note, ex_note),
                 provider=sel.provider,
+                contract_months=contract_months,
             )
         )
 
@@ -652,6 +654,7 @@ def rental_options(
         term_rate,
         0.0,
         note,
+        contract_months=term,
     )
     return options
 
