@@ -9,6 +9,7 @@ from urllib.parse import urlencode
 
 from sqlmodel import Session
 
+from app import errors as errors_mod
 from app import i18n
 from app.accounts.models import User
 from app.engine.architectures import get_preset
@@ -115,7 +116,8 @@ def parse_edit(form: Mapping[str, str]) -> tuple[int, dict[str, Any], dict[str, 
         errors["customer"] = _("At most %(n)s characters.") % {"n": 200}
     elif bad := text_problem(customer):
         errors["customer"] = bad
-    status = form.get("status") or "draft"
+    # No status is no choice (QA: an empty one saved a sent plan as a draft).
+    status = form.get("status") or ""
     if status not in STATUSES:
         errors["status"] = _("Choose a status.")
     notes = form.get("notes") or ""
@@ -198,6 +200,10 @@ def save_from_planner(
     ):
         if len(text) > 200:
             errors[field] = f"{label}{i18n.colon()}" + _("At most %(n)s characters.") % {"n": 200}
+        elif bad := text_problem(text):
+            # As the edit form and the API refuse it: saved, a NUL in the name made every
+            # later edit and the plan's own export a 422 (QA).
+            errors[field] = f"{label}{i18n.colon()}" + bad
     if req is None or errors:
         return None, errors
     # A name typed as a customer record has it is that customer: linked, so the quote
@@ -238,8 +244,11 @@ def save_workload(
     )
 
 
-def form_choices() -> dict[str, Any]:
-    return {"statuses": [(s, STATUS_NAMES[s]) for s in STATUSES]}
+def form_choices(plan: Plan) -> dict[str, Any]:
+    """The edit form's status choices: those a save may give the plan now (an answer, or
+    "sent" once it has a quote, is set by the quote's life; QA: the edit form offered them
+    and answered with an error page that lost the edit)."""
+    return {"statuses": [(s, STATUS_NAMES[s]) for s in service.settable_statuses(plan)]}
 
 
 def save_edit(
@@ -259,7 +268,7 @@ def save_edit(
         "values": values,
         "errors": errors,
         "status": 422,
-        **form_choices(),
+        **form_choices(plan),
     }
     if errors:
         return ctx
@@ -275,6 +284,12 @@ def save_edit(
     except service.Decided as e:
         # Accepted or declined: only notes and tags may change; say so above the form.
         ctx.update(errors={"form": e.message}, status=e.status)
+        return ctx
+    except errors_mod.Invalid as e:
+        # A status the quote's life sets (a crafted post: the select does not offer it):
+        # beside its field, the typed edit kept.
+        field = (e.field or "form").rsplit(".", 1)[-1]
+        ctx.update(errors={field if field in values else "form": e.message}, status=e.status)
         return ctx
     return None
 

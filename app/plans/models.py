@@ -23,6 +23,7 @@ import app.catalog.models  # (the price_list table the FK points at)
 import app.customers.models  # noqa: F401  (the customer table the FK points at)
 from app.engine.schemas import EstimateRequest
 from app.engine.strict_numbers import NumbersNotBooleans
+from app.i18n import gettext
 from app.ids import DB_ID_MAX, DbId
 from app.plans.schedule import MAX_PHASES, SCHEDULE_KEY, PhaseIn
 from app.quotes.models import QuoteIn
@@ -74,7 +75,10 @@ def utcnow() -> datetime:
 
 def _status(value: str) -> str:
     if value not in STATUSES:
-        raise ValueError(f"must be one of {', '.join(STATUSES)} (got {value!r})")
+        raise ValueError(
+            gettext("must be one of %(allowed)s (got %(value)s)")
+            % {"allowed": ", ".join(STATUSES), "value": repr(value)}
+        )
     return value
 
 

@@ -21,6 +21,7 @@ from fastapi.responses import RedirectResponse, Response
 from app.accounts.web import SalesPageUser
 from app.catalog.current import price_book
 from app.deps import SessionDep, SettingsDep
+from app.engine.estimate import InputError
 from app.ids import DbId
 from app.planner import views as planner
 from app.plans import builder, forms, service, views
@@ -61,9 +62,16 @@ def plans_new(
     request: Request, session: SessionDep, user: SalesPageUser, _csrf: CsrfDep, form: PostedText
 ) -> Response:
     """Save the planner's workload as a new plan, then open it."""
-    plan, errors = forms.save_from_planner(
-        session=session, form=form, user=user, currency=choose_currency(request)
-    )
+    try:
+        plan, errors = forms.save_from_planner(
+            session=session, form=form, user=user, currency=choose_currency(request)
+        )
+    except (InputError, service.Invalid):
+        # What the engine refuses (0 training tokens, TP 3 on 32 heads, an unknown preset):
+        # the planner as posted says it beside the field, as GET /plan does; the bare error
+        # page lost every typed value (QA).
+        kept = {k: form.get(k, "") for k in ("name", "customer")}
+        return _planner_again(request, form, 422, save_values=kept)
     if plan is None:
         # The planner again, as posted, with the errors beside the fields they name.
         kept = {k: form.get(k, "") for k in ("name", "customer")}
@@ -117,7 +125,7 @@ def plan_edit_form(
     """The edit form (name, customer, status, tags, notes) with the version it is based on."""
     plan = service.get_plan(session=session, plan_id=plan_id)
     ctx = {"nav_active": "plans", "plan": plan, "values": forms.edit_values(plan), "errors": {}}
-    return render(request, "plans/edit.html", {**ctx, **forms.form_choices()})
+    return render(request, "plans/edit.html", {**ctx, **forms.form_choices(plan)})
 
 
 @router.post("/plans/{plan_id}/edit")

@@ -30,6 +30,7 @@ from app.catalog import service as catalog
 from app.catalog.models import PriceList
 from app.customers import service as customers
 from app.customers.models import Customer
+from app.dates import business_today
 from app.engine.estimate import InputError, estimate
 from app.engine.price_book import PriceBook
 from app.engine.schemas import EstimateRequest
@@ -283,11 +284,11 @@ def _workload_or_phases(
 ) -> EstimateRequest | Mapping[str, Any]:
     """The workload to store: the one given, or the phases as a phased workload."""
     if phases is not None and workload is not None:
-        raise Invalid("phases", "give either a workload or phases, not both")
+        raise Invalid("phases", N_("give either a workload or phases, not both"))
     if phases is not None:
         return schedule.schedule_workload(phases, currency or _phase_currency(phases))
     if workload is None:
-        raise Invalid("workload", "a plan needs a workload or phases")
+        raise Invalid("workload", N_("a plan needs a workload or phases"))
     return workload
 
 
@@ -306,7 +307,8 @@ class QuoteDefaults:
 
 
 def today() -> date:
-    return utcnow().date()
+    """The date quotes are issued, valid and expire by: Taipei's (app.dates.business_today)."""
+    return business_today()
 
 
 def _fx(book: PriceBook | None, currency: str) -> pricing.Fx | None:

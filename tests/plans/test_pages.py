@@ -314,6 +314,7 @@ def test_edit_keeps_fifty_tags_of_fifty_characters(pages: TestClient, account: M
     plan = make_plan(pages, a.user)
     form = soup(pages.get(f"/plans/{plan.id}/edit")).select_one("form[action$='/edit']")
     data = {i["name"]: i.get("value", "") for i in form.select("input[name]")}
+    data["status"] = form.select_one("select[name=status] option[selected]")["value"]
     tags = [f"{i:02d}" + "t" * 48 for i in range(50)]
     data.update(tags=", ".join(tags + tags[:1]))  # a repeat is dropped, not counted
     assert pages.post(f"/plans/{plan.id}/edit", data=data).status_code == 303
@@ -753,3 +754,27 @@ def test_the_t16_day_one_scenario_is_paid_as_its_one_phase_not_phased(
         i18n.activate("en")
         assert key_figures(phased.result).cheapest_kind == "Phased rental"
         assert key_figures(day_one.result).cheapest_kind == "Monthly rent"
+
+
+def test_the_edit_form_offers_only_the_statuses_a_save_may_set(
+    pages: TestClient, account: MakeAccount
+) -> None:
+    """QA: the edit form listed 已接受 / 已婉拒 / 已逾期, and choosing one answered with an
+    error page that lost the typed name and notes (service.settable_statuses)."""
+    a = signed_in(pages, account)
+    plan = make_plan(pages, a.user)
+    form = soup(pages.get(f"/plans/{plan.id}/edit")).select_one("form[action$='/edit']")
+    offered = [o["value"] for o in form.select("select[name=status] option")]
+    assert offered and not {"accepted", "declined", "expired"} & set(offered)
+    token = _csrf(pages, f"/plans/{plan.id}/edit")
+    crafted = {"csrf_token": token, "version": "1", "name": "Typed name", "customer": "",
+               "status": "accepted", "tags": "", "notes": "typed notes"}  # fmt: skip
+    r = pages.post(f"/plans/{plan.id}/edit", data=crafted, headers={"Accept-Language": "en"})
+    assert r.status_code == 422
+    page = soup(r)
+    assert "not by hand" in page.select_one("#err-status").get_text()
+    assert page.select_one("[name=name]")["value"] == "Typed name"
+    assert page.select_one("[name=notes]").get_text() == "typed notes"
+    empty = {**crafted, "status": ""}
+    r = pages.post(f"/plans/{plan.id}/edit", data=empty, headers={"Accept-Language": "en"})
+    assert r.status_code == 422 and soup(r).select_one("#err-status").get_text()

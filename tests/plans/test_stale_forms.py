@@ -177,3 +177,56 @@ def test_the_api_409_is_in_the_request_language(client: TestClient) -> None:
     assert r.status_code == 409
     assert r.json()["detail"].startswith("您載入之後，這個方案已被其他人修改")
     assert r.json()["current_version"] == 2
+
+
+def _planner_save_form(pages: TestClient) -> dict[str, str]:
+    planner = pages.get("/plan", params={"preset": "llama-3.1-8b", "task": "lora"})
+    form = soup(planner.text).select_one("form[action='/plans/new']")
+    return {i["name"]: i.get("value", "") for i in form.select("input[name]")}
+
+
+@pytest.mark.parametrize("field", ["name", "customer"])
+def test_save_as_plan_refuses_a_control_character_as_the_edit_form_does(
+    client: TestClient, field: str
+) -> None:
+    """QA: "a\\x00b" was saved as the plan's name; every later edit, and the plan's own
+    export, was then a 422 on it."""
+    sales, pages, _unused = _setup(client)
+    before = client.get("/api/v1/plans", headers=sales.headers).json()["total"]
+    data = _planner_save_form(pages) | {"name": "Lab", "customer": "NTU", field: "a\x00b"}
+    r = pages.post("/plans/new", data=data, headers={"Accept-Language": "en"})
+    assert r.status_code == 422
+    error = soup(r.text).select_one(f"#err-plan-{field}")
+    assert error is not None and "(found U+0000)" in error.get_text()
+    assert client.get("/api/v1/plans", headers=sales.headers).json()["total"] == before
+
+
+@pytest.mark.parametrize(
+    ("changed", "said"),
+    [
+        ({"tokens": "0"}, "0 training tokens"),
+        ({"preset": "nope"}, "nope"),
+    ],
+)
+def test_save_as_plan_that_the_engine_refuses_keeps_the_planner(
+    client: TestClient, changed: dict[str, str], said: str
+) -> None:
+    """QA: the engine's refusal was a bare error page ("Something went wrong … Go to the home
+    page"): every typed value was gone. Now the planner as posted, with the refusal."""
+    sales, pages, _unused = _setup(client)
+    before = client.get("/api/v1/plans", headers=sales.headers).json()["total"]
+    data = _planner_save_form(pages) | {"name": "My typed plan", "customer": "ACME", **changed}
+    r = pages.post("/plans/new", data=data, headers={"Accept-Language": "en"})
+    assert r.status_code == 422
+    page = soup(r.text)
+    assert said in page.get_text()
+    assert "Go to the home page" not in page.get_text()
+    # the planner's form, as posted
+    form = page.select_one("form#plan-form")
+    assert form is not None
+    for key, value in changed.items():
+        field = form.select_one(f"[name={key}]")
+        assert field is not None, key
+        if field.name == "input":  # typed values come back as typed
+            assert field["value"] == value
+    assert client.get("/api/v1/plans", headers=sales.headers).json()["total"] == before
