@@ -100,12 +100,20 @@ def _message(err: Mapping[str, Any], kind: str, model: Any, path: tuple[Any, ...
     if kind in ("literal_error", "enum"):
         expected = (err.get("ctx") or {}).get("expected")
         if expected:
-            return _("Must be one of %(expected)s.") % {"expected": expected}
+            return _("Must be one of %(expected)s.") % {"expected": _choices(str(expected))}
     if kind in ("model_attributes_type", "dict_type", "model_type"):
         return _("Must be an object ({…}).")
     if kind in ("list_type", "tuple_type", "set_type"):
         return _("Must be a list ([…]).")
     return message_for(err)
+
+
+def _choices(expected: str) -> str:
+    """pydantic's "'item', 'month' or 'hour'" with the reader's "or" ("或" in Chinese)."""
+    head, sep, last = expected.rpartition(" or ")
+    if not sep:
+        return expected
+    return _("%(first)s or %(last)s") % {"first": head, "last": last}
 
 
 def _range(bounds: Mapping[str, Any]) -> str:

@@ -164,6 +164,8 @@ def message_for(err: Mapping[str, Any], scale: float = 1.0) -> str:
         return _("Enter a number, e.g. %(example)s.") % {"example": "4096"}
     if kind in ("missing",):
         return _("This field is required.")
+    if kind == "string_type":
+        return _("Must be text (a JSON string).")
     if kind in ("string_too_long", "too_long"):
         return _("Too long: at most %(limit)s characters.") % {"limit": ctx.get("max_length")}
     if kind in ("string_too_short", "too_short"):

@@ -20,6 +20,7 @@ import re
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from app.i18n import N_, gettext
 from app.text import SURROGATE, first_surrogate
 from app.web.failures import is_json_type, safe_text
 
@@ -30,8 +31,9 @@ from app.web.failures import is_json_type, safe_text
 # cannot decode to a surrogate and passes after the scans.
 _ESCAPE = re.compile(rb"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 _RAW = re.compile(rb"\xed[\xa0-\xbf][\x80-\xbf]")
-MESSAGE = (
-    "Text must be valid Unicode: it holds a lone UTF-16 surrogate ({code}), half of a pair, "
+# In the request's language: app.web.language, outside this middleware, has activated it.
+MESSAGE = N_(
+    "Text must be valid Unicode: it holds a lone UTF-16 surrogate (%(code)s), half of a pair, "
     "which no document can carry"
 )
 
@@ -90,7 +92,7 @@ class SurrogateBodyMiddleware:
             {
                 "type": "string_unicode",
                 "loc": [p if isinstance(p, int) else safe_text(p) for p in loc],
-                "msg": MESSAGE.format(code=code),
+                "msg": gettext(MESSAGE) % {"code": code},
                 "input": safe_text(text),
             }
         ]

@@ -153,3 +153,35 @@ def test_a_body_json_cannot_decode_is_a_422_at_the_body_not_a_bare_400(
 def test_a_non_json_error_elsewhere_keeps_its_status(client: TestClient) -> None:
     """Only FastAPI's body-parsing 400 is turned into a 422: an unknown address stays a 404."""
     assert client.get("/api/v1/no-such-thing").status_code == 404
+
+
+def test_the_api_speaks_chinese_to_a_chinese_client(client: TestClient) -> None:
+    """QA of stop 33: these reached an `Accept-Language: zh-TW` client in English."""
+    a = make_account(client, "sales")
+    zh = {**a.headers, "Accept-Language": "zh-TW"}
+    r = client.post("/api/v1/customers", json={"name": 5}, headers=zh)
+    assert r.status_code == 422
+    assert r.json()["detail"][0]["msg"] == "須為文字（JSON 字串）。"
+    r = client.post("/api/v1/plans", json={"name": "x"}, headers=zh)
+    assert r.status_code == 422
+    assert r.json()["detail"][0]["msg"] == "方案需要一項工作負載或多個階段"
+    r = client.post(
+        "/api/v1/plans", json={"name": "x", "workload": LORA, "status": "bogus"}, headers=zh
+    )
+    assert r.status_code == 422
+    assert r.json()["detail"][0]["msg"].startswith("必須是 draft, sent,")
+    r = client.post(
+        "/api/v1/plans",
+        json={"name": "x", "workload": LORA,
+              "quote": {"lines": [{"description": "a", "unit_price": 1, "unit": "day"}]}},
+        headers=zh,
+    )  # fmt: skip
+    assert r.status_code == 422
+    assert r.json()["detail"][0]["msg"] == "須為下列之一：'item', 'month' 或 'hour'。"
+    r = client.post(
+        "/api/v1/customers",
+        content=b'{"name": "\\ud800"}',
+        headers={**zh, "Content-Type": "application/json"},
+    )
+    assert r.status_code == 422
+    assert r.json()["detail"][0]["msg"].startswith("文字須為有效的 Unicode")
