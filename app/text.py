@@ -53,6 +53,30 @@ def bad_character(value: str, *, multiline: bool = False) -> str | None:
     return None
 
 
+def trim(value: str) -> str:
+    """`value` without the white space and the invisible format characters at its ends (a
+    zero-width space, a byte-order mark, a word joiner: `_INVISIBLE`): QA saved a
+    customer named "\u200b", which looks empty everywhere it is shown, while "   " was
+    refused as empty. Inside a name they stay (some scripts need a joiner)."""
+    start, end = 0, len(value)
+    while start < end and _invisible(value[start]):
+        start += 1
+    while end > start and _invisible(value[end - 1]):
+        end -= 1
+    return value[start:end]
+
+
+#: Format characters that draw nothing and mean nothing at a name's ends: zero-width space,
+#: non-joiner and joiner, word joiner, the invisible math operators, byte-order mark, soft
+#: hyphen. Not the direction controls (refused by `bad_character`, never silently removed)
+#: nor LRM/RLM (right-to-left names need them).
+_INVISIBLE: Final = frozenset("\u200b\u200c\u200d\u2060\u2061\u2062\u2063\u2064\ufeff\u00ad")
+
+
+def _invisible(ch: str) -> bool:
+    return ch.isspace() or ch in _INVISIBLE
+
+
 def code_point(ch: str) -> str:
     """'\\u202e' → 'U+202E'."""
     return f"U+{ord(ch):04X}"

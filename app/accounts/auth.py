@@ -249,6 +249,8 @@ def change_password(*, session: Session, user_id: int, current: str, new: str) -
         raise service.AccountError(
             "new_password", f"must be at most {service.MAX_PASSWORD:,} characters"
         )
+    if (bad := service.password_problem(new)) is not None:
+        raise service.AccountError("new_password", bad)
     checked = user.password_hash  # the hash `current` was just checked against
     # Written only if the password is still the one checked: of two changes sent together
     # from two devices, both had been told "changed" while only one new password worked

@@ -183,6 +183,8 @@ def change_password(
         errors["new_password"] = _("Use at most %(n)s characters.") % {
             "n": f"{service.MAX_PASSWORD:,}"
         }
+    elif (bad := service.password_problem(new)) is not None:
+        errors["new_password"] = _(bad)
     elif new != repeat:
         errors["repeat_password"] = _("The two new passwords are not the same.")
     if not errors:

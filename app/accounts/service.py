@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
+import unicodedata
 from datetime import UTC, datetime, timedelta
 from typing import Final
 
@@ -17,6 +18,7 @@ from sqlmodel import Session, col, select
 from app import text
 from app.accounts.models import ROLES, ApiToken, User, utcnow
 from app.db import brief_lock_wait
+from app.i18n import N_
 
 TOKEN_PREFIX: Final = "stg_"
 PREFIX_CHARS: Final = 12  # "stg_" and 8 characters of the secret: enough to tell tokens apart
@@ -30,6 +32,17 @@ LAST_USED_RESOLUTION: Final = timedelta(minutes=1)
 _hasher = PasswordHasher()
 # Verified against when the e-mail is unknown, so a miss costs as long as a wrong password.
 _DUMMY_HASH: Final = _hasher.hash(secrets.token_urlsafe(16))
+
+
+def password_problem(password: str) -> str | None:
+    """Why `password` cannot be one beyond its length (a msgid), else None: a control
+    character (NUL, ESC: no keyboard types it back reliably) or nothing visible at all
+    (QA set a password of 12 spaces and one of 10 zero-width spaces)."""
+    if any(unicodedata.category(ch) == "Cc" for ch in password):
+        return N_("A password cannot contain control characters (such as NUL or ESC).")
+    if not text.trim(password):
+        return N_("A password needs characters you can see, not only spaces.")
+    return None
 
 
 class AccountError(ValueError):
@@ -64,6 +77,8 @@ def create_user(*, session: Session, email: str, password: str, role: str, name:
         raise AccountError("password", f"must be at least {MIN_PASSWORD} characters")
     if len(password) > MAX_PASSWORD:
         raise AccountError("password", f"must be at most {MAX_PASSWORD:,} characters")
+    if (bad := password_problem(password)) is not None:
+        raise AccountError("password", bad)
     if session.exec(select(User).where(User.email == email)).first() is not None:
         raise AccountError("email", f"a user with e-mail {email} already exists")
     user = User(email=email, name=name.strip(), role=role, password_hash=hash_password(password))
@@ -111,7 +126,7 @@ def _digest(token: str) -> str:
 
 def create_token(*, session: Session, user: User, name: str) -> tuple[ApiToken, str]:
     """A new API token for `user`; the plaintext is returned here once and never stored."""
-    name = name.strip()
+    name = text.trim(name)
     if not name:
         raise AccountError("name", "a token needs a name")
     if (ch := text.bad_character(name)) is not None:

@@ -32,7 +32,7 @@ from sqlmodel import Field, SQLModel
 from app.dates import CatalogDate
 from app.engine.strict_numbers import NumbersNotBooleans
 from app.i18n import gettext as _
-from app.text import PlainLine, PlainText, plain_line, plain_text
+from app.text import PlainLine, PlainText, plain_line, plain_text, trim
 
 CURRENCIES: Final = ("TWD", "USD")
 INTERCONNECTS: Final = ("pcie", "nvlink", "infiniband")
@@ -71,7 +71,7 @@ def _slug(value: str) -> str:
 
 
 def _text(value: str) -> str:
-    value = value.strip()
+    value = trim(value)
     if not value:
         raise ValueError(_("must not be empty"))
     # Names reach the planner, quotes and the CSV export: no control or direction character.

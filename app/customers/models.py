@@ -18,7 +18,7 @@ from sqlmodel import Field, SQLModel
 from app.engine.strict_numbers import NumbersNotBooleans
 from app.i18n import gettext as _
 from app.ids import DB_ID_MAX
-from app.text import is_email_address, plain_line, plain_text
+from app.text import is_email_address, plain_line, plain_text, trim
 
 LANGUAGES: Final = ("zh-TW", "en")
 CURRENCIES: Final = ("TWD", "USD")
@@ -82,7 +82,7 @@ class Customer(CustomerBase, table=True):
 
 def _clean(v: Any) -> Any:
     # Strip; a 統一編號 typed as "2209 9131" or "2209-9131" is the same number.
-    return v.strip() if isinstance(v, str) else v
+    return trim(v) if isinstance(v, str) else v
 
 
 def _name(v: str) -> str:

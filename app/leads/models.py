@@ -16,7 +16,7 @@ from sqlmodel import Field, SQLModel
 from app.engine.strict_numbers import NumbersNotBooleans
 from app.i18n import N_
 from app.i18n import gettext as _
-from app.text import is_email_address, plain_line, plain_text
+from app.text import is_email_address, plain_line, plain_text, trim
 
 LeadStatus = Literal["new", "contacted", "converted", "closed"]
 LEAD_STATUSES: Final = ("new", "contacted", "converted", "closed")
@@ -65,7 +65,7 @@ class LeadCreate(LeadBase):
     @field_validator("name", "company", "email", "notes", mode="before")
     @classmethod
     def _strip(cls, v: Any) -> Any:
-        return v.strip() if isinstance(v, str) else v
+        return trim(v) if isinstance(v, str) else v
 
     @field_validator("name", "company")
     @classmethod

@@ -27,7 +27,7 @@ from app.i18n import gettext
 from app.ids import DB_ID_MAX, DbId
 from app.plans.schedule import MAX_PHASES, SCHEDULE_KEY, PhaseIn
 from app.quotes.models import QuoteIn
-from app.text import PlainLine, PlainText, plain_line
+from app.text import PlainLine, PlainText, plain_line, trim
 
 PHASES_DOC: Final = (
     "A phased plan instead of one workload: phases in sequence, each a planner `workload` the "
@@ -83,7 +83,7 @@ def _status(value: str) -> str:
 
 
 def _text(value: str) -> str:
-    value = value.strip()
+    value = trim(value)
     if not value:
         raise ValueError("must not be empty")
     return plain_line(value)

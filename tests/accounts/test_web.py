@@ -224,6 +224,31 @@ def test_a_password_longer_than_1024_characters_is_refused_beside_the_field(
     assert r.status_code == 303
 
 
+@pytest.mark.parametrize(
+    ("new", "said"),
+    [
+        (" " * 12, "密碼須包含看得見的字元，不能只有空白。"),
+        ("\u200b" * 10, "密碼須包含看得見的字元，不能只有空白。"),
+        ("abcdefghij\x00", "密碼不可包含控制字元（例如 NUL 或 ESC）。"),
+    ],
+)
+def test_a_password_of_nothing_visible_or_with_a_control_character_is_refused(
+    web: TestClient, new: str, said: str
+) -> None:
+    """QA: 12 spaces, 10 zero-width spaces and a password holding NUL were all set."""
+    a = make_account(web, "sales")
+    _login(web, a.user.email, PASSWORD)
+    data = {"current_password": PASSWORD, "new_password": new, "repeat_password": new,
+            "csrf_token": _token(web)}  # fmt: skip
+    r = web.post("/account/password", data=data, headers={"Accept-Language": "zh-TW"})
+    assert r.status_code == 422
+    err = BeautifulSoup(r.text, "html.parser").select_one("#err-new_password")
+    assert err is not None and err.get_text(strip=True) == said
+    web.cookies.clear()
+    _login(web, a.user.email, PASSWORD)  # the old password still works
+    assert web.get("/account").status_code == 200
+
+
 def test_tokens_are_shown_once_listed_and_revoked(web: TestClient) -> None:
     a = make_account(web, "sales")
     sign_in(web, a.user)

@@ -261,3 +261,24 @@ def test_ordinary_and_international_addresses_are_kept(client: TestClient, email
     r = client.post("/api/v1/customers", json={"name": "Acme", "email": email}, headers=a.headers)
     assert r.status_code == 201, r.text
     assert r.json()["email"] == email.lower()
+
+
+@pytest.mark.parametrize("invisible", ["\u200b", "\ufeff", " \u2060 ", "\u200b\u3000"])
+def test_a_name_of_invisible_characters_is_no_name(client: TestClient, invisible: str) -> None:
+    """QA: a customer named "\\u200b" (a zero-width space) was saved and looked empty
+    everywhere it was shown, while "   " was refused as empty."""
+    from tests.accounts.helpers import make_account
+
+    a = make_account(client, "sales")
+    r = client.post("/api/v1/customers", json={"name": invisible}, headers=a.headers)
+    assert r.status_code == 422
+    assert r.json()["detail"][0]["loc"] == ["body", "name"]
+
+
+def test_invisible_characters_are_trimmed_from_the_ends_only() -> None:
+    from app.text import trim
+
+    assert trim("\u200bACME\ufeff ") == "ACME"
+    # inside a name a joiner stays (some scripts need one)
+    assert trim("क\u200dष") == "क\u200dष"
+    assert trim("\u200b\u2060\u3000") == ""
