@@ -12,6 +12,7 @@ from app.architectures import content
 from app.assess import views as assessment
 from app.catalog.current import price_book
 from app.deps import SessionDep
+from app.errors import TooManyRequests
 from app.leads import service as lead_service
 from app.leads import views as lead_views
 from app.ratelimit import deps as limits
@@ -54,8 +55,17 @@ def request_quote(
 ) -> Response:
     """Store a 'request a quote' lead for sales; inline errors when the form is incomplete."""
     lang = activate(request)
-    slot = limits.reserve(request, session, QUOTE_REQUESTS)  # 429 past 5 leads / 10 min
     ctx = _context(request, form)
+    try:
+        slot = limits.reserve(request, session, QUOTE_REQUESTS)  # 429 past 5 leads / 10 min
+    except TooManyRequests as e:
+        # Said above the form, with every typed value kept: the bare error page lost the
+        # name, company and e-mail of a visitor correcting a typo (QA).
+        ctx.update(lead=form, lead_limited=e.message)
+        headers = {"Retry-After": str(e.retry_after)}
+        if is_fragment(request):  # HTMX swaps a 2xx only
+            return render(request, "pages/assess.html", ctx, "quote", headers=headers)
+        return render(request, "pages/assess.html", ctx, status_code=429, headers=headers)
     a = ctx["a"]
     tier = ctx["tier"].key if a.resp else ""  # the tier the page showed (a fleet's servers')
     data, errors = lead_views.parse_lead(form, lang=lang, tier=tier, answers=a.answers)

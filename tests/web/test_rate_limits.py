@@ -7,6 +7,7 @@ import uuid
 from collections.abc import Iterator
 
 import pytest
+from bs4 import BeautifulSoup
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
 from httpx import Response
@@ -56,6 +57,11 @@ def test_quote_requests_past_the_limit_are_429(client: tuple[TestClient, str]) -
     r = quote(c, 99)
     assert r.status_code == 429
     assert 1 <= int(r.headers["Retry-After"]) <= 600  # the 10-minute window
+    # The form again, saying so, with what was typed (QA: a bare error page lost it all).
+    page = BeautifulSoup(r.text, "html.parser")
+    assert r.headers["Retry-After"] in page.select_one("#lead-limited").get_text()
+    assert page.select_one("#f-name")["value"] == "N99"
+    assert page.select_one("#f-email")["value"] == "a99@b.tw"
     # Another address (a different customer behind the same proxy) still gets through.
     c.headers["X-Forwarded-For"] = "198.51.100.23"
     assert quote(c, 100).status_code == 303
