@@ -33,6 +33,7 @@ from app.charts.theme import (
     _wrap,
     currency_prefix,
     legend_height_px,
+    money_ticks,
 )
 
 # --- Costs ------------------------------------------------------------------------------
@@ -535,8 +536,13 @@ def tco_bars(
     )
     x_axis["rangemode"] = "normal"
     # 10M, not 10,000,000: a year's resale to the left of zero narrows the ticks' spacing
-    # and "NT$10,000,000NT$20,000,000" ran together (the hover keeps whole amounts).
-    x_axis["tickformat"] = "~s"
+    # and "NT$10,000,000NT$20,000,000" ran together (the hover keeps whole amounts); in the
+    # reader's own scale (10億 in Chinese, not plotly's SI "1G").
+    lows = [sum(min(float(r.get(k) or 0.0), 0.0) for k, _, _ in parts) for r in rows]
+    highs = [sum(max(float(r.get(k) or 0.0), 0.0) for k, _, _ in parts) for r in rows]
+    tickvals, ticktext = money_ticks(min(lows, default=0.0), max(highs, default=0.0), currency, t)
+    x_axis.update(tickmode="array", tickvals=tickvals, ticktext=ticktext, tickprefix="")
+    x_axis.pop("tickformat", None)
     layout = _layout(
         title or t("Total cost of ownership by year"),
         # 24 px a bar: every "Year N" label has room (at 20 px plotly showed every other one).

@@ -199,6 +199,50 @@ def _axis(title: str, **extra: Any) -> dict[str, Any]:
     return axis
 
 
+#: How money is written short on a crowded axis, as "scale suffix" pairs: the English
+#: thousands, millions, billions; a Chinese reader counts in 萬 (10⁴) and 億 (10⁸), and read
+#: plotly's SI "NT$2G" as an English abbreviation in a Chinese quote (QA). The translation
+#: carries the language's own scales (app/locale: "10000 萬 100000000 億").
+MONEY_SHORTHAND = "1000 k 1000000 M 1000000000 B"
+
+
+def _scales(t: Translate) -> list[tuple[float, str]]:
+    words = t(MONEY_SHORTHAND).split()
+    return sorted((float(words[i]), words[i + 1]) for i in range(0, len(words) - 1, 2))
+
+
+def money_ticks(
+    lo: float, hi: float, currency: str, t: Translate = _identity, n: int = 5
+) -> tuple[list[float], list[str]]:
+    """(tick values, labels) for a money axis from `lo` to `hi`: about `n` steps of 1, 2,
+    2.5 or 5 × 10^k, written short in the reader's scale, all in one scale (the largest
+    the biggest tick reaches): "NT$0, NT$5億, NT$10億" or "NT$0, NT$0.5B, NT$1B"; a
+    negative amount "−NT$5M", as the tables write it."""
+    lo, hi = min(lo, 0.0), max(hi, 0.0)
+    if hi - lo <= 0:
+        return [0.0], [f"{currency_prefix(currency)}0"]
+    raw = (hi - lo) / n
+    mag = 10 ** math.floor(math.log10(raw))
+    step = next(m * mag for m in (1, 2, 2.5, 5, 10) if m * mag >= raw - 1e-9 * raw)
+    first = math.floor(lo / step + 1e-9) * step
+    ticks = []
+    v = first
+    while v <= hi + step - 1e-9 * step:
+        ticks.append(round(v, 6))
+        v += step
+    top = max(abs(x) for x in ticks)
+    scale, suffix = 1.0, ""
+    for size, word in _scales(t):
+        if top >= size:
+            scale, suffix = size, word
+    prefix = currency_prefix(currency)
+    labels = []
+    for x in ticks:
+        sign = "−" if x < 0 else ""
+        labels.append(f"{sign}{prefix}{number(abs(x) / scale, 2)}{suffix if x else ''}")
+    return ticks, labels
+
+
 def _money_axis(title: str, currency: str, **extra: Any) -> dict[str, Any]:
     return _axis(
         title,

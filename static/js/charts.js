@@ -127,6 +127,15 @@
     }
     ["xaxis", "yaxis"].forEach(function (name) {
       var ax = layout[name];
+      // Ticks written in Python (the TCO bars: "NT$10億", app/charts/theme.py money_ticks):
+      // the currency is left to the axis title when it names it, as below.
+      if (ax && ax.tickmode === "array" && ax.ticktext && ax.type !== "multicategory") {
+        var named = String((ax.title && (ax.title.text || ax.title)) || "");
+        var symbol = (named.match(/NT\$|US\$/) || [])[0];
+        if (symbol) ax.ticktext = ax.ticktext.map(function (s) { return s.replace(symbol, ""); });
+        ax.tickangle = 0;
+        return;
+      }
       if (ax && ax.tickprefix && ax.type !== "multicategory") {
         ax.tickformat = "~s";
         // Level ticks: turned on their side they took 40 px of height. "NT$10MNT$20M" ran

@@ -136,13 +136,15 @@ def test_a_phone_puts_chart_groups_above_their_bars_and_shortens_money_ticks(
         """() => { const el = document.getElementById("chart-tco"), L = el._fullLayout;
                    return {plot: L._size.w, ticks: L.yaxis.ticktext,
                            heads: L.annotations.map(a => a.text),
-                           format: L.xaxis.tickformat, angle: L.xaxis.tickangle,
+                           money: L.xaxis.ticktext, angle: L.xaxis.tickangle,
                            prefix: L.xaxis.tickprefix, title: L.xaxis.title.text}; }"""
     )
     assert shown["plot"] >= 200, shown["plot"]
     assert shown["ticks"] and all(t.startswith("Year ") for t in shown["ticks"])
     assert "<b>Buy</b>" in shown["heads"] and any("12-month" in h for h in shown["heads"])
-    assert shown["format"] == "~s" and shown["angle"] == 0
+    # short, level, and the currency left to the title: "0", "5M", "10M"
+    assert shown["money"] and shown["angle"] == 0
+    assert all(re.fullmatch(r"−?[\d.]+[kMB]?", m) for m in shown["money"]), shown["money"]
     assert shown["prefix"] == "" and "NT$" in shown["title"]
     # Every heading is drawn inside the chart: a customer's document names each option in full
     # ("長約租用 · 36 個月合約 · 2 × NVIDIA H100 SXM5 80GB"), wider than a phone, so it wraps.
@@ -168,8 +170,8 @@ def test_a_phone_puts_chart_groups_above_their_bars_and_shortens_money_ticks(
     ) == ",.0f"  # fmt: skip
     # The TCO bars write money short at every width (app.charts.costs.tco_bars): a year's
     # resale left of zero narrows the tick spacing, and "NT$10,000,000" turned on its side.
-    assert page.evaluate('document.getElementById("chart-tco")._fullLayout.xaxis.tickformat') \
-        == "~s"  # fmt: skip
+    wide = page.evaluate('document.getElementById("chart-tco")._fullLayout.xaxis.ticktext')
+    assert wide and all(re.fullmatch(r"−?NT\$[\d.]+[kMB]?", m) for m in wide), wide
     assert console_errors == []
 
 

@@ -349,7 +349,9 @@ def test_tco_bars_one_bar_per_option_and_year() -> None:
         "power",
         "rent",
     ]
-    assert fig.layout.xaxis.tickprefix == "US$"
+    # the ticks carry the currency (app.charts.theme.money_ticks); 0–120 in steps of 25
+    assert fig.layout.xaxis.tickmode == "array"
+    assert list(fig.layout.xaxis.ticktext)[:3] == ["US$0", "US$25", "US$50"]
     total = next(tr for tr in fig.data if tr.meta.get("role") == "total")
     assert total.x == (110, 120, 60, 120)
 
@@ -657,3 +659,24 @@ def test_a_hover_label_is_joined_to_its_value_in_the_readers_punctuation() -> No
     en_hovers = [tr.hovertemplate for tr in en.data if tr.hovertemplate]
     assert zh_hovers and all("：%{x:,.1f} GB" in h for h in zh_hovers)
     assert en_hovers and all(": %{x:,.1f} GB" in h for h in en_hovers)
+
+
+def test_money_ticks_are_written_in_the_readers_scale() -> None:
+    """QA: the Chinese quote's TCO axis read "NT$2G", plotly's SI prefix. English counts in
+    thousands (k, M, B); Chinese in 萬 (10⁴) and 億 (10⁸). Steps of 1, 2, 2.5 or 5 × 10^k:
+    (2.1e9 + 5.2e6) / 5 = 4.2e8 → 5e8."""
+    from app import i18n
+    from app.charts.theme import money_ticks
+
+    ticks, en = money_ticks(-5.2e6, 2.1e9, "TWD")
+    assert ticks[:4] == [-5e8, 0, 5e8, 1e9]
+    assert en[:4] == ["−NT$0.5B", "NT$0", "NT$0.5B", "NT$1B"]
+    i18n.activate("zh-TW")
+    try:
+        _, zh = money_ticks(-5.2e6, 2.1e9, "TWD", i18n.gettext)
+        assert zh[:4] == ["−NT$5億", "NT$0", "NT$5億", "NT$10億"]
+        _, small = money_ticks(0, 43_000, "TWD", i18n.gettext)
+        assert small == ["NT$0", "NT$1萬", "NT$2萬", "NT$3萬", "NT$4萬", "NT$5萬"]
+    finally:
+        i18n.activate("en")
+    assert money_ticks(0, 12e6, "USD")[1][:3] == ["US$0", "US$2.5M", "US$5M"]
