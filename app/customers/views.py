@@ -35,7 +35,16 @@ def _data(values: Mapping[str, str]) -> dict[str, Any]:
     for key in ("language", "currency"):  # a form without the select takes the default
         if not data[key]:
             data[key] = EMPTY[key]
-    data["export"] = values.get("export") in ("on", "true", "1")
+    # The checkbox posts "on" or nothing; anything else (a crafted "-1", "NaN") is left
+    # for the model to refuse as not yes or no, not read silently as "not export" (QA).
+    box = values.get("export")
+    data["export"] = (
+        True
+        if box in ("on", "true", "1")
+        else False
+        if box in (None, "", "off", "false", "0")
+        else box
+    )
     return data
 
 

@@ -8,9 +8,17 @@ Decimals are strings ("180000") so no client float can lose a cent.
 from __future__ import annotations
 
 from decimal import Decimal
-from typing import Annotated, Final, Literal
+from typing import Annotated, Any, Final, Literal
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator, model_validator
+from pydantic import (
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    field_validator,
+    model_validator,
+)
 
 from app.dates import IsoDate
 from app.engine.strict_numbers import NumbersNotBooleans
@@ -46,6 +54,18 @@ def _unsigned_zero(value: Decimal | None) -> Decimal | None:
 Unsigned = AfterValidator(_unsigned_zero)
 
 
+def _no_underscores(value: Any) -> Any:
+    """Python reads "1_000" as 1000 and a decimal comma "1,000" is refused: a number in a
+    quote is written as a person writes it, so neither is guessed at (QA)."""
+    if isinstance(value, str) and "_" in value:
+        raise ValueError(N_("write the number without underscores, e.g. 1000"))
+    return value
+
+
+#: Digits as people write them: "1_000" refused, not read as 1000.
+Plain = BeforeValidator(_no_underscores)
+
+
 class QuoteLineIn(NumbersNotBooleans, BaseModel):
     """One line: a cost option of the plan (`option_key`) or a free line (`description`).
 
@@ -61,12 +81,14 @@ class QuoteLineIn(NumbersNotBooleans, BaseModel):
     # builder posts them back. A price has at most the currency's minor unit (NT$1, US$0.01:
     # `pricing.resolve` refuses more); four places is the bound before the currency is known.
     # A discount is a percentage with two decimals.
-    quantity: Annotated[Decimal | None, Unsigned] = Field(default=None, ge=0, le=Decimal("1e9"))
-    unit_price: Annotated[Decimal | None, Unsigned] = Field(
+    quantity: Annotated[Decimal | None, Unsigned, Plain] = Field(
+        default=None, ge=0, le=Decimal("1e9")
+    )
+    unit_price: Annotated[Decimal | None, Unsigned, Plain] = Field(
         default=None, ge=0, le=Decimal("1e12"), decimal_places=4
     )
-    months: Decimal | None = Field(default=None, gt=0, le=120)
-    discount_pct: Annotated[Decimal, Unsigned] = Field(
+    months: Annotated[Decimal | None, Plain] = Field(default=None, gt=0, le=120)
+    discount_pct: Annotated[Decimal, Unsigned, Plain] = Field(
         default=Decimal("0"), ge=0, le=100, decimal_places=2
     )
     unit: Literal["item", "month", "hour"] | None = Field(
@@ -107,7 +129,7 @@ class QuoteIn(NumbersNotBooleans, BaseModel):
     model_config = ConfigDict(extra="forbid")
 
     lines: list[QuoteLineIn] = Field(default_factory=list, max_length=MAX_LINES)
-    discount_pct: Annotated[Decimal, Unsigned] = Field(
+    discount_pct: Annotated[Decimal, Unsigned, Plain] = Field(
         default=Decimal("0"), ge=0, le=100, decimal_places=2
     )
     tax_rate: Decimal | None = Field(

@@ -282,3 +282,21 @@ def test_invisible_characters_are_trimmed_from_the_ends_only() -> None:
     # inside a name a joiner stays (some scripts need one)
     assert trim("क\u200dष") == "क\u200dष"
     assert trim("\u200b\u2060\u3000") == ""
+
+
+@pytest.mark.parametrize("box", ["-1", "NaN", "😀"])
+def test_an_export_box_that_is_neither_ticked_nor_clear_is_refused(
+    client: TestClient, box: str
+) -> None:
+    """QA: a crafted export=-1 saved the customer as domestic without a word."""
+    a = make_account(client, "sales")
+    pages = TestClient(client.app, follow_redirects=False)
+    sign_in(pages, a.user)
+    form = BeautifulSoup(pages.get("/customers/new").text, "html.parser")
+    token = form.select_one("input[name=csrf_token]")["value"]
+    data = {"csrf_token": token, "name": f"Box {box}", "currency": "TWD", "export": box}
+    r = pages.post("/customers/new", data=data, headers={"Accept-Language": "en"})
+    assert r.status_code == 422
+    assert "Choose yes or no." in BeautifulSoup(r.text, "html.parser").get_text()
+    listed = client.get("/api/v1/customers", params={"q": f"Box {box}"}, headers=a.headers)
+    assert listed.json() == []  # nothing saved

@@ -158,3 +158,15 @@ def test_a_contracts_price_is_not_sent_for_fewer_months_than_the_contract(
     )
     ok = _plan(client, a, c["id"], {"lines": [{"option_key": TERM, "months": "6"}]}).json()
     assert client.post(f"/api/v1/plans/{ok['id']}/send", headers=a.headers).status_code == 200
+
+
+def test_a_number_with_underscores_is_refused_not_read(client: TestClient) -> None:
+    """QA: "1_000" was read as 1000 (Python's literal syntax) while "1,000" was refused."""
+    a = make_account(client, "sales")
+    c = _customer(client, a)
+    line = {"description": "NAS", "unit_price": "1_000", "quantity": "1"}
+    r = _plan(client, a, c["id"], {"lines": [line]})
+    assert r.status_code == 422
+    err = r.json()["detail"][0]
+    assert err["loc"] == ["body", "quote", "lines", 0, "unit_price"]
+    assert "without underscores" in err["msg"]
