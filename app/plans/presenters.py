@@ -47,6 +47,7 @@ FIELD_NAMES: Final = {
     "result.currency": N_("Currency"),
     "quote.lines": N_("Quote lines"),
     "quote.discount_pct": N_("Quote discount (%)"),
+    "quote.discount_amount": N_("Amount off the quote"),
     "quote.tax_rate": N_("Tax rate"),
     "quote.valid_until": N_("Valid until"),
     "quote.payment_terms": N_("Payment terms"),

@@ -431,7 +431,7 @@ def quote_input(stored: Mapping[str, Any], *, option_items: bool = True) -> dict
             _as_one_item(out, line, currency)
         lines.append(out)
     quote: dict[str, Any] = {"lines": lines}
-    for k in ("discount_pct", "tax_rate", "valid_until", "payment_terms"):
+    for k in ("discount_pct", "discount_amount", "tax_rate", "valid_until", "payment_terms"):
         if stored.get(k) is not None:
             quote[k] = str(stored[k])
     quote["include_cloud_comparison"] = bool(stored.get("include_cloud_comparison"))
@@ -510,6 +510,20 @@ def _carry_to_customer(
             )
         lines.append(line)
     q["lines"] = lines
+    off = q.get("discount_amount")
+    if (
+        off not in (None, "")
+        and pricing.dec(off) > 0
+        and pricing.dec(off) == pricing.dec(stored.get("discount_amount") or 0)
+    ):
+        # A fixed amount off in the old currency: converted it would be an odd figure no
+        # one agreed to, so it is asked for again, as a free line's price is.
+        raise errors.Invalid(
+            "is in %(old)s and the customer is billed in %(new)s: enter the discount in %(new)s",
+            field="quote.discount_amount",
+            old=old_currency,
+            new=new_currency,
+        )
     return q
 
 

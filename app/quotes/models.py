@@ -132,6 +132,17 @@ class QuoteIn(NumbersNotBooleans, BaseModel):
     discount_pct: Annotated[Decimal, Unsigned, Plain] = Field(
         default=Decimal("0"), ge=0, le=100, decimal_places=2
     )
+    discount_amount: Annotated[Decimal, Unsigned, Plain] = Field(
+        default=Decimal("0"),
+        ge=0,
+        le=Decimal("1e12"),
+        decimal_places=2,
+        description=(
+            "A fixed amount off the whole quote, before tax, in the quote's currency (whole "
+            "NT$; US$ to the cent), taken after `discount_pct`: NT$10,000 off, say. At most "
+            "what the lines come to after their discounts."
+        ),
+    )
     tax_rate: Decimal | None = Field(
         default=None,
         description=(

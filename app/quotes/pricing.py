@@ -82,6 +82,8 @@ class Totals:
     total: Decimal  # 含稅
     tax_rate: Decimal
     currency: str
+    discount_by_pct: Decimal = Decimal(0)  # the part of `discount` the percentage takes
+    discount_fixed: Decimal = Decimal(0)  # the part a fixed amount takes (`discount_amount`)
 
     def public(self) -> dict[str, str]:
         """The read-only `quote_totals` of the API (Decimals as strings)."""
@@ -92,6 +94,8 @@ class Totals:
             "currency": self.currency,
             "lines_total": str(self.lines_total),
             "discount": str(self.discount),
+            "discount_by_pct": str(self.discount_by_pct),
+            "discount_fixed": str(self.discount_fixed),
             "tax_rate": str(self.tax_rate),
             "line_amounts": [str(a) for a in self.line_amounts],  # type: ignore[dict-item]
         }
@@ -112,22 +116,45 @@ def totals(quote: Mapping[str, Any]) -> Totals:
     )
     # started at the currency's zero ("0.00" in USD), as every other total reads
     lines_total = sum(amounts, round_money(Decimal(0), currency))
-    discount = round_money(lines_total * dec(quote.get("discount_pct", 0)) / HUNDRED, currency)
+    pct_off = round_money(lines_total * dec(quote.get("discount_pct", 0)) / HUNDRED, currency)
+    # A fixed amount off (NT$10,000), after the percentage; never below zero (resolve refuses
+    # more than the lines come to; a quote saved before its lines shrank keeps 0 at least).
+    amount_off = min(dec(quote.get("discount_amount", 0)), lines_total - pct_off)
+    discount = pct_off + amount_off
     subtotal = lines_total - discount
     tax_rate = dec(quote.get("tax_rate", DOMESTIC_TAX_RATE))
     tax = round_money(subtotal * tax_rate, currency)
-    return Totals(amounts, lines_total, discount, subtotal, tax, subtotal + tax, tax_rate, currency)
+    return Totals(
+        amounts,
+        lines_total,
+        discount,
+        subtotal,
+        tax,
+        subtotal + tax,
+        tax_rate,
+        currency,
+        pct_off,
+        amount_off,
+    )
 
 
 def max_discount_pct(quote: Mapping[str, Any]) -> Decimal:
-    """The deepest discount any line gets: line and quote discounts compounded, in %."""
+    """The deepest discount any line gets: line and quote discounts compounded, in %.
+
+    A fixed amount off (`discount_amount`) is spread over the lines it is taken from: it
+    adds amount / (lines after their percentages) of each line's price, so NT$10,000 off
+    NT$100,000 of lines counts as 10% more (compounded) for the approval limit."""
     q = dec(quote.get("discount_pct", 0))
     lines = quote.get("lines") or []
     if not lines:
         return q
-    deepest = HUNDRED - min(
-        (HUNDRED - dec(line.get("discount_pct", 0))) * (HUNDRED - q) / HUNDRED for line in lines
-    )
+    kept = (HUNDRED - q) / HUNDRED
+    fixed = dec(quote.get("discount_amount", 0))
+    if fixed > 0:
+        t = totals(quote)
+        after_pct = t.lines_total - t.discount_by_pct
+        kept *= (after_pct - t.discount_fixed) / after_pct if after_pct > 0 else Decimal(0)
+    deepest = HUNDRED - min((HUNDRED - dec(line.get("discount_pct", 0))) * kept for line in lines)
     return deepest.quantize(Decimal("0.01"), rounding=ROUND_HALF_UP)
 
 
@@ -330,9 +357,17 @@ def resolve(
         tax_rate = next(r for r in TAX_RATES if r == quote.tax_rate)  # "0.050", "-0" as such
     else:
         tax_rate = EXPORT_TAX_RATE if export else DOMESTIC_TAX_RATE
+    if quote.discount_amount != round_money(quote.discount_amount, currency):
+        raise QuoteInputError(
+            "quote.discount_amount",
+            N_("no decimals in this currency (whole dollars)")
+            if minor_unit(currency) == 1
+            else N_("at most 2 decimal places in this currency (cents)"),
+        )
     stored: dict[str, Any] = {
         "lines": lines,
         "discount_pct": _s(quote.discount_pct),
+        "discount_amount": _s(quote.discount_amount),
         "tax_rate": _s(tax_rate),
         "valid_until": (quote.valid_until or today + timedelta(days=VALID_DAYS)).isoformat(),
         "payment_terms": (quote.payment_terms or "").strip() or default_terms,
@@ -340,6 +375,12 @@ def resolve(
         "currency": currency,
         "issued": today.isoformat(),
     }
+    if quote.discount_amount > 0:
+        t = totals(stored)
+        if quote.discount_amount > t.lines_total - t.discount_by_pct:
+            # A quote never comes to less than nothing: a fixed discount is at most what the
+            # lines come to after the percentage.
+            raise QuoteInputError("quote.discount_amount", TOO_MUCH_OFF)
     if currency == "USD" and fx is not None:
         stored["fx"] = {
             "base": fx.base,
@@ -350,6 +391,10 @@ def resolve(
     return stored
 
 
+#: A fixed discount larger than what the lines come to after the percentage discount.
+TOO_MUCH_OFF: Final = N_(
+    "is more than the lines come to after their discounts: a quote cannot be below zero"
+)
 #: An option the engine marks `feasible: false`, quoted as a line.
 NOT_RUNNABLE: Final = N_(
     "cannot run this plan (the option's note on the plan says why): choose a runnable option"

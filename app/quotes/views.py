@@ -61,6 +61,7 @@ def values_of(plan: Plan) -> dict[str, Any]:
     return {
         "lines": lines,
         "discount_pct": str(q.get("discount_pct", "0")),
+        "discount_amount": str(q.get("discount_amount", "0")),
         "tax_rate": str(q.get("tax_rate", "")),
         "valid_until": str(q.get("valid_until", "")),
         "payment_terms": str(q.get("payment_terms", "")),
@@ -97,6 +98,13 @@ def _line_values(line: Mapping[str, Any]) -> dict[str, str]:
 NUMBER_FIELDS: Final = ("quantity", "unit_price", "months", "discount_pct")
 
 
+def _grouped(text: str) -> str:
+    """ "180,000" without its thousands separators; anything else as typed."""
+    if re.fullmatch(r"[-+]?\d{1,3}(,\d{3})+(\.\d+)?", text):
+        return text.replace(",", "")
+    return text
+
+
 def _posted_line(form: Mapping[str, str], i: int) -> dict[str, str]:
     """Line `i` of the posted form. Its quantity, unit price and months belong to the option
     they were shown for (`line-<i>-shown`, with the values shown in `line-<i>-shown-<field>`):
@@ -107,8 +115,7 @@ def _posted_line(form: Mapping[str, str], i: int) -> dict[str, str]:
     for f in NUMBER_FIELDS:
         # "180,000" is how a price is written: the thousands separators go (the form said
         # "Enter a number, e.g. 4096" to "1,000" — QA); anything else is checked as typed.
-        if re.fullmatch(r"[-+]?\d{1,3}(,\d{3})+(\.\d+)?", line[f]):
-            line[f] = line[f].replace(",", "")
+        line[f] = _grouped(line[f])
     shown = form.get(f"line-{i}-shown")
     switched = shown is not None and shown.strip() != line["option_key"]
     if line["option_key"] and switched:
@@ -143,6 +150,8 @@ def values_from_form(form: Mapping[str, str]) -> tuple[dict[str, Any], dict[str,
     values = {
         "lines": lines,
         "discount_pct": form.get("discount_pct", "0").strip(),
+        # "10,000" is how an amount is written (as a line's price, above)
+        "discount_amount": _grouped(form.get("discount_amount", "0").strip()),
         "tax_rate": form.get("tax_rate", "").strip(),
         "valid_until": form.get("valid_until", "").strip(),
         "payment_terms": form.get("payment_terms", "").strip(),
@@ -192,6 +201,7 @@ def quote_in(values: Mapping[str, Any]) -> QuoteIn:
             for line in values["lines"]
         ],
         "discount_pct": values["discount_pct"] or "0",
+        "discount_amount": values.get("discount_amount") or "0",
         "include_cloud_comparison": values["include_cloud_comparison"],
     }
     for key in ("tax_rate", "valid_until", "payment_terms"):
