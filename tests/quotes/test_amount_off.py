@@ -7,28 +7,14 @@ term = NT$180,000 × 6 = NT$1,080,000 (tests/quotes/test_quote_life.py)."""
 from __future__ import annotations
 
 from decimal import Decimal
-from typing import Any
 
 from bs4 import BeautifulSoup
 from fastapi.testclient import TestClient
 
 from app.quotes import pricing
-from tests.accounts.helpers import Account, make_account, sign_in
-from tests.plan_quotes import WORKLOAD
-
-TERM = "rent_term:stratagem-tpe-h100-x4"
-
-
-def _customer(client: TestClient, a: Account, **extra: Any) -> dict[str, Any]:
-    body = {"name": "台灣智慧客服股份有限公司", "tax_id": "22099131", **extra}
-    r = client.post("/api/v1/customers", json=body, headers=a.headers)
-    assert r.status_code == 201, r.text
-    return r.json()
-
-
-def _plan(client: TestClient, a: Account, customer_id: int, quote: dict[str, Any]) -> Any:
-    body = {"name": "客服模型", "workload": WORKLOAD, "customer_id": customer_id, "quote": quote}
-    return client.post("/api/v1/plans", json=body, headers={**a.headers, "Accept-Language": "en"})
+from tests.accounts.helpers import make_account, sign_in
+from tests.quotes.test_quote_life import TERM, _customer
+from tests.quotes.test_what_the_customer_is_sent import _plan
 
 
 def test_an_amount_off_is_taken_after_the_percentage_and_before_tax(client: TestClient) -> None:

@@ -16,20 +16,14 @@ from app.plans.service import today
 from app.web.templating import clock
 from tests.accounts.helpers import Account, make_account
 from tests.plan_quotes import WORKLOAD
-
-TERM = "rent_term:stratagem-tpe-h100-x4"
-
-
-def _customer(client: TestClient, a: Account, **extra: Any) -> dict[str, Any]:
-    body = {"name": "台灣智慧客服股份有限公司", "tax_id": "22099131", **extra}
-    r = client.post("/api/v1/customers", json=body, headers=a.headers)
-    assert r.status_code == 201, r.text
-    return r.json()
+from tests.quotes.test_quote_life import TERM, _customer
 
 
 def _plan(client: TestClient, a: Account, customer_id: int, quote: dict[str, Any]) -> Any:
+    """The API's answer to saving WORKLOAD with `quote` (a refusal is the test's to read;
+    test_quote_life's `_plan` asserts a 201)."""
     body = {"name": "客服模型", "workload": WORKLOAD, "customer_id": customer_id, "quote": quote}
-    return client.post("/api/v1/plans", json=body, headers=a.headers)
+    return client.post("/api/v1/plans", json=body, headers={**a.headers, "Accept-Language": "en"})
 
 
 def _not_runnable_key(client: TestClient, a: Account, customer_id: int) -> str:
