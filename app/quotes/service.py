@@ -334,12 +334,16 @@ DOMESTIC_AT_ZERO: Final = N_(
 )
 
 
+def _options_by_key(plan: Plan) -> dict[str, Mapping[str, Any]]:
+    """The plan's cost options by key (what a quote line's `option_key` names)."""
+    options = ((plan.result or {}).get("cost") or {}).get("options") or []
+    return {str(o.get("key")): o for o in options}
+
+
 def infeasible_option_lines(plan: Plan) -> list[int]:
     """Lines (1-based, as printed) quoting a cost option the plan's result marks not runnable
     (`feasible: false`): a revision or a new price list can turn a quoted option so."""
-    by_key = {
-        str(o.get("key")): o for o in ((plan.result or {}).get("cost") or {}).get("options") or []
-    }
+    by_key = _options_by_key(plan)
     return [
         i
         for i, line in enumerate((plan.quote or {}).get("lines") or [], start=1)
@@ -359,9 +363,7 @@ SHORT_CONTRACT: Final = N_(
 def short_contract_lines(plan: Plan) -> list[tuple[int, int, str]]:
     """(line, contract months, months quoted) for each line quoting a term contract's price
     for fewer months than the contract (options saved before `contract_months`: none)."""
-    by_key = {
-        str(o.get("key")): o for o in ((plan.result or {}).get("cost") or {}).get("options") or []
-    }
+    by_key = _options_by_key(plan)
     out = []
     for i, line in enumerate((plan.quote or {}).get("lines") or [], start=1):
         option = by_key.get(str(line.get("option_key") or ""), {})
