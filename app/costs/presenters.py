@@ -59,11 +59,14 @@ def one_off_hours(cost: Mapping[str, Any], quote: Mapping[str, Any] | None = Non
     month: beside a 12-hour LoRA job costing US$85.50 they drew US$350,000 over 60 months and
     a break-even "in month 60" (QA). The planner says so above them; a quote leaves them out
     (app.quotes.pdf). A quote that rents a machine for months (a 6-month contract for a
-    one-day fine-tune) buys capacity: its charts stay."""
+    one-day fine-tune) buys capacity: its charts stay. A line of the seller's own billed by
+    the month ("Support, per month") rents no GPUs: a 2.5-hour job with one still drew
+    five-year views (QA)."""
     months = cost.get("rent_months")
     if cost.get("pricing_mode") != "job" or not isinstance(months, (int, float)) or months >= 1:
         return None
-    if any(line.get("unit") == "month" for line in (quote or {}).get("lines") or []):
+    lines = (quote or {}).get("lines") or []
+    if any(line.get("option_key") and line.get("unit") == "month" for line in lines):
         return None
     return float(months) * float(cost.get("hours_per_month") or 730.0)
 

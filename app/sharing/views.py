@@ -12,7 +12,7 @@ from app.charts import figures
 from app.i18n import gettext
 from app.plans.models import Plan
 from app.plans.presenters import STATUS_NAMES
-from app.quotes.pdf import break_even_rows, customer_result
+from app.quotes.pdf import break_even_rows, customer_result, one_off_hours
 from app.quotes.service import customer_copy, letterhead, quote_view
 from app.settings import Settings
 
@@ -32,18 +32,21 @@ def shared_context(
     view = cost.get("tco_options") or cost
     currency = str(cost.get("currency") or "TWD")
     memory = result.get("memory_per_gpu_gb")
+    # The PDF's rule: a job of a few hours gets no five-year views, here as in the document.
+    one_off = one_off_hours(plan.result or {}, plan.quote)
+    ctx["one_off_hours"] = one_off
     ctx["figures"] = {
         "memory": figures._draw(
             "memory_bar", memory, float(gpu.get("memory_gb") or 0) * float(gpu.get("fraction") or 1)
         )
         if memory and gpu.get("memory_gb")
         else None,
-        "cumulative": figures.cumulative(
-            view.get("options") or [], view.get("break_even") or [], currency
-        ),
-        "tco": figures.tco(cost.get("tco") or [], currency),
+        "cumulative": None
+        if one_off is not None
+        else figures.cumulative(view.get("options") or [], view.get("break_even") or [], currency),
+        "tco": None if one_off is not None else figures.tco(cost.get("tco") or [], currency),
     }
-    ctx["break_even_rows"] = break_even_rows(result)
+    ctx["break_even_rows"] = [] if one_off is not None else break_even_rows(result)
     ctx["live"] = live
     # The quote is in its own currency: the header's TWD/USD switch would change nothing.
     ctx["currency_fixed"] = True
