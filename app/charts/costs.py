@@ -33,7 +33,7 @@ from app.charts.theme import (
     _wrap,
     currency_prefix,
     legend_height_px,
-    money_ticks,
+    short_money_ticks,
 )
 
 # --- Costs ------------------------------------------------------------------------------
@@ -429,12 +429,23 @@ def cumulative_costs(
         height=max(480, CUMULATIVE_CHROME_PX + legend),
         legend={**_layout("")["legend"], "maxheight": 1},
         xaxis=_axis(t("Months from start"), range=[0, horizon], rangemode="tozero"),
-        yaxis=_money_axis(
-            t("Cumulative cost (%(currency)s)") % {"currency": _unit(currency)}, currency
+        yaxis=short_money_ticks(
+            _money_axis(
+                t("Cumulative cost (%(currency)s)") % {"currency": _unit(currency)}, currency
+            ),
+            *_y_span(traces),
+            currency,
+            t,
         ),
         annotations=annotations,
     )
     return _figure(traces, layout)
+
+
+def _y_span(traces: Sequence[Any]) -> tuple[float, float]:
+    """The lowest and highest y of `traces` (0 when there is none)."""
+    ys = [float(y) for tr in traces for y in (tr.y or ()) if y is not None]
+    return min(ys, default=0.0), max(ys, default=0.0)
 
 
 def tco_bars(
@@ -540,9 +551,7 @@ def tco_bars(
     # reader's own scale (10億 in Chinese, not plotly's SI "1G").
     lows = [sum(min(float(r.get(k) or 0.0), 0.0) for k, _, _ in parts) for r in rows]
     highs = [sum(max(float(r.get(k) or 0.0), 0.0) for k, _, _ in parts) for r in rows]
-    tickvals, ticktext = money_ticks(min(lows, default=0.0), max(highs, default=0.0), currency, t)
-    x_axis.update(tickmode="array", tickvals=tickvals, ticktext=ticktext, tickprefix="")
-    x_axis.pop("tickformat", None)
+    short_money_ticks(x_axis, min(lows, default=0.0), max(highs, default=0.0), currency, t)
     layout = _layout(
         title or t("Total cost of ownership by year"),
         # 24 px a bar: every "Year N" label has room (at 20 px plotly showed every other one).
@@ -706,8 +715,13 @@ def utilization_sensitivity(
             ticksuffix="%",
             dtick=10,
         ),
-        yaxis=_money_axis(
-            t("Cost per month (%(currency)s)") % {"currency": _unit(currency)}, currency
+        yaxis=short_money_ticks(
+            _money_axis(
+                t("Cost per month (%(currency)s)") % {"currency": _unit(currency)}, currency
+            ),
+            *_y_span(traces),
+            currency,
+            t,
         ),
         shapes=shapes,
         annotations=annotations,

@@ -243,6 +243,18 @@ def money_ticks(
     return ticks, labels
 
 
+def short_money_ticks(
+    axis: dict[str, Any], lo: float, hi: float, currency: str, t: Translate = _identity
+) -> dict[str, Any]:
+    """`axis` with `money_ticks` from `lo` to `hi` written in as its tick labels: the page's
+    phone layout otherwise wrote plotly's SI "20M" on a 中文 page beside "1,000萬" on the
+    next chart (QA); the chart's hover keeps whole amounts."""
+    tickvals, ticktext = money_ticks(lo, hi, currency, t)
+    axis.update(tickmode="array", tickvals=tickvals, ticktext=ticktext, tickprefix="")
+    axis.pop("tickformat", None)
+    return axis
+
+
 def _money_axis(title: str, currency: str, **extra: Any) -> dict[str, Any]:
     return _axis(
         title,

@@ -270,9 +270,20 @@ def test_a_callout_near_the_end_of_the_horizon_grows_inward() -> None:
 def test_cumulative_costs_money_axis_has_the_currency() -> None:
     twd = charts.cumulative_costs([RENT, BUY], BREAK_EVEN, currency="TWD")
     usd = charts.cumulative_costs([RENT, BUY], BREAK_EVEN, currency="USD")
-    assert twd.layout.yaxis.tickprefix == "NT$"
-    assert usd.layout.yaxis.tickprefix == "US$"
-    assert twd.layout.yaxis.tickformat == ",.0f"
+    # Ticks written short in the reader's scale, each with its currency (a phone keeps them
+    # level; plotly's own "~s" wrote "20M" on a 中文 page). RENT runs to 12 × 200,000 =
+    # 2,400,000: five steps of 500,000 (the first of 1, 2, 2.5, 5 × 10^k ≥ 2.4M / 5).
+    assert twd.layout.yaxis.ticktext == ("NT$0", "NT$0.5M", "NT$1M", "NT$1.5M", "NT$2M", "NT$2.5M")
+    assert usd.layout.yaxis.ticktext[-1] == "US$2.5M"
+    assert twd.layout.yaxis.tickvals[-1] == 2_500_000
+    from app import i18n
+
+    i18n.activate("zh-TW")
+    try:
+        zh = charts.cumulative_costs([RENT, BUY], BREAK_EVEN, currency="TWD", t=i18n.gettext)
+    finally:
+        i18n.activate("en")
+    assert zh.layout.yaxis.ticktext[-1] == "NT$250萬"
     assert twd.layout.yaxis.title.text == "Cumulative cost (NT$)"
 
 
@@ -400,7 +411,7 @@ def test_utilization_sensitivity_skips_options_without_run_rates() -> None:
     bare = {k: v for k, v in RENT.items() if k != "fixed_monthly"}
     fig = charts.utilization_sensitivity([bare, HOURLY], currency="USD", t=samples.zh)
     assert [tr.meta.get("key") for tr in fig.data] == ["rent_hourly:x"]
-    assert fig.layout.yaxis.tickprefix == "US$"
+    assert all(text.startswith("US$") for text in fig.layout.yaxis.ticktext)
     # On two lines: plotly does not wrap, and one line was cut on a 390 px phone.
     assert fig.layout.xaxis.title.text == "GPU 使用率<br>（每月 730 小時的比例）"
 
@@ -485,7 +496,7 @@ def test_to_json_round_trips_with_config() -> None:
     assert "template" not in spec["layout"]
     assert spec["data"][0]["y"] == RENT["cumulative"]
     assert spec["layout"]["annotations"][0]["text"] == "Month 7.5"
-    assert spec["layout"]["yaxis"]["tickprefix"] == "NT$"
+    assert spec["layout"]["yaxis"]["ticktext"][1] == "NT$0.5M"
 
 
 def test_to_json_is_safe_inside_a_script_element() -> None:
