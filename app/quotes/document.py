@@ -168,18 +168,32 @@ def option_labels(
     """`option_label` of each option by key; two that would read the same (the provider's
     1-GPU hourly rent at NT$120/h and another provider's at NT$96/h) each end with the
     provider's name: the option's `provider`, or, in a result saved before options carried
-    one, what the engine's label has last in brackets ("… (RunPod)")."""
+    one, what the engine's label has last in brackets ("… (RunPod)"). So does every rental
+    of a kind two providers offer: "Hourly rent · 5 × H100 on 2 servers" at NT$600/h beside
+    "… on 5 servers" at NT$478/h left the customer asking for an offer nobody named (QA)."""
     labels = {
         str(o.get("key")): option_label(o, gpu, hours_per_month, detailed=detailed) for o in options
     }
     seen = Counter(labels.values())
+    providers = {str(o.get("key")): _provider(o) for o in options}
+    offered_by: dict[str, set[str]] = {}
+    for o in options:
+        # An offer that cannot run the plan is offered to no one (app.quotes.pricing).
+        if providers[str(o.get("key"))] and o.get("feasible", True) is not False:
+            offered_by.setdefault(str(o.get("kind")), set()).add(providers[str(o.get("key"))])
     for o in options:
         key = str(o.get("key"))
-        found = _PROVIDER.search(str(o.get("label", "")))
-        provider = str(o.get("provider") or (found.group(1) if found else "")).strip()
-        if seen[labels[key]] > 1 and provider and o.get("kind") not in CLOUD_KINDS:
+        provider = providers[key]
+        alike = seen[labels[key]] > 1 or len(offered_by.get(str(o.get("kind")), ())) > 1
+        if alike and provider and o.get("kind") not in CLOUD_KINDS:
             labels[key] = f"{labels[key]} · {provider}"
     return labels
+
+
+def _provider(option: Mapping[str, Any]) -> str:
+    """Who offers `option`: its `provider`, else the engine's label's last brackets."""
+    found = _PROVIDER.search(str(option.get("label", "")))
+    return str(option.get("provider") or (found.group(1) if found else "")).strip()
 
 
 def phase_name(label: Any, kind: Any, task: Any) -> str:
@@ -392,6 +406,11 @@ def quote_lines(
         description = line.get("description") or (
             labels.get(str(line.get("option_key")), "") if option is not None else ""
         )
+        if not line.get("description") and option is not None and option.get("kind") in CLOUD_KINDS:
+            # A rate for 2 instances read as one 8-GPU instance at twice the public price
+            # (QA: "Lambda 8× H100 … US$63.84/h"): the line says the GPUs and instances its
+            # price pays for, as the ways-to-pay table does.
+            description += " · " + priced_gpus_text(option, gpu)
         unit_price = Decimal(line["unit_price"])
         quantity = Decimal(line["quantity"])
         months = Decimal(line["months"])

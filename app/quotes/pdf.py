@@ -129,8 +129,11 @@ def customer_result(plan: Plan) -> dict[str, Any]:
     hours = float(cost.get("hours_per_month") or 730.0)
     include = bool((plan.quote or {}).get("include_cloud_comparison"))
 
-    # The TCO rows name an option by key only: what it pays for (`billed`) is the option's.
-    billed = {o.get("key"): o.get("billed") for o in cost.get("options") or []}
+    # The TCO rows name an option by key only: what it pays for (`billed`) is the option's,
+    # among the cost options or the five-year view's own (a 12-month contract for a one-day
+    # job is only there: its TCO bars read "3 ×" beside the legend's "4 × (the plan uses 3)").
+    view_options = (cost.get("tco_options") or {}).get("options") or []
+    billed = {o.get("key"): o.get("billed") for o in [*view_options, *(cost.get("options") or [])]}
 
     def clean(options: Any) -> list[dict[str, Any]]:
         shown = document.visible_options(list(options or []), include_cloud=include)
@@ -154,8 +157,10 @@ def customer_result(plan: Plan) -> dict[str, Any]:
         ]
         cost["tco_options"] = view
     if cost.get("tco"):
-        # A TCO row carries no `feasible` of its own: it is its option's, by key.
-        cost["tco"] = [c for c in clean(cost["tco"]) if c.get("key") in kept]
+        # A TCO row carries no `feasible` of its own: it is its option's, by key. Kept ones
+        # only are named together, as in the legends (a pod that cannot run the plan made the
+        # bars name "Stratagem Taipei" where the cumulative legend named no one).
+        cost["tco"] = clean([c for c in cost["tco"] if c.get("key") in kept])
     cost["break_even"] = [
         b for b in cost.get("break_even") or [] if b.get("a") in keys and b.get("b") in keys
     ]

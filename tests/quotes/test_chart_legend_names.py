@@ -109,3 +109,70 @@ def test_the_quote_charts_leave_out_offers_that_cannot_run_the_plan(client: Test
     drawn = {o["key"] for o in cost["options"]} | {c["key"] for c in cost.get("tco") or []}
     assert not drawn & cannot
     assert {c["key"] for c in cost["tco"]}, "the runnable ones are still drawn"
+
+
+def test_a_contract_only_the_five_year_view_holds_is_named_alike_in_both_charts(
+    client: TestClient,
+) -> None:
+    """A 3-GPU LoRA (Llama 3.1 70B, 2×10^8 tokens, 7 days) rents a 4-GPU server; the
+    five-year view adds a 12-month contract the cost options do not hold. QA: its TCO bars
+    read "3 × NVIDIA H100" while the cumulative legend read "4 × … (the plan uses 3)", and
+    its year-one bar was the 4-GPU price."""
+    who = make_account(client, "sales")
+    workload = {"model": {"preset": "llama-3.1-70b"}, "task": "lora", "tokens": 2e8,
+                "deadline_days": 7}  # fmt: skip
+    r = client.post("/api/v1/plans", json={"name": "TCO", "workload": workload},
+                    headers=who.headers)  # fmt: skip
+    assert r.status_code == 201, r.text
+    term = "rent_term:stratagem-tpe-h100-x4"
+    stored = r.json()["result"]
+    assert stored["gpu"]["count"] == 3
+    assert term not in {o["key"] for o in stored["cost"]["options"]}
+    with Session(client.app.state.engine) as s:  # type: ignore[attr-defined]
+        plan = s.get(Plan, r.json()["id"])
+        assert plan is not None
+        cost = pdf.customer_result(plan)["cost"]
+    legend = {o["key"]: o["label"] for o in cost["tco_options"]["options"]}
+    bars = {c["key"]: c["label"] for c in cost["tco"]}
+    assert "4 × NVIDIA H100 SXM5 80GB (the plan uses 3)" in legend[term]
+    # every option named alike in both charts (a pod that cannot run the plan named
+    # providers in the bars only)
+    assert bars == {key: legend[key] for key in bars}
+
+
+def test_a_rental_two_providers_offer_names_each_provider() -> None:
+    """QA: "Hourly rent · 5 × H100 on 2 servers" at NT$600/h and "… on 5 servers" at NT$478/h
+    read differently, so neither named its provider, and the customer could not ask for the
+    cheaper one. A kind only one provider offers stays unnamed; buying names no provider."""
+    from app.quotes.document import option_labels
+
+    gpu = {"name": "NVIDIA H100 SXM5 80GB", "count": 5}
+    options = [
+        {"key": "a", "kind": "rent_hourly", "provider": "Stratagem Taipei",
+         "billed": {"gpus": 5, "nodes": 2}},
+        {"key": "b", "kind": "rent_hourly", "provider": "RunPod",
+         "billed": {"gpus": 5, "nodes": 5}},
+        {"key": "c", "kind": "rent_monthly", "provider": "Stratagem Taipei",
+         "billed": {"gpus": 5, "nodes": 2}},
+        {"key": "d", "kind": "buy", "billed": {"gpus": 8, "nodes": 1}},
+    ]  # fmt: skip
+    labels = option_labels(options, gpu, 730.0)
+    assert labels["a"] == "Hourly rent · 5 × NVIDIA H100 SXM5 80GB on 2 servers · Stratagem Taipei"
+    assert labels["b"] == "Hourly rent · 5 × NVIDIA H100 SXM5 80GB on 5 servers · RunPod"
+    assert labels["c"] == "Monthly rent · 5 × NVIDIA H100 SXM5 80GB on 2 servers"
+    assert labels["d"] == "Buy · 8 × NVIDIA H100 SXM5 80GB (the plan uses 5)"
+
+
+def test_an_offer_that_cannot_run_the_plan_makes_no_one_name_their_provider() -> None:
+    """RunPod's single-GPU pods for a job needing 4 GPUs on NVLink are shown to no customer:
+    the one hourly rent that can run it needs no provider beside it."""
+    from app.quotes.document import option_labels
+
+    gpu = {"name": "NVIDIA H100 SXM5 80GB", "count": 4}
+    options = [
+        {"key": "a", "kind": "rent_hourly", "provider": "Stratagem Taipei",
+         "billed": {"gpus": 4, "nodes": 1}},
+        {"key": "b", "kind": "rent_hourly", "provider": "RunPod", "feasible": False,
+         "billed": {"gpus": 4, "nodes": 4}},
+    ]  # fmt: skip
+    assert option_labels(options, gpu, 730.0)["a"] == "Hourly rent · 4 × NVIDIA H100 SXM5 80GB"

@@ -533,8 +533,10 @@ def test_the_builder_names_the_tax_field_and_what_it_allows(client: TestClient) 
 
 #: Latin words a 中文 quote may carry: units, product and model names, the customer's own data.
 ALLOWED = re.compile(
+    # Names: products, units, the seller, and the providers the catalog names (a rental two
+    # providers offer says whose it is: app.quotes.document.option_labels).
     r"(NT\$|GB|TB|kW|Gbps|GPU|CPU|RAM|NVMe|NAS|NVIDIA|H100|SXM5|Llama|BF16|token|SLA|NCCL|"
-    r"nccl-tests|Stratagem|Test sales|Q-\d{4}-\d+)"
+    r"nccl-tests|Stratagem Taipei|RunPod|Stratagem|Test sales|Q-\d{4}-\d+)"
 )
 
 
@@ -581,9 +583,11 @@ def test_english_and_chinese_documents_name_offers_on_several_servers(client: Te
         for tr in _html(client, p["id"], "en").select("h2 + table.grid tbody tr")
         if tr.td is not None and tr.td.get_text(strip=True).startswith("Hourly rent")
     ]
+    # Two providers rent by the hour: each line names its own (QA: the cheaper of two
+    # unnamed offers could not be asked for).
     assert sorted(labels) == [
-        "Hourly rent · 4 × NVIDIA H100 SXM5 80GB",
-        "Hourly rent · 4 × NVIDIA H100 SXM5 80GB on 4 servers",
+        "Hourly rent · 4 × NVIDIA H100 SXM5 80GB on 4 servers · RunPod",
+        "Hourly rent · 4 × NVIDIA H100 SXM5 80GB · Stratagem Taipei",
     ]
 
 

@@ -41,3 +41,25 @@ def test_an_instance_named_by_api_id_is_said_as_its_gpus() -> None:
            "price of 2026-01-21)"}  # fmt: skip
     assert option_label(lam, gpu, 730.0) == "Public cloud — Lambda 8× H100 SXM5 80GB"
     assert option_label(aws, gpu, 730.0) == "Public cloud — AWS p5.48xlarge"
+
+
+def test_a_cloud_line_says_how_many_instances_its_rate_pays_for() -> None:
+    """QA: "Public cloud — Lambda 8× H100 SXM5 80GB | US$63.84/h" priced two instances for a
+    16-GPU plan, and read as one instance at twice Lambda's rate (US$31.92/h each)."""
+    from app.quotes.document import quote_lines
+
+    gpu = {"name": "NVIDIA H100 SXM5 80GB", "count": 16}
+    lam = {"key": "cloud:lambda", "kind": "cloud", "billed": {"gpus": 16, "nodes": 2},
+           "label": "Lambda gpu_8x_h100_sxm5 on demand — 2 instance(s) (us, price of "
+           "2026-04-06)"}  # fmt: skip
+    quote = {"currency": "USD", "tax_rate": "0", "discount_pct": "0", "lines": [
+        {"option_key": "cloud:lambda", "kind": "cloud", "unit": "hour", "unit_price": "63.84",
+         "quantity": "618", "months": "1", "discount_pct": "0"},
+        {"option_key": "cloud:lambda", "kind": "cloud", "unit": "hour", "unit_price": "63.84",
+         "quantity": "618", "months": "1", "discount_pct": "0", "description": "GPU 雲端"},
+    ]}  # fmt: skip
+    first, typed = quote_lines(quote, [lam], gpu, 730.0, "USD")
+    assert first["description"] == (
+        "Public cloud — Lambda 8× H100 SXM5 80GB · 16 × NVIDIA H100 SXM5 80GB on 2 servers"
+    )
+    assert typed["description"] == "GPU 雲端"  # what the seller typed stays as typed
