@@ -780,3 +780,24 @@ def test_an_uplink_under_a_gigabit_reads_in_megabits() -> None:
     assert (
         dict(document.infra_rows({"network": {"uplink_gbps": 0.1}}))["網路"] == "100 Mbps 對外頻寬"
     )
+
+
+def test_a_purchase_not_economical_for_the_period_still_shows_its_figures(
+    client: TestClient,
+) -> None:
+    """QA: a quote whose line buys the 4-GPU server printed the same option in its ways to
+    pay as "Not economical for this period" with no amount; the share page gave the up-front
+    price, the resale and the running costs. The PDF now gives them too."""
+    a = make_account(client, "sales")
+    c = _customer(client, a, language="en")
+    p = _plan(client, a, c["id"], {"lines": [{"option_key": BUY}]})
+    buy = next(o for o in p["result"]["cost"]["options"] if o["key"] == BUY)
+    assert buy["economical"] is False
+    row = next(
+        tr for tr in _html(client, p["id"], "en").select("h2 + table.grid tbody tr")
+        if tr.td is not None and tr.td.get_text(strip=True).startswith("Buy")
+    )  # fmt: skip
+    assert "Not economical for this period" in row.get_text(" ", strip=True)
+    breakdown = row.select_one(".buy-breakdown").get_text(" ", strip=True)
+    assert breakdown == document.buy_breakdown_text(buy, "TWD")
+    assert "up front" in breakdown and "resale value at the end" in breakdown
