@@ -106,17 +106,47 @@ SourceText = Annotated[str, AfterValidator(_lines), at.MaxLen(SOURCE_MAX)]
 # (a DGX B200 is ≈NT$15M, an H100 ≈US$30,000, p5.48xlarge ≈US$98/h) and far below what the
 # cost arithmetic (×120 months × 100,000 GPUs) could overflow. They show in the OpenAPI
 # schema as minimum/maximum and in an import's rejected rows with the row and field.
+# And from below: 1e-320 is more than 0, and a bandwidth, a price or a rate that small
+# divided into infinity and made every estimate, /plan and /tco answer 500 once it was saved
+# (QA). A figure is 0 (none, free) or at least the smallest step its unit is printed in: a
+# cent of money, a thousandth of GB/s, TFLOPS, W, kW or a GPU.
+SMALLEST = 0.001
+SMALLEST_MONEY = 0.01
+
+
+def _zero_or_at_least(smallest: float) -> AfterValidator:
+    def check(value: float) -> float:
+        if 0 < value < smallest:
+            raise ValueError(
+                _("must be 0 or at least %(min)s (got %(got)s)")
+                % {"min": f"{smallest:g}", "got": repr(value)}
+            )
+        return value
+
+    return AfterValidator(check)
+
+
 MONEY_MAX = 1e9
-Money = Annotated[float, AllowInfNan(False), at.Ge(0), at.Le(MONEY_MAX)]
-"""A price in the row's currency: 0 … 10^9 (a server, a month of rental, colocation)."""
-HourlyMoney = Annotated[float, AllowInfNan(False), at.Ge(0), at.Le(1e6)]
-"""A price per hour: 0 … 10^6 in the row's currency."""
-GpuPriceUsd = Annotated[float, AllowInfNan(False), at.Ge(0), at.Le(1e7)]
-"""Street price of one GPU: 0 … US$10^7."""
-Tariff = Annotated[float, AllowInfNan(False), at.Ge(0), at.Le(1_000)]
-"""Electricity per kWh: 0 … 1,000 in the row's currency."""
-Positive = Annotated[float, AllowInfNan(False), at.Gt(0), at.Le(1e9)]
-NonNegative = Annotated[float, AllowInfNan(False), at.Ge(0), at.Le(1e9)]
+Money = Annotated[
+    float, AllowInfNan(False), at.Ge(0), at.Le(MONEY_MAX), _zero_or_at_least(SMALLEST_MONEY)
+]
+"""A price in the row's currency: 0, or 0.01 … 10^9 (a server, a month of rental, colocation)."""
+HourlyMoney = Annotated[
+    float, AllowInfNan(False), at.Ge(0), at.Le(1e6), _zero_or_at_least(SMALLEST_MONEY)
+]
+"""A price per hour: 0, or 0.01 … 10^6 in the row's currency."""
+GpuPriceUsd = Annotated[
+    float, AllowInfNan(False), at.Ge(0), at.Le(1e7), _zero_or_at_least(SMALLEST_MONEY)
+]
+"""Street price of one GPU: 0, or US$0.01 … US$10^7."""
+Tariff = Annotated[float, AllowInfNan(False), at.Ge(0), at.Le(1_000), _zero_or_at_least(SMALLEST)]
+"""Electricity per kWh: 0, or 0.001 … 1,000 in the row's currency."""
+Positive = Annotated[float, AllowInfNan(False), at.Ge(SMALLEST), at.Le(1e9)]
+"""More than nothing: 0.001 … 10^9 in the field's unit."""
+NonNegative = Annotated[
+    float, AllowInfNan(False), at.Ge(0), at.Le(1e9), _zero_or_at_least(SMALLEST)
+]
+"""0 (none), or 0.001 … 10^9 in the field's unit."""
 # Whole numbers are bounded too (QA: a server of 2^63 GB RAM passed the preview, then the
 # database refused it with a 500; 2^31 and up would not fit PostgreSQL's INTEGER columns).
 # Far above any real machine (the shipped catalog's largest: 8 GPUs, 128 cores, 2,048 GB, 8
@@ -322,7 +352,9 @@ class RentalOfferBase(NumbersNotBooleans, SQLModel):
     id: Slug = Field(max_length=80)
     provider: Text
     gpu_id: Slug = Field(max_length=80)
-    gpu_count: Positive = Field(description="GPUs in the offer; 0.25 for a MIG 1/4 slice")
+    gpu_count: Positive = Field(
+        description="GPUs in the offer: a whole number, or a MIG slice 1/2 … 1/8 (0.25 for 1/4)"
+    )
     monthly_price: Money = Field(description="List price per month, in `currency` (0–10^9)")
     hourly_price: HourlyMoney | None = Field(
         default=None, description="Per offer-hour (0–10^6); empty if none"
@@ -341,14 +373,17 @@ class RentalOfferBase(NumbersNotBooleans, SQLModel):
     @field_validator("gpu_count")
     @classmethod
     def _whole_gpus_or_a_slice(cls, v: float) -> float:
-        """Whole GPUs, or a MIG slice of one (less than 1): a machine of 2.5 GPUs does not
-        exist (QA saved one and the list priced it)."""
-        if v > 1 and v != int(v):
-            raise ValueError(
-                _("a whole number of GPUs, or a fraction below 1 for a MIG slice (got %(n)s)")
-                % {"n": f"{v:g}"}
-            )
-        return v
+        """Whole GPUs, or one MIG slice of 1/2 … 1/8 (1/7 typed as 0.143 counts): a machine
+        of 2.5 GPUs does not exist (QA saved one and the list priced it), nor does 0.3 of a
+        GPU, which the pricing then dropped without a word (QA)."""
+        if v >= 1 and v == int(v):
+            return v
+        if v < 1 and any(abs(v * k - 1) <= 0.005 for k in range(2, 9)):
+            return v
+        raise ValueError(
+            _("must be a whole number of GPUs, or a MIG slice from 1/2 to 1/8 (got %(n)s)")
+            % {"n": f"{v:g}"}
+        )
 
     @field_validator("term_discounts")
     @classmethod
@@ -477,7 +512,8 @@ class EnergyPricePublic(EnergyPriceBase):
 
 
 class BuyParametersBase(NumbersNotBooleans, SQLModel):
-    amortisation_years: Annotated[float, AllowInfNan(False), at.Gt(0), at.Le(20)] = 3.0
+    # At least a month: 1e-320 years amortised the hardware into infinity a month (QA).
+    amortisation_years: Annotated[float, AllowInfNan(False), at.Ge(0.1), at.Le(20)] = 3.0
     maintenance_pct_per_year: Fraction = 0.08
     staff_per_month: Money = 0.0
     residual_pct: Fraction = 0.10
@@ -514,7 +550,8 @@ class BuyParametersPublic(BuyParametersBase):
 class FxRateBase(NumbersNotBooleans, SQLModel):
     base: Currency
     quote: Currency
-    rate: Annotated[float, AllowInfNan(False), at.Gt(0), at.Le(1e6)] = Field(
+    # 0.0001: far below any pair quoted (1 JPY ≈ 0.0067 USD); 1e-320 printed "inf" (QA).
+    rate: Annotated[float, AllowInfNan(False), at.Ge(0.0001), at.Le(1e6)] = Field(
         description="Units of `quote` per one `base` (above 0, at most 10^6)"
     )
     as_of: CatalogDate

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import datetime
 import hashlib
+import math
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 from urllib.parse import urlsplit
@@ -143,6 +144,10 @@ def figure(value: float | int | None) -> str:
     if value is None:
         return "—"
     v = float(value)
+    if not math.isfinite(v):
+        # Nothing to print: f"{inf:.2e}" has no exponent to split, and the page answered 500
+        # (QA: a catalog rate of 1e-320 divided into infinity).
+        return "—"
     if v.is_integer() and abs(v) < 1e7:
         return number(v, 0)
     if v != 0 and (abs(v) >= 1e7 or abs(v) < 0.01):

@@ -183,3 +183,78 @@ def test_a_decimal_comma_is_named_beside_the_rows_other_errors(catalog_client: T
         "Use a point for decimals (1.5); a comma only separates thousands (1,500)."
     )
     assert page.select_one("#err-source").get_text(strip=True)
+
+
+@pytest.mark.parametrize(
+    ("column", "cell", "message"),
+    [
+        # 1e-320 is more than 0: saved, it divided into infinity and every estimate, /plan
+        # and /tco answered 500 (QA).
+        ("monthly_price", "1e-320", "monthly_price must be 0 or at least 0.01 (got 1e-320)"),
+        ("gpu_count", "1e-320", "gpu_count must be ≥ 0.001 (got 1e-320)"),
+        ("gpu_count", "0.3", "gpu_count must be a whole number of GPUs, or a MIG slice from 1/2 to 1/8 "
+         "(got 0.3)"),
+    ],
+)  # fmt: skip
+def test_import_refuses_numbers_too_small_to_be_a_price_or_a_gpu(
+    catalog_client: TestClient, column: str, cell: str, message: str
+) -> None:
+    text = offers_csv(catalog_client)
+    lines = text.split("\r\n")
+    header = lines[0].split(",")
+    row_no = next(i for i, line in enumerate(lines) if line.startswith(ROW + ",")) + 1
+    cells = lines[row_no - 1].split(",")
+    cells[header.index(column)] = cell
+    lines[row_no - 1] = ",".join(cells)
+    files = {"file": ("offers.csv", "\r\n".join(lines).encode(), "text/csv")}
+    r = catalog_client.post("/api/v1/catalog/import", params={"kind": "offers"}, files=files)
+    assert r.status_code == 200
+    assert r.json()["messages"] == [f"row {row_no}: {message}"]
+
+
+def _edit_form(client: TestClient, url: str) -> dict[str, str]:
+    """The values a row's edit form posts as shown (inputs and selected options)."""
+    form = soup(client.get(url).text).select_one("form.row-form, form[method=post]")
+    assert form is not None
+    data: dict[str, str] = {}
+    for el in form.select("input[name], textarea[name]"):
+        if el.get("type") == "checkbox" and not el.has_attr("checked"):
+            continue
+        data[str(el["name"])] = el.get_text() if el.name == "textarea" else str(el.get("value", ""))
+    for sel in form.select("select[name]"):
+        chosen = sel.select_one("option[selected]") or sel.select_one("option")
+        data[str(sel["name"])] = str(chosen.get("value", "")) if chosen else ""
+    data.pop("csrf_token", None)
+    return data
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "message"),
+    [
+        ("bandwidth_gbs", "1e-320", "Must be at least 0.001."),
+        ("bf16_tflops", "1e-300", "Must be at least 0.001."),
+        ("pcie_gbs", "1e-320", "Must be at least 0.001."),
+        ("nvlink_gbs", "1e-320", "must be 0 or at least 0.001 (got 1e-320)"),
+    ],
+)
+def test_a_gpu_spec_too_small_to_divide_by_is_refused_and_estimates_still_answer(
+    catalog_client: TestClient, field: str, value: str, message: str
+) -> None:
+    """QA: bandwidth 1e-320 GB/s saved (the specs apply to every list at once), then every
+    estimate answered 500 (ZeroDivisionError in the planner), and /plan too."""
+    url = "/catalog/gpus/a100-pcie-80gb/edit"
+    data = {**_edit_form(catalog_client, url), field: value}
+    r = post_form(catalog_client, url, data)
+    assert r.status_code == 422, r.text[:300]
+    assert soup(r.text).select_one(f"#err-{field}").get_text(strip=True) == message
+    est = catalog_client.post("/api/v1/estimate", json={"model": {"preset": "llama-2-13b"},
+                                                       "task": "lora"})  # fmt: skip
+    assert est.status_code == 200
+
+
+def test_a_figure_that_is_not_finite_prints_as_a_dash() -> None:
+    """The pages' number filter answered 500 on infinity (f"{inf:.2e}" has no exponent)."""
+    from app.web.templating import figure
+
+    assert [figure(float("inf")), figure(float("-inf")), figure(float("nan"))] == ["—"] * 3
+    assert figure(3.4e18) == "3.40×10^18"

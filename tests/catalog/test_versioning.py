@@ -204,10 +204,12 @@ def test_a_gpu_in_use_cannot_be_deleted(session: Session) -> None:
 
 
 @pytest.mark.parametrize(("count", "ok"), [("2.5", False), ("1.5", False), ("8", True),
-                                           ("0.25", True), ("0.5", True)])  # fmt: skip
+                                           ("0.25", True), ("0.5", True), ("0.143", True),
+                                           ("0.3", False)])  # fmt: skip
 def test_an_offer_is_whole_gpus_or_a_mig_slice(count: str, ok: bool) -> None:
     """QA saved an offer of 2.5 H100s in a draft list and the audit recorded 2.0 → 2.5: no
-    machine holds half a GPU; a slice of one (MIG 1/4 = 0.25, seed 003 T8) is the exception."""
+    machine holds half a GPU; a slice of one (MIG 1/4 = 0.25, seed 003 T8; A100's 1/7 typed
+    0.143) is the exception, and 0.3 of a GPU is no slice (QA: saved, then never priced)."""
     values = {"id": "x", "provider": "p", "gpu_id": "h100-sxm-80gb", "gpu_count": count,
               "monthly_price": "5", "currency": "TWD", "source": "s"}  # fmt: skip
     if ok:
@@ -216,5 +218,5 @@ def test_an_offer_is_whole_gpus_or_a_mig_slice(count: str, ok: bool) -> None:
     with pytest.raises(service.InvalidRow) as e:
         service.validate_row(kind_name="offers", values=values)
     assert e.value.errors["gpu_count"] == (
-        f"a whole number of GPUs, or a fraction below 1 for a MIG slice (got {count})"
+        f"must be a whole number of GPUs, or a MIG slice from 1/2 to 1/8 (got {count})"
     )
