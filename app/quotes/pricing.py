@@ -139,7 +139,8 @@ def totals(quote: Mapping[str, Any]) -> Totals:
 
 
 def max_discount_pct(quote: Mapping[str, Any]) -> Decimal:
-    """The deepest discount any line gets: line and quote discounts compounded, in %.
+    """The deepest discount any line gets: line and quote discounts compounded, in %, a unit
+    price typed below the option's own (`list_price`) counted as a discount as well.
 
     A fixed amount off (`discount_amount`) is spread over the lines it is taken from: it
     adds amount / (lines after their percentages) of each line's price, so NT$10,000 off
@@ -154,8 +155,21 @@ def max_discount_pct(quote: Mapping[str, Any]) -> Decimal:
         t = totals(quote)
         after_pct = t.lines_total - t.discount_by_pct
         kept *= (after_pct - t.discount_fixed) / after_pct if after_pct > 0 else Decimal(0)
-    deepest = HUNDRED - min((HUNDRED - dec(line.get("discount_pct", 0))) * kept for line in lines)
+    deepest = HUNDRED - min(
+        (HUNDRED - dec(line.get("discount_pct", 0))) * _price_kept(line) * kept for line in lines
+    )
     return deepest.quantize(Decimal("0.01"), rounding=ROUND_HALF_UP)
+
+
+def _price_kept(line: Mapping[str, Any]) -> Decimal:
+    """The share of its option's own price a line's unit price keeps (1 when not lower, or
+    for a line of the seller's own, which has no list price): NT$150,000 typed for a
+    NT$200,000 server keeps 0.75, a 25% discount."""
+    listed = dec(line.get("list_price") or 0)
+    price = dec(line.get("unit_price") or 0)
+    if listed <= 0 or price >= listed:
+        return Decimal(1)
+    return price / listed
 
 
 def option_defaults(option: Mapping[str, Any], hours_per_month: float) -> dict[str, Any]:
@@ -435,10 +449,13 @@ def _option_line(
         # ordinary priced line, the customer would buy what cannot run the job (QA).
         raise QuoteInputError(f"quote.lines.{i}.option_key", NOT_RUNNABLE)
     d = option_defaults(option, hours_per_month)
+    listed = d["unit_price"]
+    if currency != plan_currency and fx is not None:
+        listed = fx.convert(listed, plan_currency, currency)
     if line.unit_price is None and currency != plan_currency:
         if fx is None:
             raise QuoteInputError("currency", NO_FX_RATE)
-        d["unit_price"] = fx.convert(d["unit_price"], plan_currency, currency)
+        d["unit_price"] = listed
     if line.unit == "item" and d["unit"] != "item":
         unit, unit_price, quantity, months = _item_figures(i, line, d, currency)
     else:
@@ -452,6 +469,16 @@ def _option_line(
         "quantity": _s(quantity),
         "months": _s(months),
     }
+    if currency == plan_currency or fx is not None:
+        # The option's own price in the line's unit: a unit price typed below it is a
+        # discount too, and counts toward the approval limit (`max_discount_pct`; QA sent
+        # NT$1 for a NT$200,000 server without one).
+        # Worked out as the line's own default would be (`_item_figures`, `_option_figures`):
+        # an untouched line keeps exactly its list price.
+        if unit == "item" and d["unit"] != "item":
+            rate = listed if line.unit == "item" else round_money(listed, currency)
+            listed = rate * d["quantity"] * d["months"]
+        out["list_price"] = _s(round_money(listed, currency))
     if line.description and line.description.strip():
         out["description"] = line.description.strip()
     return out
