@@ -38,6 +38,7 @@ from app.web import docs as api_docs
 from app.web import openapi as api_schema
 from app.web import path_ids
 from app.web.concurrency import ConcurrencyLimitMiddleware
+from app.web.form_body import FormBodyMiddleware
 from app.web.headers import SecurityHeadersMiddleware
 from app.web.limits import BodyLimitMiddleware
 from app.web.unicode_body import SurrogateBodyMiddleware
@@ -99,6 +100,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     # A JSON body holding a lone UTF-16 surrogate is a 422 naming the field before any route
     # sees it (app/web/unicode_body.py): such text was saved and then broke every read.
     app.add_middleware(SurrogateBodyMiddleware)
+    # A form body is UTF-8 or a 422 naming the field (app/web/form_body.py): Starlette read
+    # raw bytes as Latin-1 and bad escapes as U+FFFD, and saved both.
+    app.add_middleware(FormBodyMiddleware)
     # N requests at a time, the rest queue on the event loop (app/web/concurrency.py); added
     # first, so it sits inside the request middleware, which logs and counts its 503s.
     app.add_middleware(
