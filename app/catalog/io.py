@@ -395,23 +395,31 @@ def _parse_terms_uncached(text: str) -> tuple[dict[int, float], str | None]:
     text = text.strip()
     if not text:
         return {}, None
+    pairs: list[tuple[int, float]] = []
     if text.startswith("{"):
         try:
-            obj = json.loads(text)
-            return {int(k): float(v) for k, v in obj.items()}, None
+            # pairs, not a dict: {"1": 0.1, "01": 0.2} is month 1 twice
+            obj = json.loads(text, object_pairs_hook=list)
+            pairs = [(int(k), float(v)) for k, v in obj]
         except (ValueError, TypeError, AttributeError):
             return {}, N_("is not a JSON object of months → fraction (got %(text)s)")
-    out: dict[int, float] = {}
-    for part in text.replace(",", ";").split(";"):
-        if not part.strip():
-            continue
-        months, sep, off = part.partition(":")
-        try:
-            if not sep:
-                raise ValueError
-            out[int(months.strip())] = float(off.strip())
-        except ValueError:
-            return {}, N_("must look like 3:0;6:0.1;12:0.2 (months:fraction) (got %(text)s)")
+    else:
+        for part in text.replace(",", ";").split(";"):
+            if not part.strip():
+                continue
+            months, sep, off = part.partition(":")
+            try:
+                if not sep:
+                    raise ValueError
+                pairs.append((int(months.strip()), float(off.strip())))
+            except ValueError:
+                return {}, N_("must look like 3:0;6:0.1;12:0.2 (months:fraction) (got %(text)s)")
+    out = dict(pairs)
+    if len(out) < len(pairs):
+        # "1:0;1:0.1" kept one of the two without a word (QA): which one was meant?
+        return {}, N_(
+            "gives one contract length twice: give each number of months once (got %(text)s)"
+        )
     return out, None
 
 

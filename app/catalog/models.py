@@ -385,6 +385,27 @@ class RentalOfferBase(NumbersNotBooleans, SQLModel):
             % {"n": f"{v:g}"}
         )
 
+    @field_validator("term_discounts", mode="before")
+    @classmethod
+    def _each_length_once(cls, v: Any) -> Any:
+        """{"1": 0.1, "01": 0.2} is month 1 twice: read as numbers, one of them was dropped
+        without a word (QA)."""
+        if isinstance(v, dict):
+            lengths = []
+            for k in v:
+                try:
+                    lengths.append(int(k))
+                except (TypeError, ValueError):
+                    return v  # not a number of months: the type check says so
+            if len(set(lengths)) < len(lengths):
+                raise ValueError(
+                    _(
+                        "gives one contract length twice: give each number of months once (got %(text)s)"
+                    )
+                    % {"text": repr(v)}
+                )
+        return v
+
     @field_validator("term_discounts")
     @classmethod
     def _terms(cls, v: dict[int, float]) -> dict[int, float]:

@@ -205,3 +205,21 @@ def test_an_existing_database_is_repaired_by_the_upgrade(tmp_path: Path) -> None
     client = TestClient(create_app(Settings(database_url=url)))
     assert client.get("/api/v1/price-lists").status_code == 200
     assert client.get("/api/v1/price-lists/current").status_code == 200
+
+
+def test_one_contract_length_given_twice_is_refused(catalog_client: TestClient) -> None:
+    """QA: `1:0;1:0.1` in a CSV cell, and {"1": 0.1, "01": 0.2} in a JSON import, were each
+    saved as one month-1 discount, the other dropped without a word."""
+    offer = catalog_client.get("/api/v1/catalog/export").json()["offers"][0]
+    r = _import(catalog_client, _doc(offers=[{**offer, "term_discounts": {"1": 0.1, "01": 0.2}}]),
+                dry_run="true")  # fmt: skip
+    (msg,) = r.json()["messages"]
+    assert not r.json()["ok"] and "term_discounts gives one contract length twice" in msg
+    from app.catalog.io import parse_terms
+
+    assert parse_terms("1:0;1:0.1") == (
+        {},
+        "gives one contract length twice: give each number of months once (got '1:0;1:0.1')",
+    )
+    assert parse_terms('{"1": 0.1, "01": 0.2}')[1] is not None
+    assert parse_terms("1:0;6:0.1") == ({1: 0.0, 6: 0.1}, None)
