@@ -68,6 +68,18 @@ class Invalid(DomainError):
     status = 422
 
 
+class InvalidNested(Invalid):
+    """Input a service validates itself (a plan import's `workload`), refused by pydantic:
+    its `errors`, their `loc` under `prefix`, are worded by the web layer as the API words
+    its own (app.web.errors): pydantic's English "Field required" reached a 中文 client (QA)."""
+
+    def __init__(self, errors: list[dict[str, Any]], *, prefix: tuple[str, ...]) -> None:
+        self.errors = [{**e, "loc": ("body", *prefix, *e.get("loc", ()))} for e in errors]
+        first = self.errors[0] if self.errors else {}
+        loc = ".".join(str(p) for p in first.get("loc", ())[1:])
+        super().__init__(str(first.get("msg", "")), field=loc or None)
+
+
 class NotFound(DomainError):
     status = 404
 

@@ -22,13 +22,14 @@ from app.accounts.web import SalesPageUser
 from app.catalog.current import price_book
 from app.deps import SessionDep, SettingsDep
 from app.engine.estimate import InputError
+from app.errors import InvalidNested
 from app.ids import DbId
 from app.planner import views as planner
 from app.plans import builder, forms, service, views
 from app.quotes import views as quote_views
 from app.web import htmx
 from app.web.csrf import CsrfDep
-from app.web.forms import PostedText, parse_id
+from app.web.forms import PostedText, message_for, parse_id
 from app.web.templating import activate, choose_currency, is_fragment, render
 
 router = APIRouter(include_in_schema=False)
@@ -66,7 +67,7 @@ def plans_new(
         plan, errors = forms.save_from_planner(
             session=session, form=form, user=user, currency=choose_currency(request)
         )
-    except (InputError, service.Invalid):
+    except (InputError, service.Invalid, InvalidNested):
         # What the engine refuses (0 training tokens, TP 3 on 32 heads, an unknown preset):
         # the planner as posted says it beside the field, as GET /plan does; the bare error
         # page lost every typed value (QA).
@@ -270,10 +271,11 @@ def plan_workload(
         stale = e.form_message(version)
         revise = {"id": str(plan_id), "version": str(e.current_version)}
         return _planner_again(request, form, 409, revise=revise, revise_error=stale)
-    except (service.Invalid, service.Decided) as e:
+    except (service.Invalid, service.Decided, InvalidNested) as e:
         activate(request)
         revise = {"id": str(plan_id), "version": str(version)}
-        return _planner_again(request, form, e.status, revise=revise, revise_error=e.message)
+        said = message_for(e.errors[0]) if isinstance(e, InvalidNested) and e.errors else e.message
+        return _planner_again(request, form, e.status, revise=revise, revise_error=said)
     return _see(f"/plans/{plan_id}/diff?a={version}&b={plan.version}")
 
 

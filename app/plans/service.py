@@ -227,7 +227,7 @@ def _book(session: Session, price_list_id: int | None) -> PriceBook | None:
     try:
         return catalog.price_book_for(session=session, price_list_id=price_list_id)
     except catalog.NotFound as e:
-        raise Invalid("price_list_id", str(e)) from e
+        raise Invalid("price_list_id", e.message) from e  # in the reader's language
 
 
 def _current_list_id(session: Session) -> int | None:
@@ -256,9 +256,8 @@ def _compute(
             else EstimateRequest.model_validate(workload)
         )
     except ValidationError as e:
-        err = e.errors()[0]
-        loc = ".".join(str(p) for p in err["loc"])
-        raise Invalid(f"workload.{loc}" if loc else "workload", err["msg"]) from e
+        # Worded by the web layer in the reader's language, as the API's own 422s are.
+        raise errors.InvalidNested([dict(err) for err in e.errors()], prefix=("workload",)) from e
     try:
         res = estimate(req, prices=_book(session, price_list_id))
     except InputError as e:
@@ -623,7 +622,10 @@ def list_plans(
     field = sort.removeprefix("-")
     if field not in SORTS:
         raise Invalid(
-            "sort", f"must be one of {', '.join(SORTS)}, '-' for descending", where="query"
+            "sort",
+            _("must be one of %(allowed)s, '-' before one for descending")
+            % {"allowed": ", ".join(SORTS)},
+            where="query",
         )
     page = max(page, 1)
     per_page = min(max(per_page, 1), MAX_PER_PAGE)
@@ -691,7 +693,9 @@ def get_revision(*, session: Session, plan_id: int, version: int) -> PlanRevisio
     )
     rev = session.exec(stmt).first()
     if rev is None:
-        raise NotFound(f"plan {plan_id} has no version {version}")
+        raise NotFound(
+            N_("plan %(plan)s has no version %(version)s"), plan=plan_id, version=version
+        )
     return rev
 
 

@@ -14,6 +14,7 @@ from typing import Final
 from sqlmodel import Session, col, select
 
 from app.accounts.models import User
+from app.i18n import N_
 from app.plans import service as plans
 from app.plans.models import Plan
 from app.sharing.models import ShareLink, utcnow
@@ -90,7 +91,9 @@ def revoke_links(*, session: Session, plan_id: int, actor: User, link_id: int | 
     if link_id is not None and not links:
         existing = session.get(ShareLink, link_id)
         if existing is None or existing.plan_id != plan_id:
-            raise plans.NotFound(f"plan {plan_id} has no share link {link_id}")
+            raise plans.NotFound(
+                N_("plan %(plan)s has no share link %(link)s"), plan=plan_id, link=link_id
+            )
     now = utcnow()
     for link in links:
         link.revoked_at = now

@@ -29,6 +29,7 @@ from app.errors import (
     RESERVED_PARAMS,
     DomainError,
     Invalid,
+    InvalidNested,
     LoginRequired,
     PageForbidden,
     TooManyRequests,
@@ -39,6 +40,7 @@ from app.ops.logs import REQUEST_ID
 from app.ops.middleware import loggable_path
 from app.web import failures, htmx
 from app.web.api_messages import unreadable_body
+from app.web.forms import message_for
 from app.web.htmx import is_fragment
 from app.web.templating import activate, page_address, render, templates
 
@@ -165,6 +167,12 @@ _UNPARSED_BODY: Final = "There was an error parsing the body"
 def install(app: FastAPI) -> None:
     async def handle(request: Request, exc: Exception) -> Response:
         err = as_domain_error(exc)
+        if isinstance(err, InvalidNested):
+            if is_api(request):
+                # Worded, located and made safe as FastAPI's own 422s (app.web.failures).
+                return await failures.validation_error(request, RequestValidationError(err.errors))
+            nested = err.errors[0] if err.errors else {}
+            err = Invalid(message_for(nested), field=err.field)
         if is_api(request):
             response: Response = JSONResponse(status_code=err.status, content=err.json_body())
         else:

@@ -185,3 +185,40 @@ def test_the_api_speaks_chinese_to_a_chinese_client(client: TestClient) -> None:
     )
     assert r.status_code == 422
     assert r.json()["detail"][0]["msg"].startswith("文字須為有效的 Unicode")
+
+
+@pytest.mark.parametrize(
+    ("lang", "msg"), [("en", "Too many: at most 50."), ("zh-TW", "太多了：最多 50 個。")]
+)
+def test_a_list_past_its_limit_is_counted_in_items_not_characters(
+    client: TestClient, lang: str, msg: str
+) -> None:
+    """QA: 51 tags read "Too long: at most 50 characters" (app.plans.models.TAGS_MAX = 50)."""
+    a = make_account(client, "sales")
+    body = {"name": "Tags", "workload": LORA, "tags": [f"t{i}" for i in range(51)]}
+    (err,) = _detail(client, body, lang, "/api/v1/plans", headers=a.headers)
+    assert err["loc"] == ["body", "tags"] and err["msg"] == msg
+
+
+def test_what_the_plans_api_refuses_is_said_in_chinese_to_a_chinese_client(
+    client: TestClient,
+) -> None:
+    """QA found these still English on a zh-TW client."""
+    a = make_account(client, "sales")
+    zh = {**a.headers, "Accept-Language": "zh-TW"}
+    r = client.post("/api/v1/plans", json={"name": "P", "workload": LORA}, headers=a.headers)
+    pid = r.json()["id"]
+    said = [
+        client.post(f"/api/v1/plans/{pid}/reprice", json={"price_list_id": 999}, headers=zh),
+        client.get(f"/api/v1/plans/{pid}/diff", params={"from": 1, "to": 9}, headers=zh),
+        client.delete(f"/api/v1/plans/{pid}/share/999", headers=zh),
+        client.get("/api/v1/plans", params={"sort": "xyz"}, headers=zh),
+    ]
+    texts = [str(r.json()["detail"]) for r in said]
+    assert [r.status_code for r in said] == [422, 404, 404, 422], texts
+    assert "價目表" in texts[0] and "999" in texts[0]
+    assert f"方案 {pid} 沒有第 9 版" in texts[1]
+    assert f"方案 {pid} 沒有分享連結 999" in texts[2]
+    assert "遞減" in texts[3]
+    for text in texts:
+        assert "no price list" not in text and " has no " not in text and "must be" not in text

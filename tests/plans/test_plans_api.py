@@ -408,3 +408,24 @@ def test_control_characters_in_a_customer_are_422(client: TestClient, account: M
         "/api/v1/customers", json={"name": "NTU", "address": "台北市\n大安區"}, headers=a.headers
     )
     assert ok.status_code == 201 and ok.json()["address"] == "台北市\n大安區"
+
+
+@pytest.mark.parametrize(
+    ("lang", "msg"), [("en", "This field is required."), ("zh-TW", "此欄位必填。")]
+)
+def test_an_imported_workload_is_refused_in_the_readers_words_at_its_field(
+    client: TestClient, account: MakeAccount, lang: str, msg: str
+) -> None:
+    """QA: every error inside an imported plan's workload was pydantic's English ("Field
+    required", "Extra inputs are not permitted") whatever the client's language."""
+    who = account("sales")
+    _create(client, who)
+    exported = _export(client, who)
+    workload = {k: v for k, v in exported["workload"].items() if k != "task"}
+    before = _plan_count(client)
+    r = client.post("/api/v1/plans/import", json={**exported, "workload": workload},
+                    headers={**who.headers, "Accept-Language": lang})  # fmt: skip
+    assert r.status_code == 422, r.text
+    (err,) = r.json()["detail"]
+    assert err["loc"] == ["body", "workload", "task"] and err["msg"] == msg
+    assert _plan_count(client) == before

@@ -38,7 +38,7 @@ from app.catalog.service.versions import (
 from app.catalog.shipped import shipped_document
 from app.dates import business_today
 from app.db import hold_row
-from app.i18n import N_
+from app.i18n import N_, gettext
 
 SYSTEM: Final = "system"
 #: How long a previewed upload waits for "Apply" (then the file must be uploaded again).
@@ -69,7 +69,10 @@ def _import_target(session: Session, target: int | None) -> tuple[PriceList | No
         pl = require_draft(session, target, hold=False)
         return pl, pl.name
     current = current_price_list(session=session)
-    return current, f"a new draft copied from {current.name!r}" if current else "a new draft"
+    # In the reader's language: the JSON preview's target_name was English on a 中文 client.
+    if current is None:
+        return None, gettext("a new draft")
+    return current, gettext("a new draft copied from “%(name)s”") % {"name": current.name}
 
 
 def preview_import(
