@@ -12,6 +12,7 @@ nothing from the database (the usual pages read the signed-in user and the price
 from __future__ import annotations
 
 import sqlite3
+from html import escape
 from typing import Any, Final
 
 import psycopg
@@ -200,11 +201,30 @@ def install(app: FastAPI) -> None:
             )
         return await http_exception_handler(request, exc)
 
+    async def invalid_request(request: Request, exc: Exception) -> Response:
+        """A page address whose query or path a route's schema refuses (`?page=-1`, a search
+        past 200 characters): the error page in the page's language naming the parameter,
+        or that sentence alone where HTMX swaps it into a table (QA: raw JSON in the
+        catalog's table). The API, and forms, keep FastAPI's JSON 422s (app.web.failures)."""
+        assert isinstance(exc, RequestValidationError)
+        wants_page = "text/html" in request.headers.get("accept", "") or is_fragment(request)
+        if is_api(request) or request.method not in ("GET", "HEAD") or not wants_page:
+            return await failures.validation_error(request, exc)
+        activate(request)
+        first = exc.errors()[0] if exc.errors() else {}
+        name = str(first.get("loc", ("", ""))[-1])
+        said = gettext("%(name)s: %(message)s") % {"name": name, "message": message_for(first)}
+        if is_fragment(request):
+            return HTMLResponse(
+                f'<p class="error" role="alert">{escape(said)}</p>', status_code=422
+            )
+        return error_page(request, Invalid(said, field=name))
+
     app.add_exception_handler(StarletteHTTPException, http_error)
     app.add_exception_handler(DomainError, handle)
     app.add_exception_handler(InputError, handle)
     # Input the schema refuses: a 422 that never fails to serialise (app/web/failures.py).
-    app.add_exception_handler(RequestValidationError, failures.validation_error)
+    app.add_exception_handler(RequestValidationError, invalid_request)
     for kind in DATABASE_ERRORS:
         app.add_exception_handler(kind, database_error)
     # The request middleware answers the same 503 for a database error raised where no

@@ -55,3 +55,30 @@ def test_a_form_sent_to_a_page_that_only_shows_is_a_405_page(client: TestClient)
     assert BeautifulSoup(r.text, "html.parser").select_one("main h1").get_text(strip=True) == (
         "This address does not take that request"
     )
+
+
+@pytest.mark.parametrize(
+    ("lang", "said"), [("en", "page: Must be at least 1."), ("zh-TW", "page：")]
+)
+def test_a_page_address_its_schema_refuses_is_the_error_page_naming_the_parameter(
+    client: TestClient, lang: str, said: str
+) -> None:
+    """QA: /catalog/audit?page=-1 answered raw JSON to a browser; the search box of the
+    catalog (200 characters at most) got JSON swapped into its table."""
+    from tests.accounts.helpers import make_account, sign_in
+
+    admin = make_account(client, "admin")
+    sign_in(client, admin.user)
+    r = client.get("/catalog/audit", params={"page": -1},
+                   headers={"Accept": HTML, "Accept-Language": lang})  # fmt: skip
+    assert r.status_code == 422 and r.headers["content-type"].startswith("text/html")
+    assert said in BeautifulSoup(r.text, "html.parser").select_one("main").get_text(" ")
+    swap = client.get("/catalog/offers", params={"q": "x" * 201},
+                      headers={"HX-Request": "true", "Accept-Language": "en"})  # fmt: skip
+    assert swap.status_code == 422
+    assert swap.text == '<p class="error" role="alert">q: Too long: at most 200 characters.</p>'
+    # the API keeps its JSON
+    api = client.get(
+        "/api/v1/plans", params={"page": -1}, headers={**admin.headers, "Accept": HTML}
+    )
+    assert api.status_code == 422 and api.headers["content-type"] == "application/json"
