@@ -105,8 +105,9 @@ def save_quote(
             quote_defaults=plans.QuoteDefaults.from_settings(settings),
         )
     except plans.Decided as e:
-        # Answered while the builder was open: say why above it, in the page's language.
-        return _builder(request, session, settings, plan_id, user, None, {"send": e.message}, 409)
+        # Answered while the builder was open: say why above it, in the page's language, with
+        # the typed lines still there to copy into a duplicate (QA: they were dropped).
+        return _builder(request, session, settings, plan_id, user, values, {"send": e.message}, 409)
     except plans.Conflict as e:
         # Saved by someone else since: the typed lines stay, on top of the current version.
         stale = e.form_message(version)

@@ -406,6 +406,25 @@ def tax_id_warnings(
     return out
 
 
+def _typed_lines(values: Mapping[str, Any], option_names: Mapping[str, str]) -> list[str]:
+    """Each typed line as one phrase: what it is, then its price × quantity × months and
+    discount as typed ("GPU 伺服器 · 180000 × 1 × 6 · 5%")."""
+    out = []
+    for line in values.get("lines") or []:
+        key = str(line.get("option_key") or "")
+        what = str(line.get("description") or "").strip() or option_names.get(key, "")
+        figures = " × ".join(
+            str(line.get(k)).strip()
+            for k in ("unit_price", "quantity", "months")
+            if str(line.get(k) or "").strip()
+        )
+        pct = str(line.get("discount_pct") or "").strip()
+        parts = [p for p in (what, figures, f"{pct}%" if pct and pct != "0" else "") if p]
+        if parts:
+            out.append(" · ".join(parts))
+    return out
+
+
 def builder_context(
     *,
     session: Session,
@@ -457,6 +476,11 @@ def builder_context(
         )
     return {
         "qb": qb,
+        # Lines typed into a builder saved after the customer answered: not saved, and kept
+        # on screen to copy into a duplicate (QA: the answer's 409 dropped them).
+        "qb_unsaved": _typed_lines(qb, dict(options))
+        if values is not None and plan.status in ("accepted", "declined")
+        else [],
         "qb_placeholders": placeholders(
             qb["lines"], quotable, cost, _quote_currency(session, plan)
         ),

@@ -207,6 +207,9 @@ def test_an_accepted_quote_has_no_builder_and_a_stale_save_says_why(client: Test
     err = BeautifulSoup(r.text, "html.parser").select_one("#err-send")
     assert err is not None and err.get_text().startswith("此報價已於 ")
     assert err.get_text().endswith("；如需修改，請複製方案")
+    # What was typed stays on screen, to copy into a duplicate (QA: it was dropped).
+    typed = BeautifulSoup(r.text, "html.parser").select(".unsaved-lines li")
+    assert [li.get_text() for li in typed] == ["z · 2 × 1 × 1"]
     after = client.get(f"/api/v1/plans/{p['id']}", headers=sales.headers).json()
     assert after["version"] == p["version"] and after["quote"] == p["quote"]
 
