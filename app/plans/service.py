@@ -1022,6 +1022,14 @@ def update_plan(
     _require_edit(actor, plan)
     # Before the version check: reloading would not help, the answer is final.
     require_undecided(plan, changes)
+    if expected_version > plan.version:
+        # No one saved version 99 of a plan at version 3: not a conflict to reload (QA read
+        # "changed by someone else" with nothing changed).
+        raise Invalid(
+            "version",
+            _("is ahead of the plan, which is at version %(n)s: send the version you read")
+            % {"n": plan.version},
+        )
     if plan.version != expected_version:
         raise Conflict(
             current_version=plan.version,

@@ -113,6 +113,9 @@ def save_quote(
         stale = e.form_message(version)
         return _builder(request, session, settings, plan_id, user, values, {"send": stale}, 409)
     except errors.Invalid as e:
+        # The API's words name its customer list; the page has its own (QA read "choose one
+        # from GET /api/v1/customers" beside the builder's customer select).
+        said = _(GONE_CUSTOMER) % e.params if e.message_id == plans.NO_SUCH_CUSTOMER else e.message
         return _builder(
             request,
             session,
@@ -120,13 +123,15 @@ def save_quote(
             plan_id,
             user,
             values,
-            {views.field_key(e.field): e.message},
+            {views.field_key(e.field): said},
             422,
         )
     if is_fragment(request):
         return _builder(request, session, settings, plan_id, user, None, {})
     return RedirectResponse(f"/plans/{plan_id}#quote-builder", status_code=303)
 
+
+GONE_CUSTOMER: Final = N_("customer %(id)s no longer exists: choose one from the list")
 
 #: Above the builder when the quote changed between loading the page and pressing its
 #: button: nothing was sent or approved (the builder below is now the current version).

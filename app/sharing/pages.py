@@ -181,7 +181,11 @@ async def _answer_fields(request: Request) -> dict[str, str]:
                 fields[key] = value
             elif key in TEXT_FIELDS or key in ("agree", "revision"):
                 raise errors.Invalid(
-                    N_("must be a whole number") if key == "revision" else N_("must be a string"),
+                    N_("must be the quote's version, a whole number from 1")
+                    if key == "revision"
+                    else N_("must be true or false")
+                    if key == "agree"
+                    else N_("must be a string"),
                     field=key,
                 )
         return fields
@@ -225,7 +229,7 @@ async def read_answer(request: Request) -> Answer:
         # Only a damaged page sends a form without its version: the customer is told what
         # to do about it; an integrator what the field takes.
         message = (
-            N_("must be a whole number")
+            N_("must be the quote's version, a whole number from 1")
             if is_json
             else N_("This page is out of date: reload it, then answer again.")
         )

@@ -429,3 +429,19 @@ def test_an_imported_workload_is_refused_in_the_readers_words_at_its_field(
     (err,) = r.json()["detail"]
     assert err["loc"] == ["body", "workload", "task"] and err["msg"] == msg
     assert _plan_count(client) == before
+
+
+def test_a_version_ahead_of_the_plan_is_refused_naming_the_field(
+    client: TestClient, account: MakeAccount
+) -> None:
+    """QA: {"version": 99} on a plan at version 1 was a 409 "changed by someone else" with
+    no changed field: no one saved version 99."""
+    who = account("sales")
+    plan = _create(client, who)
+    r = client.put(f"/api/v1/plans/{plan['id']}", json={"version": 99, "notes": "x"},
+                   headers={**who.headers, "Accept-Language": "en"})  # fmt: skip
+    assert r.status_code == 422
+    (err,) = r.json()["detail"]
+    assert err["loc"] == ["body", "version"]
+    assert err["msg"] == "is ahead of the plan, which is at version 1: send the version you read"
+    assert client.get(f"/api/v1/plans/{plan['id']}", headers=who.headers).json()["version"] == 1

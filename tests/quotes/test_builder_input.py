@@ -139,3 +139,14 @@ def test_removing_a_line_that_is_not_one_removes_nothing(client: TestClient, act
     assert r.status_code == 200
     page = BeautifulSoup(r.text, "html.parser")
     assert len(page.select("#quote-builder fieldset.line-row")) == 1
+
+
+def test_a_customer_deleted_meanwhile_is_said_in_the_pages_words(client: TestClient) -> None:
+    """QA: the builder said "choose one from GET /api/v1/customers" beside its select."""
+    sales, pages, plan, data = _builder(client)
+    r = pages.post(f"/plans/{plan['id']}/quote", data={**data, "customer_id": "987654"},
+                   headers={"Accept-Language": "zh-TW"})  # fmt: skip
+    assert r.status_code == 422
+    said = BeautifulSoup(r.text, "html.parser").select_one("#err-customer_id").get_text()
+    assert said == "客戶 987654 已不存在：請從清單中選擇"
+    assert _saved(client, sales, plan["id"]) == (1, 1)

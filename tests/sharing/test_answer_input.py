@@ -86,25 +86,29 @@ def test_decline_reason_may_span_lines_but_not_hold_a_nul(client: TestClient) ->
 
 
 @pytest.mark.parametrize(
-    ("body", "field"),
+    ("body", "field", "msg"),
     [
-        ({"name": ["x"], "title": "CTO"}, "name"),
-        ({"name": "Alice", "title": {"a": 1}}, "title"),
-        ({"name": 42, "title": "CTO"}, "name"),
-        ({"name": "Alice", "title": "CTO", "agree": ["yes"]}, "agree"),
+        ({"name": ["x"], "title": "CTO"}, "name", "must be a string"),
+        ({"name": "Alice", "title": {"a": 1}}, "title", "must be a string"),
+        ({"name": 42, "title": "CTO"}, "name", "must be a string"),
+        # QA: a tick box said "must be a string" though true and false are what it takes,
+        # and a version of 0 or -1 "must be a whole number", which both are.
+        ({"name": "Alice", "title": "CTO", "agree": ["yes"]}, "agree", "must be true or false"),
+        ({"name": "A", "title": "B", "revision": 0}, "revision",
+         "must be the quote's version, a whole number from 1"),
+        ({"name": "A", "title": "B", "revision": -1}, "revision",
+         "must be the quote's version, a whole number from 1"),
+        ({"name": "A", "title": "B", "revision": 1.5}, "revision",
+         "must be the quote's version, a whole number from 1"),
     ],
-)
-def test_json_answer_fields_must_be_strings(
-    client: TestClient, body: dict[str, Any], field: str
+)  # fmt: skip
+def test_json_answer_fields_say_what_they_take(
+    client: TestClient, body: dict[str, Any], field: str, msg: str
 ) -> None:
     a, p, link = _sent(client)
     r = TestClient(client.app).post(f"{link}/accept", json=body, headers={"Accept-Language": "en"})
     assert r.status_code == 422, r.text
-    assert r.json()["detail"][0] == {
-        "loc": ["body", field],
-        "msg": "must be a string",
-        "type": "value_error",
-    }
+    assert r.json()["detail"][0] == {"loc": ["body", field], "msg": msg, "type": "value_error"}
     assert _status(client, a, p["id"]) == "sent"
 
 
