@@ -165,9 +165,14 @@ def test_a_phone_puts_chart_groups_above_their_bars_and_shortens_money_ticks(
     page.set_viewport_size({"width": 1440, "height": 900})
     page.goto(f"{base_url}/tco")
     page.locator("#chart-cumulative svg.main-svg").first.wait_for(timeout=10000)
-    assert page.evaluate(
-        'document.getElementById("chart-cumulative")._fullLayout.yaxis.tickformat'
-    ) == ",.0f"  # fmt: skip
+    # The cumulative axis writes money in the reader's scale as the TCO axis does
+    # (app.charts.theme.short_money_ticks): "NT$20M", never plotly's bare SI "20M".
+    cumulative = page.evaluate(
+        'document.getElementById("chart-cumulative")._fullLayout.yaxis.ticktext'
+    )
+    assert cumulative and all(re.fullmatch(r"−?NT\$[\d.]+[kMB]?", m) for m in cumulative), (
+        cumulative
+    )
     # The TCO bars write money short at every width (app.charts.costs.tco_bars): a year's
     # resale left of zero narrows the tick spacing, and "NT$10,000,000" turned on its side.
     wide = page.evaluate('document.getElementById("chart-tco")._fullLayout.xaxis.ticktext')
