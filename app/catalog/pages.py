@@ -52,6 +52,7 @@ from app.catalog.views import (
 )
 from app.dates import business_today
 from app.deps import SessionDep
+from app.i18n import gettext as _
 from app.ids import DbId
 from app.web.csrf import verify_csrf
 from app.web.forms import PostedForm, validation_messages
@@ -240,6 +241,11 @@ def create_price_list(
             pl = service.create_price_list(session=session, data=data, actor=actor)
     except InvalidRow as e:
         return _price_list_form_error(request, session, None, values, e)
+    except CatalogError as e:
+        # the list to copy was deleted after the form was opened: say so beside "Start from"
+        session.rollback()
+        ctx = price_list_form_context(session, None, values, {"source_list": e.message})
+        return render(request, "catalog/price_list_form.html", ctx, status_code=e.status)
     return _redirect(f"/catalog?price_list={pl.id}")
 
 
@@ -257,16 +263,39 @@ def edit_price_list_page(request: Request, session: SessionDep, price_list_id: D
 def update_price_list(
     request: Request, session: SessionDep, actor: ActorDep, price_list_id: DbId, form: PostedForm
 ) -> Response:
-    """Save a draft's name, effective date and notes; 422 shows the errors by the fields."""
-    pl = service.get_price_list(session=session, price_list_id=price_list_id)
+    """Save a draft's name, effective date and notes; 422 shows the errors by the fields. A
+    list published or deleted after the form was opened keeps the typed values on screen
+    with the refusal (QA: the error page lost them)."""
     values = form_strings(form)
+    pl: PriceList | None = None
     try:
+        pl = service.get_price_list(session=session, price_list_id=price_list_id)
         data = price_list_update(values)
         service.update_price_list(
             session=session, price_list_id=price_list_id, data=data, actor=actor
         )
     except InvalidRow as e:
         return _price_list_form_error(request, session, pl, values, e)
+    except CatalogError as e:
+        session.rollback()
+        refused: dict[str, object]
+        try:  # as it is now (published, or deleted since it was read above)
+            pl = service.get_price_list(session=session, price_list_id=price_list_id)
+        except service.NotFound:
+            pl = None
+        if pl is None:  # deleted meanwhile: the form becomes a new list, filled in
+            refused = {
+                "message": _(
+                    "This price list was deleted after the form was opened. Save creates a "
+                    "new, empty list with these values."
+                ),
+                "link": None,
+            }
+        else:
+            link = (_("New draft from this list"), f"/catalog/price-lists/new?from={pl.id}")
+            refused = {"message": e.message, "link": link}
+        ctx = price_list_form_context(session, pl, values) | {"refused": refused}
+        return render(request, "catalog/price_list_form.html", ctx, status_code=e.status)
     return _redirect(f"/catalog?price_list={price_list_id}")
 
 
@@ -313,15 +342,17 @@ def create_row(
 ) -> Response:
     """Save a new row; 422 re-renders the form with each error beside its field."""
     k = kind_for_slug(slug)
-    pl = editable_list(session, k, price_list)
     values = form_strings(form)
     try:
+        pl = editable_list(session, k, price_list)
         data = validated_row(k, values)
         service.create_row(
             session=session, kind_name=k.name, price_list_id=pl_id(pl), data=data, actor=actor
         )
     except InvalidRow as e:
         return _row_form_error(request, session, k, pl, values, e, key=None)
+    except CatalogError as e:
+        return _row_refused(request, session, k, price_list, values, e, key=None)
     return _redirect(kind_url(k, pl))
 
 
@@ -350,11 +381,11 @@ def update_row(
 ) -> Response:
     """Save one row; 422 re-renders the form with each error beside its field."""
     k = kind_for_slug(slug)
-    pl = editable_list(session, k, price_list)
     values = form_strings(form)
     for f, v in k.key_filter(key).items():
         values[f] = v  # the key is not editable: never trust a posted one
     try:
+        pl = editable_list(session, k, price_list)
         data = validated_row(k, values)
         service.update_row(
             session=session,
@@ -366,6 +397,8 @@ def update_row(
         )
     except InvalidRow as e:
         return _row_form_error(request, session, k, pl, values, e, key=key)
+    except CatalogError as e:
+        return _row_refused(request, session, k, price_list, values, e, key=key)
     return _redirect(kind_url(k, pl))
 
 
@@ -402,6 +435,59 @@ def _row_form_error(
     ctx = form_context(session, k, pl, values=values, errors=errors, key=key)
     block = "form" if is_fragment(request) else None
     return render(request, "catalog/row_form.html", ctx, block_name=block, status_code=422)
+
+
+def _row_refused(
+    request: Request,
+    session: Session,
+    k: Kind,
+    price_list: int | None,
+    values: Mapping[str, str],
+    e: CatalogError,
+    *,
+    key: str | None,
+) -> Response:
+    """The row form again when the save was refused because the list or the row changed
+    after the form was opened (published, archived or deleted by someone else, or a row the
+    list already has): the refusal, the way on, and what was typed, on screen. QA: the error
+    page that answered before lost every typed value."""
+    session.rollback()  # nothing of the refused save stays in the session
+    try:
+        pl = selected_list(session, price_list) if k.scoped or price_list is not None else None
+    except service.NotFound:
+        pl = None  # the list itself was deleted
+    link: tuple[str, str] | None = None
+    unsaved = True
+    if k.scoped and pl is None:
+        link = (_("Back to the price lists"), "/catalog/price-lists")
+    elif k.scoped and pl is not None and pl.status != "draft":
+        link = (_("New draft from this list"), f"/catalog/price-lists/new?from={pl.id}")
+    elif key is not None and isinstance(e, service.NotFound):
+        # The row was deleted meanwhile: the form becomes a new row, filled in, so that Save
+        # adds it again.
+        message = _("“%(key)s” was deleted after this form was opened. Save adds it again.")
+        ctx = form_context(session, k, pl, values=values, errors={}, key=None)
+        ctx["refused"] = {"message": message % {"key": key}, "link": None}
+        return render(request, "catalog/row_form.html", ctx, status_code=e.status)
+    else:
+        link = (_("Back to the list"), kind_url(k, pl))
+        unsaved = False  # the form stays editable with every value in its field
+    ctx = form_context(session, k, pl, values=values, errors={}, key=key)
+    ctx["refused"] = {"message": e.message, "link": link}
+    if unsaved and not ctx["editable"]:
+        ctx["unsaved"] = [
+            (fld["label"], _option_label(fld, values.get(fld["name"], "")))
+            for fld in ctx["fields"]
+            if values.get(fld["name"], "").strip()
+        ]
+    return render(request, "catalog/row_form.html", ctx, status_code=e.status)
+
+
+def _option_label(fld: Mapping[str, object], value: str) -> str:
+    """A select's value as its option reads ("yes", not "true"); other fields as typed."""
+    options = fld.get("options") or ()
+    assert isinstance(options, (list, tuple))
+    return next((label for v, label in options if v == value), value)
 
 
 def _price_list_form_error(

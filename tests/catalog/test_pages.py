@@ -184,8 +184,128 @@ def test_published_lists_are_read_only_pages(catalog_client: TestClient) -> None
         {"monthly_price": "1"},
     )
     assert r.status_code == 409
-    assert "frozen" in soup(r.text).select_one(".error-page").get_text()
+    page = soup(r.text)
+    assert "frozen" in page.select_one("#refused").get_text()
+    assert page.select_one("#refused a")["href"] == f"/catalog/price-lists/new?from={current}"
+    assert page.select_one("#row-form fieldset")["disabled"] is not None
     assert catalog_client.get(f"/catalog/offers/new?price_list={current}").status_code == 409
+
+
+OFFER = {
+    "id": "stratagem-tpe-h100-x1", "provider": "Stratagem Taipei", "gpu_id": "h100-sxm-80gb",
+    "gpu_count": "1", "monthly_price": "123456", "currency": "TWD", "interconnect": "nvlink",
+    "includes_power": "true", "lead_time_hours": "2", "source": "typed by the admin",
+}  # fmt: skip
+
+
+def _unsaved(html: str) -> dict[str, str]:
+    box = soup(html).select_one(".unsaved-values")
+    assert box is not None, html
+    return dict(zip((dt.get_text(strip=True) for dt in box.select("dt")),
+                    (dd.get_text(strip=True) for dd in box.select("dd")), strict=True))  # fmt: skip
+
+
+def test_a_row_form_whose_list_was_published_meanwhile_keeps_what_was_typed(
+    catalog_client: TestClient,
+) -> None:
+    # QA: an admin edits a draft's row while a colleague publishes the list; Save answered the
+    # error page and every typed value was gone. Now the form comes back with the refusal,
+    # the way on (a new draft from the list) and what was typed, readable and copyable.
+    draft = _draft(catalog_client, "Published meanwhile")
+    url = f"/catalog/offers/stratagem-tpe-h100-x1/edit?price_list={draft}"
+    assert catalog_client.get(url).status_code == 200
+    published = post_form(catalog_client, f"/catalog/price-lists/{draft}/publish", {})
+    assert published.status_code == 303
+    r = post_form(catalog_client, url, OFFER, headers={"Accept-Language": "en"})
+    assert r.status_code == 409
+    page = soup(r.text)
+    assert page.select_one("#refused strong").get_text(strip=True) == "Not saved."
+    assert "Published meanwhile" in page.select_one("#refused").get_text()
+    assert page.select_one("#refused a")["href"] == f"/catalog/price-lists/new?from={draft}"
+    typed = _unsaved(r.text)
+    assert typed["Monthly price"] == "123456" and typed["Source"] == "typed by the admin"
+    assert typed["Includes power"] == "yes"  # the option's words, not "true"
+    api = catalog_client.get("/api/v1/offers", params={"price_list": draft}).json()
+    assert next(o for o in api if o["id"] == OFFER["id"])["monthly_price"] != 123_456
+    zh = post_form(catalog_client, url, OFFER, headers={"Accept-Language": "zh-TW"})
+    assert soup(zh.text).select_one("#refused strong").get_text(strip=True) == "未儲存。"
+    assert (
+        soup(zh.text).select_one(".unsaved-values p").get_text(strip=True)
+        == "您輸入的內容（未儲存）："
+    )
+
+
+def test_a_row_deleted_meanwhile_comes_back_as_a_new_row_filled_in(
+    catalog_client: TestClient,
+) -> None:
+    draft = _draft(catalog_client, "Row deleted meanwhile")
+    url = f"/catalog/offers/stratagem-tpe-h100-x1/edit?price_list={draft}"
+    gone = post_form(
+        catalog_client, f"/catalog/offers/stratagem-tpe-h100-x1/delete?price_list={draft}", {}
+    )
+    assert gone.status_code == 303
+    r = post_form(catalog_client, url, OFFER, headers={"Accept-Language": "en"})
+    assert r.status_code == 404
+    page = soup(r.text)
+    assert "was deleted after this form was opened" in page.select_one("#refused").get_text()
+    form = page.select_one("#row-form")
+    assert form["action"] == f"/catalog/offers/new?price_list={draft}"
+    assert form.select_one("fieldset[disabled]") is None
+    assert page.select_one("#f-monthly_price")["value"] == "123456"
+    again = post_form(catalog_client, f"/catalog/offers/new?price_list={draft}", OFFER)
+    assert again.status_code == 303
+    api = catalog_client.get("/api/v1/offers", params={"price_list": draft}).json()
+    assert next(o for o in api if o["id"] == OFFER["id"])["monthly_price"] == 123_456
+
+
+def test_a_row_form_whose_list_was_deleted_meanwhile_keeps_what_was_typed(
+    catalog_client: TestClient,
+) -> None:
+    draft = _draft(catalog_client, "Deleted meanwhile")
+    deleted = post_form(catalog_client, f"/catalog/price-lists/{draft}/delete", {})
+    assert deleted.status_code == 303
+    new = {**OFFER, "id": "tpe-new-row"}
+    r = post_form(catalog_client, f"/catalog/offers/new?price_list={draft}", new,
+                  headers={"Accept-Language": "en"})  # fmt: skip
+    assert r.status_code == 404
+    page = soup(r.text)
+    assert page.select_one("#refused a")["href"] == "/catalog/price-lists"
+    assert _unsaved(r.text)["Monthly price"] == "123456"
+
+
+def test_a_price_list_form_whose_list_changed_meanwhile_keeps_what_was_typed(
+    catalog_client: TestClient,
+) -> None:
+    draft = _draft(catalog_client, "Renamed meanwhile")
+    typed = {"name": "Renamed by me", "effective_date": "2027-02-01", "notes": "my notes"}
+    assert post_form(catalog_client, f"/catalog/price-lists/{draft}/publish", {}).status_code == 303
+    r = post_form(catalog_client, f"/catalog/price-lists/{draft}/edit", typed,
+                  headers={"Accept-Language": "en"})  # fmt: skip
+    assert r.status_code == 409
+    page = soup(r.text)
+    assert page.select_one("#refused a")["href"] == f"/catalog/price-lists/new?from={draft}"
+    assert page.select_one("#f-name")["value"] == "Renamed by me"
+    assert page.select_one("#f-notes").get_text().strip() == "my notes"
+    other = _draft(catalog_client, "Deleted before save")
+    assert post_form(catalog_client, f"/catalog/price-lists/{other}/delete", {}).status_code == 303
+    r = post_form(catalog_client, f"/catalog/price-lists/{other}/edit", typed,
+                  headers={"Accept-Language": "en"})  # fmt: skip
+    assert r.status_code == 404
+    page = soup(r.text)
+    assert page.select_one("#price-list-form")["action"] == "/catalog/price-lists/new"
+    assert page.select_one("#f-name")["value"] == "Renamed by me"
+    # and a copy whose source list went away names the field
+    gone = _draft(catalog_client, "Source gone")
+    assert post_form(catalog_client, f"/catalog/price-lists/{gone}/delete", {}).status_code == 303
+    r = post_form(
+        catalog_client, "/catalog/price-lists/new",
+        {"name": "Copy of a gone list", "effective_date": "2027-03-01", "source_list": str(gone)},
+        headers={"Accept-Language": "en"},
+    )  # fmt: skip
+    assert r.status_code == 404
+    page = soup(r.text)
+    assert page.select_one("#err-source_list").get_text(strip=True)
+    assert page.select_one("#f-name")["value"] == "Copy of a gone list"
 
 
 def test_posts_need_the_csrf_token(catalog_client: TestClient) -> None:
