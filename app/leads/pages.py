@@ -17,6 +17,7 @@ from app.accounts.web import SalesPageUser
 from app.assess import views as assessment
 from app.deps import SessionDep
 from app.errors import Conflict, Invalid
+from app.i18n import gettext as _
 from app.ids import DbId
 from app.leads import service, views
 from app.leads.models import LEAD_STATUSES, STATUS_NAMES, Lead
@@ -32,13 +33,21 @@ router = APIRouter(include_in_schema=False)
 def leads_list(request: Request, session: SessionDep, user: SalesPageUser) -> Response:
     """The sales queue: quote requests, newest first, filtered by status."""
     activate(request)
-    status = request.query_params.get("status", "")
-    status = status if status in LEAD_STATUSES else ""
+    asked = request.query_params.get("status", "")
+    status = asked if asked in LEAD_STATUSES else ""
     page = service.list_leads(session=session, status=status or None)
+    # a status the queue does not have is named, not quietly shown as "All" (QA)
+    refused = (
+        _("Status “%(value)s” is not a request status (%(allowed)s): every request is shown.")
+        % {"value": asked[:60], "allowed": ", ".join(LEAD_STATUSES)}
+        if asked and not status
+        else ""
+    )
     ctx = {
         "nav_active": "plans",
         "page": page,
         "status": status,
+        "status_refused": refused,
         "status_names": STATUS_NAMES,
     }
     return render(request, "leads/list.html", {**ctx, "tier_names": planner.TIER_NAMES})

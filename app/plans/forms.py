@@ -37,6 +37,11 @@ SORT_COLUMNS: Final = (
 PER_PAGE: Final = 25
 
 
+def _is_id(text: str) -> bool:
+    """A whole number in the id range (ASCII digits: int() also reads '²' and '٣')."""
+    return text.isascii() and text.isdigit() and len(text) <= 10 and 1 <= int(text) <= DB_ID_MAX
+
+
 @dataclass(frozen=True, slots=True)
 class ListQuery:
     q: str = ""
@@ -48,28 +53,45 @@ class ListQuery:
     sort: str = "-updated_at"
     page: int = 1
     archived: bool = False
+    #: (parameter, value as sent) of each filter the list could not apply and left out: the
+    #: page says so beside the filters (`refused_filters`) rather than quietly showing
+    #: another list than the address asked for (QA)
+    refused: tuple[tuple[str, str], ...] = ()
 
     @classmethod
     def parse(cls, params: Mapping[str, str]) -> ListQuery:
+        refused: list[tuple[str, str]] = []
+
+        def keep(name: str, ok: bool) -> bool:
+            if not ok:
+                refused.append((name, params.get(name) or ""))
+            return ok
+
         sort = params.get("sort") or "-updated_at"
-        if sort.removeprefix("-") not in service.SORTS:
+        if not keep("sort", sort.removeprefix("-") in service.SORTS):
             sort = "-updated_at"
-        try:
-            page = min(max(1, int(params.get("page") or 1)), 1_000_000)
-        except ValueError:
+        raw_page = (params.get("page") or "").strip()
+        digits = raw_page.isascii() and raw_page.isdigit() and len(raw_page) <= 7
+        page = int(raw_page) if digits else 0
+        if not keep("page", not raw_page or 1 <= page <= 1_000_000):
             page = 1
+        page = max(page, 1)
         status = params.get("status") or ""
         tier = params.get("tier") or ""
+        owner = (params.get("owner") or "").strip()
+        cid = (params.get("customer_id") or "").strip()
+        archived = params.get("archived") or ""
         return cls(
             q=(params.get("q") or "").strip()[:100],
-            status=status if status in STATUSES else "",
-            owner=(params.get("owner") or "").strip()[:12],
-            tier=tier if tier in planner.TIER_NAMES else "",
+            status=status if keep("status", status in ("", *STATUSES)) else "",
+            owner=owner if keep("owner", owner in ("", "me") or _is_id(owner)) else "",
+            tier=tier if keep("tier", tier in ("", *planner.TIER_NAMES)) else "",
             customer=(params.get("customer") or "").strip()[:200],
-            customer_id=cid if (cid := (params.get("customer_id") or "").strip()).isdigit() else "",
+            customer_id=cid if keep("customer_id", not cid or _is_id(cid)) else "",
             sort=sort,
             page=page,
-            archived=params.get("archived") == "1",
+            archived=keep("archived", archived in ("", "0", "1")) and archived == "1",
+            refused=tuple(refused),
         )
 
     def url(self, **change: Any) -> str:

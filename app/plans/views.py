@@ -25,6 +25,7 @@ from app.customers.models import Customer
 from app.engine.formatting import number
 from app.engine.price_book import PriceBook
 from app.engine.schemas import EstimateRequest, EstimateResponse
+from app.i18n import N_
 from app.i18n import gettext as _
 from app.planner import views as planner
 from app.plans import builder, schedule, service
@@ -60,6 +61,32 @@ log = logging.getLogger("stratagem.web")
 # --------------------------------------------------------------------------------------------
 # /plans
 # --------------------------------------------------------------------------------------------
+
+
+#: What the list does instead of a filter it cannot apply, per parameter.
+_REFUSED: Final[dict[str, str]] = {
+    "status": N_("Status “%(value)s” is not a plan status (%(allowed)s): plans of every status are shown."),
+    "tier": N_("Tier “%(value)s” is not a tier (%(allowed)s): plans of every tier are shown."),
+    "owner": N_("Owner “%(value)s” is not “me” or a user number: everyone's plans are shown."),
+    "customer_id": N_("Customer number “%(value)s” is not a whole number from 1: every customer's plans are shown."),
+    "sort": N_("Sort “%(value)s” is not a column the list sorts by (%(allowed)s, “-” first for descending): the most recently updated plans come first."),
+    "page": N_("Page “%(value)s” is not a page number (a whole number from 1): the first page is shown."),
+    "archived": N_("Show “%(value)s” is not 1 (archived plans) or 0 (live plans): live plans are shown."),
+}  # fmt: skip
+
+
+def refused_filters(lq: ListQuery) -> list[tuple[str, str]]:
+    """(parameter, message) of each filter in the address the list left out, in the page's
+    language, naming what the parameter takes."""
+    allowed = {
+        "status": ", ".join(STATUSES),
+        "tier": ", ".join(planner.TIER_NAMES),
+        "sort": ", ".join(service.SORTS),
+    }
+    return [
+        (name, _(_REFUSED[name]) % {"value": value[:60], "allowed": allowed.get(name, "")})
+        for name, value in lq.refused
+    ]
 
 
 def list_context(*, session: Session, params: Mapping[str, str], user: User) -> dict[str, Any]:
@@ -107,6 +134,7 @@ def list_context(*, session: Session, params: Mapping[str, str], user: User) -> 
     return {
         "nav_active": "plans",
         "lq": lq,
+        "refused_filters": refused_filters(lq),
         "plans": page.items,
         "total": page.total,
         "page": page.page,

@@ -72,6 +72,13 @@ def test_queue_lists_newest_first_and_filters(
     names = [tr.select("td")[1].get_text() for tr in contacted.select("table.leads-table tbody tr")]
     assert f"Older {tag}" in names and f"Newer {tag}" not in names
     assert newer.id is not None
+    assert contacted.select_one("#err-status") is None
+    # A status the queue does not have is named, with the ones it has, not shown as "All".
+    bad = soup(pages.get("/leads?status=won", headers={"Accept-Language": lang}))
+    said = bad.select_one("#err-status").get_text()
+    assert ("「won」" if lang == "zh-TW" else "“won”") in said and "contacted" in said
+    names = [tr.select("td")[1].get_text() for tr in bad.select("table.leads-table tbody tr")]
+    assert {f"Older {tag}", f"Newer {tag}"} <= set(names)
 
 
 def test_detail_status_change_and_convert_to_plan(pages: TestClient, account: MakeAccount) -> None:

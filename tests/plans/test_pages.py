@@ -130,6 +130,42 @@ def test_filters_status_tier_owner_customer(pages: TestClient, account: MakeAcco
     assert names(tier="multi_node") == set()
 
 
+def test_a_filter_the_list_cannot_apply_is_named_not_quietly_dropped(
+    pages: TestClient, account: MakeAccount
+) -> None:
+    # QA: /plans?status=won showed every plan as if filtered, and said nothing. Each filter
+    # the list leaves out is now named beside the table, with what the parameter takes, in
+    # the page's language; the rest of the address still applies.
+    a = signed_in(pages, account)
+    tag = uuid.uuid4().hex[:8]
+    make_plan(pages, a.user, name=f"R1 {tag}", status="sent")
+    make_plan(pages, a.user, name=f"R2 {tag}")
+    en = {"Accept-Language": "en"}
+    r = pages.get("/plans", params={"q": tag, "status": "won", "sort": "price"}, headers=en)
+    assert r.status_code == 200
+    page = soup(r)
+    status = page.select_one("#err-status").get_text(strip=True)
+    assert status.startswith("Status “won” is not a plan status (draft, sent,")
+    assert status.endswith("plans of every status are shown.")
+    assert "name, customer, quote_number, status" in page.select_one("#err-sort").get_text()
+    assert len(page.select("#plans-table tbody tr")) == 2  # the search still applies
+    for params, name in (
+        ({"page": "-1"}, "page"), ({"page": "²"}, "page"), ({"page": "9" * 5000}, "page"),
+        ({"tier": "huge"}, "tier"), ({"owner": "bob"}, "owner"),
+        ({"owner": "9" * 5000}, "owner"), ({"customer_id": "x"}, "customer_id"),
+        ({"archived": "yes"}, "archived"),
+    ):  # fmt: skip
+        got = soup(pages.get("/plans", params={"q": tag, **params}, headers=en))
+        assert got.select_one(f"#err-{name}") is not None, params
+        assert len(got.select("#plans-table tbody tr")) == 2, params
+    fine = soup(pages.get("/plans", params={"q": tag, "status": "sent", "page": "1"}))
+    assert fine.select(".notice.error") == []
+    zh = soup(pages.get("/plans", params={"status": "won"}, headers={"Accept-Language": "zh-TW"}))
+    assert "「won」" in zh.select_one("#err-status").get_text()
+    frag = pages.get("/plans", params={"tier": "huge"}, headers={"HX-Request": "true", **en})
+    assert soup(frag).select_one("#plans-table #err-tier") is not None  # inside the swapped table
+
+
 def test_pagination_and_sort(pages: TestClient, account: MakeAccount) -> None:
     a = signed_in(pages, account)
     prefix = "pg" + uuid.uuid4().hex[:6]
@@ -646,15 +682,20 @@ def test_a_posted_version_that_is_not_one_is_stale_like_any_other(
 
 
 @pytest.mark.parametrize("value", ["²", "9" * 25, "9" * 5000])
-def test_list_filters_that_are_not_ids_name_nobody(
+def test_list_filters_that_are_not_ids_are_named_and_match_no_other_id(
     pages: TestClient, account: MakeAccount, value: str
 ) -> None:
+    # '²' once read as user 2 and 5,000 digits as a 500; neither is an id: the filter is
+    # left out and named beside the table, and the list is every plan, not user 2's.
     a = signed_in(pages, account)
-    make_plan(pages, a.user)
+    tag = uuid.uuid4().hex[:8]
+    make_plan(pages, a.user, name=f"Id {tag}")
     for param in ("owner", "customer_id"):
-        r = pages.get("/plans", params={param: value})
+        r = pages.get("/plans", params={param: value, "q": tag})
         assert r.status_code == 200, param
-        assert [tr for tr in soup(r).select("#plans-table tbody tr") if tr.a] == [], param
+        page = soup(r)
+        assert page.select_one(f"#err-{param}") is not None, param
+        assert len([tr for tr in page.select("#plans-table tbody tr") if tr.a]) == 1, param
 
 
 @pytest.mark.parametrize(
