@@ -27,7 +27,7 @@ from app.i18n import gettext
 from app.ids import DB_ID_MAX, DbId
 from app.plans.schedule import MAX_PHASES, SCHEDULE_KEY, PhaseIn
 from app.quotes.models import QuoteIn
-from app.text import PlainLine, PlainText, plain_line, trim
+from app.text import PlainText, plain_line, trim
 
 PHASES_DOC: Final = (
     "A phased plan instead of one workload: phases in sequence, each a planner `workload` the "
@@ -91,6 +91,9 @@ def _text(value: str) -> str:
 
 Status = Annotated[str, AfterValidator(_status)]
 Name = Annotated[str, AfterValidator(_text)]
+#: A free-text customer: trimmed as the plan form trims it, so " Acme " from the API is the
+#: customer "Acme" (linked to that record, found by the list filter), not a second one (QA).
+CustomerText = Annotated[str, AfterValidator(lambda v: plain_line(trim(v)))]
 
 
 #: Longest tag (characters, after trimming) and most tags on a plan: more is a 422 naming
@@ -230,7 +233,7 @@ class PlanCreate(NumbersNotBooleans, SQLModel):
     model_config = ConfigDict(extra="forbid")  # type: ignore[assignment]
 
     name: Name = Field(max_length=200)
-    customer: PlainLine = Field(default="", max_length=200)
+    customer: CustomerText = Field(default="", max_length=200)
     customer_id: DbId | None = None
     workload: EstimateRequest | None = Field(
         default=None, description="One workload (what /api/v1/estimate takes)."
@@ -256,7 +259,7 @@ class PlanUpdate(NumbersNotBooleans, SQLModel):
 
     version: int = Field(ge=1, le=DB_ID_MAX, description="The version the client last read.")
     name: Name | None = Field(default=None, max_length=200)
-    customer: PlainLine | None = Field(default=None, max_length=200)
+    customer: CustomerText | None = Field(default=None, max_length=200)
     status: Status | None = None
     notes: PlainText | None = Field(default=None, max_length=NOTES_MAX)
     tags: list[Tag] | None = Field(default=None, max_length=TAGS_MAX)

@@ -445,3 +445,19 @@ def test_a_version_ahead_of_the_plan_is_refused_naming_the_field(
     assert err["loc"] == ["body", "version"]
     assert err["msg"] == "is ahead of the plan, which is at version 1: send the version you read"
     assert client.get(f"/api/v1/plans/{plan['id']}", headers=who.headers).json()["version"] == 1
+
+
+def test_a_free_text_customer_is_trimmed_as_the_form_trims_it(
+    client: TestClient, account: MakeAccount
+) -> None:
+    # QA: " NTU AI Lab " from the API stayed a different customer from the form's
+    # "NTU AI Lab": the list's customer filter and the customer record missed it.
+    a = account("sales")
+    tag = uuid.uuid4().hex[:6]
+    p = _create(client, a, customer=f"  Lab {tag}\u3000")
+    assert p["customer"] == f"Lab {tag}"
+    url = f"/api/v1/plans/{p['id']}"
+    r = client.put(url, json={"version": 1, "customer": f" Other {tag} "}, headers=a.headers)
+    assert r.status_code == 200 and r.json()["customer"] == f"Other {tag}"
+    listed = client.get("/api/v1/plans", params={"customer": f"Other {tag}"}, headers=a.headers)
+    assert [x["id"] for x in listed.json()["items"]] == [p["id"]]
