@@ -169,7 +169,8 @@ def editable_list(session: Session, k: Kind, price_list_id: int | None) -> Price
                 "Price list “%(name)s” is %(status)s: its prices are frozen for the quotes made "
                 "with it. Start a new draft from it and edit that."
             )
-            % {"name": pl.name, "status": _(STATUS_LABELS[pl.status])}
+            # mid-sentence: "is published" (lower() leaves 中文 as it is)
+            % {"name": pl.name, "status": _(STATUS_LABELS[pl.status]).lower()}
         )
     return pl
 

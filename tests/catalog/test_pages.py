@@ -220,7 +220,7 @@ def test_a_row_form_whose_list_was_published_meanwhile_keeps_what_was_typed(
     assert r.status_code == 409
     page = soup(r.text)
     assert page.select_one("#refused strong").get_text(strip=True) == "Not saved."
-    assert "Published meanwhile" in page.select_one("#refused").get_text()
+    assert "“Published meanwhile” is published:" in page.select_one("#refused").get_text()
     assert page.select_one("#refused a")["href"] == f"/catalog/price-lists/new?from={draft}"
     typed = _unsaved(r.text)
     assert typed["Monthly price"] == "123456" and typed["Source"] == "typed by the admin"
