@@ -37,11 +37,6 @@ SORT_COLUMNS: Final = (
 PER_PAGE: Final = 25
 
 
-def _is_id(text: str) -> bool:
-    """A whole number in the id range (ASCII digits: int() also reads '²' and '٣')."""
-    return text.isascii() and text.isdigit() and len(text) <= 10 and 1 <= int(text) <= DB_ID_MAX
-
-
 @dataclass(frozen=True, slots=True)
 class ListQuery:
     q: str = ""
@@ -71,11 +66,9 @@ class ListQuery:
         if not keep("sort", sort.removeprefix("-") in service.SORTS):
             sort = "-updated_at"
         raw_page = (params.get("page") or "").strip()
-        digits = raw_page.isascii() and raw_page.isdigit() and len(raw_page) <= 7
-        page = int(raw_page) if digits else 0
-        if not keep("page", not raw_page or 1 <= page <= 1_000_000):
+        page = parse_id(raw_page) if raw_page else 1
+        if not keep("page", page is not None and page <= 1_000_000):
             page = 1
-        page = max(page, 1)
         status = params.get("status") or ""
         tier = params.get("tier") or ""
         owner = (params.get("owner") or "").strip()
@@ -84,12 +77,14 @@ class ListQuery:
         return cls(
             q=(params.get("q") or "").strip()[:100],
             status=status if keep("status", status in ("", *STATUSES)) else "",
-            owner=owner if keep("owner", owner in ("", "me") or _is_id(owner)) else "",
+            owner=owner
+            if keep("owner", owner in ("", "me") or parse_id(owner) is not None)
+            else "",
             tier=tier if keep("tier", tier in ("", *planner.TIER_NAMES)) else "",
             customer=(params.get("customer") or "").strip()[:200],
-            customer_id=cid if keep("customer_id", not cid or _is_id(cid)) else "",
+            customer_id=cid if keep("customer_id", not cid or parse_id(cid) is not None) else "",
             sort=sort,
-            page=page,
+            page=page or 1,
             archived=keep("archived", archived in ("", "0", "1")) and archived == "1",
             refused=tuple(refused),
         )

@@ -95,9 +95,8 @@ def list_context(*, session: Session, params: Mapping[str, str], user: User) -> 
     owner_id: int | None = None
     if lq.owner == "me":
         owner_id = user.id
-    elif lq.owner.isdigit():
-        # Not an id ('²', past the id range, 5,000 digits int() refuses) names nobody: id 0.
-        owner_id = parse_id(lq.owner) or 0
+    elif lq.owner:  # an id: ListQuery.parse left out anything else ('²', 5,000 digits)
+        owner_id = parse_id(lq.owner)
 
     page = service.list_plans(
         session=session,
@@ -106,7 +105,7 @@ def list_context(*, session: Session, params: Mapping[str, str], user: User) -> 
         owner_id=owner_id,
         tier=lq.tier or None,
         customer=lq.customer or None,
-        customer_id=(parse_id(lq.customer_id) or 0) if lq.customer_id else None,
+        customer_id=parse_id(lq.customer_id),  # an id or "" (ListQuery.parse)
         archived=lq.archived,
         sort=lq.sort,
         page=lq.page,
