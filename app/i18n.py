@@ -17,6 +17,7 @@ Conventions
 from __future__ import annotations
 
 import gettext as _gettext
+from collections.abc import Iterable
 from contextvars import ContextVar
 from functools import lru_cache
 from io import BytesIO
@@ -166,6 +167,12 @@ def comma() -> str:
     """Between two parts of one phrase: "，" in Chinese (full width, no space), ", " in
     English — 「NT$33,333 × 數量 3，一次性」, "NT$33,333 × qty 3, one-off"."""
     return "，" if _current.get() == "zh-TW" else ", "
+
+
+def listing(items: Iterable[str]) -> str:
+    """Items of one list in a sentence: "1、3、6" in Chinese (the enumeration comma, no
+    space), "1, 3, 6" in English."""
+    return ("、" if _current.get() == "zh-TW" else ", ").join(items)
 
 
 def paren(text: str) -> str:

@@ -40,8 +40,8 @@ from app.web import path_ids
 from app.web.concurrency import ConcurrencyLimitMiddleware
 from app.web.form_body import FormBodyMiddleware
 from app.web.headers import SecurityHeadersMiddleware
+from app.web.json_body import JsonBodyMiddleware
 from app.web.limits import BodyLimitMiddleware
-from app.web.unicode_body import SurrogateBodyMiddleware
 
 OPENAPI_DESCRIPTION = """
 Stratagem sizes AI GPU workloads and prices them.
@@ -97,9 +97,10 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.state.rate_limits = (
         RedisStore(settings.redis_url, prefix=settings.redis_prefix) if settings.redis_url else None
     )
-    # A JSON body holding a lone UTF-16 surrogate is a 422 naming the field before any route
-    # sees it (app/web/unicode_body.py): such text was saved and then broke every read.
-    app.add_middleware(SurrogateBodyMiddleware)
+    # A JSON body holding a lone UTF-16 surrogate, or naming one key twice in an object, is a
+    # 422 at its location before any route sees it (app/web/json_body.py): such text was
+    # saved and then broke every read; a repeated key was read as its last value, unsaid.
+    app.add_middleware(JsonBodyMiddleware)
     # A form body is UTF-8 or a 422 naming the field (app/web/form_body.py): Starlette read
     # raw bytes as Latin-1 and bad escapes as U+FFFD, and saved both.
     app.add_middleware(FormBodyMiddleware)

@@ -24,7 +24,7 @@ from typing import Any, Final
 
 from app.engine.costs.ownership import TOO_SHORT_TO_BUY as ENGINE_TOO_SHORT
 from app.engine.price_book import CloudInstance, PriceBook
-from app.i18n import N_, current_language
+from app.i18n import N_, listing
 from app.i18n import gettext as _
 
 #: Figures of an option's "How this total is worked out" list and of the Explain panel, by
@@ -440,7 +440,7 @@ _CUSTOMER_TEMPLATES: Final = {
 
 def _listing(items: Sequence[str]) -> str:
     """ "RunPod, Stratagem Taipei"; "1、3、6、12" on a 中文 page."""
-    return (", " if current_language() == "en" else "、").join(items)
+    return listing(items)
 
 
 def _no_tier(params: dict[str, str], book: PriceBook | None) -> tuple[str, dict[str, str]]:

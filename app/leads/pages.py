@@ -18,6 +18,7 @@ from app.assess import views as assessment
 from app.deps import SessionDep
 from app.errors import Conflict, Invalid
 from app.i18n import gettext as _
+from app.i18n import listing
 from app.ids import DbId
 from app.leads import service, views
 from app.leads.models import LEAD_STATUSES, STATUS_NAMES, Lead
@@ -39,7 +40,7 @@ def leads_list(request: Request, session: SessionDep, user: SalesPageUser) -> Re
     # a status the queue does not have is named, not quietly shown as "All" (QA)
     refused = (
         _("Status “%(value)s” is not a request status (%(allowed)s): every request is shown.")
-        % {"value": asked[:60], "allowed": ", ".join(LEAD_STATUSES)}
+        % {"value": asked[:60], "allowed": listing(LEAD_STATUSES)}
         if asked and not status
         else ""
     )

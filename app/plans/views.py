@@ -25,7 +25,7 @@ from app.customers.models import Customer
 from app.engine.formatting import number
 from app.engine.price_book import PriceBook
 from app.engine.schemas import EstimateRequest, EstimateResponse
-from app.i18n import N_
+from app.i18n import N_, listing
 from app.i18n import gettext as _
 from app.planner import views as planner
 from app.plans import builder, schedule, service
@@ -79,9 +79,9 @@ def refused_filters(lq: ListQuery) -> list[tuple[str, str]]:
     """(parameter, message) of each filter in the address the list left out, in the page's
     language, naming what the parameter takes."""
     allowed = {
-        "status": ", ".join(STATUSES),
-        "tier": ", ".join(planner.TIER_NAMES),
-        "sort": ", ".join(service.SORTS),
+        "status": listing(STATUSES),
+        "tier": listing(planner.TIER_NAMES),
+        "sort": listing(service.SORTS),
     }
     return [
         (name, _(_REFUSED[name]) % {"value": value[:60], "allowed": allowed.get(name, "")})

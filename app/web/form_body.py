@@ -7,7 +7,7 @@ would be stored as "æ¸¬è©¦". `FormBodyMiddleware` escapes raw bytes (so UT
 reads as what was typed) and answers 422 for a field whose bytes are not UTF-8: JSON under
 /api/ (as FastAPI's validation errors), the error page in the page's language elsewhere.
 Multipart bodies (file uploads) and JSON bodies are left to their own readers
-(`app.web.unicode_body` checks JSON).
+(`app.web.json_body` checks JSON).
 """
 
 from __future__ import annotations

@@ -164,7 +164,7 @@ def test_a_lone_surrogate_in_a_value_is_a_422_naming_the_field(client: TestClien
 
 
 def test_a_lone_surrogate_in_a_key_is_a_422_echoing_it_safely(client: TestClient) -> None:
-    """The key itself is refused at its own location (app/web/unicode_body.py: `string_unicode`
+    """The key itself is refused at its own location (app/web/json_body.py: `string_unicode`
     at the key, where pydantic said only "body"); the echo shows U+FFFD."""
     status, answer = post_raw(client, "/api/v1/costs", '{"gpu_count":8,"x\\udfff":1}')
     assert status == 422, answer

@@ -1,4 +1,4 @@
-"""Text no document can carry is refused at the door (app/web/unicode_body.py, QA fuzz).
+"""Text no document can carry is refused at the door (app/web/json_body.py, QA fuzz).
 
 JSON may spell a lone UTF-16 surrogate, `"\\ud800"`. Before: a quote line described so was
 saved with a 500, and its plan then answered 500 on every read (JSON, page, PDF); `gpu` or
