@@ -11,7 +11,7 @@ from fastapi.responses import JSONResponse, RedirectResponse, Response
 from app import errors, i18n
 from app.accounts.web import PageUser
 from app.deps import SessionDep, SettingsDep
-from app.i18n import N_
+from app.i18n import N_, listing
 from app.i18n import gettext as _
 from app.ids import DbId
 from app.plans import pages as plan_pages
@@ -152,6 +152,12 @@ def plan_pdf(
 #: The customer's answer fields; each must be a JSON string (a list or an object would be
 #: turned into its Python repr and taken as a signature).
 TEXT_FIELDS = ("name", "title", "reason")
+#: The fields each answer takes, in JSON: anything else is a 422 naming it. `{"agreed":
+#: false}` (a misspelt key) and `{"agree": null}` were both read as an accepted quote (QA).
+ANSWER_FIELDS = {
+    "accept": ("name", "title", "agree", "revision"),
+    "decline": ("reason", "revision"),
+}
 
 
 def _is_json(request: Request) -> bool:
@@ -160,9 +166,9 @@ def _is_json(request: Request) -> bool:
 
 async def _answer_fields(request: Request) -> dict[str, str]:
     """The fields of a JSON body (integrators) or of the share page's form (its CSRF token
-    checked by `_checked_form` first). A body that is not a JSON object, or a text field
-    that is not a string, is a 422 naming it (`agree` may also be a boolean, `revision` a
-    whole number)."""
+    checked by `_checked_form` first). A body that is not a JSON object, a key the answer
+    does not take, a null, or a text field that is not a string, is a 422 naming it (`agree`
+    may also be a boolean, `revision` a whole number)."""
     if _is_json(request):
         try:
             body = await request.json()
@@ -170,16 +176,21 @@ async def _answer_fields(request: Request) -> dict[str, str]:
             raise errors.Invalid(N_("the body is not JSON"), field="") from e
         if not isinstance(body, dict):
             raise errors.Invalid(N_("the body must be an object"), field="")
+        takes = ANSWER_FIELDS[request.url.path.rsplit("/", 1)[-1]]
         fields: dict[str, str] = {}
         for key, value in body.items():
-            if value is None:
-                continue
+            if key not in takes:
+                raise errors.Invalid(
+                    N_("is not a field of this answer, which takes %(fields)s"),
+                    field=key,
+                    fields=listing(takes),
+                )
             whole = isinstance(value, int) and not isinstance(value, bool)
             if (key == "agree" and isinstance(value, bool)) or (key == "revision" and whole):
                 fields[key] = str(value)
             elif isinstance(value, str):
                 fields[key] = value
-            elif key in TEXT_FIELDS or key in ("agree", "revision"):
+            else:
                 raise errors.Invalid(
                     N_("must be the quote's version, a whole number from 1")
                     if key == "revision"

@@ -142,3 +142,40 @@ def test_a_body_that_is_not_a_json_object_gets_a_json_422(
     assert r.headers["content-type"].startswith("application/json")
     assert r.json()["detail"][0]["loc"] == ["body"] and r.json()["detail"][0]["msg"] == msg
     assert _status(client, a, p["id"]) == "sent"
+
+
+@pytest.mark.parametrize(
+    ("answer", "body", "field", "msg"),
+    [
+        # A misspelt tick box was read as agreement, and so was a null (QA).
+        ("accept", {"name": "Bob", "title": "CTO", "agreed": False}, "agreed",
+         "is not a field of this answer, which takes name, title, agree, revision"),
+        ("accept", {"name": "Bob", "title": "CTO", "agree": None}, "agree",
+         "must be true or false"),
+        ("accept", {"name": None, "title": "CTO"}, "name", "must be a string"),
+        ("decline", {"reason": "預算", "name": "Bob"}, "name",
+         "is not a field of this answer, which takes reason, revision"),
+    ],
+)  # fmt: skip
+def test_a_json_answer_takes_only_its_fields_and_no_nulls(
+    client: TestClient, answer: str, body: dict[str, Any], field: str, msg: str
+) -> None:
+    a, p, link = _sent(client)
+    r = TestClient(client.app).post(
+        f"{link}/{answer}", json=body, headers={"Accept-Language": "en"}
+    )
+    assert r.status_code == 422, r.text
+    assert r.json()["detail"][0] == {"loc": ["body", field], "msg": msg, "type": "value_error"}
+    assert _status(client, a, p["id"]) == "sent"  # neither accepted nor declined
+
+
+def test_an_unknown_answer_field_is_named_in_the_readers_language(client: TestClient) -> None:
+    _a, _p, link = _sent(client)
+    r = TestClient(client.app).post(
+        f"{link}/accept", json={"name": "王小明", "title": "經理", "agreed": True},
+        headers={"Accept-Language": "zh-TW"},
+    )  # fmt: skip
+    assert r.status_code == 422, r.text
+    assert r.json()["detail"][0]["msg"] == (
+        "不是這個回覆的欄位，可用的欄位為 name、title、agree、revision"
+    )
