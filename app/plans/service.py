@@ -235,6 +235,20 @@ def _current_list_id(session: Session) -> int | None:
     return pl.id if pl is not None else None
 
 
+def _refuse_draft(session: Session, price_list_id: int) -> None:
+    """A 422 when `price_list_id` is a draft: its prices (and exchange rate) are not
+    approved. A quote priced from one printed "Price list of Dec 3, 2026" at a rate nobody
+    had published (QA, re-pricing); a plan imported with `reprice: false` and a draft's id
+    was priced from it and could be sent (QA, import)."""
+    chosen = session.get(PriceList, price_list_id)
+    if chosen is not None and chosen.status == "draft":
+        raise errors.Invalid(
+            N_("price list %(id)s is a draft: publish it before pricing a plan with it"),
+            field="price_list_id",
+            id=price_list_id,
+        )
+
+
 def _compute(
     session: Session, workload: EstimateRequest | Mapping[str, Any], price_list_id: int | None
 ) -> tuple[dict[str, Any], dict[str, Any]]:
@@ -862,6 +876,8 @@ def create_plan(
         raise Invalid("status", "a quote is sent with POST /api/v1/plans/{id}/send")
     if price_list_id is None:
         price_list_id = _current_list_id(session)
+    else:
+        _refuse_draft(session, price_list_id)
     workload_dump, result = _compute(session, workload, price_list_id)
     if customer_id is not None:
         linked = _linked_customer(session, customer_id)
@@ -1413,15 +1429,7 @@ def _reprice_once(
     target = price_list_id if price_list_id is not None else _current_list_id(session)
     if target is None:
         raise Invalid("price_list_id", "the catalog has no published price list to price with")
-    chosen = session.get(PriceList, target)
-    if chosen is not None and chosen.status == "draft":
-        # A draft's prices (and exchange rate) are not approved: a quote priced from one
-        # printed "Price list of Dec 3, 2026" at a rate nobody had published (QA).
-        raise errors.Invalid(
-            N_("price list %(id)s is a draft: publish it before pricing a plan with it"),
-            field="price_list_id",
-            id=target,
-        )
+    _refuse_draft(session, target)
     before_list, before_result = plan.price_list_id, dict(plan.result)
     before_total = (plan.quote_totals or {}).get("total") if plan.quote else None
     _, result = _compute(session, plan.workload, target)

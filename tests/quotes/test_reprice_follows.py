@@ -339,6 +339,37 @@ def test_a_draft_price_list_cannot_price_a_plan(fresh: TestClient) -> None:
     assert after["version"] == p["version"] and after["price_list_id"] == p["price_list_id"]
 
 
+def test_an_import_cannot_keep_a_draft_price_list(fresh: TestClient) -> None:
+    # QA: an export read back with `reprice: false` and a draft's id was priced from the
+    # draft (rent NT$55,000 where the published list says 50,000), and could then be sent.
+    a = make_account(fresh, "sales")
+    p = _plan(fresh, a)
+    exported = fresh.get(f"/api/v1/plans/{p['id']}/export", headers=a.headers).json()
+    with Session(fresh.app.state.engine) as s:  # type: ignore[attr-defined]
+        current = catalog.current_price_list(session=s)
+        assert current is not None and current.id is not None
+        draft = catalog.new_price_list_from(
+            session=s, source_id=current.id, name="2027-draft", effective_date=date.today(),
+            actor="t",
+        )  # fmt: skip
+        draft_id = draft.id
+    before = fresh.get("/api/v1/plans", headers=a.headers).json()["total"]
+    body = {**exported, "reprice": False, "price_list_id": draft_id}
+    r = fresh.post("/api/v1/plans/import", json=body, headers=a.headers)
+    assert r.status_code == 422, r.text
+    (detail,) = r.json()["detail"]
+    assert detail["loc"] == ["body", "price_list_id"]
+    assert detail["msg"] == (
+        f"price list {draft_id} is a draft: publish it before pricing a plan with it"
+    )
+    assert fresh.get("/api/v1/plans", headers=a.headers).json()["total"] == before
+    # The export's own (published) list is still kept as asked.
+    kept = {**exported, "reprice": False}
+    r = fresh.post("/api/v1/plans/import", json=kept, headers=a.headers)
+    assert r.status_code == 201, r.text
+    assert r.json()["price_list_id"] == p["price_list_id"]
+
+
 @pytest.mark.parametrize(
     ("lang", "words"),
     [
