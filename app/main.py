@@ -111,6 +111,14 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         limit=settings.max_concurrent_requests,
         queue_timeout_s=settings.queue_timeout_s,
     )
+    # 413 before a body past the limit is read (app/web/limits.py), outside every middleware
+    # that reads a body and inside the request middleware, which logs and counts the 413 (a
+    # chunked one was counted a 500, one refused by its Content-Length not at all — QA).
+    app.add_middleware(
+        BodyLimitMiddleware,
+        max_json_bytes=settings.max_json_bytes,
+        max_upload_bytes=settings.max_upload_bytes,
+    )
     # /healthz, /readyz, /metrics and the request middleware (request id, access log,
     # metrics). Added before web.install, so it sits inside GZip and sees plain JSON bodies.
     ops.install(app)
@@ -137,11 +145,6 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     app.include_router(plans_pages.router)  # /plans, /plans/{id}, /compare (sales, admin)
     app.include_router(leads_pages.router)  # /leads: the sales queue
     api_schema.install(app)  # every error status documented (app/web/openapi.py)
-    app.add_middleware(
-        BodyLimitMiddleware,  # 413 before a body past the limit is read (app/web/limits.py)
-        max_json_bytes=settings.max_json_bytes,
-        max_upload_bytes=settings.max_upload_bytes,
-    )
     app.include_router(customers_pages.router)  # /customers (sales, admin)
     app.include_router(quotes_pages.router)  # /plans/{id}/quote, send, approve-discount
     # The client address (throttles, audit) from X-Forwarded-For only when the peer is a

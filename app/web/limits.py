@@ -17,6 +17,11 @@ import json
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from app.i18n import N_, gettext
+
+# In the request's language: app.web.language, outside this middleware, has activated it.
+MESSAGE = N_("The request body is larger than the limit of %(limit)s bytes.")
+
 
 class BodyTooLarge(BaseException):
     """Raised from `receive` when a streamed body passes the limit (caught by the middleware).
@@ -82,7 +87,7 @@ class BodyLimitMiddleware:
 
     @staticmethod
     async def _refuse(path: str, limit: int, send: Send) -> None:
-        message = f"The request body is larger than the limit of {limit:,} bytes."
+        message = gettext(MESSAGE) % {"limit": f"{limit:,}"}
         if path.startswith("/api/"):
             body = json.dumps({"detail": message}).encode()
             ctype = b"application/json"
