@@ -50,8 +50,9 @@ def quote_pdf(
     plan without a customer record: 中文)."""
     plan = plans.get_plan(session=session, plan_id=plan_id)
     language = lang or service.document_language(session=session, plan=plan)
+    printed = service.seller_copy(session=session, plan=plan)
     pdf = render_quote_pdf(
-        plan, lang=language, session=session, letterhead=service.letterhead(settings)
+        printed, lang=language, session=session, letterhead=service.letterhead(settings)
     )
     return pdf_response(plan, pdf, lang=language)
 

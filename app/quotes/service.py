@@ -161,6 +161,8 @@ def quote_view(
     stored_currency = str(stored_cost.get("currency") or bom.currency)
     return {
         "plan": plan,
+        "doc_state": document_state(plan),
+        "doc_state_names": DOCUMENT_STATE_NAMES,
         "letterhead": dict(letterhead or {"name": gettext("Stratagem")}),
         "customer_record": customer,
         "quote": quote,
@@ -704,6 +706,54 @@ def customer_copy(*, session: Session, plan: Plan) -> Plan:
         copy.quote_totals = pricing.totals(rev.quote).public()
         copy.valid_until = date.fromisoformat(rev.quote["valid_until"])
     return copy
+
+
+#: What a quote document says it is, in the customer's words (`document_state`): never the
+#: sales pipeline's "Lost", nor "Sent" over a revision nobody sent.
+DOCUMENT_STATE_NAMES: Final = {
+    "draft": N_("Draft"),
+    "sent": N_("Sent"),
+    "accepted": N_("Accepted"),
+    "declined": N_("Declined"),
+    "expired": N_("Expired"),
+    "withdrawn": N_("Withdrawn"),
+}
+
+
+def document_state(plan: Plan) -> str:
+    """The state a document of `plan` (the live plan or a `customer_copy`) states, one of
+    `DOCUMENT_STATE_NAMES`: only a "sent" document of the sent revision can be signed.
+
+    The customer's answer and the validity date are said as they are; a revision saved after
+    sending and not sent is a draft; a sent quote the seller set back to draft or marked lost
+    is withdrawn for the customer (QA: declined, lost and draft quotes printed signature lines,
+    and the share page showed "Lost" and "This is a draft" over a quote that had been sent).
+    """
+    if plan.status in ("accepted", "declined", "expired"):
+        return plan.status
+    is_sent_revision = plan.sent_version is not None and plan.version == plan.sent_version
+    if plan.status == "sent":
+        return "sent" if is_sent_revision else "draft"
+    if plan.status == "lost" or is_sent_revision:
+        return "withdrawn"
+    return "draft"
+
+
+def seller_copy(*, session: Session, plan: Plan) -> Plan:
+    """What the seller's document prints: the revision the customer has (`customer_copy`,
+    numbered as sent) once the customer answered or the quote expired, and while it is sent
+    or lost with nothing it prints changed since sending; else the plan as it is (a draft).
+
+    QA: the seller's PDF of an accepted quote read "version 5" over "accepted … version 4",
+    the customer's copy "version 4": recording the answer is a revision of its own."""
+    if plan.sent_version is None or plan.status == "draft":
+        return plan
+    if plan.status in ("accepted", "declined", "expired"):
+        return customer_copy(session=session, plan=plan)
+    sent = plans.as_sent(session, plan)
+    if all(getattr(plan, f) == sent[f] for f in plans.AS_SENT if f in sent):
+        return customer_copy(session=session, plan=plan)
+    return plan
 
 
 def document_language(*, session: Session, plan: Plan) -> str:

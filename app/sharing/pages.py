@@ -145,7 +145,8 @@ def plan_pdf(
     plan = plans.get_plan(session=session, plan_id=plan_id)
     language = lang or quotes.document_language(session=session, plan=plan)
     head = quotes.letterhead(request.app.state.settings)
-    pdf = render_quote_pdf(plan, lang=language, session=session, letterhead=head)
+    printed = quotes.seller_copy(session=session, plan=plan)
+    pdf = render_quote_pdf(printed, lang=language, session=session, letterhead=head)
     return pdf_response(plan, pdf, lang=language)
 
 

@@ -225,9 +225,13 @@ def test_the_signature_lines_stay_with_the_acceptance_heading(
     from tests.accounts.helpers import make_account
 
     a = make_account(client, "sales")
-    body = {"name": "Phased", "phases": [dict(p) for p in schedule.T16_PHASES]}
+    body = {"name": "Phased", "phases": [dict(p) for p in schedule.T16_PHASES],
+            "quote": {"lines": [{"option_key": f"phase-{n}"} for n in (1, 2, 3)]}}  # fmt: skip
     r = client.post("/api/v1/plans", json=body, headers=a.headers)
     assert r.status_code == 201, r.text
+    # Only a sent quote is an offer to sign: a draft prints no signature lines (below).
+    sent = client.post(f"/api/v1/plans/{r.json()['id']}/send", headers=a.headers)
+    assert sent.status_code == 200, sent.text
     text = _text(_pdf(client, r.json()["id"], lang, a.headers), tmp_path, f"t16-{lang}")
     heading, signature = {"en": ("Acceptance\n", "Customer: name, title"),
                           "zh-TW": ("接受報價", "客戶：姓名")}[lang]  # fmt: skip
