@@ -499,26 +499,42 @@ def option_price(
     }
 
 
+def running_costs_printed(running: pricing.RunningCosts, currency: str) -> Decimal:
+    """The running costs of owning the servers as every document prints them: the monthly
+    figure rounded to the currency's unit × whole months (so "NT$2,466/month × 12 =
+    NT$29,592" multiplies out), or the total rounded when they are held for part of a month.
+    The buy line's note and the "Ways to pay" breakdown both print this figure (QA: the note
+    read NT$29,587 and the breakdown NT$29,586 for the same 9.7 days)."""
+    if running.months == running.months.to_integral_value():
+        return pricing.round_money(running.per_month, currency) * running.months
+    return pricing.round_money(running.total, currency)
+
+
 def buy_breakdown_text(option: Mapping[str, Any], currency: str) -> str:
     """Why buying's total for the period is below its up-front price, in the active language:
     "NT$5,426,381 up front − NT$3,640,197 resale value at the end + NT$1,002,069 running
-    costs over 12 months" — the three as printed add up to the printed total. The resale
-    value is the engine's, rounded as its note prints it; the running costs take the
-    rounding (QA: the resale read NT$1 off the note beside it). The period is the one the
-    servers are held ("2.8 hours"), not the whole months billed. "" for other options."""
+    costs over 12 months" — the three as printed add up to the printed total. The up-front
+    price and the total are printed beside it and the running costs in the buy line's note
+    (`running_costs_printed`), so the resale value, printed only here, takes the rounding:
+    it is the engine's within a few units of the currency. The period is the one the servers
+    are held ("2.8 hours"), not the whole months billed. "" for other options."""
     running = pricing.running_costs(option)
     if running is None or not option.get("upfront"):
         return ""
     upfront = pricing.round_money(pricing.dec(option["upfront"]), currency)
-    resale = pricing.round_money(running.resale, currency)
     total = pricing.round_money(pricing.dec(option.get("total") or 0), currency)
+    costs = running_costs_printed(running, currency)
+    resale = upfront + costs - total
+    if resale < 0:  # no resale to speak of: the running costs take the rounding instead
+        resale = pricing.round_money(running.resale, currency)
+        costs = total - upfront + resale
     return gettext(
         "%(upfront)s up front − %(resale)s resale value at the end + %(running)s running "
         "costs over %(months)s"
     ) % {
         "upfront": money_text(upfront, currency),
         "resale": money_text(resale, currency),
-        "running": money_text(total - upfront + resale, currency),
+        "running": money_text(costs, currency),
         "months": held_phrase(running.months),
     }
 

@@ -165,8 +165,8 @@ def test_a_buy_line_is_the_up_front_price_once_not_a_month_of_run_rate() -> None
         "12 months = NT$40,200 (power, colocation, maintenance, operations staff)."
     )
     # Ways to pay: 5,426,381 − 3,466,582 + 40,200 = 1,999,999 (the printed total). The
-    # resale is the engine's NT$3,466,581.9 as its note rounds it; the running costs take
-    # the rounding (NT$40,200.5 → 40,200).
+    # running costs are the note's NT$40,200; the resale, printed only here, is what makes
+    # the three add up: the engine's NT$3,466,581.9 within the rounding.
     assert document.buy_breakdown_text(BUY_OPTION, "TWD") == (
         "NT$5,426,381 up front − NT$3,466,582 resale value at the end + NT$40,200 running "
         "costs over 12 months"
@@ -709,10 +709,12 @@ def test_buying_the_option_three_times_runs_three_times_the_servers() -> None:
 
 def test_a_purchase_held_for_hours_says_hours_not_a_month() -> None:
     i18n.activate("en")
-    # 5,426,381 − 5,199,791 + 352 = 226,942 = the option's NT$226,941.42 rounded... to the
-    # unit: 226,941; so the running costs print 226,941 − 5,426,381 + 5,199,791 = NT$351.
+    # The running costs print as the buy line's note prints them, 351.58 → NT$352 (QA: the
+    # breakdown read NT$351 beside the note's NT$352). Up front NT$5,426,381 and the total
+    # NT$226,941.42 → 226,941 are printed beside it, so the resale value, printed only here,
+    # takes the rounding: 5,426,381 + 352 − 226,941 = NT$5,199,792 (the engine's 5,199,791.x).
     assert document.buy_breakdown_text(SHORT_BUY, "TWD") == (
-        "NT$5,426,381 up front − NT$5,199,791 resale value at the end + NT$351 running "
+        "NT$5,426,381 up front − NT$5,199,792 resale value at the end + NT$352 running "
         "costs over 2.8 hours"
     )
     assert document.period_text(SHORT_BUY) == "held for 2.8 hours"
