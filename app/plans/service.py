@@ -94,8 +94,13 @@ def settable_statuses(plan: Plan) -> list[str]:
     ]
 
 
-DEFAULT_PAYMENT_TERMS: Final = N_(
-    "Payment by bank transfer within 30 days of the invoice (統一發票) date."
+# The English sentence names no Chinese term: an English document is English throughout
+# (QA: "invoice (統一發票)" on a US customer's quote). The Chinese one says 統一發票.
+DEFAULT_PAYMENT_TERMS: Final = N_("Payment by bank transfer within 30 days of the invoice date.")
+#: The standard sentence as quotes saved before that change hold it: still the default, so
+#: their documents print today's sentence in the document's language.
+FORMER_DEFAULT_TERMS: Final = (
+    "Payment by bank transfer within 30 days of the invoice (統一發票) date.",
 )
 DEFAULT_SALES_DISCOUNT_LIMIT: Final = Decimal(10)
 
@@ -107,7 +112,7 @@ def is_default_terms(text: object) -> bool:
     if not isinstance(text, str) or not text:
         return False
     zh = translations("zh-TW").gettext(DEFAULT_PAYMENT_TERMS)
-    return text.strip() in (DEFAULT_PAYMENT_TERMS, zh)
+    return text.strip() in (DEFAULT_PAYMENT_TERMS, zh, *FORMER_DEFAULT_TERMS)
 
 
 MAX_PER_PAGE: Final = 100

@@ -39,9 +39,11 @@ def test_the_pdf_prints_no_nt_dollar_amount(
     # Ways to pay: the 4 × H100 monthly rent (seed 003 T8: NT$200,000 a month) at the
     # quote's rate, 1 USD = 32 TWD in the shipped list → US$6,250.00/month × 1 month.
     # An export customer reading English is told what its invoice is, and that it is
-    # zero-rated like its totals (it read "An electronic 統一發票 is issued after the sale.").
+    # zero-rated like its totals (it read "An electronic 統一發票 is issued after the sale."),
+    # in English only: the Ministry of Finance's own terms, no Chinese gloss (QA).
     flat = " ".join(text.split())
-    assert "Taiwan uniform invoice (統一發票) at the zero tax rate for export" in flat
+    assert "Government Uniform Invoice at the zero tax rate for export" in flat
+    assert "統一" not in flat
     rate = Decimal(usd["plan"]["quote"]["fx"]["rate"])
     monthly = (Decimal(200_000) / rate).quantize(Decimal("0.01"))
     assert f"US${monthly:,.2f}/month × 1 month" in " ".join(text.split())  # wrapped in its cell
