@@ -70,6 +70,13 @@ def months(value: float, digits: int = 2) -> str:
     return f"{text} month" if text == "1" else f"{text} months"
 
 
+def gpus(value: float, digits: int = 2) -> str:
+    """A number of GPUs as a formula says it: ``gpus(8) == "8 GPUs"``, ``gpus(1) == "1 GPU"``
+    (never "1 GPUs")."""
+    text = number(value, digits)
+    return f"{text} GPU" if text == "1" else f"{text} GPUs"
+
+
 def percent(fraction: float, digits: int = 1) -> str:
     """Format a fraction as a percentage: ``percent(0.2) == "20%"``."""
     return f"{number(fraction * 100, digits)}%"

@@ -95,3 +95,19 @@ def test_a_fleet_of_copies_rents_the_cheapest_servers_that_hold_whole_copies() -
     four = fleet_rental(book, house, gpus=12, span=4, currency="TWD")
     assert four is not None and sum(four.servers) >= 12
     assert all(n % 4 == 0 for n in four.servers)
+
+
+def test_one_rented_gpu_is_named_as_one_gpu_with_no_link() -> None:
+    # Llama 3.1 8B served at 8 concurrent users fits one H100. A lone GPU talks to no other
+    # GPU: its label read "1× h100-sxm-80gb PCIe" (as if a PCIe card) and its rent formula
+    # "(1 GPUs, 1 node)".
+    r = estimate(
+        EstimateRequest(model={"preset": "llama-3.1-8b"}, task="inference", concurrency=8),
+        prices=shipped_price_book(), search_all=False,
+    )  # fmt: skip
+    assert r.gpu.count == 1 and r.cost is not None
+    taipei = {o["kind"]: o for o in r.cost["options"] if "Stratagem Taipei" in o["label"]}
+    assert taipei["rent_hourly"]["label"] == f"Hourly rent — 1× {H100} (Stratagem Taipei)"
+    formulas = [x["formula"] for o in r.cost["options"] for x in o["explain"]]
+    assert any("(1 GPU, 1 node)" in f for f in formulas)
+    assert not any("1 GPUs" in f for f in formulas)

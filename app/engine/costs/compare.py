@@ -32,6 +32,7 @@ from app.engine.costs.ownership import buy_option, group_fits
 from app.engine.costs.rental import OfferSelection, offer_selections, rental_options
 from app.engine.costs.validate import fraction, in_range, non_negative, positive, whole
 from app.engine.explain import Explanation, Operand, money, number, operands, percent
+from app.engine.formatting import gpus as fmt_gpus
 from app.engine.formatting import months as fmt_months
 from app.engine.notices import Notice
 from app.engine.price_book import EnergyPrice, PriceBook
@@ -312,7 +313,7 @@ def _like_for_like(
     if rent <= 0:
         return []
     ccy, gpus = ctx.currency, sel.gpus
-    what = f"the same {number(gpus)} GPUs for a full month (730 h)"
+    what = f"the same {fmt_gpus(gpus)} for a full month (730 h)"
     out: list[Explanation] = []
     for o in options:
         if o.billed is None or o.billed.gpus <= 0:
@@ -326,7 +327,7 @@ def _like_for_like(
                     month / rent,
                     "×",
                     f"like for like — {what}: {money(per_gpu_h, ccy, 2)}/GPU-h × "
-                    f"{number(gpus)} GPUs × 730 h = {money(month, ccy)} vs "
+                    f"{fmt_gpus(gpus)} × 730 h = {money(month, ccy)} vs "
                     f"{money(rent, ccy)} rent = {number(month / rent)}×",
                     "seed 003 T10 (p5.48xlarge a full month ≈NT$2.22M vs NT$350,000 "
                     "rented; ≈3.7× at the June 2025 price)",
@@ -348,7 +349,7 @@ def _like_for_like(
                     "×",
                     f"like for like — {what}: amortised "
                     f"{money(o.fixed_monthly + o.metered_monthly_full, ccy)}/month / "
-                    f"{number(o.billed.gpus)} GPUs × {number(gpus)} = {money(run, ccy)} vs "
+                    f"{fmt_gpus(o.billed.gpus)} × {number(gpus)} = {money(run, ccy)} vs "
                     f"{money(rent, ccy)} rent = {number(run / rent)}×",
                     "seed 003 T9 (3-year amortised > NT$400,000/month, above the NT$350,000 rent)",
                     operands(

@@ -15,6 +15,7 @@ from app.engine.costs.model import (
     CostOption,
 )
 from app.engine.explain import Explanation, Operand, money, number, operands
+from app.engine.formatting import gpus as fmt_gpus
 from app.engine.formatting import months as fmt_months
 from app.engine.notices import Notice
 from app.engine.price_book import EnergyPrice, PriceBook
@@ -153,7 +154,7 @@ def finish_option(
         f"{name} {money(v, ctx.currency)}" for name, v in breakdown.items() if v != 0
     )
     what = (
-        f"{number(billed.quantity)} {billed.unit}s of {number(billed.gpus)} GPUs "
+        f"{number(billed.quantity)} {billed.unit}s of {fmt_gpus(billed.gpus)} "
         f"({billed.nodes} {'node' if billed.nodes == 1 else 'nodes'})"
     )
     explain = [*explain]

@@ -54,6 +54,7 @@ from app.engine.costs.model import (
     Usage,
 )
 from app.engine.explain import Explanation, money, number, operands, percent
+from app.engine.formatting import gpus as fmt_gpus
 from app.engine.formatting import months as fmt_months
 from app.engine.notices import Notice, Sentences
 from app.engine.price_book import PriceBook, ServerSku
@@ -169,7 +170,7 @@ def _servers_explained(
             "Servers",
             n * price,
             ccy,
-            f"ceil({number(gpus)} GPUs / {server.gpu_count} per server) = {n} × "
+            f"ceil({fmt_gpus(gpus)} / {server.gpu_count} per server) = {n} × "
             f"{money(price, ccy)} = {money(n * price, ccy)}",
             source,
             operands(
@@ -184,7 +185,7 @@ def _servers_explained(
         "Servers",
         n * price,
         ccy,
-        f"ceil({number(gpus)} GPUs / {group} per NVLink group) groups, {per} per "
+        f"ceil({fmt_gpus(gpus)} / {group} per NVLink group) groups, {per} per "
         f"{server.gpu_count}-GPU server = {n} × {money(price, ccy)} = {money(n * price, ccy)}",
         source,
         operands(

@@ -30,6 +30,7 @@ from app.engine.costs.formulas import term_discount
 from app.engine.costs.ledger import Ledger
 from app.engine.costs.model import GPUS_PER_NODE, HOURS_PER_MONTH, Billed, CostOption, Usage
 from app.engine.explain import Explanation, Operand, money, number, operands, percent
+from app.engine.formatting import gpus as fmt_gpus
 from app.engine.formatting import months as fmt_months
 from app.engine.notices import Notice, Sentences
 from app.engine.price_book import PriceBook, RentalOffer
@@ -189,6 +190,9 @@ class OfferSelection:
             link = _INTERCONNECT.get(self.main.interconnect, self.main.interconnect)
             if self.is_slice:
                 return f"MIG {number(self.gpus)} × {gpu_id}"
+            if self.gpus == 1:
+                # One GPU talks to nothing: "1× h100-sxm-80gb PCIe" read as a PCIe card.
+                return f"1× {gpu_id}"
             return f"{number(self.gpus)}× {gpu_id} {link}"
         # "as 8 + 4 GPUs"; many of one offer as "1,024 × 16" (it listed 1,024 terms).
         split = " + ".join(
@@ -526,7 +530,7 @@ def rental_options(
             f"{label}: rent",
             rent_total,
             ccy,
-            f"{how} = {money(rent_total, ccy)} ({number(sel.gpus)} GPUs, {servers} "
+            f"{how} = {money(rent_total, ccy)} ({fmt_gpus(sel.gpus)}, {servers} "
             f"{'node' if servers == 1 else 'nodes'})",
             src,
             operands(
