@@ -477,10 +477,21 @@ def describe(err: Mapping[str, Any]) -> tuple[str, str]:
         return name, _("must be a date YYYY-MM-DD (got %(got)s)") % got
     if t in ("string_too_long", "too_long"):  # too_long: an annotated MaxLen
         return name, _("must be at most %(limit)s characters") % {"limit": ctx.get("max_length")}
+    if t in ("string_too_short", "too_short"):
+        return name, _("is required")
+    if t == "string_type":  # a JSON row's list or object where text goes
+        return name, _("must be text (got %(got)s)") % got
+    if t in ("literal_error", "enum"):
+        return name, _("must be one of %(allowed)s (got %(got)s)") % {
+            "allowed": str(ctx.get("expected", "")).replace("'", ""),
+            **got,
+        }
     if t == "value_error":
         error = ctx.get("error")
         return name, str(error) if error else str(err.get("msg", ""))
-    return name, str(err.get("msg", "is not valid"))
+    # Any other check pydantic makes: its own words are English and name its internals
+    # ("Input should be a valid dictionary"): the row says what was given instead.
+    return name, _("is not valid (got %(got)s)") % got
 
 
 def field_errors(exc: ValidationError) -> dict[str, str]:

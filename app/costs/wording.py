@@ -144,13 +144,20 @@ class _Pattern:
     msgid: str
 
 
+def _literal(text: str) -> str:
+    """A pattern's words as a regex; "{gpus} GPUs" also reads "1 GPU" (the engine says one
+    GPU in the singular, app.engine.formatting.gpus; Chinese has one form for both)."""
+    rx = re.escape(text)
+    return re.sub(r"^(\\ )GPUs(?![-\w])", r"\1GPUs?", rx)
+
+
 @lru_cache(maxsize=1)
 def _compiled() -> tuple[_Pattern, ...]:
     out = []
     for pattern, msgid in zip(PATTERNS, MSGIDS, strict=True):
         parts = re.split(r"(\{\w+\})", pattern)
         rx = "".join(
-            f"(?P<{p[1:-1]}>.+?)" if p.startswith("{") and p.endswith("}") else re.escape(p)
+            f"(?P<{p[1:-1]}>.+?)" if p.startswith("{") and p.endswith("}") else _literal(p)
             for p in parts
         )
         out.append(_Pattern(re.compile(rx + r"\Z"), msgid))

@@ -52,7 +52,8 @@ class ModelInput(NumbersNotBooleans, BaseModel):
         extra="forbid", allow_inf_nan=False, json_schema_extra={"anyOf": _ONE_SOURCE}
     )
 
-    preset: str | None = Field(None, description="Preset id, e.g. 'llama-3.1-70b'.")
+    # An id is short: a 100k-character one was echoed whole in its 422 (QA).
+    preset: str | None = Field(None, max_length=100, description="Preset id, e.g. 'llama-3.1-70b'.")
     params_b: float | None = Field(
         None, ge=0.001, le=100_000, description="Total parameters, 10^9 (0.001 = 1M to 100T)."
     )
@@ -183,7 +184,7 @@ class EstimateRequest(NumbersNotBooleans, BaseModel):
     kv_dtype: KvDtype | None = Field(None, description="KV-cache dtype (default: bf16).")
     flash_attention: bool = True
     # Optional pins: the planner fills what is left out.
-    gpu: str | None = Field(None, description="GPU id from GET /api/v1/gpus.")
+    gpu: str | None = Field(None, max_length=100, description="GPU id from GET /api/v1/gpus.")
     gpu_count: int | None = Field(None, ge=1, le=100_000)
     zero_stage: Literal[0, 1, 2, 3] | None = None
     tp: int | None = Field(None, ge=1, le=64, description="Tensor-parallel degree.")

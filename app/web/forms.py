@@ -166,15 +166,18 @@ def message_for(err: Mapping[str, Any], scale: float = 1.0) -> str:
         return _("This field is required.")
     if kind == "string_type":
         return _("Must be text (a JSON string).")
-    if kind == "too_long" and ctx.get("field_type"):
-        # A list, not text: 51 tags read "at most 50 characters" (QA).
+    if kind == "too_long" and ctx.get("field_type") and not isinstance(err.get("input"), str):
+        # A list, not text: 51 tags read "at most 50 characters" (QA). Text whose length is
+        # checked after a validator is a "too_long" of field_type "Value" too: characters.
         return _("Too many: at most %(limit)s.") % {"limit": limit_text(ctx.get("max_length"))}
     if kind == "too_short" and ctx.get("field_type") and (ctx.get("min_length") or 0) > 1:
         return _("Too few: at least %(limit)s.") % {"limit": limit_text(ctx.get("min_length"))}
     if kind == "too_short" and ctx.get("field_type"):
         return _("Give at least one.")
     if kind in ("string_too_long", "too_long"):
-        return _("Too long: at most %(limit)s characters.") % {"limit": ctx.get("max_length")}
+        return _("Too long: at most %(limit)s characters.") % {
+            "limit": limit_text(ctx.get("max_length"))
+        }
     if kind in ("string_too_short", "too_short"):
         return _("This field is required.")
     if kind.startswith("date_") or kind.startswith("datetime_"):

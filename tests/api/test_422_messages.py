@@ -200,6 +200,30 @@ def test_a_list_past_its_limit_is_counted_in_items_not_characters(
     assert err["loc"] == ["body", "tags"] and err["msg"] == msg
 
 
+@pytest.mark.parametrize(
+    ("lang", "msg"),
+    [("en", "Too long: at most 1,000 characters."), ("zh-TW", "太長了：最多 1,000 個字元。")],
+)
+def test_text_past_its_limit_is_counted_in_characters(
+    client: TestClient, lang: str, msg: str
+) -> None:
+    """QA: 1,400 characters of payment terms read "Too many: at most 1000." (their length is
+    checked after the plain-text validator, which pydantic reports like a list's)."""
+    a = make_account(client, "sales")
+    body = {"name": "Terms", "workload": LORA, "quote": {"payment_terms": "x" * 1400}}
+    (err,) = _detail(client, body, lang, "/api/v1/plans", headers=a.headers)
+    assert err["loc"] == ["body", "quote", "payment_terms"] and err["msg"] == msg
+
+
+def test_an_id_is_short_and_never_echoed_whole(client: TestClient) -> None:
+    """QA: a 100,000-character preset id came back whole inside its "unknown preset" 422."""
+    (err,) = _detail(client, {**LORA, "model": {"preset": "x" * 100_000}}, "en")
+    assert err["loc"] == ["body", "model", "preset"]
+    assert err["msg"] == "Too long: at most 100 characters."
+    (err,) = _detail(client, {**LORA, "gpu": "y" * 5000}, "en")
+    assert err["loc"] == ["body", "gpu"] and len(str(err)) < 1000
+
+
 def test_what_the_plans_api_refuses_is_said_in_chinese_to_a_chinese_client(
     client: TestClient,
 ) -> None:

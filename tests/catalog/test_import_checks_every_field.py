@@ -49,11 +49,14 @@ def _doc(**kinds: list[dict[str, Any]]) -> dict[str, Any]:
     return {"format": "stratagem-catalog", "version": 1, **kinds}
 
 
-def _import(client: TestClient, doc: dict[str, Any], **params: Any) -> Any:
+def _import(
+    client: TestClient, doc: dict[str, Any], headers: dict[str, str] | None = None, **params: Any
+) -> Any:
     return client.post(
         "/api/v1/catalog/import",
         params={"dry_run": "false", "mode": "upsert", **params},
         json=doc,
+        headers=headers,
     )
 
 
@@ -223,3 +226,34 @@ def test_one_contract_length_given_twice_is_refused(catalog_client: TestClient) 
     )
     assert parse_terms('{"1": 0.1, "01": 0.2}')[1] is not None
     assert parse_terms("1:0;6:0.1") == ({1: 0.0, 6: 0.1}, None)
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "said"),
+    [
+        # A JSON row's list or object where text goes: "Input should be a valid string" (QA).
+        ("name", ["QA", "server"], "servers row 1: name must be text (got ['QA', 'server'])"),
+        ("source", {"a": 1}, "servers row 1: source must be text (got {'a': 1})"),
+    ],
+)
+def test_a_wrong_kind_of_value_is_said_in_the_products_words(
+    catalog_client: TestClient, field: str, value: Any, said: str
+) -> None:
+    r = _import(catalog_client, _doc(servers=[{**SERVER, field: value}]), dry_run="true")
+    assert r.status_code == 200 and not r.json()["ok"]
+    (message,) = r.json()["messages"]
+    assert message == said
+    assert "Input should" not in message
+
+
+def test_a_wrong_kind_of_value_is_said_in_chinese_to_a_chinese_reader(
+    catalog_client: TestClient,
+) -> None:
+    r = _import(
+        catalog_client,
+        _doc(servers=[{**SERVER, "name": ["QA"]}]),
+        dry_run="true",
+        headers={"Accept-Language": "zh-TW"},
+    )
+    (message,) = r.json()["messages"]
+    assert "必須是文字（收到 ['QA']）" in message
