@@ -36,9 +36,34 @@ SHARED_HEADERS = {"Referrer-Policy": "no-referrer", "X-Robots-Tag": "noindex, no
 Lang = Annotated[Literal["zh-TW", "en"], Query()]
 
 
-def _refused(request: Request, exc: Exception) -> Response:
+#: What a link that does not open says to a JSON client: the page's heading and sentence.
+LINK_REFUSALS: dict[str, str] = {
+    "revoked": N_(
+        "This link has been revoked: the sender withdrew this shared quote. Ask them for a "
+        "new link."
+    ),
+    "expired": N_(
+        "This link has expired: shared quotes open only for a limited time. Ask the sender "
+        "for a new link."
+    ),
+    "unknown": N_(
+        "Link not found: there is no shared quote at this address. Check that the link was "
+        "copied whole."
+    ),
+}
+
+
+def _refused(request: Request, exc: Exception, is_json: bool = False) -> Response:
     gone = isinstance(exc, service.LinkGone)
     ctx = {"reason": exc.reason if isinstance(exc, service.LinkGone) else "unknown"}
+    if is_json:
+        # A JSON answer gets JSON whatever went wrong (QA: an HTML page for a bad token).
+        activate(request)
+        return JSONResponse(
+            {"detail": _(LINK_REFUSALS[ctx["reason"]])},
+            status_code=410 if gone else 404,
+            headers=SHARED_HEADERS,
+        )
     return render(
         request, "sharing/gone.html", ctx, status_code=410 if gone else 404, headers=SHARED_HEADERS
     )
@@ -94,16 +119,35 @@ def shared_plan(token: str, request: Request, session: SessionDep) -> Response:
 
 
 def _resolve(token: str, request: Request, session: SessionDep) -> Plan | Response:
-    """The plan a share token opens, or the page saying the link does not work. A lookup
-    that fails counts against the client's limit (429 after 10 a minute: a token search);
-    one that works does not (a customer opening the link is never slowed)."""
-    slot = limits.reserve(request, session, SHARE_LOOKUPS)
+    """The plan a share token opens, or the page saying the link does not work."""
+    found = _open_link(token, request, session)
+    return found if isinstance(found, Response) else found[1]
+
+
+def _open_link(
+    token: str, request: Request, session: SessionDep, is_json: bool = False
+) -> tuple[ShareLink, Plan] | Response:
+    """The link and plan a share token opens, or the page (the JSON, for a JSON answer)
+    saying the link does not work. A lookup that fails counts against the client's limit
+    (429 after 10 a minute: a token search, by the page or by an answer); one that works does
+    not (a customer opening the link is never slowed)."""
     try:
-        _, plan = service.resolve(session=session, token=token)
+        slot = limits.reserve(request, session, SHARE_LOOKUPS)
+    except errors.TooManyRequests as exc:
+        if not is_json:
+            raise  # the error page (app.web.errors)
+        activate(request)
+        return JSONResponse(
+            exc.json_body(),
+            status_code=exc.status,
+            headers={**SHARED_HEADERS, "Retry-After": str(exc.retry_after)},
+        )
+    try:
+        link, plan = service.resolve(session=session, token=token)
     except (service.LinkGone, service.LinkNotFound) as exc:
-        return _refused(request, exc)
+        return _refused(request, exc, is_json)
     slot.release()
-    return plan
+    return link, plan
 
 
 def _customer_language(request: Request, session: SessionDep, plan: Plan) -> None:
@@ -300,10 +344,10 @@ def _still_open(link: ShareLink) -> plans.Guard:
 @router.post("/s/{token}/accept")
 def shared_accept(token: str, request: Request, session: SessionDep, answer: AnswerDep) -> Response:
     """The customer accepts the sent quote: name, title and the tick box (JSON or form)."""
-    try:
-        link, plan = service.resolve(session=session, token=token)
-    except (service.LinkGone, service.LinkNotFound) as exc:
-        return _refused(request, exc)
+    found = _open_link(token, request, session, answer.is_json)
+    if isinstance(found, Response):
+        return found
+    link, plan = found
     fields = answer.fields
     try:
         if answer.error is not None:
@@ -320,7 +364,7 @@ def shared_accept(token: str, request: Request, session: SessionDep, answer: Ans
             guard=_still_open(link),
         )
     except service.LinkGone as exc:  # revoked or expired while the customer answered
-        return _refused(request, exc)
+        return _refused(request, exc, answer.is_json)
     except errors.DomainError as exc:
         return _decision_error(request, session, token, plan, exc, answer.is_json, fields)
     return _decided(request, token, plan, answer.is_json)
@@ -331,10 +375,10 @@ def shared_decline(
     token: str, request: Request, session: SessionDep, answer: AnswerDep
 ) -> Response:
     """The customer declines the sent quote with a reason (JSON or form)."""
-    try:
-        link, plan = service.resolve(session=session, token=token)
-    except (service.LinkGone, service.LinkNotFound) as exc:
-        return _refused(request, exc)
+    found = _open_link(token, request, session, answer.is_json)
+    if isinstance(found, Response):
+        return found
+    link, plan = found
     fields = answer.fields
     try:
         if answer.error is not None:
@@ -348,7 +392,7 @@ def shared_decline(
             guard=_still_open(link),
         )
     except service.LinkGone as exc:
-        return _refused(request, exc)
+        return _refused(request, exc, answer.is_json)
     except errors.DomainError as exc:
         return _decision_error(request, session, token, plan, exc, answer.is_json, fields)
     return _decided(request, token, plan, answer.is_json)

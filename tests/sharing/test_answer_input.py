@@ -179,3 +179,48 @@ def test_an_unknown_answer_field_is_named_in_the_readers_language(client: TestCl
     assert r.json()["detail"][0]["msg"] == (
         "不是這個回覆的欄位，可用的欄位為 name、title、agree、revision"
     )
+
+
+@pytest.mark.parametrize(
+    ("lang", "said"),
+    [
+        ("en", "Link not found: there is no shared quote at this address."),
+        ("zh-TW", "找不到連結：此網址沒有分享的報價。"),
+    ],
+)
+def test_a_json_answer_to_a_link_that_does_not_open_gets_json(
+    client: TestClient, lang: str, said: str
+) -> None:
+    # QA: a JSON client answering a mistyped link got the 404 page's HTML.
+    r = TestClient(client.app).post(
+        "/s/no-such-token/accept",
+        json={"name": "A", "title": "B"},
+        headers={"Accept-Language": lang},
+    )
+    assert r.status_code == 404 and r.headers["content-type"] == "application/json"
+    assert r.json()["detail"].startswith(said)
+
+
+def test_a_json_answer_to_a_revoked_link_gets_json_410(client: TestClient) -> None:
+    a, p, link = _sent(client)
+    revoked = client.delete(f"/api/v1/plans/{p['id']}/share", headers=a.headers)
+    assert revoked.status_code == 204
+    r = TestClient(client.app).post(
+        f"{link}/decline", json={"reason": "price"}, headers={"Accept-Language": "en"}
+    )
+    assert r.status_code == 410 and r.json()["detail"].startswith("This link has been revoked")
+    assert _status(client, a, p["id"]) == "sent"
+
+
+def test_guessing_tokens_by_answering_is_limited_like_opening_them(client: TestClient) -> None:
+    # A failed lookup counts against the client's share limit (10 a minute) whichever
+    # route makes it: answering was a way around the limit the page has.
+    guesser = TestClient(client.app, client=("198.51.100.7", 50000))  # its own count
+    codes = [
+        guesser.post(f"/s/guess-{i}/accept", json={"name": "A", "title": "B"}).status_code
+        for i in range(11)
+    ]
+    assert codes == [404] * 10 + [429]
+    last = guesser.post("/s/guess-x/decline", json={"reason": "x"})
+    assert last.status_code == 429 and "Retry-After" in last.headers
+    assert last.headers["content-type"] == "application/json"
