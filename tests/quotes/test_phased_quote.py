@@ -153,7 +153,20 @@ def test_phased_quote_pdf_lists_the_phases_and_exact_totals(
     subtotal, tax, total = (_nt(text, label) for label in labels)
     assert (subtotal, tax, total) == (Decimal(382_000), Decimal(19_100), Decimal(401_100))
     assert subtotal + tax == total
-    items = text.split("報價明細" if lang == "zh-TW" else "Line items")[1]
+    # The phases' NT$350,000 is the schedule at list price; the quote is the lines' (QA: a
+    # phase table's "Total NT$780,000" above lines that came to NT$785,428 with tax read as
+    # a second total, and the cost chart ended at a third).
+    flat = " ".join(text.split())
+    zh = lang == "zh-TW"
+    assert ("牌價合計（未稅）" if zh else "List price, excl. tax") in flat
+    assert (
+        "以上為各階段牌價，未含折扣與稅額；報價金額請見下方報價明細。"
+        if zh
+        else "The phases at list price, before discounts and tax; the quoted price is in the "
+        "line items below."
+    ) in flat
+    # (the heading's last mention: the note above names it too)
+    items = text.split("報價明細" if lang == "zh-TW" else "Line items")[-1]
     amounts = [Decimal(x.replace(",", "")) for x in re.findall(r"NT\$([\d,]+)\s*$", items, re.M)]
     assert amounts[:4] == [100_000, 200_000, 50_000, 32_000], amounts
     if lang == "zh-TW":
@@ -181,6 +194,11 @@ def test_phased_share_page_shows_the_phases_signed_out(
         "NT$50,000",
     ]
     assert soup.select_one(".phases-total").get_text(strip=True) == "NT$350,000"
+    # ... at list price: the quoted total (NT$401,100 with tax) is the lines' (QA).
+    label = soup.select_one(".shared-phases .totals dt").get_text(strip=True)
+    assert label == "各階段牌價，共 4 個月（未稅）"
+    assert soup.select_one(".shared-phases .phases-list-price") is not None
+    assert soup.select_one(".quoted-total").get_text(strip=True) == "NT$401,100"
     assert "full_finetune" not in page.text and "h100-sxm-80gb" not in page.text
 
 

@@ -237,13 +237,14 @@ def test_every_line_says_what_each_factor_is(
             "en",
             "NT$50,000/month × 2 months",
             "NT$200,000/month × qty 1 × 1 month",
-            "Phases total for 4 months (excl. tax)",
+            # with quote lines, the phases are the list price (QA: read as a second total)
+            "Phases at list price for 4 months (excl. tax)",
         ),
         (
             "zh-TW",
             "NT$50,000/月 × 2 個月",
             "NT$200,000/月 × 數量 1 × 1 個月",
-            "各階段合計，共 4 個月（未稅）",
+            "各階段牌價，共 4 個月（未稅）",
         ),
     ],
 )
