@@ -22,7 +22,7 @@ from babel.numbers import format_decimal
 
 from app.costs import wording
 from app.engine.formatting import CURRENCY_DIGITS, currency_symbol
-from app.i18n import N_, babel_locale, count_words, gettext, ngettext, paren
+from app.i18n import N_, babel_locale, count_words, gettext, listing, ngettext, paren
 from app.quotes import pricing
 from app.quotes.currency import in_quote_currency
 
@@ -730,7 +730,8 @@ def service_rows(
                     % {"num": f"{int(replicas):,}"},
                     "per": f"{float(per_replica):,.0f}",
                 },
-            )
+            ),
+            *_latency_rows(w.get("slo") or {}, inference, float(w["users"])),
         ]
     rows = []
     each = inference.get("tokens_per_s_per_user")
@@ -755,6 +756,38 @@ def service_rows(
             )
         )
     return rows
+
+
+def _latency_rows(
+    slo: Mapping[str, Any], inference: Mapping[str, Any], users: float
+) -> list[tuple[str, str]]:
+    """The customer's latency targets and what the plan gives at them, side by side (QA: "at
+    your latency targets" with the targets printed nowhere)."""
+    ttft, each = slo.get("ttft_s"), slo.get("tokens_per_s_per_user")
+    got_ttft = inference.get("time_to_first_token_s")
+    got_each = inference.get("tokens_per_s_per_user")
+    asked, given = [], []
+    if ttft:
+        asked.append(gettext("first token within %(s)s s") % {"s": _seconds_text(ttft)})
+    if each:
+        asked.append(gettext("%(n)s tokens/s per user") % {"n": f"{float(each):g}"})
+    if ttft and got_ttft is not None:
+        given.append(gettext("first token in %(s)s s") % {"s": _seconds_text(got_ttft)})
+    if each and got_each is not None:
+        given.append(gettext("%(n)s tokens/s per user") % {"n": f"{float(got_each):,.0f}"})
+    rows = []
+    if asked:
+        rows.append((gettext("Your latency targets"), listing(asked)))
+    if given:
+        label = gettext("This plan at %(users)s users") % {"users": f"{users:,.0f}"}
+        rows.append((label, listing(given)))
+    return rows
+
+
+def _seconds_text(value: Any) -> str:
+    """Seconds as a person reads them: 1, 0.5, 0.25, 0.07 (two significant decimals)."""
+    v = float(value)
+    return f"{v:,.2f}".rstrip("0").rstrip(".") if v < 10 else f"{v:,.1f}".rstrip("0").rstrip(".")
 
 
 def period_text(option: Mapping[str, Any]) -> str:

@@ -182,6 +182,32 @@ def test_a_service_sized_for_users_names_them_and_its_replicas() -> None:
     ]
 
 
+def test_a_service_sized_at_latency_targets_states_them_and_what_it_gives() -> None:
+    """QA: "meets your latency targets" with the targets printed nowhere on the quote. The
+    targets are the workload's `slo`; what the plan gives is the estimate's own TTFT and
+    tokens/s per user at those users."""
+    inference = {"tokens_per_s": 11386.4, "replicas": 4, "concurrency_per_replica": 142,
+                 "meets_slo": True, "time_to_first_token_s": 0.4237,
+                 "tokens_per_s_per_user": 22.77}  # fmt: skip
+    workload = {"task": "inference", "users": 500,
+                "slo": {"ttft_s": 1, "tokens_per_s_per_user": 20}}  # fmt: skip
+    i18n.activate("en")
+    rows = document.service_rows(inference, {}, workload)
+    assert rows[1:] == [
+        ("Your latency targets", "first token within 1 s, 20 tokens/s per user"),
+        ("This plan at 500 users", "first token in 0.42 s, 23 tokens/s per user"),
+    ]
+    i18n.activate("zh-TW")
+    try:
+        rows = document.service_rows(inference, {}, {**workload, "slo": {"ttft_s": 0.5}})
+    finally:
+        i18n.activate("en")
+    assert rows[1:] == [
+        ("您的延遲目標", "首個 token 於 0.5 秒內"),
+        ("本方案於 500 位使用者時", "首個 token 0.42 秒"),
+    ]
+
+
 def test_an_option_names_the_gpus_it_pays_for(
     client: TestClient, image_plan: tuple[Account, dict[str, Any]], tmp_path: Path
 ) -> None:
