@@ -62,8 +62,11 @@ TASK_OPTIONS: Final = (
     Option("image", N_("Generate images"), N_("Product photos, marketing visuals (SDXL, FLUX)")),
 )
 SIZE_OPTIONS: Final = (
-    Option("7", "7B", N_("Llama 2 7B, Mistral 7B, Qwen2.5 7B; SDXL for images")),
-    Option("13", "13B", N_("Llama 2 13B, Qwen2.5 14B; FLUX for images")),
+    # Each card names models shaped like the one it sizes (PRESETS): the memory a user takes
+    # is set by the attention layout, and Llama 2's full key-value heads take 4–5× that of
+    # Mistral's or Qwen2.5's grouped ones (QA: "13B" answered 6 GPUs; Qwen2.5 14B needs 2).
+    Option("7", "7B", N_("Mistral 7B, Llama 3.1 8B; SDXL for images")),
+    Option("13", "13B", N_("Llama 2 13B; FLUX for images")),
     Option("70", "70B", N_("Llama 3.1 70B, Qwen2.5 72B")),
     Option("other", N_("Another size"), N_("Type the size in billions of parameters")),
 )
@@ -93,12 +96,22 @@ ANSWER_FIELDS: Final = ("task", "size", "size_other", "data", "deadline", "users
 _BILLIONS: Final = re.compile(r"\s*[BbＢｂ]\s*$")
 
 
+#: With no deadline, training longer than a year is sized to finish within one instead: the
+#: fewest GPUs that hold a 7B pre-training on 10 TB took 902.9 days, shown as the cheap
+#: choice (QA). Past a year the GPUs are a generation old before the job ends, and the
+#: hardware is amortised over three (seed 003 T9); a job of months is left as answered.
+PLANNING_HORIZON_DAYS: Final = 365.0
+
+
 @dataclass
 class Assessment:
     answers: dict[str, str]
     errors: dict[str, str]
     req: EstimateRequest | None = None
     resp: EstimateResponse | None = None
+    #: Without a deadline: the fewest-GPU estimate that ran past PLANNING_HORIZON_DAYS
+    #: (`resp` is then sized for the horizon).
+    unbounded: EstimateResponse | None = None
 
     @property
     def answered(self) -> bool:
@@ -188,6 +201,20 @@ def assess(query: Mapping[str, str], *, currency: str, book: PriceBook | None) -
         return Assessment(answers, errors)
     try:
         resp = estimate(req, prices=book, search_all=False)
+        too_long = (
+            req.deadline_days is None
+            and resp.training is not None
+            and resp.training.days > PLANNING_HORIZON_DAYS
+        )
+        if too_long:
+            bounded = req.model_copy(update={"deadline_days": PLANNING_HORIZON_DAYS})
+            return Assessment(
+                answers,
+                {},
+                bounded,
+                estimate(bounded, prices=book, search_all=False),
+                unbounded=resp,
+            )
     except InputError as e:
         return Assessment(answers, {"size": input_error_text(e)})
     return Assessment(answers, {}, req, resp)
@@ -324,13 +351,32 @@ def why(a: Assessment) -> dict[str, str]:
     from app.web.templating import number, percent
 
     memory = memory_sentence(r)
+    model = model_sentence(a)
     if r.training is not None:
         took = duration(r.training.days)
         count = number(r.gpu.count)
         n = max(1, round(r.gpu.count))
         gpus = ngettext("%(num)s GPU", "%(num)s GPUs", n) % {"num": count}
         band = r.training.uncertainty
-        if (
+        if a.unbounded is not None and a.unbounded.training is not None:
+            few = max(1, round(a.unbounded.gpu.count))
+            time = _(
+                "Time: on the fewest GPUs that hold it (%(few)s), this would take %(long)s, too "
+                "long to plan for. Sized to finish within %(horizon)s days instead: about "
+                "%(time)s on %(gpus)s."
+            ) % {
+                "few": ngettext("%(num)s GPU", "%(num)s GPUs", few)
+                % {"num": number(a.unbounded.gpu.count)},
+                "long": duration(a.unbounded.training.days),
+                "horizon": number(PLANNING_HORIZON_DAYS),
+                "time": took,
+                "gpus": gpus,
+            }
+            if not r.training.meets_deadline:
+                time += " " + _(
+                    "Even that misses the %(horizon)s days: a larger cluster is a project quote."
+                ) % {"horizon": number(PLANNING_HORIZON_DAYS)}
+        elif (
             a.req.deadline_days
             and r.training.meets_deadline
             and r.training.deadline_margin is False
@@ -394,7 +440,27 @@ def why(a: Assessment) -> dict[str, str]:
             )
     else:
         time = ""
-    return {"memory": memory, "time": time}
+    return {"model": model, "memory": memory, "time": time}
+
+
+def model_sentence(a: Assessment) -> str:
+    """The model the answer was sized for: a size is not a model, and two models of one size
+    can need GPUs in a ratio of 3 to 1 when served (the key-value cache each user holds)."""
+    assert a.resp is not None and a.req is not None
+    name = str((a.resp.model or {}).get("name") or "")
+    if a.req.model.preset is None:
+        from app.web.templating import number
+
+        name = _("a %(n)sB-parameter model of the usual shape") % {
+            "n": number(a.req.model.params_b or 0)
+        }
+    if a.req.task == "inference":
+        return _(
+            "Model: sized for %(model)s with 4-bit weights. The memory each user takes depends "
+            "on the model's attention layout, so another model of this size can need more or "
+            "fewer GPUs: the planner sizes your exact model."
+        ) % {"model": name}
+    return _("Model: sized for %(model)s.") % {"model": name}
 
 
 def plan_price(

@@ -21,7 +21,9 @@ from app.assess import views
 
 
 def _why(soup: BeautifulSoup) -> list[str]:
-    return [li.get_text(" ", strip=True) for li in soup.select(".tier-result ul.why li")]
+    return [
+        li.get_text(" ", strip=True) for li in soup.select(".tier-result ul.why li:not(.why-model)")
+    ]
 
 
 def _int(text: str) -> int:
@@ -362,3 +364,72 @@ def test_other_size_reads_as_billions(typed: str, params_b: float) -> None:
     req, errors = views.build_request(answers, "TWD")
     assert not errors and req is not None
     assert req.model.params_b == params_b
+
+
+# --- the model a size was answered for, and a job with no deadline that would take years --
+
+
+@pytest.mark.parametrize(
+    ("query", "en", "zh"),
+    [
+        (
+            "task=inference&size=13&users=200&deadline=30",
+            "Model: sized for Llama 2 13B with 4-bit weights.",
+            "模型：以 Llama 2 13B（4 位元權重）估算。",
+        ),
+        (
+            "task=inference&size=other&size_other=32&users=50&deadline=30",
+            "Model: sized for a 32B-parameter model of the usual shape with 4-bit weights.",
+            "模型：以 32B 參數的一般架構模型（4 位元權重）估算。",
+        ),
+        ("task=lora&size=7&data=10&deadline=30", "Model: sized for Mistral 7B (v0.1).",
+         "模型：以 Mistral 7B (v0.1) 估算。"),
+    ],
+)  # fmt: skip
+def test_the_answer_names_the_model_it_sized(
+    get_soup: Callable[..., BeautifulSoup], lang: str, query: str, en: str, zh: str
+) -> None:
+    """QA: "13B" answered 6 H100 for 200 users, sized as Llama 2 13B (a full key-value head
+    per attention head: 0.82 MB of cache a token) while its card also named Qwen2.5 14B
+    (8 key-value heads: 0.20 MB a token), which needs about a third of that. The answer
+    says which model it is for, and the cards name only models shaped like it."""
+    soup = get_soup(f"/assess?{query}")
+    said = soup.select_one(".tier-result .why-model").get_text(" ", strip=True)
+    assert said.startswith(zh if lang == "zh-TW" else en)
+    cards = soup.get_text(" ")
+    assert "Qwen2.5 14B" not in cards and "Llama 2 7B" not in cards
+
+
+def test_with_no_deadline_training_that_would_take_years_is_sized_for_one(
+    get_soup: Callable[..., BeautifulSoup], lang: str
+) -> None:
+    """QA: pre-training 7B on 10 TB with no deadline answered "2 GPUs, about 902.9 days;
+    with no deadline, fewer GPUs keep the cost down". Past a year (views.PLANNING_HORIZON_DAYS)
+    it is sized to finish within one, and says what the fewest GPUs would have taken."""
+    query = "task=pretrain&size=7&data=10000&deadline=none"
+    soup = get_soup(f"/assess?{query}")
+    a = views.assess(
+        {k: v for k, v in (p.split("=") for p in query.split("&"))}, currency="TWD", book=None
+    )
+    assert a.unbounded is not None and a.unbounded.training is not None
+    assert a.resp is not None and a.resp.training is not None
+    few, slow = a.unbounded.gpu.count, a.unbounded.training.days
+    assert slow > 365 and a.resp.training.days <= 365 < slow
+    assert a.resp.gpu.count > few
+    time = _why(soup)[1]
+    if lang == "zh-TW":
+        assert time.startswith(f"時間：以放得下的最少 GPU（{few} 張 GPU）需時 {slow:,.1f} 天")
+        assert "因此改以 365 天內完成估算" in time
+    else:
+        assert time.startswith(
+            f"Time: on the fewest GPUs that hold it ({few} GPUs), this would take "
+            f"{slow:,.1f} days, too long to plan for. Sized to finish within 365 days instead"
+        )
+    # A job of months with no deadline keeps the fewest GPUs (90.3 days on 2 H100).
+    months = views.assess(
+        {"task": "pretrain", "size": "7", "data": "1000", "deadline": "none"},
+        currency="TWD",
+        book=None,
+    )
+    assert months.unbounded is None and months.req is not None
+    assert months.req.deadline_days is None

@@ -36,7 +36,9 @@ def _text(soup: BeautifulSoup, selector: str) -> str:
 
 
 def _why(soup: BeautifulSoup) -> list[str]:
-    return [li.get_text(" ", strip=True) for li in soup.select(".tier-result ul.why li")]
+    return [
+        li.get_text(" ", strip=True) for li in soup.select(".tier-result ul.why li:not(.why-model)")
+    ]
 
 
 # --- 1. a serving fleet is not a training cluster ----------------------------------------

@@ -32,7 +32,7 @@ def test_answer_gives_the_tier(
     assert result.select_one(f".tier-result.{tier}")
     you = result.select("table.tier-table tr.is-you")
     assert len(you) == 1 and you[0]["data-tier"] == tier
-    assert len(result.select(".tier-result ul.why li")) == 2  # memory and time
+    assert len(result.select(".tier-result ul.why li")) == 3  # model, memory and time
     # Signals that fit the tier (tests/assess/test_assess_qa_tiers.py): T14's three on the
     # single tier (two for images: no jump to 70B), what one 8-GPU server cannot do on the
     # multi-GPU tier, none on the top tier.
