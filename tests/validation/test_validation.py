@@ -300,7 +300,11 @@ def test_runs_the_memory_model_says_would_not_fit_are_flagged(
     }
     assert marked == flagged
     words = "over GPU memory" if lang == "en" else "超出 GPU 記憶體"
-    assert words in soup.select_one("#run-llama-3\\.1-405b-train .overflow").get_text()
+    said = soup.select_one("#run-llama-3\\.1-405b-train .overflow")
+    assert words in said.get_text()
+    # said as the engine's pessimism about a run that ran, not in red (QA)
+    assert ("ran as published" if lang == "en" else "已實際執行") in said.get_text()
+    assert "bad-text" not in said["class"]
 
 
 # --- Where the sources disagree ------------------------------------------------------------
