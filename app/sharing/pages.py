@@ -319,8 +319,10 @@ def _decision_error(
     exc: errors.DomainError,
     is_json: bool,
     fields: dict[str, str],
+    whole_form: bool = False,
 ) -> Response:
-    """The refusal: JSON for a JSON body, else the share page with the error beside the field."""
+    """The refusal: JSON for a JSON body, else the share page with the error beside the field
+    (`whole_form`: and beside every other field of the acceptance form left empty)."""
     if is_json:
         return JSONResponse(exc.json_body(), status_code=exc.status, headers=SHARED_HEADERS)
     _customer_language(request, session, plan)
@@ -329,7 +331,9 @@ def _decision_error(
         session=session, plan=plan, token=token, settings=request.app.state.settings
     )
     field = (exc.field or "").split(".")[0]
-    ctx.update(decision_errors={field or "form": exc.message}, decision_values=fields)
+    also = _unanswered(fields) if whole_form and exc.status == 422 else {}
+    found = {**also, field or "form": exc.message}
+    ctx.update(decision_errors=found, decision_values=fields)
     return render(
         request, "sharing/shared.html", ctx, status_code=exc.status, headers=SHARED_HEADERS
     )
@@ -366,8 +370,22 @@ def shared_accept(token: str, request: Request, session: SessionDep, answer: Ans
     except service.LinkGone as exc:  # revoked or expired while the customer answered
         return _refused(request, exc, answer.is_json)
     except errors.DomainError as exc:
-        return _decision_error(request, session, token, plan, exc, answer.is_json, fields)
+        return _decision_error(
+            request, session, token, plan, exc, answer.is_json, fields, whole_form=True
+        )
     return _decided(request, token, plan, answer.is_json)
+
+
+def _unanswered(fields: dict[str, str]) -> dict[str, str]:
+    """Every part of the acceptance form left empty, so a customer who sends it blank sees
+    all three marked at once (QA: only the name was, the title and the box after two more
+    tries)."""
+    out = {
+        k: _("This field is required.") for k in ("name", "title") if not fields.get(k, "").strip()
+    }
+    if fields.get("agree", "").lower() not in ("true", "on", "1", "yes"):
+        out["agree"] = _("Tick the box to accept the quote.")
+    return out
 
 
 @router.post("/s/{token}/decline")

@@ -224,3 +224,30 @@ def test_guessing_tokens_by_answering_is_limited_like_opening_them(client: TestC
     last = guesser.post("/s/guess-x/decline", json={"reason": "x"})
     assert last.status_code == 429 and "Retry-After" in last.headers
     assert last.headers["content-type"] == "application/json"
+
+
+def test_a_blank_acceptance_form_marks_every_part_left_empty(client: TestClient) -> None:
+    # QA: sent blank, only the name was marked; the title and the tick box were found empty
+    # one try at a time. The form posts to "#decision" so the page opens at the errors.
+    a, p, link = _sent(client)
+    anon = TestClient(client.app)
+    page = BeautifulSoup(anon.get(link).text, "html.parser")
+    form = page.select_one("form.accept-form")
+    assert form["action"].endswith("/accept#decision")
+    token = form.select_one("input[name=csrf_token]")["value"]
+    r = anon.post(f"{link}/accept", data={"csrf_token": token, "name": " ", "title": ""})
+    assert r.status_code == 422
+    soup = BeautifulSoup(r.text, "html.parser")
+    said = {k: soup.select_one(f"#err-{k}").get_text() for k in ("name", "title", "agree")}
+    assert said == {
+        "name": "此欄位必填。",
+        "title": "此欄位必填。",
+        "agree": "請勾選方框以接受報價。",
+    }
+    # A name given keeps its value and loses its error; the others stay marked.
+    r = anon.post(f"{link}/accept", data={"csrf_token": token, "name": "王小明", "title": ""})
+    soup = BeautifulSoup(r.text, "html.parser")
+    assert soup.select_one("#f-name")["value"] == "王小明"
+    assert not soup.select_one("#err-name").get_text().strip()
+    assert soup.select_one("#err-title").get_text() and soup.select_one("#err-agree").get_text()
+    assert _status(client, a, p["id"]) == "sent"
