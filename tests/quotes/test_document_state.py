@@ -129,6 +129,12 @@ def test_a_declined_quote_says_so_on_page_one_and_cannot_be_signed(
         assert status in text.split("\f")[0]
         assert sentence in " ".join(text.split())
         assert SIGN[lang] not in text
+    # The share page heads the answer by what it is, not "Acceptance" (QA).
+    from bs4 import BeautifulSoup
+
+    page = TestClient(client.app).get(link, params={"lang": lang})
+    heading = BeautifulSoup(page.text, "html.parser").select_one("#decision h2").get_text()
+    assert heading == {"en": "Status of this quote", "zh-TW": "報價狀態"}[lang]
 
 
 def test_a_quote_marked_lost_after_sending_is_withdrawn_for_the_customer(
