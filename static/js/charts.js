@@ -134,6 +134,14 @@
         var symbol = (named.match(/NT\$|US\$/) || [])[0];
         if (symbol) ax.ticktext = ax.ticktext.map(function (s) { return s.replace(symbol, ""); });
         ax.tickangle = 0;
+        // Every other tick, zero kept: six "1,000萬"-wide labels ran together on a
+        // 250 px axis (QA: "−1,000萬 0 1,000萬,000萬,000萬").
+        if (ax.tickvals && ax.tickvals.length > 4 && ax.ticktext.length === ax.tickvals.length) {
+          var zero = Math.max(0, ax.tickvals.indexOf(0));
+          var kept = ax.tickvals.map(function (_, i) { return (i - zero) % 2 === 0; });
+          ax.tickvals = ax.tickvals.filter(function (_, i) { return kept[i]; });
+          ax.ticktext = ax.ticktext.filter(function (_, i) { return kept[i]; });
+        }
         return;
       }
       if (ax && ax.tickprefix && ax.type !== "multicategory") {

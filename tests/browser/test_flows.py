@@ -109,12 +109,14 @@ def test_charts_are_drawn(
     assert console_errors == []
 
 
-def _shared_inference_plan(settings: Settings, base_url: str) -> str:
+def _shared_inference_plan(
+    settings: Settings, base_url: str, workload: dict[str, object] | None = None
+) -> str:
     """A share link to a saved Llama 3.1 8B plan for 400 users (its options span servers)."""
     with Session(make_engine(settings.database_url)) as s:
         owner = accounts.create_user(session=s, email=f"s-{uuid.uuid4().hex[:8]}@example.com",
                                      password=PASSWORD, role="sales")  # fmt: skip
-        plan = plans.create_plan(session=s, owner=owner, name="客服模型", workload={
+        plan = plans.create_plan(session=s, owner=owner, name="客服模型", workload=workload or {
             "model": {"preset": "llama-3.1-8b"}, "task": "inference", "users": 400,
             "term_months": 36})  # fmt: skip
         assert plan.id is not None
@@ -177,6 +179,22 @@ def test_a_phone_puts_chart_groups_above_their_bars_and_shortens_money_ticks(
     # resale left of zero narrows the tick spacing, and "NT$10,000,000" turned on its side.
     wide = page.evaluate('document.getElementById("chart-tco")._fullLayout.xaxis.ticktext')
     assert wide and all(re.fullmatch(r"−?NT\$[\d.]+[kMB]?", m) for m in wide), wide
+    page.set_viewport_size({"width": 390, "height": 900})
+    # In Chinese the money ticks are wider ("1,000萬"): six of them ran together on the phone
+    # (QA: "−1,000萬 0 1,000萬,000萬,000萬"). Every other one is kept, zero among them, and
+    # no two drawn labels overlap.
+    # Llama 2 13B for 300 users at targets, on 8 H100: ticks from −1,000萬 to 4,000萬.
+    big = {"model": {"preset": "llama-2-13b"}, "task": "inference", "users": 300,
+           "slo": {"ttft_s": 1, "tokens_per_s_per_user": 20}, "term_months": 12}  # fmt: skip
+    page.goto(_shared_inference_plan(settings, base_url, big) + "?lang=zh-TW")
+    page.locator("#chart-tco svg.main-svg").first.wait_for(timeout=10000)
+    boxes = page.evaluate(
+        """[...document.querySelectorAll("#chart-tco .xtick text")]
+             .map(t => { const r = t.getBoundingClientRect(); return [r.left, r.right, t.textContent]; })
+             .sort((a, b) => a[0] - b[0])"""
+    )
+    assert 2 <= len(boxes) <= 4 and any(b[2] == "0" for b in boxes), boxes
+    assert all(a[1] <= b[0] for a, b in itertools.pairwise(boxes)), boxes
     assert console_errors == []
 
 
