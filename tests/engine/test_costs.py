@@ -901,3 +901,24 @@ def test_monthly_rent_is_billed_by_the_whole_month() -> None:
     assert monthly.total == 50_000 and monthly.monthly_rate == 50_000
     hourly = cmp.option("rent_hourly")
     assert hourly.total == 120 * 73  # 0.1 month × 730 h × NT$120/h
+
+
+def test_an_instance_larger_than_the_plan_says_why_it_is_the_one_priced() -> None:
+    from app.catalog.shipped import shipped_price_book
+
+    # QA: a 2-GPU plan beside an 8-GPU p5.48xlarge (NT$387,420 where 2 × p5.4xlarge would
+    # cost a quarter) read as a cloud price inflated 4×. The plan's 2 GPUs must share NVLink
+    # in one machine; AWS's p5.4xlarge has 1 GPU (shipped list), so it is listed as not
+    # runnable and the 8-GPU instance says why it is the one priced. The other providers
+    # are listed with 8-GPU instances only.
+    two = dataclasses.replace(use(gpus=2), gpus_per_machine_min=2, nvlink=True)
+    c = compare_costs(two, shipped_price_book(), horizon_months=12)
+    notes = {o.key: str(o.note) for o in c.options if o.kind == "cloud"}
+    assert notes["cloud:aws-p5-48xlarge-use1"] == (
+        "Pays for 8 GPUs to use 2: the plan needs 2 GPUs on NVLink in one machine, and AWS "
+        "p5.4xlarge has 1."
+    )
+    assert notes["cloud:gcp-a3-highgpu-8g"] == (
+        "Pays for 8 GPUs to use 2: the price list has GCP's instances of this GPU only with 8."
+    )
+    assert notes["cloud:aws-p5-4xlarge-use1"].startswith("Not runnable")

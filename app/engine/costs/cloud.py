@@ -70,6 +70,39 @@ def _price_text(ctx: Context, amount: float, ccy: str) -> str:
     )
 
 
+def _unused_gpus(ctx: Context, inst: CloudInstance, usage: Usage, n: int, group: int) -> Notice:
+    """Why an instance holding more GPUs than the plan uses is the one priced (QA: a 2-GPU
+    plan compared against an 8-GPU p5.48xlarge read as a cloud price inflated 4×): the
+    provider's smaller instance of this GPU cannot hold the plan's NVLink group, or there is
+    none."""
+    paid, used = n * inst.gpu_count, number(usage.gpu_count)
+    smaller = [
+        i
+        for i in ctx.book.cloud
+        if i.provider == inst.provider
+        and i.gpu_id == inst.gpu_id
+        and 0 < i.gpu_count < inst.gpu_count
+    ]
+    if not smaller:
+        return Notice(
+            "Pays for %(paid)s GPUs to use %(used)s: the price list has %(provider)s's "
+            "instances of this GPU only with %(per)s.",
+            paid=paid, used=used, provider=inst.provider, per=inst.gpu_count,
+        )  # fmt: skip
+    small = max(smaller, key=lambda i: i.gpu_count)
+    if group > small.gpu_count:
+        return Notice(
+            "Pays for %(paid)s GPUs to use %(used)s: the plan needs %(need)s GPUs on NVLink "
+            "in one machine, and %(provider)s %(name)s has %(have)s."
+            if usage.nvlink
+            else "Pays for %(paid)s GPUs to use %(used)s: the plan needs %(need)s GPUs in one "
+            "machine, and %(provider)s %(name)s has %(have)s.",
+            paid=paid, used=used, need=group, provider=inst.provider, name=small.name,
+            have=small.gpu_count,
+        )  # fmt: skip
+    return Notice("Pays for %(paid)s GPUs to use %(used)s.", paid=paid, used=used)
+
+
 def cloud_options(ctx: Context, usage: Usage, warnings: list[str]) -> list[CostOption]:
     """On-demand and (when priced) reserved options for every listed instance of the GPU.
 
@@ -105,12 +138,10 @@ def cloud_options(ctx: Context, usage: Usage, warnings: list[str]) -> list[CostO
                 )
             )
         if n * inst.gpu_count > usage.gpu_count + _EPS:
-            notes.append(
-                Notice(
-                    "Pays for %(paid)s GPUs to use %(used)s.",
-                    paid=n * inst.gpu_count, used=number(usage.gpu_count),
-                )
-            )  # fmt: skip
+            notes.append(_unused_gpus(ctx, inst, usage, n, group) if runnable else Notice(
+                "Pays for %(paid)s GPUs to use %(used)s.",
+                paid=n * inst.gpu_count, used=number(usage.gpu_count),
+            ))  # fmt: skip
         note = Sentences(*notes)
         age = (ctx.book.effective_date - inst.price_date).days
         if age > PRICE_AGE_WARNING_DAYS:
