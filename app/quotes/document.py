@@ -301,10 +301,11 @@ def _months_phrase(months: Decimal) -> str:
     }
 
 
-#: Days and hours in a month (365.25 × 24 / 12 = 730.5 h; the engine's 730 h is a billing
-#: month, and a period under a month reads the same either way to one decimal).
-_DAYS_PER_MONTH: Final = Decimal("30.4375")
+#: Days and hours in the engine's month (730 h, app.engine.costs.model.HOURS_PER_MONTH): a
+#: purchase held for the job's hours then reads as many days as the job takes (QA: "17.3
+#: days" of running costs beside a 17.2-day job, at 30.4375 days a month).
 _HOURS_PER_MONTH: Final = Decimal(730)
+_DAYS_PER_MONTH: Final = _HOURS_PER_MONTH / Decimal(24)
 
 
 def held_phrase(months: Decimal) -> str:

@@ -727,7 +727,10 @@ def test_a_purchase_held_for_hours_says_hours_not_a_month() -> None:
     )
     i18n.activate("zh-TW")
     assert document.period_text(SHORT_BUY) == "持有 2.8 小時"
-    assert document.held_phrase(Decimal("1.1") / Decimal("30.4375")) == "1.1 天"
+    assert document.held_phrase(Decimal("1.1") / (Decimal(730) / 24)) == "1.1 天"
+    # A job of 413.905 h (17.246 days) held as 413.905 / 730 months reads as the job's 17.2
+    # days, as the summary prints it (it read 17.3 at 30.4375 days a month, QA).
+    assert document.held_phrase(Decimal("413.905") / Decimal(730)) == "17.2 天"
 
 
 def test_the_engine_states_how_long_a_purchase_is_held(client: TestClient) -> None:
