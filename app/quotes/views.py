@@ -19,6 +19,7 @@ from app.accounts.models import User
 from app.customers import service as customers
 from app.customers.models import Customer
 from app.i18n import gettext as _
+from app.plans import schedule
 from app.plans import service as plans
 from app.plans.models import Plan
 from app.plans.presenters import STATUS_NAMES
@@ -476,6 +477,9 @@ def builder_context(
         )
     return {
         "qb": qb,
+        # A phased plan's document lists its phases, not ways to pay: it has no cloud
+        # comparison to switch on (QA: ticked, it printed none and said nothing).
+        "qb_phased": schedule.is_schedule(plan.workload or {}),
         # Lines typed into a builder saved after the customer answered: not saved, and kept
         # on screen to copy into a duplicate (QA: the answer's 409 dropped them).
         "qb_unsaved": _typed_lines(qb, dict(options))

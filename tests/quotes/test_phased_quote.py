@@ -258,6 +258,10 @@ def test_the_builder_says_the_whole_phased_rentals_months_too(client: TestClient
         "html.parser",
     )
     assert page.select_one("#f-line-0-months")["placeholder"] == "依階段計費，共 4 個月"
+    # Its document lists phases, not ways to pay: no public-cloud switch that would print
+    # nothing (QA), and a sentence saying why.
+    assert page.select_one("input[name=include_cloud_comparison]") is None
+    assert "不顯示公有雲價格" in page.select_one(".no-cloud-comparison").get_text()
 
 
 @pytest.mark.parametrize(
