@@ -15,6 +15,7 @@ from collections import Counter
 from collections.abc import Mapping
 from datetime import date
 from decimal import ROUND_HALF_UP, Decimal
+from fractions import Fraction
 from typing import Any, Final
 
 from babel.dates import format_date
@@ -49,10 +50,18 @@ UNITS: Final = {"hour": N_("h"), "month": N_("months"), "item": ""}
 
 
 def gpu_text(gpu: Mapping[str, Any]) -> str:
+    """'4 × NVIDIA H100 SXM5 80GB'; a MIG slice as the share of one GPU it is, '1/4 of an
+    NVIDIA H100 SXM5 80GB (MIG slice)' (QA: '0.25 × NVIDIA H100' read as a typo)."""
     count = gpu.get("count")
     name = gpu.get("name") or ""
     if count is None:
         return str(name)
+    if 0 < float(count) < 1:
+        share = Fraction(float(count)).limit_denominator(8)
+        return gettext("%(share)s of one %(name)s (MIG slice)") % {
+            "share": f"{share.numerator}/{share.denominator}",
+            "name": name,
+        }
     n = f"{int(count):,}" if float(count).is_integer() else count
     return f"{n} × {name}"
 

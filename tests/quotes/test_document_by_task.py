@@ -370,8 +370,13 @@ def test_large_counts_on_the_document_are_grouped_like_its_money() -> None:
     # A 16,384-GPU pre-training plan printed '16384 × NVIDIA H100…', '262144 cores' and
     # '20766.7 kW' beside 'NT$3,584,000,000' and '3,145,728 GB'.
     assert document.gpu_text({"count": 16384, "name": "NVIDIA H100"}) == "16,384 × NVIDIA H100"
-    assert document.gpu_text({"count": 0.25, "name": "NVIDIA H100"}) == "0.25 × NVIDIA H100"
     i18n.activate("en")
+    # A MIG slice is a share of one GPU, not "0.25 ×" of it (QA); A100's 1g slice is 1/7.
+    assert (
+        document.gpu_text({"count": 0.25, "name": "NVIDIA H100"})
+        == "1/4 of one NVIDIA H100 (MIG slice)"
+    )
+    assert document.gpu_text({"count": 1 / 7, "name": "NVIDIA A100"}).startswith("1/7 of one")
     rows = dict(document.infra_rows({"cpu_cores": 262144, "power_kw": 20766.7}))
     assert rows["CPU"] == "262,144 cores"
     assert rows["Power"] == "20,766.7 kW"
