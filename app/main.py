@@ -41,6 +41,7 @@ from app.web.concurrency import ConcurrencyLimitMiddleware
 from app.web.form_body import FormBodyMiddleware
 from app.web.headers import SecurityHeadersMiddleware
 from app.web.json_body import JsonBodyMiddleware
+from app.web.json_response import TidyJSONResponse
 from app.web.limits import BodyLimitMiddleware
 
 OPENAPI_DESCRIPTION = """
@@ -76,6 +77,8 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     settings = settings or Settings()
     app = FastAPI(
         lifespan=_lifespan,
+        # Floats without binary noise ("69846.40000000001", QA): app/web/json_response.py.
+        default_response_class=TidyJSONResponse,
         title="Stratagem",
         version="1.0.0",
         description=OPENAPI_DESCRIPTION,
