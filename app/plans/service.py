@@ -500,6 +500,8 @@ def _carry_to_customer(
     plan_currency = str((plan.result.get("cost") or {}).get("currency") or "TWD")
     old_currency = str(stored.get("currency") or plan_currency)
     new_currency = new.currency if new is not None else plan_currency
+    if str(q.get("currency") or "").upper() == old_currency:
+        q.pop("currency")  # read back before the move: the new customer's currency applies
     if new_currency == old_currency:
         return q
     was = {

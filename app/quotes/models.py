@@ -103,6 +103,19 @@ class QuoteLineIn(NumbersNotBooleans, BaseModel):
         ),
     )
 
+    # Read back with a saved line; accepted on input so a quote read with GET can be sent
+    # back as it is (QA: the round trip was a 422 on every line), and never used: the
+    # server works both out from the option.
+    kind: str | None = Field(
+        default=None, max_length=40, description="Read-only: the option's kind; ignored."
+    )
+    list_price: Annotated[Decimal | None, Plain] = Field(
+        default=None,
+        ge=0,
+        le=Decimal("1e15"),
+        description="Read-only: the option's own price for the line; ignored.",
+    )
+
     @field_validator("quantity", "months")
     @classmethod
     def _not_below_the_smallest_unit(cls, v: Decimal | None) -> Decimal | None:
@@ -156,6 +169,21 @@ class QuoteIn(NumbersNotBooleans, BaseModel):
     payment_terms: PlainText | None = Field(default=None, max_length=1000)
     include_cloud_comparison: bool = Field(
         default=False, description="Show public-cloud prices in the customer's document."
+    )
+    # Read back with a saved quote (the round trip, as `QuoteLineIn.kind`).
+    currency: str | None = Field(
+        default=None,
+        max_length=3,
+        description=(
+            "Read-only: the quote's currency is its customer's. Given, it must be that "
+            "currency (a 422 otherwise: change the customer's currency to change it)."
+        ),
+    )
+    issued: IsoDate | None = Field(
+        default=None, description="Read-only: the date the quote was saved; ignored."
+    )
+    fx: dict[str, Any] | None = Field(
+        default=None, description="Read-only: the exchange rate a US$ quote uses; ignored."
     )
 
 

@@ -33,6 +33,10 @@ HUNDRED: Final = Decimal(100)
 QUOTABLE_KINDS: Final = ("rent_hourly", "rent_monthly", "rent_term", "mig", "buy")
 # A msgid without parameters: app.plans.service passes a QuoteInputError on as its message.
 NO_FX_RATE: Final = N_("the plan's price list has no exchange rate for this currency")
+CURRENCY_FOLLOWS_CUSTOMER: Final = N_(
+    "is read-only: a quote is in its customer's currency (change the customer's currency to "
+    "change it)"
+)
 #: Quantities and months an option gives a line, to this many places: the engine's floats
 #: carry noise (12.000000000000004 months) that would make the line's product inexact.
 QUANTITY_PLACES: Final = Decimal("0.0001")
@@ -345,6 +349,10 @@ def resolve(
         # Prices hold for a price list's life, not for ever: 9999-12-31 printed a quote
         # whose prices could never be withdrawn (QA).
         raise QuoteInputError("quote.valid_until", N_("must be at most a year from today"))
+    if quote.currency is not None and quote.currency.upper() != currency:
+        # The currency follows the customer: a quote sent back in another one would be
+        # priced in this one without a word (QA).
+        raise QuoteInputError("quote.currency", CURRENCY_FOLLOWS_CUSTOMER)
     by_key = {str(o.get("key")): o for o in options}
     lines: list[dict[str, Any]] = []
     for i, line in enumerate(quote.lines):
