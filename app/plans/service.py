@@ -350,6 +350,18 @@ def _linked_customer(session: Session, customer_id: int) -> Customer:
         raise errors.Invalid(NO_SUCH_CUSTOMER, field="customer_id", id=customer_id) from None
 
 
+OTHER_CUSTOMER: Final = N_(
+    "names another customer than customer_id %(id)s, %(name)s: leave it out or give that name"
+)
+
+
+def _same_customer(text: str | None, linked: Customer) -> None:
+    """A plan given both a customer's name and a customer record must name that record (QA:
+    "Acme" with the id of Beta Corp was saved, listed as Acme and quoted to Beta)."""
+    if text and text.strip().casefold() != linked.name.strip().casefold():
+        raise errors.Invalid(OTHER_CUSTOMER, field="customer", id=linked.id, name=linked.name)
+
+
 def _customer(session: Session, customer_id: int | None) -> Customer | None:
     return _linked_customer(session, customer_id) if customer_id is not None else None
 
@@ -888,7 +900,8 @@ def create_plan(
     workload_dump, result = _compute(session, workload, price_list_id)
     if customer_id is not None:
         linked = _linked_customer(session, customer_id)
-        customer = customer or linked.name
+        _same_customer(customer, linked)
+        customer = linked.name
     quoted = (
         _quote_values(
             session,
@@ -1076,7 +1089,8 @@ def update_plan(
         raise Invalid("status", LIFE_STATUS_MESSAGE)
     if "customer_id" in values:
         linked = _linked_customer(session, values["customer_id"])
-        values.setdefault("customer", linked.name)
+        _same_customer(values.get("customer"), linked)
+        values["customer"] = linked.name
     if "workload" in values:
         values["workload"], values["result"] = _compute(
             session, values["workload"], plan.price_list_id

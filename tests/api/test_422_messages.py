@@ -246,3 +246,27 @@ def test_what_the_plans_api_refuses_is_said_in_chinese_to_a_chinese_client(
     assert "遞減" in texts[3]
     for text in texts:
         assert "no price list" not in text and " has no " not in text and "must be" not in text
+
+
+def test_a_customer_name_that_is_not_the_linked_customers_is_refused(
+    client: TestClient,
+) -> None:
+    """QA: {"customer": "Acme", "customer_id": <Beta Corp>} was saved, listed as Acme and
+    quoted to Beta Corp. Both given, they must name one customer (case and spaces aside)."""
+    a = make_account(client, "sales")
+    beta = client.post(
+        "/api/v1/customers", json={"name": "Beta Corp", "tax_id": "22099131"}, headers=a.headers
+    ).json()
+    body = {"name": "P", "workload": LORA, "customer": "Acme", "customer_id": beta["id"]}
+    (err,) = _detail(client, body, "en", "/api/v1/plans", headers=a.headers)
+    assert err["loc"] == ["body", "customer"]
+    assert err["msg"] == (
+        f"names another customer than customer_id {beta['id']}, Beta Corp: leave it out or "
+        "give that name"
+    )
+    ok = client.post("/api/v1/plans", json={**body, "customer": " beta corp "}, headers=a.headers)
+    assert ok.status_code == 201 and ok.json()["customer"] == "Beta Corp"
+    # A save naming both is held to the same rule.
+    put = {"version": ok.json()["version"], "customer": "Acme", "customer_id": beta["id"]}
+    r = client.put(f"/api/v1/plans/{ok.json()['id']}", json=put, headers=a.headers)
+    assert r.status_code == 422 and r.json()["detail"][0]["loc"] == ["body", "customer"]
