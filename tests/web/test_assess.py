@@ -81,6 +81,19 @@ def test_missing_answers_are_listed(get_soup: Callable[..., BeautifulSoup]) -> N
     assert soup.select_one("#err-deadline").get_text(strip=True)
 
 
+def test_an_answer_that_is_given_but_wrong_is_not_called_missing(
+    get_soup: Callable[..., BeautifulSoup], lang: str
+) -> None:
+    # QA: a size of 0 (out of range, not missing) was headed "A few answers are missing".
+    soup = get_soup("/assess?task=lora&size=other&size_other=0&data=10&deadline=30")
+    heading = soup.select_one("#result-heading").get_text(strip=True)
+    assert heading == ("請檢查以下回答" if lang == "zh-TW" else "Check these answers")
+    assert soup.select_one("#err-size_other").get_text(strip=True)
+    # The footer claims formulas only where they are shown: in the planner.
+    footer = soup.select_one("footer").get_text(" ", strip=True)
+    assert ("規劃工具" if lang == "zh-TW" else "the planner shows") in footer
+
+
 def test_fragment_is_only_the_result(web: TestClient) -> None:
     r = web.get("/assess?task=lora&size=7&data=1&deadline=7", headers=htmx())
     assert "<html" not in r.text and 'id="assess-form"' not in r.text
