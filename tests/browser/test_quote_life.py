@@ -79,6 +79,14 @@ def test_quote_life_lead_to_accepted(browser: Browser, base_url: str, settings: 
     builder.get_by_role("button", name="Save quote").click()
     expect(builder.locator(".qb-totals .total")).to_be_visible()
     expect(builder.locator(".approval-needed")).to_have_count(0)
+    # Enter in a field saves the quote; it pressed line 1's "Remove" (the form's first
+    # submit button) and the line went with what was typed in it (QA).
+    builder.locator("#f-line-1-months").fill("7")
+    builder.locator("#f-line-1-months").press("Enter")
+    expect(builder.locator("#f-line-1-months")).to_have_value("7")
+    expect(builder.locator("fieldset.line-row")).to_have_count(2)
+    expect(builder.locator(".qb-totals")).to_contain_text("NT$56,000")  # 8,000 × 7 months
+    builder.locator("#f-line-1-months").fill("6")
     # 15% needs an admin's approval: Send is disabled.
     builder.locator("#f-discount_pct").fill("15")
     builder.get_by_role("button", name="Save quote").click()
