@@ -242,6 +242,16 @@ def parse(values: Sequence[Mapping[str, str]]) -> tuple[list[schedule.PhaseIn], 
     return out, errs
 
 
+#: The quote's fields a phase save can be refused on, as the plan's history names them
+#: (app.plans.presenters.FIELD_NAMES, which imports this module).
+QUOTE_FIELDS: Final = {
+    "quote.lines": N_("Quote lines"),
+    "quote.discount_pct": N_("Quote discount (%)"),
+    "quote.discount_amount": N_("Amount off the quote"),
+    "quote.currency": N_("Quote currency"),
+}
+
+
 def service_error_key(field: str | None) -> tuple[str, str]:
     """A service error's field (`phases.1.workload.gpu`) as (input, field name)."""
     parts = (field or "").split(".")
@@ -251,6 +261,10 @@ def service_error_key(field: str | None) -> tuple[str, str]:
         and (i := parse_id(parts[1], minimum=0)) is not None
     ):
         return input_key(i, parts[2:])
+    if parts[:1] == ["quote"]:
+        # The quote the phases carry along (a line per phase): its field, named, above the
+        # phases (QA: "is more than the lines come to …" with no word of what).
+        return "phases", _(QUOTE_FIELDS.get(".".join(parts[:2]), N_("Quote")))
     return "phases", ""
 
 

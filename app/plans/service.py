@@ -427,7 +427,16 @@ def _phase_lines_follow(quote: Mapping[str, Any], result: Mapping[str, Any]) -> 
             seen.add(key)
             kept = {k: line[k] for k in ("description", "discount_pct") if line.get(k)}
             lines.append({"option_key": key, **kept})
-    if any(str(line.get("option_key", "")).startswith("phase-") for line in given["lines"]):
+    had_phases = any(
+        str(line.get("option_key", "")).startswith("phase-") for line in given["lines"]
+    )
+    # A plan turned into phases: its one workload's option lines have no option left, and
+    # the quote is quoted a line per phase, as a new phased quote is (QA: its lines all went,
+    # and the quote's NT$1,000 off was "more than the lines come to" on every phase save).
+    lost_all = any(line.get("option_key") for line in given["lines"]) and not any(
+        line.get("option_key") for line in lines
+    )
+    if had_phases or lost_all:
         lines += [{"option_key": k} for k in phase_keys if k not in seen]
     return QuoteIn.model_validate({**given, "lines": lines})
 

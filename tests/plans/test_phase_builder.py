@@ -387,3 +387,45 @@ def test_a_workload_sized_by_tokens_shows_no_zero_gb_dataset_and_keeps_its_token
         saved = service.get_plan(session=s, plan_id=plan.id)
         phase = saved.workload["schedule"]["phases"][0]["workload"]
         assert phase["tokens"] == 2e8 and not phase.get("dataset_gb")
+
+
+def test_a_quoted_plain_plan_becomes_phased_with_a_line_per_phase(
+    pages: TestClient, account: MakeAccount
+) -> None:
+    # QA: a plain plan quoted with NT$1,000 off lost its one option line on becoming phased
+    # (its option is gone) and every phase save was refused: "is more than the lines come
+    # to after their discounts". Its quote is now a line per phase, the amount off kept.
+    a = signed_in(pages, account)
+    plan = make_plan(pages, a.user)
+    got = pages.get(f"/api/v1/plans/{plan.id}", headers=a.headers).json()
+    first = got["result"]["cost"]["cheapest"]
+    quote = {"lines": [{"option_key": first}], "discount_amount": "10"}
+    r = pages.put(f"/api/v1/plans/{plan.id}", json={"version": got["version"], "quote": quote},
+                  headers=a.headers)  # fmt: skip
+    assert r.status_code == 200, r.text
+    data = form_of(soup(pages.get(f"/plans/{plan.id}")))
+    r = pages.post(f"/plans/{plan.id}/phases", data={**data, "action": "add-capacity"}, headers=HX)
+    data = {**form_of(soup(r)), "phase-1-months": "12", "phase-1-option": "contract"}
+    r = pages.post(f"/plans/{plan.id}/phases", data={**data, "action": "save"})
+    assert r.status_code == 303, soup(r).select_one(".notice.error")
+    saved = pages.get(f"/api/v1/plans/{plan.id}", headers=a.headers).json()
+    assert [ln["option_key"] for ln in saved["quote"]["lines"]] == ["phase-1", "phase-2"]
+    assert saved["quote"]["discount_amount"] == "10"
+
+
+def test_a_phase_save_refused_on_the_quote_names_the_quote_field() -> None:
+    # What a phase save can still be refused on in the quote it carries is said with the
+    # field's name above the phases, as the plan's history names it.
+    from app import i18n
+    from app.plans import builder
+
+    i18n.activate("zh-TW")
+    try:
+        assert builder.service_error_key("quote.discount_amount") == ("phases", "報價折抵金額")
+        assert builder.service_error_key("quote.valid_until") == ("phases", "報價單")
+    finally:
+        i18n.activate("en")
+    assert builder.service_error_key("quote.discount_amount") == (
+        "phases",
+        "Amount off the quote",
+    )
