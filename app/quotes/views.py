@@ -65,7 +65,12 @@ def values_of(plan: Plan) -> dict[str, Any]:
         "discount_amount": str(q.get("discount_amount", "0")),
         "tax_rate": str(q.get("tax_rate", "")),
         "valid_until": str(q.get("valid_until", "")),
-        "payment_terms": str(q.get("payment_terms", "")),
+        # The default sentence shows as empty ("Empty: the default payment terms"): shown in
+        # the language it was saved in, an English page held the Chinese one, and an edit to
+        # it made it the customer's own text, printed as is (QA).
+        "payment_terms": ""
+        if plans.is_default_terms(q.get("payment_terms"))
+        else str(q.get("payment_terms", "")),
         "include_cloud_comparison": bool(q.get("include_cloud_comparison")),
         "customer_id": str(plan.customer_id or ""),
     }

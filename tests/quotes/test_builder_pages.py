@@ -284,3 +284,25 @@ def test_the_builder_warns_when_the_tax_rate_is_not_the_customers_usual_one(
         assert tax_notes == []
     else:
         assert any(n.startswith(warning) for n in tax_notes), notes
+
+
+def test_the_default_payment_terms_show_empty_in_the_builder(client: TestClient) -> None:
+    """QA: on an English page the field held the Chinese default saved for a 中文 customer;
+    an edit to it became the customer's own text, printed as is. The default shows as the
+    empty field ("Empty: the default payment terms"), and saving keeps it the default."""
+    from app.plans.service import is_default_terms
+
+    sales = make_account(client, "sales")
+    c = _customer(client, sales)  # a 中文 customer: the default is saved in Chinese
+    p = _plan(client, sales, c["id"], {"lines": [{"option_key": TERM}]})
+    assert p["quote"]["payment_terms"] == "於統一發票開立日起 30 日內以銀行匯款支付。"
+    pages = TestClient(client.app, follow_redirects=False)
+    sign_in(pages, sales.user)
+    h = {"Accept-Language": "en"}
+    page = BeautifulSoup(pages.get(f"/plans/{p['id']}", headers=h).text, "html.parser")
+    assert page.select_one("#f-payment_terms").get_text() == ""
+    data = {**_form(page), "action": "save"}
+    r = pages.post(f"/plans/{p['id']}/quote", data=data, headers=h)
+    assert r.status_code == 303, r.text[:300]
+    saved = client.get(f"/api/v1/plans/{p['id']}", headers=sales.headers).json()
+    assert is_default_terms(saved["quote"]["payment_terms"])
