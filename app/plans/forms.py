@@ -22,6 +22,7 @@ from app.plans import service
 from app.plans.models import NOTES_MAX, STATUSES, TAG_MAX, TAGS_MAX, Plan
 from app.plans.presenters import STATUS_NAMES, field_label, field_value
 from app.text import problem as text_problem
+from app.text import trim
 from app.web.forms import parse_id
 
 #: List columns that sort, with their labels.
@@ -121,14 +122,14 @@ def parse_edit(form: Mapping[str, str]) -> tuple[int, dict[str, Any], dict[str, 
     """(version, changes, errors) from the edit form."""
     errors: dict[str, str] = {}
     version = parse_id(form.get("version")) or 0  # not a version: stale (409) like any other
-    name = (form.get("name") or "").strip()
+    name = trim(form.get("name") or "")
     if not name:
         errors["name"] = _("Give the plan a name.")
     elif len(name) > 200:
         errors["name"] = _("At most %(n)s characters.") % {"n": 200}
     elif bad := text_problem(name):
         errors["name"] = bad
-    customer = (form.get("customer") or "").strip()
+    customer = trim(form.get("customer") or "")
     if len(customer) > 200:
         errors["customer"] = _("At most %(n)s characters.") % {"n": 200}
     elif bad := text_problem(customer):
@@ -208,8 +209,8 @@ def save_from_planner(
 ) -> tuple[Plan | None, dict[str, str]]:
     """A new plan from the planner's form (its fields plus name and customer)."""
     req, errors = planner.build_request(planner.form_values(form), currency)
-    name = (form.get("name") or "").strip()
-    customer = (form.get("customer") or "").strip()
+    name = trim(form.get("name") or "")
+    customer = trim(form.get("customer") or "")
     # As long as the edit form and the API take (200), else refused: never saved cut short.
     for field, label, text in (
         ("name", _("Plan name"), name),

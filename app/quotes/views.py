@@ -8,7 +8,8 @@ the input they belong to (``line-0-quantity``, ``discount_pct``) for the inline 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections import Counter
+from collections.abc import Mapping, Sequence
 from decimal import Decimal
 from typing import Any, Final
 
@@ -165,6 +166,21 @@ def values_from_form(form: Mapping[str, str]) -> tuple[dict[str, Any], dict[str,
         "customer_id": form.get("customer_id", "").strip(),
     }
     return values, {**errs, **lines_over_limit(values)}
+
+
+def customer_choices(records: Sequence[Customer]) -> list[tuple[str, str]]:
+    """(id, label) for the builder's customer list: the name and 統一編號, and where two
+    still read the same, the contact or e-mail (QA: two "Acme Corp" could not be told
+    apart)."""
+
+    def label(c: Customer, more: bool) -> str:
+        parts = [c.name, c.tax_id]
+        if more:
+            parts.append(c.contact or c.email)
+        return " · ".join(p for p in parts if p)
+
+    seen = Counter(label(c, False) for c in records)
+    return [(str(c.id), label(c, seen[label(c, False)] > 1)) for c in records]
 
 
 def lines_over_limit(values: Mapping[str, Any]) -> dict[str, str]:
@@ -503,7 +519,7 @@ def builder_context(
         "qb_pct": document.percent_text,
         "qb_tax_label": document.tax_label,
         "qb_options": options,
-        "qb_customers": [(str(c.id), c.name) for c in customers.list_customers(session=session)],
+        "qb_customers": customer_choices(customers.list_customers(session=session)),
         "qb_tax_choices": TAX_CHOICES,
         "qb_totals": quotes.pricing.totals(plan.quote)
         if plan.quote and plan.quote.get("lines")

@@ -139,8 +139,12 @@ def hours_text(value: float, digits: int = 0) -> str:
     return i18n.ngettext("%(num)s hour", "%(num)s hours", count) % {"num": text}
 
 
+_SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
+
+
 def figure(value: float | int | None) -> str:
-    """Any magnitude readably: 0.52 → '0.52', 1,234 → '1,234', 3.4e18 → '3.43×10^18'."""
+    """Any magnitude readably: 0.52 → '0.52', 1,234 → '1,234', 3.4e18 → '3.43×10¹⁸' (the
+    exponent raised, as printed: "10^18" read as a programmer's caret, QA)."""
     if value is None:
         return "—"
     v = float(value)
@@ -152,7 +156,7 @@ def figure(value: float | int | None) -> str:
         return number(v, 0)
     if v != 0 and (abs(v) >= 1e7 or abs(v) < 0.01):
         mantissa, exp = f"{v:.2e}".split("e")
-        return f"{mantissa}×10^{int(exp)}"
+        return f"{mantissa}×10{str(int(exp)).translate(_SUPERSCRIPT)}"
     return number(v, 2 if abs(v) < 10 else 1 if abs(v) < 100 else 0)
 
 

@@ -257,4 +257,4 @@ def test_a_figure_that_is_not_finite_prints_as_a_dash() -> None:
     from app.web.templating import figure
 
     assert [figure(float("inf")), figure(float("-inf")), figure(float("nan"))] == ["—"] * 3
-    assert figure(3.4e18) == "3.40×10^18"
+    assert figure(3.4e18) == "3.40×10¹⁸"

@@ -214,6 +214,22 @@ def test_save_from_the_planner_creates_the_plan(pages: TestClient, account: Make
         )
 
 
+def test_a_name_of_invisible_characters_is_no_name(pages: TestClient, account: MakeAccount) -> None:
+    # QA: two zero-width spaces were saved as the plan's name, which showed as nothing (a
+    # blank link on the list); plain spaces took the default name. Both are no name now.
+    signed_in(pages, account)
+    form = soup(pages.get("/plan?example=8b-lora")).select_one("form[action='/plans/new']")
+    data = {i["name"]: i.get("value", "") for i in form.select("input[name]")}
+    data.update(name="\u200b\u200b", customer="\ufeff")
+    r = pages.post("/plans/new", data=data)
+    assert r.status_code == 303
+    with Session(pages.app.state.engine) as s:  # type: ignore[attr-defined]
+        plan = s.get(Plan, int(r.headers["location"].rsplit("/", 1)[1]))
+        assert plan is not None
+        assert plan.name.strip() and "\u200b" not in plan.name  # the default "model · task"
+        assert plan.customer == ""
+
+
 @pytest.mark.parametrize(
     ("field", "lang", "words"),
     [

@@ -306,3 +306,22 @@ def test_the_default_payment_terms_show_empty_in_the_builder(client: TestClient)
     assert r.status_code == 303, r.text[:300]
     saved = client.get(f"/api/v1/plans/{p['id']}", headers=sales.headers).json()
     assert is_default_terms(saved["quote"]["payment_terms"])
+
+
+def test_customers_of_one_name_can_be_told_apart_in_the_builder() -> None:
+    # QA: two customers named "Acme Corp" read the same in the builder's list.
+    from app.customers.models import Customer
+    from app.quotes.views import customer_choices
+
+    records = [
+        Customer(id=1, name="Acme Corp", tax_id="22099131", contact="Jane"),
+        Customer(id=2, name="Acme Corp", tax_id="", contact="Bob"),
+        Customer(id=3, name="Acme Corp", tax_id="", email="ops@acme.example"),
+        Customer(id=4, name="Beta", tax_id=""),
+    ]
+    assert customer_choices(records) == [
+        ("1", "Acme Corp · 22099131"),
+        ("2", "Acme Corp · Bob"),
+        ("3", "Acme Corp · ops@acme.example"),
+        ("4", "Beta"),
+    ]

@@ -115,7 +115,8 @@ def test_numbers() -> None:
     i18n.activate("en")
     assert number(1234567.891, 1) == "1,234,567.9"
     assert percent(0.256) == "26%"
-    assert figure(3.43e18) == "3.43×10^18"
+    assert figure(3.43e18) == "3.43×10¹⁸"
+    assert figure(2.5e-5) == "2.50×10⁻⁵"
     assert figure(4.0) == "4"
 
 
