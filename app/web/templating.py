@@ -231,6 +231,13 @@ def choose_currency(request: Request) -> str:
     return default if default in CURRENCIES else "TWD"
 
 
+def _no_nul(value: Any) -> Any:
+    """Every printed value without a NUL: a form shown again with what was typed wrote a
+    typed NUL into the page (QA), which HTML does not allow; it shows as U+FFFD, the mark
+    for a character that cannot be shown, beside the error that names it."""
+    return value.replace("\x00", "\ufffd") if isinstance(value, str) and "\x00" in value else value
+
+
 def _make_templates() -> Jinja2Blocks:
     import jinja2
 
@@ -240,6 +247,7 @@ def _make_templates() -> Jinja2Blocks:
         extensions=["jinja2.ext.i18n"],
         trim_blocks=True,
         lstrip_blocks=True,
+        finalize=_no_nul,
     )
     # The callables read the request's language from a context variable (set by `render`),
     # so one shared environment serves both languages safely, imported macros included.

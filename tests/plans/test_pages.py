@@ -835,3 +835,17 @@ def test_the_edit_form_offers_only_the_statuses_a_save_may_set(
     empty = {**crafted, "status": ""}
     r = pages.post(f"/plans/{plan.id}/edit", data=empty, headers={"Accept-Language": "en"})
     assert r.status_code == 422 and soup(r).select_one("#err-status").get_text()
+
+
+def test_a_typed_nul_is_refused_and_never_written_into_the_page(
+    pages: TestClient, account: MakeAccount
+) -> None:
+    # QA: the planner shown again with the error wrote the typed NUL into its HTML.
+    signed_in(pages, account)
+    form = soup(pages.get("/plan?example=8b-lora")).select_one("form[action='/plans/new']")
+    data = {i["name"]: i.get("value", "") for i in form.select("input[name]")}
+    data.update(name="Plan", customer="Acme\x00Corp")
+    r = pages.post("/plans/new", data=data, headers={"Accept-Language": "en"})
+    assert r.status_code == 422
+    assert "\x00" not in r.text
+    assert soup(r).select_one("#f-plan-customer")["value"] == "Acme\ufffdCorp"
