@@ -380,7 +380,16 @@ def diff_context(*, session: Session, plan_id: int, a: int | None, b: int | None
         # Only the lines changed: the table must not say "the two versions are the same"
         # above a quote whose total moved (QA: NT$864,000 → NT$1,766,400).
         "only_lines_changed": not rows and any(f == "quote.lines" for f, _x, _y in cmp.changes),
-        "options": [{**o, "name": _option_label(o["key"], cmp.b, cmp.a)} for o in cmp.options],
+        # Each total says what it covers and whether buying pays for that period, as the
+        # plan page does (QA: 36 hours, 1 month and 12 months in one column, unsaid).
+        "options": [
+            {
+                **o,
+                "name": _option_label(o["key"], cmp.b, cmp.a),
+                **_option_period(o["key"], cmp.b, cmp.a),
+            }
+            for o in cmp.options
+        ],
         "revisions": revisions,
         "summary_text": summary_text,
         "quote": quote_changes(cmp.a, cmp.b),
@@ -395,6 +404,24 @@ def _means_something(field: str, *revisions: PlanRevision) -> bool:
     if key == field or key.startswith("schedule"):
         return True
     return any(applies(key, (rev.workload or {}).get("task")) for rev in revisions)
+
+
+def _option_period(key: str, *revisions: PlanRevision) -> dict[str, Any]:
+    """{"period": "for 12 months", "economical": bool, "feasible": bool} of the option in
+    the first revision that has it (app.quotes.document.period_text): an option whose
+    machines cannot hold the plan is said to be so, as the plan page says it (its total sat
+    below the "cheapest option" above it, unexplained)."""
+    from app.quotes.document import period_text
+
+    for rev in revisions:
+        for option in ((rev.result or {}).get("cost") or {}).get("options") or []:
+            if option.get("key") == key:
+                return {
+                    "period": period_text(option),
+                    "economical": option.get("economical") is not False,
+                    "feasible": option.get("feasible") is not False,
+                }
+    return {"period": "", "economical": True, "feasible": True}
 
 
 def _option_label(key: str, *revisions: PlanRevision) -> str:

@@ -244,7 +244,9 @@ def test_diff_names_options_as_the_quote_does(
         th.get_text(" ", strip=True) for th in page.select("table.totals-table th[scope=row]")
     ]
     hourly = say(lang, "Hourly rent") + " · 1 × NVIDIA H100 SXM5 80GB"
-    assert hourly in options
+    assert any(o.startswith(hourly) for o in options), options
+    # each total says the period it covers (QA: hours, a month and a year in one column)
+    assert len(page.select("table.totals-table .option-period")) == len(options) - 1
     text = page.select_one("main, body").get_text(" ")
     for raw in (*RAW, "Stratagem Taipei", "seed 003", "stratagem-tpe", "PCIe"):
         assert raw not in text, raw
