@@ -45,7 +45,7 @@ def leads_list(request: Request, session: SessionDep, user: SalesPageUser) -> Re
         else ""
     )
     ctx = {
-        "nav_active": "plans",
+        "nav_active": "leads",
         "page": page,
         "status": status,
         "status_refused": refused,
@@ -58,7 +58,7 @@ def _detail(
     request: Request, session: SessionDep, lead: Lead, *, error: str = "", status: int = 200
 ) -> Response:
     ctx = {
-        "nav_active": "plans",
+        "nav_active": "leads",
         "lead": lead,
         "answers": views.answer_rows(lead),
         "status_names": STATUS_NAMES,

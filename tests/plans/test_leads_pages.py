@@ -179,3 +179,14 @@ def test_the_plan_of_a_lead_is_named_in_the_customers_language(
     with Session(pages.app.state.engine) as s:  # type: ignore[attr-defined]
         plan = s.get(Plan, plan_id)
         assert plan is not None and plan.name == name
+
+
+def test_quote_requests_are_in_the_main_navigation_for_sales(
+    pages: TestClient, account: MakeAccount
+) -> None:
+    # QA: /leads worked for sales users but nothing linked to it.
+    sign_in(pages, account("sales").user)
+    page = soup(pages.get("/leads", headers={"Accept-Language": "en"}))
+    link = page.select_one(".main-nav a[href='/leads']")
+    assert link is not None and link.get_text() == "Quote requests"
+    assert link.get("aria-current") == "page"
