@@ -23,6 +23,7 @@ from app.engine.costs.fleet import FleetRental
 from app.engine.costs.fleet import fleet_rental as engine_fleet_rental
 from app.engine.estimate import InputError, estimate, gpu_pool
 from app.engine.formatting import currency_symbol
+from app.engine.formatting import gpu_name as gpu_label
 from app.engine.price_book import FxRate, PriceBook
 from app.engine.schemas import EstimateRequest, EstimateResponse
 from app.i18n import N_, ngettext
@@ -218,33 +219,6 @@ def assess(query: Mapping[str, str], *, currency: str, book: PriceBook | None) -
     except InputError as e:
         return Assessment(answers, {"size": input_error_text(e)})
     return Assessment(answers, {}, req, resp)
-
-
-_QUALIFIER: Final = re.compile(r"\(([^()]*)\)\s*$")
-_PER: Final = re.compile(r"\bper\b", re.I)
-_SIZE: Final = re.compile(r"\d+(?:\.\d+)?\s*[GT]B\b", re.I)
-
-
-def gpu_label(name: str) -> str:
-    """The GPU's name as the customer reads it: the catalog's English qualifiers in brackets
-    dropped ("NVIDIA GB200 NVL72 (per Blackwell GPU, 186GB)" → "NVIDIA GB200 NVL72 186GB"),
-    product words kept ("(HGX/DGX, per GPU)" → "(HGX/DGX)"); a memory size the name lacks
-    is moved out of the brackets. Product names are names in every language; "per GPU" is not
-    (QA: English on the 中文 page)."""
-    m = _QUALIFIER.search(name)
-    if not m:
-        return name
-    base = name[: m.start()].rstrip()
-    kept: list[str] = []
-    for part in (p.strip() for p in m.group(1).split(",")):
-        if not part or _PER.search(part):
-            continue
-        if _SIZE.fullmatch(part):
-            if not _SIZE.search(base):
-                base = f"{base} {part.replace(' ', '')}"
-            continue
-        kept.append(part)
-    return f"{base} ({', '.join(kept)})" if kept else base  # a product name: ASCII
 
 
 def duration(days: float) -> str:

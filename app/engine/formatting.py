@@ -10,6 +10,7 @@ NT$ is written explicitly because Babel formats TWD as a bare "$" in zh_Hant_TW
 
 from __future__ import annotations
 
+import re
 from typing import Final
 
 #: Symbols printed before amounts.
@@ -80,3 +81,30 @@ def gpus(value: float, digits: int = 2) -> str:
 def percent(fraction: float, digits: int = 1) -> str:
     """Format a fraction as a percentage: ``percent(0.2) == "20%"``."""
     return f"{number(fraction * 100, digits)}%"
+
+
+_QUALIFIER: Final = re.compile(r"\(([^()]*)\)\s*$")
+_PER: Final = re.compile(r"\bper\b", re.I)
+_SIZE: Final = re.compile(r"\d+(?:\.\d+)?\s*[GT]B\b", re.I)
+
+
+def gpu_name(name: str) -> str:
+    """The GPU's name as the customer reads it: the catalog's English qualifiers in brackets
+    dropped ("NVIDIA GB200 NVL72 (per Blackwell GPU, 186GB)" → "NVIDIA GB200 NVL72 186GB"),
+    product words kept ("(HGX/DGX, per GPU)" → "(HGX/DGX)"); a memory size the name lacks
+    is moved out of the brackets. Product names are names in every language; "per GPU" is not
+    (QA: English on the 中文 page)."""
+    m = _QUALIFIER.search(name)
+    if not m:
+        return name
+    base = name[: m.start()].rstrip()
+    kept: list[str] = []
+    for part in (p.strip() for p in m.group(1).split(",")):
+        if not part or _PER.search(part):
+            continue
+        if _SIZE.fullmatch(part):
+            if not _SIZE.search(base):
+                base = f"{base} {part.replace(' ', '')}"
+            continue
+        kept.append(part)
+    return f"{base} ({', '.join(kept)})" if kept else base  # a product name: ASCII

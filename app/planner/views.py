@@ -24,6 +24,7 @@ from app.engine.architectures import list_presets
 from app.engine.costs.context import period_in_units
 from app.engine.estimate import TRAINING_ONLY_FIELDS, InputError, estimate, gpu_pool
 from app.engine.explain import Explanation
+from app.engine.formatting import gpu_name
 from app.engine.price_book import PriceBook
 from app.engine.schemas import TRAINING_TASKS, EstimateRequest, EstimateResponse
 from app.engine.serving import targets_for, users_of
@@ -302,7 +303,8 @@ def preset_groups() -> list[tuple[str, list[Choice]]]:
 
 def gpu_choices(book: PriceBook | None = None) -> list[Choice]:
     """The GPUs the planner can use: the catalog's (read with the price list), else shipped."""
-    return [Choice(g.id, g.name) for g in gpu_pool(None, book)]
+    # As customers read them: "(HGX/DGX, per GPU)" was English on the 中文 planner (QA).
+    return [Choice(g.id, gpu_name(g.name)) for g in gpu_pool(None, book)]
 
 
 def form_values(query: Mapping[str, str]) -> dict[str, str]:

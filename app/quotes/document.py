@@ -22,7 +22,7 @@ from babel.dates import format_date
 from babel.numbers import format_decimal
 
 from app.costs import wording
-from app.engine.formatting import CURRENCY_DIGITS, currency_symbol
+from app.engine.formatting import CURRENCY_DIGITS, currency_symbol, gpu_name
 from app.i18n import N_, babel_locale, count_words, gettext, listing, ngettext, paren
 from app.quotes import pricing
 from app.quotes.currency import in_quote_currency
@@ -53,7 +53,7 @@ def gpu_text(gpu: Mapping[str, Any]) -> str:
     """'4 × NVIDIA H100 SXM5 80GB'; a MIG slice as the share of one GPU it is, '1/4 of an
     NVIDIA H100 SXM5 80GB (MIG slice)' (QA: '0.25 × NVIDIA H100' read as a typo)."""
     count = gpu.get("count")
-    name = gpu.get("name") or ""
+    name = gpu_name(str(gpu.get("name") or ""))  # no English qualifier in a 中文 document
     if count is None:
         return str(name)
     if 0 < float(count) < 1:

@@ -380,3 +380,13 @@ def test_large_counts_on_the_document_are_grouped_like_its_money() -> None:
     rows = dict(document.infra_rows({"cpu_cores": 262144, "power_kw": 20766.7}))
     assert rows["CPU"] == "262,144 cores"
     assert rows["Power"] == "20,766.7 kW"
+
+
+def test_a_gpu_is_named_without_the_catalogs_english_qualifiers() -> None:
+    # QA: "(HGX/DGX, per GPU)" on 中文 documents and the planner; a product name stays.
+    assert document.gpu_text({"count": 8, "name": "NVIDIA B200 SXM 180GB (HGX/DGX, per GPU)"}) == (
+        "8 × NVIDIA B200 SXM 180GB (HGX/DGX)"
+    )
+    assert document.gpu_text(
+        {"count": 72, "name": "NVIDIA GB200 NVL72 (per Blackwell GPU, 186GB)"}
+    ) == ("72 × NVIDIA GB200 NVL72 186GB")
