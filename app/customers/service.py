@@ -90,6 +90,22 @@ def sharing_tax_id(*, session: Session, customer: Customer, limit: int = 20) -> 
     return list(session.exec(stmt))
 
 
+def sharing_name(*, session: Session, customer: Customer, limit: int = 20) -> list[Customer]:
+    """Other customers of the same name (case and outer spaces aside), by id: two "Acme Corp"
+    were saved without a word and could not be told apart when quoting (QA). Allowed — two
+    companies can share a name — but the customer's page names them."""
+    name = customer.name.strip().lower()
+    if not name:
+        return []
+    stmt = (
+        select(Customer)
+        .where(func.lower(func.trim(col(Customer.name))) == name, col(Customer.id) != customer.id)
+        .order_by(col(Customer.id))
+        .limit(limit)
+    )
+    return list(session.exec(stmt))
+
+
 def list_customers(
     *, session: Session, search: str | None = None, limit: int = MAX_LIST
 ) -> list[Customer]:

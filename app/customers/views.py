@@ -134,11 +134,13 @@ def form_context(
     plans: list[Any] = []
     same_tax_id: list[Customer] = []
     same_tax_id_count = 0
+    same_name: list[Customer] = []
     if customer is not None and session is not None:
         assert customer.id is not None
         plans = plans_service.list_plans(session=session, customer_id=customer.id).items
         same_tax_id = service.sharing_tax_id(session=session, customer=customer)
         same_tax_id_count = service.sharing_tax_id_count(session=session, customer=customer)
+        same_name = service.sharing_name(session=session, customer=customer)
     return {
         "nav_active": "customers",
         "customer": customer,
@@ -149,4 +151,5 @@ def form_context(
         "plans": plans,
         "same_tax_id": same_tax_id,
         "same_tax_id_count": same_tax_id_count,
+        "same_name": same_name,
     }

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import uuid
+
 import pytest
 from bs4 import BeautifulSoup
 from fastapi.testclient import TestClient
@@ -300,3 +302,36 @@ def test_an_export_box_that_is_neither_ticked_nor_clear_is_refused(
     assert "Choose yes or no." in BeautifulSoup(r.text, "html.parser").get_text()
     listed = client.get("/api/v1/customers", headers=a.headers).json()
     assert f"Box {box}" not in {c["name"] for c in listed}  # nothing saved
+
+
+@pytest.mark.parametrize(
+    ("lang", "words"),
+    [("en", "Another customer has the same name:"), ("zh-TW", "另有 1 位客戶同名：")],
+)
+def test_a_customers_page_names_the_others_of_the_same_name(
+    client: TestClient, lang: str, words: str
+) -> None:
+    """QA saved two "Acme Corp" without a word; they could not be told apart when quoting.
+    Allowed (two companies may share a name), and the page names the other, case and outer
+    spaces aside."""
+    a = make_account(client, "sales")
+    tag = uuid.uuid4().hex[:6]
+    first = client.post(
+        "/api/v1/customers", json={"name": f"Acme {tag}", "tax_id": "22099131"}, headers=a.headers
+    ).json()
+    second = client.post(
+        "/api/v1/customers", json={"name": f"  ACME {tag} "}, headers=a.headers
+    ).json()
+    other = client.post("/api/v1/customers", json={"name": f"Beta {tag}"}, headers=a.headers).json()
+    pages = TestClient(client.app, follow_redirects=False)
+    sign_in(pages, a.user)
+    page = BeautifulSoup(
+        pages.get(f"/customers/{second['id']}", headers={"Accept-Language": lang}).text,
+        "html.parser",
+    )
+    note = page.select_one(".same-name")
+    assert note is not None and words in " ".join(note.get_text().split())
+    assert {x["href"] for x in note.select("a")} == {f"/customers/{first['id']}"}
+    assert "22099131" in note.get_text()
+    alone = BeautifulSoup(pages.get(f"/customers/{other['id']}").text, "html.parser")
+    assert alone.select_one(".same-name") is None
