@@ -131,6 +131,9 @@ class _CustomerChecks(NumbersNotBooleans, SQLModel):
     trimmed text, a compact 統一編號 with its checksum, a required name, an e-mail address.
     Absent fields of an update (None) are left alone."""
 
+    #: `export` is true or false, never "yes" or 1 (app.engine.strict_numbers).
+    STRICT_BOOLEANS: ClassVar[bool] = True
+
     @field_validator(
         "name", "tax_id", "contact", "email", "address", mode="before", check_fields=False
     )

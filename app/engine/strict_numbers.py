@@ -5,6 +5,11 @@ Pydantic's lax mode takes `true`/`false` for an int, float or Decimal field (as 
 `NumbersNotBooleans` is a mixin for every input model (pydantic or SQLModel): a boolean given
 to a numeric field is a 422 naming the field. Strict mode would do it too, but it also
 refuses the numeric strings ("8000") that money fields take on purpose.
+
+The other way round too, in a model that sets `STRICT_BOOLEANS = True` (a JSON body's): a
+yes/no field takes only `true`/`false` (QA: `{"export": "yes"}` and `{"export": 1}` made an
+export customer, pydantic reading "yes", "on", "t" and 1 as true). Not in the catalog's rows,
+whose CSV cells are text ("true"), nor where a form's tick box is read by the model.
 """
 
 from __future__ import annotations
@@ -38,6 +43,16 @@ def is_numeric(annotation: Any) -> bool:
     return False
 
 
+def is_boolean(annotation: Any) -> bool:
+    """True for bool and an optional bool."""
+    if annotation is bool:
+        return True
+    if get_origin(annotation) in (Union, UnionType):
+        members = [a for a in get_args(annotation) if a is not NoneType]
+        return members == [bool]
+    return False
+
+
 def has_numeric_values(annotation: Any) -> bool:
     """True for a dict (or an optional one) whose values are numbers."""
     origin = get_origin(annotation)
@@ -62,6 +77,13 @@ class NumbersNotBooleans:
             return value
         if isinstance(value, bool) and is_numeric(field.annotation):
             raise PydanticCustomError("number_type", "Input should be a number, not true or false")
+        if (
+            getattr(cls, "STRICT_BOOLEANS", False)
+            and value is not None
+            and not isinstance(value, bool)
+            and is_boolean(field.annotation)
+        ):
+            raise PydanticCustomError("bool_type", "Input should be true or false")
         if isinstance(value, dict) and has_numeric_values(field.annotation):
             # A map of numbers (contract months → discount): `{"12": false}` is not 0% off.
             for key, item in value.items():

@@ -8,7 +8,7 @@ Decimals are strings ("180000") so no client float can lose a cent.
 from __future__ import annotations
 
 from decimal import Decimal
-from typing import Annotated, Any, Final, Literal
+from typing import Annotated, Any, ClassVar, Final, Literal
 
 from pydantic import (
     AfterValidator,
@@ -140,6 +140,8 @@ class QuoteIn(NumbersNotBooleans, BaseModel):
     """The quote of a plan; absent fields take their defaults when it is saved."""
 
     model_config = ConfigDict(extra="forbid")
+    #: `include_cloud_comparison` is true or false, never "yes" (app.engine.strict_numbers).
+    STRICT_BOOLEANS: ClassVar[bool] = True
 
     lines: list[QuoteLineIn] = Field(default_factory=list, max_length=MAX_LINES)
     discount_pct: Annotated[Decimal, Unsigned, Plain] = Field(

@@ -270,3 +270,22 @@ def test_a_customer_name_that_is_not_the_linked_customers_is_refused(
     put = {"version": ok.json()["version"], "customer": "Acme", "customer_id": beta["id"]}
     r = client.put(f"/api/v1/plans/{ok.json()['id']}", json=put, headers=a.headers)
     assert r.status_code == 422 and r.json()["detail"][0]["loc"] == ["body", "customer"]
+
+
+@pytest.mark.parametrize("value", ["yes", "on", 1, "true"])
+def test_a_yes_no_field_takes_only_true_or_false(client: TestClient, value: object) -> None:
+    """QA: {"export": "yes"} (and 1, "on") made an export customer, taxed at 0 %."""
+    a = make_account(client, "sales")
+    body = {"name": "Lax Co", "export": value}
+    (err,) = _detail(client, body, "en", "/api/v1/customers", headers=a.headers)
+    assert err["loc"] == ["body", "export"] and err["type"] == "bool_type"
+    assert err["msg"] == "Choose yes or no."
+    ok = client.post("/api/v1/customers", json={**body, "export": True}, headers=a.headers)
+    assert ok.status_code == 201 and ok.json()["export"] is True
+
+
+def test_a_quotes_yes_no_field_takes_only_true_or_false(client: TestClient) -> None:
+    a = make_account(client, "sales")
+    body = {"name": "Q", "workload": LORA, "quote": {"include_cloud_comparison": "yes"}}
+    (err,) = _detail(client, body, "en", "/api/v1/plans", headers=a.headers)
+    assert err["loc"] == ["body", "quote", "include_cloud_comparison"]
