@@ -406,6 +406,18 @@ def _means_something(field: str, *revisions: PlanRevision) -> bool:
     return any(applies(key, (rev.workload or {}).get("task")) for rev in revisions)
 
 
+def _find_option(
+    key: str, revisions: Sequence[PlanRevision]
+) -> tuple[Mapping[str, Any], Mapping[str, Any]] | None:
+    """(the option with this key, its revision's result) from the first revision that has it."""
+    for rev in revisions:
+        result = rev.result or {}
+        for option in (result.get("cost") or {}).get("options") or []:
+            if option.get("key") == key:
+                return option, result
+    return None
+
+
 def _option_period(key: str, *revisions: PlanRevision) -> dict[str, Any]:
     """{"period": "for 12 months", "economical": bool, "feasible": bool} of the option in
     the first revision that has it (app.quotes.document.period_text): an option whose
@@ -413,15 +425,15 @@ def _option_period(key: str, *revisions: PlanRevision) -> dict[str, Any]:
     below the "cheapest option" above it, unexplained)."""
     from app.quotes.document import period_text
 
-    for rev in revisions:
-        for option in ((rev.result or {}).get("cost") or {}).get("options") or []:
-            if option.get("key") == key:
-                return {
-                    "period": period_text(option),
-                    "economical": option.get("economical") is not False,
-                    "feasible": option.get("feasible") is not False,
-                }
-    return {"period": "", "economical": True, "feasible": True}
+    found = _find_option(key, revisions)
+    if found is None:
+        return {"period": "", "economical": True, "feasible": True}
+    option, _result = found
+    return {
+        "period": period_text(option),
+        "economical": option.get("economical") is not False,
+        "feasible": option.get("feasible") is not False,
+    }
 
 
 def _option_label(key: str, *revisions: PlanRevision) -> str:
@@ -429,15 +441,12 @@ def _option_label(key: str, *revisions: PlanRevision) -> str:
     SXM5 80GB'), from the first revision that has it: no catalog ids, no engine English."""
     from app.quotes.document import option_label
 
-    for rev in revisions:
-        result = rev.result or {}
-        cost = result.get("cost") or {}
-        for option in cost.get("options") or []:
-            if option.get("key") == key:
-                return option_label(
-                    option, result.get("gpu") or {}, float(cost.get("hours_per_month") or 730.0)
-                )
-    return costs_view.option_name({"kind": key.split(":")[0]})
+    found = _find_option(key, revisions)
+    if found is None:
+        return costs_view.option_name({"kind": key.split(":")[0]})
+    option, result = found
+    hours = float((result.get("cost") or {}).get("hours_per_month") or 730.0)
+    return option_label(option, result.get("gpu") or {}, hours)
 
 
 def _diff_value(

@@ -22,7 +22,8 @@ from babel.dates import format_date
 from babel.numbers import format_decimal
 
 from app.costs import wording
-from app.engine.formatting import CURRENCY_DIGITS, currency_symbol, gpu_name
+from app.engine.formatting import CURRENCY_DIGITS, currency_symbol, gpu_name, number
+from app.engine.units import HOURS_PER_MONTH
 from app.i18n import N_, babel_locale, count_words, gettext, listing, ngettext, paren
 from app.quotes import pricing
 from app.quotes.currency import in_quote_currency
@@ -313,7 +314,7 @@ def _months_phrase(months: Decimal) -> str:
 #: Days and hours in the engine's month (730 h, app.engine.costs.model.HOURS_PER_MONTH): a
 #: purchase held for the job's hours then reads as many days as the job takes (QA: "17.3
 #: days" of running costs beside a 17.2-day job, at 30.4375 days a month).
-_HOURS_PER_MONTH: Final = Decimal(730)
+_HOURS_PER_MONTH: Final = Decimal(HOURS_PER_MONTH)
 _DAYS_PER_MONTH: Final = _HOURS_PER_MONTH / Decimal(24)
 
 
@@ -795,9 +796,9 @@ def _latency_rows(
 
 
 def _seconds_text(value: Any) -> str:
-    """Seconds as a person reads them: 1, 0.5, 0.25, 0.07 (two significant decimals)."""
+    """Seconds as a person reads them: 1, 0.5, 0.25, 0.07 (two decimals under 10 s)."""
     v = float(value)
-    return f"{v:,.2f}".rstrip("0").rstrip(".") if v < 10 else f"{v:,.1f}".rstrip("0").rstrip(".")
+    return number(v, 2 if v < 10 else 1)
 
 
 def period_text(option: Mapping[str, Any]) -> str:

@@ -179,8 +179,12 @@ def customer_choices(records: Sequence[Customer]) -> list[tuple[str, str]]:
             parts.append(c.contact or c.email)
         return " · ".join(p for p in parts if p)
 
-    seen = Counter(label(c, False) for c in records)
-    return [(str(c.id), label(c, seen[label(c, False)] > 1)) for c in records]
+    base = [label(c, False) for c in records]
+    seen = Counter(base)
+    return [
+        (str(c.id), label(c, True) if seen[b] > 1 else b)
+        for c, b in zip(records, base, strict=True)
+    ]
 
 
 def lines_over_limit(values: Mapping[str, Any]) -> dict[str, str]:

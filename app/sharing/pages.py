@@ -54,19 +54,15 @@ LINK_REFUSALS: dict[str, str] = {
 
 
 def _refused(request: Request, exc: Exception, is_json: bool = False) -> Response:
-    gone = isinstance(exc, service.LinkGone)
-    ctx = {"reason": exc.reason if isinstance(exc, service.LinkGone) else "unknown"}
+    reason = exc.reason if isinstance(exc, service.LinkGone) else "unknown"
+    status = 410 if isinstance(exc, service.LinkGone) else 404
     if is_json:
         # A JSON answer gets JSON whatever went wrong (QA: an HTML page for a bad token).
         activate(request)
-        return JSONResponse(
-            {"detail": _(LINK_REFUSALS[ctx["reason"]])},
-            status_code=410 if gone else 404,
-            headers=SHARED_HEADERS,
-        )
-    return render(
-        request, "sharing/gone.html", ctx, status_code=410 if gone else 404, headers=SHARED_HEADERS
-    )
+        body = {"detail": _(LINK_REFUSALS[reason])}
+        return JSONResponse(body, status_code=status, headers=SHARED_HEADERS)
+    ctx = {"reason": reason}
+    return render(request, "sharing/gone.html", ctx, status_code=status, headers=SHARED_HEADERS)
 
 
 @router.post("/plans/{plan_id}/share")
@@ -356,13 +352,12 @@ def shared_accept(token: str, request: Request, session: SessionDep, answer: Ans
     try:
         if answer.error is not None:
             raise answer.error
-        agree = fields.get("agree", "true" if answer.is_json else "").lower()
         plan = quotes.accept_quote(
             session=session,
             plan=plan,
             name=fields.get("name"),
             title=fields.get("title"),
-            agreed=agree in ("true", "on", "1", "yes"),
+            agreed=_ticked(fields.get("agree", "true" if answer.is_json else "")),
             ip=_client_ip(request),
             revision=answer.revision,
             guard=_still_open(link),
@@ -383,9 +378,14 @@ def _unanswered(fields: dict[str, str]) -> dict[str, str]:
     out = {
         k: _("This field is required.") for k in ("name", "title") if not fields.get(k, "").strip()
     }
-    if fields.get("agree", "").lower() not in ("true", "on", "1", "yes"):
+    if not _ticked(fields.get("agree", "")):
         out["agree"] = _("Tick the box to accept the quote.")
     return out
+
+
+def _ticked(value: str) -> bool:
+    """The acceptance tick box as a form posts it ("on") or a JSON answer gives it (true)."""
+    return value.lower() in ("true", "on", "1", "yes")
 
 
 @router.post("/s/{token}/decline")

@@ -70,12 +70,16 @@ def _price_text(ctx: Context, amount: float, ccy: str) -> str:
     )
 
 
-def _unused_gpus(ctx: Context, inst: CloudInstance, usage: Usage, n: int, group: int) -> Notice:
+def _unused_gpus(
+    ctx: Context, inst: CloudInstance, usage: Usage, n: int, group: int, runnable: bool
+) -> Notice:
     """Why an instance holding more GPUs than the plan uses is the one priced (QA: a 2-GPU
     plan compared against an 8-GPU p5.48xlarge read as a cloud price inflated 4×): the
     provider's smaller instance of this GPU cannot hold the plan's NVLink group, or there is
-    none."""
+    none. An instance that cannot run the plan says only what it pays for."""
     paid, used = n * inst.gpu_count, number(usage.gpu_count)
+    if not runnable:
+        return Notice("Pays for %(paid)s GPUs to use %(used)s.", paid=paid, used=used)
     smaller = [
         i
         for i in ctx.book.cloud
@@ -138,10 +142,7 @@ def cloud_options(ctx: Context, usage: Usage, warnings: list[str]) -> list[CostO
                 )
             )
         if n * inst.gpu_count > usage.gpu_count + _EPS:
-            notes.append(_unused_gpus(ctx, inst, usage, n, group) if runnable else Notice(
-                "Pays for %(paid)s GPUs to use %(used)s.",
-                paid=n * inst.gpu_count, used=number(usage.gpu_count),
-            ))  # fmt: skip
+            notes.append(_unused_gpus(ctx, inst, usage, n, group, runnable))
         note = Sentences(*notes)
         age = (ctx.book.effective_date - inst.price_date).days
         if age > PRICE_AGE_WARNING_DAYS:
