@@ -31,7 +31,7 @@ from bisect import bisect_left
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
-from operator import attrgetter, itemgetter
+from operator import attrgetter
 from typing import Final, NamedTuple
 
 from app.engine import compute
@@ -70,6 +70,22 @@ ZERO3_EFFICIENCY = compute.ZERO3_EFFICIENCY
 ZERO3_CROSS_NODE_EFFICIENCY = compute.ZERO3_CROSS_NODE_EFFICIENCY
 # Hardware FLOPs per model FLOP: full recomputation runs one more forward (Narayanan eq. 3).
 RECOMPUTE_FLOPS = {"none": 1.0, "selective": 1.0, "full": 4.0 / 3.0}
+# Recomputation modes as the small numbers of `layout_key`.
+_RC_CODE: Final = {rc: i for i, rc in enumerate(RECOMPUTE_FLOPS)}
+
+
+def _pair_key(t: int, p: int, d: int) -> int:
+    """A (tp, pp, dp) triple's part of `layout_key`."""
+    return ((d << 10 | p) << 7 | t) << 4
+
+
+def layout_key(t: int, p: int, d: int, z: int, recompute: str) -> int:
+    """One int for a layout (t ≤ 64, p ≤ 512, any d, ZeRO z ≤ 3, recomputation): the memo
+    key of its bytes. An int, not a tuple: the ranking looks up thousands a search, and each
+    tuple built would be one more object for the garbage collector to visit."""
+    return _pair_key(t, p, d) | z << 2 | _RC_CODE[recompute]
+
+
 _VPP_DEGREES = (4, 2)  # interleaved virtual stages tried, most first (Narayanan et al. §2.2.2)
 
 
@@ -197,8 +213,8 @@ class _JobTerms:
         # a count's layouts (the same for every GPU type) and their rankings
         self._counts: dict[tuple[int, int, Pins, bool], _CountLayouts] = {}
         self._tp: dict[float, _TpEfficiency] = {}
-        # a layout's bytes, (t, p, d, ZeRO, recomputation) -> bytes
-        self._totals: dict[tuple[int, int, int, int, str], float] = {}
+        # a layout's bytes, layout_key(t, p, d, ZeRO, recomputation) -> bytes
+        self._totals: dict[int, float] = {}
 
     def layouts(self, n: int, per_node: int, pins: Pins, over: bool = False) -> _CountLayouts:
         """The layouts of `n` GPUs (`per_node` to a node) under `pins` whose step stays within
@@ -327,16 +343,35 @@ class _JobTerms:
 
     def total(self, t: int, p: int, d: int, z: int, recompute: str) -> float:
         """`memory(..., gpus=t·p·d, micro=the job's micro-batch).total` without building the
-        terms: the ranking's hot path, memoised (a PCIe GPU ranks the same layouts in its own
-        order, `compute.tp_step`). `_Ranked._extend` reads the memo inline."""
-        key = (t, p, d, z, recompute)
+        terms: the ranking's hot path, memoised by `layout_key` (a PCIe GPU ranks the same
+        layouts in its own order, `compute.tp_step`). `_Ranked._extend` reads the memo
+        inline."""
+        key = layout_key(t, p, d, z, recompute)
         got = self._totals.get(key)
         if got is None:
+            got = self._totals[key] = self._total(t, p, d, z, recompute)
+        return got
+
+    def _total(self, t: int, p: int, d: int, z: int, recompute: str) -> float:
+        """`total` unmemoised. A dense model below ZeRO-3 (most layouts ranked) has no
+        expert split and nothing gathered: its states are summed here without the calls."""
+        job = self.job
+        act = self._act.get((t, recompute, job.micro_batch))
+        if act is None:
+            act = self.activations(t, recompute, job.micro_batch)
+        if z < 3 and not self._experts:
+            mp = (self._share.get(p) or self.share(p)) / t
+            live = (
+                job.weights * mp
+                + job.gradients * mp / (d if z >= 2 else 1)
+                + job.optimizer * mp / (d if z >= 1 else 1)
+                + act
+            )
+        else:
             w, g, o = self.states(t, p, d, z)
             gw, gg = self.gathered(t, d, z)
-            live = w + g + o + gw + gg + self.activations(t, recompute, self.job.micro_batch)
-            got = self._totals[key] = live + self._overhead(live, t * p * d)
-        return got
+            live = w + g + o + gw + gg + act
+        return live + self._overhead(live, t * p * d)
 
     def floor_bytes(self, n: int, t_max: int, classes: tuple[_Class, ...]) -> float:
         """A lower bound on the most-loaded GPU's bytes over every layout of `n` GPUs whose
@@ -460,12 +495,14 @@ def micro_batches(job: TrainingJob, dp: int, pp: int = 1) -> int:
 
 
 # (pipeline efficiency, generation index, tp, pp, dp, virtual stages, micro-batches per
-# pipeline) of one (tp, pp) pair of a count, the same for every GPU type: `_Ranked` ranks the
-# pairs at one GPU's TP efficiency; a layout is a pair with one of the count's `_Class`es
-_Degree = tuple[float, int, int, int, int, int, int]
-# (efficiency: TP × pipeline, generation index, tp, pp, dp, virtual stages, micro-batches
-# per pipeline) of one pair at one TP efficiency per doubling
-_Pair = tuple[float, int, int, int, int, int, int]
+# pipeline, `_pair_key`) of one (tp, pp) pair of a count, the same for every GPU type:
+# `_Ranked` ranks the pairs at one GPU's TP efficiency; a layout is a pair with one of the
+# count's `_Class`es
+_Degree = tuple[float, int, int, int, int, int, int, int]
+# One class's walk over a count's pairs at one TP efficiency: (ZeRO, recomputation, ZeRO
+# efficiency, recomputation share, each pair's efficiency TP × pipeline, the pairs' indices
+# most efficient first, the pairs, the class's part of `layout_key`)
+_Stream = tuple[int, str, float, float, list[float], list[int], list[_Degree], int]
 # (ZeRO stage, recomputation, ZeRO efficiency, recomputation share) of a layout
 _Class = tuple[int, str, float, float]
 
@@ -525,7 +562,7 @@ def _layouts(
     pipes = terms.pipes
     multi: list[_Degree] = []
     single: list[_Degree] = []
-    i = 0
+    i = t_max = 0
     for t, p in degrees:
         if n % (t * p):
             continue
@@ -543,7 +580,10 @@ def _layouts(
                 v,
                 compute.pipeline_factor(p, v, m) * compute.stage_balance(layers, p, v),
             )
-        (multi if d > 1 else single).append((got[1], i, t, p, d, got[0], m))
+        pair = ((d << 10 | p) << 7 | t) << 4  # _pair_key(t, p, d), inline: the hot path
+        (multi if d > 1 else single).append((got[1], i, t, p, d, got[0], m, pair))
+        if t > t_max:
+            t_max = t
         i += 1
     if not i:
         return _CountLayouts(terms, n, (multi, single), ((), ()), math.inf)
@@ -551,7 +591,6 @@ def _layouts(
     classes = terms.classes.get(key)
     if classes is None:
         classes = terms.classes[key] = _classes(job, pins, n <= per_node)
-    t_max = max(x[2] for x in multi + single)
     lower = terms.floor_bytes(n, t_max, classes[0] + classes[1])
     return _CountLayouts(terms, n, (multi, single), classes, lower)
 
@@ -603,18 +642,22 @@ class _Ranked:
 
     def __init__(self, count: _CountLayouts, eff: _TpEfficiency) -> None:
         self.terms = count.terms
-        # (ZeRO, recomputation, ZeRO efficiency, recomputation share, pairs, class index)
-        streams: list[tuple[int, str, float, float, list[_Pair], int]] = []
+        streams: list[_Stream] = []
         for classes, degrees in ((count.many, count.multi), (count.one, count.single)):
             if not degrees:
                 continue
-            pairs = [(eff[t] * pipe, i, t, p, d, v, m) for pipe, i, t, p, d, v, m in degrees]
-            # most efficient first; stable (also reversed): ties keep their generation order
-            pairs.sort(key=itemgetter(0), reverse=True)
-            streams += [(z, rc, z_eff, share, pairs, j) for j, (z, rc, z_eff, share) in
-                        enumerate(classes)]  # fmt: skip
+            # each pair's efficiency at this TP step, and the pairs most efficient first by
+            # index (a stable sort, also reversed: ties keep their generation order); floats
+            # and ints, which the garbage collector never visits, rather than new tuples
+            effs = [eff[x[2]] * x[0] for x in degrees]
+            order = sorted(range(len(degrees)), key=effs.__getitem__, reverse=True)
+            streams += [(z, rc, z_eff, share, effs, order, degrees, z << 2 | _RC_CODE[rc])
+                        for z, rc, z_eff, share in classes]  # fmt: skip
         self.streams = streams
-        self.heap: list[tuple[float, int, int, int, int]] | None = None
+        # (relative time, generation index, stream, position) of each stream's next layout:
+        # ties fall in generation order, pair then class (a pair is in one group of streams,
+        # whose classes are in order)
+        self.heap: list[tuple[float, int, int, int]] | None = None
         self.records: list[tuple[float, _Option]] = []  # (bytes, layout), bytes falling
         self.lock = threading.Lock()
 
@@ -643,28 +686,30 @@ class _Ranked:
     def _extend(self, cap: float) -> tuple[_Option, float] | None:
         """Walk on in cost order until a layout fits `cap`, keeping the new records."""
         streams, records, terms = self.streams, self.records, self.terms
-        totals, total = terms._totals, terms.total
+        totals, total = terms._totals, terms._total
         heapreplace, heappop = heapq.heapreplace, heapq.heappop
         heap = self.heap
         if heap is None:
             heap = self.heap = []
-            for s, (_, _, z_eff, share, pairs, j) in enumerate(streams):
-                heap.append((1.0 / (pairs[0][0] * z_eff * share), pairs[0][1], j, s, 0))
+            for s, (_, _, z_eff, share, effs, order, degrees, _) in enumerate(streams):
+                first = order[0]
+                heap.append((1.0 / (effs[first] * z_eff * share), degrees[first][1], s, 0))
             heapq.heapify(heap)
         low = records[-1][0] if records else math.inf
         while heap:
-            cost, _, j, s, k = heap[0]
-            z, rc, z_eff, share, pairs, _ = streams[s]
-            _, _, t, p, d, v, m = pairs[k]
+            cost, _, s, k = heap[0]
+            z, rc, z_eff, share, effs, order, degrees, zr = streams[s]
+            _, _, t, p, d, v, m, key = degrees[order[k]]
             k += 1
-            if k < len(pairs):
-                nxt = pairs[k]
-                heapreplace(heap, (1.0 / (nxt[0] * z_eff * share), nxt[1], j, s, k))
+            if k < len(order):
+                nxt = order[k]
+                heapreplace(heap, (1.0 / (effs[nxt] * z_eff * share), degrees[nxt][1], s, k))
             else:
                 heappop(heap)
-            got = totals.get((t, p, d, z, rc))
+            key |= zr
+            got = totals.get(key)
             if got is None:
-                got = total(t, p, d, z, rc)
+                got = totals[key] = total(t, p, d, z, rc)
             if got < low:
                 option = (cost, t, p, d, z, rc, v, m)
                 records.append((got, option))
@@ -1078,25 +1123,27 @@ def _meets(pt: _Point, deadline_days: float | None) -> bool:
     return deadline_days is None or pt[0] <= deadline_days
 
 
-def scaling_walk(job: TrainingJob, gpu: GpuSpec, chosen: int, pins: Pins) -> tuple[Candidate, ...]:
-    """The scaling curve of a plan of `chosen` GPUs: the fitting rungs up to `curve_end`, with
-    the chosen count itself among them."""
+def scaling_points(
+    job: TrainingJob, gpu: GpuSpec, chosen: int, pins: Pins
+) -> tuple[tuple[int, float], ...]:
+    """(count, days) of each point of the scaling curve of a plan of `chosen` GPUs: the
+    fitting rungs up to `curve_end`, with the chosen count itself among them. Read from the
+    walk's points, whose days are the candidates' (`_OnGpu.point` multiplies as
+    `_OnGpu.evaluate` does), without building a candidate for each rung."""
     walk = _walk(job, gpu, pins)
     end = curve_end(chosen)
-    out = [c for n, c in _rungs_to(walk, end) if c is not None]
-    if all(c.count != chosen for c in out):
-        c = walk.at(chosen)
-        if c is not None:
-            out.append(c)
-            out.sort(key=attrgetter("count"))
-    return tuple(out)
-
-
-def _rungs_to(walk: _Walk, end: int) -> Iterator[tuple[int, Candidate | None]]:
+    out: list[tuple[int, float]] = []
     for n, pt in walk.points():
         if n > end:
-            return
-        yield n, walk.candidate(n, pt)
+            break
+        if pt is not None:
+            out.append((n, pt[0]))
+    if all(n != chosen for n, _ in out):
+        pt = walk.point_at(chosen)
+        if pt is not None:
+            out.append((chosen, pt[0]))
+            out.sort()
+    return tuple(out)
 
 
 def curve_end(chosen: int) -> int:

@@ -865,8 +865,8 @@ def scaling_curve(
 ) -> list[CurvePoint]:
     """Days at each count the planner considers, up to 4× the chosen count (≥ 8 GPUs)."""
     return [
-        CurvePoint(gpus=c.count, days=c.days, gpu_hours=c.gpu_hours)
-        for c in planner.scaling_walk(job, gpu, chosen, pins)
+        CurvePoint(gpus=n, days=days, gpu_hours=days * 24 * n)
+        for n, days in planner.scaling_points(job, gpu, chosen, pins)
     ]
 
 

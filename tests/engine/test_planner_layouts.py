@@ -62,7 +62,7 @@ def _brute_force(
         count = planner._layouts(terms, n, per_node, pins, degrees, over)
         layouts = []
         for pairs, classes in ((count.multi, count.many), (count.single, count.one)):
-            for pipe, gen, t, p, d, v, m in pairs:
+            for pipe, gen, t, p, d, v, m, _key in pairs:
                 for j, (z, rc, z_eff, share) in enumerate(classes):
                     cost = 1.0 / (step ** math.log2(t) * pipe * z_eff * share)
                     layout = Layout(d, t, p, z, rc, job.micro_batch, v)

@@ -122,3 +122,24 @@ def test_point_and_candidate_agree_to_the_last_bit() -> None:
             assert (pt is None) == (c is None)
             if c is not None and pt is not None:
                 assert (pt[0], pt[1]) == (c.days, c.mfu * c.goodput)
+
+
+def test_the_scaling_curve_reads_the_candidates_days() -> None:
+    # The curve is read from the walk's points (no candidate built per rung): each point's
+    # days and GPU-hours are those of the candidate at that count, the chosen count included.
+    for preset, task, gpu_id in itertools.product(PRESETS[:3], TASKS, GPUS[:3]):
+        req = EstimateRequest(model={"preset": preset}, task=task, gpu=gpu_id, tokens=1e10,
+                              seq_len=4096, deadline_days=5)  # fmt: skip
+        model = resolve_model(req)
+        gpu = next(g for g in default_gpus() if g.id == gpu_id)
+        job, _, _ = training_job(req, model, training_tokens(req, model, []))
+        walk = planner._Walk(job, gpu, planner.Pins())
+        found = planner.search(walk, 5.0)
+        assert found is not None
+        chosen = found[0][0]
+        points = planner.scaling_points(job, gpu, chosen, planner.Pins())
+        assert chosen in [n for n, _ in points]
+        assert [n for n, _ in points] == sorted(n for n, _ in points)
+        for n, days in points:
+            c = walk.at(n)
+            assert c is not None and (c.days, c.gpu_hours) == (days, days * 24 * n)
