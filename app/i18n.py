@@ -169,6 +169,13 @@ def comma() -> str:
     return "，" if _current.get() == "zh-TW" else ", "
 
 
+def gap() -> str:
+    """Between two sentences, or a sentence and the list it introduces: nothing in Chinese,
+    whose full-width 。 and ： carry their own space (「名稱相同：Acme。」), one space in
+    English ("same name: Acme. If it is…")."""
+    return "" if _current.get() == "zh-TW" else " "
+
+
 def listing(items: Iterable[str]) -> str:
     """Items of one list in a sentence: "1、3、6" in Chinese (the enumeration comma, no
     space), "1, 3, 6" in English."""

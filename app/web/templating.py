@@ -267,6 +267,7 @@ def _make_templates() -> Jinja2Blocks:
         static_url=static_url,
         colon=i18n.colon,
         comma=i18n.comma,
+        gap=i18n.gap,
         paren=paren,
         languages=i18n.LANGUAGE_NAMES,
         currencies=CURRENCIES,

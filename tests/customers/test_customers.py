@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import uuid
 
 import pytest
@@ -193,6 +194,8 @@ def test_a_customer_page_names_the_others_with_its_tax_id(
     assert note is not None
     text = " ".join(note.get_text().split())
     assert words in text and advice in text
+    if lang == "zh-TW":  # no space after a full-width ：or 。, none before the first link
+        assert not re.search(r"[：。]\s|^\s", note.get_text())
     links = {x["href"] for x in note.select("a")}
     assert links == {f"/customers/{first['id']}"}
     alone = BeautifulSoup(pages.get(f"/customers/{other['id']}").text, "html.parser")
@@ -333,5 +336,12 @@ def test_a_customers_page_names_the_others_of_the_same_name(
     assert note is not None and words in " ".join(note.get_text().split())
     assert {x["href"] for x in note.select("a")} == {f"/customers/{first['id']}"}
     assert "22099131" in note.get_text()
+    # Chinese puts no space after its full-width ：and 。; English one after : and .
+    said = note.get_text()
+    name = f"Acme {tag} · 22099131"
+    if lang == "zh-TW":
+        assert f"同名：{name}。若" in said
+    else:
+        assert f"the same name: {name}. If" in said
     alone = BeautifulSoup(pages.get(f"/customers/{other['id']}").text, "html.parser")
     assert alone.select_one(".same-name") is None
