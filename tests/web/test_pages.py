@@ -75,6 +75,11 @@ def test_page_structure(path: str, lang: str, get_soup: Callable[..., BeautifulS
     assert {"en": "Prices: the current price list, effective Nov 1, 2026.",
             "zh-TW": "價格：目前的價目表，2026年11月1日 生效。"}[lang] in footer  # fmt: skip
     assert "2026-11 list" not in footer
+    # Sentences follow each other with one space in English and none after a Chinese 。
+    said = soup.select_one("footer.site-footer p").get_text().strip()
+    assert {"en": "Nov 1, 2026. Figures are estimates", "zh-TW": "生效。數字皆為估算"}[lang] in said
+    muted = soup.select_one("footer.site-footer p.muted").get_text()
+    assert {"en": "infrastructure. API", "zh-TW": "報價。API"}[lang] in muted
 
 
 def test_signed_in_staff_see_the_price_list_by_its_name(client: TestClient) -> None:
