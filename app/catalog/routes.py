@@ -38,9 +38,26 @@ PriceListQuery = Annotated[
     DbId | None, Query(description="Price list id; the current list when omitted")
 ]
 SearchQuery = Annotated[str, Query(max_length=200, description="Text to search for")]
+# The plans and customers lists call it `search`; a client that learnt that name gets the
+# same search here (the catalog's first name, `q`, stays).
+SearchNamed = Annotated[
+    str, Query(max_length=200, description="Text to search for (the same as q)")
+]
 SortQuery = Annotated[str | None, Query(max_length=40, description="Column to sort by")]
 DirQuery = Annotated[Literal["asc", "desc"], Query(description="Sort direction")]
 KindName = Literal["gpus", "gpu_prices", "servers", "offers", "cloud", "energy", "buy", "fx"]
+
+
+def _search(q: str, search: str) -> str:
+    """The text to search for, given as `q` or as `search`; both, and different, is a 422
+    on `search` (which one was meant cannot be known)."""
+    if q and search and q != search:
+        raise CatalogError(
+            N_("is the same as q: give the text to search for once (q is %(q)s)"),
+            field="search",
+            q=q,
+        )
+    return search or q
 
 
 def _sort(kind_name: str, sort: str | None) -> str | None:
@@ -63,6 +80,7 @@ def list_offers(
     viewer: ViewerDep,
     price_list: PriceListQuery = None,
     q: SearchQuery = "",
+    search: SearchNamed = "",
     sort: SortQuery = None,
     dir: DirQuery = "asc",
 ) -> list[RentalOfferPublic]:
@@ -70,7 +88,7 @@ def list_offers(
     pl = visible(service.resolve_price_list(session=session, price_list_id=price_list), viewer)
     assert pl.id is not None
     return service.offers_public(
-        session=session, price_list_id=pl.id, q=q, sort=_sort("offers", sort),
+        session=session, price_list_id=pl.id, q=_search(q, search), sort=_sort("offers", sort),
         descending=dir == "desc",
     )  # fmt: skip
 
@@ -81,6 +99,7 @@ def list_cloud(
     viewer: ViewerDep,
     price_list: PriceListQuery = None,
     q: SearchQuery = "",
+    search: SearchNamed = "",
     sort: SortQuery = None,
     dir: DirQuery = "asc",
 ) -> list[CloudInstancePublic]:
@@ -88,7 +107,7 @@ def list_cloud(
     pl = visible(service.resolve_price_list(session=session, price_list_id=price_list), viewer)
     assert pl.id is not None
     return service.cloud_public(
-        session=session, price_list_id=pl.id, q=q, sort=_sort("cloud", sort),
+        session=session, price_list_id=pl.id, q=_search(q, search), sort=_sort("cloud", sort),
         descending=dir == "desc",
     )  # fmt: skip
 

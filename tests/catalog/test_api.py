@@ -54,6 +54,31 @@ def test_offers_bad_parameters_are_4xx_naming_the_field(
     assert r.json()["detail"][0]["loc"][-1] == field
 
 
+@pytest.mark.parametrize(
+    ("path", "term"), [("/api/v1/offers", "runpod"), ("/api/v1/cloud", "lambda")]
+)
+def test_the_catalog_lists_search_as_plans_and_customers_do(
+    catalog_client: TestClient, path: str, term: str
+) -> None:
+    """The plans and customers lists take `search`; the catalog's took only `q`, and ignored
+    `search`, listing everything as if it had found it."""
+    by_q = catalog_client.get(path, params={"q": term}).json()
+    everything = catalog_client.get(path).json()
+    assert 0 < len(by_q) < len(everything)
+    assert catalog_client.get(path, params={"search": term}).json() == by_q
+    assert catalog_client.get(path, params={"q": term, "search": term}).json() == by_q
+    for lang, words in (
+        ("en", "give the text to search for once"),
+        ("zh-TW", "搜尋文字請只給一次"),
+    ):
+        r = catalog_client.get(
+            path, params={"q": term, "search": "aws"}, headers={"Accept-Language": lang}
+        )
+        assert r.status_code == 422
+        detail = r.json()["detail"][0]
+        assert detail["loc"][-1] == "search" and words in detail["msg"]
+
+
 def test_cloud_instances(catalog_client: TestClient) -> None:
     cloud = {c["id"]: c for c in catalog_client.get("/api/v1/cloud").json()}
     p5 = cloud["aws-p5-48xlarge-use1"]  # PRODUCT.md §4: US$55.04/h after the June 2025 cut
