@@ -57,6 +57,11 @@ LIFE_STATUSES: Final = ("sent", "accepted", "declined", "expired")
 #: or the passing of the validity date (a bare "sent" on a plan without a quote stays the
 #: old pipeline marker).
 ANSWER_STATUSES: Final = ("accepted", "declined", "expired")
+#: A plan saved with a quote and status "sent" at once: sending checks the quote first.
+SENT_BY_SENDING: Final = N_(
+    "a quote is sent with POST /api/v1/plans/{id}/send, which checks it first (discount "
+    "approval, tax rate)"
+)
 LIFE_STATUS_MESSAGE: Final = N_(
     "This status is set by sending the quote and by the customer's answer, not by hand."
 )
@@ -901,7 +906,7 @@ def create_plan(
         raise Invalid("status", LIFE_STATUS_MESSAGE)
     workload = _workload_or_phases(workload, phases, currency)
     if status in LIFE_STATUSES and quote is not None:
-        raise Invalid("status", "a quote is sent with POST /api/v1/plans/{id}/send")
+        raise Invalid("status", SENT_BY_SENDING)
     if price_list_id is None:
         price_list_id = _current_list_id(session)
     else:
@@ -1096,6 +1101,14 @@ def update_plan(
     ):
         # Only sending, the customer's answer and the validity date move a quote on.
         raise Invalid("status", LIFE_STATUS_MESSAGE)
+    if status == "sent" and plan.quote is None and values.get("quote") is not None:
+        # A plan marked sent by hand (the old pipeline marker) gets its first quote: that
+        # quote has not been sent, and only sending runs its checks (an unapproved discount,
+        # the tax rate). QA: a 50 % discount sat on a plan listed as sent, the share page
+        # and the PDF saying draft. Asked for in the same save, it is refused as at creation.
+        if "status" in values:
+            raise Invalid("status", SENT_BY_SENDING)
+        values["status"] = status = "draft"
     if "customer_id" in values:
         linked = _linked_customer(session, values["customer_id"])
         _same_customer(values.get("customer"), linked)

@@ -308,6 +308,33 @@ def test_answer_statuses_are_never_set_by_a_save(client: TestClient, status: str
     assert client.get(f"/api/v1/plans/{made['id']}", headers=a.headers).json()["version"] == 1
 
 
+def test_a_plan_marked_sent_by_hand_gets_its_first_quote_as_a_draft(client: TestClient) -> None:
+    """QA: a plan created as "sent" (the old pipeline marker, allowed without a quote) kept
+    that status when a quote with a 50 % discount was added: listed as sent, never sent, its
+    discount never approved. The quote is a draft until it is sent, which runs the checks."""
+    a = make_account(client, "sales")
+    en = {**a.headers, "Accept-Language": "en"}
+    customer = _customer(client, a)
+    body = {"name": "marked", "workload": WORKLOAD, "customer_id": customer["id"], "status": "sent"}
+    made = client.post("/api/v1/plans", json=body, headers=en)
+    assert made.status_code == 201 and made.json()["status"] == "sent"
+    asked = client.put(
+        f"/api/v1/plans/{made.json()['id']}",
+        json={"version": 1, "quote": _quote("50"), "status": "sent"},
+        headers=en,
+    )
+    assert asked.status_code == 422 and asked.json()["detail"][0]["loc"] == ["body", "status"]
+    r = client.put(
+        f"/api/v1/plans/{made.json()['id']}", json={"version": 1, "quote": _quote("50")}, headers=en
+    )
+    assert r.status_code == 200, r.text
+    assert r.json()["status"] == "draft" and r.json()["sent_version"] is None
+    # Sending runs the checks: 50 % is over the sales limit (10 %) and waits for an admin.
+    sent = client.post(f"/api/v1/plans/{made.json()['id']}/send", headers=en)
+    assert sent.status_code == 409
+    assert sent.json()["detail"][0]["loc"] == ["body", "status", "discount_approval_required"]
+
+
 @pytest.mark.parametrize("answer", ["accept", "decline"])
 def test_an_answer_brings_back_the_revision_the_customer_was_sent(
     client: TestClient, answer: str
