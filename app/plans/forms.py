@@ -280,6 +280,10 @@ def save_edit(
     values = {k: str(form.get(k, "")) for k in ("name", "customer", "status", "tags", "notes")}
     values["version"] = str(version)
     plan = service.get_plan(session=session, plan_id=plan_id)
+    if plan.customer_id is not None:
+        # Linked to a customer record: the form shows it, the quote builder chooses it.
+        changes.pop("customer")
+        values["customer"] = plan.customer
     ctx: dict[str, Any] = {
         "nav_active": "plans",
         "plan": plan,

@@ -1113,6 +1113,12 @@ def update_plan(
         linked = _linked_customer(session, values["customer_id"])
         _same_customer(values.get("customer"), linked)
         values["customer"] = linked.name
+    elif "customer" in values and plan.customer_id is not None:
+        # A linked plan is named by its record: a name alone may not contradict it (QA: the
+        # edit form saved "Someone else" on a plan whose quote and PDF went to its record).
+        linked = _linked_customer(session, plan.customer_id)
+        _same_customer(values["customer"], linked)
+        values["customer"] = linked.name
     if "workload" in values:
         values["workload"], values["result"] = _compute(
             session, values["workload"], plan.price_list_id

@@ -849,3 +849,38 @@ def test_a_typed_nul_is_refused_and_never_written_into_the_page(
     assert r.status_code == 422
     assert "\x00" not in r.text
     assert soup(r).select_one("#f-plan-customer")["value"] == "Acme\ufffdCorp"
+
+
+def test_a_linked_plans_customer_is_its_record_whatever_the_edit_says(
+    client: TestClient, pages: TestClient, account: MakeAccount
+) -> None:
+    """QA: the edit form saved "Someone else" as the customer of a plan linked to a customer
+    record; the list showed that name while the quote and the PDF went to the record. The
+    form shows the record (a link), and a name that contradicts it is refused by the API."""
+    a = signed_in(pages, account)
+    customer = client.post(
+        "/api/v1/customers", json={"name": f"Hijack {uuid.uuid4().hex[:6]}"}, headers=a.headers
+    ).json()
+    body = {"name": "linked", "workload": WORKLOAD, "customer_id": customer["id"]}
+    plan = client.post("/api/v1/plans", json=body, headers=a.headers).json()
+    page = soup(pages.get(f"/plans/{plan['id']}/edit"))
+    form = page.select_one("form[action$='/edit']")
+    assert form.select_one("input[name=customer]") is None
+    assert form.select_one(f"a[href='/customers/{customer['id']}']").get_text() == customer["name"]
+    data = {i["name"]: i.get("value", "") for i in form.select("input[name]")}
+    data.update(status="draft", customer="Someone else", name="renamed")  # a crafted post
+    assert pages.post(f"/plans/{plan['id']}/edit", data=data).status_code == 303
+    saved = client.get(f"/api/v1/plans/{plan['id']}", headers=a.headers).json()
+    assert (saved["name"], saved["customer"]) == ("renamed", customer["name"])
+    r = client.put(
+        f"/api/v1/plans/{plan['id']}",
+        json={"version": saved["version"], "customer": "Someone else"},
+        headers=a.headers,
+    )
+    assert r.status_code == 422 and r.json()["detail"][0]["loc"][-1] == "customer"
+    same = client.put(
+        f"/api/v1/plans/{plan['id']}",
+        json={"version": saved["version"], "customer": customer["name"].upper()},
+        headers=a.headers,
+    )
+    assert same.status_code == 200 and same.json()["customer"] == customer["name"]
