@@ -6,7 +6,8 @@ h100-sxm-80gb as 16 + 8 GPUs (Stratagem Taipei): …") and its source as seed ru
 list entries. Here the formula is said in the page's language where `app.costs.wording` has
 its pattern (else the engine's words, ids removed, marked English), the source in words, the
 value as a reader says it. The sizing engine's own figures (dotted keys such as
-`training.days`) keep their formulas as the engine wrote them, marked English.
+`training.days`) are said by `app.planner.formula_wording`: in the page's language where it
+says every word of the formula, else as the engine wrote them, marked English.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from app.engine.explain import Explanation
 from app.engine.price_book import PriceBook
 from app.i18n import N_
 from app.i18n import gettext as _
+from app.planner import formula_wording
 from app.web.templating import date, figure, hours_text, money, months_text
 
 #: Cost figures /tco can show that the planner's FIGURE_NAMES do not name.
@@ -47,11 +49,14 @@ def word(
     """Say each cost figure of `items` (explain entries, `raw` the explanations they were
     made from, in order) in the page's language: its name without catalog ids, its value
     (`text`), its formula (`formula`, with `formula_lang` "en" where it stays the engine's
-    English) and its source in words. A sizing figure keeps its formula and source, marked
-    English (`formula_lang`, `source_lang`)."""
+    English) and its source in words. A sizing figure's formula and source are said by
+    `formula_wording`, each marked English (`formula_lang`, `source_lang`) where it stays
+    the engine's."""
     for item, e in zip(items, raw, strict=True):
         if not is_cost_figure(e.figure):
-            item["formula_lang"] = item["source_lang"] = "en"
+            item["formula"], item["formula_lang"] = formula_said(e.figure, e.formula, book)
+            source, said = formula_wording.source_text(e.source)
+            item["source"], item["source_lang"] = source, None if said else "en"
             continue
         item["source_lang"] = None  # said in words in the page's language
         if not item["name"] and not item["translated_name"] and e.figure in EXTRA_FIGURE_NAMES:
@@ -62,9 +67,19 @@ def word(
         if e.figure == "Cheapest option":
             item["formula"], item["formula_lang"] = cheapest_formula(cost, book, e.value)
         else:
-            text, translated = wording.formula_text(e.formula, book, costs_view.PART_NAMES)
-            item["formula"], item["formula_lang"] = text, None if translated else "en"
+            item["formula"], item["formula_lang"] = formula_said(e.figure, e.formula, book)
         item["source"] = wording.source_text(e.figure, e.source, book, date)
+
+
+def formula_said(figure_key: str, formula: str, book: PriceBook | None) -> tuple[str, str | None]:
+    """(a figure's formula as the page shows it, its language where that is not the page's:
+    "en" for the engine's English): a sizing figure's by `formula_wording`, a cost figure's
+    by `wording` (ids removed)."""
+    if is_cost_figure(figure_key):
+        text, said = wording.formula_text(formula, book, costs_view.PART_NAMES)
+    else:
+        text, said = formula_wording.formula_text(formula)
+    return text, None if said else "en"
 
 
 def cheapest_formula(

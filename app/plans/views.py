@@ -20,6 +20,7 @@ from sqlmodel import Session
 from app.accounts.models import User
 from app.catalog import service as catalog
 from app.charts import figures
+from app.costs import explained
 from app.costs import presenters as costs_view
 from app.customers.models import Customer
 from app.engine.formatting import number
@@ -225,10 +226,16 @@ def _schedule_explain(
 ) -> list[dict[str, Any]]:
     """The schedule's explanations, each phase's named in the page's language with its GPU's
     name ("第 2 階段 · 全參數微調:4 × NVIDIA H100 SXM5 80GB"), not the engine's English and
-    catalog id ("Phase 2: 4× h100-sxm-80gb"); `name` is absent where none is known."""
+    catalog id ("Phase 2: 4× h100-sxm-80gb"); `name` is absent where none is known. Each
+    formula is said as the planner's Explain panel says it (`explained.formula_said`, marked
+    English where it stays the engine's); the sources are the engine's, marked English."""
     out = []
     for i, e in enumerate(explain):
         entry = dict(e)
+        entry["formula"], entry["formula_lang"] = explained.formula_said(
+            str(e.get("figure", "")), str(e.get("formula", "")), None
+        )
+        entry["source_lang"] = "en"
         phase = phases[i] if i < len(phases) else None
         if phase is not None and str(e.get("figure", "")).endswith(f"× {phase.get('gpu')}"):
             entry["name"] = _("Phase %(n)s · %(name)s: %(gpus)s × %(gpu)s") % {

@@ -273,6 +273,11 @@ def test_the_explain_panel_names_each_phase_in_the_pages_language(
     shown = [s.get_text(strip=True) for s in soup.select("section.explain summary .fig")]
     assert shown == names
     assert not any(s.get("lang") for s in soup.select("section.explain summary .fig"))
+    # Each formula is marked English only where it stays the engine's English on a page in
+    # another language (it was lang="en" on every page, English ones too).
+    formulas = soup.select("section.explain .formula")
+    marks = {f.get("lang") for f in formulas}
+    assert formulas and marks <= ({None} if lang == "en" else {None, "en"})
     # The phase builder says what its rent multiplies by: 2 months of NT$50,000 (not "× 2").
     first = soup.select_one(".phase-cost")
     assert first is not None

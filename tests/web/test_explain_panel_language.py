@@ -1,8 +1,9 @@
 """The planner's Explain panel names every engine figure in the page's language: no engine
 key ("training.goodput"), no enum value ("single_gpu") and no English unit ("days") on a
-zh-TW page. The sizing engine's formulas and sources stay as written, marked English (they
-are its arithmetic); the cost figures' formulas and sources are said in the page's language
-as /tco says them (app.costs.explained), without catalog ids."""
+zh-TW page. The sizing engine's formulas are said in Chinese with the engine's numbers
+(app/planner/formula_wording.py), its citations stay as written, marked English; the cost
+figures' formulas and sources are said in the page's language as /tco says them
+(app.costs.explained), without catalog ids."""
 
 from __future__ import annotations
 
@@ -69,8 +70,9 @@ def test_cost_formulas_are_in_the_page_language_and_engine_formulas_marked_engli
     assert not re.search(r"h100-sxm-80gb|l40s-48gb|stratagem-|rtx-\d", text)
     lang, text = zh["每月 GPU 使用時數"]
     assert lang is None and text.endswith("每月 730 小時")
-    assert zh["完成天數"][0] == "en"  # the sizing engine's arithmetic, marked English
-    assert zh["每張 GPU 的記憶體"][0] == "en"
+    # The sizing engine's arithmetic in Chinese too (it was the engine's English, marked so).
+    assert zh["完成天數"][0] is None and han.search(zh["完成天數"][1])
+    assert zh["每張 GPU 的記憶體"][0] is None and han.search(zh["每張 GPU 的記憶體"][1])
     en = _formulas(client, LORA, "en")
     lang, text = en["Cheapest option"]
     assert lang is None and text.endswith("(excl. tax)")
@@ -102,3 +104,39 @@ def test_whole_model_memory_figures_say_they_are_not_per_gpu(client: TestClient)
     ):
         names = {r.rsplit(" ", 2)[0] for r in _summaries(client, url, lang)}
         assert {weights, allocated, per_gpu} <= names, names
+
+
+#: A 70B pre-training with a deadline: the planner adds GPUs until the deadline is met.
+PRETRAIN = (
+    "/plan?model_source=preset&preset=llama-3.1-70b&task=pretrain&tokens=2e12"
+    "&deadline_days=60&gpu=h100-sxm-80gb"
+)
+NUMBER = re.compile(r"\d+(?:[.,]\d+)*(?:e[+-]\d+)?")
+
+
+def test_sizing_formulas_are_said_in_chinese_with_the_engines_numbers(
+    client: TestClient,
+) -> None:
+    """A sales engineer reads the days to finish out to a procurement committee in Chinese:
+    the formula says its words in Chinese (no lang="en"), and every number is the one of the
+    English page, where the formula is the engine's own, in the same order."""
+    zh, en = _formulas(client, PRETRAIN, "zh-TW"), _formulas(client, PRETRAIN, "en")
+    lang, days = zh["完成天數"]
+    assert lang is None
+    assert "張 GPU" in days and "稠密峰值" in days and "有效訓練時間比例" in days
+    assert days.endswith(" 天") and "days" not in days and "goodput" not in days
+    en_lang, en_days = en["Days to finish"]
+    assert en_lang is None
+    assert re.fullmatch(
+        r"\S+ FLOP / \(\d+ × \S+ TFLOPS dense × MFU \S+ × goodput \S+\) / 86,400 s = \S+ days",
+        en_days,
+    )
+    assert NUMBER.findall(days) == NUMBER.findall(en_days)
+    # Every sizing formula of the panel, as the MFU's product of factors and the deadline's
+    # count: numbers as on the English page.
+    lang, count = zh["所需 GPU"]
+    assert lang is None and "趕上 60 天期限的最少張數" in count
+    assert NUMBER.findall(count) == NUMBER.findall(en["GPUs needed"][1])
+    lang, mfu = zh["模型算力利用率（MFU）"]
+    assert lang is None and "軟體效率" in mfu
+    assert NUMBER.findall(mfu) == NUMBER.findall(en["Model FLOPs utilisation"][1])

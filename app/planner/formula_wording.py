@@ -1,0 +1,383 @@
+"""The sizing engine's formulas in the reader's language.
+
+The engine writes each figure's formula in English with the user's numbers substituted
+("1.61e+23 FLOP / (16 × 989 TFLOPS dense × MFU 0.35 × goodput 0.9999) / 86,400 s = 336
+days"), and the JSON API keeps it so. A sales engineer reads the Explain panel of a 中文 page
+out to a procurement committee: there the formula is said in Chinese, with the very numbers
+the engine wrote, so that it still evaluates to the figure.
+
+The formulas are composed (an MFU is a product of one to a dozen named factors, a memory
+figure a sum of optional terms), so no table of whole formulas could keep up. Instead each
+phrase the engine writes is one msgid below, `%(name)s` standing for a number as the engine
+formatted it ("1,280", "0.9999", "1.61e+23", "5%", "NT$18,945"). The phrases are applied
+longest first, each to the parts of the formula no longer phrase has said; numbers and
+arithmetic between them stay the engine's. A sentence-like clause has a msgid of its own, so
+that Chinese can order its words ("每節點 128 核心（供 8 張 GPU）"), never its numbers.
+
+A formula is said in Chinese only when no English word is left but units, symbols and proper
+names (`KEEP`); otherwise the page shows the engine's English, marked lang="en", never half
+translated (tests/planner/test_formula_wording.py walks the engine's request grid).
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Final
+
+from app import i18n
+from app.i18n import N_
+from app.i18n import gettext as _
+
+#: A number as app.engine.formatting writes one: grouped thousands, decimals, an exponent, a
+#: percent sign, an amount's currency ("NT$18,945").
+_NUMBER: Final = r"(?:(?:NT|US)\$)?\d+(?:,\d{3})*(?:\.\d+)?(?:e[+-]\d+)?%?"
+#: Placeholders that hold something else than a number, by name.
+_KINDS: Final = {"precision": r"(?:BF16|FP8|FP16|TF32|FP32)"}
+
+#: Every phrase of the sizing engine's formulas (app/engine: training, compute, memory, infra,
+#: inference, serving, image, estimate, plan_costs), written as it writes them. "GPUs" and
+#: "nodes" also read the engine's singular ("1 GPU on 1 node"): Chinese has one form.
+PHRASES: Final = (
+    # --- training.days, training.gpu_hours, training.goodput, training.mfu pinned
+    N_(
+        "%(flops)s FLOP / (%(gpus)s × %(peak)s TFLOPS dense × MFU %(mfu)s × goodput "
+        "%(goodput)s) / 86,400 s = %(days)s days"
+    ),
+    N_("%(days)s days × 24 h × %(gpus)s GPUs = %(hours)s GPU-h"),
+    N_(
+        "1 / (1 + %(rate)s interruptions per GPU-day × %(gpus)s GPUs × %(lost)s h lost each "
+        "/ 24 h) = %(goodput)s"
+    ),
+    N_("pinned by the request: %(value)s"),
+    # --- gpu.count (training and image)
+    N_("pinned by the request: %(gpus)s GPUs"),
+    N_("smallest count whose most-loaded GPU fits: %(need)s GB ≤ %(memory)s GB × %(headroom)s"),
+    N_(
+        "minimum that fits: %(fit)s GPUs (%(fit_days)s days); the smallest count meeting the "
+        "deadline of %(deadline)s days is %(count)s GPUs (%(days)s days; %(fewer)s GPUs miss it)"
+    ),
+    N_("%(gpus)s GPU(s), as pinned"),
+    # --- training.mfu: its factors (app.engine.compute.FACTOR_LABELS)
+    N_("largest GEMM share of dense peak"),
+    N_("(measured MAMF %(mamf)s of %(peak)s %(precision)s TFLOPS)"),
+    N_("(not measured on this GPU: H100 SXM's %(precision)s share)"),
+    N_("software efficiency"),
+    N_("GEMM share of a layer, h=%(h)s on %(ratio)s FLOP/B"),
+    N_("FP8 GEMM share"),
+    N_("NF4 dequantisation, 4.5 B/param per pass over %(tokens)s tokens"),
+    N_("full recomputation (one extra forward)"),
+    N_("TP %(tp)s over PCIe (%(gbs)s GB/s, %(step)s a doubling)"),
+    N_("bubble 1/(1 + (p−1)/(v·m))"),
+    N_("uneven pipeline stages (%(layers)s layers in %(chunks)s chunks)"),
+    N_("ZeRO-3 parameter gathers"),
+    N_("MoE all-to-all"),
+    N_("MoE expert imbalance"),
+    N_("intra-node link"),
+    N_("inter-node fabric"),
+    N_("scale (%(gpus)s GPUs)"),
+    N_("scaling floor: at most linear from %(gpus)s GPUs"),
+    # --- memory_gb.weights, .gradients, .optimizer, infra.checkpoint_gb
+    N_("%(params)s params (denoiser, text encoders, VAE)"),
+    N_("%(params)s expert params"),
+    N_("%(params)s frozen"),
+    N_("%(params)s linear"),
+    N_("%(params)s other"),
+    N_("%(params)s LoRA"),
+    N_("= %(gb)s GB resumable (weights only would be × %(bytes)s B = %(weights)s GB)"),
+    # --- lora.trainable_params
+    N_("over all_linear matrices"),
+    N_("over attention matrices"),
+    # --- memory_gb.allocated, .overhead, .per_gpu (training, serving, image)
+    N_("weights %(gb)s"),
+    N_("gradients %(gb)s"),
+    N_("optimizer %(gb)s"),
+    N_("activations %(gb)s"),
+    N_("KV cache %(gb)s"),
+    N_("overhead %(gb)s"),
+    N_(
+        "= %(total)s GB of tensors in one replica; the most-loaded GPU holds %(gpu)s GB "
+        "(torch.cuda.max_memory_allocated)"
+    ),
+    N_(
+        "allocator reserve %(share)s of %(live)s GB allocated = %(total)s GB for one replica "
+        "as on one device"
+    ),
+    N_("(per GPU: %(context)s GB + NCCL %(nccl)s GB + %(share)s of %(live)s GB = %(total)s GB)"),
+    N_("(per GPU: %(context)s GB + %(share)s of %(live)s GB = %(total)s GB)"),
+    N_("states / (t=%(t)s · p=%(p)s)"),
+    N_("/ ZeRO-%(stage)s over dp=%(dp)s"),
+    N_(", routed experts / ep=%(ep)s"),
+    N_(
+        "+ ZeRO-3's whole units: %(units)s gathered (running + prefetched) %(weights)s GB in "
+        "the weights and %(grad_units)s unit's unsharded gradients %(grads)s GB"
+    ),
+    N_(
+        "+ activations + overhead = %(total)s GB (allocated tensors plus the CUDA context and "
+        "allocator reserve nvidia-smi shows)"
+    ),
+    N_("= %(total)s GB (one pipeline per GPU)"),
+    # --- memory_gb.activations (training) and of an image pipeline
+    N_("with s=%(s)s, b=%(b)s, h=%(h)s, a=%(a)s"),
+    N_("+ one layer recomputed in backward"),
+    N_("= %(gb)s GB for one replica, one micro-batch unsharded"),
+    N_("(per GPU / t=%(t)s, tensor + sequence parallel: %(gb)s GB)"),
+    N_(
+        "(per GPU / t=%(t)s, tensor + sequence parallel: %(gb)s GB; the first of p=%(p)s "
+        "pipeline stages holds p micro-batches of L/p layers, L layers' worth)"
+    ),
+    N_("%(gb)s GB at %(resolution)s²"),
+    # --- infra.*
+    N_("%(cores)s cores per node for %(gpus)s GPU(s) × %(nodes)s node(s) = %(total)s"),
+    N_("%(vram)s GB VRAM"),
+    N_("→ %(ram)s GB DIMM configuration per node × %(nodes)s"),
+    N_("T6 minimum %(tb)s TB"),
+    N_("%(gb)s GB dataset"),
+    N_("%(gb)s GB weights-only checkpoint"),
+    N_("%(gb)s GB resumable checkpoint"),
+    N_("%(gb)s GB adapter checkpoint"),
+    N_("→ %(tb)s TB per node"),
+    N_("warm tier:"),
+    N_("%(copies)s × dataset + one week of %(every)s-hourly weights-only checkpoints"),
+    N_("single GPU, dataset < %(tb)s TB: the hot NVMe tier suffices (entry template)"),
+    N_("%(gb)s GB weights"),
+    N_("%(gb)s GB data"),
+    N_("%(gbps)s Gbps = %(hours)s h (target ≤ %(target)s h)"),
+    N_("%(gpus)s × %(watts)s W GPUs"),
+    N_("%(sockets)s × %(kw)s kW CPU"),
+    N_("%(gpus)s × %(kw)s kW NIC/NVMe/DIMM"),
+    N_("%(kw)s kW board"),
+    N_(
+        "× %(factor)s fans/PSU = %(node)s kW per node × %(nodes)s = %(total)s kW provisioned; "
+        "typical draw"
+    ),
+    N_("%(kw)s kW GPUs × %(share)s"),
+    N_("%(kw)s kW CPU/NIC/NVMe/board × %(share)s"),
+    N_(
+        "%(tokens)s tokens × %(bytes)s B/token / %(epochs)s epoch(s) = %(gb)s GB (no dataset "
+        "size given)"
+    ),
+    # --- tier
+    N_("%(gpus)s GPUs on %(nodes)s nodes"),
+    N_(", copies of %(copy)s GPUs each within a node: %(gpus)s GPUs in 1 node"),
+    N_("→ tier %(tier)s, single GPU"),
+    N_("→ tier %(tier)s, multi-GPU, NVLink"),
+    N_("→ tier %(tier)s, multi-node, InfiniBand"),
+    N_("(1 single GPU · 2 several GPUs in one node · 3 several nodes)"),
+    # --- serving: inference.*, memory_gb.kv_cache, gpu.fraction
+    N_("%(layers)s layers"),
+    N_("%(heads)s KV heads"),
+    N_("MLA latent"),
+    N_("%(tokens)s tokens of prompt + answer"),
+    N_("= %(per)s per replica (at most %(most)s) × %(replicas)s replica(s) = %(total)s"),
+    N_(
+        "memory-bound kernels %(memory)s ms + compute-bound kernels %(compute)s ms + "
+        "all-reduce %(allreduce)s ms + step overhead %(overhead)s ms at batch %(batch)s with "
+        "%(prompt)s prompt tokens chunked in = %(total)s ms"
+    ),
+    N_(
+        "(NVIDIA data-centre GPU, NVLink (TensorRT-LLM / vLLM / SGLang): %(hbm)s of HBM, "
+        "%(peak)s of peak)"
+    ),
+    N_(
+        "(NVIDIA data-centre GPU, PCIe only (L40S, L4, A100/H100 PCIe): %(hbm)s of HBM, "
+        "%(peak)s of peak)"
+    ),
+    N_(
+        "(NVIDIA GeForce / workstation GPU, single card (llama.cpp / vLLM): %(hbm)s of HBM, "
+        "%(peak)s of peak)"
+    ),
+    N_("(AMD Instinct, Infinity Fabric (vLLM on ROCm): %(hbm)s of HBM, %(peak)s of peak)"),
+    N_("= %(rate)s tokens/s per replica"),
+    N_("prefill %(tokens)s tokens %(ms)s ms"),
+    N_("+ waiting for a slot %(s)s s"),
+    N_("most users one replica of TP %(tp)s holds with each at ≥ %(rate)s tokens/s: %(users)s;"),
+    N_(
+        "most users one replica of TP %(tp)s holds with each at ≥ %(rate)s tokens/s, first "
+        "token ≤ %(ttft)s s: %(users)s;"
+    ),
+    N_(
+        "one %(gb)s GB slice (a quarter of the memory and bandwidth, 2/7 of the compute) "
+        "holds %(users)s users at %(rate)s tokens/s each ≥ %(need)s users"
+    ),
+    # --- image: inference.*, cost.per_image
+    N_("= %(flops)s FLOP per denoiser pass at %(resolution)s²"),
+    N_("= %(images)s images/h per GPU"),
+    N_("%(images)s images/h"),
+    N_("%(total)s for the batch"),
+    N_("%(monthly)s per month"),
+    # --- units after a number, wherever a longer phrase has not said them
+    N_("%(n)s GPU(s)"),
+    N_("%(n)s GPUs"),
+    N_("%(n)s GPU-h"),
+    N_("%(n)s node(s)"),
+    N_("%(n)s replica(s)"),
+    N_("%(n)s params"),
+    N_("%(n)s tokens"),
+    N_("%(n)s sequences"),
+    N_("%(n)s users"),
+    N_("%(n)s images"),
+    N_("%(n)s steps"),
+    N_("%(n)s pass(es)"),
+    N_("%(n)s days"),
+    N_("%(n)s h"),
+)
+
+#: Words a formula keeps in every language, digits written as '#': units, symbols, proper
+#: names, and the terms the Chinese pages keep too (token, CUDA context, logits, adapter).
+KEEP: Final = frozenset(
+    {
+        # units
+        "GB", "TB", "MB", "B", "W", "kW", "FLOP", "TFLOPS", "Gbps", "ms", "s", "h",
+        "tokens", "token",
+        # symbols of the formulas
+        "max", "min", "d_attn", "d_in", "d_out", "dp", "ep", "logits",
+        # proper names and terms
+        "GPU", "CPU", "MFU", "TP", "ZeRO-#", "NCCL", "CUDA", "context", "nvidia-smi",
+        "torch.cuda.max_memory_allocated", "NVLink", "InfiniBand", "PCIe", "NVMe", "DIMM",
+        "HBM", "MAMF", "GEMM", "MoE", "all-to-all", "all-reduce", "LoRA", "MLA", "KV", "VAE",
+        "MIG", "T#", "H#", "SXM", "BF#", "FP#", "NF#", "TF#", "bf#", "fp#", "int#", "mxfp#",
+        "adapter", "NVIDIA", "AMD",
+    }
+)  # fmt: skip
+
+#: Sources of sizing figures that are plain prose (the rest are citations, shown as written).
+SOURCES: Final = {
+    s: s
+    for s in (
+        N_("definition"),
+        N_("input"),
+        N_("request"),
+        N_("planner: smallest feasible configuration"),
+        N_("planner: smallest feasible count, then the smallest that meets the deadline"),
+        N_("each decoding sequence gets one token per engine step"),
+        N_(
+            "one replica's output tokens at its share of the requested concurrency: each "
+            "decoding sequence gets one token per engine step"
+        ),
+        N_(
+            "aggregate output tokens of all replicas at the requested concurrency; one "
+            "replica: batch / step time (continuous batching, one token per sequence per step)"
+        ),
+        N_("one pipeline per GPU, images independent"),
+        N_("images are independent: GPUs add throughput linearly"),
+        N_("the batch's duration, which a job is priced by"),
+        N_("target images/hour and deadline over one GPU's rate"),
+        N_("the cheapest option's total for the batch's duration"),
+        N_("the cheapest option's monthly rate; 730 h = 8,760 h / 12"),
+    )
+}
+
+_PLACEHOLDER: Final = re.compile(r"%\((\w+)\)s")
+#: Where an English word of a phrase may not continue: "tokens" is not the start of
+#: "tokens/s", "GPU" not that of "GPU(s)" or "GPU-h".
+_WORD_AFTER: Final = r"(?![\w(/\-])"
+_WORD_BEFORE: Final = r"(?<![\w/\-.])"
+_NUMBER_BEFORE: Final = r"(?<![\w.,$/])"
+#: A word of a formula (a digit may be inside it: "ZeRO-3", "H100", "bf16"), not one that
+#: starts inside a number ("2e+12", "6N").
+_WORD: Final = re.compile(r"(?<![\w.])[A-Za-z][\w]*(?:[-.][A-Za-z0-9_]+)*")
+#: Full-width punctuation closes up with what is beside it, as Chinese text is set.
+_AROUND_FULL_WIDTH: Final = re.compile(r" *([，：；（）、]) *")
+
+
+@dataclass(frozen=True, slots=True)
+class _Phrase:
+    msgid: str
+    regex: re.Pattern[str]
+    #: A word every formula the phrase can match contains: a quick test before the regex.
+    key: str
+    length: int
+
+
+def _literal(text: str) -> str:
+    """A phrase's words as a regex; "GPUs" and "nodes" also read the engine's singular."""
+    rx = re.escape(text.replace("%%", "%"))
+    return re.sub(r"\b(GPU|node)s\b", r"\1s?", rx)
+
+
+def _compile(msgid: str) -> _Phrase:
+    parts = _PLACEHOLDER.split(msgid)
+    rx, seen = [], set()
+    for i, part in enumerate(parts):
+        if i % 2:
+            rx.append(
+                f"(?P={part})" if part in seen else f"(?P<{part}>{_KINDS.get(part, _NUMBER)})"
+            )
+            seen.add(part)
+        else:
+            rx.append(_literal(part))
+    literals = "".join(parts[0::2])
+    head = _NUMBER_BEFORE if not parts[0] else _WORD_BEFORE if parts[0][0].isalnum() else ""
+    tail = _WORD_AFTER if parts[-1] and parts[-1][-1].isalnum() else ""
+    words = [w for w in re.findall(r"[A-Za-z][\w-]*", literals) if w not in ("GPUs", "nodes")]
+    return _Phrase(
+        msgid,
+        re.compile(head + "".join(rx) + tail),
+        max(words, key=len) if words else "",
+        len(literals.strip()),
+    )
+
+
+@lru_cache(maxsize=1)
+def _phrases() -> tuple[_Phrase, ...]:
+    """The phrases, longest first (a phrase inside a longer one waits for it)."""
+    compiled = [_compile(m) for m in PHRASES]
+    return tuple(sorted(compiled, key=lambda p: -p.length))
+
+
+def _said(phrase: _Phrase, m: re.Match[str]) -> str:
+    groups = m.groupdict()
+    return _(phrase.msgid) % groups if groups else _(phrase.msgid)
+
+
+def english_left(text: str) -> list[str]:
+    """The words of `text` that are English and not kept in every language (`KEEP`)."""
+    return [
+        w
+        for w in _WORD.findall(re.sub(r"(?:NT|US)\$", "", text))
+        if len(w) > 1 and re.sub(r"\d+", "#", w) not in KEEP and w not in KEEP
+    ]
+
+
+def translate(formula: str) -> str | None:
+    """`formula` with every phrase in the active language, or None where a word is left
+    that no phrase says (the caller shows the engine's English then)."""
+    parts: list[tuple[str, bool]] = [(formula, False)]  # (text, said)
+    for phrase in _phrases():
+        if phrase.key and phrase.key not in formula:
+            continue
+        out: list[tuple[str, bool]] = []
+        for text, done in parts:
+            if done or not text:
+                out.append((text, done))
+                continue
+            at = 0
+            for m in phrase.regex.finditer(text):
+                out += [(text[at : m.start()], False), (_said(phrase, m), True)]
+                at = m.end()
+            out.append((text[at:], False))
+        parts = out
+    if english_left("".join(text for text, done in parts if not done)):
+        return None
+    return _AROUND_FULL_WIDTH.sub(r"\1", "".join(text for text, _done in parts)).strip()
+
+
+def formula_text(formula: str) -> tuple[str, bool]:
+    """(the formula in the page's language, whether it is in it): the engine's own words on
+    an English page, else said in Chinese or, where a word is left unsaid, the engine's
+    English (to be marked so)."""
+    if i18n.current_language() == "en":
+        return formula, True
+    said = translate(formula)
+    return (formula, False) if said is None else (said, True)
+
+
+def source_text(source: str) -> tuple[str, bool]:
+    """(a sizing figure's source in the page's language, whether it is in it): plain prose is
+    translated; a citation (a paper, a datasheet, a seed rule) stays as written."""
+    if i18n.current_language() == "en":
+        return source, True
+    msgid = SOURCES.get(source)
+    return (_(msgid), True) if msgid else (source, False)
