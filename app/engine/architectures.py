@@ -215,8 +215,11 @@ def _check_arch(arch: Mapping[str, Any]) -> None:
         raise ValueError(f"attention must be 'gqa' or 'mla', got {arch['attention']!r}")
     if arch["attention"] == "gqa" and arch["heads"] % arch["kv_heads"]:
         raise ValueError(
-            f"kv_heads ({arch['kv_heads']}) must divide heads ({arch['heads']}) for GQA"
-        )
+            Notice(
+                "kv_heads (%(kv_heads)s) must divide heads (%(heads)s)",
+                kv_heads=arch["kv_heads"], heads=arch["heads"],
+            )
+        )  # fmt: skip
     if arch["attention"] == "mla":
         if arch["kv_lora_rank"] < 1:
             raise ValueError("kv_lora_rank must be positive for MLA attention")
@@ -225,11 +228,14 @@ def _check_arch(arch: Mapping[str, Any]) -> None:
     if arch["experts"] > 1:
         if not 1 <= arch["experts_per_token"] <= arch["experts"]:
             raise ValueError(
-                f"experts_per_token must be between 1 and experts ({arch['experts']}), "
-                f"got {arch['experts_per_token']}"
-            )
+                Notice(
+                    "experts_per_token must be between 1 and experts (%(experts)s), got "
+                    "%(value)s",
+                    experts=arch["experts"], value=arch["experts_per_token"],
+                )
+            )  # fmt: skip
         if arch["dense_layers"] >= arch["layers"]:
-            raise ValueError("dense_layers must be fewer than layers in an MoE")
+            raise ValueError(Notice("dense_layers must be fewer than layers in an MoE"))
         if max(arch["moe_ffn_hidden"], arch["ffn_hidden"]) < 1:
             raise ValueError("an MoE needs moe_ffn_hidden (or ffn_hidden) > 0")
     elif arch["ffn_hidden"] < 1:
@@ -782,7 +788,12 @@ def _attention_shape(
     if head_dim is None:
         if heads is not None:
             if hidden % heads:
-                raise ValueError(f"hidden ({hidden}) must be divisible by heads ({heads})")
+                raise ValueError(
+                    Notice(
+                        "hidden (%(hidden)s) must be divisible by heads (%(heads)s)",
+                        hidden=hidden, heads=heads,
+                    )
+                )  # fmt: skip
             head_dim = hidden // heads
         else:
             preferred = 64 if hidden <= 2048 else 128
@@ -794,7 +805,12 @@ def _attention_shape(
     if kv_heads is None:
         kv_heads = next(d for d in (_DEFAULT_KV_HEADS, 4, 2, 1) if heads % d == 0)
     elif heads % kv_heads:
-        raise ValueError(f"kv_heads ({kv_heads}) must divide heads ({heads})")
+        raise ValueError(
+            Notice(
+                "kv_heads (%(kv_heads)s) must divide heads (%(heads)s)",
+                kv_heads=kv_heads, heads=heads,
+            )
+        )  # fmt: skip
     return heads, kv_heads, head_dim
 
 

@@ -12,6 +12,7 @@ from typing import Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from app.engine.explain import Explanation
+from app.engine.notices import Notice
 from app.engine.strict_numbers import NumbersNotBooleans
 
 Task = Literal["pretrain", "full_finetune", "lora", "qlora", "inference", "image"]
@@ -76,14 +77,29 @@ class ModelInput(NumbersNotBooleans, BaseModel):
     def _one_source(self) -> ModelInput:
         given = [n for n in ("preset", "params_b", "hf_config") if getattr(self, n) is not None]
         if len(given) != 1:
-            raise ValueError(
-                "model needs exactly one of 'preset', 'params_b' or 'hf_config' "
-                f"(got {', '.join(given) or 'none'})"
-            )
+            # Notices: an API answer or a page says them in the reader's language.
+            if given:
+                raise ValueError(
+                    Notice(
+                        "give one of preset, params_b or hf_config, not several (got %(given)s)",
+                        given=", ".join(given),
+                    )
+                )
+            raise ValueError(Notice("give exactly one of preset, params_b or hf_config"))
         if self.active_params_b and self.params_b and self.active_params_b > self.params_b:
-            raise ValueError("model.active_params_b must not exceed model.params_b")
+            raise ValueError(
+                Notice(
+                    "active_params_b (%(active)s) must not exceed params_b (%(params)s)",
+                    active=f"{self.active_params_b:g}", params=f"{self.params_b:g}",
+                )
+            )  # fmt: skip
         if self.heads and self.kv_heads and self.heads % self.kv_heads:
-            raise ValueError("model.heads must be a multiple of model.kv_heads")
+            raise ValueError(
+                Notice(
+                    "heads (%(heads)s) must be a multiple of kv_heads (%(kv_heads)s)",
+                    heads=self.heads, kv_heads=self.kv_heads,
+                )
+            )  # fmt: skip
         return self
 
 

@@ -13,6 +13,7 @@ from fastapi import Depends, Request
 from pydantic import ValidationError
 from starlette.datastructures import FormData
 
+from app.engine.notices import Notice
 from app.i18n import gettext as _
 from app.ids import DB_ID_MAX
 
@@ -184,8 +185,14 @@ def message_for(err: Mapping[str, Any], scale: float = 1.0) -> str:
         return _("Enter a date, e.g. %(example)s.") % {"example": "2027-01-31"}
     if kind in ("bool_parsing", "bool_type"):
         return _("Choose yes or no.")
-    # A validator's own message: already in the page's language (it calls gettext), or a
-    # msgid (N_) translated here. Pydantic's prefix is never shown.
+    # A validator's own message: an engine Notice (its template translated, then filled),
+    # already in the page's language (it calls gettext), or a msgid (N_) translated here.
+    # Pydantic's prefix is never shown.
+    error = ctx.get("error")
+    notice = error.args[0] if isinstance(error, Exception) and error.args else None
+    if isinstance(notice, Notice):
+        said = _(notice.template)
+        return said % notice.params if notice.params else said.replace("%%", "%")
     msg = str(err.get("msg", "")).removeprefix("Value error, ")
     return _(msg) if msg else msg
 

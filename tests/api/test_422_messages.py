@@ -289,3 +289,48 @@ def test_a_quotes_yes_no_field_takes_only_true_or_false(client: TestClient) -> N
     body = {"name": "Q", "workload": LORA, "quote": {"include_cloud_comparison": "yes"}}
     (err,) = _detail(client, body, "en", "/api/v1/plans", headers=a.headers)
     assert err["loc"] == ["body", "quote", "include_cloud_comparison"]
+
+
+@pytest.mark.parametrize(
+    ("model", "loc", "en", "zh"),
+    [
+        (
+            {"params_b": 7, "layers": 32, "hidden": 4095, "heads": 32},
+            "model",
+            "hidden (4095) must be divisible by heads (32)",
+            "hidden（4095）必須能被 heads（32）整除",
+        ),
+        (
+            {"params_b": 7, "experts": 8, "active_params_b": 100},
+            "model",
+            "active_params_b (100) must not exceed params_b (7)",
+            "active_params_b（100）不可大於 params_b（7）",
+        ),
+        (
+            {},
+            "model",
+            "give exactly one of preset, params_b or hf_config",
+            "請給 preset、params_b 或 hf_config 其中一項",
+        ),
+        (
+            {"preset": "llama-2-13b", "params_b": 13},
+            "model",
+            "give one of preset, params_b or hf_config, not several (got preset, params_b)",
+            "preset、params_b、hf_config 請只給其中一項，不可同時給多項（收到 preset, params_b）",
+        ),
+        (
+            {"params_b": 7, "heads": 32, "kv_heads": 5},
+            "model",
+            "heads (32) must be a multiple of kv_heads (5)",
+            "heads（32）必須是 kv_heads（5）的倍數",
+        ),
+    ],
+)
+def test_a_custom_models_impossible_shape_is_said_in_the_readers_language(
+    client: TestClient, model: dict[str, Any], loc: str, en: str, zh: str
+) -> None:
+    """QA: these came back in English to a Chinese client (the engine's checks wrote plain
+    English; they are Notices now, whose templates engine.po translates)."""
+    for lang, msg in (("en", en), ("zh-TW", zh)):
+        detail = _detail(client, {"model": model, "task": "lora"}, lang)
+        assert [(d["loc"][-1], d["msg"]) for d in detail] == [(loc, msg)]
