@@ -13,6 +13,7 @@ bounds the route's body model declares for that field:
 * an unknown field: the fields the object takes;
 * a body that is not JSON: where it breaks, at `loc` ["body"] (the character offset was
   listed as if it were a field, ["body", 5]);
+* a value outside a fixed set, in the body or a query or path parameter: the values it takes;
 * anything else: `app.web.forms.message_for`, the messages the pages use.
 
 `type`, `loc` (but for the JSON case) and `ctx` stay pydantic's, for programs.
@@ -67,8 +68,8 @@ def body_errors(request: Request, errors: Sequence[Mapping[str, Any]]) -> list[d
             )
         elif loc[:1] == ("body",) and model is not None:
             item["msg"] = _message(err, kind, model, loc[1:])
-        else:
-            item["msg"] = message_for(err)
+        else:  # a query or path parameter (`?lang=xx`): its choices named as a body's are
+            item["msg"] = _choice_message(err, kind) or message_for(err)
         out.append(item)
     return out
 
@@ -97,15 +98,22 @@ def _message(err: Mapping[str, Any], kind: str, model: Any, path: tuple[Any, ...
             return _("Must be a number, not true or false.")
         if range_text:
             return _("Must be %(range)s.") % {"range": range_text}
-    if kind in ("literal_error", "enum"):
-        expected = (err.get("ctx") or {}).get("expected")
-        if expected:
-            return _("Must be one of %(expected)s.") % {"expected": _choices(str(expected))}
+    if said := _choice_message(err, kind):
+        return said
     if kind in ("model_attributes_type", "dict_type", "model_type"):
         return _("Must be an object ({…}).")
     if kind in ("list_type", "tuple_type", "set_type"):
         return _("Must be a list ([…]).")
     return message_for(err)
+
+
+def _choice_message(err: Mapping[str, Any], kind: str) -> str | None:
+    """ "Must be one of 'zh-TW' or 'en'." for a value outside a fixed set, else None."""
+    if kind in ("literal_error", "enum"):
+        expected = (err.get("ctx") or {}).get("expected")
+        if expected:
+            return _("Must be one of %(expected)s.") % {"expected": _choices(str(expected))}
+    return None
 
 
 def _choices(expected: str) -> str:

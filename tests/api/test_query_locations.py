@@ -64,3 +64,27 @@ def test_a_draft_answers_an_anonymous_caller_as_a_missing_id_does(client: TestCl
         assert seen.json()["detail"][0]["msg"] == f"找不到價目表 {draft}"
         assert missing.json()["detail"][0]["msg"] == "找不到價目表 987654"
     assert client.get(f"/api/v1/price-lists/{draft}", headers=admin.headers).status_code == 200
+
+
+@pytest.mark.parametrize(
+    ("path", "lang", "msg"),
+    [
+        ("/api/v1/plans/1/pdf?lang=xx", "en", "Must be one of 'zh-TW' or 'en'."),
+        ("/api/v1/plans/1/pdf?lang=xx", "zh-TW", "須為下列之一：'zh-TW' 或 'en'。"),
+        (
+            "/api/v1/validation?kind=x",
+            "en",
+            "Must be one of 'training', 'serving' or 'image'.",
+        ),
+        ("/api/v1/catalog/export?format=xml", "en", "Must be one of 'json' or 'csv'."),
+    ],
+)
+def test_a_query_parameter_outside_its_choices_names_them(
+    client: TestClient, path: str, lang: str, msg: str
+) -> None:
+    """QA: `?lang=xx` read "Choose one of the listed options." with no list to choose from (a
+    body's fixed-set field already named its values)."""
+    a = make_account(client, "admin")
+    r = client.get(path, headers={**a.headers, "Accept-Language": lang})
+    assert r.status_code == 422, r.text
+    assert r.json()["detail"][0]["msg"] == msg
