@@ -248,6 +248,11 @@ def _make_templates() -> Jinja2Blocks:
         trim_blocks=True,
         lstrip_blocks=True,
         finalize=_no_nul,
+        # Templates are read once per process, as the code is: a deployment that replaces
+        # files under a running server kept its old code but read the new templates, and a
+        # template calling a helper the old code lacked was a 500 on every page (QA). A
+        # restart takes both; it also spares a stat() of each template per render.
+        auto_reload=False,
     )
     # The callables read the request's language from a context variable (set by `render`),
     # so one shared environment serves both languages safely, imported macros included.
