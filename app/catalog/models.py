@@ -22,10 +22,11 @@ from __future__ import annotations
 
 import re
 from datetime import UTC, date, datetime
+from decimal import Decimal, InvalidOperation
 from typing import Annotated, Any, ClassVar, Final
 
 import annotated_types as at
-from pydantic import AfterValidator, AllowInfNan, field_validator
+from pydantic import AfterValidator, AllowInfNan, BeforeValidator, field_validator
 from sqlalchemy import JSON, ForeignKeyConstraint, Index, LargeBinary, UniqueConstraint
 from sqlmodel import Field, SQLModel
 
@@ -126,19 +127,70 @@ def _zero_or_at_least(smallest: float) -> AfterValidator:
     return AfterValidator(check)
 
 
+def _at_most_places(places: int) -> BeforeValidator:
+    """A price as typed (a CSV cell, a JSON number) with at most `places` decimals: a price
+    is kept as a float, and 50000.123456789012345678901234567890 was saved, without a word,
+    as 50000.12345678901 (QA; "money is exact"). More places than the column keeps is an
+    error naming them; anything not a number is left to the float check."""
+
+    def check(value: Any) -> Any:
+        if isinstance(value, str):
+            text = value.strip()
+        elif isinstance(value, float):
+            text = repr(value)  # the shortest text that reads back as this float
+        else:
+            return value
+        try:
+            amount = Decimal(text)
+        except (InvalidOperation, ValueError):
+            return value
+        if not amount.is_finite():
+            return value  # NaN, inf: the float check names them
+        if 0 < abs(amount) < Decimal(str(SMALLEST_MONEY)):
+            return value  # 1e-320 is told it is less than a cent (`_zero_or_at_least`)
+        exponent = amount.as_tuple().exponent
+        if isinstance(exponent, int) and -exponent > places:
+            got = text if len(text) <= 40 else text[:37] + "…"
+            raise ValueError(
+                _("must have at most %(n)s decimal places (got %(got)s)")
+                % {"n": places, "got": got}
+            )
+        return value
+
+    return BeforeValidator(check)
+
+
 MONEY_MAX = 1e9
 Money = Annotated[
-    float, AllowInfNan(False), at.Ge(0), at.Le(MONEY_MAX), _zero_or_at_least(SMALLEST_MONEY)
+    float,
+    AllowInfNan(False),
+    at.Ge(0),
+    at.Le(MONEY_MAX),
+    _zero_or_at_least(SMALLEST_MONEY),
+    _at_most_places(2),
 ]
-"""A price in the row's currency: 0, or 0.01 … 10^9 (a server, a month of rental, colocation)."""
+"""A price in the row's currency: 0, or 0.01 … 10^9 (a server, a month of rental,
+colocation), in cents at most."""
+# Cloud hourly prices come to the millionth (the shipped AWS p4d.24xlarge: US$21.957642/h
+# on demand, vantage.sh's figure after the 2025 cut); six places keep them as published.
 HourlyMoney = Annotated[
-    float, AllowInfNan(False), at.Ge(0), at.Le(1e6), _zero_or_at_least(SMALLEST_MONEY)
+    float,
+    AllowInfNan(False),
+    at.Ge(0),
+    at.Le(1e6),
+    _zero_or_at_least(SMALLEST_MONEY),
+    _at_most_places(6),
 ]
-"""A price per hour: 0, or 0.01 … 10^6 in the row's currency."""
+"""A price per hour: 0, or 0.01 … 10^6 in the row's currency, to six decimal places."""
 GpuPriceUsd = Annotated[
-    float, AllowInfNan(False), at.Ge(0), at.Le(1e7), _zero_or_at_least(SMALLEST_MONEY)
+    float,
+    AllowInfNan(False),
+    at.Ge(0),
+    at.Le(1e7),
+    _zero_or_at_least(SMALLEST_MONEY),
+    _at_most_places(2),
 ]
-"""Street price of one GPU: 0, or US$0.01 … US$10^7."""
+"""Street price of one GPU: 0, or US$0.01 … US$10^7, in cents at most."""
 Tariff = Annotated[float, AllowInfNan(False), at.Ge(0), at.Le(1_000), _zero_or_at_least(SMALLEST)]
 """Electricity per kWh: 0, or 0.001 … 1,000 in the row's currency."""
 Positive = Annotated[float, AllowInfNan(False), at.Ge(SMALLEST), at.Le(1e9)]

@@ -194,6 +194,12 @@ def test_a_decimal_comma_is_named_beside_the_rows_other_errors(catalog_client: T
         ("gpu_count", "1e-320", "gpu_count must be ≥ 0.001 (got 1e-320)"),
         ("gpu_count", "0.3", "gpu_count must be a whole number of GPUs, or a MIG slice from 1/2 to 1/8 "
          "(got 0.3)"),
+        # A price is kept as a float: 30 decimals were saved as 50000.12345678901 without a
+        # word (QA, "money is exact"). Cents for a month's price, six places for an hour's.
+        ("monthly_price", "50000.123456789012345678901234567890",
+         "monthly_price must have at most 2 decimal places (got 50000.123456789012345678901234567890)"),
+        ("monthly_price", "50000.125", "monthly_price must have at most 2 decimal places (got 50000.125)"),
+        ("hourly_price", "1.1234567", "hourly_price must have at most 6 decimal places (got 1.1234567)"),
     ],
 )  # fmt: skip
 def test_import_refuses_numbers_too_small_to_be_a_price_or_a_gpu(
