@@ -416,6 +416,8 @@ def build_request(
                 cfg = None
             data["model"] = {"hf_config": cfg if isinstance(cfg, dict) else {}}
     else:
+        if source != "preset":  # a hand-edited link: say so, never plan the default model
+            errors["model_source"] = _("Choose one of the listed options.")
         data["model"] = {"preset": values.get("preset") or DEFAULTS["preset"]}
 
     data["task"] = values.get("task") or DEFAULTS["task"]

@@ -127,6 +127,14 @@ def test_error_messages_are_translated(web: TestClient) -> None:
         ("task=pretrain&mfu=0.4", "mfu", "Must be at least 1.", "至少須為 1。"),
         ("utilization=-20", "utilization", "Must be at least 1.", "至少須為 1。"),
         ("zero_stage=9", "zero_stage", "Choose one of the listed options.", None),
+        # QA: a hand-edited source ("hf", "bogus") dropped the pasted config without a word
+        # and planned the default model.
+        (
+            "model_source=hf&hf_config=%7B%7D",
+            "model_source",
+            "Choose one of the listed options.",
+            "請從列出的選項中選擇。",
+        ),
     ],
 )
 def test_limits_are_stated_in_the_units_the_form_asks_for(
