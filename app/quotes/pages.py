@@ -74,22 +74,28 @@ def save_quote(
     action = form.get("action", "save")
     if action != "save":
         values = views.apply_action(values, action)
-        errs = views.lines_over_limit(values)
+        over = views.lines_over_limit(values)
         return _builder(
-            request, session, settings, plan_id, user, values, errs, 422 if errs else 200
+            request, session, settings, plan_id, user, values, over, 422 if over else 200
         )
     if form_errs:  # no line count, or past MAX_LINES lines: nothing is saved
         return _builder(request, session, settings, plan_id, user, values, form_errs, 422)
+    # Every input's problem in one answer (QA: a line discount of 150 % was named, a validity
+    # date in the past only on the next save).
+    errs: dict[str, str] = {}
     try:
         quote = views.quote_in(values)
     except ValidationError as e:
-        return _builder(request, session, settings, plan_id, user, values, views.errors_of(e), 422)
+        errs.update(views.errors_of(e))
+    if "valid_until" not in errs:
+        errs.update(views.validity_errors(values, plans.today()))
+    customer_id = parse_id(values["customer_id"]) if values["customer_id"] else None
+    if values["customer_id"] and customer_id is None:
+        errs["customer_id"] = _("Choose one of the listed options.")
+    if errs:
+        return _builder(request, session, settings, plan_id, user, values, errs, 422)
     changes: dict[str, Any] = {"quote": quote}
-    if values["customer_id"]:
-        customer_id = parse_id(values["customer_id"])
-        if customer_id is None:
-            choose = {"customer_id": _("Choose one of the listed options.")}
-            return _builder(request, session, settings, plan_id, user, values, choose, 422)
+    if customer_id is not None:
         changes["customer_id"] = customer_id
     plan = plans.get_plan(session=session, plan_id=plan_id)
     # No version: the one on screen; one that is not a version is stale like any other (409).

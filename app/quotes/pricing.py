@@ -327,6 +327,17 @@ def _s(value: Decimal) -> str:
     return format(value.normalize(), "f")
 
 
+def validity_problem(valid_until: date, today: date) -> str | None:
+    """What is wrong with a quote's validity date (a msgid), or None: never in the past, and
+    at most a year ahead (prices hold for a price list's life, not for ever: 9999-12-31
+    printed a quote whose prices could never be withdrawn, QA)."""
+    if valid_until < today:
+        return N_("must not be in the past")
+    if valid_until > today + timedelta(days=MAX_VALID_DAYS):
+        return N_("must be at most a year from today")
+    return None
+
+
 def resolve(
     quote: QuoteIn,
     *,
@@ -343,12 +354,8 @@ def resolve(
 
     Raises QuoteInputError (field under `quote`) for an unknown option, a validity date in
     the past, or a currency the price list cannot convert to."""
-    if quote.valid_until is not None and quote.valid_until < today:
-        raise QuoteInputError("quote.valid_until", N_("must not be in the past"))
-    if quote.valid_until is not None and quote.valid_until > today + timedelta(days=MAX_VALID_DAYS):
-        # Prices hold for a price list's life, not for ever: 9999-12-31 printed a quote
-        # whose prices could never be withdrawn (QA).
-        raise QuoteInputError("quote.valid_until", N_("must be at most a year from today"))
+    if quote.valid_until is not None and (problem := validity_problem(quote.valid_until, today)):
+        raise QuoteInputError("quote.valid_until", problem)
     if quote.currency is not None and quote.currency.upper() != currency:
         # The currency follows the customer: a quote sent back in another one would be
         # priced in this one without a word (QA).

@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
+from datetime import date
 from decimal import Decimal
 from typing import Any, Final
 
@@ -234,6 +235,18 @@ def quote_in(values: Mapping[str, Any]) -> QuoteIn:
         if values[key]:
             body[key] = values[key]
     return QuoteIn.model_validate(body)
+
+
+def validity_errors(values: Mapping[str, Any], today: date) -> dict[str, str]:
+    """{"valid_until": message} for a validity date the save would refuse (the rules of
+    `pricing.validity_problem`), checked beside the form's other errors; {} otherwise, or
+    when the date cannot be read (the form's own check names that)."""
+    try:
+        valid_until = date.fromisoformat(str(values.get("valid_until") or ""))
+    except ValueError:
+        return {}
+    problem = quotes.pricing.validity_problem(valid_until, today)
+    return {"valid_until": _(problem)} if problem else {}
 
 
 def errors_of(e: ValidationError) -> dict[str, str]:

@@ -72,3 +72,35 @@ def test_an_import_error_is_in_the_requests_language(client: TestClient) -> None
         assert r.status_code == 422, r.text
         (detail,) = r.json()["detail"]
         assert detail["loc"] == ["body", "price_list_id"] and detail["msg"] == expected
+
+
+@pytest.mark.parametrize("lang", ["en", "zh-TW"])
+def test_one_save_names_every_wrong_input_of_the_builder(client: TestClient, lang: str) -> None:
+    """QA: a line discount of 150 % and a validity date in the past were named one per save
+    (the date only after the discount was fixed)."""
+    _sales, pages, plan, data = _builder(client)
+    wrong = {"line-0-discount_pct": "150", "valid_until": "2020-01-31", "customer_id": "x"}
+    r = pages.post(
+        f"/plans/{plan['id']}/quote",
+        data={**data, **wrong, "action": "save"},
+        headers={"Accept-Language": lang, "HX-Request": "true"},
+    )
+    assert r.status_code == 422
+    page = BeautifulSoup(r.text, "html.parser")
+    said = {
+        f: (e.get_text(strip=True) if (e := page.select_one(f"#err-{f}")) else None)
+        for f in ("line-0-discount_pct", "valid_until", "customer_id")
+    }
+    expected = {
+        "en": {
+            "line-0-discount_pct": "Must be at most 100.",
+            "valid_until": "must not be in the past",
+            "customer_id": "Choose one of the listed options.",
+        },
+        "zh-TW": {
+            "line-0-discount_pct": "最多為 100。",
+            "valid_until": "不可為過去的日期",
+            "customer_id": "請從列出的選項中選擇。",
+        },
+    }
+    assert said == expected[lang]
