@@ -267,8 +267,9 @@ FACTOR_LABELS: dict[str, str] = {
     "moe_imbalance": "MoE expert imbalance",
     "intra_node": "intra-node link",
     "fabric": "inter-node fabric",
-    "scale": "scale ({gpus:,} GPUs)",
-    "scaling_floor": "scaling floor: at most linear from {floor_from:,} GPUs",
+    # {gpus} and {floor_from} come counted ("1 GPU", "64 GPUs": app.engine.formatting.gpus).
+    "scale": "scale ({gpus})",
+    "scaling_floor": "scaling floor: at most linear from {floor_from}",
 }
 
 

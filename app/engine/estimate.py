@@ -15,6 +15,8 @@ from typing import Any, Final
 from app.engine import planner, serving
 from app.engine.architectures import ModelSpec, from_hf_config, from_param_count, get_preset
 from app.engine.explain import Explanation, operands
+from app.engine.formatting import gpus as fmt_gpus
+from app.engine.formatting import plural
 from app.engine.gpus import DEFAULT_GPU, default_gpus, find_gpu
 from app.engine.hardware import GpuSpec
 from app.engine.image import plan_image
@@ -599,7 +601,7 @@ def _dataset_on_disk(req: EstimateRequest, plan: Plan, explain: list[Explanation
             gb,
             "GB",
             f"{fmt(plan.training.tokens)} tokens × {BYTES_PER_TOKEN:g} B/token / "
-            f"{epochs:g} epoch(s) = {fmt(gb)} GB (no dataset size given)",
+            f"{plural(f'{epochs:g}', 'epoch')} = {fmt(gb)} GB (no dataset size given)",
             "≈4 characters of English text per BPE token (OpenAI tokenizer guide); the same "
             "rate turns a dataset size into tokens",
             operands(
@@ -642,12 +644,12 @@ def _tier_explained(plan: Plan, nodes: int, tier: str) -> Explanation:
     gpus, span = _tier_span(plan, nodes)
     number, words = _TIERS[tier]
     total = plan.fraction or plan.count
-    where = f"{total:g} GPU{'' if total == 1 else 's'} on {nodes} node{'' if nodes == 1 else 's'}"
+    where = f"{fmt_gpus(f'{total:g}')} on {plural(str(nodes), 'node')}"
     if span != nodes:
         per_copy = plan.layout.tp * plan.layout.pp
         where += (
-            f", copies of {per_copy} GPU{'' if per_copy == 1 else 's'} each within a node: "
-            f"{gpus:g} GPUs in 1 node"
+            f", copies of {fmt_gpus(str(per_copy))} each within a node: "
+            f"{fmt_gpus(f'{gpus:g}')} in 1 node"
         )
     # Words, not enum values: a sales engineer reads this formula out to procurement.
     return Explanation(

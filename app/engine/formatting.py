@@ -64,18 +64,29 @@ def number(value: float, digits: int = 2) -> str:
     return "0" if text in ("-0", "") else text
 
 
+def plural(count: float | str, noun: str, nouns: str | None = None, *, digits: int = 2) -> str:
+    """A count and its noun, agreeing as a formula says them: ``plural(2, "node") == "2
+    nodes"``, exactly one singular, ``plural(1, "node") == "1 node"`` (never "1 nodes" nor
+    "node(s)"); an irregular plural is given, ``plural(2, "pass", "passes") == "2 passes"``.
+
+    A number is written by `number` (thousands grouped, at most `digits` decimals); a count
+    given as text is kept as the caller formatted it (``plural(f"{n}", "replica")``,
+    ``plural(f"{epochs:g}", "epoch")``), so a formula's numbers do not change with its noun.
+    Only "1" takes the singular: 0.5, 1.5 and 0 GPUs are plural, as English says them."""
+    text = count if isinstance(count, str) else number(count, digits)
+    return f"{text} {noun}" if text == "1" else f"{text} {nouns or noun + 's'}"
+
+
 def months(value: float, digits: int = 2) -> str:
     """A number of months as a formula says it: ``months(6) == "6 months"``, and exactly one
     singular, ``months(1) == "1 month"`` (never "1 months")."""
-    text = number(value, digits)
-    return f"{text} month" if text == "1" else f"{text} months"
+    return plural(value, "month", digits=digits)
 
 
-def gpus(value: float, digits: int = 2) -> str:
+def gpus(value: float | str, digits: int = 2) -> str:
     """A number of GPUs as a formula says it: ``gpus(8) == "8 GPUs"``, ``gpus(1) == "1 GPU"``
-    (never "1 GPUs")."""
-    text = number(value, digits)
-    return f"{text} GPU" if text == "1" else f"{text} GPUs"
+    (never "1 GPUs" nor "GPU(s)"); text is kept as written, as `plural` keeps it."""
+    return plural(value, "GPU", digits=digits)
 
 
 def percent(fraction: float, digits: int = 1) -> str:

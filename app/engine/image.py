@@ -37,8 +37,10 @@ from functools import cache
 from app.engine import memory
 from app.engine.architectures import ModelSpec
 from app.engine.explain import Explanation, Operand
+from app.engine.formatting import gpus as fmt_gpus
+from app.engine.formatting import plural
 from app.engine.hardware import GpuSpec
-from app.engine.notices import Notice
+from app.engine.notices import Notice, one_or_many
 from app.engine.plan import Plan
 from app.engine.schemas import EstimateRequest, InferenceOut, UncertaintyOut
 from app.engine.units import GB, fmt
@@ -170,7 +172,7 @@ def seconds_per_image(
             "inference.seconds_per_image",
             secs,
             "s",
-            f"{steps} steps × {passes} pass(es) × {fmt(per_pass)} FLOP / "
+            f"{steps} steps × {plural(str(passes), 'pass', 'passes')} × {fmt(per_pass)} FLOP / "
             f"({fmt(peak / 1e12)} TFLOPS BF16 × {IMAGE_SHARE}) = {secs:.3g} s",
             f"share of peak {IMAGE_SHARE}: median of the published runs it was chosen on "
             "(GET /api/v1/validation, kind image); "
@@ -295,8 +297,13 @@ def plan_image(
         if not meets:
             warnings.append(
                 Notice(
-                    "%(gpus)s pinned GPU(s) make %(have)s images/h; %(target)s images/h "
-                    "needs %(need)s GPUs.",
+                    one_or_many(
+                        gpus,
+                        "%(gpus)s pinned GPU makes %(have)s images/h; %(target)s images/h "
+                        "needs %(need)s GPUs.",
+                        "%(gpus)s pinned GPUs make %(have)s images/h; %(target)s images/h "
+                        "needs %(need)s GPUs.",
+                    ),
                     gpus=gpus,
                     have=fmt(per_gpu * gpus),
                     target=fmt(req.images_per_hour),
@@ -322,7 +329,7 @@ def plan_image(
             "inference.images_per_hour",
             total,
             "images/h",
-            f"{fmt(per_gpu)} images/h × {gpus} GPU(s) = {fmt(total)} images/h",
+            f"{fmt(per_gpu)} images/h × {fmt_gpus(str(gpus))} = {fmt(total)} images/h",
             "images are independent: GPUs add throughput linearly",
             operands=[Operand("per_gpu", per_gpu, "images/h"), Operand("gpus", gpus, "GPUs")],
             expression="per_gpu * gpus",
@@ -333,7 +340,8 @@ def plan_image(
             "inference.batch_hours",
             hours,
             "h",
-            f"{req.images:,} images × {secs:.3g} s / {gpus} GPU(s) / 3,600 = {fmt(hours)} h",
+            f"{req.images:,} images × {secs:.3g} s / {fmt_gpus(str(gpus))} / 3,600 = "
+            f"{fmt(hours)} h",
             "the batch's duration, which a job is priced by",
             operands=[
                 Operand("images", req.images, "images"),
@@ -381,7 +389,7 @@ def _gpu_count(req: EstimateRequest, secs: float, per_gpu: float) -> tuple[int, 
             "gpu.count",
             req.gpu_count,
             "GPUs",
-            f"{req.gpu_count} GPU(s), as pinned",
+            f"{fmt_gpus(str(req.gpu_count))}, as pinned",
             "request",
             operands=[Operand("pinned", req.gpu_count, "GPUs")],
             expression="pinned",
@@ -415,7 +423,7 @@ def _gpu_count(req: EstimateRequest, secs: float, per_gpu: float) -> tuple[int, 
         "gpu.count",
         gpus,
         "GPUs",
-        f"max({', '.join(text)}) = {gpus} GPU(s)",
+        f"max({', '.join(text)}) = {fmt_gpus(str(gpus))}",
         "target images/hour and deadline over one GPU's rate",
         operands=ops,
         expression=expr,

@@ -36,6 +36,7 @@ from dataclasses import dataclass, field, replace
 
 from app.engine.architectures import ModelSpec
 from app.engine.explain import Explanation, Operand, operands
+from app.engine.formatting import plural
 from app.engine.hardware import GpuSpec
 from app.engine.memory import (
     CUDA_CONTEXT_GB,
@@ -404,6 +405,9 @@ def explain_point(
         overhead_s=(s.overhead_s, "s"),
     )
     step_expr = "memory_s + compute_s + allreduce_s + overhead_s"
+    # One GPU (TP 1) all-reduces nothing: the formula reads no "+ all-reduce 0.00 ms" (the
+    # operand, 0 s, stays in the expression).
+    allreduce = f"all-reduce {s.allreduce_s * 1e3:.2f} ms + " if s.allreduce_s else ""
     own_prefill = prefill_seconds(cfg, cfg.input_tokens)
     ttft0 = "(own_prefill_s + (itl_s if batch > 1 else 0))"
     return [
@@ -426,7 +430,7 @@ def explain_point(
             f"{fmt(overhead_bytes_per_gpu(cfg) / GB)}) GB / "
             f"({fmt(kv_bytes_per_token_per_gpu(cfg) / 1e6, 3)} MB × "
             f"{cfg.input_tokens + cfg.output_tokens} tokens of prompt + answer) = {cap} "
-            f"per replica (at most {cfg.max_num_seqs}) × {replicas} replica(s) = "
+            f"per replica (at most {cfg.max_num_seqs}) × {plural(str(replicas), 'replica')} = "
             f"{cap * replicas}",
             "vLLM paged KV cache, gpu_memory_utilization (vLLM docs); TensorRT-LLM "
             "max_batch_size; T3: one H100 serving a quantised 7B holds ≈200 chats",
@@ -449,11 +453,9 @@ def explain_point(
             p.itl_s,
             "s",
             f"memory-bound kernels {s.memory_s * 1e3:.2f} ms + compute-bound kernels "
-            f"{s.compute_s * 1e3:.2f} ms + "
-            f"all-reduce {s.allreduce_s * 1e3:.2f} ms + step overhead "
-            f"{s.overhead_s * 1e3:.2f} ms at batch {s.batch} with {fmt(s.prefill_tokens)} "
-            f"prompt tokens chunked in = {p.itl_s * 1e3:.2f} ms ({st.label}: "
-            f"{st.hbm:.0%} of HBM, {st.compute:.0%} of peak)",
+            f"{s.compute_s * 1e3:.2f} ms + {allreduce}step overhead {s.overhead_s * 1e3:.2f} ms "
+            f"at batch {s.batch} with {fmt(s.prefill_tokens)} prompt tokens chunked in = "
+            f"{p.itl_s * 1e3:.2f} ms ({st.label}: {st.hbm:.0%} of HBM, {st.compute:.0%} of peak)",
             f"continuous batching with chunked prefill (Sarathi-Serve, Agrawal et al. 2024); "
             f"roofline (Pope et al. 2022 §2); shares of peak: {st.source}",
             step_ops,
@@ -472,7 +474,8 @@ def explain_point(
             "inference.tokens_per_s_per_replica",
             p.tokens_per_s,
             "tokens/s",
-            f"{p.batch} sequences / {p.itl_s * 1e3:.2f} ms = {fmt(p.tokens_per_s)} tokens/s "
+            f"{plural(str(p.batch), 'sequence')} / {p.itl_s * 1e3:.2f} ms = "
+            f"{fmt(p.tokens_per_s)} tokens/s "
             "per replica",
             "one replica's output tokens at its share of the requested concurrency: each "
             "decoding sequence gets one token per engine step",

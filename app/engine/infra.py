@@ -13,6 +13,8 @@ from typing import Any
 
 from app.engine.architectures import ModelSpec
 from app.engine.explain import Explanation, operands
+from app.engine.formatting import gpus as fmt_gpus
+from app.engine.formatting import plural
 from app.engine.hardware import GpuSpec
 from app.engine.notices import Notice
 from app.engine.units import fmt
@@ -123,11 +125,12 @@ def size_infra(
             "infra.cpu_cores",
             cores * nodes,
             "cores",
-            f"{cores} cores per node for {per_node} GPU(s) × {nodes} node(s) = {cores * nodes}",
+            f"{cores} cores per node for {fmt_gpus(str(per_node))} × {plural(str(nodes), 'node')} "
+            f"= {cores * nodes}",
             "T6 templates (1 GPU: ≥16 cores; 4 GPUs: 48+; 16-GPU: dual 64-core per node); "
             "U5 ≥16 physical cores",
             operands(
-                cores_per_node=(cores, f"cores (T6 template for {per_node} GPUs)"),
+                cores_per_node=(cores, f"cores (T6 template for {fmt_gpus(str(per_node))})"),
                 nodes=(nodes, "nodes"),
             ),
             "cores_per_node * nodes",
@@ -167,7 +170,8 @@ def size_infra(
             nvme_node * nodes,
             "TB",
             f"max(T6 minimum {NVME_MIN_BY_GPUS.get(per_node, 16)} TB, 3 × ({fmt(dataset_gb)} GB "
-            f"dataset + {keep} × {fmt(ckpt_gb)} GB {ckpt_kind} checkpoint) / {nodes} node(s)) → "
+            f"dataset + {keep} × {fmt(ckpt_gb)} GB {ckpt_kind} checkpoint) / "
+            f"{plural(str(nodes), 'node')}) → "
             f"{fmt(nvme_node)} TB per node",
             "T11: hot tier capacity ≥3× (dataset + checkpoints); T6 NVMe minimums. "
             "A resumable checkpoint is 14 B/param (bf16 weights + fp32 master + Adam m, v)",

@@ -23,6 +23,14 @@ class Notice(str):
         return obj
 
 
+def one_or_many(count: object, one: str, many: str) -> str:
+    """The template whose nouns agree with `count` as the notice writes it: `one` where it is
+    exactly 1 ("Rents 1 GPU to cover 0.3."), `many` for any other count ("Rents 4 GPUs to
+    cover 3."), never "GPU(s)". Both are whole msgids of engine.po: a page translates the
+    sentence, not a noun inside it (tests/web/test_engine_notices.py reads both)."""
+    return one if str(count) == "1" else many
+
+
 #: Parameters whose name ends so are phrases from `TERMS`, which a page translates like the
 #: template itself (a task or a recomputation mode reads "完整微調", never "full_finetune").
 TERM_SUFFIX = "_term"

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 
 from app.engine.architectures import ModelSpec
-from app.engine.notices import Notice
+from app.engine.notices import Notice, one_or_many
 from app.engine.plan import Plan
 from app.engine.schemas import TRAINING_TASKS, EstimateRequest
 from app.engine.units import fmt
@@ -119,16 +119,25 @@ def _scaling_warnings(req: EstimateRequest, model: ModelSpec, plan: Plan, nodes:
         if base.gpus < plan.count and plan.training.days > 0:
             speedup = base.days / plan.training.days
             linear = plan.count / base.gpus
+            smallest = fmt(base.gpus)
             out.append(
                 Notice(
-                    "%(count)s GPUs finish %(speedup)s× sooner than %(base)s GPUs, the smallest "
-                    "count that holds this job, where linear scaling would give %(linear)s×: "
-                    "a scaling efficiency of %(efficiency)s. More GPUs are never more than "
-                    "linearly faster (seed 000's '2 nodes, 8 GPUs ≈13× one GPU' is "
-                    "super-linear).",
+                    one_or_many(
+                        smallest,
+                        "%(count)s GPUs finish %(speedup)s× sooner than %(base)s GPU, the "
+                        "smallest count that holds this job, where linear scaling would give "
+                        "%(linear)s×: a scaling efficiency of %(efficiency)s. More GPUs are "
+                        "never more than linearly faster (seed 000's '2 nodes, 8 GPUs ≈13× one "
+                        "GPU' is super-linear).",
+                        "%(count)s GPUs finish %(speedup)s× sooner than %(base)s GPUs, the "
+                        "smallest count that holds this job, where linear scaling would give "
+                        "%(linear)s×: a scaling efficiency of %(efficiency)s. More GPUs are "
+                        "never more than linearly faster (seed 000's '2 nodes, 8 GPUs ≈13× one "
+                        "GPU' is super-linear).",
+                    ),
                     count=fmt(plan.count),
                     speedup=f"{speedup:,.1f}",
-                    base=fmt(base.gpus),
+                    base=smallest,
                     linear=f"{linear:,.1f}",
                     efficiency=f"{speedup / linear:.0%}",
                 )

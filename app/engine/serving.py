@@ -22,9 +22,11 @@ from functools import cache
 from app.engine import inference, memory, planner
 from app.engine.architectures import ModelSpec
 from app.engine.explain import Explanation, operands
+from app.engine.formatting import gpus as fmt_gpus
+from app.engine.formatting import plural
 from app.engine.hardware import GpuSpec
 from app.engine.inference import MIG_QUARTER, OperatingPoint, ServingConfig
-from app.engine.notices import Notice
+from app.engine.notices import Notice, one_or_many
 from app.engine.plan import Plan
 from app.engine.price_book import PriceBook
 from app.engine.schemas import (
@@ -305,8 +307,13 @@ def slo_candidates(
             inference.weight_bytes(model, req.precision) / lay.cfg.tp
             + inference.overhead_bytes_per_gpu(lay.cfg)
         ) / GB
-        out.append(_candidate(g.id, lay.gpus, gb, f"TP {lay.cfg.tp} × {lay.replicas} replica(s)"))
+        out.append(_candidate(g.id, lay.gpus, gb, f"TP {lay.cfg.tp} × {_replicas(lay)}"))
     return out
+
+
+def _replicas(lay: Layout) -> str:
+    """ "1 replica", "3 replicas": a layout's replicas as its formulas and reasons say them."""
+    return plural(str(lay.replicas), "replica")
 
 
 def _candidate(gpu: str, count: int, per_gpu_gb: float | None, reason: str) -> CandidateOut:
@@ -338,15 +345,26 @@ def _pin_short_warning(
     )
     if targets.ttft_s:
         return Notice(
-            "The pinned %(count)s × %(gpu)s (TP %(tp)s, %(replicas)s replica(s)) hold %(held)s "
-            "users at %(rate)s tokens/s each and first token within %(ttft)s s; %(users)s "
-            "users need %(needed)s GPUs.",
+            one_or_many(
+                lay.replicas,
+                "The pinned %(count)s × %(gpu)s (TP %(tp)s, %(replicas)s replica) hold "
+                "%(held)s users at %(rate)s tokens/s each and first token within %(ttft)s s; "
+                "%(users)s users need %(needed)s GPUs.",
+                "The pinned %(count)s × %(gpu)s (TP %(tp)s, %(replicas)s replicas) hold "
+                "%(held)s users at %(rate)s tokens/s each and first token within %(ttft)s s; "
+                "%(users)s users need %(needed)s GPUs.",
+            ),
             ttft=f"{targets.ttft_s:g}",
             **params,
         )
     return Notice(
-        "The pinned %(count)s × %(gpu)s (TP %(tp)s, %(replicas)s replica(s)) hold %(held)s "
-        "users at %(rate)s tokens/s each; %(users)s users need %(needed)s GPUs.",
+        one_or_many(
+            lay.replicas,
+            "The pinned %(count)s × %(gpu)s (TP %(tp)s, %(replicas)s replica) hold %(held)s "
+            "users at %(rate)s tokens/s each; %(users)s users need %(needed)s GPUs.",
+            "The pinned %(count)s × %(gpu)s (TP %(tp)s, %(replicas)s replicas) hold %(held)s "
+            "users at %(rate)s tokens/s each; %(users)s users need %(needed)s GPUs.",
+        ),
         **params,
     )
 
@@ -450,8 +468,9 @@ def _mig_quarter(
         MIG_QUARTER,
         "GPU",
         f"one {fmt(gpu.memory_gb * inference.MIG_QUARTER_MEMORY)} GB slice (a quarter of the "
-        f"memory and bandwidth, 2/7 of the compute) holds {slice_lay.per_replica} users at "
-        f"{targets.tokens_per_s_per_user:g} tokens/s each ≥ {users} users",
+        f"memory and bandwidth, 2/7 of the compute) holds "
+        f"{plural(str(slice_lay.per_replica), 'user')} at {targets.tokens_per_s_per_user:g} "
+        f"tokens/s each ≥ {plural(str(users), 'user')}",
         "T8: H100 MIG 1/4 slice NT$15,000/month; NVIDIA MIG user guide (H100 2g.20gb)",
         operands(
             slice_memory=(inference.MIG_QUARTER_MEMORY, "of the GPU's memory"),
@@ -469,8 +488,9 @@ def _per_replica_explained(lay: Layout, targets: Targets, users: int) -> Explana
         lay.per_replica,
         "users per replica",
         f"most users one replica of TP {lay.cfg.tp} holds with each at ≥ "
-        f"{targets.tokens_per_s_per_user:g} tokens/s{ttft}: {lay.per_replica}; {users} users "
-        f"/ {lay.per_replica} = {lay.replicas} replica(s) × {lay.cfg.tp} GPU(s)",
+        f"{targets.tokens_per_s_per_user:g} tokens/s{ttft}: {lay.per_replica}; "
+        f"{plural(str(users), 'user')} / {lay.per_replica} = {_replicas(lay)} × "
+        f"{fmt_gpus(str(lay.cfg.tp))}",
         "bisection over the step model's operating points (app.engine.inference)",
         operands(users_per_replica=(lay.per_replica, "users (the bisection's answer)")),
         "users_per_replica",
@@ -484,7 +504,8 @@ def _aggregate_tokens_explained(lay: Layout, point: OperatingPoint) -> Explanati
         "inference.tokens_per_s",
         total,
         "tokens/s",
-        f"{lay.replicas} replica(s) × {point.batch} sequences / {point.itl_s * 1e3:.2f} ms "
+        f"{_replicas(lay)} × {plural(str(point.batch), 'sequence')} / "
+        f"{point.itl_s * 1e3:.2f} ms "
         f"= {lay.replicas} × {fmt(point.tokens_per_s)} = {fmt(total)} tokens/s",
         "aggregate output tokens of all replicas at the requested concurrency; one replica: "
         "batch / step time (continuous batching, one token per sequence per step)",
@@ -524,7 +545,7 @@ def _replica(
             "memory_gb.kv_cache",
             kv / GB,
             "GB",
-            f"{point.batch} sequences × {req.avg_context_tokens} tokens × "
+            f"{plural(str(point.batch), 'sequence')} × {req.avg_context_tokens} tokens × "
             f"{fmt(model.kv_cache_bytes_per_token(memory.KV_BYTES[cfg.kv_dtype]))} B = "
             f"{fmt(kv / GB)} GB ({cfg.kv_dtype})",
             "2 × layers × kv_heads × head_dim × bytes per token (vLLM, Kwon et al. 2023)",
@@ -650,7 +671,7 @@ def choice_candidates(
             out.append(_candidate(c.gpu.id, 0, None, reason))
             continue
         lay = c.layout
-        shape = "MIG 1/4 slice" if c.mig else f"TP {lay.cfg.tp} × {lay.replicas} replica(s)"
+        shape = "MIG 1/4 slice" if c.mig else f"TP {lay.cfg.tp} × {_replicas(lay)}"
         rent = f", {c.monthly:,.0f} {currency}/month" if c.monthly is not None else ", no offer"
         gb = (
             inference.weight_bytes(lay.cfg.model, lay.cfg.precision) / lay.cfg.tp

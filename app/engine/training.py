@@ -21,6 +21,7 @@ from app.engine import compute, memory, notices, planner
 from app.engine.architectures import ModelSpec
 from app.engine.bands import training_bands
 from app.engine.explain import Explanation, Operand
+from app.engine.formatting import gpus as fmt_gpus
 from app.engine.hardware import GpuSpec
 from app.engine.notices import Notice
 from app.engine.plan import Plan
@@ -399,14 +400,15 @@ def _gpu_count_explained(
     """Why this count: pinned, the smallest that fits, or the smallest that meets the deadline."""
     ops = [Operand("gpus", chosen.count, "GPUs")]
     if req.gpu_count:
-        why = f"pinned by the request: {chosen.count:,} GPUs"
+        why = f"pinned by the request: {fmt_gpus(chosen.count)}"
         src = "input"
     elif minimum is not None and chosen.count > minimum.count:
         step = gpu.gpus_per_node if chosen.count > gpu.gpus_per_node else 1
         why = (
-            f"minimum that fits: {minimum.count:,} GPUs ({fmt(minimum.days)} days); the smallest "
-            f"count meeting the deadline of {fmt(req.deadline_days or 0)} days is "
-            f"{chosen.count:,} GPUs ({fmt(chosen.days)} days; {chosen.count - step:,} GPUs miss it)"
+            f"minimum that fits: {fmt_gpus(minimum.count)} ({fmt(minimum.days)} days); the "
+            f"smallest count meeting the deadline of {fmt(req.deadline_days or 0)} days is "
+            f"{fmt_gpus(chosen.count)} ({fmt(chosen.days)} days; "
+            f"{fmt_gpus(chosen.count - step)} would miss it)"
         )
         src = "planner: smallest feasible count, then the smallest that meets the deadline"
     else:
@@ -661,8 +663,8 @@ def _mfu_explained(
         "pp": lay.pp,
         "vpp": lay.vpp,
         "m": chosen.micro_batches,
-        "gpus": chosen.count,
-        "floor_from": chosen.floor_from,
+        "gpus": fmt_gpus(chosen.count),
+        "floor_from": fmt_gpus(chosen.floor_from),
         "layers": model.layers,
         "chunks": lay.pp * lay.vpp,
         "micro_tokens": req.seq_len * lay.micro_batch,
@@ -681,8 +683,8 @@ def _mfu_explained(
         )
     if chosen.floor_from:
         src += (
-            f"; scaling floor: {chosen.floor_from:,} GPUs use fewer GPU-hours, and the engine "
-            "never predicts more than linear scaling"
+            f"; scaling floor: fewer GPU-hours on {fmt_gpus(chosen.floor_from)}, and the "
+            "engine never predicts more than linear scaling"
         )
     return Explanation(
         "training.mfu",
@@ -712,7 +714,7 @@ def _goodput_explained(req: EstimateRequest, chosen: planner.Candidate) -> Expla
         "training.goodput",
         chosen.goodput,
         "",
-        f"1 / (1 + {rate:.2e} interruptions per GPU-day × {chosen.count:,} GPUs × "
+        f"1 / (1 + {rate:.2e} interruptions per GPU-day × {fmt_gpus(chosen.count)} × "
         f"{lost:.3f} h lost each / 24 h) = {chosen.goodput:.3f}",
         "Llama 3 (Dubey et al. 2024) §3.3.4: 419 unexpected interruptions in 54 days on "
         "16,384 GPUs, higher than 90% effective training time",
@@ -769,7 +771,8 @@ def _gpu_hours_explained(chosen: planner.Candidate) -> Explanation:
         "training.gpu_hours",
         chosen.gpu_hours,
         "GPU-h",
-        f"{fmt(chosen.days)} days × 24 h × {chosen.count:,} GPUs = {fmt(chosen.gpu_hours)} GPU-h",
+        f"{fmt(chosen.days)} days × 24 h × {fmt_gpus(chosen.count)} = "
+        f"{fmt(chosen.gpu_hours)} GPU-h",
         "definition",
         [Operand("days", chosen.days, "days"), Operand("gpus", chosen.count, "GPUs")],
         "days * 24 * gpus",

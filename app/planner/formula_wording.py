@@ -37,8 +37,9 @@ _NUMBER: Final = r"(?:(?:NT|US)\$)?\d+(?:,\d{3})*(?:\.\d+)?(?:e[+-]\d+)?%?"
 _KINDS: Final = {"precision": r"(?:BF16|FP8|FP16|TF32|FP32)"}
 
 #: Every phrase of the sizing engine's formulas (app/engine: training, compute, memory, infra,
-#: inference, serving, image, estimate, plan_costs), written as it writes them. "GPUs" and
-#: "nodes" also read the engine's singular ("1 GPU on 1 node"): Chinese has one form.
+#: inference, serving, image, estimate, plan_costs), written as it writes them. A counted noun
+#: is written in the plural and also reads the engine's singular ("1 GPU on 1 node", "1
+#: replica", "1 pass": `_PLURALS`, app.engine.formatting.plural): Chinese has one form.
 PHRASES: Final = (
     # --- training.days, training.gpu_hours, training.goodput, training.mfu pinned
     N_(
@@ -56,9 +57,15 @@ PHRASES: Final = (
     N_("smallest count whose most-loaded GPU fits: %(need)s GB ≤ %(memory)s GB × %(headroom)s"),
     N_(
         "minimum that fits: %(fit)s GPUs (%(fit_days)s days); the smallest count meeting the "
+        "deadline of %(deadline)s days is %(count)s GPUs (%(days)s days; %(fewer)s GPUs would "
+        "miss it)"
+    ),
+    # As plans saved before the engine wrote "1 GPU would miss it" read.
+    N_(
+        "minimum that fits: %(fit)s GPUs (%(fit_days)s days); the smallest count meeting the "
         "deadline of %(deadline)s days is %(count)s GPUs (%(days)s days; %(fewer)s GPUs miss it)"
     ),
-    N_("%(gpus)s GPU(s), as pinned"),
+    N_("%(gpus)s GPUs, as pinned"),
     # --- training.mfu: its factors (app.engine.compute.FACTOR_LABELS)
     N_("largest GEMM share of dense peak"),
     N_("(measured MAMF %(mamf)s of %(peak)s %(precision)s TFLOPS)"),
@@ -129,7 +136,7 @@ PHRASES: Final = (
     ),
     N_("%(gb)s GB at %(resolution)s²"),
     # --- infra.*
-    N_("%(cores)s cores per node for %(gpus)s GPU(s) × %(nodes)s node(s) = %(total)s"),
+    N_("%(cores)s cores per node for %(gpus)s GPUs × %(nodes)s nodes = %(total)s"),
     N_("%(vram)s GB VRAM"),
     N_("→ %(ram)s GB DIMM configuration per node × %(nodes)s"),
     N_("T6 minimum %(tb)s TB"),
@@ -155,7 +162,7 @@ PHRASES: Final = (
     N_("%(kw)s kW GPUs × %(share)s"),
     N_("%(kw)s kW CPU/NIC/NVMe/board × %(share)s"),
     N_(
-        "%(tokens)s tokens × %(bytes)s B/token / %(epochs)s epoch(s) = %(gb)s GB (no dataset "
+        "%(tokens)s tokens × %(bytes)s B/token / %(epochs)s epochs = %(gb)s GB (no dataset "
         "size given)"
     ),
     # --- tier
@@ -170,11 +177,17 @@ PHRASES: Final = (
     N_("%(heads)s KV heads"),
     N_("MLA latent"),
     N_("%(tokens)s tokens of prompt + answer"),
-    N_("= %(per)s per replica (at most %(most)s) × %(replicas)s replica(s) = %(total)s"),
+    N_("= %(per)s per replica (at most %(most)s) × %(replicas)s replicas = %(total)s"),
     N_(
         "memory-bound kernels %(memory)s ms + compute-bound kernels %(compute)s ms + "
         "all-reduce %(allreduce)s ms + step overhead %(overhead)s ms at batch %(batch)s with "
         "%(prompt)s prompt tokens chunked in = %(total)s ms"
+    ),
+    # One GPU (TP 1): no all-reduce term.
+    N_(
+        "memory-bound kernels %(memory)s ms + compute-bound kernels %(compute)s ms + "
+        "step overhead %(overhead)s ms at batch %(batch)s with %(prompt)s prompt tokens "
+        "chunked in = %(total)s ms"
     ),
     N_(
         "(NVIDIA data-centre GPU, NVLink (TensorRT-LLM / vLLM / SGLang): %(hbm)s of HBM, "
@@ -208,18 +221,17 @@ PHRASES: Final = (
     N_("%(total)s for the batch"),
     N_("%(monthly)s per month"),
     # --- units after a number, wherever a longer phrase has not said them
-    N_("%(n)s GPU(s)"),
     N_("%(n)s GPUs"),
     N_("%(n)s GPU-h"),
-    N_("%(n)s node(s)"),
-    N_("%(n)s replica(s)"),
+    N_("%(n)s nodes"),
+    N_("%(n)s replicas"),
     N_("%(n)s params"),
     N_("%(n)s tokens"),
     N_("%(n)s sequences"),
     N_("%(n)s users"),
     N_("%(n)s images"),
     N_("%(n)s steps"),
-    N_("%(n)s pass(es)"),
+    N_("%(n)s passes"),
     N_("%(n)s days"),
     N_("%(n)s h"),
 )
@@ -270,8 +282,21 @@ SOURCES: Final = {
 }
 
 _PLACEHOLDER: Final = re.compile(r"%\((\w+)\)s")
+#: The counted nouns of the phrases, plural → the singular the engine writes for a count of
+#: one (app.engine.formatting.plural): a phrase's "GPUs" also reads "1 GPU", "passes" "1 pass",
+#: and the "GPU(s)", "pass(es)" of formulas in plans saved before the engine counted them.
+_PLURALS: Final = {
+    "GPUs": "GPU",
+    "nodes": "node",
+    "replicas": "replica",
+    "epochs": "epoch",
+    "passes": "pass",
+    "sequences": "sequence",
+    "users": "user",
+}
+_PLURAL: Final = re.compile(r"\b(" + "|".join(_PLURALS) + r")\b")
 #: Where an English word of a phrase may not continue: "tokens" is not the start of
-#: "tokens/s", "GPU" not that of "GPU(s)" or "GPU-h".
+#: "tokens/s", "GPU" not that of "GPU-h".
 _WORD_AFTER: Final = r"(?![\w(/\-])"
 _WORD_BEFORE: Final = r"(?<![\w/\-.])"
 _NUMBER_BEFORE: Final = r"(?<![\w.,$/])"
@@ -291,10 +316,17 @@ class _Phrase:
     length: int
 
 
+def _singular_too(m: re.Match[str]) -> str:
+    """ "GPUs" → "GPU(?:s|\\(s\\))?", "passes" → "pass(?:es|\\(es\\))?": the plural, the
+    singular alone, or a saved plan's "GPU(s)"."""
+    singular = _PLURALS[m.group(1)]
+    ending = m.group(1)[len(singular) :]
+    return f"{singular}(?:{ending}|\\({ending}\\))?"
+
+
 def _literal(text: str) -> str:
-    """A phrase's words as a regex; "GPUs" and "nodes" also read the engine's singular."""
-    rx = re.escape(text.replace("%%", "%"))
-    return re.sub(r"\b(GPU|node)s\b", r"\1s?", rx)
+    """A phrase's words as a regex; a counted noun also reads the engine's singular."""
+    return _PLURAL.sub(_singular_too, re.escape(text.replace("%%", "%")))
 
 
 def _compile(msgid: str) -> _Phrase:
@@ -311,7 +343,8 @@ def _compile(msgid: str) -> _Phrase:
     literals = "".join(parts[0::2])
     head = _NUMBER_BEFORE if not parts[0] else _WORD_BEFORE if parts[0][0].isalnum() else ""
     tail = _WORD_AFTER if parts[-1] and parts[-1][-1].isalnum() else ""
-    words = [w for w in re.findall(r"[A-Za-z][\w-]*", literals) if w not in ("GPUs", "nodes")]
+    # A counted noun's singular is in the formula whichever form the engine wrote.
+    words = [_PLURALS.get(w, w) for w in re.findall(r"[A-Za-z][\w-]*", literals)]
     return _Phrase(
         msgid,
         re.compile(head + "".join(rx) + tail),

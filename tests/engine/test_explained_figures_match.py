@@ -216,7 +216,7 @@ def test_max_concurrency_explains_every_replica() -> None:
     per = inf.max_concurrency_per_replica
     assert per == 465 == int(free / (57_344 * 2_048))
     assert f"= {per} per replica" in e.formula
-    assert e.formula.endswith(f"× 6 replica(s) = {per * 6}")
+    assert e.formula.endswith(f"× 6 replicas = {per * 6}")
 
 
 @pytest.mark.parametrize(

@@ -108,7 +108,7 @@ def test_pinned_gpus_are_kept_and_the_warning_says_what_is_missing() -> None:
     )  # fmt: skip
     assert r.gpu.count == 2
     assert r.inference is not None and r.inference.meets_images_per_hour is False
-    assert any("2 pinned GPU(s) make 1,041 images/h" in w and "needs 10 GPUs" in w
+    assert any("2 pinned GPUs make 1,041 images/h" in w and "needs 10 GPUs" in w
                for w in r.warnings), r.warnings  # fmt: skip
 
 

@@ -231,7 +231,7 @@ def test_the_output_tokens_explanation_is_the_whole_service_not_one_replica() ->
     total, one = by_name["inference.tokens_per_s"], by_name["inference.tokens_per_s_per_replica"]
     assert total.value == pytest.approx(r.inference.tokens_per_s)
     assert total.value == pytest.approx(r.inference.replicas * one.value)
-    assert f"{r.inference.replicas} replica(s)" in total.formula
+    assert f"{r.inference.replicas} replicas × " in total.formula
 
 
 def test_a_service_on_several_servers_is_not_told_about_gradient_sync() -> None:

@@ -145,6 +145,30 @@ def test_a_formula_with_an_unsaid_word_stays_english_whole(formula: str) -> None
         i18n.activate("en")
 
 
+@pytest.mark.parametrize(
+    ("formula", "zh"),
+    [
+        # A count of one: the phrase's plural noun reads the engine's singular.
+        ("128 cores per node for 1 GPU × 1 node = 128", "每節點 128 核心（供 1 張 GPU）× 1 個節點 = 128 核心"),
+        ("1 replica × 1 sequence / 34.53 ms = 1 × 29.0 = 29.0 tokens/s",
+         "1 個副本 × 1 個序列 / 34.53 ms = 1 × 29.0 = 29.0 tokens/s"),
+        ("30 steps × 1 pass × 1.25e+14 FLOP / (989 TFLOPS BF16 × 0.51) = 7.41 s",
+         "30 步 × 1 次運算 × 1.25e+14 FLOP / (989 TFLOPS BF16 × 0.51) = 7.41 s"),
+        # A plan saved before the engine counted its nouns keeps its Chinese.
+        ("128 cores per node for 8 GPU(s) × 2 node(s) = 256", "每節點 128 核心（供 8 張 GPU）× 2 個節點 = 256 核心"),
+        ("30 steps × 2 pass(es) × 6.71e+12 FLOP / (989 TFLOPS BF16 × 0.51) = 0.798 s",
+         "30 步 × 2 次運算 × 6.71e+12 FLOP / (989 TFLOPS BF16 × 0.51) = 0.798 s"),
+        ("max(1) = 1 GPU(s)", "max(1) = 1 張 GPU"),
+    ],
+)  # fmt: skip
+def test_one_and_a_saved_plans_plural_are_said_as_any_count(formula: str, zh: str) -> None:
+    i18n.activate("zh-TW")
+    try:
+        assert formula_wording.translate(formula) == zh
+    finally:
+        i18n.activate("en")
+
+
 def test_each_translation_keeps_its_placeholders_in_order() -> None:
     """A phrase the grid does not reach still keeps its numbers' order in Chinese."""
     path = i18n.LOCALE_DIR / "zh_Hant_TW" / "LC_MESSAGES" / "formulas.po"

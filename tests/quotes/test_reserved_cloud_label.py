@@ -1,6 +1,7 @@
 """A reserved cloud option in the reader's words (QA: "公有雲,預留 — AWS g6e.48xlarge 1-year
 reserved" in the 中文 break-even labels); the engine's label (app.engine.costs.cloud) is
-"<provider> <instance> 1-year reserved — <n> instance(s) (<region>, price of <date>)"."""
+"<provider> <instance> 1-year reserved — <n> instances (<region>, price of <date>)" ("1
+instance" for one)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from app.quotes.document import option_label
 
 RESERVED = {
     "kind": "cloud_reserved",
-    "label": "AWS g6e.48xlarge 1-year reserved — 1 instance(s) (us-east-1, price of 2026-01-21)",
+    "label": "AWS g6e.48xlarge 1-year reserved — 1 instance (us-east-1, price of 2026-01-21)",
 }
 
 
@@ -35,9 +36,9 @@ def test_an_instance_named_by_api_id_is_said_as_its_gpus() -> None:
     document printed "公有雲 — Lambda gpu_8x_h100_sxm5"; /tco says "Lambda 8× H100 SXM5 80GB"
     (app.costs.wording.instance_name), and so does the quote now. A public name stays."""
     gpu = {"name": "NVIDIA H100 SXM5 80GB", "count": 4}
-    lam = {"kind": "cloud", "label": "Lambda gpu_8x_h100_sxm5 on demand — 1 instance(s) (us, "
+    lam = {"kind": "cloud", "label": "Lambda gpu_8x_h100_sxm5 on demand — 1 instance (us, "
            "price of 2026-04-06)"}  # fmt: skip
-    aws = {"kind": "cloud", "label": "AWS p5.48xlarge on demand — 1 instance(s) (us-east-1, "
+    aws = {"kind": "cloud", "label": "AWS p5.48xlarge on demand — 1 instance (us-east-1, "
            "price of 2026-01-21)"}  # fmt: skip
     assert option_label(lam, gpu, 730.0) == "Public cloud — Lambda 8× H100 SXM5 80GB"
     assert option_label(aws, gpu, 730.0) == "Public cloud — AWS p5.48xlarge"
@@ -50,7 +51,7 @@ def test_a_cloud_line_says_how_many_instances_its_rate_pays_for() -> None:
 
     gpu = {"name": "NVIDIA H100 SXM5 80GB", "count": 16}
     lam = {"key": "cloud:lambda", "kind": "cloud", "billed": {"gpus": 16, "nodes": 2},
-           "label": "Lambda gpu_8x_h100_sxm5 on demand — 2 instance(s) (us, price of "
+           "label": "Lambda gpu_8x_h100_sxm5 on demand — 2 instances (us, price of "
            "2026-04-06)"}  # fmt: skip
     quote = {"currency": "USD", "tax_rate": "0", "discount_pct": "0", "lines": [
         {"option_key": "cloud:lambda", "kind": "cloud", "unit": "hour", "unit_price": "63.84",

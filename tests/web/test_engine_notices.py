@@ -16,14 +16,21 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def notice_templates() -> set[str]:
-    """Every constant template passed to Notice(...) or assigned as one, in app/engine."""
+    """Every constant template passed to Notice(...) or assigned as one, in app/engine: a
+    constant, either constant of a conditional, or both forms of `one_or_many(count, one,
+    many)` (a count's singular and plural sentences)."""
     found: set[str] = set()
     for path in (ROOT / "app" / "engine").rglob("*.py"):
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "Notice":
-                arg = node.args[0]
-                if isinstance(arg, ast.Constant):
-                    found.add(arg.value)
+                found |= _templates(node.args[0])
+            if (
+                isinstance(node, ast.Assign)
+                and isinstance(node.value, ast.Call)
+                and getattr(node.value.func, "id", None) == "one_or_many"
+            ):
+                # A template chosen once and used by several Notices (`cloud._unused_gpus`).
+                found |= _templates(node.value)
             if (
                 isinstance(node, ast.Assign)
                 and getattr(node.targets[0], "id", None) == "why"
@@ -32,6 +39,17 @@ def notice_templates() -> set[str]:
                 found.add(node.value.value)
             found |= _period_templates(node)
     return found
+
+
+def _templates(arg: ast.expr) -> set[str]:
+    """The constant templates an argument of Notice(...) can be."""
+    if isinstance(arg, ast.Constant) and isinstance(arg.value, str):
+        return {arg.value}
+    if isinstance(arg, ast.IfExp):
+        return _templates(arg.body) | _templates(arg.orelse)
+    if isinstance(arg, ast.Call) and getattr(arg.func, "id", None) == "one_or_many":
+        return _templates(arg.args[1]) | _templates(arg.args[2])
+    return set()
 
 
 def _period_templates(node: ast.AST) -> set[str]:

@@ -26,7 +26,8 @@ from app.engine.costs.model import (
     Usage,
 )
 from app.engine.explain import Explanation, money, number, operands
-from app.engine.notices import Notice, Sentences
+from app.engine.formatting import plural
+from app.engine.notices import Notice, Sentences, one_or_many
 from app.engine.price_book import CloudInstance
 
 _EPS = 1e-9
@@ -70,6 +71,11 @@ def _price_text(ctx: Context, amount: float, ccy: str) -> str:
     )
 
 
+def _instances(n: int) -> str:
+    """ "1 instance", "2 instances": an option's label counts what it rents."""
+    return plural(str(n), "instance")
+
+
 def _unused_gpus(
     ctx: Context, inst: CloudInstance, usage: Usage, n: int, group: int, runnable: bool
 ) -> Notice:
@@ -78,8 +84,12 @@ def _unused_gpus(
     provider's smaller instance of this GPU cannot hold the plan's NVLink group, or there is
     none. An instance that cannot run the plan says only what it pays for."""
     paid, used = n * inst.gpu_count, number(usage.gpu_count)
+    # "Pays for 1 GPU to use 0.25.": a MIG slice on a one-GPU instance.
+    plain = one_or_many(
+        paid, "Pays for %(paid)s GPU to use %(used)s.", "Pays for %(paid)s GPUs to use %(used)s."
+    )
     if not runnable:
-        return Notice("Pays for %(paid)s GPUs to use %(used)s.", paid=paid, used=used)
+        return Notice(plain, paid=paid, used=used)
     smaller = [
         i
         for i in ctx.book.cloud
@@ -89,8 +99,13 @@ def _unused_gpus(
     ]
     if not smaller:
         return Notice(
-            "Pays for %(paid)s GPUs to use %(used)s: the price list has %(provider)s's "
-            "instances of this GPU only with %(per)s.",
+            one_or_many(
+                paid,
+                "Pays for %(paid)s GPU to use %(used)s: the price list has %(provider)s's "
+                "instances of this GPU only with %(per)s.",
+                "Pays for %(paid)s GPUs to use %(used)s: the price list has %(provider)s's "
+                "instances of this GPU only with %(per)s.",
+            ),
             paid=paid, used=used, provider=inst.provider, per=inst.gpu_count,
         )  # fmt: skip
     small = max(smaller, key=lambda i: i.gpu_count)
@@ -104,7 +119,7 @@ def _unused_gpus(
             paid=paid, used=used, need=group, provider=inst.provider, name=small.name,
             have=small.gpu_count,
         )  # fmt: skip
-    return Notice("Pays for %(paid)s GPUs to use %(used)s.", paid=paid, used=used)
+    return Notice(plain, paid=paid, used=used)
 
 
 def cloud_options(ctx: Context, usage: Usage, warnings: list[str]) -> list[CostOption]:
@@ -190,7 +205,7 @@ def cloud_options(ctx: Context, usage: Usage, warnings: list[str]) -> list[CostO
                 ledger,
                 kind="cloud",
                 key=f"cloud:{inst.id}",
-                label=f"{inst.provider} {inst.name} on demand — {n} instance(s) ({dated})",
+                label=f"{inst.provider} {inst.name} on demand — {_instances(n)} ({dated})",
                 lead_time_days=0.0,
                 source_ids=[inst.id],
                 explain=explain,
@@ -241,7 +256,7 @@ def cloud_options(ctx: Context, usage: Usage, warnings: list[str]) -> list[CostO
                 ledger,
                 kind="cloud_reserved",
                 key=f"cloud_reserved:{inst.id}",
-                label=f"{inst.provider} {inst.name} 1-year reserved — {n} instance(s) ({dated})",
+                label=f"{inst.provider} {inst.name} 1-year reserved — {_instances(n)} ({dated})",
                 lead_time_days=0.0,
                 source_ids=[inst.id],
                 explain=explain,

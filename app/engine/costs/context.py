@@ -17,6 +17,7 @@ from app.engine.costs.model import (
 from app.engine.explain import Explanation, Operand, money, number, operands
 from app.engine.formatting import gpus as fmt_gpus
 from app.engine.formatting import months as fmt_months
+from app.engine.formatting import plural
 from app.engine.notices import Notice
 from app.engine.price_book import EnergyPrice, PriceBook
 
@@ -154,8 +155,8 @@ def finish_option(
         f"{name} {money(v, ctx.currency)}" for name, v in breakdown.items() if v != 0
     )
     what = (
-        f"{number(billed.quantity)} {billed.unit}s of {fmt_gpus(billed.gpus)} "
-        f"({billed.nodes} {'node' if billed.nodes == 1 else 'nodes'})"
+        f"{plural(billed.quantity, billed.unit)} of {fmt_gpus(billed.gpus)} "
+        f"({plural(str(billed.nodes), 'node')})"
     )
     explain = [*explain]
     if monthly_rate is not None:

@@ -56,7 +56,7 @@ from app.engine.costs.model import (
 from app.engine.explain import Explanation, money, number, operands, percent
 from app.engine.formatting import gpus as fmt_gpus
 from app.engine.formatting import months as fmt_months
-from app.engine.notices import Notice, Sentences
+from app.engine.notices import Notice, Sentences, one_or_many
 from app.engine.price_book import PriceBook, ServerSku
 
 _EPS = 1e-9
@@ -472,10 +472,15 @@ def buy_option(
             )
         )  # fmt: skip
     if n * server.gpu_count > usage.gpu_count + _EPS:
+        bought = n * server.gpu_count  # 1: a one-GPU server for a MIG slice
         notes.append(
             Notice(
-                "Buys %(bought)s GPUs to cover %(used)s.",
-                bought=n * server.gpu_count, used=number(usage.gpu_count),
+                one_or_many(
+                    bought,
+                    "Buys %(bought)s GPU to cover %(used)s.",
+                    "Buys %(bought)s GPUs to cover %(used)s.",
+                ),
+                bought=bought, used=number(usage.gpu_count),
             )
         )  # fmt: skip
     # One sentence that makes "up front" and "total" readable side by side.
@@ -541,7 +546,7 @@ def buy_option(
         ledger,
         kind="buy",
         key=f"buy:{server.id}",
-        label=f"Buy — {n} × {server.name} ({n * server.gpu_count} GPUs)",
+        label=f"Buy — {n} × {server.name} ({fmt_gpus(str(n * server.gpu_count))})",
         lead_time_days=lead_days,
         source_ids=[server.id, *([ctx.energy.id] if ctx.energy else [])],
         explain=explain,

@@ -32,7 +32,8 @@ from app.engine.costs.model import GPUS_PER_NODE, HOURS_PER_MONTH, Billed, CostO
 from app.engine.explain import Explanation, Operand, money, number, operands, percent
 from app.engine.formatting import gpus as fmt_gpus
 from app.engine.formatting import months as fmt_months
-from app.engine.notices import Notice, Sentences
+from app.engine.formatting import plural
+from app.engine.notices import Notice, Sentences, one_or_many
 from app.engine.price_book import PriceBook, RentalOffer
 
 _EPS = 1e-9
@@ -468,13 +469,19 @@ def rental_options(
     elif len(sel.parts) > 1 and sel.servers(usage.gpus_per_node) == sel.nodes:
         # A mix of one-machine offers (8 + 4 + 1 for 13 single-GPU replicas, `_cheapest_mix`):
         # each machine holds whole groups of the plan's GPUs; nothing joins them but Ethernet.
+        group = number(max(1, sel.group))
         notes.append(
             Notice(
-                "Rented as %(machines)s machines (%(split)s GPUs), each holding whole groups "
-                "of %(group)s GPU(s) of the plan; the machines share no NVLink.",
+                one_or_many(
+                    group,
+                    "Rented as %(machines)s machines (%(split)s GPUs), each holding whole "
+                    "groups of %(group)s GPU of the plan; the machines share no NVLink.",
+                    "Rented as %(machines)s machines (%(split)s GPUs), each holding whole "
+                    "groups of %(group)s GPUs of the plan; the machines share no NVLink.",
+                ),
                 machines=number(sel.nodes),
                 split=" + ".join(" + ".join([number(o.gpu_count)] * k) for o, k in sel.parts),
-                group=number(max(1, sel.group)),
+                group=group,
             )
         )
     elif sel.nodes > 1:
@@ -490,10 +497,15 @@ def rental_options(
             )
         )
     if sel.gpus > usage.gpu_count + _EPS:
+        rented = number(sel.gpus)  # 1 for a MIG slice (0.25): "Rents 1 GPU to cover 0.25."
         notes.append(
             Notice(
-                "Rents %(rented)s GPUs to cover %(used)s.",
-                rented=number(sel.gpus), used=number(usage.gpu_count),
+                one_or_many(
+                    rented,
+                    "Rents %(rented)s GPU to cover %(used)s.",
+                    "Rents %(rented)s GPUs to cover %(used)s.",
+                ),
+                rented=rented, used=number(usage.gpu_count),
             )
         )  # fmt: skip
     base_note = Sentences(*notes)
@@ -530,8 +542,8 @@ def rental_options(
             f"{label}: rent",
             rent_total,
             ccy,
-            f"{how} = {money(rent_total, ccy)} ({fmt_gpus(sel.gpus)}, {servers} "
-            f"{'node' if servers == 1 else 'nodes'})",
+            f"{how} = {money(rent_total, ccy)} ({fmt_gpus(sel.gpus)}, "
+            f"{plural(str(servers), 'node')})",
             src,
             operands(
                 rate=(rate, f"{ccy}/month"),
