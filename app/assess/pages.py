@@ -13,6 +13,7 @@ from app.assess import views as assessment
 from app.catalog.current import price_book
 from app.deps import SessionDep
 from app.errors import TooManyRequests
+from app.i18n import gettext as _
 from app.leads import service as lead_service
 from app.leads import views as lead_views
 from app.ratelimit import deps as limits
@@ -67,6 +68,23 @@ def request_quote(
             return render(request, "pages/assess.html", ctx, "quote", headers=headers)
         return render(request, "pages/assess.html", ctx, status_code=429, headers=headers)
     a = ctx["a"]
+    if a.resp is None:
+        # No tier to attach (a request posted without its answers: the answers travel as the
+        # form's hidden fields). QA: a 422 with no word. The questions are named as "Show my
+        # tier" names them, and an HTMX swap of the form says why above it.
+        slot.release()
+        named = a.errors or assessment.build_request(a.answers, choose_currency(request))[1]
+        ctx.update(
+            a=assessment.Assessment(a.answers, named),
+            errors=named,
+            lead=form,
+            lead_limited=_(
+                "Answer the three questions first: your request goes with the tier they give."
+            ),
+        )
+        if is_fragment(request):
+            return render(request, "pages/assess.html", ctx, "quote")
+        return render(request, "pages/assess.html", ctx, status_code=422)
     tier = ctx["tier"].key if a.resp else ""  # the tier the page showed (a fleet's servers')
     data, errors = lead_views.parse_lead(form, lang=lang, tier=tier, answers=a.answers)
     if data is None or a.resp is None:

@@ -186,6 +186,33 @@ def test_invalid_quote_is_inline_and_not_saved(
     assert _lead_count(web) == before
 
 
+def test_a_quote_request_without_its_answers_names_the_questions(
+    web: TestClient, lang: str
+) -> None:
+    """QA: posted without the answers (they travel as the form's hidden fields), the request
+    was a 422 that said nothing. The questions are named as "Show my tier" names them; an
+    HTMX swap of the form says why above it. Nothing is saved."""
+    web.get("/assess")
+    before = _lead_count(web)
+    lead = {"name": "A", "company": "B", "email": "a@b.tw", "csrf_token": web.cookies.get("csrf")}
+    r = web.post("/assess/quote", data=lead, headers={"Accept-Language": lang})
+    assert r.status_code == 422
+    listed = BeautifulSoup(r.text, "html.parser").select(".errors-summary li a")
+    assert [a["href"] for a in listed] == ["#q-task", "#q-size", "#q-data", "#q-deadline"]
+    swapped = web.post(
+        "/assess/quote",
+        data=lead,
+        headers=htmx(**{"X-CSRF-Token": web.cookies.get("csrf"), "Accept-Language": lang}),
+    )
+    note = BeautifulSoup(swapped.text, "html.parser").select_one("#quote #lead-limited")
+    assert note is not None and note.get_text(strip=True) == (
+        "請先回答上面三個問題：您的需求會連同問題得出的規模落點一起送出。"
+        if lang == "zh-TW"
+        else "Answer the three questions first: your request goes with the tier they give."
+    )
+    assert _lead_count(web) == before
+
+
 def test_quote_without_csrf_is_refused(web: TestClient, lang: str) -> None:
     web.get("/assess")
     before = _lead_count(web)
