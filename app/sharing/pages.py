@@ -229,7 +229,7 @@ async def _answer_fields(request: Request) -> dict[str, str]:
             whole = isinstance(value, int) and not isinstance(value, bool)
             if (key == "agree" and isinstance(value, bool)) or (key == "revision" and whole):
                 fields[key] = str(value)
-            elif isinstance(value, str):
+            elif isinstance(value, str) and key != "agree":  # "yes" is no JSON boolean (QA)
                 fields[key] = value
             else:
                 raise errors.Invalid(

@@ -94,6 +94,9 @@ def test_decline_reason_may_span_lines_but_not_hold_a_nul(client: TestClient) ->
         # QA: a tick box said "must be a string" though true and false are what it takes,
         # and a version of 0 or -1 "must be a whole number", which both are.
         ({"name": "Alice", "title": "CTO", "agree": ["yes"]}, "agree", "must be true or false"),
+        # QA: "yes" (a string) accepted the quote; JSON says true.
+        ({"name": "Alice", "title": "CTO", "agree": "yes"}, "agree", "must be true or false"),
+        ({"name": "Alice", "title": "CTO", "agree": "true"}, "agree", "must be true or false"),
         ({"name": "A", "title": "B", "revision": 0}, "revision",
          "must be the quote's version, a whole number from 1"),
         ({"name": "A", "title": "B", "revision": -1}, "revision",
