@@ -358,6 +358,26 @@ class ConflictOut(SQLModel):
     changed_fields: list[str]
 
 
+class VersionCheckIn(NumbersNotBooleans, SQLModel):
+    """An archive or a restore: optionally the version the client last read (a 409 when the
+    plan changed since). Anything else is a 422 naming it (QA: {"foo": 1} and a stale
+    {"version": 1} were taken without a word)."""
+
+    model_config = ConfigDict(extra="forbid")  # type: ignore[assignment]
+
+    version: int | None = Field(
+        default=None, ge=1, le=DB_ID_MAX, description="Optional optimistic check."
+    )
+
+
+class DuplicateIn(NumbersNotBooleans, SQLModel):
+    """A duplicate: optionally the copy's name (default: the source's name with "(copy)")."""
+
+    model_config = ConfigDict(extra="forbid")  # type: ignore[assignment]
+
+    name: Name | None = Field(default=None, max_length=200)
+
+
 class RepriceIn(NumbersNotBooleans, SQLModel):
     model_config = ConfigDict(extra="forbid")  # type: ignore[assignment]
 

@@ -18,6 +18,7 @@ from app.plans.models import (
     STATUSES,
     ConflictOut,
     CostDelta,
+    DuplicateIn,
     FieldChange,
     Plan,
     PlanCreate,
@@ -33,6 +34,7 @@ from app.plans.models import (
     RevisionPublic,
     StatusName,
     TierName,
+    VersionCheckIn,
 )
 
 router = APIRouter(
@@ -143,21 +145,37 @@ def diff_revisions(
 
 
 @router.post("/{plan_id}/duplicate", status_code=201, response_model=PlanPublic)
-def duplicate_plan(plan_id: DbId, session: SessionDep, user: ApiUser) -> Plan:
-    """Copy the plan into a new draft owned by you (same workload and prices)."""
-    return service.duplicate_plan(session=session, plan_id=plan_id, actor=user)
+def duplicate_plan(
+    plan_id: DbId, session: SessionDep, user: ApiUser, body: DuplicateIn | None = None
+) -> Plan:
+    """Copy the plan into a new draft owned by you (same workload and prices), named `name`
+    or, without one, the source's name with "(copy)"."""
+    name = body.name if body is not None else None
+    return service.duplicate_plan(session=session, plan_id=plan_id, actor=user, name=name)
 
 
 @router.post("/{plan_id}/archive", response_model=PlanPublic, responses=_CONFLICT)
-def archive_plan(plan_id: DbId, session: SessionDep, user: ApiUser) -> Plan:
-    """Archive the plan: hidden from the default list, kept with its history."""
-    return service.archive_plan(session=session, plan_id=plan_id, actor=user)
+def archive_plan(
+    plan_id: DbId, session: SessionDep, user: ApiUser, body: VersionCheckIn | None = None
+) -> Plan:
+    """Archive the plan: hidden from the default list, kept with its history. With
+    `version`, a 409 when the plan changed since that version."""
+    version = body.version if body is not None else None
+    return service.archive_plan(
+        session=session, plan_id=plan_id, actor=user, expected_version=version
+    )
 
 
 @router.post("/{plan_id}/restore", response_model=PlanPublic, responses=_CONFLICT)
-def restore_plan(plan_id: DbId, session: SessionDep, user: ApiUser) -> Plan:
-    """Bring an archived plan back to the list."""
-    return service.restore_plan(session=session, plan_id=plan_id, actor=user)
+def restore_plan(
+    plan_id: DbId, session: SessionDep, user: ApiUser, body: VersionCheckIn | None = None
+) -> Plan:
+    """Bring an archived plan back to the list. With `version`, a 409 when the plan changed
+    since that version."""
+    version = body.version if body is not None else None
+    return service.restore_plan(
+        session=session, plan_id=plan_id, actor=user, expected_version=version
+    )
 
 
 @router.post("/{plan_id}/reprice", response_model=RepriceOut, responses=_CONFLICT)

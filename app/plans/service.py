@@ -1174,9 +1174,10 @@ def _copy_name(session: Session, src: Plan) -> str:
     return (translations(lang).gettext("%(name)s (copy)") % {"name": src.name})[:200]
 
 
-def duplicate_plan(*, session: Session, plan_id: int, actor: User) -> Plan:
+def duplicate_plan(*, session: Session, plan_id: int, actor: User, name: str | None = None) -> Plan:
     """A new draft owned by `actor` with the same workload, result, price list, customer and
-    quote (its lines and terms again as of today: a draft, not the answer the source got)."""
+    quote (its lines and terms again as of today: a draft, not the answer the source got),
+    named `name` or the source's name with "(copy)"."""
     src = get_plan(session=session, plan_id=plan_id)
     assert actor.id is not None
     quoted = (
@@ -1195,7 +1196,7 @@ def duplicate_plan(*, session: Session, plan_id: int, actor: User) -> Plan:
         customer_id=src.customer_id,
         **quoted,
         quote_number=f"pending-{uuid.uuid4().hex}",
-        name=_copy_name(session, src),
+        name=name or _copy_name(session, src),
         customer=src.customer,
         owner_id=actor.id,
         status="draft",

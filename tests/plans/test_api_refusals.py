@@ -70,3 +70,35 @@ def test_an_archived_plans_quote_is_not_sent(client: TestClient) -> None:
     # restored, it sends
     assert client.post(f"/api/v1/plans/{p['id']}/restore", headers=a.headers).status_code == 200
     assert client.post(f"/api/v1/plans/{p['id']}/send", headers=a.headers).status_code == 200
+
+
+def test_archive_restore_and_duplicate_take_what_they_document(client: TestClient) -> None:
+    """QA: archive took {"foo": 1}, {"version": true} and a stale {"version": 1} without a
+    word, and duplicate ignored {"name": …}. Archive and restore check an optional version
+    (409 when the plan changed since), duplicate takes an optional name, anything else is a
+    422 naming it; no body stays as it was."""
+    a = make_account(client, "sales")
+    made = client.post(
+        "/api/v1/plans", json={"name": "Archivable", "workload": WORKLOAD}, headers=a.headers
+    ).json()
+    pid = made["id"]
+    for body, field in (({"foo": 1}, "foo"), ({"version": True}, "version")):
+        r = client.post(f"/api/v1/plans/{pid}/archive", json=body, headers=a.headers)
+        assert r.status_code == 422 and r.json()["detail"][0]["loc"][-1] == field
+    renamed = client.put(
+        f"/api/v1/plans/{pid}", json={"version": 1, "name": "Archivable v2"}, headers=a.headers
+    )
+    assert renamed.status_code == 200 and renamed.json()["version"] == 2
+    stale = client.post(f"/api/v1/plans/{pid}/archive", json={"version": 1}, headers=a.headers)
+    assert stale.status_code == 409
+    assert client.get(f"/api/v1/plans/{pid}", headers=a.headers).json()["archived"] is False
+    done = client.post(f"/api/v1/plans/{pid}/archive", json={"version": 2}, headers=a.headers)
+    assert done.status_code == 200 and done.json()["archived"] is True
+    back = client.post(f"/api/v1/plans/{pid}/restore", headers=a.headers)
+    assert back.status_code == 200 and back.json()["archived"] is False
+    copy = client.post(f"/api/v1/plans/{pid}/duplicate", json={"name": "dup"}, headers=a.headers)
+    assert copy.status_code == 201 and copy.json()["name"] == "dup"
+    plain = client.post(f"/api/v1/plans/{pid}/duplicate", headers=a.headers)
+    assert plain.status_code == 201 and plain.json()["name"] != "dup"
+    bad = client.post(f"/api/v1/plans/{pid}/duplicate", json={"nmae": "x"}, headers=a.headers)
+    assert bad.status_code == 422 and bad.json()["detail"][0]["loc"][-1] == "nmae"
