@@ -54,7 +54,11 @@ def create_customer(*, session: Session, data: CustomerCreate, commit: bool = Tr
 def get_customer(*, session: Session, customer_id: int) -> Customer:
     customer = session.get(Customer, customer_id)
     if customer is None:
-        raise CustomerNotFound("no customer %(id)s", id=customer_id)
+        # Named where it was sent, as a plan's or a price list's 404 is (QA: a bare string
+        # here, a list with `loc` there); a body's customer_id is the caller's to re-raise.
+        raise CustomerNotFound(
+            "no customer %(id)s", field="customer_id", where="path", id=customer_id
+        )
     return customer
 
 

@@ -148,7 +148,13 @@ def _check_quote_currency(session: Session, data: PlanImport) -> None:
     if not data.quote_currency:
         return
     if data.customer_id is not None:
-        target = customers.get_customer(session=session, customer_id=data.customer_id).currency
+        try:
+            target = customers.get_customer(session=session, customer_id=data.customer_id).currency
+        except customers.CustomerNotFound:
+            # The body's field, refused as a plan's customer_id of nobody is (a 422)
+            raise errors.Invalid(
+                plans.NO_SUCH_CUSTOMER, field="customer_id", id=data.customer_id
+            ) from None
     else:
         # What the plan prices in (a phased plan's workload holds its schedule): the export's
         # own result says, as `_quote_values` reads it from the new one.

@@ -345,3 +345,17 @@ def test_a_customers_page_names_the_others_of_the_same_name(
         assert f"the same name: {name}. If" in said
     alone = BeautifulSoup(pages.get(f"/customers/{other['id']}").text, "html.parser")
     assert alone.select_one(".same-name") is None
+
+
+def test_a_customer_that_does_not_exist_is_a_404_naming_the_path(client: TestClient) -> None:
+    """QA: a bare string here, a list naming the path parameter for a plan or a price list."""
+    a = make_account(client, "sales")
+    for method in ("get", "put"):
+        kw = {"json": {"name": "x"}} if method == "put" else {}
+        r = getattr(client, method)(
+            "/api/v1/customers/999999", headers={**a.headers, "Accept-Language": "zh-TW"}, **kw
+        )
+        assert r.status_code == 404
+        assert r.json()["detail"] == [
+            {"loc": ["path", "customer_id"], "msg": "找不到客戶 999999", "type": "value_error"}
+        ]

@@ -153,3 +153,24 @@ def test_an_import_checks_every_field_an_export_writes(client: TestClient) -> No
     new = r.json()
     assert (new["status"], new["version"]) == ("draft", 1)
     assert new["quote_number"] != exported["quote_number"]
+
+
+def test_an_import_naming_no_customer_is_a_422_on_its_customer_id(client: TestClient) -> None:
+    """QA: a customer_id of nobody in an import body was a 404 with a bare string, as if the
+    URL were wrong; a plan's body says it is a 422 on the field, and so does this one."""
+    a = make_account(client, "sales")
+    c = _customer(client, a)
+    exported = _export(client, a.headers, _plan(client, a, c["id"], _quote("10"))["id"])
+    r = client.post(
+        "/api/v1/plans/import",
+        json={**exported, "customer_id": 987_654},
+        headers={**a.headers, "Accept-Language": "en"},
+    )
+    assert r.status_code == 422
+    assert r.json()["detail"] == [
+        {
+            "loc": ["body", "customer_id"],
+            "msg": "no customer 987654: choose one from GET /api/v1/customers",
+            "type": "value_error",
+        }
+    ]
