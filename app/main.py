@@ -39,6 +39,7 @@ from app.web import openapi as api_schema
 from app.web import path_ids
 from app.web.concurrency import ConcurrencyLimitMiddleware
 from app.web.form_body import FormBodyMiddleware
+from app.web.head import HeadAsGetMiddleware
 from app.web.headers import SecurityHeadersMiddleware
 from app.web.json_body import JsonBodyMiddleware
 from app.web.json_response import TidyJSONResponse
@@ -104,6 +105,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     # 422 at its location before any route sees it (app/web/json_body.py): such text was
     # saved and then broke every read; a repeated key was read as its last value, unsaid.
     app.add_middleware(JsonBodyMiddleware)
+    # HEAD answered as its GET without the body (app/web/head.py): inside the request
+    # middleware, so the access log and metrics still see a HEAD.
+    app.add_middleware(HeadAsGetMiddleware)
     # A form body is UTF-8 or a 422 naming the field (app/web/form_body.py): Starlette read
     # raw bytes as Latin-1 and bad escapes as U+FFFD, and saved both.
     app.add_middleware(FormBodyMiddleware)

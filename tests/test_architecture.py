@@ -137,6 +137,7 @@ def test_app_web_holds_framework_code_only() -> None:
         "failures",  # the 422 and 500 answers that never fail (issue 13)
         "form_body",  # form bodies that are not UTF-8: a 422 at the door
         "forms",
+        "head",  # HEAD answered as its GET, without the body
         "headers",
         "htmx",
         "json_body",  # JSON bodies with a lone UTF-16 surrogate or a repeated key: 422 at the door
