@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
+import json
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
@@ -583,10 +584,16 @@ def _hf_check(key: str, value: Any) -> int:
 
 
 def _short(value: Any) -> str:
-    """A repr of a user's value short enough for an error message (a 10**400 int has 401
-    digits; a nested object could be megabytes)."""
-    text = repr(value) if not isinstance(value, int) or abs(value) < 10**30 else "a huge number"
-    return text if len(text) <= 60 else text[:57] + "..."
+    """A user's config.json value as JSON spells it (true, null, "x": QA read 收到的是 True, a
+    Python spelling), short enough for an error message: a 10**400 int has 401 digits (said
+    "≥ 10^30", in no language's words), a nested object could be megabytes."""
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10**30:
+        return "≥ 10^30" if value > 0 else "≤ -10^30"
+    try:
+        text = json.dumps(value, ensure_ascii=False)
+    except (TypeError, ValueError):
+        text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "…"
 
 
 def _hf_int(config: Mapping[str, Any], key: str, model_type: str) -> int:

@@ -85,7 +85,18 @@ def test_non_finite_numbers_are_a_422(
             + LLAMA.replace('"num_hidden_layers":32', '"num_hidden_layers":1' + "0" * 400)
             + '}},"task":"lora"}',
             ["body", "model", "hf_config"],
-            "'num_hidden_layers' must be between 1 and 10,000, got a huge number",
+            "'num_hidden_layers' must be between 1 and 10,000, got ≥ 10^30",
+        ),
+        # As JSON spells it, never Python's True/None (QA: 收到的是 True).
+        (
+            '{"model":{"hf_config":{"num_attention_heads":true,' + LLAMA + '}},"task":"lora"}',
+            ["body", "model", "hf_config"],
+            "'num_attention_heads' must be an integer, got true",
+        ),
+        (
+            '{"model":{"hf_config":{"num_attention_heads":"32",' + LLAMA + '}},"task":"lora"}',
+            ["body", "model", "hf_config"],
+            '''must be an integer, got "32"''',
         ),
         (
             '{"model":{"hf_config":{"num_attention_heads":"32",' + LLAMA + '}},"task":"lora"}',
