@@ -123,7 +123,10 @@ def totals(quote: Mapping[str, Any]) -> Totals:
     pct_off = round_money(lines_total * dec(quote.get("discount_pct", 0)) / HUNDRED, currency)
     # A fixed amount off (NT$10,000), after the percentage; never below zero (resolve refuses
     # more than the lines come to; a quote saved before its lines shrank keeps 0 at least).
-    amount_off = min(dec(quote.get("discount_amount", 0)), lines_total - pct_off)
+    # In the currency's minor unit like every other total ("0.00", never "0", in USD: QA).
+    amount_off = round_money(
+        min(dec(quote.get("discount_amount", 0)), lines_total - pct_off), currency
+    )
     discount = pct_off + amount_off
     subtotal = lines_total - discount
     tax_rate = dec(quote.get("tax_rate", DOMESTIC_TAX_RATE))

@@ -160,3 +160,27 @@ def test_deepest_discount_compounds_line_and_quote() -> None:
     # 10% on the quote and 5% on a line: 1 − 0.9 × 0.95 = 14.5%.
     quote = {"lines": [{"discount_pct": "5"}, {"discount_pct": "0"}], "discount_pct": "10"}
     assert pricing.max_discount_pct(quote) == Decimal("14.50")
+
+
+@pytest.mark.parametrize(
+    ("currency", "amount_off", "pattern"),
+    [("USD", "0", r"\d+\.\d\d"), ("USD", "10", r"\d+\.\d\d"), ("TWD", "0", r"\d+")],
+)
+def test_every_money_total_is_written_in_the_currencys_minor_unit(
+    currency: str, amount_off: str, pattern: str
+) -> None:
+    """QA: a USD quote read "discount": "0.00" beside "discount_fixed": "0"."""
+    import re
+
+    quote = {
+        "currency": currency,
+        "discount_pct": "10",
+        "discount_amount": amount_off,
+        "tax_rate": "0.05",
+        "lines": [{"unit_price": "1200", "quantity": "2", "months": "3", "discount_pct": "0"}],
+    }
+    public = pricing.totals(quote).public()
+    money = ("subtotal", "tax", "total", "lines_total", "discount", "discount_by_pct",
+             "discount_fixed")  # fmt: skip
+    assert {k: bool(re.fullmatch(pattern, public[k])) for k in money} == dict.fromkeys(money, True)
+    assert all(re.fullmatch(pattern, a) for a in public["line_amounts"])
