@@ -144,8 +144,17 @@ def restore(database_url: str, file: Path) -> None:
         try:
             with sqlite3.connect(f"file:{file}?mode=ro", uri=True) as src:
                 src.execute("SELECT count(*) FROM alembic_version").fetchone()
+                # Damage inside a page passes the query above: every page is read here, so a
+                # corrupt backup never replaces a good database (QA: one did, and every
+                # signed-in request was a 500 "database disk image is malformed").
+                problems = [row[0] for row in src.execute("PRAGMA integrity_check(5)")]
         except sqlite3.DatabaseError as e:
             raise BackupError(f"{file} is not a Stratagem SQLite backup ({e})") from e
+        if problems != ["ok"]:
+            said = "; ".join(" ".join(str(p).split()) for p in problems)  # one line
+            raise BackupError(
+                f"{file} is damaged (SQLite integrity check: {said}); the database is unchanged"
+            )
         dst_path = _sqlite_path(database_url)
         try:
             dst_path.parent.mkdir(parents=True, exist_ok=True)

@@ -116,6 +116,24 @@ def test_restore_refuses_a_file_that_is_no_backup(tmp_path: Path) -> None:
         restore(f"sqlite:///{tmp_path / 'x.db'}", junk)
 
 
+def test_a_damaged_sqlite_backup_changes_nothing(tmp_path: Path) -> None:
+    """QA: a backup with a page overwritten (disk or copy damage) passed the check that it is
+    a Stratagem backup, replaced the live database, and every signed-in request was a 500
+    "database disk image is malformed". Every page is read before anything is copied."""
+    url = f"sqlite:///{tmp_path / 'live.db'}"
+    populate(url)
+    before = snapshot(url)
+    out = tmp_path / "stratagem.backup"
+    backup(url, out)
+    data = bytearray(out.read_bytes())
+    middle = len(data) // 2 // 4096 * 4096  # a whole page in the middle, not the schema's
+    data[middle : middle + 4096] = b"\xff" * 4096
+    out.write_bytes(bytes(data))
+    with pytest.raises(BackupError, match=r"is damaged .*the database is unchanged"):
+        restore(url, out)
+    assert snapshot(url) == before
+
+
 def test_missing_pg_tools_are_a_clear_error(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
