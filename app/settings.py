@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
+import ipaddress
 from decimal import Decimal
 from pathlib import Path
 from typing import Literal
 from urllib.parse import urlsplit
 
-from pydantic import Field, field_validator
+from pydantic import Field, ValidationInfo, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
@@ -31,10 +32,12 @@ class Settings(BaseSettings):
         description="Signs session cookies and CSRF tokens; generated into var/secret_key "
         "when empty.",
     )
-    default_currency: str = Field(
-        default="TWD", alias="STRATAGEM_CURRENCY", description="Currency shown by default."
+    default_currency: Literal["TWD", "USD"] = Field(
+        default="TWD",
+        alias="STRATAGEM_CURRENCY",
+        description="Currency shown by default: TWD or USD.",
     )
-    default_language: str = Field(
+    default_language: Literal["zh-TW", "en"] = Field(
         default="zh-TW",
         alias="STRATAGEM_LANGUAGE",
         description="Language when the browser states no preference (zh-TW or en).",
@@ -183,6 +186,29 @@ class Settings(BaseSettings):
         """Refused at start, in one line, rather than as a traceback from the Redis client."""
         if v and not v.startswith(("redis://", "rediss://", "unix://")):
             raise ValueError("must start with redis://, rediss:// or unix:// (or be empty)")
+        return v
+
+    @field_validator("default_currency", mode="before")
+    @classmethod
+    def _currency_code(cls, v: object) -> object:
+        """'usd' is USD, as the currency switch reads it; EUR is refused at start (QA: it
+        started, and pages showed TWD)."""
+        return v.strip().upper() if isinstance(v, str) else v
+
+    @field_validator("metrics_allow", "trusted_proxies")
+    @classmethod
+    def _networks(cls, v: str, info: ValidationInfo) -> str:
+        """Addresses or networks, refused at start in one line (QA: 300.1.1.1 started the
+        app, then every /metrics scrape was a 500); the proxies may also be '*'."""
+        for part in (p.strip() for p in v.split(",")):
+            if not part or (part == "*" and info.field_name == "trusted_proxies"):
+                continue
+            try:
+                ipaddress.ip_network(part, strict=False)
+            except ValueError:
+                raise ValueError(
+                    f"must be comma-separated IP addresses or networks (got {part!r})"
+                ) from None
         return v
 
     @field_validator("public_url")

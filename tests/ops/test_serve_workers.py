@@ -81,6 +81,25 @@ BAD_SETTINGS = [
         "error: REDIS_URL: must start with redis://, rediss:// or unix://",
         id="redis",
     ),
+    # QA: each of these started, and then /metrics was a 500 on every scrape, pages showed
+    # TWD, or every X-Forwarded-For was ignored.
+    pytest.param(
+        {"STRATAGEM_METRICS_ALLOW": "127.0.0.1, 300.1.1.1"},
+        "error: STRATAGEM_METRICS_ALLOW: must be comma-separated IP addresses or networks "
+        "(got '300.1.1.1')",
+        id="metrics-allow",
+    ),
+    pytest.param(
+        {"STRATAGEM_TRUSTED_PROXIES": "not-an-ip"},
+        "error: STRATAGEM_TRUSTED_PROXIES: must be comma-separated IP addresses or networks "
+        "(got 'not-an-ip')",
+        id="trusted-proxies",
+    ),
+    pytest.param(
+        {"STRATAGEM_CURRENCY": "EUR"},
+        "error: STRATAGEM_CURRENCY: Input should be 'TWD' or 'USD'",
+        id="currency",
+    ),
 ]
 
 
@@ -355,3 +374,18 @@ def test_a_host_this_machine_cannot_listen_on_is_named(
     assert message in r.stderr
     assert "already in use" not in r.stderr
     assert not (tmp_path / "x.db").exists()
+
+
+def test_good_network_and_currency_settings_are_kept() -> None:
+    from app.settings import Settings
+
+    s = Settings(
+        STRATAGEM_METRICS_ALLOW="127.0.0.1, ::1, 10.0.0.0/8",
+        STRATAGEM_TRUSTED_PROXIES="*",
+        STRATAGEM_CURRENCY="usd",
+    )
+    assert (s.metrics_allow, s.trusted_proxies, s.default_currency) == (
+        "127.0.0.1, ::1, 10.0.0.0/8",
+        "*",
+        "USD",
+    )
