@@ -7,6 +7,7 @@ through DATABASE_URL. The schema is owned by Alembic: `migrate()` brings any dat
 from __future__ import annotations
 
 import contextlib
+import sqlite3
 import zlib
 from collections.abc import Iterator
 from pathlib import Path
@@ -36,21 +37,39 @@ def pool_options(concurrent_requests: int | None) -> dict[str, int]:
     return {"pool_size": concurrent_requests, "max_overflow": concurrent_requests + 2}
 
 
-def make_engine(url: str, *, concurrent_requests: int | None = None) -> Engine:
+def make_engine(
+    url: str, *, concurrent_requests: int | None = None, must_exist: bool = False
+) -> Engine:
     """An engine for `url`; SQLite gets WAL, foreign keys and a busy timeout. An app passes
-    its request limit so the pool is sized for it (`pool_options`)."""
+    its request limit so the pool is sized for it (`pool_options`).
+
+    `must_exist` (the serving app's engine): an SQLite file is opened, never created. QA
+    moved the file away under a running server: each new connection made an empty database
+    at the old path and answered 500 "no such table"; now it cannot open one, which is the
+    database outage (503, Retry-After) until the file is back. Migrations and the CLI make
+    the file."""
     pool = pool_options(concurrent_requests)
     if url.startswith("sqlite"):
         path = url.split("///", 1)[-1] if "///" in url else ""
-        if path and path != ":memory:" and "mode=memory" not in url:
+        file_based = bool(path) and path != ":memory:" and "mode=memory" not in url
+        connect_args: dict[str, Any] = {
+            "check_same_thread": False,
+            "timeout": SQLITE_BUSY_TIMEOUT_S,
+        }
+        if file_based:
             Path(path.split("?", 1)[0]).parent.mkdir(parents=True, exist_ok=True)
         else:
             pool = {}  # an in-memory database lives in one connection (SingletonThreadPool)
-        engine = create_engine(
-            url,
-            connect_args={"check_same_thread": False, "timeout": SQLITE_BUSY_TIMEOUT_S},
-            **pool,
-        )
+        if file_based and must_exist and "?" not in path:
+            file_uri = Path(path).resolve().as_uri() + "?mode=rw"
+            connect_args = {**connect_args, "uri": True}
+            engine = create_engine(  # the URL picks the dialect and pool; `creator` connects
+                url,
+                creator=lambda: sqlite3.connect(file_uri, **connect_args),
+                **pool,
+            )
+        else:
+            engine = create_engine(url, connect_args=connect_args, **pool)
 
         @event.listens_for(engine, "connect")
         def _sqlite_pragmas(dbapi_conn: Any, _record: Any) -> None:

@@ -93,7 +93,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     )
     app.state.settings = settings
     app.state.engine = make_engine(
-        settings.database_url, concurrent_requests=settings.max_concurrent_requests
+        settings.database_url,
+        concurrent_requests=settings.max_concurrent_requests,
+        must_exist=True,  # made by `migrate`/`serve`; gone under a running server is a 503
     )
     # The pool itself starts on the first quote (or at start-up with STRATAGEM_PDF_WARM).
     pdf_worker.configure(settings.pdf_workers, settings.pdf_priority)

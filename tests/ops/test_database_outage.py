@@ -200,6 +200,36 @@ def test_an_sqlite_file_gone_under_a_running_app_is_a_503(
     assert first.exc_info and not second.exc_info
 
 
+def test_an_sqlite_file_moved_away_is_a_503_and_never_an_empty_new_database(
+    tmp_path: Path,
+) -> None:
+    """QA moved the file away (nothing in its place): each new connection made an empty
+    database at the old path and answered 500 "no such table". The app opens its file, never
+    creates it: a 503 until the file is back, then the same data."""
+    db = tmp_path / "stratagem.db"
+    settings = Settings(DATABASE_URL=f"sqlite:///{db}", STRATAGEM_SECRET_KEY="sqlite-moved")
+    prepare_database(settings, echo=lambda _: None)
+    client = TestClient(create_app(settings))
+    account = make_account(client, "sales")
+    assert client.get("/api/v1/plans", headers=account.headers).status_code == 200
+    for suffix in ("", "-wal", "-shm"):
+        part = Path(f"{db}{suffix}")
+        if part.exists():
+            part.rename(f"{part}.moved")
+    client.app.state.engine.dispose()  # type: ignore[attr-defined]
+
+    r = client.get("/api/v1/plans", headers=account.headers)
+    assert r.status_code == 503 and r.headers["retry-after"]
+    assert not db.exists()  # no empty database left at the old path
+
+    for suffix in ("", "-wal", "-shm"):
+        moved = Path(f"{db}{suffix}.moved")
+        if moved.exists():
+            moved.rename(f"{db}{suffix}")
+    client.app.state.engine.dispose()  # type: ignore[attr-defined]
+    assert client.get("/api/v1/plans", headers=account.headers).status_code == 200
+
+
 # ------------------------------------------------- live PostgreSQL behind a killed proxy
 
 

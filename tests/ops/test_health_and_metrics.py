@@ -50,6 +50,7 @@ def test_readyz_passes_every_check_on_a_migrated_database(client: TestClient) ->
 
 
 def test_readyz_is_503_naming_migrations_on_an_unmigrated_database(tmp_path: Path) -> None:
+    (tmp_path / "empty.db").touch()  # an empty SQLite database (the app never makes one)
     s = Settings(DATABASE_URL=f"sqlite:///{tmp_path / 'empty.db'}", STRATAGEM_SECRET_KEY="k")
     r = TestClient(create_app(s), client=("127.0.0.1", 50000)).get("/readyz")  # an operator
     assert r.status_code == 503
@@ -228,3 +229,12 @@ def test_metrics_count_requests_by_route_template_latency_estimates_and_caches(
 )
 def test_metrics_address_rules(host: str | None, spec: str, allowed: bool) -> None:
     assert address_allowed(host, parse_networks(spec)) is allowed
+
+
+def test_readyz_names_the_database_when_its_sqlite_file_is_missing(tmp_path: Path) -> None:
+    """The app opens its SQLite file and never makes one (QA: a new empty database appeared
+    where the file had been moved from): with no file, the database check fails."""
+    s = Settings(DATABASE_URL=f"sqlite:///{tmp_path / 'gone.db'}", STRATAGEM_SECRET_KEY="k")
+    r = TestClient(create_app(s), client=("127.0.0.1", 50000)).get("/readyz")
+    assert r.status_code == 503 and "database" in r.json()["failing"]
+    assert not (tmp_path / "gone.db").exists()

@@ -92,6 +92,7 @@ def test_the_log_says_why_once_until_the_reason_changes(
 ) -> None:
     """An unmigrated database: the reason is logged at the first probe, not again at each
     of the next, and the recovery is logged when the migrations ran."""
+    (tmp_path / "new.db").touch()  # an empty database: the app opens its file, never makes it
     settings = Settings(DATABASE_URL=f"sqlite:///{tmp_path / 'new.db'}", STRATAGEM_SECRET_KEY="k")
     client = TestClient(create_app(settings))
     with caplog.at_level(logging.INFO, logger="stratagem.readiness"):
