@@ -70,20 +70,16 @@ ZERO3_EFFICIENCY = compute.ZERO3_EFFICIENCY
 ZERO3_CROSS_NODE_EFFICIENCY = compute.ZERO3_CROSS_NODE_EFFICIENCY
 # Hardware FLOPs per model FLOP: full recomputation runs one more forward (Narayanan eq. 3).
 RECOMPUTE_FLOPS = {"none": 1.0, "selective": 1.0, "full": 4.0 / 3.0}
-# Recomputation modes as the small numbers of `layout_key`.
+# Recomputation modes as the small numbers of a layout's memo key (`_pair_key`).
 _RC_CODE: Final = {rc: i for i, rc in enumerate(RECOMPUTE_FLOPS)}
 
 
 def _pair_key(t: int, p: int, d: int) -> int:
-    """A (tp, pp, dp) triple's part of `layout_key`."""
+    """A layout's memo key (t ≤ 64, p ≤ 512, any d) without its class, whose part is
+    `z << 2 | _RC_CODE[recompute]` (ZeRO z ≤ 3): one int, not a tuple, because the ranking
+    looks up thousands a search and each tuple built would be one more object for the
+    garbage collector to visit."""
     return ((d << 10 | p) << 7 | t) << 4
-
-
-def layout_key(t: int, p: int, d: int, z: int, recompute: str) -> int:
-    """One int for a layout (t ≤ 64, p ≤ 512, any d, ZeRO z ≤ 3, recomputation): the memo
-    key of its bytes. An int, not a tuple: the ranking looks up thousands a search, and each
-    tuple built would be one more object for the garbage collector to visit."""
-    return _pair_key(t, p, d) | z << 2 | _RC_CODE[recompute]
 
 
 _VPP_DEGREES = (4, 2)  # interleaved virtual stages tried, most first (Narayanan et al. §2.2.2)
@@ -213,7 +209,7 @@ class _JobTerms:
         # a count's layouts (the same for every GPU type) and their rankings
         self._counts: dict[tuple[int, int, Pins, bool], _CountLayouts] = {}
         self._tp: dict[float, _TpEfficiency] = {}
-        # a layout's bytes, layout_key(t, p, d, ZeRO, recomputation) -> bytes
+        # a layout's bytes by its key (`_pair_key` | its class's part) -> bytes
         self._totals: dict[int, float] = {}
 
     def layouts(self, n: int, per_node: int, pins: Pins, over: bool = False) -> _CountLayouts:
@@ -343,18 +339,10 @@ class _JobTerms:
 
     def total(self, t: int, p: int, d: int, z: int, recompute: str) -> float:
         """`memory(..., gpus=t·p·d, micro=the job's micro-batch).total` without building the
-        terms: the ranking's hot path, memoised by `layout_key` (a PCIe GPU ranks the same
-        layouts in its own order, `compute.tp_step`). `_Ranked._extend` reads the memo
-        inline."""
-        key = layout_key(t, p, d, z, recompute)
-        got = self._totals.get(key)
-        if got is None:
-            got = self._totals[key] = self._total(t, p, d, z, recompute)
-        return got
-
-    def _total(self, t: int, p: int, d: int, z: int, recompute: str) -> float:
-        """`total` unmemoised. A dense model below ZeRO-3 (most layouts ranked) has no
-        expert split and nothing gathered: its states are summed here without the calls."""
+        terms: the ranking's hot path (`_Ranked._extend` memoises it in `_totals`; a PCIe GPU
+        ranks the same layouts in its own order, `compute.tp_step`). A dense model below
+        ZeRO-3 (most layouts ranked) has no expert split and nothing gathered: its states are
+        summed here without the calls."""
         job = self.job
         act = self._act.get((t, recompute, job.micro_batch))
         if act is None:
@@ -501,7 +489,7 @@ def micro_batches(job: TrainingJob, dp: int, pp: int = 1) -> int:
 _Degree = tuple[float, int, int, int, int, int, int, int]
 # One class's walk over a count's pairs at one TP efficiency: (ZeRO, recomputation, ZeRO
 # efficiency, recomputation share, each pair's efficiency TP × pipeline, the pairs' indices
-# most efficient first, the pairs, the class's part of `layout_key`)
+# most efficient first, the pairs, the class's part of the memo key)
 _Stream = tuple[int, str, float, float, list[float], list[int], list[_Degree], int]
 # (ZeRO stage, recomputation, ZeRO efficiency, recomputation share) of a layout
 _Class = tuple[int, str, float, float]
@@ -580,8 +568,7 @@ def _layouts(
                 v,
                 compute.pipeline_factor(p, v, m) * compute.stage_balance(layers, p, v),
             )
-        pair = ((d << 10 | p) << 7 | t) << 4  # _pair_key(t, p, d), inline: the hot path
-        (multi if d > 1 else single).append((got[1], i, t, p, d, got[0], m, pair))
+        (multi if d > 1 else single).append((got[1], i, t, p, d, got[0], m, _pair_key(t, p, d)))
         if t > t_max:
             t_max = t
         i += 1
@@ -686,7 +673,7 @@ class _Ranked:
     def _extend(self, cap: float) -> tuple[_Option, float] | None:
         """Walk on in cost order until a layout fits `cap`, keeping the new records."""
         streams, records, terms = self.streams, self.records, self.terms
-        totals, total = terms._totals, terms._total
+        totals, total = terms._totals, terms.total
         heapreplace, heappop = heapq.heapreplace, heapq.heappop
         heap = self.heap
         if heap is None:
