@@ -316,11 +316,32 @@ def save_edit(
     return None
 
 
+#: A status the plan cannot take from the status form (a crafted post: the select offers
+#: only the settable ones), said beside the select.
+STATUS_REFUSED: Final = N_("Choose one of the statuses this plan can take now: %(allowed)s.")
+
+
+class StatusRefused(Exception):
+    """The status form's refusal: `message` (in the active language) and the HTTP status."""
+
+    def __init__(self, message: str, status: int = 422) -> None:
+        super().__init__(message)
+        self.message = message
+        self.status = status
+
+
 def set_status(*, session: Session, plan_id: int, form: Mapping[str, str], user: User) -> str:
-    """Change the status; the URL to go to next (the plan, with a note on a conflict)."""
+    """Change the status; the URL to go to next (the plan, with a note on a conflict).
+
+    A status the plan cannot take now (not one of `service.settable_statuses`: an unknown
+    word, or an answer the customer gives) is `StatusRefused` naming the allowed ones, and
+    nothing changes (QA: a crafted post got the generic error page)."""
+    plan = service.get_plan(session=session, plan_id=plan_id)
     status = form.get("status", "")
-    if status not in STATUSES:
-        raise service.Invalid("status", _("Choose a status."))
+    allowed = service.settable_statuses(plan)
+    if status not in allowed:
+        names = i18n.listing(_(STATUS_NAMES[s]) for s in allowed)
+        raise StatusRefused(_(STATUS_REFUSED) % {"allowed": names})
     version = parse_id(form.get("version")) or 0  # not a version: stale like any other
     try:
         service.update_plan(
@@ -332,6 +353,9 @@ def set_status(*, session: Session, plan_id: int, form: Mapping[str, str], user:
         )
     except service.Conflict:
         return f"/plans/{plan_id}?conflict={version}"
+    except (service.Decided, service.Invalid) as e:
+        # Answered meanwhile, or a status the quote's life sets: said on the plan page.
+        raise StatusRefused(e.message, e.status) from None
     return f"/plans/{plan_id}"
 
 

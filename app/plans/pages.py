@@ -147,10 +147,21 @@ def plan_edit(
 
 @router.post("/plans/{plan_id}/status")
 def plan_status(
-    plan_id: DbId, session: SessionDep, user: SalesPageUser, _csrf: CsrfDep, form: PostedText
+    plan_id: DbId,
+    request: Request,
+    session: SessionDep,
+    user: SalesPageUser,
+    settings: SettingsDep,
+    _csrf: CsrfDep,
+    form: PostedText,
 ) -> Response:
-    """Change the plan's status (draft, sent, accepted, lost)."""
-    return _see(forms.set_status(session=session, plan_id=plan_id, form=form, user=user))
+    """Change the plan's status (draft, sent, accepted, lost); a refusal is said beside it."""
+    activate(request)
+    try:
+        return _see(forms.set_status(session=session, plan_id=plan_id, form=form, user=user))
+    except forms.StatusRefused as e:
+        extra = {"status_error": e.message}
+        return detail_page(request, session, user, settings, plan_id, status=e.status, extra=extra)
 
 
 @router.post("/plans/{plan_id}/duplicate")
