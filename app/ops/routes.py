@@ -81,7 +81,7 @@ def _log_changes(request: Request, outcomes: list[Outcome]) -> None:
     responses={503: {"description": "A check failed; `failing` names it (the log says why)"}},
 )
 async def readyz(request: Request) -> JSONResponse:
-    """Readiness: database reachable, migrations at head, CJK fonts and Chromium present."""
+    """Readiness: database reachable (SQLite: writable), migrations at head, fonts, Chromium."""
     engine = request.app.state.engine
     outcomes = list(await asyncio.gather(*(_run(n, c) for n, c in health.checks(engine).items())))
     store = request.app.state.rate_limits

@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
+import os
+import shutil
 import socket
+import sqlite3
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -12,6 +17,7 @@ import pytest
 from fastapi.testclient import TestClient
 from prometheus_client.parser import text_string_to_metric_families
 
+from app.bootstrap import prepare_database
 from app.main import create_app
 from app.ops.logs import REQUEST_ID, JsonFormatter, RequestIdFilter
 from app.ops.metrics import address_allowed, parse_networks
@@ -238,3 +244,68 @@ def test_readyz_names_the_database_when_its_sqlite_file_is_missing(tmp_path: Pat
     r = TestClient(create_app(s), client=("127.0.0.1", 50000)).get("/readyz")
     assert r.status_code == 503 and "database" in r.json()["failing"]
     assert not (tmp_path / "gone.db").exists()
+
+
+@contextlib.contextmanager
+def _read_only(path: Path) -> Iterator[None]:
+    """`path` cannot be written while the block runs: chmod 444, or for root (whom file
+    modes do not stop) the immutable attribute, where the file system and the container let
+    root set it."""
+    if os.geteuid() != 0:
+        mode = path.stat().st_mode
+        path.chmod(0o444)
+        try:
+            yield
+        finally:
+            path.chmod(mode)
+        return
+    if shutil.which("chattr") is None:
+        pytest.skip("root ignores file modes, and chattr is not installed")
+    made = subprocess.run(["chattr", "+i", str(path)], capture_output=True, text=True)
+    if made.returncode:
+        pytest.skip(f"root ignores file modes, and chattr +i is refused: {made.stderr.strip()}")
+    try:
+        yield
+    finally:
+        subprocess.run(["chattr", "-i", str(path)], check=True)
+
+
+def test_readyz_names_the_database_while_its_sqlite_file_cannot_be_written(
+    tmp_path: Path,
+) -> None:
+    """QA: with the file made read-only under a running app, /readyz answered 200 while
+    every write failed. Its pooled connection (opened before) can still write, so the probe
+    opens its own; the answer recovers when the file is writable again."""
+    url = f"sqlite:///{tmp_path / 'app.db'}"
+    s = Settings(DATABASE_URL=url, STRATAGEM_SECRET_KEY="k", STRATAGEM_LOAD_CATALOG="false")
+    prepare_database(s, echo=lambda _: None)
+    with TestClient(create_app(s), client=("127.0.0.1", 50000)) as c:  # an operator
+        assert c.get("/readyz").status_code == 200  # the pool now holds a connection
+        with _read_only(tmp_path / "app.db"):
+            r = c.get("/readyz")
+            assert r.status_code == 503, r.json()
+            body = r.json()
+            assert body["status"] == "not ready" and body["failing"] == ["database"]
+            assert body["checks"]["database"]["error"].startswith(
+                "not writable: this process may not write"
+            )
+            stranger = TestClient(c.app, client=("203.0.113.9", 50000)).get("/readyz")
+            assert stranger.json()["failing"] == ["database"]
+            assert "error" not in stranger.json()["checks"]["database"]
+        assert c.get("/readyz").status_code == 200
+
+
+def test_readyz_passes_while_another_connection_writes(tmp_path: Path) -> None:
+    """A write lock held elsewhere (a long import) means the file is written: no wait for
+    the busy timeout, and no failure."""
+    url = f"sqlite:///{tmp_path / 'app.db'}"
+    s = Settings(DATABASE_URL=url, STRATAGEM_SECRET_KEY="k", STRATAGEM_LOAD_CATALOG="false")
+    prepare_database(s, echo=lambda _: None)
+    writer = sqlite3.connect(tmp_path / "app.db", isolation_level=None)
+    try:
+        writer.execute("BEGIN IMMEDIATE")
+        r = TestClient(create_app(s), client=("127.0.0.1", 50000)).get("/readyz")
+        assert r.status_code == 200, r.json()
+    finally:
+        writer.execute("ROLLBACK")
+        writer.close()
