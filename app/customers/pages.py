@@ -31,6 +31,13 @@ CUSTOMER_STALE = N_(
     "the others, then save again."
 )
 
+#: The edit form's hidden version is missing or not a version: the form was changed.
+FORM_UNREADABLE = N_(
+    "This form is out of date or was changed: it does not say which version of the customer "
+    "it was opened at, so nothing was saved. Reload the page to edit the customer as it is "
+    "now; what you typed is still below to copy."
+)
+
 
 @router.get("/customers")
 def customers_list(request: Request, session: SessionDep, user: SalesPageUser) -> Response:
@@ -88,12 +95,16 @@ def customer_update(
     """Save a customer's details; invalid fields come back inline (422)."""
     activate(request)
     customer = service.get_customer(session=session, customer_id=customer_id)
-    # Not a version (a tampered or truncated form): stale like any other, nothing saved.
-    version = parse_id(values.get("version")) or 0
+    version = parse_id(values.get("version"))
+    if version is None:
+        # Not a version (a tampered or truncated form): which one the edit started from is
+        # unknown, so nothing is saved and the form asks for a reload. It read "you started
+        # from version 0" (QA), a version no customer has.
+        errors = {"form": _(FORM_UNREADABLE)}
+        ctx = views.form_context(customer=customer, values=values, errors=errors)
+        return render(request, "customers/form.html", ctx, status_code=422)
     try:
-        data = views.update_from_form(values, max(version, 1))
-        if version < 1:
-            raise service.CustomerConflict(customer.version)
+        data = views.update_from_form(values, version)
         service.update_customer(session=session, customer_id=customer_id, data=data)
     except ValidationError as e:
         return _invalid(request, customer, values, e)

@@ -153,3 +153,38 @@ def test_a_field_both_changed_keeps_the_users_value_beside_the_colleagues(
     row = page.select_one(".conflict tbody tr")
     assert [td.get_text(strip=True) for td in row.select("td")] == ["Chen", "your value, kept"]
     assert page.select_one("input[name=contact]")["value"] == "Wang"
+
+
+@pytest.mark.parametrize(
+    ("lang", "message"),
+    [
+        ("en", "This form is out of date or was changed: it does not say which version"),
+        ("zh-TW", "這份表單已過期或遭到更動：無法得知它是以哪一版客戶資料開啟的"),
+    ],
+)
+@pytest.mark.parametrize("version", ["abc", "", "0", "²", "9" * 30])
+def test_a_form_whose_version_is_not_one_asks_for_a_reload_and_invents_none(
+    client: TestClient, lang: str, message: str, version: str
+) -> None:
+    """QA: version=abc (or empty) said "you started from version 0", a version no customer
+    has. It is a form that was changed: 422, nothing saved, the typed values kept, and the
+    hidden version left as sent, so saving again does not overwrite what was not seen."""
+    a = make_account(client, "sales")
+    c = _new(client, a.headers, "Tampered Co")
+    pages = TestClient(client.app, follow_redirects=False)
+    sign_in(pages, a.user)
+    form = BeautifulSoup(pages.get(f"/customers/{c['id']}").text, "html.parser").select_one(
+        "form.customer-form"
+    )
+    data = {i["name"]: i.get("value", "") for i in form.select("input[name]")}
+    data |= {"name": "Typed Co", "version": version}
+    r = pages.post(f"/customers/{c['id']}", data=data, headers={"Accept-Language": lang})
+    assert r.status_code == 422
+    page = BeautifulSoup(r.text, "html.parser")
+    alert = page.select_one("#err-form[role=alert]")
+    assert alert is not None and message in alert.get_text()
+    assert " 0" not in alert.get_text() and "第 0 版" not in alert.get_text()
+    assert page.select_one("input[name=name]")["value"] == "Typed Co"
+    assert page.select_one("input[name=version]")["value"] == version
+    got = client.get(f"/api/v1/customers/{c['id']}", headers=a.headers).json()
+    assert (got["version"], got["name"]) == (1, "Tampered Co")
