@@ -5,7 +5,8 @@ errors replaced: QA saved a customer named "Caf\\ufffd" from `name=Caf%E9` (a La
 plan named "%ZZ\\ufffd", and `curl --data 'name=測試'` (UTF-8 sent unescaped, as curl does)
 would be stored as "æ¸¬è©¦". `FormBodyMiddleware` escapes raw bytes (so UTF-8 sent unescaped
 reads as what was typed) and answers 422 for a field whose bytes are not UTF-8: JSON under
-/api/ (as FastAPI's validation errors), the error page in the page's language elsewhere.
+/api/ (as FastAPI's validation errors), elsewhere the error page in the page's language
+naming the field (an HTMX form: that sentence alone, on top of the form it swaps).
 Multipart bodies (file uploads) and JSON bodies are left to their own readers
 (`app.web.json_body` checks JSON).
 """
@@ -14,9 +15,11 @@ from __future__ import annotations
 
 import json
 import re
+from html import escape
 from urllib.parse import unquote_to_bytes
 
 from starlette.requests import Request
+from starlette.responses import HTMLResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.errors import Invalid
@@ -25,6 +28,12 @@ from app.web.failures import safe_text
 
 _RAW = re.compile(rb"[\x80-\xff]")
 MESSAGE = N_("must be UTF-8 text: the form sent bytes that are not (%(bytes)s)")
+#: The page's sentence, which names the field itself: the error page has no field to stand
+#: beside (QA: it said "must be UTF-8 text" and not which field).
+PAGE_MESSAGE = N_(
+    "The field “%(name)s” was not sent as UTF-8 text (bytes %(bytes)s), so nothing was "
+    "saved. Go back, check what was typed there and send the form again."
+)
 
 
 def _is_urlencoded(scope: Scope) -> bool:
@@ -80,7 +89,8 @@ class FormBodyMiddleware:
             await self.app(scope, _replay(body, None, receive), send)
             return
         field, bad = found
-        error = Invalid(MESSAGE, field=safe_text(field), bytes=bad.hex(" ").upper())
+        shown = bad.hex(" ").upper()
+        error = Invalid(MESSAGE, field=safe_text(field), bytes=shown)
         request = Request(scope)
         if request.url.path.startswith("/api/"):
             payload = json.dumps(error.json_body()).encode()
@@ -91,9 +101,24 @@ class FormBodyMiddleware:
             await send({"type": "http.response.start", "status": 422, "headers": headers})
             await send({"type": "http.response.body", "body": payload})
             return
-        from app.web.errors import error_page  # the pages' error path (imports the web layer)
+        # the pages' error path (imports the web layer)
+        from app.web.errors import error_page
+        from app.web.htmx import is_fragment
+        from app.web.templating import activate
 
-        response = error_page(request, error)
+        page_error = Invalid(PAGE_MESSAGE, field=safe_text(field), name=safe_text(field),
+                             bytes=shown)  # fmt: skip
+        if is_fragment(request):
+            # An HTMX form (the quote or phase builder) swaps its own section: the sentence
+            # goes on top of it, and what was typed stays (a whole error page swapped in
+            # took the form's place).
+            activate(request)
+            html = f'<p class="notice error" role="alert">{escape(page_error.message)}</p>'
+            response: Response = HTMLResponse(
+                html, status_code=422, headers={"HX-Reswap": "afterbegin"}
+            )
+        else:
+            response = error_page(request, page_error)
         await response(scope, _replay(b"", None, receive), send)
 
 

@@ -35,9 +35,9 @@ def _customers(client: TestClient) -> int:
 @pytest.mark.parametrize(
     ("lang", "name", "message"),
     [
-        ("en", b"Caf%E9", "must be UTF-8 text: the form sent bytes that are not (E9)"),
-        ("zh-TW", b"%E4%B8", "必須是 UTF-8 文字：表單送出的位元組不是（E4 B8）"),
-        ("en", b"Caf\xe9", "must be UTF-8 text: the form sent bytes that are not (E9)"),
+        ("en", b"Caf%E9", "The field “name” was not sent as UTF-8 text (bytes E9), so nothing"),
+        ("zh-TW", b"%E4%B8", "「name」欄位送出的內容不是 UTF-8 文字（位元組 E4 B8），因此"),
+        ("en", b"Caf\xe9", "The field “name” was not sent as UTF-8 text (bytes E9), so nothing"),
     ],
 )
 def test_a_name_that_is_not_utf8_is_refused_and_nothing_is_saved(
@@ -49,9 +49,33 @@ def test_a_name_that_is_not_utf8_is_refused_and_nothing_is_saved(
     r = pages.post("/customers/new", content=body,
                    headers={"content-type": FORM, "Accept-Language": lang})  # fmt: skip
     assert r.status_code == 422
-    assert message in BeautifulSoup(r.text, "html.parser").get_text(" ")
-    assert "name" in r.text
+    # The message names the field (QA: "must be UTF-8 text" did not say which one).
+    said = BeautifulSoup(r.text, "html.parser").select_one(".error-page p")
+    assert said is not None and message in said.get_text(" ")
     assert _customers(client) == before
+
+
+@pytest.mark.parametrize(
+    ("lang", "message"),
+    [
+        ("en", "The field “line-0-description” was not sent as UTF-8 text (bytes FF)"),
+        ("zh-TW", "「line-0-description」欄位送出的內容不是 UTF-8 文字（位元組 FF）"),
+    ],
+)
+def test_an_htmx_form_gets_the_sentence_on_top_of_its_own_section(
+    client: TestClient, lang: str, message: str
+) -> None:
+    """The quote builder swaps its section: a whole error page took the form's place. The
+    sentence alone goes on top of the form (HX-Reswap), which keeps what was typed."""
+    pages, token = _pages(client)
+    body = b"csrf_token=" + token.encode() + b"&lines=1&line-0-description=%FF"
+    r = pages.post("/plans/1/quote", content=body, headers={
+        "content-type": FORM, "HX-Request": "true", "Accept-Language": lang})  # fmt: skip
+    assert r.status_code == 422
+    assert r.headers["HX-Reswap"] == "afterbegin"
+    (said,) = BeautifulSoup(r.text, "html.parser").select("p.notice.error[role=alert]")
+    assert message in said.get_text()
+    assert "<html" not in r.text
 
 
 def test_utf8_sent_unescaped_is_read_as_typed(client: TestClient) -> None:
