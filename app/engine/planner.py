@@ -186,7 +186,7 @@ class _JobTerms:
     """
 
     __slots__ = (
-        "_act", "_counts", "_degrees", "_experts", "_share", "_totals", "_tp", "_unit",
+        "_act", "_act_micro", "_counts", "_degrees", "_experts", "_share", "_totals", "_tp", "_unit",
         "classes", "job", "pipes",
     )  # fmt: skip
 
@@ -205,6 +205,8 @@ class _JobTerms:
         # parameters, a layer's routed experts), params
         self._unit = zero3_unit_params(job.model)
         self._act: dict[tuple[int, str, int], float] = {}
+        # the same at the job's micro-batch, keyed `tp << 2 | _RC_CODE[recompute]` (`_extend`)
+        self._act_micro: dict[int, float] = {}
         self._degrees: dict[tuple[int, Pins], tuple[tuple[int, int], ...]] = {}
         # a count's layouts (the same for every GPU type) and their rankings
         self._counts: dict[tuple[int, int, Pins, bool], _CountLayouts] = {}
@@ -339,26 +341,13 @@ class _JobTerms:
 
     def total(self, t: int, p: int, d: int, z: int, recompute: str) -> float:
         """`memory(..., gpus=t·p·d, micro=the job's micro-batch).total` without building the
-        terms: the ranking's hot path (`_Ranked._extend` memoises it in `_totals`; a PCIe GPU
-        ranks the same layouts in its own order, `compute.tp_step`). A dense model below
-        ZeRO-3 (most layouts ranked) has no expert split and nothing gathered: its states are
-        summed here without the calls."""
+        terms: what `_Ranked._extend` memoises in `_totals` for an MoE layout (it sums a dense
+        model's terms itself, in this order: no expert split, a dense ZeRO-3 unit)."""
         job = self.job
-        act = self._act.get((t, recompute, job.micro_batch))
-        if act is None:
-            act = self.activations(t, recompute, job.micro_batch)
-        if z < 3 and not self._experts:
-            mp = (self._share.get(p) or self.share(p)) / t
-            live = (
-                job.weights * mp
-                + job.gradients * mp / (d if z >= 2 else 1)
-                + job.optimizer * mp / (d if z >= 1 else 1)
-                + act
-            )
-        else:
-            w, g, o = self.states(t, p, d, z)
-            gw, gg = self.gathered(t, d, z)
-            live = w + g + o + gw + gg + act
+        act = self.activations(t, recompute, job.micro_batch)
+        w, g, o = self.states(t, p, d, z)
+        gw, gg = self.gathered(t, d, z)
+        live = w + g + o + gw + gg + act
         return live + self._overhead(live, t * p * d)
 
     def floor_bytes(self, n: int, t_max: int, classes: tuple[_Class, ...]) -> float:
@@ -489,10 +478,11 @@ def micro_batches(job: TrainingJob, dp: int, pp: int = 1) -> int:
 _Degree = tuple[float, int, int, int, int, int, int, int]
 # One class's walk over a count's pairs at one TP efficiency: (ZeRO, recomputation, ZeRO
 # efficiency, recomputation share, each pair's efficiency TP × pipeline, the pairs' indices
-# most efficient first, the pairs, the class's part of the memo key)
-_Stream = tuple[int, str, float, float, list[float], list[int], list[_Degree], int]
-# (ZeRO stage, recomputation, ZeRO efficiency, recomputation share) of a layout
-_Class = tuple[int, str, float, float]
+# most efficient first, the pairs, the class's part of the memo key, the number of pairs)
+_Stream = tuple[int, str, float, float, list[float], list[int], list[_Degree], int, int]
+# (ZeRO stage, recomputation, ZeRO efficiency, recomputation share, the class's part of the
+# memo key `z << 2 | _RC_CODE[recomputation]`) of a layout
+_Class = tuple[int, str, float, float, int]
 
 
 class _CountLayouts:
@@ -593,12 +583,14 @@ def _classes(
     full = compute.LORA_FULL_RECOMPUTE_SHARE if lora else compute.FULL_RECOMPUTE_SHARE
     shares = [(rc, full if rc == "full" else 1.0) for rc in _RECOMPUTE_CHOICES[pins.recompute]]
     many = tuple(
-        (z, rc, zero3 if z == 3 else 1.0, share)
+        (z, rc, zero3 if z == 3 else 1.0, share, z << 2 | _RC_CODE[rc])
         for rc, share in shares
         for z in ((zero,) if zero is not None else (1, 2, 3))
     )
     one = tuple(
-        (z, rc, 1.0, share) for rc, share in shares for z in ((zero,) if zero is not None else (0,))
+        (z, rc, 1.0, share, z << 2 | _RC_CODE[rc])
+        for rc, share in shares
+        for z in ((zero,) if zero is not None else (0,))
     )
     return many, one
 
@@ -638,8 +630,9 @@ class _Ranked:
             # and ints, which the garbage collector never visits, rather than new tuples
             effs = [eff[x[2]] * x[0] for x in degrees]
             order = sorted(range(len(degrees)), key=effs.__getitem__, reverse=True)
-            streams += [(z, rc, z_eff, share, effs, order, degrees, z << 2 | _RC_CODE[rc])
-                        for z, rc, z_eff, share in classes]  # fmt: skip
+            size = len(order)
+            streams += [(z, rc, z_eff, share, effs, order, degrees, zr, size)
+                        for z, rc, z_eff, share, zr in classes]  # fmt: skip
         self.streams = streams
         # (relative time, generation index, stream, position) of each stream's next layout:
         # ties fall in generation order, pair then class (a pair is in one group of streams,
@@ -674,21 +667,34 @@ class _Ranked:
         """Walk on in cost order until a layout fits `cap`, keeping the new records."""
         streams, records, terms = self.streams, self.records, self.terms
         totals, total = terms._totals, terms.total
+        # `terms.total` of a dense layout summed here, term by term in the same order (the
+        # walk sizes thousands of layouts a search, and a call costs as much as the sum):
+        # no routed experts to split over ep ranks, ZeRO-3's unit the larger of an embedding
+        # matrix and a layer (`_JobTerms.gathered`)
+        dense = not terms._experts
+        job = terms.job
+        weights, gradients, optimizer, micro = (
+            job.weights, job.gradients, job.optimizer, job.micro_batch,
+        )  # fmt: skip
+        shares, acts = terms._share, terms._act_micro
+        fixed_one, fixed_many = CUDA_CONTEXT_GB * GB, (CUDA_CONTEXT_GB + NCCL_BUFFERS_GB) * GB
+        emb, layer, _ = terms._unit
+        unit_params, params = max(emb, layer + 0.0), job.model.params
         heapreplace, heappop = heapq.heapreplace, heapq.heappop
         heap = self.heap
         if heap is None:
             heap = self.heap = []
-            for s, (_, _, z_eff, share, effs, order, degrees, _) in enumerate(streams):
+            for s, (_, _, z_eff, share, effs, order, degrees, _, _) in enumerate(streams):
                 first = order[0]
                 heap.append((1.0 / (effs[first] * z_eff * share), degrees[first][1], s, 0))
             heapq.heapify(heap)
         low = records[-1][0] if records else math.inf
         while heap:
             cost, _, s, k = heap[0]
-            z, rc, z_eff, share, effs, order, degrees, zr = streams[s]
+            z, rc, z_eff, share, effs, order, degrees, zr, size = streams[s]
             _, _, t, p, d, v, m, key = degrees[order[k]]
             k += 1
-            if k < len(order):
+            if k < size:
                 nxt = order[k]
                 heapreplace(heap, (1.0 / (effs[nxt] * z_eff * share), degrees[nxt][1], s, k))
             else:
@@ -696,7 +702,32 @@ class _Ranked:
             key |= zr
             got = totals.get(key)
             if got is None:
-                got = totals[key] = total(t, p, d, z, rc)
+                if not dense:
+                    got = totals[key] = total(t, p, d, z, rc)
+                else:
+                    act = acts.get(ak := t << 2 | (zr & 3))  # an int key: no tuple to collect
+                    if act is None:
+                        act = acts[ak] = terms.activations(t, rc, micro)
+                    mp = (shares.get(p) or terms.share(p)) / t
+                    if z < 3:
+                        live = (
+                            weights * mp
+                            + gradients * mp / (d if z >= 2 else 1)
+                            + optimizer * mp / (d if z >= 1 else 1)
+                            + act
+                        )
+                    else:
+                        unit = unit_params / t / params if d > 1 else 0.0
+                        live = (
+                            weights * mp / d
+                            + gradients * mp / d
+                            + optimizer * mp / d
+                            + ZERO3_GATHERED_UNITS * unit * weights
+                            + ZERO3_GRADIENT_UNITS * unit * gradients
+                            + act
+                        )
+                    fixed = fixed_many if t * p * d > 1 else fixed_one
+                    got = totals[key] = live + (fixed + FRAGMENTATION * live)
             if got < low:
                 option = (cost, t, p, d, z, rc, v, m)
                 records.append((got, option))
@@ -709,12 +740,16 @@ class _Ranked:
 # (relative time, tp, pp, dp, ZeRO stage, recomputation, virtual stages, micro-batches per
 # pipeline) of the layout `_Ranked.first_fit` chooses
 _Option = tuple[float, int, int, int, int, str, int, int]
+# (GPUs a node, nodes, interconnect, TP efficiency per doubling) of one count on one GPU type
+_Links = tuple[int, int, str, float]
 
 
 class _OnGpu:
     """One job on one GPU type with its pins: what every count of a walk shares."""
 
-    __slots__ = ("base", "base_value", "cap", "gpu", "job", "layout_pins", "peak", "pins", "terms")
+    __slots__ = (
+        "base", "base_value", "cap", "gpu", "job", "layout_pins", "links", "peak", "pins", "terms",
+    )  # fmt: skip
 
     def __init__(self, job: TrainingJob, gpu: GpuSpec, pins: Pins) -> None:
         self.job, self.gpu, self.pins = job, gpu, pins
@@ -734,22 +769,25 @@ class _OnGpu:
         self.layout_pins = pins._replace(mfu=None, goodput=None)
         self.cap = gpu.memory_gb * GB * HEADROOM
         self.peak = gpu.peak_tflops(job.precision) * 1e12
+        self.links: dict[int, _Links] = {}
 
-    def tp_step(self, n: int) -> float:
-        """TP efficiency per doubling on `n` GPUs of this type (`compute.tp_step`): the link
-        the count's nodes use inside a node."""
-        gpn = self.gpu.gpus_per_node
-        nodes = -(-n // gpn)
-        ic = self.job.interconnect or natural_interconnect(self.gpu, nodes, n if n < gpn else gpn)
-        return compute.tp_step(self.gpu, ic, nodes)
+    def link(self, n: int) -> _Links:
+        """(GPUs a node, nodes, interconnect, TP efficiency per doubling) of `n` GPUs of this
+        type, computed once per count: the walk asks for each count's twice or more."""
+        got = self.links.get(n)
+        if got is None:
+            gpn = self.gpu.gpus_per_node
+            per_node = n if n < gpn else gpn
+            nodes = -(-n // gpn)
+            ic = self.job.interconnect or natural_interconnect(self.gpu, nodes, per_node)
+            got = self.links[n] = (per_node, nodes, ic, compute.tp_step(self.gpu, ic, nodes))
+        return got
 
     def best_layout(self, n: int) -> tuple[Layout, float, float, int] | None:
         """(layout, per-GPU bytes, parallelism efficiency, micro-batches per pipeline) of the
         fastest layout of `n` GPUs that fits."""
-        gpn = self.gpu.gpus_per_node
-        found = self.terms.first_fit(
-            n, n if n < gpn else gpn, self.layout_pins, self.cap, self.tp_step(n)
-        )
+        per_node, _, _, step = self.link(n)
+        found = self.terms.first_fit(n, per_node, self.layout_pins, self.cap, step)
         if found is None:
             return None
         (cost, t, p, d, z, rc, v, m), mem = found
@@ -760,9 +798,8 @@ class _OnGpu:
         """(days, MFU × goodput, floor rate, floor count) of `n` GPUs: `evaluate`'s figures,
         multiplied in the same order (`compute.layout_value`), without building the layout,
         its named factors or the candidate (the walk's hot path)."""
-        gpn = self.gpu.gpus_per_node
-        step = self.tp_step(n)
-        found = self.terms.first_fit(n, n if n < gpn else gpn, self.layout_pins, self.cap, step)
+        per_node, nodes, ic, step = self.link(n)
+        found = self.terms.first_fit(n, per_node, self.layout_pins, self.cap, step)
         if found is None:
             return None
         (_, t, p, d, z, rc, v, m), _ = found
@@ -771,8 +808,6 @@ class _OnGpu:
         if self.pins.mfu is not None:
             value = self.pins.mfu
         else:
-            nodes = -(-n // gpn)
-            ic = job.interconnect or natural_interconnect(self.gpu, nodes, n if n < gpn else gpn)
             value = compute.layout_value(
                 self.base_value, model=job.model, task=job.task, gpus=n, nodes=nodes,
                 interconnect=ic, tp=t, pp=p, vpp=v, micro_batches=m, zero_stage=z, dp=d,
@@ -796,9 +831,7 @@ class _OnGpu:
             return None
         layout, mem, eff, m = found
         job, gpu = self.job, self.gpu
-        gpn = gpu.gpus_per_node
-        nodes = -(-n // gpn)
-        ic = job.interconnect or natural_interconnect(gpu, nodes, n if n < gpn else gpn)
+        _, nodes, ic, step = self.link(n)
         g = compute.goodput(n) if self.pins.goodput is None else self.pins.goodput
         factors: tuple[compute.Factor, ...] = ()
         if self.pins.mfu is not None:
@@ -819,7 +852,7 @@ class _OnGpu:
                 dp=layout.dp,
                 recompute=layout.recompute,
                 nvlink=gpu.has_nvlink,
-                tp_step=self.tp_step(n),
+                tp_step=step,
             )
             # the same multiplication as compute.product(base + rest), in the same order
             value = self.base_value
@@ -983,9 +1016,7 @@ class _Walk:
         if pins.mfu is not None:
             rate = pins.mfu * g
         else:
-            gpn = gpu.gpus_per_node
-            nodes = -(-n // gpn)
-            ic = job.interconnect or natural_interconnect(gpu, nodes, n if n < gpn else gpn)
+            _, nodes, ic, _ = on.link(n)
             bound = compute.layout_value(
                 on.base_value, model=job.model, task=job.task, gpus=n, nodes=nodes,
                 interconnect=ic, nvlink=gpu.has_nvlink,

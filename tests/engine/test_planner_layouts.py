@@ -63,7 +63,7 @@ def _brute_force(
         layouts = []
         for pairs, classes in ((count.multi, count.many), (count.single, count.one)):
             for pipe, gen, t, p, d, v, m, _key in pairs:
-                for j, (z, rc, z_eff, share) in enumerate(classes):
+                for j, (z, rc, z_eff, share, _zr) in enumerate(classes):
                     cost = 1.0 / (step ** math.log2(t) * pipe * z_eff * share)
                     layout = Layout(d, t, p, z, rc, job.micro_batch, v)
                     layouts.append((cost, gen, j, layout, m))
