@@ -761,11 +761,10 @@ def test_a_refused_form_offers_the_way_back(pages: TestClient, account: MakeAcco
     plan = make_plan(pages, a.user)
     token = _csrf(pages, f"/plans/{plan.id}")
     back = f"http://testserver/plans/{plan.id}"
-    r = pages.post(
-        f"/plans/{plan.id}/status",
-        data={"csrf_token": token, "version": "1", "status": "accepted"},
-        headers={"Referer": back},
-    )
+    # A status that is no UTF-8 (a status the plan cannot take is said on the plan page).
+    body = f"csrf_token={token}&version=1&status=%FF".encode()
+    form = {"content-type": "application/x-www-form-urlencoded"}
+    r = pages.post(f"/plans/{plan.id}/status", content=body, headers={**form, "Referer": back})
     assert r.status_code == 422
     links = [x["href"] for x in soup(r).select(".error-page a")]
     assert links == [f"/plans/{plan.id}", "/"]
@@ -776,9 +775,7 @@ def test_a_refused_form_offers_the_way_back(pages: TestClient, account: MakeAcco
         "http://testserver/\\evil",
     ):
         r = pages.post(
-            f"/plans/{plan.id}/status",
-            data={"csrf_token": token, "version": "1", "status": "accepted"},
-            headers={"Referer": referer},
+            f"/plans/{plan.id}/status", content=body, headers={**form, "Referer": referer}
         )
         assert [x["href"] for x in soup(r).select(".error-page a")] == ["/"]
 
