@@ -19,7 +19,7 @@ from app.i18n import N_
 from app.i18n import gettext as _
 from app.ids import DbId
 from app.web.csrf import CsrfDep
-from app.web.forms import PostedText, parse_id
+from app.web.forms import PostedFields, parse_id, repeated_errors
 from app.web.templating import activate, render
 
 router = APIRouter(include_in_schema=False)
@@ -58,10 +58,12 @@ def customer_new_form(request: Request, user: SalesPageUser) -> Response:
 
 @router.post("/customers/new")
 def customer_create(
-    request: Request, session: SessionDep, user: SalesPageUser, _csrf: CsrfDep, values: PostedText
+    request: Request, session: SessionDep, user: SalesPageUser, _csrf: CsrfDep, values: PostedFields
 ) -> Response:
     """Create a customer; invalid fields come back inline (422)."""
     activate(request)
+    if values.repeated:
+        return _repeated(request, None, values)
     try:
         data = views.create_from_form(values)
     except ValidationError as e:
@@ -90,11 +92,13 @@ def customer_update(
     session: SessionDep,
     user: SalesPageUser,
     _csrf: CsrfDep,
-    values: PostedText,
+    values: PostedFields,
 ) -> Response:
     """Save a customer's details; invalid fields come back inline (422)."""
     activate(request)
     customer = service.get_customer(session=session, customer_id=customer_id)
+    if values.repeated:
+        return _repeated(request, customer, values)
     version = parse_id(values.get("version"))
     if version is None:
         # Not a version (a tampered or truncated form): which one the edit started from is
@@ -128,4 +132,12 @@ def _invalid(
     request: Request, customer: Any, values: dict[str, str], e: ValidationError
 ) -> Response:
     ctx = views.form_context(customer=customer, values=values, errors=views.errors_of(e))
+    return render(request, "customers/form.html", ctx, status_code=422)
+
+
+def _repeated(request: Request, customer: Any, values: PostedFields) -> Response:
+    """The form again for a field sent more than once (QA: `name=a&name=b` saved "b"),
+    named beside its input; nothing saved. The form takes each field once."""
+    errors = repeated_errors(values, (*views.FIELDS, "export"))
+    ctx = views.form_context(customer=customer, values=values, errors=errors)
     return render(request, "customers/form.html", ctx, status_code=422)

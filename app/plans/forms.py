@@ -23,7 +23,7 @@ from app.plans.models import NOTES_MAX, STATUSES, TAG_MAX, TAGS_MAX, Plan
 from app.plans.presenters import STATUS_NAMES, field_label, field_value
 from app.text import problem as text_problem
 from app.text import trim
-from app.web.forms import parse_id
+from app.web.forms import Posted, parse_id, repeated_errors, repeated_message
 
 #: List columns that sort, with their labels.
 SORT_COLUMNS: Final = (
@@ -269,15 +269,19 @@ def form_choices(plan: Plan) -> dict[str, Any]:
     return {"statuses": [(s, STATUS_NAMES[s]) for s in service.settable_statuses(plan)]}
 
 
-def save_edit(
-    *, session: Session, plan_id: int, form: Mapping[str, str], user: User
-) -> dict[str, Any] | None:
+#: The edit form's inputs (a repeated one is said beside it; any other above the form).
+EDIT_FIELDS: Final = ("name", "customer", "status", "tags", "notes")
+
+
+def save_edit(*, session: Session, plan_id: int, form: Posted, user: User) -> dict[str, Any] | None:
     """Save the edit form; None when saved, else the form's context (errors or a conflict).
 
     On a conflict the user's input stays in the form, the hidden version moves to the
-    current one (saving again overwrites, knowingly) and the changes since are listed."""
+    current one (saving again overwrites, knowingly) and the changes since are listed. A
+    field sent twice is an error beside it (QA: `name=a&name=b` saved "b")."""
     version, changes, errors = parse_edit(form)
-    values = {k: str(form.get(k, "")) for k in ("name", "customer", "status", "tags", "notes")}
+    errors.update(repeated_errors(form, EDIT_FIELDS))
+    values = {k: str(form.get(k, "")) for k in EDIT_FIELDS}
     values["version"] = str(version)
     plan = service.get_plan(session=session, plan_id=plan_id)
     if plan.customer_id is not None:
@@ -330,13 +334,16 @@ class StatusRefused(Exception):
         self.status = status
 
 
-def set_status(*, session: Session, plan_id: int, form: Mapping[str, str], user: User) -> str:
+def set_status(*, session: Session, plan_id: int, form: Posted, user: User) -> str:
     """Change the status; the URL to go to next (the plan, with a note on a conflict).
 
     A status the plan cannot take now (not one of `service.settable_statuses`: an unknown
     word, or an answer the customer gives) is `StatusRefused` naming the allowed ones, and
-    nothing changes (QA: a crafted post got the generic error page)."""
+    nothing changes (QA: a crafted post got the generic error page); so is a field sent
+    twice."""
     plan = service.get_plan(session=session, plan_id=plan_id)
+    if form.repeated:
+        raise StatusRefused(repeated_message(form, next(iter(form.repeated))))
     status = form.get("status", "")
     allowed = service.settable_statuses(plan)
     if status not in allowed:

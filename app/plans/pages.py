@@ -29,7 +29,7 @@ from app.plans import builder, forms, service, views
 from app.quotes import views as quote_views
 from app.web import htmx
 from app.web.csrf import CsrfDep
-from app.web.forms import PostedText, message_for, parse_id
+from app.web.forms import PostedFields, PostedText, message_for, parse_id
 from app.web.templating import activate, choose_currency, is_fragment, render
 
 router = APIRouter(include_in_schema=False)
@@ -136,7 +136,7 @@ def plan_edit(
     session: SessionDep,
     user: SalesPageUser,
     _csrf: CsrfDep,
-    form: PostedText,
+    form: PostedFields,
 ) -> Response:
     """Save the edit; a stale version re-shows the form with the user's input and what changed."""
     ctx = forms.save_edit(session=session, plan_id=plan_id, form=form, user=user)
@@ -153,7 +153,7 @@ def plan_status(
     user: SalesPageUser,
     settings: SettingsDep,
     _csrf: CsrfDep,
-    form: PostedText,
+    form: PostedFields,
 ) -> Response:
     """Change the plan's status (draft, sent, accepted, lost); a refusal is said beside it."""
     activate(request)

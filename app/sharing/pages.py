@@ -27,7 +27,7 @@ from app.sharing.models import ShareLink
 from app.sharing.routes import share_url
 from app.sharing.views import shared_context
 from app.web.csrf import CsrfDep, verify_csrf
-from app.web.forms import parse_id
+from app.web.forms import parse_id, require_once
 from app.web.templating import activate, render
 
 router = APIRouter(include_in_schema=False)
@@ -241,8 +241,8 @@ async def _answer_fields(request: Request) -> dict[str, str]:
                     field=key,
                 )
         return fields
-    form = await request.form()
-    return {k: v for k, v in form.items() if isinstance(v, str)}
+    # A field sent twice (two names, two `agree`) is refused, never its last value kept.
+    return require_once(await request.form())
 
 
 async def _checked_form(request: Request) -> bool:

@@ -5,15 +5,17 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from decimal import Decimal
-from typing import Annotated, Any
+from typing import Annotated, Any, Final
 
 from fastapi import Depends, Request
 from pydantic import ValidationError
 from starlette.datastructures import FormData
 
 from app.engine.notices import Notice
+from app.errors import Invalid
+from app.i18n import N_
 from app.i18n import gettext as _
 from app.ids import DB_ID_MAX
 
@@ -24,25 +26,90 @@ _NUMBER = re.compile(r"^\s*([-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:e[-+]?\d+)?)\s*([kmbg
 _ID = re.compile(r"[0-9]{1,10}")
 
 
+#: A field sent more than once to a form that takes one value for it.
+REPEATED: Final = N_("“%(name)s” was sent %(n)s times: this field takes one value.")
+
+
+class Posted(dict[str, str]):
+    """A posted form's text fields, each once. `repeated`: {name: times} of the fields sent
+    more than once; the dict holds none of their values (which one was meant is unknown)."""
+
+    repeated: dict[str, int]
+
+    def __init__(self, fields: dict[str, str], repeated: dict[str, int]) -> None:
+        super().__init__({k: v for k, v in fields.items() if k not in repeated})
+        self.repeated = repeated
+
+
+def read_once(form: FormData) -> Posted:
+    """The text fields of `form` (files left out), each sent once, and those sent more.
+
+    Starlette keeps the last of `name=a&name=b` without a word (QA saved a customer named
+    "b"). No page's POST form sends a field twice (checked against templates/: the quote and
+    phase builders number their lines, `line-0-quantity`; the only repeated fields are
+    /compare's `ids` tick boxes, a GET form read with `getlist`), so a second value is a
+    crafted or damaged form."""
+    counts: dict[str, int] = {}
+    for key, _value in form.multi_items():
+        counts[key] = counts.get(key, 0) + 1
+    repeated = {k: n for k, n in counts.items() if n > 1}
+    return Posted({k: v for k, v in form.items() if isinstance(v, str)}, repeated)
+
+
+def repeated_message(form: Posted, name: str) -> str:
+    """REPEATED for the field `name` of `form`, in the active language."""
+    return _(REPEATED) % {"name": name, "n": form.repeated[name]}
+
+
+def repeated_errors(form: Posted, shown: Collection[str]) -> dict[str, str]:
+    """{field: message} for each repeated field of `form` a page shows beside its input
+    (`shown`), the first other one under "form" (a hidden field, a field the page has not)."""
+    out: dict[str, str] = {}
+    for name in form.repeated:
+        out.setdefault(name if name in shown else "form", repeated_message(form, name))
+    return out
+
+
+def require_once(form: FormData) -> Posted:
+    """`read_once`, with a repeated field refused: 422 naming it (the error page, or JSON)."""
+    posted = read_once(form)
+    if posted.repeated:
+        name, times = next(iter(posted.repeated.items()))
+        raise Invalid(REPEATED, field=name, name=name, n=times)
+    return posted
+
+
 async def posted_form(request: Request) -> FormData:
     """The posted form, files included, read by a dependency so that the route can be a
-    plain `def`.
+    plain `def`; a field sent twice is refused (`require_once`).
 
     FastAPI runs a `def` route in its threadpool; an `async def` route runs on the event
     loop, so while it waits on the database (a plan's row lock, SQLite's write lock for up
     to its 30 s busy timeout) every other request of the process waits too (race QA: a
     health check took 3.2 s behind one waiting Accept). Only reading the body needs `await`,
     and that happens here."""
-    return await request.form()
+    form = await request.form()
+    require_once(form)
+    return form
 
 
-async def posted_text(request: Request) -> dict[str, str]:
-    """The posted form's text fields (files left out); see `posted_form`."""
-    return {k: v for k, v in (await request.form()).items() if isinstance(v, str)}
+async def posted_text(request: Request) -> Posted:
+    """The posted form's text fields (files left out), each sent once: a field sent twice
+    is a 422 naming it (`require_once`); see `posted_form`."""
+    return require_once(await request.form())
+
+
+async def posted_fields(request: Request) -> Posted:
+    """As `posted_text`, for a form that says a repeated field beside its input: nothing
+    refused here, `Posted.repeated` names them (`repeated_errors`)."""
+    return read_once(await request.form())
 
 
 PostedForm = Annotated[FormData, Depends(posted_form)]
-PostedText = Annotated[dict[str, str], Depends(posted_text)]
+#: Each field once, or a 422 naming the repeated one on the error page.
+PostedText = Annotated[Posted, Depends(posted_text)]
+#: Each field once, or `repeated` for the page's form to say inline.
+PostedFields = Annotated[Posted, Depends(posted_fields)]
 
 
 def parse_id(raw: str | None, *, minimum: int = 1) -> int | None:
