@@ -3,10 +3,12 @@
 Refused (the first one found is named in the message, as ``U+202E``, so the writer can find
 an invisible character):
 
-* C0 controls (NUL, BEL, ESC …), DEL and the C1 controls — they end strings in C code,
-  ring terminals, start ANSI colour codes in logs and the CSV export, and draw nothing on a
-  page or in the PDF. A tab is allowed everywhere; a line break only in multi-line text
-  (notes, a decline reason), never in a one-line name or title;
+* C0 controls (NUL, BEL, ESC, TAB …), DEL and the C1 controls — they end strings in C
+  code, ring terminals, start ANSI colour codes in logs and the CSV export, and draw nothing
+  on a page or in the PDF (QA saved a customer name holding a tab, shown as a space on the
+  page and kept in every export). Line breaks (LF, CR) and tabs are allowed only in
+  multi-line text (notes, an address, a decline reason: a tab indents a pasted list, and
+  notes saved with one stay editable), never in a one-line name or title;
 * the bidirectional embeddings, overrides and isolates (U+202A–U+202E, U+2066–U+2069, the
   "Trojan Source" set): they reorder what is shown, so a signature or a customer name could
   read differently from what was stored. The plain marks LRM/RLM (U+200E/U+200F) stay
@@ -39,12 +41,14 @@ LINE_SEPARATORS: Final = frozenset("\u2028\u2029")
 #: `"\\ud800"`; a valid pair decodes to one character), and no UTF-8 document can carry it.
 SURROGATE: Final = re.compile("[\ud800-\udfff]")
 MESSAGE: Final = N_("must not contain control or text-direction characters (found %(char)s)")
+#: The control character people paste most (from a spreadsheet), said by name.
+TAB_MESSAGE: Final = N_("must not contain a tab (found %(char)s): type a space instead")
 
 
 def bad_character(value: str, *, multiline: bool = False) -> str | None:
     """The first character `value` must not hold (see the module docstring), else None."""
     for ch in value:
-        if ch == "\t" or (multiline and ch in "\r\n"):
+        if multiline and ch in "\t\r\n":
             continue
         if ch in BIDI_CONTROLS or (not multiline and ch in LINE_SEPARATORS):
             return ch
@@ -82,18 +86,23 @@ def code_point(ch: str) -> str:
     return f"U+{ord(ch):04X}"
 
 
+def message_for(ch: str) -> str:
+    """The msgid that refuses the character `ch` (a tab by name)."""
+    return TAB_MESSAGE if ch == "\t" else MESSAGE
+
+
 def problem(value: str, *, multiline: bool = False) -> str:
     """The message for `value` in the active language ('' when it is fine), for forms that
     collect their errors in a dict."""
     ch = bad_character(value, multiline=multiline)
-    return gettext(MESSAGE) % {"char": code_point(ch)} if ch is not None else ""
+    return gettext(message_for(ch)) % {"char": code_point(ch)} if ch is not None else ""
 
 
 def check(value: str, *, field: str, multiline: bool = False) -> str:
     """`value` unchanged, or `errors.Invalid` naming `field` and the character (translated)."""
     ch = bad_character(value, multiline=multiline)
     if ch is not None:
-        raise errors.Invalid(MESSAGE, field=field, char=code_point(ch))
+        raise errors.Invalid(message_for(ch), field=field, char=code_point(ch))
     return value
 
 
@@ -112,7 +121,7 @@ def _plain(value: str, multiline: bool) -> str:
     if ch is not None:
         # pydantic reports a ValueError as a 422 at the field's location, in the request's
         # language like every `errors.Invalid`.
-        raise ValueError(gettext(MESSAGE) % {"char": code_point(ch)})
+        raise ValueError(gettext(message_for(ch)) % {"char": code_point(ch)})
     return value
 
 
@@ -128,7 +137,7 @@ def plain_text(value: str) -> str:
 
 #: A one-line string for pydantic models: refused with a 422 naming the field.
 PlainLine = Annotated[str, AfterValidator(plain_line)]
-#: A multi-line string for pydantic models (tabs and line breaks allowed).
+#: A multi-line string for pydantic models (line breaks and tabs allowed).
 PlainText = Annotated[str, AfterValidator(plain_text)]
 
 

@@ -177,3 +177,86 @@ def test_the_plan_edit_form_refuses_them_beside_the_field(
     assert "must not contain control or text-direction characters" in r.text
     got = client.get(f"/api/v1/plans/{plan['id']}", headers=a.headers).json()
     assert got["version"] == 1 and got["notes"] == "" and got["tags"] == []
+
+
+# ------------------------------------------------------------ a tab in one-line text (QA)
+
+TAB = "Acme\tCorp"
+TAB_SAID = {
+    "en": "must not contain a tab (found U+0009): type a space instead",
+    "zh-TW": "不得包含定位字元（Tab，發現 U+0009）：請改用空格",
+}
+
+
+@pytest.mark.parametrize(
+    ("path", "body", "loc"),
+    [
+        ("/api/v1/customers", {"name": TAB}, ("body", "name")),
+        ("/api/v1/customers", {"name": "Tab Co", "contact": "Mei\tLin"}, ("body", "contact")),
+        ("/api/v1/plans", {"name": TAB, "workload": WORKLOAD}, ("body", "name")),
+        (
+            "/api/v1/plans",
+            {"name": "Tab plan", "customer": TAB, "workload": WORKLOAD},
+            ("body", "customer"),
+        ),
+        (
+            "/api/v1/plans",
+            {"name": "Tab plan", "workload": WORKLOAD, "tags": ["a\tb"]},
+            ("body", "tags", 0),
+        ),
+    ],
+)
+@pytest.mark.parametrize("lang", ["en", "zh-TW"])
+def test_a_tab_in_a_one_line_field_is_a_422_naming_the_field(
+    client: TestClient, path: str, body: dict[str, Any], loc: tuple[Any, ...], lang: str
+) -> None:
+    """QA saved a customer named "Acme<TAB>Corp": shown as a space, kept in every export."""
+    a = make_account(client, "sales")
+    before = client.get(path, headers=a.headers).json()
+    r = client.post(path, json=body, headers={**a.headers, "Accept-Language": lang})
+    assert r.status_code == 422, r.text
+    (said,) = [d["msg"] for d in r.json()["detail"] if tuple(d["loc"]) == loc]
+    assert said == TAB_SAID[lang]
+    assert client.get(path, headers=a.headers).json() == before, "nothing saved"
+
+
+@pytest.mark.parametrize("lang", ["en", "zh-TW"])
+def test_a_tab_in_the_customer_and_plan_forms_is_said_beside_the_field(
+    client: TestClient, lang: str
+) -> None:
+    from bs4 import BeautifulSoup
+
+    a = make_account(client, "sales")
+    pages = TestClient(client.app, follow_redirects=False)
+    sign_in(pages, a.user)
+    headers = {"Accept-Language": lang}
+
+    def token(path: str) -> str:
+        page = BeautifulSoup(pages.get(path).text, "html.parser")
+        return str(page.select_one("input[name=csrf_token]")["value"])
+
+    r = pages.post(
+        "/customers/new",
+        data={"csrf_token": token("/customers/new"), "name": "Tab Co", "contact": "Mei\tLin"},
+        headers=headers,
+    )
+    assert r.status_code == 422
+    said = BeautifulSoup(r.text, "html.parser").select_one("#err-contact").get_text(strip=True)
+    assert said == TAB_SAID[lang]
+    plan = client.post(
+        "/api/v1/plans", json={"name": "Tab plan", "workload": WORKLOAD}, headers=a.headers
+    ).json()
+    edit = {"version": "1", "name": TAB, "status": "draft", "notes": "keeps\ta tab"}
+    r = pages.post(
+        f"/plans/{plan['id']}/edit",
+        data={"csrf_token": token(f"/plans/{plan['id']}/edit"), **edit},
+        headers=headers,
+    )
+    assert r.status_code == 422
+    page = BeautifulSoup(r.text, "html.parser")
+    assert page.select_one("#err-name").get_text(strip=True) == TAB_SAID[lang]
+    assert page.select_one("#err-notes") is None or not page.select_one("#err-notes").get_text(
+        strip=True
+    )
+    got = client.get(f"/api/v1/plans/{plan['id']}", headers=a.headers).json()
+    assert (got["version"], got["name"]) == (1, "Tab plan")
