@@ -314,7 +314,11 @@ def serve_cmd(
         "server_header": False,
     }
     if n == 1:
-        uvicorn.run("app.main:app", **options)
+        from app.web.serving import serve_one
+
+        code = serve_one(uvicorn.Config("app.main:app", **options))
+        if code:
+            raise typer.Exit(code)
         return
     # Each worker accepts on its own SO_REUSEPORT socket (app.web.serving: why).
     from app.web.serving import PortInUse, Supervisor

@@ -26,6 +26,7 @@ or an in-memory SQLite database no other process can open, renders in the callin
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
 import os
 import threading
@@ -66,15 +67,27 @@ def configure(size: int, priority: str = "idle") -> None:
 
 
 def shutdown() -> None:
+    """Stop the pool and wait until its processes have ended (the app's stop calls this)."""
     with _lock:
         _shutdown_locked()
 
 
 def _shutdown_locked() -> None:
+    """End the pool's processes now and wait for them.
+
+    They are killed, not asked: the server answers its requests in flight before the app
+    stops, so nothing a user waits for runs here (a start-up warm-up at most), and a
+    warm-up can take seconds. Then `shutdown(wait=True)` reaps them. A `wait=False`
+    shutdown raced the interpreter's exit: measured with `serve --workers 2` and
+    STRATAGEM_PDF_WARM, a SIGTERM soon after start left each app process joining a pool
+    worker that never got its stop (multiprocessing's exit had closed the queue before the
+    executor's thread wrote to it), so the server never exited.
+    """
     global _pool
     if _pool is not None:
-        _pool.shutdown(wait=False, cancel_futures=True)
-        _pool = None
+        pool, _pool = _pool, None
+        _terminate(pool)
+        pool.shutdown(wait=True, cancel_futures=True)
 
 
 def pool_size() -> int:
@@ -208,14 +221,19 @@ def warm(job: Callable[[], None]) -> None:
     """
     if _size <= 0:
         return
-    future = _get_pool().submit(_warm_in_worker, job)
-    future.add_done_callback(_log_warm)
+    pool = _get_pool()
+    future = pool.submit(_warm_in_worker, job)
+    future.add_done_callback(functools.partial(_log_warm, pool))
 
 
-def _log_warm(future: Any) -> None:
+def _log_warm(pool: ProcessPoolExecutor, future: Any) -> None:
     if future.cancelled():
         return
     if (error := future.exception()) is not None:
+        if isinstance(error, BrokenProcessPool) and pool is not _pool:
+            # Stopped by the app's stop (or a reset) while it ran: nothing failed.
+            log.info("PDF worker warm-up stopped: the pool was shut down")
+            return
         log.warning("PDF worker warm-up failed: %r", error)
     else:
         log.info("PDF worker %s warmed up", future.result())

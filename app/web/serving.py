@@ -30,9 +30,11 @@ import signal
 import socket
 import threading
 import time
+from collections.abc import Iterator
 from typing import Any, Final
 
 from uvicorn.config import STARTUP_FAILURE, Config
+from uvicorn.server import Server
 from uvicorn.supervisors.multiprocess import Process
 
 log = logging.getLogger("uvicorn.error")
@@ -45,6 +47,34 @@ CHECK_EVERY_S: Final = 0.5
 #: `timeout_worker_healthcheck`, and the starting worker was killed as hung, again and again.
 #: Until then only its death counts; a worker hung in its start is killed after this.
 START_GRACE_S: Final = 60.0
+
+
+class GracefulServer(Server):
+    """uvicorn's server, for `serve` with one process: a signal that asked for the graceful
+    shutdown it has finished is not raised again.
+
+    uvicorn (≥ 0.29) re-raises SIGTERM after its shutdown, so the process then died of it:
+    QA measured exit status 143 for one process where `--workers 2` exits 0, and a service
+    manager reads 143 as a failure. Dying by the signal also skipped the interpreter's exit
+    (atexit, multiprocessing's finalizers), so the PDF pool's semaphores were left for the
+    resource tracker to find: "There appear to be 5 leaked semaphore objects".
+    """
+
+    @contextlib.contextmanager
+    def capture_signals(self) -> Iterator[None]:
+        with super().capture_signals():
+            yield
+            # Runs before uvicorn raises the captured signals again: the shutdown is done.
+            self._captured_signals.clear()
+
+
+def serve_one(config: Config) -> int:
+    """Serve `config` in this process until SIGINT/SIGTERM (returns 0, once the requests in
+    flight are answered) or a start that fails (returns 3, as uvicorn.run exits)."""
+    server = GracefulServer(config)
+    with contextlib.suppress(KeyboardInterrupt):  # a second Ctrl-C: uvicorn's forced exit
+        server.run()
+    return 0 if server.started else STARTUP_FAILURE
 
 
 class CannotListen(RuntimeError):
@@ -122,6 +152,7 @@ class OwnSocketProcess(Process):
     def target(self, sockets: list[socket.socket] | None = None) -> None:  # pragma: no cover
         # Runs in the child (spawned): uvicorn's subprocess_started has set up logging.
         c = self.config
+        self._server = GracefulServer(c)  # a SIGTERM from the parent: exit 0, see there
         super().target([listening_socket(c.host, c.port, c.backlog)])
 
 
