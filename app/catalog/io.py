@@ -45,7 +45,7 @@ from pydantic import Field as PydField
 
 from app.catalog.kinds import GPU_REFERENCING, KINDS, ORDER, Kind
 from app.csv_safety import safe_row, unescape_cell
-from app.i18n import N_
+from app.i18n import N_, ngettext
 from app.i18n import gettext as _
 from app.text import first_surrogate
 
@@ -247,15 +247,29 @@ def _parse_csv(text: str, k: Kind, parsed: Parsed) -> None:
     unknown = [c for c in header if c and c not in k.columns]
     if dupes:
         parsed.errors.append(
-            _("row 1: duplicate column(s): %(names)s") % {"names": ", ".join(dupes)}
+            ngettext(
+                "row 1: duplicate column: %(names)s",
+                "row 1: duplicate columns: %(names)s",
+                len(dupes),
+            )
+            % {"names": ", ".join(dupes)}
         )
     if missing:
         parsed.errors.append(
-            _("row 1: missing column(s): %(names)s") % {"names": ", ".join(missing)}
+            ngettext(
+                "row 1: missing column: %(names)s",
+                "row 1: missing columns: %(names)s",
+                len(missing),
+            )
+            % {"names": ", ".join(missing)}
         )
     if unknown:
         parsed.errors.append(
-            _("row 1: unknown column(s): %(names)s (allowed: %(allowed)s)")
+            ngettext(
+                "row 1: unknown column: %(names)s (allowed: %(allowed)s)",
+                "row 1: unknown columns: %(names)s (allowed: %(allowed)s)",
+                len(unknown),
+            )
             % {"names": ", ".join(unknown), "allowed": ", ".join(k.columns)}
         )
     if parsed.errors:
@@ -343,7 +357,11 @@ def _parse_json(text: str, kind: str | None, parsed: Parsed) -> None:
     unknown = [key for key in doc if key not in KINDS and key not in meta]
     if unknown:
         parsed.errors.append(
-            _("unknown key(s): %(names)s (allowed: %(allowed)s)")
+            ngettext(
+                "unknown key: %(names)s (allowed: %(allowed)s)",
+                "unknown keys: %(names)s (allowed: %(allowed)s)",
+                len(unknown),
+            )
             % {"names": ", ".join(unknown), "allowed": ", ".join((*KINDS, "price_list"))}
         )
         return
@@ -367,7 +385,12 @@ def _parse_json(text: str, kind: str | None, parsed: Parsed) -> None:
             raw = RawRow(row=n, values={k: v for k, v in item.items() if v is not None})
             if extra:
                 raw.errors.append(
-                    _("unknown field(s): %(names)s") % {"names": ", ".join(map(str, extra))}
+                    ngettext(
+                        "unknown field: %(names)s",
+                        "unknown fields: %(names)s",
+                        len(extra),
+                    )
+                    % {"names": ", ".join(map(str, extra))}
                 )
             rows.append(raw)
         parsed.rows[name] = rows

@@ -25,6 +25,7 @@ from typing import Any, Literal
 
 import yaml
 
+from app.engine.formatting import plural
 from app.engine.notices import Notice
 
 Kind = Literal["llm", "image"]
@@ -714,7 +715,7 @@ def from_hf_config(config: Mapping[str, Any]) -> ModelSpec:
             router_bias=config.get("topk_method") == "noaux_tc",
         )
         if mtp := _hf_opt_int(config, "num_nextn_predict_layers"):
-            notes.append(f"{mtp} multi-token-prediction layer(s) not counted")
+            notes.append(plural(mtp, "multi-token-prediction layer") + " not counted")
     quant = config.get("quantization_config")
     if isinstance(quant, Mapping) and quant.get("quant_method"):
         method = _short(quant["quant_method"]).strip("'")

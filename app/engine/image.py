@@ -411,7 +411,7 @@ def _gpu_count(req: EstimateRequest, secs: float, per_gpu: float) -> tuple[int, 
             Operand("deadline_s", req.deadline_days * 86400, "s"),
         ]
         terms.append("ceil(images * seconds_per_image / deadline_s)")
-        text.append(f"⌈{req.images:,} × {secs:.3g} s / {fmt(req.deadline_days)} days⌉")
+        text.append(f"⌈{req.images:,} × {secs:.3g} s / {plural(fmt(req.deadline_days), 'day')}⌉")
     vals = [1]
     if req.images_per_hour is not None:
         vals.append(math.ceil(req.images_per_hour / per_gpu))

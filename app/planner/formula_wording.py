@@ -293,6 +293,7 @@ _PLURALS: Final = {
     "passes": "pass",
     "sequences": "sequence",
     "users": "user",
+    "days": "day",
 }
 _PLURAL: Final = re.compile(r"\b(" + "|".join(_PLURALS) + r")\b")
 #: Where an English word of a phrase may not continue: "tokens" is not the start of

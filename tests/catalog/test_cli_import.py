@@ -117,7 +117,7 @@ def test_a_refused_file_prints_why_and_no_summary(exported: Path, db_url: str) -
     offers.write_text("id,provider\nx,Acme\n", encoding="utf-8")  # most columns missing
     r = runner.invoke(cli, ["catalog", "import", str(offers), "--apply"])
     assert r.exit_code == 1
-    assert "missing column(s)" in r.output
+    assert "missing columns:" in r.output  # several: plural, never "column(s)"
     assert r.output.strip().splitlines()[-1] == f"error: {offers} was refused; nothing was written"
     assert "added" not in r.output and "→" not in r.output
     assert price_list_ids(db_url) == before

@@ -45,7 +45,7 @@ def _preview(session: Session, data: bytes, *, fmt: io.Format = "csv", kind: str
 MALFORMED = [
     pytest.param(
         _csv(*GOOD, header=HEADER.replace("monthly_price,", "")),
-        "row 1: missing column(s): monthly_price",
+        "row 1: missing column: monthly_price",  # one column: singular
         id="missing-column",
     ),
     pytest.param(
@@ -95,8 +95,13 @@ MALFORMED = [
     ),
     pytest.param(
         _csv(GOOD[0], header=HEADER + ",montly_price"),
-        "row 1: unknown column(s): montly_price",
+        "row 1: unknown column: montly_price",
         id="unknown-column",
+    ),
+    pytest.param(
+        _csv(GOOD[0], header=HEADER + ",montly_price,gpu_typo"),
+        "row 1: unknown columns: montly_price, gpu_typo",
+        id="unknown-columns",
     ),
 ]
 
@@ -241,7 +246,7 @@ def test_json_errors_name_the_line_and_the_row(session: Session) -> None:
     assert broken.messages[0].startswith("row 2: not valid JSON")
     doc = {"offers": [{"id": "a"}], "prices": []}
     unknown = _preview(session, json.dumps(doc).encode(), fmt="json")
-    assert unknown.messages[0].startswith("unknown key(s): prices")
+    assert unknown.messages[0].startswith("unknown key: prices")
     rows = {"offers": [{**dict(zip(HEADER.split(","), GOOD[0].split(","), strict=True)),
                         "term_discounts": {"6": 0.1}, "monthly_price": -1}]}  # fmt: skip
     negative = _preview(session, json.dumps(rows).encode(), fmt="json")

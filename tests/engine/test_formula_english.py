@@ -25,7 +25,7 @@ from tests.engine import test_explanations_reproduce as reproduce
 #: The nouns the engine writes after a count: (singular, plural).
 NOUNS = (("GPU", "GPUs"), ("node", "nodes"), ("replica", "replicas"), ("epoch", "epochs"),
          ("pass", "passes"), ("sequence", "sequences"), ("user", "users"),
-         ("instance", "instances"))  # fmt: skip
+         ("instance", "instances"), ("day", "days"))  # fmt: skip
 _SINGULAR = "|".join(s for s, _p in NOUNS)
 _PLURAL = "|".join(p for _s, p in NOUNS)
 # A count starts a word: not the "100" of "H100", the "1" of "0.1" or "2,1", or a money amount.
@@ -100,7 +100,17 @@ def test_every_count_in_the_grid_agrees_with_its_noun(grid_texts: dict[str, str]
 @pytest.mark.parametrize(
     "said",
     # The grid reaches the singular of each noun, so the test above reads it.
-    ["1 GPU", "1 node", "1 replica", "1 sequence", "1 user", "1 pass", "1 epoch", "1 instance"],
+    [
+        "1 GPU",
+        "1 node",
+        "1 replica",
+        "1 sequence",
+        "1 user",
+        "1 pass",
+        "1 epoch",
+        "1 instance",
+        "1 day",
+    ],
 )
 def test_the_grid_says_each_singular(grid_texts: dict[str, str], said: str) -> None:
     rx = re.compile(rf"{_COUNT_START}{said}(?![\w\-/(])")
@@ -124,11 +134,15 @@ def test_the_grid_says_each_singular(grid_texts: dict[str, str], said: str) -> N
         ("3 × (0.8 GB dataset) / 2 node) → 8 TB per node", ["2 node"]),
         ("30 steps × 2 pass × 1.25e+14 FLOP", ["2 pass"]),
         ("1,024 GPU × 0.5 h", ["1,024 GPU"]),
+        # QA: a one-day deadline or rental period, said in the plural.
+        ("max(1, ⌈250,000 × 0.798 s / 1 days⌉) = 3 GPUs", ["1 days"]),
+        ("one month for a rental period of 1 days.", ["1 days"]),
         ("0.25 GPU", ["0.25 GPU"]),
         # Correct English, compound words and "per": nothing to find.
         ("128 cores per node for 8 GPUs × 1 node = 128", []),
         ("30 steps × 1 pass × 1.25e+14 FLOP; 2 passes", []),
         ("24 days × 24 h × 1 GPU = 576 GPU-h", []),
+        ("max(1, ⌈250,000 × 0.798 s / 1 day⌉) = 3 GPUs; 0.5 days", []),
         ("seed 003 T9 (8-GPU HGX H100 ≥ NT$12M); 3,600 s / 0.8 s = 4,500 images/h per GPU", []),
         ("NVIDIA H100 GPU, 2× H200 141GB, 1 replica of TP 8, 1 GPU-h, 0.25 GPUs", []),
         ("AWS p5.48xlarge on demand — 1 instance (us-east-1); 2 instances", []),

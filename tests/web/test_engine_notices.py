@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+import pytest
 from bs4 import BeautifulSoup
 from fastapi.testclient import TestClient
 
@@ -53,13 +54,17 @@ def _templates(arg: ast.expr) -> set[str]:
 
 
 def _period_templates(node: ast.AST) -> set[str]:
-    """The sentences of a {"months": …, "days": …, "hours": …} table (with "month", for
-    exactly one, where it has one) that
+    """The sentences of a {"months": …, "days": …, "hours": …} table (with "month", "day"
+    and "hour", for exactly one, where it has them) that
     `app.engine.costs.context.period_notice` picks a Notice template from."""
     if not isinstance(node, ast.Dict):
         return set()
     keys = {k.value for k in node.keys if isinstance(k, ast.Constant)}
-    if keys not in ({"months", "days", "hours"}, {"month", "months", "days", "hours"}):
+    if (
+        not {"months", "days", "hours"}
+        <= keys
+        <= {"month", "months", "day", "days", "hour", "hours"}
+    ):
         return set()
     return {v.value for v in node.values if isinstance(v, ast.Constant)}
 
@@ -158,3 +163,19 @@ def test_a_saved_plans_plain_english_notice_is_read_back_and_translated() -> Non
     finally:
         i18n.activate("en")
     assert str(notice_text(stored)) == stored
+
+
+@pytest.mark.parametrize(
+    ("months", "said"),
+    [
+        (12 / 365, "a rental period of 1 day."),  # one of 365/12 days a month; QA: "1 days"
+        (1 / 730, "a rental period of 1 hour."),
+        (24 / 365, "a rental period of 2 days."),
+        (0.5, "a rental period of 15.2 days."),  # 0.5 × 30.42 days, to one decimal
+    ],
+)
+def test_a_period_of_exactly_one_day_or_hour_is_singular(months: float, said: str) -> None:
+    from app.engine.costs.context import period_notice
+    from app.engine.costs.rental import WHOLE_MONTHS
+
+    assert str(period_notice(WHOLE_MONTHS, months)).endswith(said)

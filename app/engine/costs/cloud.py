@@ -41,6 +41,10 @@ COMMITMENT = {
     "%(period)s days.",
     "hours": "A %(term)s-month commitment: %(paid)s months are paid for a rental period of "
     "%(period)s hours.",
+    "day": ("A %(term)s-month commitment: %(paid)s months are paid for a rental period of 1 day."),
+    "hour": (
+        "A %(term)s-month commitment: %(paid)s months are paid for a rental period of 1 hour."
+    ),
 }
 
 

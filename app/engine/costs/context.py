@@ -47,14 +47,14 @@ def period_notice(templates: Mapping[str, str], months: float, **params: object)
     """A note about a rental period of `months`, the period said in months — or, under a
     month, in days (30.42 a month) or, under a day, in hours (730 a month).
 
-    `templates`: "months", "days" and "hours" (and optionally "month", for exactly one) → the
-    sentence with a %(period)s placeholder.
+    `templates`: "months", "days" and "hours" (and optionally "month", "day" and "hour", for
+    exactly one) → the sentence with a %(period)s placeholder.
     A 2-hour job is "a rental period of 2 hours", where "a 0-month rental period" (the
     period to two decimals) said nothing (QA L6).
     """
     unit, value = period_in_units(months)
-    if unit == "months" and value == "1" and "month" in templates:
-        unit = "month"  # "Held 1 month", not "1 months"
+    if value == "1" and unit[:-1] in templates:
+        unit = unit[:-1]  # "Held 1 month", "a rental period of 1 day", never "1 days"
     return Notice(templates[unit], period=value, **params)
 
 
@@ -64,7 +64,7 @@ def period_in_units(months: float) -> tuple[str, str]:
     a month)."""
     if months >= 1 - 1e-9:
         return "months", number(months)
-    if months * DAYS_PER_MONTH >= 1:
+    if months * DAYS_PER_MONTH >= 1 - 1e-9:  # a day's months back in days: 0.99999… is 1
         return "days", number(months * DAYS_PER_MONTH, 1)
     return "hours", number(months * HOURS_PER_MONTH, 1)
 

@@ -87,6 +87,16 @@ HELD = {
         "%(residual)s over %(years)s years): the total is %(upfront)s up front − "
         "%(resale)s back + running costs."
     ),
+    "day": (
+        "Held 1 day, then resold at book value %(resale)s (straight line to %(residual)s over"
+        " %(years)s years): the total is %(upfront)s up front − %(resale)s back + running "
+        "costs."
+    ),
+    "hour": (
+        "Held 1 hour, then resold at book value %(resale)s (straight line to %(residual)s "
+        "over %(years)s years): the total is %(upfront)s up front − %(resale)s back + running"
+        " costs."
+    ),
 }
 #: Buying for a period too short to pay back, by the period held.
 TOO_SHORT_TO_BUY = {
@@ -108,6 +118,14 @@ TOO_SHORT_TO_BUY = {
         "Not economical for this period: %(period)s hours is shorter than the "
         "%(delivery)s-month delivery plus %(floor)s months (seed 003 T8's shortest "
         "contract)."
+    ),
+    "day": (
+        "Not economical for this period: 1 day is shorter than the %(delivery)s-month "
+        "delivery plus %(floor)s months (seed 003 T8's shortest contract)."
+    ),
+    "hour": (
+        "Not economical for this period: 1 hour is shorter than the %(delivery)s-month "
+        "delivery plus %(floor)s months (seed 003 T8's shortest contract)."
     ),
 }
 

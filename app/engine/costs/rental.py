@@ -50,6 +50,8 @@ WHOLE_MONTHS = {
     "%(period)s days.",
     "hours": "Monthly rent is billed by whole months: one month for a rental period of "
     "%(period)s hours.",
+    "day": "Monthly rent is billed by whole months: one month for a rental period of 1 day.",
+    "hour": "Monthly rent is billed by whole months: one month for a rental period of 1 hour.",
 }
 #: A contract longer than the rental period.
 CONTRACT_OUTLASTS = {
@@ -59,6 +61,14 @@ CONTRACT_OUTLASTS = {
     "unused months are paid too.",
     "hours": "The %(term)s-month contract outlasts the rental period of %(period)s hours: the "
     "unused months are paid too.",
+    "day": (
+        "The %(term)s-month contract outlasts the rental period of 1 day: the unused months "
+        "are paid too."
+    ),
+    "hour": (
+        "The %(term)s-month contract outlasts the rental period of 1 hour: the unused months "
+        "are paid too."
+    ),
 }
 
 
