@@ -17,12 +17,14 @@ the app (or `stratagem migrate`) to bring an older backup to the current schema.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import shutil
 import sqlite3
 import subprocess
 import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 from sqlalchemy.engine import URL, make_url
@@ -83,7 +85,12 @@ def _said(stderr: str, returncode: int) -> str:
 
 
 def backup(database_url: str, out: Path) -> Path:
-    """Write a backup of `database_url` to `out`; returns `out`."""
+    """Write a backup of `database_url` to `out`; returns `out`.
+
+    The backup is written to `<out>.part` and renamed to `out` once complete, so `out` is
+    either the whole new backup or what it was before (an earlier backup stays intact when
+    this one fails), and a failed or interrupted backup leaves no `.part` file behind (QA:
+    one did, beside the good backup it had not replaced)."""
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
     except OSError as e:
@@ -92,14 +99,12 @@ def backup(database_url: str, out: Path) -> Path:
         src_path = _sqlite_path(database_url)
         if not src_path.exists():
             raise BackupError(f"no database at {src_path}")
-        tmp = out.with_name(out.name + ".part")
-        try:
-            tmp.unlink(missing_ok=True)
-            with sqlite3.connect(src_path) as src, sqlite3.connect(tmp) as dst:
-                src.backup(dst)  # one consistent snapshot, even while the app writes
-            tmp.replace(out)
-        except (OSError, sqlite3.Error) as e:
-            raise BackupError(f"cannot back up {src_path} to {out}: {e}") from e
+        with _written_whole(out) as tmp:
+            try:
+                with sqlite3.connect(src_path) as src, sqlite3.connect(tmp) as dst:
+                    src.backup(dst)  # one consistent snapshot, even while the app writes
+            except (OSError, sqlite3.Error) as e:
+                raise BackupError(f"cannot back up {src_path} to {out}: {e}") from e
         return out
     if database_url.startswith("postgresql"):
         pg_dump = _tool("pg_dump")
@@ -108,12 +113,30 @@ def backup(database_url: str, out: Path) -> Path:
         # applications keeps theirs out of this file, so a restore never rolls them back.
         schema = _current_schema(url, env)
         tables = [f"--table={schema}.{name}" for name in app_tables()]
-        _client([pg_dump, "--format=custom", "--no-owner", "--file", str(out), *tables,
-                 "--dbname", url], env)  # fmt: skip
+        with _written_whole(out) as tmp:
+            _client([pg_dump, "--format=custom", "--no-owner", "--file", str(tmp), *tables,
+                     "--dbname", url], env)  # fmt: skip
         return out
     raise BackupError(
         f"backup supports SQLite and PostgreSQL, not {make_url(database_url).drivername}"
     )
+
+
+@contextlib.contextmanager
+def _written_whole(out: Path) -> Iterator[Path]:
+    """A `<out>.part` path to write; renamed to `out` when the block ends normally, removed
+    when it raises (an error, Ctrl-C)."""
+    tmp = out.with_name(out.name + ".part")
+    try:
+        tmp.unlink(missing_ok=True)  # a file left by a process killed outright
+        yield tmp
+        tmp.replace(out)
+    except BaseException as e:
+        with contextlib.suppress(OSError):
+            tmp.unlink(missing_ok=True)
+        if isinstance(e, OSError):
+            raise BackupError(f"cannot write {out}: {e.strerror or e}") from e
+        raise
 
 
 def restore(database_url: str, file: Path) -> None:

@@ -321,3 +321,46 @@ def test_a_database_shared_with_another_application_keeps_its_tables(
         engine.dispose()
         assert [i for (i,) in items] == ["before the backup", "after the backup"]
         assert plans_back == 301  # Stratagem's own tables are the backup's
+
+
+@pytest.mark.postgres
+def test_a_postgres_backup_that_fails_keeps_the_earlier_backup_and_leaves_no_part(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """pg_dump wrote its file and then failed (a connection lost at the end): the earlier
+    backup at --out is byte for byte what it was, and no `<out>.part` is left beside it.
+    Before, pg_dump wrote straight to --out, so a failed dump replaced a good backup."""
+    with scratch_databases("postgres", tmp_path) as create:
+        url = create()
+        populate(url)
+        out = tmp_path / "nightly.backup"
+        backup(url, out)
+        good = out.read_bytes()
+        engine = make_engine(url)
+        with engine.begin() as conn:  # the next dump differs from the good one
+            conn.execute(text("DELETE FROM plan WHERE id > 10"))
+        engine.dispose()
+
+        real = _which("pg_dump")
+        broken = tmp_path / "bin" / "pg_dump"
+        broken.parent.mkdir()
+        broken.write_text(f'#!/bin/sh\n{real} "$@"\necho "pg_dump: error: lost" >&2\nexit 1\n')
+        broken.chmod(0o755)
+        monkeypatch.setenv("PATH", f"{broken.parent}{os.pathsep}{os.environ['PATH']}")
+        with pytest.raises(BackupError, match="lost"):
+            backup(url, out)
+        assert out.read_bytes() == good
+        assert sorted(p.name for p in tmp_path.iterdir() if p.name.startswith("nightly")) == [
+            "nightly.backup"
+        ]
+
+
+def test_a_sqlite_backup_that_cannot_be_written_leaves_no_part(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'live.db'}"
+    populate(url)
+    out = tmp_path / "taken"
+    out.mkdir()  # --out names a folder: the finished copy cannot be renamed onto it
+    with pytest.raises(BackupError, match=f"cannot write {out}"):
+        backup(url, out)
+    assert not out.with_name("taken.part").exists()
+    assert list(out.iterdir()) == []
