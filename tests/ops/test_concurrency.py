@@ -135,3 +135,44 @@ def test_a_request_that_waits_past_the_queue_timeout_gets_503_with_retry_after()
         assert (await call("/api/v1/plans"))[0] == 200  # the slot came back
 
     _run(scenario())
+
+
+def test_a_request_turned_away_is_counted_by_its_route_template() -> None:
+    """The 503 of a request that never reached the router is counted under the route it
+    asked for (`/api/v1/plans/{plan_id}`), as an admitted request is, not as "<unmatched>"
+    with the 404s of a scan."""
+    from fastapi import FastAPI
+    from prometheus_client import REGISTRY
+
+    from app.ops.middleware import RequestMiddleware
+
+    release = asyncio.Event()
+    app = FastAPI()
+
+    @app.get("/api/v1/plans/{plan_id}")
+    async def plan(plan_id: int) -> dict[str, int]:
+        await release.wait()
+        return {"id": plan_id}
+
+    app.add_middleware(ConcurrencyLimitMiddleware, limit=1, queue_timeout_s=0.05)
+    app.add_middleware(RequestMiddleware)
+
+    def count(route: str, status: str) -> float:
+        labels = {"method": "GET", "route": route, "status": status}
+        return REGISTRY.get_sample_value("stratagem_http_requests_total", labels) or 0.0
+
+    before = count("/api/v1/plans/{plan_id}", "503"), count("<unmatched>", "503")
+
+    async def scenario() -> None:
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://t") as client:
+            first = asyncio.create_task(client.get("/api/v1/plans/7"))
+            await asyncio.sleep(0.02)
+            shed = await client.get("/api/v1/plans/8")
+            assert shed.status_code == 503
+            release.set()
+            assert (await first).status_code == 200
+
+    _run(scenario())
+    assert count("/api/v1/plans/{plan_id}", "503") == before[0] + 1
+    assert count("<unmatched>", "503") == before[1]
