@@ -16,6 +16,7 @@ from app.accounts.cli import tokens_cli, users_cli
 from app.catalog.cli import catalog_cli
 from app.cli_db import database_errors, fail, load_settings, prepare_or_fail
 from app.engine.estimate import InputError, estimate
+from app.engine.formatting import plural
 from app.engine.schemas import EstimateRequest, EstimateResponse
 
 cli = typer.Typer(help="Stratagem — plan and quote AI GPU infrastructure.", no_args_is_help=True)
@@ -129,7 +130,7 @@ def _print_plan(r: EstimateResponse, *, explain: bool) -> None:
     t.add_column("value")
     frac = f" (MIG {r.gpu.fraction:g} slice)" if r.gpu.fraction else ""
     t.add_row("Tier", r.tier.replace("_", " "))
-    t.add_row("GPUs", f"{r.gpu.count} × {r.gpu.name}{frac} on {r.gpu.nodes} node(s)")
+    t.add_row("GPUs", f"{r.gpu.count} × {r.gpu.name}{frac} on {plural(r.gpu.nodes, 'node')}")
     p = r.parallelism
     t.add_row(
         "Parallelism",
@@ -244,11 +245,8 @@ def migrate_cmd() -> None:
     Holds the migration lock (a PostgreSQL advisory lock), like `serve` does at start, so
     replicas and a one-shot `migrate` never run Alembic at the same time.
     """
-    from app.db import safe_url
-
     settings = load_settings()
     prepare_or_fail(settings)
-    typer.echo(f"Migrated {safe_url(settings.database_url)}.")
 
 
 @cli.command("serve")

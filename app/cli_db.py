@@ -32,7 +32,7 @@ def load_settings() -> Any:
     from app.settings import Settings
 
     try:
-        return Settings()
+        settings = Settings()
     except ValidationError as e:
         lines = []
         for err in e.errors():
@@ -40,6 +40,38 @@ def load_settings() -> Any:
             msg = str(err["msg"]).removeprefix("Value error, ")
             lines.append(f"{name}: {msg} (got {err.get('input')!r})")
         fail(lines)
+    if (line := sqlite_folder_problem(settings.database_url)) is not None:
+        fail([line])
+    return settings
+
+
+def sqlite_folder_problem(url: str) -> str | None:
+    """Why an SQLite DATABASE_URL names a folder that does not exist (None: it is not one).
+
+    A new SQLite database is made only in a folder that exists, so a mistyped path is an
+    error rather than a new, empty database the app then serves as if the data were gone
+    (QA: `DATABASE_URL=sqlite:////srv/stratagm/app.db` made /srv/stratagm and an empty
+    database with the shipped catalog). The default file under var/ is the exception: its
+    folder is the app's own and is made on first start.
+    """
+    from pathlib import Path
+
+    from app.db import safe_url
+    from app.settings import DEFAULT_SQLITE
+
+    if not url.startswith("sqlite") or "///" not in url:
+        return None
+    path = url.split("///", 1)[1].split("?", 1)[0]
+    if not path or path == ":memory:" or "mode=memory" in url:
+        return None
+    folder = Path(path).parent
+    if folder.is_dir() or Path(path).resolve() == DEFAULT_SQLITE.resolve():
+        return None
+    return (
+        f"DATABASE_URL ({safe_url(url)}): the folder {folder} does not exist; create it "
+        f"(mkdir -p {folder}) or correct the path — a new SQLite database is only made in a "
+        "folder that exists, so that a mistyped path never starts an empty one"
+    )
 
 
 def database_problem(exc: BaseException, url: str) -> str | None:

@@ -191,6 +191,19 @@ def head_revisions() -> set[str]:
     return set(script.get_heads())
 
 
+def pending_revisions(current: set[str]) -> list[str] | None:
+    """The migrations `migrate()` would apply to a database at `current`, oldest first
+    (None: `current` holds a revision these migrations do not know, a newer app's)."""
+    from alembic.script.revision import RevisionError
+
+    script = ScriptDirectory.from_config(alembic_config("sqlite://"))
+    try:
+        newest_first = script.iterate_revisions("heads", tuple(sorted(current)) or "base")
+        return [rev.revision for rev in reversed(list(newest_first))]
+    except RevisionError:
+        return None
+
+
 def current_revisions(engine: Engine) -> set[str]:
     """The revisions the database behind `engine` is at (empty: never migrated).
 

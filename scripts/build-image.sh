@@ -207,7 +207,7 @@ step "starting the app in $CTR on 127.0.0.1:$PORT (temporary SQLite)"
 t_run0=$(now)
 # setsid: the server gets its own process group, so that it can be stopped as one.
 setsid "${BUILDAH[@]}" run --isolation chroot \
-    --env DATABASE_URL=sqlite:////tmp/stratagem-smoke/stratagem.db \
+    --env DATABASE_URL=sqlite:////tmp/stratagem-smoke.db \
     --env STRATAGEM_SECRET_KEY=build-image-smoke-test-key \
     "$CTR" -- /usr/bin/tini -s -- stratagem serve --host 127.0.0.1 --port "$PORT" \
     > "$LOGS/serve.log" 2>&1 &

@@ -13,7 +13,8 @@ from sqlalchemy import text
 from typer.testing import CliRunner
 
 from app.cli import cli
-from app.db import make_engine, migrate
+from app.db import head_revisions, make_engine, migrate
+from app.settings import REPO_ROOT
 from tests.scratch_db import BACKENDS, scratch_databases
 
 runner = CliRunner()
@@ -245,3 +246,56 @@ def test_a_failing_query_of_a_command_keeps_its_traceback(tmp_path: Path) -> Non
     r = CliRunner().invoke(cli, ["catalog", "price-lists"], env={"DATABASE_URL": url})
     assert r.exit_code == 1
     assert r.exception is not None and "no such table: price_list" in str(r.exception)
+
+
+# --------------------------------------------------------------------------------------------
+# migrate says what it did; a mistyped SQLite path is refused
+# --------------------------------------------------------------------------------------------
+
+
+def test_migrate_says_which_migrations_it_applied(tmp_path: Path) -> None:
+    """A new database gets every migration, an up-to-date one none, and one an upgrade finds
+    behind gets the ones it lacks — each said with the revisions (an operator reads whether
+    the upgrade changed the schema)."""
+    url = f"sqlite:///{tmp_path / 'app.db'}"
+    env = {"DATABASE_URL": url}
+    (head,) = head_revisions()
+    every = sorted(p.stem for p in (REPO_ROOT / "migrations" / "versions").glob("0*.py"))
+    assert every[-1] == head
+
+    r = runner.invoke(cli, ["migrate"], env=env)
+    assert r.exit_code == 0, r.output
+    assert f"Database {url} created at the latest migration ({head}): {len(every)} " \
+        "migrations applied." in r.output  # fmt: skip
+
+    r = runner.invoke(cli, ["migrate"], env=env)
+    assert f"Database {url} already at the latest migration ({head}); nothing to apply." in (
+        r.output
+    )
+
+    older = f"sqlite:///{tmp_path / 'older.db'}"
+    migrate(older, every[-2])  # as the release before this one left it
+    r = runner.invoke(cli, ["migrate"], env={"DATABASE_URL": older})
+    assert r.exit_code == 0, r.output
+    assert f"Database {older} migrated from {every[-2]} to {head}: 1 migration applied." in (
+        r.output
+    )
+
+
+def test_a_sqlite_path_in_a_folder_that_does_not_exist_is_refused(tmp_path: Path) -> None:
+    """QA: a mistyped DATABASE_URL made the folder and an empty database with the shipped
+    catalog, which the app then served as if the data were gone."""
+    typo = tmp_path / "stratagm" / "app.db"
+    for args in (["migrate"], ["catalog", "price-lists"], ["serve", "--port", "1"]):
+        r = runner.invoke(cli, args, env={"DATABASE_URL": f"sqlite:///{typo}"})
+        assert r.exit_code == 2, (args, r.output)
+        assert r.output.strip() == (
+            f"error: DATABASE_URL (sqlite:///{typo}): the folder {typo.parent} does not exist; "
+            f"create it (mkdir -p {typo.parent}) or correct the path — a new SQLite database "
+            "is only made in a folder that exists, so that a mistyped path never starts an "
+            "empty one"
+        )
+    assert not typo.parent.exists()
+    # In a folder that exists, a new database is made (the first start of a deployment).
+    r = runner.invoke(cli, ["migrate"], env={"DATABASE_URL": f"sqlite:///{tmp_path / 'new.db'}"})
+    assert r.exit_code == 0 and (tmp_path / "new.db").exists()
