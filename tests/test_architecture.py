@@ -131,6 +131,7 @@ def test_app_web_holds_framework_code_only() -> None:
         "__init__",
         "api_messages",  # the JSON API's 422 messages, in the reader's language
         "concurrency",  # at most N requests at once per process, the rest queue
+        "compression",  # gzip for every response but /static's, which encodes its own
         "csrf",
         "docs",
         "errors",

@@ -6,9 +6,9 @@
 from __future__ import annotations
 
 from fastapi import FastAPI
-from starlette.middleware.gzip import GZipMiddleware
 
 from app.web import errors
+from app.web.compression import AppGZipMiddleware
 from app.web.csrf import CSRFMiddleware
 from app.web.language import LanguageMiddleware
 from app.web.static import StaticAssets
@@ -29,7 +29,7 @@ def install(app: FastAPI) -> None:
     app.state.static_assets = assets
     app.mount("/static", assets, name="static")
     app.add_middleware(CSRFMiddleware, secret=settings.resolved_secret_key(), secure=settings.https)
-    app.add_middleware(GZipMiddleware, minimum_size=800, compresslevel=6)
+    app.add_middleware(AppGZipMiddleware, minimum_size=800, compresslevel=6)
     app.add_middleware(
         LanguageMiddleware, default=str(settings.default_language), secure=settings.https
     )

@@ -194,28 +194,43 @@ class StaticAssets:
             await PlainTextResponse("Not Found", 404)(scope, receive, send)
             return
         headers = Headers(scope=scope)
+        accepted = headers.get("accept-encoding", "")
+        encoding = None
+        if path_compressible(rel) and len(asset.raw) > 512:
+            encoding = "br" if "br" in accepted else "gzip" if "gzip" in accepted else None
+        # Each encoding is its own representation, so its own strong ETag (RFC 9110 §8.8.3):
+        # one ETag for the br, gzip and plain bodies let a cache revalidate a body it may not
+        # hand to this client.
+        etag = encoded_etag(asset.etag, encoding)
         out = {
             "Cache-Control": cache_control(scope.get("query_string", b""), asset.version),
-            "ETag": asset.etag,
+            "ETag": etag,
             "Vary": "Accept-Encoding",
             "X-Content-Type-Options": "nosniff",
         }
-        if asset.etag in headers.get("if-none-match", ""):
+        if etag_matches(headers.get("if-none-match", ""), etag):
             await Response(status_code=304, headers=out)(scope, receive, send)
             return
         body = asset.raw
-        accepted = headers.get("accept-encoding", "")
-        if path_compressible(rel) and len(asset.raw) > 512:
-            if "br" in accepted:
-                body = self.variant(rel, asset, "br")
-                out["Content-Encoding"] = "br"
-            elif "gzip" in accepted:
-                body = self.variant(rel, asset, "gzip")
-                out["Content-Encoding"] = "gzip"
+        if encoding is not None:
+            body = self.variant(rel, asset, encoding)
+            out["Content-Encoding"] = encoding
         if scope["method"] == "HEAD":
             out["Content-Length"] = str(len(body))
             body = b""
         await Response(body, headers=out, media_type=asset.media_type)(scope, receive, send)
+
+
+def encoded_etag(etag: str, encoding: str | None) -> str:
+    """The ETag of the `encoding` body of the content whose ETag is `etag` ("abc" → "abc-br")."""
+    return etag if encoding is None else f'{etag[:-1]}-{encoding}"'
+
+
+def etag_matches(if_none_match: str, etag: str) -> bool:
+    """Whether an If-None-Match header names `etag`: "*", or one of its comma-separated
+    entity tags, weak (W/"…") or strong, compared weakly as RFC 9110 §13.1.2 asks."""
+    tags = [t.strip() for t in if_none_match.split(",") if t.strip()]
+    return "*" in tags or etag in (t.removeprefix("W/") for t in tags)
 
 
 def cache_control(query_string: bytes, version: str) -> str:

@@ -16,6 +16,7 @@ from bs4 import BeautifulSoup
 from fastapi.testclient import TestClient
 
 from app.web import static
+from app.web.templating import STATIC_DIR
 
 
 def _asset_urls(web: TestClient) -> list[str]:
@@ -59,6 +60,40 @@ def test_etag_revalidation(web: TestClient) -> None:
     etag = web.get(url).headers["etag"]
     r = web.get(url, headers={"If-None-Match": etag})
     assert r.status_code == 304 and not r.content
+
+
+def test_each_encoding_has_its_own_etag_and_one_vary(web: TestClient) -> None:
+    """The br, gzip and plain bodies are different representations, so each has its own
+    strong ETag (RFC 9110 §8.8.3), and a validator revalidates only its own body; each
+    response says Vary: Accept-Encoding once (QA: the plain one said it twice)."""
+    url = next(u for u in _asset_urls(web) if "app.js" in u)
+    got = {
+        enc: web.get(url, headers={"Accept-Encoding": enc}) for enc in ("br", "gzip", "identity")
+    }
+    assert {enc: r.headers.get("content-encoding") for enc, r in got.items()} == {
+        "br": "br", "gzip": "gzip", "identity": None
+    }  # fmt: skip
+    etags = {enc: r.headers["etag"] for enc, r in got.items()}
+    assert len(set(etags.values())) == 3, etags
+    assert all(r.headers.get_list("vary") == ["Accept-Encoding"] for r in got.values())
+    # The brotli body's ETag does not make a plain-text client's copy current, nor the reverse.
+    plain = web.get(url, headers={"Accept-Encoding": "identity", "If-None-Match": etags["br"]})
+    assert plain.status_code == 200 and plain.content
+    brotli_again = web.get(url, headers={"Accept-Encoding": "br", "If-None-Match": etags["br"]})
+    assert brotli_again.status_code == 304
+    # If-None-Match as clients write it: a list, a weak tag, "*".
+    for header in (f'"other", {etags["gzip"]}', f"W/{etags['gzip']}", "*"):
+        r = web.get(url, headers={"Accept-Encoding": "gzip", "If-None-Match": header})
+        assert r.status_code == 304, header
+
+
+def test_a_file_served_as_it_is_is_not_gzipped_on_the_way_out(web: TestClient) -> None:
+    """The app's gzip leaves /static alone: a licence text /static serves uncompressed keeps
+    its body, its ETag and a single Vary."""
+    r = web.get("/static/vendor/plotly.LICENSE", headers={"Accept-Encoding": "gzip"})
+    assert r.status_code == 200 and "content-encoding" not in r.headers
+    assert r.content == (STATIC_DIR / "vendor" / "plotly.LICENSE").read_bytes()
+    assert r.headers.get_list("vary") == ["Accept-Encoding"]
 
 
 def test_unversioned_url_is_cached_briefly(web: TestClient) -> None:
