@@ -14,13 +14,25 @@ in milliseconds. Each operation is one MULTI/EXEC transaction (redis-py's pipeli
 A Redis that does not answer (down, unreachable, timing out after `SOCKET_TIMEOUT_S`) raises
 `RedisUnavailable`; `app.ratelimit.deps` then counts in the database for that request and logs
 a warning (see there for why it fails over rather than open or closed).
+
+After such a failure the store does not ask Redis again for `RETRY_AFTER_FAILURE_S`: the
+requests meanwhile raise `RedisUnavailable` at once and count in the database, and then one
+request asks Redis again (the others keep skipping it while it does); its answer closes the
+breaker. Measured without it, a Redis that accepts connections but does not answer (paused,
+overloaded, a half-open network path) cost each rate-limited request the 0.5 s socket
+timeout, twice when a counted request was taken back — with at most N requests admitted per
+process (app/web/concurrency.py), that turned a Redis stall into a stall of the app.
 """
 
 from __future__ import annotations
 
 import math
 import secrets
+import threading
+import time
+from collections.abc import Callable
 from datetime import datetime
+from typing import TypeVar
 
 import redis
 
@@ -28,6 +40,12 @@ from app.ratelimit.service import Limit
 
 #: How long a request waits for Redis before the database takes over (seconds).
 SOCKET_TIMEOUT_S = 0.5
+#: After Redis failed to answer, how long requests count in the database without asking it
+#: (seconds): long enough that a stalled Redis costs one timeout per interval, not one per
+#: request; short enough that the shared counts are back within seconds of its recovery.
+RETRY_AFTER_FAILURE_S = 5.0
+
+T = TypeVar("T")
 
 
 class RedisUnavailable(Exception):
@@ -35,7 +53,13 @@ class RedisUnavailable(Exception):
 
 
 class RedisStore:
-    def __init__(self, url: str, *, prefix: str = "stratagem:rl:") -> None:
+    def __init__(
+        self,
+        url: str,
+        *,
+        prefix: str = "stratagem:rl:",
+        retry_after_failure_s: float = RETRY_AFTER_FAILURE_S,
+    ) -> None:
         self.prefix = prefix
         self.client = redis.Redis.from_url(
             url,
@@ -43,14 +67,45 @@ class RedisStore:
             socket_connect_timeout=SOCKET_TIMEOUT_S,
             health_check_interval=30,
         )
+        self.retry_after_failure_s = retry_after_failure_s
+        self._lock = threading.Lock()
+        self._failure: str | None = None  # why Redis last failed to answer; None: it answers
+        self._skip_until = 0.0  # time.monotonic() before which Redis is not asked
 
     def problem(self) -> str | None:
-        """None when Redis answers a PING, else why not (for start-up and /readyz)."""
+        """None when Redis answers a PING, else why not (for start-up and /readyz). Asks
+        Redis whatever the breaker says; an answer closes it."""
         try:
             self.client.ping()
         except redis.RedisError as e:
             return str(e).splitlines()[0] if str(e) else type(e).__name__
+        with self._lock:
+            self._failure, self._skip_until = None, 0.0
         return None
+
+    def _ask(self, operation: Callable[[], T]) -> T:
+        """Run `operation` on Redis, or raise `RedisUnavailable` without asking while the
+        breaker is open (see the module's docstring)."""
+        with self._lock:
+            now = time.monotonic()
+            if now < self._skip_until:
+                raise RedisUnavailable(
+                    f"not asked: it did not answer {self.retry_after_failure_s:g} s ago or "
+                    f"less ({self._failure})"
+                )
+            if self._failure is not None:  # this request asks; the others skip meanwhile
+                self._skip_until = now + self.retry_after_failure_s
+        try:
+            result = operation()
+        except redis.RedisError as e:
+            with self._lock:
+                self._failure = str(e).splitlines()[0] if str(e) else type(e).__name__
+                self._skip_until = time.monotonic() + self.retry_after_failure_s
+            raise RedisUnavailable(str(e)) from e
+        if self._failure is not None:
+            with self._lock:
+                self._failure, self._skip_until = None, 0.0
+        return result
 
     def _key(self, limit: Limit, key: str) -> str:
         return f"{self.prefix}{limit.bucket}:{key[:64]}"
@@ -60,14 +115,11 @@ class RedisStore:
         name = self._key(limit, key)
         now_ms = _ms(now)
         window_ms = int(limit.window.total_seconds() * 1000)
-        try:
-            pipe = self.client.pipeline(transaction=True)
-            pipe.zremrangebyscore(name, "-inf", now_ms - window_ms)
-            pipe.zcard(name)
-            pipe.zrange(name, 0, 0, withscores=True)
-            _, count, oldest = pipe.execute()
-        except redis.RedisError as e:
-            raise RedisUnavailable(str(e)) from e
+        pipe = self.client.pipeline(transaction=True)
+        pipe.zremrangebyscore(name, "-inf", now_ms - window_ms)
+        pipe.zcard(name)
+        pipe.zrange(name, 0, 0, withscores=True)
+        _, count, oldest = self._ask(pipe.execute)
         if int(count) < limit.count:
             return None
         if not oldest:
@@ -96,10 +148,8 @@ class RedisStore:
 
     def release(self, *, limit: Limit, key: str, member: str) -> None:
         """Take back a counted request."""
-        try:
-            self.client.zrem(self._key(limit, key), member)
-        except redis.RedisError as e:
-            raise RedisUnavailable(str(e)) from e
+        name = self._key(limit, key)
+        self._ask(lambda: self.client.zrem(name, member))
 
     def _add(
         self, *, limit: Limit, key: str, now: datetime
@@ -110,16 +160,13 @@ class RedisStore:
         now_ms = _ms(now)
         window_ms = int(limit.window.total_seconds() * 1000)
         member = f"{now_ms}:{secrets.token_hex(4)}"  # two requests in one ms are two members
-        try:
-            pipe = self.client.pipeline(transaction=True)
-            pipe.zremrangebyscore(name, "-inf", now_ms - window_ms)
-            pipe.zadd(name, {member: now_ms})
-            pipe.pexpire(name, window_ms)
-            pipe.zcard(name)
-            pipe.zrange(name, 0, 0, withscores=True)
-            _, _, _, count, oldest = pipe.execute()
-        except redis.RedisError as e:
-            raise RedisUnavailable(str(e)) from e
+        pipe = self.client.pipeline(transaction=True)
+        pipe.zremrangebyscore(name, "-inf", now_ms - window_ms)
+        pipe.zadd(name, {member: now_ms})
+        pipe.pexpire(name, window_ms)
+        pipe.zcard(name)
+        pipe.zrange(name, 0, 0, withscores=True)
+        _, _, _, count, oldest = self._ask(pipe.execute)
         return member, int(count), oldest
 
     def close(self) -> None:

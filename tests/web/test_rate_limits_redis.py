@@ -11,12 +11,15 @@ closed).
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import shutil
+import socket
 import subprocess
 import sys
 import textwrap
 import threading
+import time
 import uuid
 from collections.abc import Iterator
 from datetime import timedelta
@@ -32,7 +35,7 @@ from app.bootstrap import prepare_database
 from app.main import create_app
 from app.ratelimit import service
 from app.ratelimit.models import RateHit
-from app.ratelimit.redis_store import RedisStore
+from app.ratelimit.redis_store import RedisStore, RedisUnavailable
 from app.settings import REPO_ROOT, Settings
 
 REDIS_URL = "redis://127.0.0.1:6379/13"
@@ -201,3 +204,76 @@ def test_readiness_reports_redis_without_depending_on_it(
         assert "redis" not in r.json()["failing"]
     (start,) = [x for x in caplog.records if x.name == "stratagem.ratelimit"]
     assert "does not answer at start" in start.getMessage()
+
+
+class _StallableRedis:
+    """A TCP proxy to the real Redis that can stall: while `stalled`, it accepts connections
+    and never answers (a paused or overloaded Redis, a half-open network path); otherwise it
+    relays both ways. `connections` counts the connections the store opened."""
+
+    def __init__(self) -> None:
+        self.stalled = True
+        self.connections = 0
+        self._server = socket.create_server(("127.0.0.1", 0))
+        self.url = f"redis://127.0.0.1:{self._server.getsockname()[1]}/13"
+        self._held: list[socket.socket] = []
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                client, _ = self._server.accept()
+            except OSError:
+                return
+            self.connections += 1
+            if self.stalled:
+                self._held.append(client)  # open, never read, never answered
+                continue
+            upstream = socket.create_connection(("127.0.0.1", 6379))
+            for a, b in ((client, upstream), (upstream, client)):
+                threading.Thread(target=self._pump, args=(a, b), daemon=True).start()
+
+    @staticmethod
+    def _pump(src: socket.socket, dst: socket.socket) -> None:
+        with contextlib.suppress(OSError):
+            while data := src.recv(65536):
+                dst.sendall(data)
+        with contextlib.suppress(OSError):
+            dst.shutdown(socket.SHUT_WR)
+
+    def close(self) -> None:
+        self._server.close()
+        for s in self._held:
+            s.close()
+
+
+def test_a_stalled_redis_is_asked_once_per_interval_not_once_per_request(prefix: str) -> None:
+    """QA: a Redis that accepts connections but does not answer cost every rate-limited
+    request the 0.5 s socket timeout (twice when a count was taken back), and with N requests
+    admitted per process that stalled the app. After one timeout the store skips Redis for
+    its interval — those requests count in the database — then one request asks again, and
+    Redis's answer brings the shared counts back."""
+    proxy = _StallableRedis()
+    store = RedisStore(proxy.url, prefix=prefix, retry_after_failure_s=1.0)
+    limit = service.Limit("stall", 5, timedelta(minutes=1))
+    try:
+        with pytest.raises(RedisUnavailable, match="Timeout"):
+            store.reserve(limit=limit, key="c", now=utcnow())
+        asked = proxy.connections
+        assert asked >= 1
+        for _ in range(20):  # the requests of the next second: not asked, told why
+            with pytest.raises(RedisUnavailable, match=r"not asked: .*Timeout"):
+                store.reserve(limit=limit, key="c", now=utcnow())
+        assert proxy.connections == asked  # no new connection, so no timeout paid
+
+        proxy.stalled = False  # Redis answers again
+        with pytest.raises(RedisUnavailable, match="not asked"):  # still inside the interval
+            store.retry_after(limit=limit, key="c", now=utcnow())
+        time.sleep(1.1)  # the interval passes: the next request asks, and is answered
+        member, wait = store.reserve(limit=limit, key="c", now=utcnow())
+        assert member is not None and wait is None
+        assert store.retry_after(limit=limit, key="c", now=utcnow()) is None  # closed again
+        assert redis.Redis.from_url(REDIS_URL).zcard(f"{prefix}stall:c") == 1
+    finally:
+        store.close()
+        proxy.close()
