@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
@@ -219,7 +220,46 @@ def input_key(i: int, loc: Sequence[Any]) -> tuple[str, str]:
         return f"phase-{i}-{name}", _(LABELS[name])
     if parts and parts[0] in LABELS:
         return f"phase-{i}-{parts[0]}", _(LABELS[parts[0]])
-    return f"phase-{i}", ".".join(parts)
+    # A field the builder has no input for (one of the workload's, kept in `base`), named in
+    # words as the plan's history names it ("Sequence length", not "workload.seq_len").
+    from app.plans.presenters import field_label
+
+    return f"phase-{i}", field_label(".".join(parts))
+
+
+def shown_inputs(v: Mapping[str, str]) -> frozenset[str]:
+    """The fields a phase with the values `v` has an input for on the page
+    (templates/plans/_phases.html draws exactly these; the rest ride in hidden inputs or in
+    `base`)."""
+    shown = {"months", "option", "label"}
+    if v.get("kind") == "capacity":
+        shown |= {"gpu", "gpu_count"}
+    else:
+        shown |= {"task", "preset", "wgpu", "wgpu_count"}
+        if v.get("task") == "inference":
+            shown.add("concurrency")
+        elif v.get("task") != "image":
+            shown |= {"dataset_gb", "epochs"}
+    if v.get("option") in ("hourly", "cheapest"):
+        shown.add("hours_per_month")
+    return frozenset(shown)
+
+
+_INPUT_KEY: Final = re.compile(r"phase-(\d+)-(\w+)")
+
+
+def placed_errors(values: Sequence[Mapping[str, str]], errors: Mapping[str, str]) -> dict[str, str]:
+    """`errors` where the page can show them: one keyed to an input its phase does not show
+    (busy hours typed for hourly rent, then the phase switched to monthly) is said at the
+    head of the phase, still naming its field — before, the save answered 422 with no
+    message anywhere on the page (QA)."""
+    out: dict[str, str] = {}
+    for key, text in errors.items():
+        m = _INPUT_KEY.fullmatch(key)
+        if m and int(m[1]) < len(values) and m[2] not in shown_inputs(values[int(m[1])]):
+            key = f"phase-{m[1]}"
+        out[key] = f"{out[key]} {text}" if key in out else text
+    return out
 
 
 def _named(label: str, message: str) -> str:

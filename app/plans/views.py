@@ -270,10 +270,12 @@ def phase_builder_context(
     rows = []
     for i, v in enumerate(values or []):
         p = priced[i] if i < len(priced) else None
-        rows.append({"v": v, "priced": p, "name": phase_name(v, p, i)})
+        rows.append(
+            {"v": v, "priced": p, "name": phase_name(v, p, i), "shown": builder.shown_inputs(v)}
+        )
     return {
         "pb_phases": rows,
-        "pb_errors": dict(errors or {}),
+        "pb_errors": builder.placed_errors(values or [], errors or {}),
         "pb_preview": preview,
         "pb_saved": saved,
         "pb_phased": schedule.is_schedule(plan.workload),

@@ -7,6 +7,7 @@ Prices: the shipped price list (seed 003 T8): 1×H100 NT$50,000/month, 4×H100 N
 
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -428,4 +429,55 @@ def test_a_phase_save_refused_on_the_quote_names_the_quote_field() -> None:
     assert builder.service_error_key("quote.discount_amount") == (
         "phases",
         "Amount off the quote",
+    )
+
+
+@pytest.mark.parametrize("lang", LANGS)
+def test_an_error_on_a_field_the_phase_no_longer_shows_is_said_at_the_phase(
+    pages: TestClient, account: MakeAccount, lang: str
+) -> None:
+    """QA: 800 busy hours typed for hourly rent, then the phase switched to monthly rent (its
+    hours now ride in a hidden input): the save answered 422 and the page showed no message
+    anywhere. The error is said at the head of the phase, naming the field."""
+    a = signed_in(pages, account)
+    plan = t16(pages, a.user)
+    data = form_of(soup(pages.get(f"/plans/{plan.id}", headers={"Accept-Language": lang})))
+    assert data["phase-1-option"] == "monthly"
+    data["phase-1-hours_per_month"] = "800"  # more than the 730 h of a month
+    r = pages.post(
+        f"/plans/{plan.id}/phases",
+        data={**data, "action": "save"},
+        headers={**HX, "Accept-Language": lang},
+    )
+    assert r.status_code == 422
+    page = soup(r)
+    assert page.select_one("#f-phase-1-hours_per_month") is None  # no input to show it beside
+    said = page.select_one("#err-phase-1")
+    assert said is not None
+    assert (
+        said.get_text()
+        == {
+            "en": "Busy hours per month: Must be at most 730.",
+            "zh-TW": "每月使用時數：最多為 730。",
+        }[lang]
+    )
+    # Every error of the answer is on the page: none keyed to an input it does not draw.
+    shown = {e["id"].removeprefix("err-") for e in page.select("[id^=err-]") if e.get_text()}
+    assert shown == {"phase-1"}
+
+
+def test_a_workload_field_without_an_input_is_named_in_words(
+    pages: TestClient, account: MakeAccount
+) -> None:
+    """A phase's saved workload refused on a field the builder has no input for is named as
+    the plan's history names it, not by its key ("workload.seq_len")."""
+    a = signed_in(pages, account)
+    plan = t16(pages, a.user)
+    data = form_of(soup(pages.get(f"/plans/{plan.id}", headers={"Accept-Language": "en"})))
+    base = json.loads(data["phase-1-base"])
+    data["phase-1-base"] = json.dumps({**base, "seq_len": 8})
+    r = pages.post(f"/plans/{plan.id}/phases", data={**data, "action": "save"}, headers=HX)
+    assert r.status_code == 422
+    assert soup(r).select_one("#err-phase-1").get_text() == (
+        "Sequence length (tokens): Must be at least 16."
     )
