@@ -29,7 +29,7 @@ from app.engine.price_book import PriceBook
 from app.i18n import N_
 from app.i18n import gettext as _
 from app.planner import views as planner
-from app.plans import schedule, service
+from app.plans import presenters, schedule, service
 from app.plans.models import Plan
 from app.text import first_surrogate
 from app.web.forms import message_for, parse_id
@@ -40,13 +40,6 @@ KIND_FIELDS: Final = {
 }
 COMMON: Final = ("kind", "label", "months", "option", "hours_per_month", "base")
 FIELDS: Final = (*COMMON, *KIND_FIELDS["capacity"], *KIND_FIELDS["workload"])
-OPTION_NAMES: Final = {
-    "cheapest": N_("Cheapest way"),
-    "monthly": N_("Monthly rent"),
-    "contract": N_("Contract (longest tier that fits)"),
-    "hourly": N_("Hourly rent"),
-}
-KIND_NAMES: Final = {"workload": N_("Workload"), "capacity": N_("Capacity line")}
 LABELS: Final = {
     **schedule.PHASE_FIELDS,
     "task": N_("Task"),
@@ -222,9 +215,7 @@ def input_key(i: int, loc: Sequence[Any]) -> tuple[str, str]:
         return f"phase-{i}-{parts[0]}", _(LABELS[parts[0]])
     # A field the builder has no input for (one of the workload's, kept in `base`), named in
     # words as the plan's history names it ("Sequence length", not "workload.seq_len").
-    from app.plans.presenters import field_label
-
-    return f"phase-{i}", field_label(".".join(parts))
+    return f"phase-{i}", presenters.field_label(".".join(parts))
 
 
 def shown_inputs(v: Mapping[str, str]) -> frozenset[str]:
@@ -282,16 +273,6 @@ def parse(values: Sequence[Mapping[str, str]]) -> tuple[list[schedule.PhaseIn], 
     return out, errs
 
 
-#: The quote's fields a phase save can be refused on, as the plan's history names them
-#: (app.plans.presenters.FIELD_NAMES, which imports this module).
-QUOTE_FIELDS: Final = {
-    "quote.lines": N_("Quote lines"),
-    "quote.discount_pct": N_("Quote discount (%)"),
-    "quote.discount_amount": N_("Amount off the quote"),
-    "quote.currency": N_("Quote currency"),
-}
-
-
 def service_error_key(field: str | None) -> tuple[str, str]:
     """A service error's field (`phases.1.workload.gpu`) as (input, field name)."""
     parts = (field or "").split(".")
@@ -304,7 +285,10 @@ def service_error_key(field: str | None) -> tuple[str, str]:
     if parts[:1] == ["quote"]:
         # The quote the phases carry along (a line per phase): its field, named, above the
         # phases (QA: "is more than the lines come to …" with no word of what).
-        return "phases", _(QUOTE_FIELDS.get(".".join(parts[:2]), N_("Quote")))
+        field = ".".join(parts[:2])
+        return "phases", (
+            presenters.field_label(field) if field in presenters.FIELD_NAMES else _("Quote")
+        )
     return "phases", ""
 
 
@@ -361,8 +345,8 @@ def choices(session: Session, plan: Plan) -> dict[str, Any]:
         "pb_presets": [
             (c.value, c.label) for _group, items in planner.preset_groups() for c in items
         ],
-        "pb_options": [(k, _(v)) for k, v in OPTION_NAMES.items()],
-        "pb_kind_names": KIND_NAMES,
+        "pb_options": [(k, _(v)) for k, v in schedule.OPTION_NAMES.items()],
+        "pb_kind_names": schedule.KIND_NAMES,
     }
 
 

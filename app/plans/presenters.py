@@ -259,8 +259,6 @@ def _phase_field_label(rest: str) -> str:
 def field_value(field: str, value: Any, book: PriceBook | None = None) -> str:
     """A snapshot field's value as the diff and the conflict view show it: workload values
     by `workload_value`, a phase's GPU and billing by their names, a status by its name."""
-    from app.plans import builder
-
     if value is None or value == "":
         pin = field.removeprefix("workload.")
         return _("Automatic") if pin in AUTOMATIC_FIELDS else "—"
@@ -278,10 +276,10 @@ def field_value(field: str, value: Any, book: PriceBook | None = None) -> str:
         return phase_text(value, book)
     if sub == "gpu":
         return gpu_name(value, book)
-    if sub == "option" and value in builder.OPTION_NAMES:
-        return _(builder.OPTION_NAMES[value])
-    if sub == "kind" and value in builder.KIND_NAMES:
-        return _(builder.KIND_NAMES[value])
+    if sub == "option" and value in schedule.OPTION_NAMES:
+        return _(schedule.OPTION_NAMES[value])
+    if sub == "kind" and value in schedule.KIND_NAMES:
+        return _(schedule.KIND_NAMES[value])
     if sub.startswith("workload."):
         return workload_value(sub.removeprefix("workload."), value, book)
     return show_value(value)

@@ -68,6 +68,14 @@ PHASE_FIELDS: Final = {
     "gpu": N_("GPU"),
     "gpu_count": N_("GPU count"),
 }
+#: How a phase is billed and what it is, as the builder and the plan's history name them.
+OPTION_NAMES: Final = {
+    "cheapest": N_("Cheapest way"),
+    "monthly": N_("Monthly rent"),
+    "contract": N_("Contract (longest tier that fits)"),
+    "hourly": N_("Hourly rent"),
+}
+KIND_NAMES: Final = {"workload": N_("Workload"), "capacity": N_("Capacity line")}
 
 
 class PhaseIn(NumbersNotBooleans, BaseModel):

@@ -423,7 +423,9 @@ def test_a_phase_save_refused_on_the_quote_names_the_quote_field() -> None:
     i18n.activate("zh-TW")
     try:
         assert builder.service_error_key("quote.discount_amount") == ("phases", "報價折抵金額")
-        assert builder.service_error_key("quote.valid_until") == ("phases", "報價單")
+        assert builder.service_error_key("quote.valid_until") == ("phases", "有效期限")
+        # one the history has no name for is the quote's
+        assert builder.service_error_key("quote.unheard_of") == ("phases", "報價單")
     finally:
         i18n.activate("en")
     assert builder.service_error_key("quote.discount_amount") == (
