@@ -50,9 +50,9 @@ def sqlite_folder_problem(url: str) -> str | None:
 
     A new SQLite database is made only in a folder that exists, so a mistyped path is an
     error rather than a new, empty database the app then serves as if the data were gone
-    (QA: `DATABASE_URL=sqlite:////srv/stratagm/app.db` made /srv/stratagm and an empty
-    database with the shipped catalog). The default file under var/ is the exception: its
-    folder is the app's own and is made on first start.
+    (measured: `stratagem migrate` with `DATABASE_URL=sqlite:////tmp/mgx/sub/app.db` made
+    both folders and an empty database with the shipped catalog, exit 0). The default file
+    under var/ is the exception: its folder is the app's own and is made on first start.
     """
     from pathlib import Path
 
