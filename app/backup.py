@@ -91,12 +91,21 @@ def backup(database_url: str, out: Path) -> Path:
     either the whole new backup or what it was before (an earlier backup stays intact when
     this one fails), and a failed or interrupted backup leaves no `.part` file behind (QA:
     one did, beside the good backup it had not replaced)."""
+    if not out.name or out.is_dir():  # "", ".", a folder: nothing to name the file by
+        raise BackupError(f"--out {str(out) or '(empty)'}: name the file to write, not a folder")
+    if database_url.startswith("sqlite"):
+        src_path = _sqlite_path(database_url)
+        if _same_database_file(out, src_path):
+            # QA: renamed over the live file, the backup left the server writing to the
+            # unlinked old file while every other process opened the new one: data was lost.
+            raise BackupError(
+                f"--out {out} is the database itself; write the backup to another file"
+            )
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
     except OSError as e:
         raise BackupError(f"cannot write {out}: {e.strerror}") from e
     if database_url.startswith("sqlite"):
-        src_path = _sqlite_path(database_url)
         if not src_path.exists():
             raise BackupError(f"no database at {src_path}")
         with _written_whole(out) as tmp:
@@ -119,6 +128,16 @@ def backup(database_url: str, out: Path) -> Path:
         return out
     raise BackupError(
         f"backup supports SQLite and PostgreSQL, not {make_url(database_url).drivername}"
+    )
+
+
+def _same_database_file(path: Path, database: Path) -> bool:
+    """Whether `path` is the SQLite file `database` or one of its companions (-wal, -shm,
+    -journal)."""
+    target = path.resolve()
+    return any(
+        target == database.resolve().with_name(database.name + suffix)
+        for suffix in ("", "-wal", "-shm", "-journal")
     )
 
 
@@ -163,7 +182,11 @@ def restore(database_url: str, file: Path) -> None:
     """
     if not file.exists():
         raise BackupError(f"no backup file at {file}")
+    if file.is_dir():
+        raise BackupError(f"{file} is a folder, not a backup file")
     if database_url.startswith("sqlite"):
+        if _same_database_file(file, _sqlite_path(database_url)):
+            raise BackupError(f"{file} is the database itself, not a backup of it")
         try:
             with sqlite3.connect(f"file:{file}?mode=ro", uri=True) as src:
                 src.execute("SELECT count(*) FROM alembic_version").fetchone()

@@ -355,12 +355,41 @@ def test_a_postgres_backup_that_fails_keeps_the_earlier_backup_and_leaves_no_par
         ]
 
 
-def test_a_sqlite_backup_that_cannot_be_written_leaves_no_part(tmp_path: Path) -> None:
+@pytest.mark.parametrize("out", ["", ".", "folder"])
+def test_a_backup_needs_a_file_name(
+    out: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """QA: `--out ""` and `--out .` ended in a traceback; a folder was a rename error."""
     url = f"sqlite:///{tmp_path / 'live.db'}"
     populate(url)
-    out = tmp_path / "taken"
-    out.mkdir()  # --out names a folder: the finished copy cannot be renamed onto it
-    with pytest.raises(BackupError, match=f"cannot write {out}"):
-        backup(url, out)
-    assert not out.with_name("taken.part").exists()
-    assert list(out.iterdir()) == []
+    (tmp_path / "folder").mkdir()
+    monkeypatch.chdir(tmp_path)
+    r = CliRunner().invoke(cli, ["backup", "--out", out], env={"DATABASE_URL": url})
+    assert r.exit_code == 2, r.output
+    assert r.output.strip().startswith(f"error: --out {out or '.'}: name the file to write")
+    assert "Traceback" not in r.output
+    assert not list(tmp_path.glob("*.part")) and not list((tmp_path / "folder").iterdir())
+
+
+@pytest.mark.parametrize("suffix", ["", "-wal"])
+def test_a_backup_over_the_database_itself_is_refused(suffix: str, tmp_path: Path) -> None:
+    """QA: `backup --out <the live database>` renamed the copy over the file a running server
+    had open; the server went on writing to the unlinked old file and other processes saw the
+    new one, so what either wrote was lost. Refused, and the database is untouched."""
+    live = tmp_path / "live.db"
+    url = f"sqlite:///{live}"
+    populate(url)
+    before = snapshot(url)
+    runner = CliRunner()
+    r = runner.invoke(cli, ["backup", "--out", f"{live}{suffix}"], env={"DATABASE_URL": url})
+    assert r.exit_code == 2, r.output
+    assert (
+        r.output.strip()
+        == f"error: --out {live}{suffix} is the database itself; write the backup to another file"
+    )
+    assert snapshot(url) == before
+    r = runner.invoke(cli, ["restore", str(live)], env={"DATABASE_URL": url})
+    assert r.exit_code == 2 and "is the database itself, not a backup of it" in r.output
+    r = runner.invoke(cli, ["restore", str(tmp_path)], env={"DATABASE_URL": url})
+    assert r.exit_code == 2 and f"{tmp_path} is a folder, not a backup file" in r.output
+    assert snapshot(url) == before
