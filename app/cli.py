@@ -67,6 +67,8 @@ def estimate_cmd(
             m["hf_config"] = json.loads(config.read_text(encoding="utf-8"))
         except (OSError, json.JSONDecodeError) as e:
             fail([f"--config: cannot read {config}: {e}"])
+        except RecursionError:
+            fail([f"--config: cannot read {config}: the JSON is nested too deeply"])
     body: dict[str, Any] = {
         "model": m,
         "task": task,

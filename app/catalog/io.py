@@ -30,7 +30,7 @@ import math
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
-from typing import Any, Literal
+from typing import Any, Final, Literal
 
 from pydantic import (
     BaseModel,
@@ -398,13 +398,20 @@ def _parse_json(text: str, kind: str | None, parsed: Parsed) -> None:
         parsed.errors.append(_("no rows: expected one of %(kinds)s") % {"kinds": ", ".join(KINDS)})
 
 
+#: Characters of a term_discounts cell its error message repeats.
+TERMS_ECHO_CHARS: Final = 80
+
+
 def parse_terms(text: str) -> tuple[dict[int, float], str | None]:
     """'1:0;3:0;6:0.1;12:0.2' or '{"6": 0.1}' → {months: fraction}, or the error in the
     request's language (the memo below keeps msgids: it serves both languages)."""
     terms, err = _parse_terms(text)
     if err is None:
         return dict(terms), None
-    return dict(terms), _(err) % {"text": repr(text.strip())}
+    shown = text.strip()
+    if len(shown) > TERMS_ECHO_CHARS:  # a 200 KB cell is not repeated in its message
+        shown = shown[:TERMS_ECHO_CHARS] + "…"
+    return dict(terms), _(err) % {"text": repr(shown)}
 
 
 @functools.lru_cache(maxsize=256)
@@ -424,7 +431,7 @@ def _parse_terms_uncached(text: str) -> tuple[dict[int, float], str | None]:
             # pairs, not a dict: {"1": 0.1, "01": 0.2} is month 1 twice
             obj = json.loads(text, object_pairs_hook=list)
             pairs = [(int(k), float(v)) for k, v in obj]
-        except (ValueError, TypeError, AttributeError):
+        except (ValueError, TypeError, AttributeError, RecursionError):  # '{' + '[' × 10⁵
             return {}, N_("is not a JSON object of months → fraction (got %(text)s)")
     else:
         for part in text.replace(",", ";").split(";"):

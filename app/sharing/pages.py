@@ -213,7 +213,7 @@ async def _answer_fields(request: Request) -> dict[str, str]:
     if _is_json(request):
         try:
             body = await request.json()
-        except ValueError as e:
+        except (ValueError, RecursionError) as e:  # '[' × 2,000 was a 500 (QA)
             raise errors.Invalid(N_("the body is not JSON"), field="") from e
         if not isinstance(body, dict):
             raise errors.Invalid(N_("the body must be an object"), field="")

@@ -257,3 +257,14 @@ def test_a_wrong_kind_of_value_is_said_in_chinese_to_a_chinese_reader(
     )
     (message,) = r.json()["messages"]
     assert "必須是文字（收到 ['QA']）" in message
+
+
+def test_term_discounts_nested_too_deeply_are_refused_naming_the_cell() -> None:
+    """A term_discounts cell of 100,000 nested lists made the JSON reader recurse past
+    Python's limit: a 500 on the import. It is a cell that is not months → fraction."""
+    from app.catalog import io
+
+    deep = '{"12": ' + "[" * 100_000 + "]" * 100_000 + "}"
+    terms, err = io.parse_terms(deep)
+    assert terms == {}
+    assert err == "is not a JSON object of months → fraction (got '" + deep[:80] + "…')"

@@ -129,6 +129,8 @@ def test_json_agree_may_be_a_boolean(client: TestClient) -> None:
     [
         ('{"name": "Alice", "title": ', "the body is not JSON"),
         ('["Alice", "CTO"]', "the body must be an object"),
+        # QA: 2,000 nested lists were a 500 (RecursionError in the JSON reader)
+        ("[" * 2_000 + "]" * 2_000, "the body is not JSON"),
     ],
 )
 @pytest.mark.parametrize("action", ["accept", "decline"])
