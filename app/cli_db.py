@@ -40,13 +40,14 @@ def load_settings() -> Any:
             msg = str(err["msg"]).removeprefix("Value error, ")
             lines.append(f"{name}: {msg} (got {err.get('input')!r})")
         fail(lines)
-    if (line := sqlite_folder_problem(settings.database_url)) is not None:
+    if (line := sqlite_path_problem(settings.database_url)) is not None:
         fail([line])
     return settings
 
 
-def sqlite_folder_problem(url: str) -> str | None:
-    """Why an SQLite DATABASE_URL names a folder that does not exist (None: it is not one).
+def sqlite_path_problem(url: str) -> str | None:
+    """Why an SQLite DATABASE_URL cannot hold the app's data: in memory, or in a folder that does
+    not exist (None: it can, or it is not SQLite).
 
     A new SQLite database is made only in a folder that exists, so a mistyped path is an
     error rather than a new, empty database the app then serves as if the data were gone
@@ -59,11 +60,16 @@ def sqlite_folder_problem(url: str) -> str | None:
     from app.db import safe_url
     from app.settings import DEFAULT_SQLITE
 
-    if not url.startswith("sqlite") or "///" not in url:
+    if not url.startswith("sqlite"):
         return None
-    path = url.split("///", 1)[1].split("?", 1)[0]
+    path = url.split("///", 1)[1].split("?", 1)[0] if "///" in url else ""
     if not path or path == ":memory:" or "mode=memory" in url:
-        return None
+        # Every connection would open a new, empty database (QA: `migrate` said "created …
+        # 13 migrations applied", then failed on "no such table").
+        return (
+            f"DATABASE_URL ({safe_url(url)}): an in-memory SQLite database lasts one "
+            "connection; name a file (sqlite:///path/to/stratagem.db)"
+        )
     folder = Path(path).parent
     if folder.is_dir() or Path(path).resolve() == DEFAULT_SQLITE.resolve():
         return None
@@ -78,7 +84,13 @@ def database_problem(exc: BaseException, url: str) -> str | None:
     """One line naming DATABASE_URL and the cause, or None when `exc` is not about the
     database (a bug: let its traceback show). The URL's password is never in it."""
     from alembic.util.exc import CommandError
-    from sqlalchemy.exc import ArgumentError, InterfaceError, OperationalError, ProgrammingError
+    from sqlalchemy.exc import (
+        ArgumentError,
+        DatabaseError,
+        InterfaceError,
+        OperationalError,
+        ProgrammingError,
+    )
 
     from app.db import safe_url
 
@@ -104,6 +116,10 @@ def database_problem(exc: BaseException, url: str) -> str | None:
                 "restore` replaces every table)"
             )
         return line
+    if isinstance(exc, DatabaseError):
+        # SQLite's "file is not a database", "database disk image is malformed" (QA: a text
+        # file at the path ended `migrate` and `serve` in a traceback).
+        return f"{where}: not a usable SQLite database: {_cause(exc, url)}"
     if isinstance(exc, CommandError):
         line = f"{where}: cannot migrate: {_without_password(str(exc), url)}"
         if "Can't locate revision" in line:

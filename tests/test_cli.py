@@ -13,7 +13,7 @@ from sqlalchemy import text
 from typer.testing import CliRunner
 
 from app.cli import cli
-from app.db import head_revisions, make_engine, migrate
+from app.db import head_revisions, make_engine, migrate, safe_url
 from app.settings import REPO_ROOT
 from tests.scratch_db import BACKENDS, scratch_databases
 
@@ -299,3 +299,31 @@ def test_a_sqlite_path_in_a_folder_that_does_not_exist_is_refused(tmp_path: Path
     # In a folder that exists, a new database is made (the first start of a deployment).
     r = runner.invoke(cli, ["migrate"], env={"DATABASE_URL": f"sqlite:///{tmp_path / 'new.db'}"})
     assert r.exit_code == 0 and (tmp_path / "new.db").exists()
+
+
+@pytest.mark.parametrize("command", [["migrate"], ["serve", "--port", "1"], ["catalog", "load"]])
+def test_a_file_that_is_no_sqlite_database_is_one_line(command: list[str], tmp_path: Path) -> None:
+    """QA: a text file at DATABASE_URL's path ended `migrate` and `serve` in a traceback
+    (DatabaseError: file is not a database); `backup` and `restore` already said it in a line."""
+    junk = tmp_path / "notes.db"
+    junk.write_text("hello\n")
+    r = runner.invoke(cli, command, env={"DATABASE_URL": f"sqlite:///{junk}"})
+    assert r.exit_code == 2, r.output
+    assert r.output.strip().splitlines()[-1] == (
+        f"error: DATABASE_URL (sqlite:///{junk}): not a usable SQLite database: "
+        "file is not a database"
+    )
+    assert junk.read_text() == "hello\n"  # left as it was
+
+
+@pytest.mark.parametrize("url", ["sqlite://", "sqlite:///:memory:"])
+def test_an_in_memory_sqlite_database_is_refused(url: str) -> None:
+    """Every connection opens a new, empty in-memory database: `migrate` said "created … 13
+    migrations applied" and the next query failed on "no such table" (QA)."""
+    r = runner.invoke(cli, ["migrate"], env={"DATABASE_URL": url})
+    assert r.exit_code == 2
+    assert r.output.strip() == (
+        f"error: DATABASE_URL ({safe_url(url)}): an in-memory SQLite database lasts one "
+        "connection; "
+        "name a file (sqlite:///path/to/stratagem.db)"
+    )
