@@ -28,6 +28,12 @@ _ISO = re.compile(r"\d{4}-\d{2}-\d{2}")
 BUSINESS_TZ: Final = ZoneInfo("Asia/Taipei")
 
 
+def in_business_tz(value: datetime) -> datetime:
+    """A stored instant (naive values are UTC, as the tables store them) on Taipei's clock."""
+    aware = value if value.tzinfo is not None else value.replace(tzinfo=UTC)
+    return aware.astimezone(BUSINESS_TZ)
+
+
 def business_today(now: datetime | None = None) -> date:
     """Today's date in Taipei (`now`, an aware datetime, for a given instant)."""
     return (now or datetime.now(UTC)).astimezone(BUSINESS_TZ).date()

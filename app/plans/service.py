@@ -30,7 +30,7 @@ from app.catalog import service as catalog
 from app.catalog.models import PriceList
 from app.customers import service as customers
 from app.customers.models import Customer
-from app.dates import business_today
+from app.dates import business_today, in_business_tz
 from app.engine.estimate import InputError, estimate
 from app.engine.price_book import PriceBook
 from app.engine.schemas import EstimateRequest
@@ -191,7 +191,13 @@ class Decided(PlanError, errors.Conflict):
 
     def __init__(self, plan: Plan) -> None:
         when = plan.decided_at
-        params = {"date": format_date(when, "medium", locale=babel_locale())} if when else {}
+        # On Taipei's calendar, as the plan page and the share page date it (QA: accepted at
+        # 04:30 on 7 December in Taipei, the refusal said "accepted on Dec 6", UTC's date).
+        params = (
+            {"date": format_date(in_business_tz(when).date(), "medium", locale=babel_locale())}
+            if when
+            else {}
+        )
         message = _DECIDED_MESSAGES[(plan.status, when is not None)]
         super().__init__(message, field=f"status.{plan.status}", **params)
 

@@ -50,7 +50,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from app import i18n
-from app.dates import BUSINESS_TZ
+from app.dates import in_business_tz
 from app.engine.formatting import CURRENCY_DIGITS, CURRENCY_SYMBOLS, currency_symbol
 
 #: Re-exported: the catalog pages read the currency table, every page router is_fragment.
@@ -160,12 +160,6 @@ def figure(value: float | int | None) -> str:
     return number(v, 2 if abs(v) < 10 else 1 if abs(v) < 100 else 0)
 
 
-def _in_taipei(value: datetime.datetime) -> datetime.datetime:
-    """A stored instant (naive values are UTC, as the tables store them) on Taipei's clock."""
-    aware = value if value.tzinfo is not None else value.replace(tzinfo=datetime.UTC)
-    return aware.astimezone(BUSINESS_TZ)
-
-
 def date(value: Any, fmt: str = "medium") -> str:
     """A date in the locale's format ('2025年6月1日' / 'Jun 1, 2025'); '' for None. An ISO
     string (a date stored in a result's JSON) is read as that date; an instant (when a quote
@@ -175,7 +169,7 @@ def date(value: Any, fmt: str = "medium") -> str:
     if isinstance(value, str):
         value = datetime.date.fromisoformat(value)
     elif isinstance(value, datetime.datetime):
-        value = _in_taipei(value).date()
+        value = in_business_tz(value).date()
     return format_date(value, format=fmt, locale=i18n.babel_locale())
 
 
@@ -183,7 +177,7 @@ def clock(value: datetime.datetime | None) -> str:
     """'07:30 UTC+8': an instant's time of day on Taipei's clock, saying which clock."""
     if value is None:
         return ""
-    return _in_taipei(value).strftime("%H:%M") + " UTC+8"
+    return in_business_tz(value).strftime("%H:%M") + " UTC+8"
 
 
 def percent(value: float | None, digits: int = 0) -> str:

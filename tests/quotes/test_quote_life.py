@@ -386,3 +386,22 @@ def test_sending_an_unchanged_quote_again_changes_nothing(client: TestClient) ->
     resent = client.post(f"/api/v1/plans/{p['id']}/send", headers=a.headers)
     assert resent.status_code == 200
     assert resent.json()["sent_version"] == edited.json()["version"] + 1
+
+
+@pytest.mark.parametrize(
+    ("lang", "said"),
+    [("en", "accepted on Dec 7, 2026;"), ("zh-TW", "2026年12月7日")],
+)
+def test_the_refusal_dates_the_decision_on_taipeis_calendar(lang: str, said: str) -> None:
+    """Accepted at 20:30 UTC on 6 December, which is 04:30 on 7 December in Taipei: the plan
+    and share pages say the 7th, and so does the refusal of a change (QA: it said the 6th)."""
+    from datetime import datetime
+
+    from app.plans.service import Decided
+
+    i18n.activate(lang)
+    try:
+        refusal = Decided(Plan(status="accepted", decided_at=datetime(2026, 12, 6, 20, 30)))
+        assert said in str(refusal)
+    finally:
+        i18n.activate("en")
