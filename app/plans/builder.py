@@ -378,17 +378,21 @@ def post(*, session: Session, plan: Plan, form: Mapping[str, str], user: User) -
         priced, preview_errs = preview(session=session, plan=plan, phases=phases)
         errs = {**preview_errs, **errs}
     if action == "save" and not errs:
-        # No version: the one on screen; one that is not a version is stale (409) like any.
-        raw = form.get("version")
-        version = (parse_id(raw) or 0) if raw else plan.version
-        try:
-            saved, errs = save(
-                session=session, plan_id=plan.id, version=version, phases=phases, user=user
-            )
-        except service.Conflict as e:
-            # Saved by someone else since: the typed phases stay, on the current version.
-            saved, stale = None, True
-            errs = {"phases": e.form_message(version)}
+        # No version: the one on screen; one the plan never had keeps the input (409).
+        version = service.form_version(form.get("version"), plan)
+        saved = None
+        if version is None:
+            stale = True
+            errs = {"phases": _(service.UNKNOWN_FORM_VERSION) % {"new": plan.version}}
+        else:
+            try:
+                saved, errs = save(
+                    session=session, plan_id=plan.id, version=version, phases=phases, user=user
+                )
+            except service.Conflict as e:
+                # Saved by someone else since: the typed phases stay, on the current version.
+                saved, stale = None, True
+                errs = {"phases": e.form_message(version)}
         if saved is not None:
             url = f"/plans/{plan.id}/diff?a={version}&b={saved.version}"
             return Outcome(url, values, {}, priced, 303)

@@ -98,9 +98,11 @@ def save_quote(
     if customer_id is not None:
         changes["customer_id"] = customer_id
     plan = plans.get_plan(session=session, plan_id=plan_id)
-    # No version: the one on screen; one that is not a version is stale like any other (409).
-    raw_version = form.get("version")
-    version = (parse_id(raw_version) or 0) if raw_version else plan.version
+    # No version: the one on screen; one the plan never had keeps the typed lines (409).
+    version = plans.form_version(form.get("version"), plan)
+    if version is None:
+        unknown = _(plans.UNKNOWN_FORM_VERSION) % {"new": plan.version}
+        return _builder(request, session, settings, plan_id, user, values, {"send": unknown}, 409)
     try:
         plans.update_plan(
             session=session,

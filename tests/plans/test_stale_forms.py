@@ -230,3 +230,39 @@ def test_save_as_plan_that_the_engine_refuses_keeps_the_planner(
         if field.name == "input":  # typed values come back as typed
             assert field["value"] == value
     assert client.get("/api/v1/plans", headers=sales.headers).json()["total"] == before
+
+
+UNKNOWN = {
+    "en": "This page was made from a version this plan does not have (it is at version 1).",
+    "zh-TW": "這個頁面來自此方案沒有的版本（方案目前為第 1 版）。",
+}
+
+
+@pytest.mark.parametrize("version", ["999", "abc", "0", "-1"])
+@pytest.mark.parametrize("lang", ["en", "zh-TW"])
+def test_a_version_the_plan_never_had_is_said_above_the_kept_input(
+    client: TestClient, lang: str, version: str
+) -> None:
+    """QA: the quote builder answered 422 with no message anywhere when its form carried
+    version 999 (a page left open across a restore of an older backup), and both builders
+    read "abc" as "you started from version 0". Each keeps the typed input, says what
+    happened in the page's language, carries the plan's version, and saves nothing."""
+    sales, pages, plan = _setup(client)
+    headers = {"Accept-Language": lang}
+    data = quote_form(soup(pages.get(f"/plans/{plan['id']}").text))
+    data |= {"version": version, "line-0-discount_pct": "3"}
+    r = pages.post(f"/plans/{plan['id']}/quote", data=data, headers=headers)
+    assert r.status_code == 409
+    page = soup(r.text)
+    alert = page.select_one("#quote-builder [role=alert]")
+    assert alert is not None and UNKNOWN[lang] in alert.get_text(), page.select("[role=alert]")
+    assert page.select_one("input[name=line-0-discount_pct]")["value"] == "3"
+    assert quote_form(page)["version"] == "1"
+
+    data = phase_form(soup(pages.get(f"/plans/{plan['id']}").text))
+    data |= {"version": version, "action": "save"}
+    r = pages.post(f"/plans/{plan['id']}/phases", data=data, headers=headers)
+    assert r.status_code == 409
+    said = soup(r.text).select_one("#err-phases")
+    assert said is not None and said.get_text().startswith(UNKNOWN[lang])
+    assert _version(client, sales, plan["id"]) == 1  # nothing saved
