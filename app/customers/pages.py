@@ -100,10 +100,11 @@ def customer_update(
     if values.repeated:
         return _repeated(request, customer, values)
     version = parse_id(values.get("version"))
-    if version is None:
-        # Not a version (a tampered or truncated form): which one the edit started from is
-        # unknown, so nothing is saved and the form asks for a reload. It read "you started
-        # from version 0" (QA), a version no customer has.
+    if version is None or version > customer.version:
+        # Not a version (a tampered or truncated form), or one this customer never had (a
+        # page kept open across a restore of an older backup): which one the edit started
+        # from is unknown, so nothing is saved and the form asks for a reload. It read "you
+        # started from version 0", or "from version 999, it is now at version 2" (QA).
         errors = {"form": _(FORM_UNREADABLE)}
         ctx = views.form_context(customer=customer, values=values, errors=errors)
         return render(request, "customers/form.html", ctx, status_code=422)

@@ -162,7 +162,7 @@ def test_a_field_both_changed_keeps_the_users_value_beside_the_colleagues(
         ("zh-TW", "這份表單已過期或遭到更動：無法得知它是以哪一版客戶資料開啟的"),
     ],
 )
-@pytest.mark.parametrize("version", ["abc", "", "0", "²", "9" * 30])
+@pytest.mark.parametrize("version", ["abc", "", "0", "²", "9" * 30, "999"])
 def test_a_form_whose_version_is_not_one_asks_for_a_reload_and_invents_none(
     client: TestClient, lang: str, message: str, version: str
 ) -> None:
