@@ -197,7 +197,7 @@ class StaticAssets:
         accepted = headers.get("accept-encoding", "")
         encoding = None
         if path_compressible(rel) and len(asset.raw) > 512:
-            encoding = "br" if "br" in accepted else "gzip" if "gzip" in accepted else None
+            encoding = chosen_encoding(accepted)
         # Each encoding is its own representation, so its own strong ETag (RFC 9110 §8.8.3):
         # one ETag for the br, gzip and plain bodies let a cache revalidate a body it may not
         # hand to this client.
@@ -219,6 +219,29 @@ class StaticAssets:
             out["Content-Length"] = str(len(body))
             body = b""
         await Response(body, headers=out, media_type=asset.media_type)(scope, receive, send)
+
+
+def chosen_encoding(accept_encoding: str) -> str | None:
+    """ "br" or "gzip", whichever the client accepts first in that order, or None: the codings
+    of an Accept-Encoding header with a q-value above 0 ("*" standing for any not named).
+    QA: "br;q=0" — br refused — was answered in br (a substring test)."""
+    weights: dict[str, float] = {}
+    for part in accept_encoding.lower().split(","):
+        coding, *params = (x.strip() for x in part.split(";"))
+        q = 1.0
+        for param in params:
+            name, _sep, value = param.partition("=")
+            if name.strip() == "q":
+                try:
+                    q = float(value)
+                except ValueError:
+                    q = 0.0
+        if coding:
+            weights[coding] = q
+    for coding in ("br", "gzip"):
+        if weights.get(coding, weights.get("*", 0.0)) > 0:
+            return coding
+    return None
 
 
 def encoded_etag(etag: str, encoding: str | None) -> str:

@@ -170,3 +170,27 @@ def test_without_a_usable_directory_bodies_are_compressed_in_memory(tmp_path: Pa
     blocked.write_text("a file where the directory should be")
     body = static.cached_compress(raw, "e" * 64, "gzip", blocked)
     assert gzip.decompress(body) == raw
+
+
+@pytest.mark.parametrize(
+    ("accept", "encoding"),
+    [
+        ("br, gzip", "br"),
+        ("gzip", "gzip"),
+        ("br;q=0", None),  # QA: refused, and answered in br
+        ("br;q=0, gzip", "gzip"),
+        ("gzip;q=0, identity;q=0", None),  # QA: answered in gzip
+        ("*", "br"),
+        ("br;q=0, *", "gzip"),
+        ("*;q=0", None),
+        ("identity", None),
+    ],
+)
+def test_an_encoding_the_client_refuses_is_never_sent(
+    web: TestClient, accept: str, encoding: str | None
+) -> None:
+    """Accept-Encoding's q=0 refuses a coding (RFC 9110 §12.5.3); "*" stands for the rest."""
+    url = next(u for u in _asset_urls(web) if "app.js" in u)
+    r = web.get(url, headers={"Accept-Encoding": accept})
+    assert r.status_code == 200
+    assert r.headers.get("content-encoding") == encoding
