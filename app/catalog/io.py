@@ -327,9 +327,11 @@ def _parse_json(text: str, kind: str | None, parsed: Parsed) -> None:
     try:
         doc = json.loads(text)
     except json.JSONDecodeError as e:
+        # Where, in the reader's words: the parser's own text is English ("Expecting value"
+        # on a Chinese page, QA), as the planner's config.json says it.
         parsed.errors.append(
-            _("row %(row)s: not valid JSON (column %(column)s: %(error)s)")
-            % {"row": f"{e.lineno:,}", "column": f"{e.colno:,}", "error": e.msg}
+            _("row %(row)s: not valid JSON (look at character %(column)s)")
+            % {"row": f"{e.lineno:,}", "column": f"{e.colno:,}"}
         )
         return
     except RecursionError:  # '[' × 50,000: json.loads gives up (as the planner's config.json)

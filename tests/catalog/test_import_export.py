@@ -10,6 +10,7 @@ import json
 import pytest
 from sqlmodel import Session
 
+from app import i18n
 from app.catalog import io, service
 from app.catalog.kinds import KINDS, ORDER
 
@@ -243,7 +244,14 @@ def test_csv_export_imports_back_unchanged(session: Session, kind: str) -> None:
 
 def test_json_errors_name_the_line_and_the_row(session: Session) -> None:
     broken = _preview(session, b'{"offers": [\n  {"id": 1,}\n]}', fmt="json")
-    assert broken.messages[0].startswith("row 2: not valid JSON")
+    # line 2 is `  {"id": 1,}`: its 12th character, "}", is where a value was expected
+    assert broken.messages[0] == "row 2: not valid JSON (look at character 12)"
+    i18n.activate("zh-TW")
+    try:  # QA: the parser's English ("Expecting value") on the Chinese page
+        zh = _preview(session, b'{"offers": [\n  {"id": 1,}\n]}', fmt="json")
+        assert zh.messages[0] == "第 2 列：不是有效的 JSON（請檢查第 12 個字元）"
+    finally:
+        i18n.activate("en")
     doc = {"offers": [{"id": "a"}], "prices": []}
     unknown = _preview(session, json.dumps(doc).encode(), fmt="json")
     assert unknown.messages[0].startswith("unknown key: prices")
