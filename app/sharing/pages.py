@@ -126,7 +126,10 @@ def _open_link(
     """The link and plan a share token opens, or the page (the JSON, for a JSON answer)
     saying the link does not work. A lookup that fails counts against the client's limit
     (429 after 10 a minute: a token search, by the page or by an answer); one that works does
-    not (a customer opening the link is never slowed)."""
+    not count. While an address is over its limit every lookup from it is refused, a working
+    link's too: answering that one would tell a searcher which guess was right. So a customer
+    behind the same address as ten failed lookups in the last minute waits up to a minute
+    (QA; the limit is per address, and an office NAT shares one)."""
     try:
         slot = limits.reserve(request, session, SHARE_LOOKUPS)
     except errors.TooManyRequests as exc:
