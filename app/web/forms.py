@@ -252,6 +252,8 @@ def message_for(err: Mapping[str, Any], scale: float = 1.0) -> str:
         return _("Enter a date, e.g. %(example)s.") % {"example": "2027-01-31"}
     if kind in ("bool_parsing", "bool_type"):
         return _("Choose yes or no.")
+    if kind == "extra_forbidden":  # pydantic's English "Extra inputs are not permitted" (QA)
+        return _("Not a field this form takes.")
     # A validator's own message: an engine Notice (its template translated, then filled),
     # already in the page's language (it calls gettext), or a msgid (N_) translated here.
     # Pydantic's prefix is never shown.

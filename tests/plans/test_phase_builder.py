@@ -483,3 +483,20 @@ def test_a_workload_field_without_an_input_is_named_in_words(
     assert soup(r).select_one("#err-phase-1").get_text() == (
         "Sequence length (tokens): Must be at least 16."
     )
+
+
+def test_a_field_the_form_does_not_take_is_said_in_the_page_language(
+    pages: TestClient, account: MakeAccount
+) -> None:
+    """QA: a phase workload with a key the engine does not take read "bogus：Extra inputs are
+    not permitted" — pydantic's English — on the Chinese page."""
+    a = signed_in(pages, account)
+    plan = t16(pages, a.user)
+    zh = {"Accept-Language": "zh-TW"}
+    data = form_of(soup(pages.get(f"/plans/{plan.id}", headers=zh)))
+    data["phase-1-base"] = json.dumps({**json.loads(data["phase-1-base"]), "bogus": 1})
+    r = pages.post(
+        f"/plans/{plan.id}/phases", data={**data, "action": "save"}, headers={**HX, **zh}
+    )
+    assert r.status_code == 422
+    assert soup(r).select_one("#err-phase-1").get_text() == "bogus：不是這份表單可接受的欄位。"
