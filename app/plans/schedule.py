@@ -33,6 +33,7 @@ from app.engine.costs import (
 )
 from app.engine.costs.formulas import term_discount
 from app.engine.estimate import InputError, estimate
+from app.engine.formatting import number
 from app.engine.gpus import default_gpus
 from app.engine.notices import Notice
 from app.engine.plan_costs import explanation_dict, machine_group
@@ -76,6 +77,13 @@ OPTION_NAMES: Final = {
     "hourly": N_("Hourly rent"),
 }
 KIND_NAMES: Final = {"workload": N_("Workload"), "capacity": N_("Capacity line")}
+
+
+#: A phase's job that takes longer than the phase (`compute`'s warnings).
+PHASE_TOO_SHORT: Final = N_(
+    "Phase %(n)s: the job takes %(days)s days, longer than the phase's %(phase_days)s days; "
+    "lengthen the phase or add GPUs."
+)
 
 
 class PhaseIn(NumbersNotBooleans, BaseModel):
@@ -330,6 +338,19 @@ def compute(
         raise ScheduleError(field, str(e).replace("%", "%%")) from e
     priced = []
     options = []
+    # A phase whose job outlasts its months (the plan page marks it beside the phase; an API
+    # reader had only `fits_in_phase` — QA: a 25-million-day job quoted as one month carried
+    # no warning).
+    late = [
+        Notice(
+            PHASE_TOO_SHORT,
+            n=str(i + 1),
+            days=number(said["job_days"], 1),
+            phase_days=number(p.months * DAYS_PER_MONTH, 1),
+        )
+        for i, (p, (*_, said)) in enumerate(zip(sched.phases, sized, strict=True))
+        if not said.get("fits_in_phase", True)  # a capacity line has no job
+    ]
     for i, (p, pc, (*_, said)) in enumerate(zip(sched.phases, cost.phases, sized, strict=True)):
         nodes = _nodes(pc.phase.gpu_id, pc.gpus, book)
         row = {
@@ -428,7 +449,8 @@ def compute(
                 "currency": book.currency,
             },
         },
-        "warnings": [],
+        "warnings": [str(n) for n in late],
+        "notices": [{"template": n.template, "params": n.params} for n in late],
         "explain": explain,
     }
     return {SCHEDULE_KEY: sched.model_dump(mode="json", exclude_none=True)}, result

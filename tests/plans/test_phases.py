@@ -283,3 +283,32 @@ def test_the_explain_panel_names_each_phase_in_the_pages_language(
     assert first is not None
     said = {"en": "NT$50,000/month × 2 months", "zh-TW": "NT$50,000/月 × 2 個月"}[lang]
     assert said in " ".join(first.get_text(" ").split())
+
+
+def test_a_phase_shorter_than_its_job_is_a_warning_in_the_api(
+    client: TestClient, account: MakeAccount
+) -> None:
+    """QA: a phase whose job takes far longer than the phase carried `fits_in_phase: false`
+    and no warning; the plan page marks it, an API reader was told nothing. LoRA of a 13B
+    model over 5,000 GB on one pinned H100 for one month (30.4 days)."""
+    a = account("sales")
+    long_job = {**LORA, "dataset_gb": 5_000, "gpu": H100, "gpu_count": 1}
+    p = _create(client, a, [{"kind": "workload", "workload": long_job, "months": 1}])
+    phase = p["result"]["schedule"]["phases"][0]
+    assert phase["fits_in_phase"] is False and phase["job_days"] > 30.4
+    days = f"{phase['job_days']:,.1f}".rstrip("0").rstrip(".")
+    said = (
+        f"Phase 1: the job takes {days} days, longer than the phase's 30.4 days; lengthen "
+        "the phase or add GPUs."
+    )
+    assert p["result"]["warnings"] == [said]
+    assert p["result"]["notices"] == [
+        {
+            "template": schedule.PHASE_TOO_SHORT,
+            "params": {"n": "1", "days": days, "phase_days": "30.4"},
+        }
+    ]
+    # A phase its job fits in says nothing.
+    fits = _create(client, a, [{"kind": "workload", "workload": LORA, "months": 2}])
+    assert fits["result"]["schedule"]["phases"][0]["fits_in_phase"] is True
+    assert fits["result"]["warnings"] == [] and fits["result"]["notices"] == []
