@@ -56,6 +56,13 @@ def test_sigterm_answers_the_request_in_flight_and_exits_0(
         STRATAGEM_PDF_WARM="1",
     )
     wait_ready(proc)
+    # Every worker serving, not only the one /readyz reached: a connection the kernel queued
+    # on a worker still starting (SO_REUSEPORT, a socket each) is reset when that worker's
+    # socket closes, before the worker ever saw the request (seen once under a loaded suite).
+    deadline = time.monotonic() + 60
+    while proc.output().count("Application startup complete") < workers:
+        assert time.monotonic() < deadline, proc.output()
+        time.sleep(0.2)
     everyone = _descendants(proc.popen.pid)  # workers, PDF pools, resource trackers
     port = int(proc.base.rsplit(":", 1)[1])
     with socket.create_connection(("127.0.0.1", port), timeout=60) as sock:

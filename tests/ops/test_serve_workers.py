@@ -389,3 +389,16 @@ def test_good_network_and_currency_settings_are_kept() -> None:
         "*",
         "USD",
     )
+
+
+def test_serve_on_a_file_that_is_no_sqlite_database_is_one_line(tmp_path: Path) -> None:
+    """QA: a text file at DATABASE_URL's path ended `serve` in a traceback."""
+    junk = tmp_path / "notes.db"
+    junk.write_text("hello\n")
+    r = _cli("serve", "--port", "1", DATABASE_URL=f"sqlite:///{junk}")
+    assert r.returncode == 2, r.stderr
+    assert r.stderr.strip().splitlines()[-1] == (
+        f"error: DATABASE_URL (sqlite:///{junk}): not a usable SQLite database: "
+        "file is not a database"
+    )
+    assert "Traceback" not in r.stderr + r.stdout
