@@ -57,13 +57,20 @@ def sqlite_path_problem(url: str) -> str | None:
     """
     from pathlib import Path
 
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import ArgumentError
+
     from app.db import safe_url
     from app.settings import DEFAULT_SQLITE
 
-    if not url.startswith("sqlite"):
+    try:
+        parsed = make_url(url)
+    except ArgumentError:  # not a URL: `database_problem` says so where it is opened
         return None
-    path = url.split("///", 1)[1].split("?", 1)[0] if "///" in url else ""
-    if not path or path == ":memory:" or "mode=memory" in url:
+    if parsed.get_backend_name() != "sqlite":
+        return None
+    path = parsed.database or ""
+    if not path or path == ":memory:" or parsed.query.get("mode") == "memory":
         # Every connection would open a new, empty database (QA: `migrate` said "created …
         # 13 migrations applied", then failed on "no such table").
         return (

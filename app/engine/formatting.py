@@ -83,6 +83,12 @@ def months(value: float, digits: int = 2) -> str:
     return plural(value, "month", digits=digits)
 
 
+def days(value: float, digits: int = 3) -> str:
+    """A number of days as a formula says it, written by `fmt`: ``days(336) == "336 days"``,
+    and exactly one singular, ``days(1) == "1 day"`` (never "1 days")."""
+    return plural(fmt(value, digits), "day")
+
+
 def gpus(value: float | str, digits: int = 2) -> str:
     """A number of GPUs as a formula says it: ``gpus(8) == "8 GPUs"``, ``gpus(1) == "1 GPU"``
     (never "1 GPUs" nor "GPU(s)"); text is kept as written, as `plural` keeps it."""

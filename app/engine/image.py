@@ -37,6 +37,7 @@ from functools import cache
 from app.engine import memory
 from app.engine.architectures import ModelSpec
 from app.engine.explain import Explanation, Operand
+from app.engine.formatting import days as fmt_days
 from app.engine.formatting import gpus as fmt_gpus
 from app.engine.formatting import plural
 from app.engine.hardware import GpuSpec
@@ -411,7 +412,7 @@ def _gpu_count(req: EstimateRequest, secs: float, per_gpu: float) -> tuple[int, 
             Operand("deadline_s", req.deadline_days * 86400, "s"),
         ]
         terms.append("ceil(images * seconds_per_image / deadline_s)")
-        text.append(f"⌈{req.images:,} × {secs:.3g} s / {plural(fmt(req.deadline_days), 'day')}⌉")
+        text.append(f"⌈{req.images:,} × {secs:.3g} s / {fmt_days(req.deadline_days)}⌉")
     vals = [1]
     if req.images_per_hour is not None:
         vals.append(math.ceil(req.images_per_hour / per_gpu))

@@ -21,8 +21,8 @@ from app.engine import compute, memory, notices, planner
 from app.engine.architectures import ModelSpec
 from app.engine.bands import training_bands
 from app.engine.explain import Explanation, Operand
+from app.engine.formatting import days as fmt_days
 from app.engine.formatting import gpus as fmt_gpus
-from app.engine.formatting import plural
 from app.engine.hardware import GpuSpec
 from app.engine.notices import Notice
 from app.engine.plan import Plan
@@ -47,12 +47,6 @@ PRETRAIN_BATCH_TOKENS = 4e6  # Llama 2 §2.2: global batch of 4M tokens
 BATCH_OPT_COEFF = 0.2920
 BATCH_OPT_EXPONENT = 0.3271
 FINETUNE_GLOBAL_BATCH = 64  # sequences per step, a common SFT/LoRA recipe
-
-
-def _days(value: float, digits: int = 3) -> str:
-    """A number of days as a formula says it, written by `fmt` ("336 days", and exactly one
-    day singular: "1 day", never "1 days")."""
-    return plural(fmt(value, digits), "day")
 
 
 def plan_training(
@@ -412,9 +406,9 @@ def _gpu_count_explained(
     elif minimum is not None and chosen.count > minimum.count:
         step = gpu.gpus_per_node if chosen.count > gpu.gpus_per_node else 1
         why = (
-            f"minimum that fits: {fmt_gpus(minimum.count)} ({_days(minimum.days)}); the "
-            f"smallest count meeting the deadline of {_days(req.deadline_days or 0)} is "
-            f"{fmt_gpus(chosen.count)} ({_days(chosen.days)}; "
+            f"minimum that fits: {fmt_gpus(minimum.count)} ({fmt_days(minimum.days)}); the "
+            f"smallest count meeting the deadline of {fmt_days(req.deadline_days or 0)} is "
+            f"{fmt_gpus(chosen.count)} ({fmt_days(chosen.days)}; "
             f"{fmt_gpus(chosen.count - step)} would miss it)"
         )
         src = "planner: smallest feasible count, then the smallest that meets the deadline"
@@ -746,7 +740,7 @@ def _training_days_explained(
         # Four significant figures, so the printed numbers reproduce the figure to 0.1%.
         f"{fmt(flops, 4)} FLOP / ({chosen.count:,} × {peak:.4g} TFLOPS dense × MFU "
         f"{chosen.mfu:.4g} × goodput {chosen.goodput:.4g}) / 86,400 s = "
-        f"{_days(chosen.days, 4)}",
+        f"{fmt_days(chosen.days, 4)}",
         _peak_source(gpu, req.precision),
         [
             Operand("flops", flops, "FLOP"),
@@ -778,7 +772,7 @@ def _gpu_hours_explained(chosen: planner.Candidate) -> Explanation:
         "training.gpu_hours",
         chosen.gpu_hours,
         "GPU-h",
-        f"{_days(chosen.days)} × 24 h × {fmt_gpus(chosen.count)} = {fmt(chosen.gpu_hours)} GPU-h",
+        f"{fmt_days(chosen.days)} × 24 h × {fmt_gpus(chosen.count)} = {fmt(chosen.gpu_hours)} GPU-h",
         "definition",
         [Operand("days", chosen.days, "days"), Operand("gpus", chosen.count, "GPUs")],
         "days * 24 * gpus",

@@ -32,7 +32,7 @@ from app.planner import views as planner
 from app.plans import presenters, schedule, service
 from app.plans.models import Plan
 from app.text import first_surrogate
-from app.web.forms import message_for, parse_id
+from app.web.forms import message_for, parse_id, posted_version
 
 KIND_FIELDS: Final = {
     "capacity": ("gpu", "gpu_count"),
@@ -379,7 +379,7 @@ def post(*, session: Session, plan: Plan, form: Mapping[str, str], user: User) -
         errs = {**preview_errs, **errs}
     if action == "save" and not errs:
         # No version: the one on screen; one the plan never had keeps the input (409).
-        version = service.form_version(form.get("version"), plan)
+        version = posted_version(form.get("version"), plan.version)
         saved = None
         if version is None:
             stale = True

@@ -177,26 +177,14 @@ class Conflict(PlanError, errors.Conflict):
 
 #: What a form says when the version it carries is none this plan has had (not a whole
 #: number from 1, or ahead of the plan: a page kept open across a restore of an older
-#: backup, or a hand-edited form). QA: the quote builder answered 422 with no message at
-#: all, and "version abc" was read as "you started from version 0".
+#: backup, or a hand-edited form; `app.web.forms.posted_version` finds it). QA: the quote
+#: builder answered 422 with no message at all, and "version abc" was read as "you started
+#: from version 0".
 UNKNOWN_FORM_VERSION: Final = N_(
     "This page was made from a version this plan does not have (it is at version "
     "%(new)s). Your changes are still below and were not saved; check them against the "
     "plan, then save again."
 )
-
-
-def form_version(raw: str | None, plan: Plan) -> int | None:
-    """The version a page's form was loaded at: its `version` field, the plan's own when it
-    sends none; None when it names a version the plan does not have (`UNKNOWN_FORM_VERSION`
-    says so above the kept input)."""
-    if not raw:
-        return plan.version
-    try:
-        version = int(raw.strip())
-    except ValueError:
-        return None
-    return version if 1 <= version <= plan.version else None
 
 
 #: What a form says when its save was based on an old version: the user's input is kept

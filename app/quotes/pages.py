@@ -24,7 +24,7 @@ from app.plans import service as plans
 from app.plans import views as plan_views
 from app.quotes import service, views
 from app.web.csrf import CsrfDep
-from app.web.forms import PostedText, parse_id
+from app.web.forms import PostedText, parse_id, posted_version
 from app.web.templating import activate, choose_currency, is_fragment, render
 
 router = APIRouter(include_in_schema=False)
@@ -99,7 +99,7 @@ def save_quote(
         changes["customer_id"] = customer_id
     plan = plans.get_plan(session=session, plan_id=plan_id)
     # No version: the one on screen; one the plan never had keeps the typed lines (409).
-    version = plans.form_version(form.get("version"), plan)
+    version = posted_version(form.get("version"), plan.version)
     if version is None:
         unknown = _(plans.UNKNOWN_FORM_VERSION) % {"new": plan.version}
         return _builder(request, session, settings, plan_id, user, values, {"send": unknown}, 409)

@@ -78,10 +78,14 @@ class RedisStore:
         try:
             self.client.ping()
         except redis.RedisError as e:
-            return str(e).splitlines()[0] if str(e) else type(e).__name__
+            return _first_line(e)
+        self._answered()
+        return None
+
+    def _answered(self) -> None:
+        """Redis answered: close the breaker."""
         with self._lock:
             self._failure, self._skip_until = None, 0.0
-        return None
 
     def _ask(self, operation: Callable[[], T]) -> T:
         """Run `operation` on Redis, or raise `RedisUnavailable` without asking while the
@@ -99,12 +103,11 @@ class RedisStore:
             result = operation()
         except redis.RedisError as e:
             with self._lock:
-                self._failure = str(e).splitlines()[0] if str(e) else type(e).__name__
+                self._failure = _first_line(e)
                 self._skip_until = time.monotonic() + self.retry_after_failure_s
             raise RedisUnavailable(str(e)) from e
         if self._failure is not None:
-            with self._lock:
-                self._failure, self._skip_until = None, 0.0
+            self._answered()
         return result
 
     def _key(self, limit: Limit, key: str) -> str:
@@ -171,6 +174,11 @@ class RedisStore:
 
     def close(self) -> None:
         self.client.close()
+
+
+def _first_line(error: Exception) -> str:
+    """Why Redis did not answer, on one line (its class name when it says nothing)."""
+    return str(error).splitlines()[0] if str(error) else type(error).__name__
 
 
 def _ms(when: datetime) -> int:

@@ -126,6 +126,16 @@ def parse_id(raw: str | None, *, minimum: int = 1) -> int | None:
     return value if minimum <= value <= DB_ID_MAX else None
 
 
+def posted_version(raw: str | None, current: int) -> int | None:
+    """The version a page's form was loaded at, for a record now at version `current`: the
+    posted one (`parse_id`), `current` when the form sends none; None when it names a version
+    the record does not have (not a version, or ahead of it)."""
+    if not raw:
+        return current
+    version = parse_id(raw)
+    return version if version is not None and version <= current else None
+
+
 class FieldError(ValueError):
     """A value that cannot be read; `field` names the form input."""
 
