@@ -33,6 +33,7 @@ from app.plans import presenters, schedule, service
 from app.plans.models import Plan
 from app.text import first_surrogate
 from app.web.forms import message_for, parse_id, posted_version
+from app.web.notices import form_message
 
 KIND_FIELDS: Final = {
     "capacity": ("gpu", "gpu_count"),
@@ -311,8 +312,7 @@ def preview(
         )
     except schedule.ScheduleError as e:
         key, label = service_error_key(e.field)
-        text = _(e.message) % e.params if e.params else _(e.message)
-        return None, {key: _named(label, text)}
+        return None, {key: _named(label, form_message(e.message, e.params))}
     return result["schedule"], {}
 
 
@@ -330,7 +330,7 @@ def save(
         )
     except errors.Invalid as e:
         key, label = service_error_key(e.field)
-        return None, {key: _named(label, e.message)}
+        return None, {key: _named(label, form_message(e.message_id, e.params))}
     return plan, {}
 
 

@@ -30,6 +30,7 @@ from app.quotes import views as quote_views
 from app.web import htmx
 from app.web.csrf import CsrfDep
 from app.web.forms import PostedFields, PostedText, message_for, parse_id
+from app.web.notices import form_message
 from app.web.templating import activate, choose_currency, is_fragment, render
 
 router = APIRouter(include_in_schema=False)
@@ -282,10 +283,20 @@ def plan_workload(
         stale = e.form_message(version)
         revise = {"id": str(plan_id), "version": str(e.current_version)}
         return _planner_again(request, form, 409, revise=revise, revise_error=stale)
+    except InputError:
+        # What the engine refuses (a GPU the select never offered): the planner as posted
+        # says it beside the field, as GET /plan does; the bare error page lost every typed
+        # value (QA).
+        revise = {"id": str(plan_id), "version": str(version)}
+        return _planner_again(request, form, 422, revise=revise)
     except (service.Invalid, service.Decided, InvalidNested) as e:
         activate(request)
         revise = {"id": str(plan_id), "version": str(version)}
-        said = message_for(e.errors[0]) if isinstance(e, InvalidNested) and e.errors else e.message
+        said = (
+            message_for(e.errors[0])
+            if isinstance(e, InvalidNested) and e.errors
+            else form_message(e.message_id, e.params)
+        )
         return _planner_again(request, form, e.status, revise=revise, revise_error=said)
     return _see(f"/plans/{plan_id}/diff?a={version}&b={plan.version}")
 

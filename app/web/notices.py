@@ -10,17 +10,25 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Final
 
 from babel.messages.pofile import read_po
 from markupsafe import Markup, escape
 
 from app import i18n
+from app.engine.gpus import UNKNOWN_GPU, UNKNOWN_GPU_CLOSE
 from app.engine.notices import TERM_SUFFIX, Notice
 from app.i18n import N_
 
 if TYPE_CHECKING:
     from app.engine.estimate import InputError
+
+# Refusals of a value that is none of a fixed list, which the API names by id ("unknown GPU
+# 'x'. Allowed: a100-pcie-80gb, …"). A page offers that list by name in a select, so only a
+# hand-edited form sends another value; it is told to choose one of the listed options, in
+# the page's words, rather than shown the API's ids (QA).
+CHOICE_TEMPLATES: Final = frozenset({UNKNOWN_GPU, UNKNOWN_GPU_CLOSE})
+CHOOSE_LISTED: Final = N_("Choose one of the listed options.")
 
 # How the engine writes a large count in a sentence (`formatting.fmt`: "1e+08", "1.4e+12").
 _SCIENTIFIC = re.compile(r"[-+]?\d+(?:\.\d+)?e[-+]\d+")
@@ -102,7 +110,19 @@ CHECKPOINT_KINDS: dict[str, str] = {
 
 
 def input_error_text(error: InputError) -> Markup:
-    """An engine `InputError` for a form: its Notice in the active language, else its text."""
+    """An engine `InputError` for a form: its Notice in the active language, else its text
+    (`CHOICE_TEMPLATES` said as `CHOOSE_LISTED`)."""
+    if isinstance(error.message, Notice) and error.message.template in CHOICE_TEMPLATES:
+        return Markup(escape(i18n.gettext(CHOOSE_LISTED)))
     if isinstance(error.message, Notice):
         return notice_text(error.message)
     return Markup(escape(error.message))
+
+
+def form_message(message_id: str, params: Mapping[str, Any] | None = None) -> str:
+    """A refusal's message id and parameters as a form says it, in the active language:
+    `CHOICE_TEMPLATES` as `CHOOSE_LISTED`, anything else translated and filled in."""
+    if message_id in CHOICE_TEMPLATES:
+        return i18n.gettext(CHOOSE_LISTED)
+    text = i18n.gettext(message_id)
+    return text % params if params else text

@@ -22,9 +22,14 @@ def notice_templates() -> set[str]:
     many)` (a count's singular and plural sentences)."""
     found: set[str] = set()
     for path in (ROOT / "app" / "engine").rglob("*.py"):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        named = _module_strings(tree)
+        for node in ast.walk(tree):
             if isinstance(node, ast.Call) and getattr(node.func, "id", None) == "Notice":
                 found |= _templates(node.args[0])
+                if isinstance(node.args[0], ast.Name) and node.args[0].id in named:
+                    # a module constant passed by name (`gpus.UNKNOWN_GPU`)
+                    found.add(named[node.args[0].id])
             if (
                 isinstance(node, ast.Assign)
                 and isinstance(node.value, ast.Call)
@@ -40,6 +45,24 @@ def notice_templates() -> set[str]:
                 found.add(node.value.value)
             found |= _period_templates(node)
     return found
+
+
+def _module_strings(tree: ast.Module) -> dict[str, str]:
+    """The module's string constants by name (`NAME = "…"` or `NAME: Final = "…"`)."""
+    out: dict[str, str] = {}
+    for node in tree.body:
+        target, value = None, None
+        if isinstance(node, ast.Assign) and len(node.targets) == 1:
+            target, value = node.targets[0], node.value
+        elif isinstance(node, ast.AnnAssign):
+            target, value = node.target, node.value
+        if (
+            isinstance(target, ast.Name)
+            and isinstance(value, ast.Constant)
+            and isinstance(value.value, str)
+        ):
+            out[target.id] = value.value
+    return out
 
 
 def _templates(arg: ast.expr) -> set[str]:
