@@ -75,8 +75,13 @@ def parse_accept_language(header: str) -> str | None:
 
 def choose_language(conn: HTTPConnection, default: str = "zh-TW") -> str:
     """The request's language: a ``lang`` query parameter (a link sent in one language opens
-    in it: ``/plan?…&lang=en``) > cookie > Accept-Language > the configured default."""
-    asked = normalise(conn.query_params.get(LANG_COOKIE))
+    in it: ``/plan?…&lang=en``) > cookie > Accept-Language > the configured default.
+
+    A ``lang`` given twice with different values chooses nothing (``?lang=en&lang=zh-TW``:
+    a route that takes ``lang`` refuses it in the reader's own language,
+    app/web/query_once.py)."""
+    asked_all = {normalise(v) for v in conn.query_params.getlist(LANG_COOKIE)}
+    asked = asked_all.pop() if len(asked_all) == 1 else None
     if asked:
         return asked
     cookie = normalise(conn.cookies.get(LANG_COOKIE))

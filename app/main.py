@@ -36,7 +36,7 @@ from app.sharing import routes as sharing_api
 from app.validation import routes as validation_api
 from app.web import docs as api_docs
 from app.web import openapi as api_schema
-from app.web import path_ids
+from app.web import path_ids, query_once
 from app.web.concurrency import ConcurrencyLimitMiddleware
 from app.web.form_body import FormBodyMiddleware
 from app.web.head import HeadAsGetMiddleware
@@ -89,7 +89,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         generate_unique_id_function=api_schema.operation_id,  # `estimate`, `create_plan`
         # An id in the path that no row can have is a 404, before any other dependency
         # (app/web/path_ids.py; issue 13).
-        dependencies=[Depends(path_ids.check_path_ids)],
+        # A scalar query parameter of the API sent twice is a 422 naming it
+        # (app/web/query_once.py).
+        dependencies=[Depends(path_ids.check_path_ids), Depends(query_once.check_query_once)],
     )
     app.state.settings = settings
     app.state.engine = make_engine(

@@ -148,6 +148,7 @@ def test_app_web_holds_framework_code_only() -> None:
         "notices",
         "openapi",  # operation ids, documented error statuses
         "path_ids",  # ids no row can have: 404 before any dependency
+        "query_once",  # a declared query parameter sent twice: 422 naming it
         "serving",  # `serve --workers N`: a listening socket per worker process
         "static",
         "templating",
