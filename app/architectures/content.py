@@ -139,18 +139,16 @@ def _convert(book: PriceBook, amount: float, from_ccy: str, to_ccy: str) -> floa
 
 
 def house_offers(book: PriceBook | None) -> list[RentalOffer]:
-    """The provider's own reference-GPU offers: those of the provider with the most offers in
-    the price list's home currency (seed 003's tier table is the provider's own list)."""
+    """The provider's own reference-GPU offers in the list's home currency
+    (`PriceBook.house_provider`: seed 003's tier table is the provider's own list)."""
     if book is None:
         return []
-    home = [o for o in book.offers if o.gpu_id == REFERENCE_GPU and o.currency == book.currency]
-    if not home:
-        return []
-    counts: dict[str, int] = {}
-    for o in home:
-        counts[o.provider] = counts.get(o.provider, 0) + 1
-    provider = max(counts, key=lambda p: counts[p])
-    return [o for o in home if o.provider == provider]
+    house = book.house_provider
+    return [
+        o
+        for o in book.offers
+        if o.gpu_id == REFERENCE_GPU and o.currency == book.currency and o.provider == house
+    ]
 
 
 def monthly_offer(book: PriceBook | None, gpus: float, currency: str) -> float | None:

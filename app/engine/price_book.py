@@ -122,6 +122,20 @@ class PriceBook:
     # The catalog's GPU specs when the list was read (empty: the shipped app/data/gpus.yaml).
     gpus: tuple[GpuSpec, ...] = ()
 
+    @property
+    def house_provider(self) -> str:
+        """The list's own provider, who sells from it: the provider with the most offers in
+        the list's home currency (seed 003's tier table is the provider's own list; the
+        marketplaces' rates beside it are references in US$), ties to the first by name; ""
+        when no offer is in the home currency."""
+        counts: dict[str, int] = {}
+        for o in self.offers:
+            if o.currency == self.currency:
+                counts[o.provider] = counts.get(o.provider, 0) + 1
+        if not counts:
+            return ""
+        return min(counts, key=lambda p: (-counts[p], p))
+
     def convert(self, amount: float, from_ccy: str, to_ccy: str) -> float:
         """Convert with this list's own FX rates (direct or inverse pair)."""
         if from_ccy == to_ccy:

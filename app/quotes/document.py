@@ -251,17 +251,29 @@ def phase_rows(sched: Mapping[str, Any]) -> list[dict[str, Any]]:
     return rows
 
 
+def is_comparison(option: Mapping[str, Any], house: str) -> bool:
+    """Whether an option is another provider's price: public cloud, or a rent offer of a
+    provider other than `house`, the seller (`PriceBook.house_provider`; "" when unknown,
+    then only cloud is). Buying (no provider) is the seller's way to pay."""
+    if option.get("kind") in CLOUD_KINDS:
+        return True
+    provider = str(option.get("provider") or "")
+    return bool(house and provider and provider != house)
+
+
 def visible_options(
-    options: list[Mapping[str, Any]], *, include_cloud: bool
+    options: list[Mapping[str, Any]], *, include_cloud: bool, house: str = ""
 ) -> list[Mapping[str, Any]]:
     """The options a customer's document lists: those that can run the plan (an offer whose
     machines are smaller than the plan's NVLink group is priced by the engine, `feasible`
     false, but shown to a customer it reads as a cheaper way to buy a job it cannot run),
-    and public cloud only when the quote switches it on."""
+    and other providers' prices (`is_comparison`: public cloud and GPU marketplaces) only
+    when the quote switches the comparison on. QA: a marketplace's NT$96/h H100 was listed
+    beside the seller's NT$120/h in every single-GPU quote, with the comparison off."""
     return [
         o
         for o in options
-        if o.get("feasible", True) and (include_cloud or o.get("kind") not in CLOUD_KINDS)
+        if o.get("feasible", True) and (include_cloud or not is_comparison(o, house))
     ]
 
 

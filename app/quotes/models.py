@@ -170,7 +170,11 @@ class QuoteIn(NumbersNotBooleans, BaseModel):
     )
     payment_terms: PlainText | None = Field(default=None, max_length=1000)
     include_cloud_comparison: bool = Field(
-        default=False, description="Show public-cloud prices in the customer's document."
+        default=False,
+        description=(
+            "Show other providers' prices (public cloud, and GPU marketplaces: offers of "
+            "providers other than the price list's own) in the customer's document."
+        ),
     )
     # Read back with a saved quote (the round trip, as `QuoteLineIn.kind`).
     currency: str | None = Field(

@@ -30,7 +30,7 @@ from app import charts, i18n
 from app.costs import presenters
 from app.plans.models import Plan
 from app.quotes import currency, document
-from app.quotes.service import quote_view
+from app.quotes.service import house_provider, quote_view
 from app.web.templating import templates
 
 log = logging.getLogger("stratagem.quotes")
@@ -119,10 +119,11 @@ def _size(name: str, result: Mapping[str, Any]) -> tuple[int, int]:
     return width, height
 
 
-def customer_result(plan: Plan) -> dict[str, Any]:
+def customer_result(plan: Plan, house: str = "") -> dict[str, Any]:
     """The plan's result as the customer's charts draw it: option labels rebuilt in the active
-    language (no catalog ids), public-cloud options only when the quote switches them on,
-    amounts in the quote's currency (app.quotes.currency)."""
+    language (no catalog ids), other providers' prices (public cloud, marketplaces other
+    than `house`, the seller) only when the quote switches them on, amounts in the quote's
+    currency (app.quotes.currency)."""
     result = currency.result_in_quote_currency(plan.result or {}, plan.quote or {})
     cost = dict(result.get("cost") or {})
     gpu = result.get("gpu") or {}
@@ -136,7 +137,7 @@ def customer_result(plan: Plan) -> dict[str, Any]:
     billed = {o.get("key"): o.get("billed") for o in [*view_options, *(cost.get("options") or [])]}
 
     def clean(options: Any) -> list[dict[str, Any]]:
-        shown = document.visible_options(list(options or []), include_cloud=include)
+        shown = document.visible_options(list(options or []), include_cloud=include, house=house)
         # Two offers that read the same (two providers' 1-GPU hourly rent) keep the provider
         # in their legend entry, as the quote's own table names them.
         labels = document.option_labels(
@@ -200,7 +201,7 @@ CHART_TRIES: Final = 2
 CHART_RETRY_WITHIN_S: Final = 40.0
 
 
-def chart_images(plan: Plan, lang: str) -> ChartImages:
+def chart_images(plan: Plan, lang: str, house: str = "") -> ChartImages:
     """The plan's charts in `lang`, rendered once per (plan, version, language).
 
     The figures are built in `lang` and sent to Chromium in one call (app.charts.to_svgs);
@@ -208,14 +209,14 @@ def chart_images(plan: Plan, lang: str) -> ChartImages:
     Chromium could not draw this time (it did not start within its limit on a saturated
     machine) is drawn again by the next request instead of leaving the quote without it.
     """
-    key = ("charts", plan.id, plan_digest(plan), lang)
+    key = ("charts", plan.id, plan_digest(plan), lang, house)
     cached = _charts.get(key)
     if cached is not None:
         return ChartImages(dict(cached))
     previous = i18n.current_language()
     i18n.activate(lang)
     try:
-        result = customer_result(plan)
+        result = customer_result(plan, house)
         figures = {name: build() for name, build in _figures(result, plan.quote).items()}
     finally:
         i18n.activate(previous)
@@ -264,8 +265,11 @@ def _quote_html(
     i18n.activate(lang)
     try:
         ctx = quote_view(session=session, plan=plan, letterhead=letterhead)
-        images = chart_images(plan, lang)
-        rows = break_even_rows(customer_result(plan)) if images.images.get("cumulative") else []
+        house = house_provider(session=session, plan=plan)
+        images = chart_images(plan, lang, house)
+        rows = (
+            break_even_rows(customer_result(plan, house)) if images.images.get("cumulative") else []
+        )
         ctx.update(
             lang=lang,
             charts=images.images,

@@ -92,6 +92,14 @@ def _book(session: Session, plan: Plan) -> PriceBook | None:
     return catalog.price_book_if_any(session=session, price_list_id=plan.price_list_id)
 
 
+def house_provider(*, session: Session, plan: Plan) -> str:
+    """The seller among the plan's price list's providers (`PriceBook.house_provider`; ""
+    for a plan priced without a list): whose offers a customer's document shows as its own
+    ways to pay, every other provider's being the comparison the quote may switch on."""
+    book = _book(session, plan)
+    return book.house_provider if book is not None else ""
+
+
 def _assumptions(workload: Mapping[str, Any]) -> list[tuple[str, Any]]:
     """(label, value) rows for the quote's assumptions table.
 
@@ -153,7 +161,9 @@ def quote_view(
     hours = float(cost.get("hours_per_month") or 730.0)
     all_options = list(cost.get("options") or [])
     shown = document.visible_options(
-        all_options, include_cloud=bool(quote.get("include_cloud_comparison"))
+        all_options,
+        include_cloud=bool(quote.get("include_cloud_comparison")),
+        house=house_provider(session=session, plan=plan),
     )
     customer = session.get(Customer, plan.customer_id) if plan.customer_id is not None else None
     labels = document.option_labels(all_options, gpu, hours, detailed=True)

@@ -13,7 +13,7 @@ from app.i18n import gettext
 from app.plans.models import Plan
 from app.plans.presenters import STATUS_NAMES
 from app.quotes.pdf import break_even_rows, customer_result, one_off_hours
-from app.quotes.service import customer_copy, letterhead, quote_view
+from app.quotes.service import customer_copy, house_provider, letterhead, quote_view
 from app.settings import Settings
 
 
@@ -26,7 +26,7 @@ def shared_context(
     live = plan
     plan = customer_copy(session=session, plan=plan)
     ctx = quote_view(session=session, plan=plan, letterhead=letterhead(settings))
-    result = customer_result(plan)
+    result = customer_result(plan, house_provider(session=session, plan=plan))
     cost = result.get("cost") or {}
     gpu = result.get("gpu") or {}
     view = cost.get("tco_options") or cost

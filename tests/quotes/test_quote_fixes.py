@@ -44,7 +44,7 @@ TODAY = date(2026, 12, 3)
 def _no_charts(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     # The documents' text and layout are under test, not the charts (tests/quotes/test_pdf.py
     # draws them): no Chromium per render.
-    monkeypatch.setattr(pdf, "chart_images", lambda plan, lang: pdf.ChartImages({}))
+    monkeypatch.setattr(pdf, "chart_images", lambda plan, lang, house="": pdf.ChartImages({}))
     yield
 
 
@@ -567,9 +567,11 @@ def test_english_and_chinese_documents_name_offers_on_several_servers(client: Te
         "tp": 1,
         "gpu_count": 4,
     }
+    # The marketplace is another provider's price: listed only with the comparison on.
+    quote = {"lines": [], "include_cloud_comparison": True}
     r = client.post(
         "/api/v1/plans",
-        json={"name": "Replicas", "workload": workload, "customer_id": c["id"]},
+        json={"name": "Replicas", "workload": workload, "customer_id": c["id"], "quote": quote},
         headers=a.headers,
     )
     assert r.status_code == 201, r.text
