@@ -18,6 +18,7 @@ from app import errors, text
 from app.accounts.models import User
 from app.catalog import service as catalog
 from app.customers.models import Customer
+from app.dates import in_business_tz
 from app.engine.price_book import PriceBook
 from app.i18n import N_, gettext, zh_translations
 from app.plans import schedule
@@ -117,8 +118,11 @@ def _assumptions(workload: Mapping[str, Any]) -> list[tuple[str, Any]]:
 
 
 def issue_date(plan: Plan) -> date:
-    """The date of the plan's current revision."""
-    return plan.updated_at.date()
+    """The date of the plan's current revision on Taipei's calendar (the quoted date of a
+    quote with lines, `pricing.resolve`'s `issued`, is Taipei's too). QA: a plan saved at
+    06:39 in Taipei, 22:39 UTC the day before, was dated that day before, its validity a day
+    short, while a line added a minute later dated the same plan the day after."""
+    return in_business_tz(plan.updated_at).date()
 
 
 def quote_view(
