@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Annotated, Literal
+from typing import Annotated
 
 from fastapi import APIRouter, Depends, Form, Query, Request
 from fastapi.responses import JSONResponse, RedirectResponse, Response
@@ -33,7 +33,10 @@ from app.web.templating import activate, render
 router = APIRouter(include_in_schema=False)
 # A shared page must not leak its secret URL to other sites, nor be indexed.
 SHARED_HEADERS = {"Referrer-Policy": "no-referrer", "X-Robots-Tag": "noindex, nofollow"}
-Lang = Annotated[Literal["zh-TW", "en"], Query()]
+# A document link's language as the pages read it (app.i18n.normalise: "zh-tw", "zh-Hant",
+# "en-US"), else the customer's: a link typed or forwarded as ?lang=zh-tw answered a customer
+# with a 422 where the share page beside it opened (QA). The API's PDF keeps its strict list.
+Lang = Annotated[str | None, Query(max_length=20)]
 
 
 #: What a link that does not open says to a JSON client: the page's heading and sentence.
@@ -160,15 +163,13 @@ def _customer_language(request: Request, session: SessionDep, plan: Plan) -> Non
 
 
 @router.get("/s/{token}/quote.pdf")
-def shared_pdf(
-    token: str, request: Request, session: SessionDep, lang: Lang | None = None
-) -> Response:
+def shared_pdf(token: str, request: Request, session: SessionDep, lang: Lang = None) -> Response:
     """The PDF quote of a shared plan (the sent revision), by default in the customer's
     language."""
     plan = _resolve(token, request, session)
     if not isinstance(plan, Plan):
         return plan
-    language = lang or quotes.document_language(session=session, plan=plan)
+    language = i18n.normalise(lang) or quotes.document_language(session=session, plan=plan)
     copy = quotes.customer_copy(session=session, plan=plan)
     head = quotes.letterhead(request.app.state.settings)
     response = pdf_response(
@@ -182,11 +183,11 @@ def shared_pdf(
 
 @router.get("/plans/{plan_id}/quote.pdf")
 def plan_pdf(
-    plan_id: DbId, request: Request, session: SessionDep, _: PageUser, lang: Lang | None = None
+    plan_id: DbId, request: Request, session: SessionDep, _: PageUser, lang: Lang = None
 ) -> Response:
     """The plan's PDF quote, for signed-in users; by default in its customer's language."""
     plan = plans.get_plan(session=session, plan_id=plan_id)
-    language = lang or quotes.document_language(session=session, plan=plan)
+    language = i18n.normalise(lang) or quotes.document_language(session=session, plan=plan)
     head = quotes.letterhead(request.app.state.settings)
     printed = quotes.seller_copy(session=session, plan=plan)
     pdf = render_quote_pdf(printed, lang=language, session=session, letterhead=head)
