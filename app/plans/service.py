@@ -47,7 +47,7 @@ from app.plans.models import (
     utcnow,
 )
 from app.quotes import pricing
-from app.quotes.models import DOMESTIC_TAX_RATE, EXPORT_TAX_RATE, QuoteIn
+from app.quotes.models import DOMESTIC_AT_ZERO, DOMESTIC_TAX_RATE, EXPORT_TAX_RATE, QuoteIn
 from app.settings import Settings
 
 SORTS: Final = ("updated_at", "created_at", "name", "customer", "quote_number", "status")
@@ -425,6 +425,10 @@ def _quote_values(
         )
     except pricing.QuoteInputError as e:
         raise Invalid(e.field, str(e)) from e
+    if customer is not None and not customer.export and Decimal(str(stored["tax_rate"])) == 0:
+        # Refused when saved, not only when sent: a draft can be shared and downloaded, and
+        # it told a domestic customer "營業稅 0%，外銷零稅率" (QA).
+        raise errors.Invalid(DOMESTIC_AT_ZERO, field="quote.tax_rate", name=customer.name)
     return {
         "quote": stored,
         "quote_totals": pricing.totals(stored).public(),

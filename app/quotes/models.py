@@ -38,6 +38,13 @@ TAX_RATES: Final = (DOMESTIC_TAX_RATE, EXPORT_TAX_RATE)
 TAX_RATE_REFUSED: Final = N_(
     "must be 0.05 (5% business tax, a domestic sale) or 0 (0%, a zero-rated export)"
 )
+#: 營業稅 is 5% on a domestic sale (PRODUCT.md §6): at 0% the document would tell a domestic
+#: customer they are buying a zero-rated export. Refused when the quote is saved for a
+#: domestic customer (app.plans.service) and when it is sent (app.quotes.service).
+DOMESTIC_AT_ZERO: Final = N_(
+    "is 0%% (a zero-rated export), but %(name)s is a domestic customer: set 5%%, or mark the "
+    "customer as export if this is an export sale"
+)
 VALID_DAYS: Final = 30
 #: The smallest positive quantity or months a line takes (pricing.QUANTITY_PLACES).
 SMALLEST_QUANTITY: Final = Decimal("0.0001")

@@ -26,6 +26,7 @@ from app.plans import service as plans
 from app.plans.models import Plan, utcnow
 from app.quotes import currency, document, pricing
 from app.quotes.bom import Bom, build_bom
+from app.quotes.models import DOMESTIC_AT_ZERO
 from app.settings import Settings
 
 VALID_DAYS: Final = 30
@@ -341,12 +342,6 @@ def stale_option_lines(plan: Plan) -> list[int]:
 NOT_RUNNABLE_LINES: Final = N_(
     "line %(lines)s quotes a cost option that cannot run this plan (its note on the plan "
     "says why): choose a runnable option for it, or remove it, then send"
-)
-#: 營業稅 is 5% on a domestic sale (PRODUCT.md §6): at 0% the document would tell a domestic
-#: customer they are buying a zero-rated export.
-DOMESTIC_AT_ZERO: Final = N_(
-    "is 0%% (a zero-rated export), but %(name)s is a domestic customer: set 5%%, or mark the "
-    "customer as export if this is an export sale"
 )
 
 

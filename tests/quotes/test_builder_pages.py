@@ -252,7 +252,6 @@ def test_a_new_quote_opens_on_the_plans_cheapest_way_to_pay(client: TestClient) 
 @pytest.mark.parametrize(
     ("export", "tax_rate", "warning"),
     [
-        (False, "0", "This quote charges 0% 營業稅, but Tax Co False is a domestic customer"),
         (True, "0.05", "This quote charges 5% 營業稅, but Tax Co True is an export customer"),
         (False, None, None),
         (True, None, None),
@@ -261,10 +260,10 @@ def test_a_new_quote_opens_on_the_plans_cheapest_way_to_pay(client: TestClient) 
 def test_the_builder_warns_when_the_tax_rate_is_not_the_customers_usual_one(
     client: TestClient, export: bool, tax_rate: str | None, warning: str | None
 ) -> None:
-    """QA of stop 22: 0% for a domestic customer and 5% for an export one were saved and
-    sent without a word. Both can be right (a bonded-zone buyer, a service used in Taiwan),
-    so the API keeps them; the builder says so before sending (PRODUCT.md §6: 5% domestic,
-    0% export)."""
+    """QA of stop 22: 5% for an export customer was saved and sent without a word. It can be
+    right (a service used in Taiwan), so the API keeps it and the builder says so before
+    sending (PRODUCT.md §6: 5% domestic, 0% export). 0% for a domestic customer is refused
+    when saved (tests/quotes/test_what_the_customer_is_sent.py)."""
 
     sales = make_account(client, "sales")
     extra = {"tax_id": "", "export": True} if export else {}

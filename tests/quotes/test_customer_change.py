@@ -40,16 +40,17 @@ def test_an_export_customer_gets_zero_tax_in_place_of_the_domestic_default(
 
 
 def test_a_tax_rate_someone_set_stays(client: TestClient) -> None:
-    # A domestic sale set to 0% (zero-rated) by hand, not the old customer's 5% default: it
-    # stays when the quote moves to another domestic customer, whose default is 5% again.
-    # (Only 5% and 0% are rates a quote may carry: tests/quotes/test_quote_fixes.py.)
+    # An export sale set to 5% by hand (a service used in Taiwan), not the old customer's 0%
+    # default: it stays when the quote moves to another export customer, whose default is
+    # 0% again. (Only 5% and 0% are rates a quote may carry, and 0% only for an export
+    # customer: tests/quotes/test_quote_fixes.py, test_what_the_customer_is_sent.py.)
     a = make_account(client, "sales")
-    home = _customer(client, a)
-    other = _customer(client, a, name="Second home customer", tax_id="")
-    p = _plan(client, a, home["id"], {"lines": [{"option_key": TERM}], "tax_rate": "0"})
+    abroad = _customer(client, a, name="Export customer", tax_id="", export=True)
+    other = _customer(client, a, name="Second export customer", tax_id="", export=True)
+    p = _plan(client, a, abroad["id"], {"lines": [{"option_key": TERM}], "tax_rate": "0.05"})
     r = _put(client, a.headers, p, customer_id=other["id"])
     assert r.status_code == 200, r.text
-    assert r.json()["quote"]["tax_rate"] == "0"
+    assert r.json()["quote"]["tax_rate"] == "0.05"
 
 
 def test_a_usd_customer_gets_option_prices_in_usd_and_free_lines_must_be_repriced(

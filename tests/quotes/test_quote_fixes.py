@@ -504,9 +504,10 @@ def test_a_tax_rate_other_than_5_or_0_percent_is_a_422_saying_which_are_allowed(
     ("rate", "stored", "tax"), [("0.050", "0.05", "54000"), ("0", "0", "0"), ("-0", "0", "0")]
 )
 def test_5_and_0_percent_are_taken(client: TestClient, rate: str, stored: str, tax: str) -> None:
-    # NT$1,080,000 × 5% = NT$54,000.
+    # NT$1,080,000 × 5% = NT$54,000. An export customer, whom 0% fits (a domestic one at 0%
+    # is refused: tests/quotes/test_what_the_customer_is_sent.py).
     a = make_account(client, "sales")
-    c = _customer(client, a, name=f"Tax ok {rate} Co")
+    c = _customer(client, a, name=f"Tax ok {rate} Co", tax_id="", export=True)
     p = _plan(client, a, c["id"], {"lines": [{"option_key": TERM}], "tax_rate": rate})
     assert (p["quote"]["tax_rate"], p["quote_totals"]["tax"]) == (stored, tax)
 
@@ -527,6 +528,16 @@ def test_the_builder_names_the_tax_field_and_what_it_allows(client: TestClient) 
         "須為 0.05（營業稅 5%，國內銷售）或 0（0%，外銷零稅率）"
     )
     assert page.select_one("#f-tax_rate")["aria-invalid"] == "true"
+    # 0% is a rate, but not a domestic customer's: said beside the field, nothing saved
+    r = pages.post(f"/plans/{p['id']}/quote", data={**data, "tax_rate": "0", "action": "save"},
+                   headers=h)  # fmt: skip
+    assert r.status_code == 422
+    said = BeautifulSoup(r.text, "html.parser").select_one("#err-tax_rate").get_text(strip=True)
+    assert (
+        said
+        == "為 0%（外銷零稅率），但 Builder tax Co 是國內客戶：請設為 5%；若確為外銷，請將客戶標示為外銷"
+    )
+    assert client.get(f"/api/v1/plans/{p['id']}", headers=a.headers).json()["version"] == 1
 
 
 # ------------------------------------------------------------ L the 中文 document in Chinese

@@ -7,6 +7,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import pytest
 from fastapi.testclient import TestClient
 from sqlmodel import Session
 
@@ -58,28 +59,34 @@ def test_the_refusal_is_in_the_readers_language(client: TestClient) -> None:
     assert r.json()["detail"][0]["msg"].startswith("無法執行此方案")
 
 
-def test_a_domestic_customer_is_not_sent_a_quote_at_zero_tax(client: TestClient) -> None:
+@pytest.mark.parametrize(("lang", "words"), [("en", "is a domestic customer"), ("zh-TW", "國內")])
+def test_a_domestic_customers_quote_at_zero_tax_is_refused_when_saved(
+    client: TestClient, lang: str, words: str
+) -> None:
     """PRODUCT.md §6: 5% on a domestic sale, 0% on an export. At 0% the document printed
-    「外銷零稅率」 to a domestic buyer with a 統一編號."""
+    「外銷零稅率」 to a domestic buyer with a 統一編號; sending refused it, but a draft can be
+    shared and downloaded, so it is refused when saved (QA), naming the field, in the
+    reader's language, with nothing saved."""
     a = make_account(client, "sales")
     c = _customer(client, a)
-    p = _plan(client, a, c["id"], {"lines": [{"option_key": TERM}], "tax_rate": "0"}).json()
-    r = client.post(f"/api/v1/plans/{p['id']}/send", headers=a.headers)
-    assert r.status_code == 422
-    err = r.json()["detail"][0]
-    assert err["loc"][-1] in ("tax_rate", "quote.tax_rate")
-    assert c["name"] in err["msg"] and "domestic" in err["msg"]
-    got = client.get(f"/api/v1/plans/{p['id']}", headers=a.headers).json()
-    assert got["status"] == "draft"  # nothing half-done
-    # At 5% it goes; an export customer at 0% always did.
-    fixed = client.put(
+    body = {"name": "客服模型", "workload": WORKLOAD, "customer_id": c["id"],
+            "quote": {"lines": [{"option_key": TERM}], "tax_rate": "0"}}  # fmt: skip
+    headers = {**a.headers, "Accept-Language": lang}
+    before = client.get("/api/v1/plans", headers=a.headers).json()["total"]
+    r = client.post("/api/v1/plans", json=body, headers=headers)
+    assert r.status_code == 422, r.text
+    (err,) = r.json()["detail"]
+    assert err["loc"] == ["body", "quote", "tax_rate"]
+    assert c["name"] in err["msg"] and words in err["msg"]
+    assert client.get("/api/v1/plans", headers=a.headers).json()["total"] == before  # none saved
+    # A plan at 5% cannot be moved to 0% either; an export customer at 0% is quoted and sent.
+    p = _plan(client, a, c["id"], {"lines": [{"option_key": TERM}]}).json()
+    r = client.put(
         f"/api/v1/plans/{p['id']}",
-        json={"quote": {"lines": [{"option_key": TERM}], "tax_rate": "0.05"},
-              "version": got["version"]},
-        headers=a.headers,
-    )  # fmt: skip
-    assert fixed.status_code == 200, fixed.text
-    assert client.post(f"/api/v1/plans/{p['id']}/send", headers=a.headers).status_code == 200
+        json={"quote": {"lines": [{"option_key": TERM}], "tax_rate": "0"}, "version": 1},
+        headers=headers,
+    )
+    assert r.status_code == 422 and r.json()["detail"][0]["loc"] == ["body", "quote", "tax_rate"]
     export = _customer(client, a, name="Export Co", tax_id="", export=True, language="en")
     e = _plan(client, a, export["id"], {"lines": [{"option_key": TERM}], "tax_rate": "0"}).json()
     assert client.post(f"/api/v1/plans/{e['id']}/send", headers=a.headers).status_code == 200
