@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 from typing import Any, Final
 
+from babel.numbers import format_decimal
 from pydantic import ValidationError
 
 from app.architectures import content
@@ -26,7 +27,7 @@ from app.engine.formatting import currency_symbol
 from app.engine.formatting import gpu_name as gpu_label
 from app.engine.price_book import FxRate, PriceBook
 from app.engine.schemas import EstimateRequest, EstimateResponse
-from app.i18n import N_, ngettext
+from app.i18n import N_, babel_locale, ngettext
 from app.i18n import gettext as _
 from app.web.forms import FieldError, number_text, parse_number
 from app.web.notices import input_error_text
@@ -422,13 +423,21 @@ def model_sentence(a: Assessment) -> str:
     can need GPUs in a ratio of 3 to 1 when served (the key-value cache each user holds)."""
     assert a.resp is not None and a.req is not None
     name = str((a.resp.model or {}).get("name") or "")
+    serving = a.req.task == "inference"
     if a.req.model.preset is None:
-        from app.web.templating import number
-
-        name = _("a %(n)sB-parameter model of the usual shape") % {
-            "n": number(a.req.model.params_b or 0)
-        }
-    if a.req.task == "inference":
+        # The size as the customer typed it, to its last decimal (QA: 0.5 read back as "0B",
+        # 1.5 as "2B"), grouped as the page's language writes numbers; a sentence of its
+        # own, so that 中文 needs no space where a model's Latin name takes one.
+        size = format_decimal(a.req.model.params_b or 0, format="#,##0.###", locale=babel_locale())
+        if serving:
+            return _(
+                "Model: sized for a %(n)sB-parameter model of the usual shape with 4-bit "
+                "weights. The memory each user takes depends on the model's attention layout, "
+                "so another model of this size can need more or fewer GPUs: the planner sizes "
+                "your exact model."
+            ) % {"n": size}
+        return _("Model: sized for a %(n)sB-parameter model of the usual shape.") % {"n": size}
+    if serving:
         return _(
             "Model: sized for %(model)s with 4-bit weights. The memory each user takes depends "
             "on the model's attention layout, so another model of this size can need more or "

@@ -384,6 +384,16 @@ def test_other_size_reads_as_billions(typed: str, params_b: float) -> None:
         ),
         ("task=lora&size=7&data=10&deadline=30", "Model: sized for Mistral 7B (v0.1).",
          "模型：以 Mistral 7B (v0.1) 估算。"),
+        # the size as typed, to its last decimal (QA: 0.5 read back as "0B", 1.5 as "2B")
+        ("task=lora&size=other&size_other=0.5&data=10&deadline=30",
+         "Model: sized for a 0.5B-parameter model of the usual shape.",
+         "模型：以 0.5B 參數的一般架構模型估算。"),
+        ("task=lora&size=other&size_other=1.5&data=10&deadline=30",
+         "Model: sized for a 1.5B-parameter model of the usual shape.",
+         "模型：以 1.5B 參數的一般架構模型估算。"),
+        ("task=full_finetune&size=other&size_other=1250.25&data=10&deadline=none",
+         "Model: sized for a 1,250.25B-parameter model of the usual shape.",
+         "模型：以 1,250.25B 參數的一般架構模型估算。"),
     ],
 )  # fmt: skip
 def test_the_answer_names_the_model_it_sized(
