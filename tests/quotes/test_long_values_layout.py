@@ -1,0 +1,57 @@
+"""Long customer details stay inside the quote's page: the seller's block keeps its place.
+
+QA: a customer with an 86-character e-mail and a 150-character word in the address widened the
+customer's half of the parties table until the seller's block — the seller's name and
+統一編號, which a quote must carry — was pushed off page 1; an address typed on two lines
+printed on one; a quantity of 1,000,000,000 ran into the months column. The halves are now
+fixed, a long word breaks inside its own, and an address keeps its lines.
+"""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+from fastapi.testclient import TestClient
+
+from tests.accounts.helpers import make_account
+from tests.quotes.test_quote_life import TERM, _customer, _plan
+
+EMAIL = "procurement." + "averyveryverylongmailbox" * 2 + "@some-very-long-subdomain.ntu.edu.tw"
+ADDRESS = "10617 臺北市大安區羅斯福路四段1號\n德田館 B1 機房 " + "A" * 150
+
+
+def _page_text(pdf: bytes, tmp_path: Path, page: int) -> str:
+    out = tmp_path / "q.pdf"
+    out.write_bytes(pdf)
+    args = ["pdftotext", "-layout", "-f", str(page), "-l", str(page), str(out), "-"]
+    return subprocess.run(args, check=True, capture_output=True, text=True).stdout
+
+
+def test_the_sellers_block_stays_on_page_one_beside_long_customer_details(
+    client: TestClient, tmp_path: Path
+) -> None:
+    assert len(EMAIL) > 85
+    a = make_account(client, "sales")
+    c = _customer(client, a, name="Long Details Co", tax_id="", email=EMAIL, address=ADDRESS)
+    p = _plan(client, a, c["id"], {"lines": [{"option_key": TERM}]})
+    state = client.app.state  # type: ignore[attr-defined]
+    settings = state.settings
+    state.settings = settings.model_copy(
+        update={"company_name": "Vendor Co", "company_tax_id": "22099131"}
+    )
+    try:
+        r = client.get(f"/api/v1/plans/{p['id']}/pdf?lang=en", headers=a.headers)
+    finally:
+        state.settings = settings
+    assert r.status_code == 200
+    first = _page_text(r.content, tmp_path, 1)
+    # the seller's block, labelled "Seller", on page 1 (the letterhead above it names the
+    # company too: the block is what went missing)
+    block = first[first.index("Customer") :]
+    assert "Seller" in block and "Vendor Co" in block and "22099131" in block, first
+    lines = [line.strip() for line in first.splitlines()]
+    # the address's second line starts a line of its own (the customer's half of the table)
+    assert any(line.startswith("德田館 B1 機房") for line in lines), first
+    # the long e-mail is printed to its end, broken inside its half (it was cut at "ntu.ed")
+    assert "procurement.averyvery" in block and "ntu.edu.tw" in block, block
