@@ -27,7 +27,7 @@ from app.sharing.models import ShareLink
 from app.sharing.routes import share_url
 from app.sharing.views import shared_context
 from app.web.csrf import CsrfDep, verify_csrf
-from app.web.forms import parse_id, require_once
+from app.web.forms import as_sentence, parse_id, require_once
 from app.web.templating import activate, render
 
 router = APIRouter(include_in_schema=False)
@@ -332,7 +332,8 @@ def _decision_error(
     )
     field = (exc.field or "").split(".")[0]
     also = _unanswered(fields) if whole_form and exc.status == 422 else {}
-    found = {**also, field or "form": exc.message}
+    # The API's clause ("the quote was already accepted") as the customer reads it (QA).
+    found = {**also, field or "form": as_sentence(exc.message)}
     ctx.update(decision_errors=found, decision_values=fields)
     return render(
         request, "sharing/shared.html", ctx, status_code=exc.status, headers=SHARED_HEADERS

@@ -285,3 +285,20 @@ def limit_text(value: Any) -> str:
     if isinstance(value, int):
         return f"{value:,}"
     return str(value)
+
+
+_CJK = re.compile(r"[\u3000-\u9fff\uff00-\uffef]")
+
+
+def as_sentence(text: str) -> str:
+    """A refusal worded for the API ("the quote was already accepted", "at most 200
+    characters") as a page shows it to a reader: a capital first letter and a closing full
+    stop ("。" after a Chinese character). Text that already ends a sentence is kept."""
+    text = text.strip()
+    if not text:
+        return text
+    if text[0].isascii() and text[0].islower():
+        text = text[0].upper() + text[1:]
+    if text[-1] in ".。!?！？:：":
+        return text
+    return text + ("。" if _CJK.match(text[-1]) else ".")

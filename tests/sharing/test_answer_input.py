@@ -70,7 +70,9 @@ def test_form_signature_with_a_nul_gets_the_inline_error_in_the_page_language(
     )
     assert r.status_code == 422
     err = BeautifulSoup(r.text, "html.parser").select_one("#err-name")
-    assert err is not None and err.get_text() == "不得包含控制字元或文字方向控制字元（發現 U+0000）"
+    assert (
+        err is not None and err.get_text() == "不得包含控制字元或文字方向控制字元（發現 U+0000）。"
+    )
     assert _status(client, a, p["id"]) == "sent"
 
 
@@ -256,3 +258,21 @@ def test_a_blank_acceptance_form_marks_every_part_left_empty(client: TestClient)
     assert not soup.select_one("#err-name").get_text().strip()
     assert soup.select_one("#err-title").get_text() and soup.select_one("#err-agree").get_text()
     assert _status(client, a, p["id"]) == "sent"
+
+
+def test_a_second_answer_is_said_as_a_sentence_in_the_page_language(client: TestClient) -> None:
+    """QA: a second tab's answer read "the quote was already accepted" in a red box, lower
+    case and without a full stop: the API's clause, shown to a customer as it is."""
+    _a, _p, link = _sent(client)
+    first = TestClient(client.app)
+    assert first.post(f"{link}/accept", json={"name": "王小明", "title": "經理"}).status_code == 200
+    anon = TestClient(client.app)
+    page = BeautifulSoup(anon.get(f"{link}?lang=en").text, "html.parser")
+    token = page.select_one("meta[name=csrf-token]")["content"]  # a stale tab's answer
+    r = anon.post(f"{link}/decline", data={"csrf_token": token, "reason": "too late"})
+    assert r.status_code == 409, r.text[:300]
+    said = " ".join(
+        e.get_text(" ", strip=True)
+        for e in BeautifulSoup(r.text, "html.parser").select("[role=alert]")
+    )
+    assert "The quote was already accepted." in said, said
