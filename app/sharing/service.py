@@ -123,11 +123,16 @@ def require_open(session: Session, link_id: int) -> None:
         raise LinkGone("expired")
 
 
+def link_for(*, session: Session, token: str) -> ShareLink | None:
+    """The link a token names, whatever its state (None: no such link)."""
+    if not token or len(token) > 128:
+        return None
+    return session.exec(select(ShareLink).where(ShareLink.token_hash == hash_token(token))).first()
+
+
 def resolve(*, session: Session, token: str) -> tuple[ShareLink, Plan]:
     """The link and plan a token opens; LinkNotFound, or LinkGone when revoked or expired."""
-    if not token or len(token) > 128:
-        raise LinkNotFound()
-    link = session.exec(select(ShareLink).where(ShareLink.token_hash == hash_token(token))).first()
+    link = link_for(session=session, token=token)
     if link is None:
         raise LinkNotFound()
     if link.revoked_at is not None:

@@ -15,6 +15,7 @@ from app.plans.presenters import STATUS_NAMES
 from app.quotes.pdf import break_even_rows, customer_result, one_off_hours
 from app.quotes.service import customer_copy, house_provider, letterhead, quote_view
 from app.settings import Settings
+from app.sharing.service import link_for
 
 
 def shared_context(
@@ -26,6 +27,10 @@ def shared_context(
     live = plan
     plan = customer_copy(session=session, plan=plan)
     ctx = quote_view(session=session, plan=plan, letterhead=letterhead(settings))
+    # When the link stops opening, if it was given a lifetime: the customer was never told,
+    # and the quote's own validity date beside it reads as the link's (QA).
+    link = link_for(session=session, token=token)
+    ctx["link_expires"] = link.expires_at if link is not None else None
     result = customer_result(plan, house_provider(session=session, plan=plan))
     cost = result.get("cost") or {}
     gpu = result.get("gpu") or {}

@@ -1,0 +1,51 @@
+"""A share link given a lifetime tells the customer until when it opens.
+
+QA: a link made with `expires_in_days` stopped opening without the customer ever being told;
+the page showed only the quote's own validity date, which reads as the link's. The page now
+says "This link opens until" with the link's last day on Taipei's calendar, in the page's
+language; a link without a lifetime says nothing of the kind.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+import pytest
+from bs4 import BeautifulSoup
+from fastapi.testclient import TestClient
+
+from app.dates import in_business_tz
+from tests.accounts.helpers import make_account
+from tests.plan_quotes import create_plan
+
+LABEL = {"en": "This link opens until", "zh-TW": "此連結可開啟至"}
+
+
+def _link(client: TestClient, **body: object) -> tuple[str, dict]:
+    who = make_account(client, "sales")
+    plan = create_plan(client, who)
+    r = client.post(f"/api/v1/plans/{plan['id']}/share", json=body, headers=who.headers)
+    assert r.status_code == 201, r.text
+    made = r.json()
+    return made["url"].removeprefix("http://testserver"), made
+
+
+@pytest.mark.parametrize("lang", ["en", "zh-TW"])
+def test_a_link_with_a_lifetime_says_its_last_day(client: TestClient, lang: str) -> None:
+    url, made = _link(client, expires_in_days=7)
+    last = in_business_tz(datetime.fromisoformat(made["expires_at"])).date()
+    page = BeautifulSoup(client.get(f"{url}?lang={lang}").text, "html.parser")
+    dt = next(d for d in page.select("dl.facts dt") if d.get_text(strip=True) == LABEL[lang])
+    shown = dt.find_next_sibling("dd").get_text(strip=True)
+    want = {
+        "en": f"{last:%b} {last.day}, {last.year}",
+        "zh-TW": f"{last.year}年{last.month}月{last.day}日",
+    }
+    assert shown == want[lang]
+
+
+def test_a_link_without_a_lifetime_says_nothing_of_it(client: TestClient) -> None:
+    url, made = _link(client)
+    assert made["expires_at"] is None
+    page = client.get(f"{url}?lang=en").text
+    assert LABEL["en"] not in page
