@@ -26,7 +26,7 @@ from app.plans import service as plans
 from app.plans.models import Plan, utcnow
 from app.quotes import currency, document, pricing
 from app.quotes.bom import Bom, build_bom
-from app.quotes.models import DOMESTIC_AT_ZERO
+from app.quotes.models import DOMESTIC_AT_ZERO, DOMESTIC_TAX_RATE, EXPORT_TAX_RATE
 from app.settings import Settings
 
 VALID_DAYS: Final = 30
@@ -172,6 +172,7 @@ def quote_view(
     )
     customer = session.get(Customer, plan.customer_id) if plan.customer_id is not None else None
     labels = document.option_labels(all_options, gpu, hours, detailed=True)
+    quoted_price = _quoted_price(quoted, hours, doc_currency)
     # The lines convert their own option prices (pricing.resolve) from the plan's currency.
     stored_currency = str(stored_cost.get("currency") or bom.currency)
     return {
@@ -238,7 +239,10 @@ def quote_view(
         "options": cost.get("options") or [],
         "kinds": KINDS,
         "quoted": quoted,
-        "quoted_price": _quoted_price(quoted, hours, doc_currency),
+        "quoted_price": quoted_price,
+        "quoted_tax": _quoted_tax(
+            quoted_price, quoted, export=bool(customer and customer.export), currency=doc_currency
+        ),
         "bom": bom,
         "quote_price_list": cost.get("price_list") or {},
         # Printed as a date in the document's language (never "2026-11-01" in a 中文 quote).
@@ -259,6 +263,28 @@ def _list_date(stored: Any) -> date | None:
         return date.fromisoformat(str(stored["effective_date"]))
     except ValueError:
         return None
+
+
+def _quoted_tax(
+    price: Mapping[str, Any] | None,
+    option: Mapping[str, Any] | None,
+    *,
+    export: bool,
+    currency: str,
+) -> dict[str, Any] | None:
+    """Tax and total of a plan without quote lines, on its quoted total (`_quoted_price`,
+    else the option's total in the currency's unit), at the customer's usual rate: 5% on a
+    domestic sale, 0% on an export (PRODUCT.md §6: a quote shows 未稅, 稅額 and 含稅; QA: such
+    a 報價單 showed its amount excluding tax only). Keys: rate, tax, total (Decimal)."""
+    if price is not None:
+        excl = pricing.dec(price["total"])
+    elif option is not None and option.get("total") is not None:
+        excl = pricing.round_money(pricing.dec(option["total"]), currency)
+    else:
+        return None
+    rate = EXPORT_TAX_RATE if export else DOMESTIC_TAX_RATE
+    tax = pricing.round_money(excl * rate, currency)
+    return {"rate": rate, "tax": tax, "total": excl + tax}
 
 
 def _quoted_price(
