@@ -34,7 +34,8 @@ def _link(client: TestClient, **body: object) -> tuple[str, dict]:
 def test_a_link_with_a_lifetime_says_its_last_day(client: TestClient, lang: str) -> None:
     url, made = _link(client, expires_in_days=7)
     last = in_business_tz(datetime.fromisoformat(made["expires_at"])).date()
-    page = BeautifulSoup(client.get(f"{url}?lang={lang}").text, "html.parser")
+    visitor = TestClient(client.app)  # ?lang= sets a cookie: not on the shared client
+    page = BeautifulSoup(visitor.get(f"{url}?lang={lang}").text, "html.parser")
     dt = next(d for d in page.select("dl.facts dt") if d.get_text(strip=True) == LABEL[lang])
     shown = dt.find_next_sibling("dd").get_text(strip=True)
     want = {
@@ -47,5 +48,5 @@ def test_a_link_with_a_lifetime_says_its_last_day(client: TestClient, lang: str)
 def test_a_link_without_a_lifetime_says_nothing_of_it(client: TestClient) -> None:
     url, made = _link(client)
     assert made["expires_at"] is None
-    page = client.get(f"{url}?lang=en").text
+    page = TestClient(client.app).get(f"{url}?lang=en").text
     assert LABEL["en"] not in page

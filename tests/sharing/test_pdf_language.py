@@ -24,8 +24,9 @@ def test_the_share_links_pdf_reads_its_language_like_the_page(client: TestClient
     customer = _customer(client, a, language="en")
     plan = _plan(client, a, customer["id"], {"lines": [{"option_key": TERM}]})
     url = _share(client, a, plan["id"])
+    visitor = TestClient(client.app)  # the customer's browser, not the shared test client
     for asked, printed in ASKED:  # one plan: each language is rendered once, then cached
-        r = client.get(f"{url}/quote.pdf", params={"lang": asked})
+        r = visitor.get(f"{url}/quote.pdf", params={"lang": asked})
         assert r.status_code == 200, (asked, r.text[:200])
         assert r.headers["content-type"] == "application/pdf"
         assert r.headers["content-disposition"].endswith(f'-{printed}.pdf"'), asked
