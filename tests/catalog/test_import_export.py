@@ -6,6 +6,7 @@ from __future__ import annotations
 import csv
 import io as stdio
 import json
+from datetime import datetime
 
 import pytest
 from sqlmodel import Session
@@ -13,6 +14,8 @@ from sqlmodel import Session
 from app import i18n
 from app.catalog import io, service
 from app.catalog.kinds import KINDS, ORDER
+from app.catalog.models import utcnow
+from app.dates import in_business_tz
 
 from .helpers import audit_count, catalog_counts
 
@@ -198,6 +201,21 @@ def test_apply_goes_into_a_new_draft_and_leaves_the_current_list(session: Sessio
     assert service.current_price_book(session=session) == current_before
     entry = service.list_audit(session=session, price_list_id=draft.id)[0]
     assert entry.action == "import" and entry.actor == "importer"
+
+
+def test_a_new_drafts_default_name_is_on_taipeis_clock_and_says_so(session: Session) -> None:
+    """The default name of an import's new draft was stamped in UTC without saying so: an
+    import at 06:30 on 7 December in Taipei was named "Import 2026-12-06 22:30:00"."""
+    before = in_business_tz(utcnow()).replace(microsecond=0, tzinfo=None)
+    result = service.apply_import(
+        session=session, parsed=io.parse(_csv(*GOOD), fmt="csv", kind="offers"), target=None,
+        actor="importer",
+    )  # fmt: skip
+    after = in_business_tz(utcnow()).replace(tzinfo=None)
+    draft = service.get_price_list(session=session, price_list_id=result.price_list_id or 0)
+    head, _, zone = draft.name.removeprefix("Import ").rpartition(" ")
+    assert zone == "UTC+8", draft.name
+    assert before <= datetime.strptime(head, "%Y-%m-%d %H:%M:%S") <= after
 
 
 def test_import_into_a_published_list_is_refused(session: Session) -> None:

@@ -36,7 +36,7 @@ from app.catalog.service.versions import (
     unique_name,
 )
 from app.catalog.shipped import shipped_document
-from app.dates import business_today
+from app.dates import business_today, in_business_tz
 from app.db import hold_row
 from app.i18n import N_, gettext
 
@@ -357,7 +357,9 @@ def _new_import_draft(
         # seeing the one the other import took.
         assert current.id is not None
         hold_row(session, PriceList, current.id, PriceList.revision)
-    stamp = utcnow().strftime("%Y-%m-%d %H:%M:%S")
+    # On Taipei's clock, and saying so: the default name read as local time while it was UTC
+    # ("Import 2026-12-06 22:30:00" for an import at 06:30 on 7 December in Taipei).
+    stamp = in_business_tz(utcnow()).strftime("%Y-%m-%d %H:%M:%S") + " UTC+8"
     name = check_new_draft_name(session, name or "") or _free_name(session, f"Import {stamp}")
     effective = effective or business_today()
     if current is None:
