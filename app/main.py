@@ -89,7 +89,7 @@ def create_app(settings: Settings | None = None) -> FastAPI:
         generate_unique_id_function=api_schema.operation_id,  # `estimate`, `create_plan`
         # An id in the path that no row can have is a 404, before any other dependency
         # (app/web/path_ids.py; issue 13).
-        # A scalar query parameter of the API sent twice is a 422 naming it
+        # A query parameter a route takes once, sent twice, is a 422 naming it
         # (app/web/query_once.py).
         dependencies=[Depends(path_ids.check_path_ids), Depends(query_once.check_query_once)],
     )

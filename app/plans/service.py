@@ -425,7 +425,9 @@ def _quote_values(
         )
     except pricing.QuoteInputError as e:
         raise Invalid(e.field, str(e)) from e
-    if customer is not None and not customer.export and Decimal(str(stored["tax_rate"])) == 0:
+    if customer is not None and pricing.domestic_at_zero(
+        export=customer.export, tax_rate=stored["tax_rate"]
+    ):
         # Refused when saved, not only when sent: a draft can be shared and downloaded, and
         # it told a domestic customer "營業稅 0%，外銷零稅率" (QA).
         raise errors.Invalid(DOMESTIC_AT_ZERO, field="quote.tax_rate", name=customer.name)

@@ -30,7 +30,7 @@ from app import charts, i18n
 from app.costs import presenters
 from app.plans.models import Plan
 from app.quotes import currency, document
-from app.quotes.service import house_provider, quote_view
+from app.quotes.service import quote_view
 from app.web.templating import templates
 
 log = logging.getLogger("stratagem.quotes")
@@ -265,7 +265,7 @@ def _quote_html(
     i18n.activate(lang)
     try:
         ctx = quote_view(session=session, plan=plan, letterhead=letterhead)
-        house = house_provider(session=session, plan=plan)
+        house = ctx["house_provider"]
         images = chart_images(plan, lang, house)
         rows = (
             break_even_rows(customer_result(plan, house)) if images.images.get("cumulative") else []

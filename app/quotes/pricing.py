@@ -595,3 +595,10 @@ def _free_line(i: int, line: QuoteLineIn, currency: str) -> dict[str, Any]:
         "quantity": _s(quantity),
         "months": _s(months),
     }
+
+
+def domestic_at_zero(*, export: bool, tax_rate: Any) -> bool:
+    """Whether a quote charges 0% to a domestic customer: its document would call the sale a
+    zero-rated export (PRODUCT.md §6; `DOMESTIC_AT_ZERO` says so). Refused when the quote is
+    saved (app.plans.service) and when it is sent (app.quotes.service: one saved before)."""
+    return not export and tax_rate not in (None, "") and dec(tax_rate) == 0

@@ -165,10 +165,9 @@ def quote_view(
     gpu = result.get("gpu") or {}
     hours = float(cost.get("hours_per_month") or 730.0)
     all_options = list(cost.get("options") or [])
+    house = house_provider(session=session, plan=plan)
     shown = document.visible_options(
-        all_options,
-        include_cloud=bool(quote.get("include_cloud_comparison")),
-        house=house_provider(session=session, plan=plan),
+        all_options, include_cloud=bool(quote.get("include_cloud_comparison")), house=house
     )
     customer = session.get(Customer, plan.customer_id) if plan.customer_id is not None else None
     labels = document.option_labels(all_options, gpu, hours, detailed=True)
@@ -238,6 +237,8 @@ def quote_view(
         "currency": doc_currency,
         "options": cost.get("options") or [],
         "kinds": KINDS,
+        # the seller, whose offers are its own ways to pay (the charts filter by it too)
+        "house_provider": house,
         "quoted": quoted,
         "quoted_price": quoted_price,
         "quoted_tax": _quoted_tax(
@@ -422,10 +423,9 @@ def _check_tax_rate(session: Session, plan: Plan, quote: Mapping[str, Any]) -> N
     zero-rated export (QA). An export customer at 5% is allowed (a service used in Taiwan):
     the document then says what it charges, and the builder warns."""
     customer = session.get(Customer, plan.customer_id) if plan.customer_id is not None else None
-    rate = quote.get("tax_rate")
-    if customer is None or customer.export or rate in (None, ""):
-        return
-    if Decimal(str(rate)) == 0:
+    if customer is not None and pricing.domestic_at_zero(
+        export=customer.export, tax_rate=quote.get("tax_rate")
+    ):
         raise errors.Invalid(DOMESTIC_AT_ZERO, field="quote.tax_rate", name=customer.name)
 
 

@@ -13,7 +13,7 @@ from app.i18n import gettext
 from app.plans.models import Plan
 from app.plans.presenters import STATUS_NAMES
 from app.quotes.pdf import break_even_rows, customer_result, one_off_hours
-from app.quotes.service import customer_copy, house_provider, letterhead, quote_view
+from app.quotes.service import customer_copy, letterhead, quote_view
 from app.settings import Settings
 from app.sharing.service import link_for
 
@@ -31,7 +31,7 @@ def shared_context(
     # and the quote's own validity date beside it reads as the link's (QA).
     link = link_for(session=session, token=token)
     ctx["link_expires"] = link.expires_at if link is not None else None
-    result = customer_result(plan, house_provider(session=session, plan=plan))
+    result = customer_result(plan, ctx["house_provider"])
     cost = result.get("cost") or {}
     gpu = result.get("gpu") or {}
     view = cost.get("tco_options") or cost

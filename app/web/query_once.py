@@ -1,4 +1,4 @@
-"""A query parameter an API route takes once, sent more than once, is a 422 naming it.
+"""A query parameter a route takes once, sent more than once, is a 422 naming it.
 
 FastAPI keeps the last value of a repeated scalar query parameter without a word:
 `GET /api/v1/plans/3/pdf?lang=en&lang=zh-TW` answered a Chinese quote to a client that may
