@@ -471,15 +471,20 @@ def micro_batches(job: TrainingJob, dp: int, pp: int = 1) -> int:
     return m
 
 
-# (pipeline efficiency, generation index, tp, pp, dp, virtual stages, micro-batches per
-# pipeline, `_pair_key`) of one (tp, pp) pair of a count, the same for every GPU type:
-# `_Ranked` ranks the pairs at one GPU's TP efficiency; a layout is a pair with one of the
-# count's `_Class`es
-_Degree = tuple[float, int, int, int, int, int, int, int]
+# A count's (tp, pp) pairs, the same for every GPU type: each pair's pipeline efficiency, and
+# its `PAIR` integers (generation index, tp, pp, dp, virtual stages, micro-batches per
+# pipeline, `_pair_key`) laid end to end. `_Ranked` ranks the pairs at one GPU's TP
+# efficiency; a layout is a pair with one of the count's `_Class`es. Two flat lists, not a
+# tuple a pair: a search builds about 1,200 pairs that the memo keeps, and each tuple would be
+# one more object for the garbage collector to track and visit (collections took 8–21 % of a
+# 1-day search's time, measured with the collector off and on).
+_Pairs = tuple[list[float], list[int]]
+PAIR: Final = 7
 # One class's walk over a count's pairs at one TP efficiency: (ZeRO, recomputation, ZeRO
 # efficiency, recomputation share, each pair's efficiency TP × pipeline, the pairs' indices
-# most efficient first, the pairs, the class's part of the memo key, the number of pairs)
-_Stream = tuple[int, str, float, float, list[float], list[int], list[_Degree], int, int]
+# most efficient first, the pairs' integers, the class's part of the memo key, the number of
+# pairs)
+_Stream = tuple[int, str, float, float, list[float], list[int], list[int], int, int]
 # (ZeRO stage, recomputation, ZeRO efficiency, recomputation share, the class's part of the
 # memo key `z << 2 | _RC_CODE[recomputation]`) of a layout
 _Class = tuple[int, str, float, float, int]
@@ -498,7 +503,7 @@ class _CountLayouts:
         self,
         terms: _JobTerms,
         n: int,
-        pairs: tuple[list[_Degree], list[_Degree]],
+        pairs: tuple[_Pairs, _Pairs],
         classes: tuple[tuple[_Class, ...], tuple[_Class, ...]],
         lower: float,
     ) -> None:
@@ -538,8 +543,8 @@ def _layouts(
     fill = bool(limit) and not job.batch_pinned  # a pipeline fills up to the limit
     layers = job.model.layers
     pipes = terms.pipes
-    multi: list[_Degree] = []
-    single: list[_Degree] = []
+    multi: _Pairs = ([], [])
+    single: _Pairs = ([], [])
     i = t_max = 0
     for t, p in degrees:
         if n % (t * p):
@@ -558,7 +563,9 @@ def _layouts(
                 v,
                 compute.pipeline_factor(p, v, m) * compute.stage_balance(layers, p, v),
             )
-        (multi if d > 1 else single).append((got[1], i, t, p, d, got[0], m, _pair_key(t, p, d)))
+        pipe, ints = multi if d > 1 else single
+        pipe.append(got[1])
+        ints.extend((i, t, p, d, got[0], m, _pair_key(t, p, d)))
         if t > t_max:
             t_max = t
         i += 1
@@ -617,28 +624,32 @@ class _Ranked:
     Shared between requests (the job memo): the walk is extended under a lock.
     """
 
-    __slots__ = ("heap", "lock", "records", "streams", "terms")
+    __slots__ = ("heap", "lock", "options", "records", "streams", "terms")
 
     def __init__(self, count: _CountLayouts, eff: _TpEfficiency) -> None:
         self.terms = count.terms
         streams: list[_Stream] = []
-        for classes, degrees in ((count.many, count.multi), (count.one, count.single)):
-            if not degrees:
+        for classes, (pipe, ints) in ((count.many, count.multi), (count.one, count.single)):
+            if not pipe:
                 continue
             # each pair's efficiency at this TP step, and the pairs most efficient first by
             # index (a stable sort, also reversed: ties keep their generation order); floats
             # and ints, which the garbage collector never visits, rather than new tuples
-            effs = [eff[x[2]] * x[0] for x in degrees]
-            order = sorted(range(len(degrees)), key=effs.__getitem__, reverse=True)
+            effs = [eff[ints[j * PAIR + 1]] * e for j, e in enumerate(pipe)]
+            order = sorted(range(len(effs)), key=effs.__getitem__, reverse=True)
             size = len(order)
-            streams += [(z, rc, z_eff, share, effs, order, degrees, zr, size)
+            streams += [(z, rc, z_eff, share, effs, order, ints, zr, size)
                         for z, rc, z_eff, share, zr in classes]  # fmt: skip
         self.streams = streams
         # (relative time, generation index, stream, position) of each stream's next layout:
         # ties fall in generation order, pair then class (a pair is in one group of streams,
         # whose classes are in order)
         self.heap: list[tuple[float, int, int, int]] | None = None
-        self.records: list[tuple[float, _Option]] = []  # (bytes, layout), bytes falling
+        # the records: their bytes negated (rising, for `bisect`), and their layouts as
+        # stream and pair index (`_option`); flat lists of numbers rather than a (bytes,
+        # layout) tuple each, for the garbage collector's sake
+        self.records: list[float] = []
+        self.options: list[int] = []
         self.lock = threading.Lock()
 
     def first_fit(self, cap: float) -> tuple[_Option, float] | None:
@@ -651,21 +662,22 @@ class _Ranked:
 
     def _record_within(self, cap: float) -> tuple[_Option, float] | None:
         records = self.records
-        lo, hi = 0, len(records)
-        while lo < hi:  # the first record needing at most `cap` (records fall in bytes)
-            mid = (lo + hi) // 2
-            if records[mid][0] <= cap:
-                hi = mid
-            else:
-                lo = mid + 1
-        if lo < len(records):
-            m, option = records[lo]
-            return option, m
+        i = bisect_left(records, -cap)  # the first record needing at most `cap` bytes
+        if i < len(records):
+            return self._option(self.options[i]), -records[i]
         return None
+
+    def _option(self, code: int) -> _Option:
+        """The layout of a record's code `stream << 16 | pair index`, its relative time the
+        same expression the walk ranked it by."""
+        z, rc, z_eff, share, effs, _, ints, _, _ = self.streams[code >> 16]
+        i = code & 0xFFFF
+        _, t, p, d, v, m, _ = ints[i * PAIR : i * PAIR + PAIR]
+        return 1.0 / (effs[i] * z_eff * share), t, p, d, z, rc, v, m
 
     def _extend(self, cap: float) -> tuple[_Option, float] | None:
         """Walk on in cost order until a layout fits `cap`, keeping the new records."""
-        streams, records, terms = self.streams, self.records, self.terms
+        streams, records, options, terms = self.streams, self.records, self.options, self.terms
         totals, total = terms._totals, terms.total
         # `terms.total` of a dense layout summed here, term by term in the same order (the
         # walk sizes thousands of layouts a search, and a call costs as much as the sum):
@@ -684,19 +696,20 @@ class _Ranked:
         heap = self.heap
         if heap is None:
             heap = self.heap = []
-            for s, (_, _, z_eff, share, effs, order, degrees, _, _) in enumerate(streams):
+            for s, (_, _, z_eff, share, effs, order, ints, _, _) in enumerate(streams):
                 first = order[0]
-                heap.append((1.0 / (effs[first] * z_eff * share), degrees[first][1], s, 0))
+                heap.append((1.0 / (effs[first] * z_eff * share), ints[first * PAIR], s, 0))
             heapq.heapify(heap)
-        low = records[-1][0] if records else math.inf
+        low = -records[-1] if records else math.inf
         while heap:
             cost, _, s, k = heap[0]
-            z, rc, z_eff, share, effs, order, degrees, zr, size = streams[s]
-            _, _, t, p, d, v, m, key = degrees[order[k]]
+            z, rc, z_eff, share, effs, order, ints, zr, size = streams[s]
+            i = order[k]
+            _, t, p, d, v, m, key = ints[i * PAIR : i * PAIR + PAIR]
             k += 1
             if k < size:
                 nxt = order[k]
-                heapreplace(heap, (1.0 / (effs[nxt] * z_eff * share), degrees[nxt][1], s, k))
+                heapreplace(heap, (1.0 / (effs[nxt] * z_eff * share), ints[nxt * PAIR], s, k))
             else:
                 heappop(heap)
             key |= zr
@@ -729,11 +742,11 @@ class _Ranked:
                     fixed = fixed_many if t * p * d > 1 else fixed_one
                     got = totals[key] = live + (fixed + FRAGMENTATION * live)
             if got < low:
-                option = (cost, t, p, d, z, rc, v, m)
-                records.append((got, option))
+                records.append(-got)
+                options.append(s << 16 | i)  # a count has far fewer than 2**16 pairs
                 low = got
                 if got <= cap:
-                    return option, got
+                    return (cost, t, p, d, z, rc, v, m), got
         return None
 
 

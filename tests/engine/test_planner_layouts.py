@@ -61,8 +61,9 @@ def _brute_force(
     for over in (False, True):
         count = planner._layouts(terms, n, per_node, pins, degrees, over)
         layouts = []
-        for pairs, classes in ((count.multi, count.many), (count.single, count.one)):
-            for pipe, gen, t, p, d, v, m, _key in pairs:
+        for (pipes, ints), classes in ((count.multi, count.many), (count.single, count.one)):
+            for i, pipe in enumerate(pipes):
+                gen, t, p, d, v, m, _key = ints[i * planner.PAIR : (i + 1) * planner.PAIR]
                 for j, (z, rc, z_eff, share, _zr) in enumerate(classes):
                     cost = 1.0 / (step ** math.log2(t) * pipe * z_eff * share)
                     layout = Layout(d, t, p, z, rc, job.micro_batch, v)
