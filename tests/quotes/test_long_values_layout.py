@@ -10,10 +10,18 @@ fixed, a long word breaks inside its own, and an address keeps its lines.
 from __future__ import annotations
 
 import subprocess
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
+import pytest
+import weasyprint
 from fastapi.testclient import TestClient
+from sqlmodel import Session
 
+from app.plans.models import Plan
+from app.quotes.pdf import quote_html
+from app.web.templating import templates
 from tests.accounts.helpers import make_account
 from tests.quotes.test_quote_life import TERM, _customer, _plan
 
@@ -55,3 +63,38 @@ def test_the_sellers_block_stays_on_page_one_beside_long_customer_details(
     assert any(line.startswith("德田館 B1 機房") for line in lines), first
     # the long e-mail is printed to its end, broken inside its half (it was cut at "ntu.ed")
     assert "procurement.averyvery" in block and "ntu.edu.tw" in block, block
+
+
+def _boxes(box: Any) -> Iterator[Any]:
+    yield box
+    for child in getattr(box, "children", None) or ():
+        yield from _boxes(child)
+
+
+@pytest.mark.parametrize("lang", ["zh-TW", "en"])
+def test_no_box_of_the_quote_runs_into_the_right_margin(client: TestClient, lang: str) -> None:
+    """Every box WeasyPrint lays out ends inside its page's content width (A4 less 16 mm a
+    side). QA: the parties table, its halves given `width: 50%` on top of their padding and
+    borders, ran 31.8 pt (11 mm) past the right margin on every quote, in both languages."""
+    a = make_account(client, "sales")
+    c = _customer(client, a, name="Long Details Co", tax_id="", email=EMAIL, address=ADDRESS)
+    p = _plan(client, a, c["id"], {"lines": [{"option_key": TERM}]})
+    with Session(client.app.state.engine) as s:  # type: ignore[attr-defined]
+        plan = s.get(Plan, p["id"])
+        assert plan is not None
+        html = quote_html(
+            plan, lang=lang, session=s, letterhead={"name": "Vendor Co", "tax_id": "22099131"}
+        )
+    root = str(templates.env.loader.searchpath[0])  # type: ignore[union-attr]
+    pages = weasyprint.HTML(string=html, base_url=root).render().pages
+    past = []
+    for number, page in enumerate(pages, 1):
+        page_box = page._page_box
+        right = page_box.content_box_x() + page_box.width
+        for box in _boxes(page_box):
+            if getattr(box, "element_tag", None) in (None, "html", "body"):
+                continue
+            end = box.border_box_x() + box.border_width()
+            if end > right + 0.5:  # half a point: rounding, not a box past the margin
+                past.append(f"page {number}: <{box.element_tag}> {end - right:.1f} pt past")
+    assert pages and not past, past
