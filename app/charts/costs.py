@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import textwrap
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, Final
 
 import plotly.graph_objects as go
 
@@ -272,6 +272,9 @@ def _two_line_callout(text: str) -> str:
     return text
 
 
+MONTH_TICKS_UP_TO: Final = 12  # a month axis this long or shorter labels every month
+
+
 def cumulative_costs(
     options: Sequence[Mapping[str, Any]],
     break_even: Sequence[Mapping[str, Any]],
@@ -428,7 +431,14 @@ def cumulative_costs(
         title or t("Cumulative cost by month"),
         height=max(480, CUMULATIVE_CHROME_PX + legend),
         legend={**_layout("")["legend"], "maxheight": 1},
-        xaxis=_axis(t("Months from start"), range=[0, horizon], rangemode="tozero"),
+        xaxis=_axis(
+            t("Months from start"),
+            range=[0, horizon],
+            rangemode="tozero",
+            # whole months: plotly's own ticks over a 4-month phased plan read 0, 0.5, 1, …
+            # 3.5 (QA); past a year its automatic step is a whole number of months already
+            **({"tick0": 0, "dtick": 1} if horizon <= MONTH_TICKS_UP_TO else {}),
+        ),
         yaxis=short_money_ticks(
             _money_axis(
                 t("Cumulative cost (%(currency)s)") % {"currency": _unit(currency)}, currency

@@ -192,3 +192,26 @@ def test_the_utilisation_callout_names_the_pair_it_marks() -> None:
     assert marker.name == "Break-even (cheapest changes)"
     (box,) = [a for a in fig.layout.annotations if a.name == "break_even"]
     assert box.text == "Break-even at 57%<br>Hourly rent = Monthly rent"
+
+
+# --- the month axis -------------------------------------------------------------------------
+
+
+def _months(n: int) -> list[dict[str, Any]]:
+    cum = [50_000.0 * m for m in range(n + 1)]
+    return [{"key": "rent_monthly:x", "kind": "rent_monthly", "label": "Monthly rent",
+             "cumulative": cum, "breakdown": {"rent": cum[-1]}}]  # fmt: skip
+
+
+@pytest.mark.parametrize("months", [4, 12])
+def test_a_short_month_axis_labels_every_whole_month(months: int) -> None:
+    """QA: a 4-month phased plan's cumulative chart, in the PDF, labelled 0, 0.5, 1 … 3.5
+    months; a month is what is billed, so each tick is a whole month, one per month."""
+    axis = charts.cumulative_costs(_months(months), [], currency="TWD").layout.xaxis
+    assert (axis.tick0, axis.dtick, tuple(axis.range)) == (0, 1, (0, months))
+
+
+def test_a_long_month_axis_keeps_plotlys_own_step() -> None:
+    """Past a year, one tick a month would crowd a phone's 390 px: plotly picks the step."""
+    axis = charts.cumulative_costs(_months(60), [], currency="TWD").layout.xaxis
+    assert axis.dtick is None and tuple(axis.range) == (0, 60)
