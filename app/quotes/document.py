@@ -215,6 +215,19 @@ def phase_name(label: Any, kind: Any, task: Any) -> str:
     return gettext("Capacity")
 
 
+def billing_parts(p: Mapping[str, Any]) -> list[str]:
+    """How a phase is billed, in customer words, in the pieces a narrow cell may break
+    between: ['Term rent', '(12-month contract)'], ['Hourly rent', '1,460 h in all']."""
+    kind = str(p.get("billing") or p.get("kind") or "")
+    parts = [gettext(KIND_NAMES.get(kind, N_("Monthly rent")))]
+    if p.get("term_months"):
+        parts.append(paren(gettext("%(n)s-month contract") % {"n": p["term_months"]}).strip())
+    if kind == "rent_hourly":
+        hours = format_decimal(float(p.get("hours") or 0), format="#,##0", locale=babel_locale())
+        parts.append(gettext("%(h)s h in all") % {"h": hours})
+    return parts
+
+
 def billing_text(p: Mapping[str, Any]) -> str:
     """How a phase is billed, in customer words: 'Term rent (12-month contract)'."""
     kind = str(p.get("billing") or p.get("kind") or "")
@@ -242,6 +255,7 @@ def phase_rows(sched: Mapping[str, Any]) -> list[dict[str, Any]]:
                 "months": float(p.get("months") or 0),
                 "start_month": float(p.get("start_month") or 0),
                 "billing": billing_text(p),
+                "billing_parts": billing_parts(p),
                 "hourly": hourly,
                 "hours": float(p.get("hours") or 0),
                 "monthly": float(p.get("monthly") or 0),

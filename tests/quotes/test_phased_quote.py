@@ -286,3 +286,40 @@ def test_a_one_off_lines_parts_are_joined_in_the_readers_punctuation(
     assert r.status_code == 201, r.text
     page = TestClient(client.app).get(_share(client, a, r.json()["id"])).text
     assert joined in page
+
+
+@pytest.mark.parametrize(
+    ("lang", "pieces"),
+    [
+        ("zh-TW", ("時租", "共 1,460 小時", "長約租用", "（12 個月合約）")),
+        ("en", ("Hourly rent", "1,460 h in all", "Term rent", "(12-month contract)")),
+    ],
+)
+def test_how_a_phase_is_billed_breaks_only_between_its_pieces(
+    client: TestClient, lang: str, pieces: tuple[str, ...], tmp_path: Path
+) -> None:
+    """QA: the billing cell broke inside 「小時」 (「共 400 小／時」) and inside 「12 個月合約」.
+    Each piece now wraps whole: every one is found on a line of the PDF's text.
+
+    Hours, by hand: phase 1 runs 2 months of 730 h (app.engine.units.HOURS_PER_MONTH) on one
+    GPU, 2 × 730 = 1,460 h."""
+    a = make_account(client, "sales")
+    phases = [dict(p) for p in schedule.T16_PHASES]
+    phases[0] = {**phases[0], "option": "hourly"}
+    phases[2] = {**phases[2], "option": "contract", "months": 12}
+    r = client.post(
+        "/api/v1/plans", json={"name": "Hourly phases", "phases": phases}, headers=a.headers
+    )
+    assert r.status_code == 201, r.text
+    pdf = client.get(f"/api/v1/plans/{r.json()['id']}/pdf?lang={lang}", headers=a.headers)
+    assert pdf.status_code == 200, pdf.text[:300]
+    path = tmp_path / "q.pdf"
+    path.write_bytes(pdf.content)
+    text = subprocess.run(
+        ["pdftotext", "-layout", "-f", "1", "-l", "1", str(path), "-"],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+    for piece in pieces:
+        assert piece in text, (piece, text)
