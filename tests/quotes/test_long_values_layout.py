@@ -9,6 +9,7 @@ fixed, a long word breaks inside its own, and an address keeps its lines.
 
 from __future__ import annotations
 
+import re
 import subprocess
 from collections.abc import Iterator
 from pathlib import Path
@@ -98,3 +99,24 @@ def test_no_box_of_the_quote_runs_into_the_right_margin(client: TestClient, lang
             if end > right + 0.5:  # half a point: rounding, not a box past the margin
                 past.append(f"page {number}: <{box.element_tag}> {end - right:.1f} pt past")
     assert pages and not past, past
+
+
+def test_ways_to_pay_keep_a_rate_with_its_count_and_the_header_whole(
+    client: TestClient, tmp_path: Path
+) -> None:
+    """QA: in a 24% column "NT$200,000/month ×" and "1 month" sat on two lines, and the
+    header broke inside its parenthesis ("(excl. / tax)"). The total's column is 32% wide
+    and the header's parenthesis wraps whole."""
+    a = make_account(client, "sales")
+    c = _customer(client, a, name="Layout Co", language="en")
+    p = _plan(client, a, c["id"], {"lines": [{"option_key": TERM}]})
+    r = client.get(f"/api/v1/plans/{p['id']}/pdf?lang=en", headers=a.headers)
+    assert r.status_code == 200
+    pages = [_page_text(r.content, tmp_path, n) for n in (1, 2)]
+    text = next(t for t in pages if "Ways to pay for this plan" in t)
+    lines = text[text.index("Ways to pay for this plan") :].splitlines()
+    assert any("Total for the period (excl. tax)" in line for line in lines), text
+    rates = [line for line in lines if "/month ×" in line]
+    assert rates, text
+    for line in rates:
+        assert re.search(r"/month × [\d,.]+ months?\s*$", line), line
