@@ -124,7 +124,8 @@ def test_the_share_page_states_the_pdfs_summary_figures(client: TestClient) -> N
         f"{round(training['gpu_hours']):,} GPU-hours" in time
     )
     band = training["uncertainty"]
-    assert f"±{band['median_pct']:.0%} (median of {band['runs']} published runs)" in time
+    pct, runs = f"{band['median_pct']:.0%}", band["runs"]
+    assert f"Error band ±{pct}: the estimate's median error on {runs} published runs" in time
     memory = page.select_one(".memory-in-use").get_text(" ", strip=True)
     total = plan["result"]["memory_per_gpu_gb"]["total"]
     assert memory.startswith(f"{total:.1f} GB in use")
