@@ -770,6 +770,43 @@ def get_revision(*, session: Session, plan_id: int, version: int) -> PlanRevisio
     return rev
 
 
+#: The history summary of a save that sends the quote (app.quotes.service.send_quote).
+SENT_SUMMARY: Final = "sent"
+
+
+@dataclass(frozen=True)
+class Editions:
+    """The customer's numbering of a plan's quote: its sends, in order.
+
+    Every save is a version (optimistic concurrency, the history), so the first quote a
+    customer received could read "version 3" (created, quoted, sent) and one revision sent
+    again "version 5": a procurement officer asks for the missing ones (QA). What the
+    customer reads is the edition: the n-th revision sent is edition n, and a revision not
+    sent (a draft) is the edition it becomes if it is sent next.
+    """
+
+    sends: tuple[int, ...]  # the versions whose save sent the quote, ascending
+
+    def of(self, version: int | None) -> int | None:
+        """The edition of revision `version` (None for None)."""
+        if version is None:
+            return None
+        sent = sum(1 for v in self.sends if v <= version)
+        return sent if version in self.sends else sent + 1
+
+
+def editions(*, session: Session, plan_id: int | None) -> Editions:
+    """The plan's sends, read from its history (one indexed query)."""
+    if plan_id is None:
+        return Editions(())
+    stmt = (
+        select(PlanRevision.version)
+        .where(PlanRevision.plan_id == plan_id, PlanRevision.change_summary == SENT_SUMMARY)
+        .order_by(col(PlanRevision.version))
+    )
+    return Editions(tuple(session.exec(stmt).all()))
+
+
 # --------------------------------------------------------------------------------------------
 # Comparing
 # --------------------------------------------------------------------------------------------

@@ -174,8 +174,13 @@ def quote_view(
     quoted_price = _quoted_price(quoted, hours, doc_currency)
     # The lines convert their own option prices (pricing.resolve) from the plan's currency.
     stored_currency = str(stored_cost.get("currency") or bom.currency)
+    numbered = plans.editions(session=session, plan_id=plan.id)
     return {
         "plan": plan,
+        # The customer's numbers (`plans.Editions`): this revision's, and the one answered.
+        "editions": numbered,
+        "edition": numbered.of(plan.version),
+        "decision_edition": numbered.of(plan.decision_version),
         "doc_state": document_state(plan),
         "doc_state_names": DOCUMENT_STATE_NAMES,
         "letterhead": dict(letterhead or {"name": gettext("Stratagem")}),
@@ -515,7 +520,7 @@ def send_quote(
             plan=plan,
             values={"status": "sent", "sent_version": plan.version + 1, "sent_at": utcnow()},
             actor=actor,
-            summary="sent",
+            summary=plans.SENT_SUMMARY,  # the customer's editions count these (plans.editions)
         )
     except plans.Conflict:
         # Another request wrote in between. When it was a send of the very revision this one
@@ -619,7 +624,7 @@ def _answer(
                     "offer now. Please read it, then answer again."
                 ),
                 state="revised",
-                n=plan.sent_version,
+                n=plans.editions(session=session, plan_id=plan_id).of(plan.sent_version),
             )
         values, summary = decision()
         restored = plans.as_sent(session, plan)

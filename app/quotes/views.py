@@ -513,8 +513,13 @@ def builder_context(
                 "options, or a free line with a description, before sending."
             ),
         )
+    numbered = plans.editions(session=session, plan_id=plan.id)
     return {
         "qb": qb,
+        # The customer's numbers beside the history's (`plans.Editions`): what was sent and
+        # signed, as the customer's document calls it.
+        "qb_sent_edition": numbered.of(plan.sent_version),
+        "qb_decision_edition": numbered.of(plan.decision_version),
         # A phased plan's document lists its phases, not ways to pay: it has no cloud
         # comparison to switch on (QA: ticked, it printed none and said nothing).
         "qb_phased": schedule.is_schedule(plan.workload or {}),

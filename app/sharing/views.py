@@ -60,8 +60,10 @@ def shared_context(
     ctx["status_names"] = STATUS_NAMES
     ctx["can_decide"] = live.status == "sent" and live.sent_version is not None
     customer = ctx["customer_record"]
+    # the answer is to the sent revision: the customer reads its edition, not its save count
+    sent_edition = ctx["editions"].of(live.sent_version) or 0
     ctx["accept_sentence"] = accept_sentence(
-        live.sent_version or 0, (customer.name if customer else plan.customer) or ""
+        sent_edition, (customer.name if customer else plan.customer) or ""
     )
     own_list = quote_price_list(ctx["quote_price_list"])
     ctx["quote_price_list_date"] = own_list.effective_date if own_list is not None else None

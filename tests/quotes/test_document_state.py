@@ -86,9 +86,11 @@ def test_a_sent_quote_is_signed_on_both_copies_under_one_version(
     a, p, link = _sent(client)
     seller = _seller_pdf(client, a, p["id"], "en", tmp_path)
     customer = _customer_pdf(client, link, "en", tmp_path)
+    # the first revision sent is the customer's version 1, whatever its history number
+    assert p["version"] > 1
     for text in (seller, customer):
         assert SIGN["en"] in text
-        assert f"{p['quote_number']} (version {p['version']})" in text
+        assert f"{p['quote_number']} (version 1)" in text
 
 
 def test_an_accepted_quote_prints_the_version_accepted_on_every_copy(
@@ -105,9 +107,13 @@ def test_an_accepted_quote_prints_the_version_accepted_on_every_copy(
         _customer_pdf(client, link, "en", tmp_path),
     ):
         flat = " ".join(text.split())
-        assert f"(version {sent_version})" in flat
-        assert f"(version {live['version']})" not in flat
-        assert "Accepted by Alice (CTO) on" in flat and f"version {sent_version}." in flat
+        # the customer's version 1 (history version `sent_version`), never the answer's own
+        # revision nor the save count
+        assert "(version 1)" in flat
+        assert (
+            f"(version {sent_version})" not in flat and f"(version {live['version']})" not in flat
+        )
+        assert "Accepted by Alice (CTO) on" in flat and "version 1." in flat
         assert SIGN["en"] not in text
 
 
@@ -157,11 +163,12 @@ def test_edits_saved_after_sending_print_as_a_draft_for_the_seller_only(
     client: TestClient, tmp_path: Path
 ) -> None:
     # The customer's copy stays the sent revision, open to sign; the seller's PDF prints the
-    # unsent revision, numbered as it is and marked a draft.
+    # unsent revision, marked a draft and numbered as the customer's version it becomes if
+    # sent: version 2.
     a, p, link = _sent(client)
-    edited = _put(client, a, p["id"], name="客服模型 v2")
+    _put(client, a, p["id"], name="客服模型 v2")
     seller = " ".join(_seller_pdf(client, a, p["id"], "en", tmp_path).split())
-    assert "客服模型 v2" in seller and f"(version {edited['version']})" in seller
+    assert "客服模型 v2" in seller and "(version 2)" in seller
     assert "This is a draft: it can be accepted once it is sent." in seller
     customer = _customer_pdf(client, link, "en", tmp_path)
     assert "客服模型 v2" not in customer and SIGN["en"] in customer
@@ -169,4 +176,4 @@ def test_edits_saved_after_sending_print_as_a_draft_for_the_seller_only(
     a2, p2, _link2 = _sent(client)
     _put(client, a2, p2["id"], notes="Call back on Monday")
     again = _seller_pdf(client, a2, p2["id"], "en", tmp_path)
-    assert SIGN["en"] in again and f"(version {p2['version']})" in again
+    assert SIGN["en"] in again and "(version 1)" in again
