@@ -326,9 +326,31 @@ def test_a_service_s_hours_are_its_hours_a_month_times_its_months() -> None:
     # A service billed by the hour for 12 months at 730 h a month: 8,760 h.
     i18n.activate("en")
     cost = {"pricing_mode": "capacity", "hours_per_month": 730.0}
-    assert views._hours_hint(Decimal(8760), cost) == (
+    assert views._hours_hint(Decimal(8760), cost, {"key": "rent_hourly:x"}) == (
         "Empty: 8,760 h, 730 h a month for 12 months."
     )
+
+
+@pytest.mark.parametrize(
+    ("lang", "hint"),
+    [
+        ("en", "Empty: 1,460 h, 730 h a month for 2 months."),
+        ("zh-TW", "留空：1,460 小時，即每月 730 小時 × 2 個月。"),
+    ],
+)
+def test_an_hourly_phase_s_hours_are_its_hours_a_month_times_its_months(
+    lang: str, hint: str
+) -> None:
+    """QA: the first T16 phase billed by the hour (LoRA, 2 months, 1 GPU) said "1,460 h, the
+    hours the job runs" where the phase builder says the job takes 3.5 days: a phase is
+    rented for its months, 2 × 730 h = 1,460 h (HOURS_PER_MONTH 730)."""
+    i18n.activate(lang)
+    try:
+        phase = {"key": "phase-1", "phase": 0, "period_months": 2.0,
+                 "billed": {"unit": "hour", "quantity": 1460.0}}  # fmt: skip
+        assert views._hours_hint(Decimal(1460), {"currency": "TWD"}, phase) == hint
+    finally:
+        i18n.activate("en")
 
 
 # ----------------------------------------------------- M5 printed figures multiply out
