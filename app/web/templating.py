@@ -121,11 +121,17 @@ def grouped_ngettext(
     return text % variables
 
 
+def count_number(value: float, digits: int = 1) -> str:
+    """A count as a person says it: '4' for 4.0 ('4.0 months' read as a measurement, QA),
+    '2.5' with `digits` decimals otherwise."""
+    return number(value, 0 if float(value) == round(float(value)) else digits)
+
+
 def months_text(value: float, digits: int | None = None) -> str:
     """'1 month', '6 months', '0.4 months' ('1 個月' …): whole numbers without decimals,
     others with `digits` (default 1)."""
     whole = float(value) == round(float(value))
-    text = number(value, 0 if whole else (1 if digits is None else digits))
+    text = count_number(value, 1 if digits is None else digits)
     count = 1 if whole and round(float(value)) == 1 else 2
     return i18n.ngettext("%(num)s month", "%(num)s months", count) % {"num": text}
 
@@ -258,6 +264,7 @@ def _make_templates() -> Jinja2Blocks:
         ngettext=grouped_ngettext,
         money=money,
         number=number,
+        count_number=count_number,
         percent=percent,
         figure=figure,
         months_text=months_text,

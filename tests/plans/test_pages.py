@@ -881,3 +881,23 @@ def test_a_linked_plans_customer_is_its_record_whatever_the_edit_says(
         headers=a.headers,
     )
     assert same.status_code == 200 and same.json()["customer"] == customer["name"]
+
+
+def test_a_phased_plan_counts_its_months_without_a_decimal(
+    pages: TestClient, account: MakeAccount
+) -> None:
+    """Seed 003 T16 runs 2 + 1 + 1 = 4 months: the plan page's key figure said "4.0" (QA:
+    a count read as a measurement); a fraction of a month keeps its decimal."""
+    from app.web.templating import count_number
+
+    a = signed_in(pages, account)
+    with Session(pages.app.state.engine) as s:  # type: ignore[attr-defined]
+        owner = s.get(User, a.user.id)
+        assert owner is not None
+        phased, _ = service.create_t16_example(session=s, owner=owner)
+        plan_id = phased.id
+    page = soup(pages.get(f"/plans/{plan_id}", headers={"Accept-Language": "en"}))
+    kpis = {" ".join(k.get_text(" ", strip=True).split()) for k in page.select(".kpi")}
+    assert any(k.endswith("4 months") for k in kpis), kpis
+    assert not any("4.0" in k for k in kpis), kpis
+    assert (count_number(4.0), count_number(2.5), count_number(0.25, 2)) == ("4", "2.5", "0.25")
