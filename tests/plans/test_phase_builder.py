@@ -16,7 +16,7 @@ from fastapi.testclient import TestClient
 from sqlmodel import Session
 
 from app.accounts.models import User
-from app.plans import service
+from app.plans import schedule, service
 from app.plans.models import Plan
 from tests.accounts.helpers import MakeAccount
 from tests.plans.test_pages import WORKLOAD, make_plan, signed_in, soup
@@ -500,3 +500,26 @@ def test_a_field_the_form_does_not_take_is_said_in_the_page_language(
     )
     assert r.status_code == 422
     assert soup(r).select_one("#err-phase-1").get_text() == "bogus：不是這份表單可接受的欄位。"
+
+
+@pytest.mark.parametrize(
+    ("lang", "said"),
+    [
+        ("en", "1 × NVIDIA H100 SXM5 80GB · 12-month contract · NT$40,000/month × 12 months"),
+        ("zh-TW", "1 × NVIDIA H100 SXM5 80GB · 12 個月合約 · NT$40,000/月 × 12 個月"),
+    ],
+)
+def test_a_contract_phase_is_named_by_its_length_once(
+    pages: TestClient, account: MakeAccount, lang: str, said: str
+) -> None:
+    """QA: "Term contract (12-month contract)" said it twice. T16's serving phase on a
+    12-month contract at the shipped NT$40,000 a month (seed T8)."""
+    a = signed_in(pages, account)
+    phases = [dict(p) for p in schedule.T16_PHASES]
+    phases[2] = {**phases[2], "option": "contract", "months": 12}
+    r = pages.post("/api/v1/plans", json={"name": "Contract", "phases": phases}, headers=a.headers)
+    assert r.status_code == 201, r.text
+    page = soup(pages.get(f"/plans/{r.json()['id']}", headers={"Accept-Language": lang}))
+    cost = " ".join(page.select("#phase-builder .phase-cost")[2].get_text(" ", strip=True).split())
+    assert said in cost, cost
+    assert "Term contract" not in cost and "長約" not in cost
