@@ -132,6 +132,35 @@ def make_client(seed: Seed, tmp_path: Path) -> Iterator[Callable[[], TestClient]
         app.state.engine.dispose()
 
 
+@pytest.fixture(scope="module")
+def reset_client(
+    seed: Seed, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[Callable[[], TestClient]]:
+    """A factory like `make_client`, its database a fresh copy of the seed at every call, but
+    one app for the module: each new app costs FastAPI ~0.1 s to build its routes on the
+    first request, and the route matrix asks for 500 of them. The engine's connections are
+    closed before the copy, so every call starts on the seed's rows (the outcome a route
+    gives one visitor cannot depend on what another case wrote)."""
+    target = tmp_path_factory.mktemp("reset") / "app.db"
+    shutil.copyfile(seed.path, target)
+    settings = Settings(
+        DATABASE_URL=f"sqlite:///{target}", STRATAGEM_SECRET_KEY=SECRET, STRATAGEM_LANGUAGE="en"
+    )
+    app = create_app(settings)
+
+    def make() -> TestClient:
+        app.state.engine.dispose()
+        for leftover in (target.with_name(target.name + s) for s in ("-wal", "-shm")):
+            leftover.unlink(missing_ok=True)
+        shutil.copyfile(seed.path, target)
+        client = TestClient(app, follow_redirects=False)
+        client.headers["Accept-Language"] = "en"
+        return client
+
+    yield make
+    app.state.engine.dispose()
+
+
 def user(client: TestClient, user_id: int) -> User:
     with Session(client.app.state.engine) as s:  # type: ignore[attr-defined]
         found = s.get(User, user_id)

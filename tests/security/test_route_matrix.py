@@ -2,7 +2,7 @@
 
 A route without a rule fails (so a new route cannot ship without someone deciding who may
 call it), and so does a rule whose route is gone. Each (route, visitor) case runs on a fresh
-copy of the seed database, so state-changing routes cannot disturb each other.
+copy of the seed database (`reset_client`), so state-changing routes cannot disturb each other.
 """
 
 from __future__ import annotations
@@ -112,9 +112,9 @@ CASES = [
 
 @pytest.mark.parametrize("method, path, visitor", CASES)
 def test_route_matrix(
-    method: str, path: str, visitor: str, seed: Seed, make_client: Callable[[], TestClient]
+    method: str, path: str, visitor: str, seed: Seed, reset_client: Callable[[], TestClient]
 ) -> None:
-    client = make_client()
+    client = reset_client()
     headers = prepare(client, seed, visitor)
     url = url_for(method, path, seed.world)
     r = send(client, method, url, headers)
@@ -131,10 +131,10 @@ PAGE_WRITES = [(m, p) for m, p in ROUTES if m in UNSAFE and not p.startswith("/a
 
 @pytest.mark.parametrize("method, path", PAGE_WRITES, ids=[f"{m} {p}" for m, p in PAGE_WRITES])
 def test_page_writes_without_the_csrf_token_are_403(
-    method: str, path: str, seed: Seed, make_client: Callable[[], TestClient]
+    method: str, path: str, seed: Seed, reset_client: Callable[[], TestClient]
 ) -> None:
     """Signed in as admin (so no sign-in redirect hides the check), cookie set, no token."""
-    client = make_client()
+    client = reset_client()
     headers = prepare(client, seed, "admin")
     del headers[CSRF_HEADER]
     assert client.cookies.get(CSRF_COOKIE)
@@ -142,3 +142,18 @@ def test_page_writes_without_the_csrf_token_are_403(
     r = client.request(method, url, data={"name": "x"}, headers=headers)
     assert r.status_code == 403, f"{method} {url}: {r.status_code}"
     assert "csrf" in r.text.lower() or "expired" in r.text.lower()
+
+
+def test_each_case_starts_on_the_seed_rows(
+    seed: Seed, reset_client: Callable[[], TestClient]
+) -> None:
+    """The shared app's database is the seed again at every `reset_client()`: a customer
+    created by one case is gone for the next."""
+    client = reset_client()
+    headers = {"Authorization": f"Bearer {seed.admin_token}"}
+    before = client.get("/api/v1/customers", headers=headers).json()
+    r = client.post("/api/v1/customers", json={"name": "Written by a case"}, headers=headers)
+    assert r.status_code == 201, r.text
+    assert len(client.get("/api/v1/customers", headers=headers).json()) == len(before) + 1
+    again = reset_client().get("/api/v1/customers", headers=headers).json()
+    assert again == before
