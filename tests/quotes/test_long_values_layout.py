@@ -120,3 +120,26 @@ def test_ways_to_pay_keep_a_rate_with_its_count_and_the_header_whole(
     assert rates, text
     for line in rates:
         assert re.search(r"/month × [\d,.]+ months?\s*$", line), line
+
+
+def test_buyings_breakdown_breaks_only_between_its_terms(
+    client: TestClient, tmp_path: Path
+) -> None:
+    """QA: 「前期費用 … ＋ 12 個月營／運費用 NT$…」 broke inside a word. Each term of the sum
+    wraps whole: 「營運費用 NT$」 is on one line of the PDF's text, and no line ends inside
+    a term (every line break in the breakdown follows its ＋ or −)."""
+    a = make_account(client, "sales")
+    c = _customer(client, a, name="佈局公司", language="zh-TW")
+    p = _plan(client, a, c["id"], {"lines": [{"option_key": TERM}]})
+    r = client.get(f"/api/v1/plans/{p['id']}/pdf?lang=zh-TW", headers=a.headers)
+    assert r.status_code == 200
+    text = next(
+        t for t in (_page_text(r.content, tmp_path, n) for n in (1, 2, 3)) if "前期費用 NT$" in t
+    )
+    lines = [line.strip() for line in text.splitlines()]
+    start = next(i for i, line in enumerate(lines) if line.startswith("前期費用 NT$"))
+    assert "營運費用 NT$" in lines[start] or "營運費用 NT$" in lines[start + 1], lines[
+        start : start + 2
+    ]
+    first = lines[start].split("  ")[0].rstrip()  # the breakdown's part of the row
+    assert first.endswith(("＋", "−")) or "營運費用 NT$" in first, first
