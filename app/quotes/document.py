@@ -215,16 +215,26 @@ def phase_name(label: Any, kind: Any, task: Any) -> str:
     return gettext("Capacity")
 
 
-def billing_parts(p: Mapping[str, Any]) -> list[str]:
-    """How a phase is billed, in customer words, in the pieces a narrow cell may break
-    between: ['Term rent', '(12-month contract)'], ['Hourly rent', '1,460 h in all']."""
+def billing_terms(p: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """How a phase is billed, in customer words, as (what comes before, a piece that wraps
+    whole): [('', 'Term rent'), (' ', '(12-month contract)')], in 中文 [('', '長約租用'),
+    ('', '（12 個月合約）')]. A narrow cell breaks between the pieces, never inside one."""
     kind = str(p.get("billing") or p.get("kind") or "")
-    parts = [gettext(KIND_NAMES.get(kind, N_("Monthly rent")))]
+    parts = [("", gettext(KIND_NAMES.get(kind, N_("Monthly rent"))))]
     if p.get("term_months"):
-        parts.append(paren(gettext("%(n)s-month contract") % {"n": p["term_months"]}).strip())
+        contract = paren(gettext("%(n)s-month contract") % {"n": p["term_months"]})
+        parts.append((contract[: len(contract) - len(contract.lstrip())], contract.lstrip()))
+    return parts
+
+
+def billing_parts(p: Mapping[str, Any]) -> list[tuple[str, str]]:
+    """`billing_terms` and, billed by the hour, the hours in all: [('', 'Hourly rent'),
+    (' · ', '1,460 h in all')] (the PDF's phase table)."""
+    kind = str(p.get("billing") or p.get("kind") or "")
+    parts = billing_terms(p)
     if kind == "rent_hourly":
         hours = format_decimal(float(p.get("hours") or 0), format="#,##0", locale=babel_locale())
-        parts.append(gettext("%(h)s h in all") % {"h": hours})
+        parts.append((" · ", gettext("%(h)s h in all") % {"h": hours}))
     return parts
 
 
@@ -256,6 +266,7 @@ def phase_rows(sched: Mapping[str, Any]) -> list[dict[str, Any]]:
                 "start_month": float(p.get("start_month") or 0),
                 "billing": billing_text(p),
                 "billing_parts": billing_parts(p),
+                "billing_terms": billing_terms(p),
                 "hourly": hourly,
                 "hours": float(p.get("hours") or 0),
                 "monthly": float(p.get("monthly") or 0),

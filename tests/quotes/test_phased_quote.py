@@ -323,3 +323,34 @@ def test_how_a_phase_is_billed_breaks_only_between_its_pieces(
     ).stdout
     for piece in pieces:
         assert piece in text, (piece, text)
+
+
+@pytest.mark.parametrize(
+    ("lang", "expected"),
+    [
+        ("en", [("", "Term rent"), (" ", "(12-month contract)")]),
+        ("zh-TW", [("", "長約租用"), ("", "（12 個月合約）")]),
+    ],
+)
+def test_a_contract_phase_is_billed_in_pieces_that_keep_their_spacing(
+    lang: str, expected: list[tuple[str, str]]
+) -> None:
+    """The pieces wrap whole; put back together they read as one phrase, with the space
+    English puts before a parenthesis and 中文 does not ("Term rent (12-month contract)",
+    「長約租用（12 個月合約）」)."""
+    from app import i18n
+    from app.quotes.document import billing_parts
+
+    i18n.activate(lang)
+    try:
+        parts = billing_parts({"billing": "rent_term", "term_months": 12})
+    finally:
+        i18n.activate("en")
+    assert parts == expected
+    hourly = {"billing": "rent_hourly", "hours": 1460}
+    i18n.activate(lang)
+    try:
+        said = "".join(before + part for before, part in billing_parts(hourly))
+    finally:
+        i18n.activate("en")
+    assert said == {"en": "Hourly rent · 1,460 h in all", "zh-TW": "時租 · 共 1,460 小時"}[lang]
