@@ -240,11 +240,7 @@ def billing_parts(p: Mapping[str, Any]) -> list[tuple[str, str]]:
 
 def billing_text(p: Mapping[str, Any]) -> str:
     """How a phase is billed, in customer words: 'Term rent (12-month contract)'."""
-    kind = str(p.get("billing") or p.get("kind") or "")
-    text = gettext(KIND_NAMES.get(kind, N_("Monthly rent")))
-    if p.get("term_months"):
-        text += paren(gettext("%(n)s-month contract") % {"n": p["term_months"]})
-    return text
+    return "".join(before + part for before, part in billing_terms(p))
 
 
 def phase_rows(sched: Mapping[str, Any]) -> list[dict[str, Any]]:
@@ -264,7 +260,6 @@ def phase_rows(sched: Mapping[str, Any]) -> list[dict[str, Any]]:
                 ),
                 "months": float(p.get("months") or 0),
                 "start_month": float(p.get("start_month") or 0),
-                "billing": billing_text(p),
                 "billing_parts": billing_parts(p),
                 "billing_terms": billing_terms(p),
                 "hourly": hourly,
