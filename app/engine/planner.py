@@ -28,11 +28,11 @@ import heapq
 import math
 import threading
 from bisect import bisect_left
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
 from operator import attrgetter
-from typing import Final, NamedTuple
+from typing import Any, Final, NamedTuple
 
 from app.engine import compute
 from app.engine.architectures import ModelSpec
@@ -80,6 +80,12 @@ def _pair_key(t: int, p: int, d: int) -> int:
     looks up thousands a search and each tuple built would be one more object for the
     garbage collector to visit."""
     return ((d << 10 | p) << 7 | t) << 4
+
+
+#: Held around a whole training search (`estimate`, and each entry point of this module that plans): the memo
+#: is shared by threads, and its rankings and walks grow as they are asked, so one lock
+#: guards all of it rather than one a ranking (a lock is one more object for the collector).
+MEMO_LOCK: Final = threading.RLock()
 
 
 _VPP_DEGREES = (4, 2)  # interleaved virtual stages tried, most first (Narayanan et al. §2.2.2)
@@ -234,10 +240,10 @@ class _JobTerms:
         per doubling (`compute.tp_step`), preferring one that keeps the batch within its
         limit: an unpinned batch grows past it only when no layout that keeps it fits (a
         pinned batch never does)."""
-        found = self.layouts(n, per_node, pins).first_fit(cap, step)
+        found = self.layouts(n, per_node, pins).first_fit(self, cap, step)
         job = self.job
         if found is None and job.batch_limit and not job.batch_pinned:
-            found = self.layouts(n, per_node, pins, over=True).first_fit(cap, step)
+            found = self.layouts(n, per_node, pins, over=True).first_fit(self, cap, step)
         return found
 
     def tp_efficiency(self, step: float) -> _TpEfficiency:
@@ -474,17 +480,19 @@ def micro_batches(job: TrainingJob, dp: int, pp: int = 1) -> int:
 # A count's (tp, pp) pairs, the same for every GPU type: each pair's pipeline efficiency, and
 # its `PAIR` integers (generation index, tp, pp, dp, virtual stages, micro-batches per
 # pipeline, `_pair_key`) laid end to end. `_Ranked` ranks the pairs at one GPU's TP
-# efficiency; a layout is a pair with one of the count's `_Class`es. Two flat lists, not a
-# tuple a pair: a search builds about 1,200 pairs that the memo keeps, and each tuple would be
-# one more object for the garbage collector to track and visit (collections took 8–21 % of a
-# 1-day search's time, measured with the collector off and on).
-_Pairs = tuple[list[float], list[int]]
+# efficiency; a layout is a pair with one of the count's `_Class`es. Two flat tuples of
+# numbers, not a tuple a pair: a search builds about 1,200 pairs that the memo keeps, and the
+# garbage collector stops visiting a tuple of numbers after its first pass, while a tuple a
+# pair, or a list, would be one more object it visits in every collection (collections took
+# 8–21 % of a 1-day search's time, measured with the collector off and on).
+_Pairs = tuple[Sequence[float], Sequence[int]]
 PAIR: Final = 7
-# One class's walk over a count's pairs at one TP efficiency: (ZeRO, recomputation, ZeRO
-# efficiency, recomputation share, each pair's efficiency TP × pipeline, the pairs' indices
-# most efficient first, the pairs' integers, the class's part of the memo key, the number of
-# pairs)
-_Stream = tuple[int, str, float, float, list[float], list[int], list[int], int, int]
+# One class's walk over a count's pairs at one TP efficiency, `STREAM` items of a ranking's
+# flat `streams` list: ZeRO, recomputation, ZeRO efficiency, recomputation share, each pair's
+# efficiency TP × pipeline, the pairs' indices most efficient first, the pairs' integers, the
+# class's part of the memo key, the number of pairs. Laid end to end in one list rather than a
+# tuple a stream (a tuple holding the tuples of pairs stays one more object to visit).
+STREAM: Final = 9
 # (ZeRO stage, recomputation, ZeRO efficiency, recomputation share, the class's part of the
 # memo key `z << 2 | _RC_CODE[recomputation]`) of a layout
 _Class = tuple[int, str, float, float, int]
@@ -497,22 +505,21 @@ class _CountLayouts:
     (`_JobTerms.floor_bytes`), and their ranking at each TP efficiency per doubling
     (`compute.tp_step`: NVLink GPUs share one, PCIe GPUs each have their own)."""
 
-    __slots__ = ("_ranked", "gpus", "lower", "many", "multi", "one", "single", "terms")
+    __slots__ = ("_ranked", "gpus", "lower", "many", "multi", "one", "single")
 
     def __init__(
         self,
-        terms: _JobTerms,
         n: int,
         pairs: tuple[_Pairs, _Pairs],
         classes: tuple[tuple[_Class, ...], tuple[_Class, ...]],
         lower: float,
     ) -> None:
-        self.terms, self.gpus, self.lower = terms, n, lower
+        self.gpus, self.lower = n, lower
         self.multi, self.single = pairs
         self.many, self.one = classes
         self._ranked: dict[float, _Ranked] = {}
 
-    def first_fit(self, cap: float, step: float) -> tuple[_Option, float] | None:
+    def first_fit(self, terms: _JobTerms, cap: float, step: float) -> tuple[_Option, float] | None:
         """The cheapest layout at `step` whose most-loaded GPU needs at most `cap` bytes, with
         them; None when none does. The memory floor refuses most such counts before their
         layouts are ranked."""
@@ -520,8 +527,8 @@ class _CountLayouts:
             return None
         ranked = self._ranked.get(step)
         if ranked is None:
-            ranked = self._ranked.setdefault(step, _Ranked(self, self.terms.tp_efficiency(step)))
-        return ranked.first_fit(cap)
+            ranked = self._ranked[step] = _Ranked(self, terms.tp_efficiency(step))
+        return ranked.first_fit(terms, cap)
 
 
 def _layouts(
@@ -543,8 +550,8 @@ def _layouts(
     fill = bool(limit) and not job.batch_pinned  # a pipeline fills up to the limit
     layers = job.model.layers
     pipes = terms.pipes
-    multi: _Pairs = ([], [])
-    single: _Pairs = ([], [])
+    multi: tuple[list[float], list[int]] = ([], [])
+    single: tuple[list[float], list[int]] = ([], [])
     i = t_max = 0
     for t, p in degrees:
         if n % (t * p):
@@ -565,18 +572,19 @@ def _layouts(
             )
         pipe, ints = multi if d > 1 else single
         pipe.append(got[1])
-        ints.extend((i, t, p, d, got[0], m, _pair_key(t, p, d)))
+        ints += (i, t, p, d, got[0], m, ((d << 10 | p) << 7 | t) << 4)  # _pair_key(t, p, d)
         if t > t_max:
             t_max = t
         i += 1
     if not i:
-        return _CountLayouts(terms, n, (multi, single), ((), ()), math.inf)
+        return _CountLayouts(n, (multi, single), ((), ()), math.inf)
     key = (pins.zero, pins.recompute, n <= per_node)
     classes = terms.classes.get(key)
     if classes is None:
         classes = terms.classes[key] = _classes(job, pins, n <= per_node)
     lower = terms.floor_bytes(n, t_max, classes[0] + classes[1])
-    return _CountLayouts(terms, n, (multi, single), classes, lower)
+    frozen = ((tuple(multi[0]), tuple(multi[1])), (tuple(single[0]), tuple(single[1])))
+    return _CountLayouts(n, frozen, classes, lower)
 
 
 def _classes(
@@ -621,25 +629,27 @@ class _Ranked:
     the first layout that fits a cap is the first record that does, so each GPU type finds
     its layout by bisecting the records, and the walk goes on only when none fits yet.
 
-    Shared between requests (the job memo): the walk is extended under a lock.
+    Shared between requests (the job memo): walked only under `MEMO_LOCK`. It holds no
+    reference back to the job's terms (they are passed in), so a job the memo drops is freed
+    at once by reference counting rather than left as a cycle for a full collection.
     """
 
-    __slots__ = ("heap", "lock", "options", "records", "streams", "terms")
+    __slots__ = ("heap", "options", "records", "streams")
 
     def __init__(self, count: _CountLayouts, eff: _TpEfficiency) -> None:
-        self.terms = count.terms
-        streams: list[_Stream] = []
+        # `STREAM` items a class (see `STREAM`): numbers, strings and tuples, hence Any
+        streams: list[Any] = []
         for classes, (pipe, ints) in ((count.many, count.multi), (count.one, count.single)):
             if not pipe:
                 continue
             # each pair's efficiency at this TP step, and the pairs most efficient first by
-            # index (a stable sort, also reversed: ties keep their generation order); floats
-            # and ints, which the garbage collector never visits, rather than new tuples
-            effs = [eff[ints[j * PAIR + 1]] * e for j, e in enumerate(pipe)]
-            order = sorted(range(len(effs)), key=effs.__getitem__, reverse=True)
+            # index (a stable sort, also reversed: ties keep their generation order); tuples
+            # of numbers, which the garbage collector stops visiting after its first pass
+            effs = tuple([eff[t] * e for t, e in zip(ints[1::PAIR], pipe, strict=True)])
+            order = tuple(sorted(range(len(effs)), key=effs.__getitem__, reverse=True))
             size = len(order)
-            streams += [(z, rc, z_eff, share, effs, order, ints, zr, size)
-                        for z, rc, z_eff, share, zr in classes]  # fmt: skip
+            for z, rc, z_eff, share, zr in classes:
+                streams += (z, rc, z_eff, share, effs, order, ints, zr, size)
         self.streams = streams
         # (relative time, generation index, stream, position) of each stream's next layout:
         # ties fall in generation order, pair then class (a pair is in one group of streams,
@@ -650,15 +660,13 @@ class _Ranked:
         # layout) tuple each, for the garbage collector's sake
         self.records: list[float] = []
         self.options: list[int] = []
-        self.lock = threading.Lock()
 
-    def first_fit(self, cap: float) -> tuple[_Option, float] | None:
+    def first_fit(self, terms: _JobTerms, cap: float) -> tuple[_Option, float] | None:
         """The cheapest layout whose most-loaded GPU needs at most `cap` bytes, with them."""
         found = self._record_within(cap)
         if found is not None or self.heap == []:  # found, or every layout already walked
             return found
-        with self.lock:
-            return self._record_within(cap) or self._extend(cap)
+        return self._extend(terms, cap)
 
     def _record_within(self, cap: float) -> tuple[_Option, float] | None:
         records = self.records
@@ -670,14 +678,15 @@ class _Ranked:
     def _option(self, code: int) -> _Option:
         """The layout of a record's code `stream << 16 | pair index`, its relative time the
         same expression the walk ranked it by."""
-        z, rc, z_eff, share, effs, _, ints, _, _ = self.streams[code >> 16]
+        s = code >> 16
+        z, rc, z_eff, share, effs, _, ints, _, _ = self.streams[s : s + STREAM]
         i = code & 0xFFFF
         _, t, p, d, v, m, _ = ints[i * PAIR : i * PAIR + PAIR]
         return 1.0 / (effs[i] * z_eff * share), t, p, d, z, rc, v, m
 
-    def _extend(self, cap: float) -> tuple[_Option, float] | None:
+    def _extend(self, terms: _JobTerms, cap: float) -> tuple[_Option, float] | None:
         """Walk on in cost order until a layout fits `cap`, keeping the new records."""
-        streams, records, options, terms = self.streams, self.records, self.options, self.terms
+        streams, records, options = self.streams, self.records, self.options
         totals, total = terms._totals, terms.total
         # `terms.total` of a dense layout summed here, term by term in the same order (the
         # walk sizes thousands of layouts a search, and a call costs as much as the sum):
@@ -696,14 +705,15 @@ class _Ranked:
         heap = self.heap
         if heap is None:
             heap = self.heap = []
-            for s, (_, _, z_eff, share, effs, order, ints, _, _) in enumerate(streams):
+            for s in range(0, len(streams), STREAM):
+                _, _, z_eff, share, effs, order, ints, _, _ = streams[s : s + STREAM]
                 first = order[0]
                 heap.append((1.0 / (effs[first] * z_eff * share), ints[first * PAIR], s, 0))
             heapq.heapify(heap)
         low = -records[-1] if records else math.inf
         while heap:
             cost, _, s, k = heap[0]
-            z, rc, z_eff, share, effs, order, ints, zr, size = streams[s]
+            z, rc, z_eff, share, effs, order, ints, zr, size = streams[s : s + STREAM]
             i = order[k]
             _, t, p, d, v, m, key = ints[i * PAIR : i * PAIR + PAIR]
             k += 1
@@ -909,7 +919,8 @@ def best_layout(
     recompute: str | None = None,
 ) -> tuple[Layout, float, float, int] | None:
     """(layout, per-GPU bytes, efficiency, micro-batches) of the fastest layout that fits."""
-    return _OnGpu(job, gpu, Pins(tp=tp, pp=pp, zero=zero, recompute=recompute)).best_layout(n)
+    with MEMO_LOCK:
+        return _OnGpu(job, gpu, Pins(tp=tp, pp=pp, zero=zero, recompute=recompute)).best_layout(n)
 
 
 def evaluate(
@@ -924,7 +935,9 @@ def evaluate(
     recompute: str | None = None,
 ) -> Candidate | None:
     """Best fitting layout of `n` GPUs and its time, or None when nothing fits (no floor)."""
-    return _OnGpu(job, gpu, Pins(mfu=mfu, tp=tp, pp=pp, zero=zero, recompute=recompute)).evaluate(n)
+    pins = Pins(mfu=mfu, tp=tp, pp=pp, zero=zero, recompute=recompute)
+    with MEMO_LOCK:
+        return _OnGpu(job, gpu, pins).evaluate(n)
 
 
 def ladder(gpn: int, up_to: int) -> tuple[int, ...]:
@@ -945,7 +958,7 @@ class _Walk:
     evaluated once, with the floor of the rungs below it (`floors[i]`: the smallest
     MFU × goodput over the fitting rungs up to rung i, and its count)."""
 
-    __slots__ = ("cands", "done", "floors", "lock", "on_gpu", "rungs")
+    __slots__ = ("cands", "done", "floors", "on_gpu", "rungs")
 
     def __init__(self, job: TrainingJob, gpu: GpuSpec, pins: Pins) -> None:
         self.on_gpu = _OnGpu(job, gpu, pins)
@@ -953,25 +966,22 @@ class _Walk:
         self.done: list[tuple[int, _Point | None]] = []
         self.floors: list[tuple[float, int]] = []
         self.cands: dict[int, Candidate | None] = {}
-        # Shared between requests (the memo): one thread at a time extends the walk.
-        self.lock = threading.Lock()
 
     def _reach(self, i: int) -> bool:
         """Evaluate the rungs up to index `i`; False when the ladder is shorter."""
         if i < len(self.done):
             return True
-        with self.lock:
-            done, floors, rungs = self.done, self.floors, self.rungs
-            while len(done) <= i:
-                if len(done) >= len(rungs):
-                    return False
-                n = rungs[len(done)]
-                floor = floors[-1] if floors else (math.inf, 0)
-                pt = self.on_gpu.point(n, *floor)
-                if pt is not None and pt[1] < floor[0]:
-                    floor = (pt[1], n)
-                floors.append(floor)  # before `done`: a reader checks len(done) first
-                done.append((n, pt))
+        done, floors, rungs = self.done, self.floors, self.rungs
+        while len(done) <= i:
+            if len(done) >= len(rungs):
+                return False
+            n = rungs[len(done)]
+            floor = floors[-1] if floors else (math.inf, 0)
+            pt = self.on_gpu.point(n, *floor)
+            if pt is not None and pt[1] < floor[0]:
+                floor = (pt[1], n)
+            floors.append(floor)
+            done.append((n, pt))
         return True
 
     def points(self) -> Iterator[tuple[int, _Point | None]]:
@@ -1067,10 +1077,6 @@ class _Walk:
         return best
 
 
-#: Held around a whole training search (`estimate`): the memo below is shared by threads.
-MEMO_LOCK: Final = threading.RLock()
-
-
 @lru_cache(maxsize=512)
 def _walk(job: TrainingJob, gpu: GpuSpec, pins: Pins) -> _Walk:
     return _Walk(job, gpu, pins)
@@ -1091,15 +1097,16 @@ def plan_training(
     counts that fit). Otherwise the smallest fitting count is found, then the smallest count
     that meets the deadline (or the largest searched, which misses it).
     """
-    walk = _walk(job, gpu, pins)
-    if gpu_count:
-        c = walk.at(gpu_count)
-        return c, c
-    found = search(walk, deadline_days, max_gpus)
-    if found is None:
-        return None, None
-    (n, pt), (mn, mpt) = found
-    return walk.candidate(n, pt), walk.candidate(mn, mpt)
+    with MEMO_LOCK:
+        walk = _walk(job, gpu, pins)
+        if gpu_count:
+            c = walk.at(gpu_count)
+            return c, c
+        found = search(walk, deadline_days, max_gpus)
+        if found is None:
+            return None, None
+        (n, pt), (mn, mpt) = found
+        return walk.candidate(n, pt), walk.candidate(mn, mpt)
 
 
 def search(
@@ -1161,20 +1168,20 @@ def scaling_points(
     fitting rungs up to `curve_end`, with the chosen count itself among them. Read from the
     walk's points, whose days are the candidates' (`_OnGpu.point` multiplies as
     `_OnGpu.evaluate` does), without building a candidate for each rung."""
-    walk = _walk(job, gpu, pins)
     end = curve_end(chosen)
     out: list[tuple[int, float]] = []
-    for n, pt in walk.points():
-        if n > end:
-            break
-        if pt is not None:
-            out.append((n, pt[0]))
-    if all(n != chosen for n, _ in out):
-        pt = walk.point_at(chosen)
-        if pt is not None:
-            out.append((chosen, pt[0]))
-            out.sort()
-    return tuple(out)
+    with MEMO_LOCK:
+        walk = _walk(job, gpu, pins)
+        for n, pt in walk.points():
+            if n > end:
+                break
+            if pt is not None:
+                out.append((n, pt[0]))
+        if all(n != chosen for n, _ in out):
+            pt = walk.point_at(chosen)
+            if pt is not None:
+                out.append((chosen, pt[0]))
+    return tuple(sorted(out))
 
 
 def curve_end(chosen: int) -> int:
