@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import gc
 import logging
 import pickle
 import signal
@@ -60,12 +61,36 @@ class GracefulServer(Server):
     resource tracker to find: "There appear to be 5 leaked semaphore objects".
     """
 
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        await super().startup(sockets=sockets)
+        freeze_start_up_objects()
+
     @contextlib.contextmanager
     def capture_signals(self) -> Iterator[None]:
         with super().capture_signals():
             yield
             # Runs before uvicorn raises the captured signals again: the shutdown is done.
             self._captured_signals.clear()
+
+
+def freeze_start_up_objects() -> None:
+    """Leave what the started app holds out of every later garbage collection (`gc.freeze`).
+
+    The modules, routes, templates and catalog a started process holds (about 267,000
+    objects) live as long as it does, yet each full (generation-2) collection visited them
+    all: 155-172 ms, a pause that fell on whichever request was running. Frozen after a
+    collection that frees start-up's garbage, they are never visited again. Measured with
+    the app loaded and 150 1-day planner searches, the full collection took 18-23 ms and
+    the slowest search 28-32 ms instead of 165-172 ms; over HTTP (`stratagem serve`, 300
+    such POST /api/v1/estimate, two runs each) the 99th percentile was 89-107 ms instead
+    of 200-210 ms. Objects made later (the planner's memo, caches filled by requests) are
+    collected as before.
+
+    Only a served process does this (`GracefulServer.startup`): a test suite builds many
+    apps in one process, and freezing each would keep the garbage between them forever.
+    """
+    gc.collect()
+    gc.freeze()
 
 
 def serve_one(config: Config) -> int:
