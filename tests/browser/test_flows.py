@@ -427,3 +427,31 @@ def test_screenshots(
         assert overflow <= 1, (name, width, overflow)
         page.screenshot(path=str(artifacts / f"{name}-{width}-{lang}.png"), full_page=True)
     assert console_errors == []
+
+
+@pytest.mark.parametrize("lang", ["zh-Hant", "en"])
+def test_the_share_pages_ways_to_pay_wrap_between_parts_on_a_phone(
+    page: Page, base_url: str, settings: Settings, lang: str
+) -> None:
+    # QA at 390 px: "NT$480/小時 × 8,760 / 小時" split a count from its unit, and buying's
+    # breakdown could split 「營運費／用」. Each rate part and each term of the breakdown is now
+    # one box (templates/_wrapping.html) that moves to the next line whole; in 中文 every one
+    # fits the phone's column on a line of its own.
+    url = _shared_inference_plan(settings, base_url)
+    page.set_viewport_size({"width": 390, "height": 900})
+    page.goto(f"{url}?lang={lang}")
+    boxes = page.evaluate(
+        """() => [...document.querySelectorAll(
+                    ".ways-to-pay .buy-breakdown .keep, .ways-to-pay .rate .nobr")].map(el => {
+                 const cell = el.closest("th, td").getBoundingClientRect();
+                 const r = el.getBoundingClientRect();
+                 const line = parseFloat(getComputedStyle(el).lineHeight);
+                 return {text: el.textContent, lines: Math.round(r.height / line),
+                         right: r.right, cell: cell.right};
+               })"""
+    )
+    terms = [b for b in boxes if "NT$" in b["text"] and "×" not in b["text"]]
+    assert len(terms) >= 3, boxes  # up front, resale, running costs
+    assert all(b["right"] <= b["cell"] + 0.5 for b in boxes), boxes  # nothing leaves its cell
+    if lang == "zh-Hant":
+        assert all(b["lines"] == 1 for b in boxes), boxes
