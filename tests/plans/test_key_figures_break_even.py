@@ -3,8 +3,15 @@
 
 from __future__ import annotations
 
+from fastapi.testclient import TestClient
+from sqlmodel import Session
+
 from app import i18n
+from app.accounts.models import User
+from app.plans import service
 from app.plans.presenters import key_figures
+from tests.accounts.helpers import MakeAccount
+from tests.plans.test_pages import signed_in, soup
 
 
 def _result(month: float, note: str = "") -> dict:
@@ -31,3 +38,28 @@ def test_a_whole_month_drops_its_tenth_and_a_resale_crossing_says_so() -> None:
         assert key_figures(_result(12.0)).break_even["month_text"] == "第 12 個月"  # type: ignore[index]
     finally:
         i18n.activate("en")
+
+
+def test_the_plan_pages_resale_qualifier_takes_the_pages_parentheses(
+    pages: TestClient, account: MakeAccount
+) -> None:
+    # QA: 「第 12 個月 (僅因按帳面價值轉售)」 wrote half-width parentheses inside Chinese text;
+    # the page now writes it as its other asides do (i18n.paren): 「（…）」 in 中文, " (…)" in
+    # English. A 70B service on 4 H100: buying passes hourly rent only through the resale.
+    user = signed_in(pages, account).user
+    workload = {"model": {"preset": "llama-3.1-70b"}, "task": "inference", "concurrency": 64}
+    with Session(pages.app.state.engine) as s:  # type: ignore[attr-defined]
+        owner = s.get(User, user.id)
+        assert owner is not None
+        plan = service.create_plan(session=s, owner=owner, name="70B", workload=workload)
+    for lang, want, wrong in (
+        ("zh-TW", "（僅因按帳面價值轉售）", "(僅因按帳面價值轉售)"),
+        ("en", " (only through the resale at book value)", "（only"),
+    ):
+        page = soup(pages.get(f"/plans/{plan.id}?lang={lang}"))
+        row = next(
+            tr for tr in page.select("table.plan-facts tr")
+            if tr.th is not None and tr.th.get_text(strip=True) in ("損益兩平", "Break-even")
+        )  # fmt: skip
+        text = row.td.get_text("", strip=False) if row.td else ""
+        assert want in text and wrong not in text, text
