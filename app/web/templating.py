@@ -37,6 +37,7 @@ from __future__ import annotations
 import datetime
 import hashlib
 import math
+import unicodedata
 from collections.abc import Mapping, Sequence
 from typing import Any, Final
 from urllib.parse import urlsplit
@@ -92,10 +93,25 @@ def paren(text: object) -> Markup:
 def kpi_value(text: str) -> Markup:
     """A card's headline figure, sized by its length so it stays on one line: a 150 px card
     holds 9 characters at the full size ('49,503,08' then '9' on its own line, seen at
-    1440 px), 12 at `long`, 14 at `longer` (static/css/app.css)."""
+    1440 px), 12 at `long`, 14 at `longer` (static/css/app.css).
+
+    Narrower cards shrink it further: its `fit-N` class (N its length rounded up to one of
+    KPI_FIT_CHARS, a wide CJK character counting as KPI_WIDE_CHAR) lets the stylesheet cap
+    the size at what fits the card's width, so a figure never breaks inside itself
+    ("NT$1,920,00" then "0" on a 390 px phone, QA). A class, not a style attribute: pages
+    carry no inline styles (tests/web/test_pages.py)."""
     size = len(text)
     fit = " longer" if size > 12 else " long" if size > 9 else ""
-    return Markup('<div class="v%s">%s</div>') % (fit, text)
+    chars = sum(KPI_WIDE_CHAR if unicodedata.east_asian_width(c) in "WF" else 1 for c in text)
+    bound = next((n for n in KPI_FIT_CHARS if chars <= n), KPI_FIT_CHARS[-1])
+    return Markup('<div class="v%s fit-%s">%s</div>') % (fit, bound, text)
+
+
+#: A wide (CJK) character's width in `kpi_value`'s count: 1 em, against the 0.72 em the
+#: stylesheet allows each character of a figure (static/css/app.css, `.kpi .v[class*=fit-]`).
+KPI_WIDE_CHAR: Final = 1.4
+#: The lengths `kpi_value` rounds up to, each a `fit-N` class in static/css/app.css.
+KPI_FIT_CHARS: Final = (6, 8, 10, 11, 12, 13, 14, 16, 18, 20, 24, 32)
 
 
 def number(value: float | int | None, digits: int = 0) -> str:

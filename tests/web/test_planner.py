@@ -308,7 +308,7 @@ def test_a_long_headline_figure_is_set_smaller_to_stay_on_one_line(
     values = {v.get_text(strip=True): v["class"] for v in soup.select("section#results .kpi .v")}
     hours = next(text for text in values if len(text) == 10 and text.count(",") == 2)
     assert "long" in values[hours]
-    assert values["16,384"] == ["v"]  # a short one keeps the full size
+    assert values["16,384"] == ["v", "fit-6"]  # a short one keeps the full size
 
 
 def test_a_plan_without_a_warm_tier_says_so_instead_of_0_tb(web: TestClient) -> None:
