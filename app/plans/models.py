@@ -316,7 +316,14 @@ class PlanPublic(PlanSummary):
     )
     result: dict[str, Any]
     quote: dict[str, Any] | None = None
-    sent_version: int | None = None
+    sent_version: int | None = Field(
+        default=None, description="The history version (`version`) the customer was sent."
+    )
+    sent_edition: int | None = Field(
+        default=None,
+        description="The version number the customer's documents print for it: the n-th "
+        "revision sent is version n (the PDF's and the share page's quote number).",
+    )
     sent_at: datetime | None = None
     discount_approved_by: int | None = None
     discount_approved_at: datetime | None = None
@@ -325,7 +332,12 @@ class PlanPublic(PlanSummary):
     decision_name: str = ""
     decision_title: str = ""
     decision_ip: str = ""
-    decision_version: int | None = None
+    decision_version: int | None = Field(
+        default=None, description="The history version the customer accepted or declined."
+    )
+    decision_edition: int | None = Field(
+        default=None, description="The same as the customer's documents number it."
+    )
     decline_reason: str = ""
 
 

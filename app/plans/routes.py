@@ -20,7 +20,6 @@ from app.plans.models import (
     CostDelta,
     DuplicateIn,
     FieldChange,
-    Plan,
     PlanCreate,
     PlanPage,
     PlanPublic,
@@ -57,14 +56,15 @@ _CONFLICT: dict[int | str, dict[str, Any]] = {
 @router.post("", status_code=status.HTTP_201_CREATED, response_model=PlanPublic)
 def create_plan(
     body: PlanCreate, session: SessionDep, user: ApiUser, settings: SettingsDep
-) -> Plan:
+) -> PlanPublic:
     """Save a workload as a new plan, priced with the current price list (version 1)."""
-    return service.create_plan(
+    plan = service.create_plan(
         session=session,
         owner=user,
         quote_defaults=service.QuoteDefaults.from_settings(settings),
         **dict(body),
     )
+    return service.public(session=session, plan=plan)
 
 
 @router.get("", response_model=PlanPage)
@@ -103,17 +103,17 @@ def list_plans(
 
 
 @router.get("/{plan_id}", response_model=PlanPublic)
-def get_plan(plan_id: DbId, session: SessionDep, _: ApiUser) -> Plan:
+def get_plan(plan_id: DbId, session: SessionDep, _: ApiUser) -> PlanPublic:
     """One plan with its version, workload and computed result."""
-    return service.get_plan(session=session, plan_id=plan_id)
+    return service.public(session=session, plan=service.get_plan(session=session, plan_id=plan_id))
 
 
 @router.put("/{plan_id}", response_model=PlanPublic, responses=_CONFLICT)
 def update_plan(
     plan_id: DbId, body: PlanUpdate, session: SessionDep, user: ApiUser, settings: SettingsDep
-) -> Plan:
+) -> PlanPublic:
     """Save changes made on top of `version`; 409 with what changed if someone saved since."""
-    return service.update_plan(
+    plan = service.update_plan(
         session=session,
         plan_id=plan_id,
         expected_version=body.version,
@@ -121,6 +121,7 @@ def update_plan(
         actor=user,
         quote_defaults=service.QuoteDefaults.from_settings(settings),
     )
+    return service.public(session=session, plan=plan)
 
 
 @router.get("/{plan_id}/revisions", response_model=list[RevisionPublic])
@@ -147,35 +148,38 @@ def diff_revisions(
 @router.post("/{plan_id}/duplicate", status_code=201, response_model=PlanPublic)
 def duplicate_plan(
     plan_id: DbId, session: SessionDep, user: ApiUser, body: DuplicateIn | None = None
-) -> Plan:
+) -> PlanPublic:
     """Copy the plan into a new draft owned by you (same workload and prices), named `name`
     or, without one, the source's name with "(copy)"."""
     name = body.name if body is not None else None
-    return service.duplicate_plan(session=session, plan_id=plan_id, actor=user, name=name)
+    plan = service.duplicate_plan(session=session, plan_id=plan_id, actor=user, name=name)
+    return service.public(session=session, plan=plan)
 
 
 @router.post("/{plan_id}/archive", response_model=PlanPublic, responses=_CONFLICT)
 def archive_plan(
     plan_id: DbId, session: SessionDep, user: ApiUser, body: VersionCheckIn | None = None
-) -> Plan:
+) -> PlanPublic:
     """Archive the plan: hidden from the default list, kept with its history. With
     `version`, a 409 when the plan changed since that version."""
     version = body.version if body is not None else None
-    return service.archive_plan(
+    plan = service.archive_plan(
         session=session, plan_id=plan_id, actor=user, expected_version=version
     )
+    return service.public(session=session, plan=plan)
 
 
 @router.post("/{plan_id}/restore", response_model=PlanPublic, responses=_CONFLICT)
 def restore_plan(
     plan_id: DbId, session: SessionDep, user: ApiUser, body: VersionCheckIn | None = None
-) -> Plan:
+) -> PlanPublic:
     """Bring an archived plan back to the list. With `version`, a 409 when the plan changed
     since that version."""
     version = body.version if body is not None else None
-    return service.restore_plan(
+    plan = service.restore_plan(
         session=session, plan_id=plan_id, actor=user, expected_version=version
     )
+    return service.public(session=session, plan=plan)
 
 
 @router.post("/{plan_id}/reprice", response_model=RepriceOut, responses=_CONFLICT)
@@ -198,7 +202,7 @@ def reprice_plan(
         quote_defaults=service.QuoteDefaults.from_settings(settings),
     )
     return RepriceOut(
-        plan=PlanPublic.model_validate(r.plan, from_attributes=True),
+        plan=service.public(session=session, plan=r.plan),
         price_list_before=r.price_list_before,
         price_list_after=r.price_list_after,
         currency=r.currency,

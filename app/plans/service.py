@@ -43,6 +43,7 @@ from app.plans.models import (
     STATUSES,
     SUMMARY_MAX,
     Plan,
+    PlanPublic,
     PlanRevision,
     utcnow,
 )
@@ -805,6 +806,18 @@ def editions(*, session: Session, plan_id: int | None) -> Editions:
         .order_by(col(PlanRevision.version))
     )
     return Editions(tuple(session.exec(stmt).all()))
+
+
+def public(*, session: Session, plan: Plan) -> PlanPublic:
+    """The API's view of `plan`, with the customer's numbers of its sent and decided
+    revisions beside the history's (`Editions`): an integrator filing the PDF reads the
+    version it prints, not the save counter."""
+    out = PlanPublic.model_validate(plan, from_attributes=True)
+    if plan.sent_version is not None or plan.decision_version is not None:
+        numbered = editions(session=session, plan_id=plan.id)
+        out.sent_edition = numbered.of(plan.sent_version)
+        out.decision_edition = numbered.of(plan.decision_version)
+    return out
 
 
 # --------------------------------------------------------------------------------------------

@@ -33,9 +33,10 @@ def pdf_response(plan: Plan, pdf: bytes, *, lang: str, inline: bool = False) -> 
 
 
 @router.post("/import", status_code=status.HTTP_201_CREATED, response_model=PlanPublic)
-def import_plan(body: export.PlanImport, session: SessionDep, user: ApiUser) -> Plan:
+def import_plan(body: export.PlanImport, session: SessionDep, user: ApiUser) -> PlanPublic:
     """Create a new plan (owned by you) from an export, re-priced or with its price list."""
-    return export.import_plan(session=session, owner=user, data=body)
+    plan = export.import_plan(session=session, owner=user, data=body)
+    return plans.public(session=session, plan=plan)
 
 
 @router.get("/{plan_id}/pdf", response_class=Response)
@@ -86,16 +87,18 @@ def send_quote(
     user: ApiUser,
     settings: SettingsDep,
     body: QuoteActionIn | None = None,
-) -> Plan:
+) -> PlanPublic:
     """Send the quote: freeze this revision for the customer's link (409 if approval is due,
-    or if the quote changed since `version`). Sending what was already sent is a no-op."""
-    return service.send_quote(
+    or if the quote changed since `version`). Sending what was already sent is a no-op.
+    `sent_edition` is the version number the customer's documents print."""
+    plan = service.send_quote(
         session=session,
         plan_id=plan_id,
         actor=user,
         limit_pct=settings.sales_discount_limit_pct,
         version=body.version if body else None,
     )
+    return plans.public(session=session, plan=plan)
 
 
 @router.post(
@@ -105,9 +108,10 @@ def send_quote(
 )
 def approve_discount(
     plan_id: DbId, session: SessionDep, user: AdminUser, body: QuoteActionIn | None = None
-) -> Plan:
+) -> PlanPublic:
     """Approve the quote's discount (admin); who, when and how deep are recorded, with a
     revision in the plan's history. 409 if the quote changed since `version`."""
-    return service.approve_discount(
+    plan = service.approve_discount(
         session=session, plan_id=plan_id, actor=user, version=body.version if body else None
     )
+    return plans.public(session=session, plan=plan)

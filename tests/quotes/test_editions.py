@@ -32,11 +32,13 @@ def test_a_quote_sent_twice_is_version_1_then_version_2_everywhere_the_customer_
 ) -> None:
     a, p, link = _sent(client)  # a zh-TW customer
     assert p["sent_version"] > 1  # its history number: saved and quoted before sending
+    assert p["sent_edition"] == 1  # the API gives the customer's number beside it
     first = " ".join(_customer_pdf(client, link, "en", tmp_path).split())
     assert f"{p['quote_number']} (version 1)" in first
 
     again = _resend_changed(client, a, p)
     assert again["sent_version"] > p["sent_version"] + 1  # a revision saved in between
+    assert again["sent_edition"] == 2
     for text in (
         _customer_pdf(client, link, "en", tmp_path),
         _seller_pdf(client, a, p["id"], "en", tmp_path),
@@ -52,6 +54,9 @@ def test_a_quote_sent_twice_is_version_1_then_version_2_everywhere_the_customer_
     assert r.status_code == 200, r.text
     accepted = " ".join(_customer_pdf(client, link, "en", tmp_path).split())
     assert "Accepted by Alice (CTO) on" in accepted and ", version 2." in accepted
+    got = client.get(f"/api/v1/plans/{p['id']}", headers=a.headers).json()
+    assert (got["decision_version"], got["decision_edition"]) == (again["sent_version"], 2)
+    assert (got["sent_version"], got["sent_edition"]) == (again["sent_version"], 2)
 
     # The seller's builder gives both numbers: the history's and the customer's.
     seller = TestClient(client.app)  # its own cookies: the session's client keeps none
