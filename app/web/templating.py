@@ -90,6 +90,17 @@ def paren(text: object) -> Markup:
     return Markup(i18n.paren(escape(text)))
 
 
+def paren_kept(text: str) -> str:
+    """`text` whose closing parenthetical wraps whole: its spaces become no-break spaces.
+    For labels that are not markup (a stacked table's `data-label`, drawn by CSS): on a
+    phone "Total for the period (excl. / tax)" split inside it (QA). 「（未稅）」 has no
+    space to keep."""
+    at = max(text.rfind(" ("), text.rfind("（"))
+    if at <= 0:
+        return text
+    return text[: at + 1] + text[at + 1 :].replace(" ", "\u00a0")
+
+
 def kpi_value(text: str) -> Markup:
     """A card's headline figure, sized by its length so it stays on one line: a 150 px card
     holds 9 characters at the full size ('49,503,08' then '9' on its own line, seen at
@@ -302,6 +313,7 @@ def _make_templates() -> Jinja2Blocks:
         clock=clock,
         translate_pairs=translate_pairs,
         data=data,
+        paren_kept=paren_kept,
     )
     return Jinja2Blocks(env=env)
 
