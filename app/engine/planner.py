@@ -82,9 +82,9 @@ def _pair_key(t: int, p: int, d: int) -> int:
     return ((d << 10 | p) << 7 | t) << 4
 
 
-#: Held around a whole training search (`estimate`, and each entry point of this module that plans): the memo
-#: is shared by threads, and its rankings and walks grow as they are asked, so one lock
-#: guards all of it rather than one a ranking (a lock is one more object for the collector).
+#: Held around a whole training search (`estimate`) and by each entry point below that plans:
+#: the memo is shared by threads, and its rankings and walks grow as they are asked, so one
+#: lock guards all of it rather than one a ranking (a lock is one more object to collect).
 MEMO_LOCK: Final = threading.RLock()
 
 
@@ -572,7 +572,7 @@ def _layouts(
             )
         pipe, ints = multi if d > 1 else single
         pipe.append(got[1])
-        ints += (i, t, p, d, got[0], m, ((d << 10 | p) << 7 | t) << 4)  # _pair_key(t, p, d)
+        ints += (i, t, p, d, got[0], m, _pair_key(t, p, d))
         if t > t_max:
             t_max = t
         i += 1

@@ -141,7 +141,8 @@ def test_the_monthly_price_and_the_tier_table_say_excl_tax(
 ) -> None:
     soup = get_soup("/assess?task=lora&size=7&data=1&deadline=7")
     heading = soup.select_one("#price-heading").get_text(strip=True)
-    rent = "月租（未稅）" if lang == "zh-TW" else "Monthly rent (excl. tax)"
+    # the stacked label (a phone) keeps "(excl. tax)" whole: a no-break space inside it
+    rent = "月租（未稅）" if lang == "zh-TW" else "Monthly rent (excl.\u00a0tax)"
     assert heading == ("每月價格（未稅）" if lang == "zh-TW" else "Monthly price (excl. tax)")
     assert soup.select_one(".price-range").get_text(strip=True) == "NT$40,000 – NT$50,000"
     table = soup.select_one("#result table.tier-table")
