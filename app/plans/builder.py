@@ -172,7 +172,7 @@ def apply_action(
     return phases, {}
 
 
-def _workload(p: Mapping[str, str]) -> dict[str, Any]:
+def _workload(p: Mapping[str, str], shown: frozenset[str]) -> dict[str, Any]:
     try:
         base = json.loads(p.get("base") or "{}")
     except (ValueError, RecursionError):
@@ -181,7 +181,7 @@ def _workload(p: Mapping[str, str]) -> dict[str, Any]:
         base = {}  # encoded is not ours
     w: dict[str, Any] = dict(base) if isinstance(base, dict) else {}
     for key, name in _WORKLOAD_INPUTS.items():
-        value = p.get(name, "")
+        value = p.get(name, "") if name in shown else ""
         if key == "model":
             if value:
                 w["model"] = {"preset": value}
@@ -193,16 +193,23 @@ def _workload(p: Mapping[str, str]) -> dict[str, Any]:
 
 
 def phase_body(p: Mapping[str, str]) -> dict[str, Any]:
-    """One phase's strings as the API's `phases[i]` (blank optional fields left out)."""
+    """One phase's strings as the API's `phases[i]` (blank optional fields left out).
+
+    Only what the phase shows (`shown_inputs`): a value riding in a hidden input, kept so
+    that switching back restores it, does not apply to the phase as it is. Busy hours typed
+    for hourly rent and then the phase switched to monthly rent refused the save with an
+    error on a field the page no longer drew (QA); a task switched from serving to LoRA
+    sent its concurrency along."""
+    shown = shown_inputs(p)
     body: dict[str, Any] = {"kind": p.get("kind") or "", "label": p.get("label", "")}
     for f in ("months", "option", "hours_per_month"):
         body[f] = p.get(f, "")
-    if not body["hours_per_month"]:
+    if not body["hours_per_month"] or "hours_per_month" not in shown:
         body.pop("hours_per_month")
     if p.get("kind") == "capacity":
         body.update(gpu=p.get("gpu") or None, gpu_count=p.get("gpu_count") or None)
     else:
-        body["workload"] = _workload(p)
+        body["workload"] = _workload(p, shown)
     return body
 
 
