@@ -94,7 +94,8 @@ def paren_kept(text: str) -> str:
     """`text` whose closing parenthetical wraps whole: its spaces become no-break spaces.
     For labels that are not markup (a stacked table's `data-label`, drawn by CSS): on a
     phone "Total for the period (excl. / tax)" split inside it (QA). 「（未稅）」 has no
-    space to keep."""
+    space to keep. Where markup is allowed the quote PDF's `closing_paren_kept` macro wraps
+    the parenthetical in a no-wrap span instead, which also keeps a Chinese one whole."""
     at = max(text.rfind(" ("), text.rfind("（"))
     if at <= 0:
         return text
