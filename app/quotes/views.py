@@ -382,13 +382,15 @@ def _hours_hint(hours: Decimal, cost: Mapping[str, Any], option: Mapping[str, An
     for the phase's months; a job runs until it is done."""
     n = document.quantity_text(hours)
     per_month = float(cost.get("hours_per_month") or 0)
-    months = float(hours) / per_month if per_month > 0 else 0.0
     phase_months = float(option.get("period_months") or 0) if "phase" in option else 0.0
-    if phase_months > 0 and hours > 0:
+    months = 0.0
+    if phase_months > 0:
         # QA: an hourly phase of 2 months said "1,460 h, the hours the job runs" beside a
         # job the phase builder says takes 3.5 days; a phase is billed for its months
         months, per_month = phase_months, float(hours) / phase_months
-    if months > 0 and (phase_months > 0 or cost.get("pricing_mode") == "capacity"):
+    elif cost.get("pricing_mode") == "capacity" and per_month > 0:
+        months = float(hours) / per_month
+    if months > 0 and hours > 0:
         return _("Empty: %(n)s h, %(per)s h a month for %(months)s months.") % {
             "n": n,
             "per": f"{per_month:,.0f}",
