@@ -106,13 +106,14 @@ def revoke_shares(plan_id: DbId, session: SessionDep, user: PageUser, _csrf: Csr
 @router.get("/s/{token}", name="shared_plan")
 def shared_plan(token: str, request: Request, session: SessionDep) -> Response:
     """The read-only, customer-facing view of a shared plan."""
-    plan = _resolve(token, request, session)
-    if not isinstance(plan, Plan):
-        return plan
+    found = _open_link(token, request, session)
+    if isinstance(found, Response):
+        return found
+    link, plan = found
     _customer_language(request, session, plan)
     activate(request)
     ctx = shared_context(
-        session=session, plan=plan, token=token, settings=request.app.state.settings
+        session=session, plan=plan, link=link, token=token, settings=request.app.state.settings
     )
     return render(request, "sharing/shared.html", ctx, headers=SHARED_HEADERS)
 
@@ -315,6 +316,7 @@ def _decision_error(
     request: Request,
     session: SessionDep,
     token: str,
+    link: ShareLink,
     plan: Plan,
     exc: errors.DomainError,
     is_json: bool,
@@ -328,7 +330,7 @@ def _decision_error(
     _customer_language(request, session, plan)
     activate(request)
     ctx = shared_context(
-        session=session, plan=plan, token=token, settings=request.app.state.settings
+        session=session, plan=plan, link=link, token=token, settings=request.app.state.settings
     )
     field = (exc.field or "").split(".")[0]
     also = _unanswered(fields) if whole_form and exc.status == 422 else {}
@@ -371,7 +373,7 @@ def shared_accept(token: str, request: Request, session: SessionDep, answer: Ans
         return _refused(request, exc, answer.is_json)
     except errors.DomainError as exc:
         return _decision_error(
-            request, session, token, plan, exc, answer.is_json, fields, whole_form=True
+            request, session, token, link, plan, exc, answer.is_json, fields, whole_form=True
         )
     return _decided(request, token, plan, answer.is_json)
 
@@ -417,5 +419,5 @@ def shared_decline(
     except service.LinkGone as exc:
         return _refused(request, exc, answer.is_json)
     except errors.DomainError as exc:
-        return _decision_error(request, session, token, plan, exc, answer.is_json, fields)
+        return _decision_error(request, session, token, link, plan, exc, answer.is_json, fields)
     return _decided(request, token, plan, answer.is_json)

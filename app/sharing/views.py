@@ -15,22 +15,21 @@ from app.plans.presenters import STATUS_NAMES
 from app.quotes.pdf import break_even_rows, customer_result, one_off_hours
 from app.quotes.service import customer_copy, letterhead, quote_view
 from app.settings import Settings
-from app.sharing.service import link_for
+from app.sharing.models import ShareLink
 
 
 def shared_context(
-    *, session: Session, plan: Plan, token: str, settings: Settings
+    *, session: Session, plan: Plan, link: ShareLink, token: str, settings: Settings
 ) -> dict[str, Any]:
     """quote_view of what the customer sees (the sent revision once sent; no notes, no
-    owner e-mail, no catalog ids) plus chart JSON for the page. Call with the page's
-    language active."""
+    owner e-mail, no catalog ids) plus chart JSON for the page, for the share `link` that
+    `token` opened (`service.resolve`). Call with the page's language active."""
     live = plan
     plan = customer_copy(session=session, plan=plan)
     ctx = quote_view(session=session, plan=plan, letterhead=letterhead(settings))
     # When the link stops opening, if it was given a lifetime: the customer was never told,
     # and the quote's own validity date beside it reads as the link's (QA).
-    link = link_for(session=session, token=token)
-    ctx["link_expires"] = link.expires_at if link is not None else None
+    ctx["link_expires"] = link.expires_at
     result = customer_result(plan, ctx["house_provider"])
     cost = result.get("cost") or {}
     gpu = result.get("gpu") or {}

@@ -13,6 +13,7 @@ from datetime import datetime
 import pytest
 from bs4 import BeautifulSoup
 from fastapi.testclient import TestClient
+from sqlalchemy import event
 
 from app.dates import in_business_tz
 from tests.accounts.helpers import make_account
@@ -50,3 +51,25 @@ def test_a_link_without_a_lifetime_says_nothing_of_it(client: TestClient) -> Non
     assert made["expires_at"] is None
     page = TestClient(client.app).get(f"{url}?lang=en").text
     assert LABEL["en"] not in page
+
+
+def test_the_page_looks_its_link_up_once(client: TestClient) -> None:
+    """The page opens with the link it resolved (its lifetime included): the token was
+    searched for a second time for the expiry date. (Reading the row again by its id after
+    the rate limit's commit is the ORM's refresh, not a search.)"""
+    url, _ = _link(client, expires_in_days=7)
+    engine = client.app.state.engine
+    reads: list[str] = []
+
+    def seen(conn: object, cursor: object, statement: str, *args: object) -> None:
+        if "FROM share_link" in statement and "share_link.token_hash =" in statement:
+            reads.append(statement)
+
+    event.listen(engine, "before_cursor_execute", seen)
+    try:
+        page = TestClient(client.app).get(f"{url}?lang=en")
+    finally:
+        event.remove(engine, "before_cursor_execute", seen)
+    assert page.status_code == 200
+    assert LABEL["en"] in page.text
+    assert len(reads) == 1, reads
