@@ -17,12 +17,13 @@ Conventions
 from __future__ import annotations
 
 import gettext as _gettext
-from collections.abc import Iterable
+import re
+from collections.abc import Iterable, Mapping
 from contextvars import ContextVar
 from functools import lru_cache
 from io import BytesIO
 from pathlib import Path
-from typing import Final
+from typing import Any, Final
 
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
@@ -151,11 +152,56 @@ def count_words(value: float) -> str:
 
 def gettext(message: str) -> str:
     """Translate `message` into the current request's language."""
-    return translations(_current.get()).gettext(message)
+    return _fillable(translations(_current.get()).gettext(message))
 
 
 def ngettext(singular: str, plural: str, n: int) -> str:
-    return translations(_current.get()).ngettext(singular, plural, n)
+    return _fillable(translations(_current.get()).ngettext(singular, plural, n))
+
+
+# Han characters, CJK punctuation and full-width forms: text that takes no space beside its
+# neighbour of the same kind (「比自購便宜」), while a Latin word or a number beside it keeps one
+# (「比 H100 便宜」, 「每月 730 小時」).
+_WIDE = "\u3000-\u303f\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef"
+_GAP_BEFORE = re.compile(rf"(?<=[{_WIDE}]) (%\((\w+)\)s)")
+_GAP_AFTER = re.compile(rf"(%\((\w+)\)s) (?=[{_WIDE}])")
+_IS_WIDE = re.compile(rf"[{_WIDE}]")
+
+
+def close_wide_gaps(template: str, values: Mapping[str, Any]) -> str:
+    """`template` without the space between a Chinese character and a placeholder whose value
+    meets it with a Chinese character too.
+
+    The translations put a space on both sides of each placeholder, as Chinese text does
+    around a Latin word or a number (「每月 %(h)s 小時」 → 「每月 730 小時」); a value that is
+    itself Chinese would otherwise read 「自此起，自購 比 時租 便宜」. Only the template's
+    spaces are touched, never the value's own."""
+    if "%(" not in template or not values:
+        return template
+
+    def meets(name: str, edge: int) -> bool:
+        value = values.get(name)
+        text = "" if value is None else str(value)
+        return bool(text) and _IS_WIDE.match(text[edge]) is not None
+
+    template = _GAP_BEFORE.sub(lambda m: m[1] if meets(m[2], 0) else m[0], template)
+    return _GAP_AFTER.sub(lambda m: m[1] if meets(m[2], -1) else m[0], template)
+
+
+class _Fillable(str):
+    """A Chinese message with placeholders: filled with `%` as any string is, without the
+    space between two Chinese neighbours (`close_wide_gaps`)."""
+
+    __slots__ = ()
+
+    def __mod__(self, values: Any) -> str:
+        if isinstance(values, Mapping):
+            return str.__mod__(close_wide_gaps(str(self), values), values)
+        return str.__mod__(str(self), values)
+
+
+def _fillable(text: str) -> str:
+    return _Fillable(text) if "%(" in text and _current.get() == "zh-TW" else text
 
 
 def pgettext(context: str, message: str) -> str:

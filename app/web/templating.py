@@ -16,7 +16,9 @@ Conventions (follow them in every page)
   ``templates/<area>/``.
 * Text: ALL visible strings go through gettext, msgids in English —
   ``{{ _("Planner") }}``, ``{% trans %}…{% endtrans %}``, ``{{ _("%(n)s GPUs", n=4) }}``
-  (newstyle gettext: keyword placeholders, auto-escaped). Python strings use
+  (newstyle gettext: keyword placeholders, auto-escaped; in Chinese the space beside a
+  placeholder goes where its value meets Chinese with Chinese, ``i18n.close_wide_gaps``).
+  Python strings use
   ``app.i18n.gettext``/``N_``. Translations go into a ``.po`` file in
   ``app/locale/zh_Hant_TW/LC_MESSAGES/`` (each area may keep its own ``<area>.po``).
 * Context every template gets: ``request``, ``lang`` ("zh-TW"|"en"), ``currency``
@@ -143,7 +145,17 @@ def grouped_ngettext(
     if "num" not in variables:
         whole = isinstance(num, int) or (isinstance(num, float) and num.is_integer())
         variables["num"] = number(num) if whole else num
-    text = str(context.call(i18n.ngettext, singular, plural, num))
+    text = i18n.close_wide_gaps(str(context.call(i18n.ngettext, singular, plural, num)), variables)
+    if context.eval_ctx.autoescape:
+        return Markup(text) % variables  # escapes the variables, keeps the result safe
+    return text % variables
+
+
+@jinja2.pass_context
+def spaced_gettext(context: jinja2.runtime.Context, message: str, **variables: Any) -> str:
+    """Jinja's newstyle gettext (`_`, `{% trans %}`), without the space between two Chinese
+    neighbours where a placeholder's value is Chinese (`i18n.close_wide_gaps`)."""
+    text = i18n.close_wide_gaps(str(context.call(i18n.gettext, message)), variables)
     if context.eval_ctx.autoescape:
         return Markup(text) % variables  # escapes the variables, keeps the result safe
     return text % variables
@@ -288,7 +300,8 @@ def _make_templates() -> Jinja2Blocks:
         i18n.gettext, i18n.ngettext, newstyle=True, pgettext=i18n.pgettext
     )
     env.globals.update(
-        _=env.globals["gettext"],
+        gettext=spaced_gettext,
+        _=spaced_gettext,
         ngettext=grouped_ngettext,
         money=money,
         number=number,

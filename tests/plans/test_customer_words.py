@@ -195,7 +195,7 @@ def test_compare_rates_say_their_unit_and_totals_their_period(
     )
     period = page.select_one("table.compare-table td.total .period").get_text()
     hours = re.fullmatch(
-        r"\d+ (小時|hours)", period.removeprefix("total for ").removesuffix(" 合計")
+        r"\d+ (小時|hours)", period.removeprefix("total for ").removesuffix("合計")
     )
     assert hours is not None, period
     assert say(lang, "Total for the period (excl. tax)") in rows

@@ -25,6 +25,18 @@ from tests.quotes.test_customer_document import INTERNAL, _pdf_text
 from tests.quotes.test_quote_life import _customer, _plan, _quote, _share
 
 SENTENCE = {"en": "{a} stops being cheaper than {b}", "zh-TW": "自此起，{b} 比 {a} 便宜"}
+# No space between two Chinese neighbours (「比公有雲」), one beside a Latin word or a number
+# (「80GB 比」): tests/web/test_chinese_spacing.py
+WIDE_GAP = re.compile(
+    r"(?<=[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]) (?=[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef])"
+)
+
+
+def _sentence(lang: str, a: str, b: str) -> str:
+    text = SENTENCE[lang].format(a=a, b=b)
+    return WIDE_GAP.sub("", text) if lang == "zh-TW" else text
+
+
 MONTH = {"en": "month {m}", "zh-TW": "第 {m} 個月"}
 HEADING = {"en": "Break-even months", "zh-TW": "損益兩平月份"}
 
@@ -84,7 +96,7 @@ def test_the_share_page_names_both_options_of_every_crossing(
     for (a, b, month), (sentence, when) in zip(
         sorted(crossings, key=lambda c: c[2]), rows, strict=True
     ):
-        assert sentence.startswith(SENTENCE[lang].format(a=a, b=b)), sentence
+        assert sentence.startswith(_sentence(lang, a, b)), sentence
         resale = month > 59
         assert when == MONTH[lang].format(m=_month(month, resale))
     # Every public cloud is named in full (the legend's name), not by a catalog id.
@@ -110,7 +122,7 @@ def test_the_pdf_prints_the_table_under_the_chart(
     cell = {"en": r"month \d+(\.\d)?", "zh-TW": r"第 \d+(\.\d)? 個月"}[lang]
     squeezed = re.sub(r"\s+", "", re.sub(cell, "", flat))
     for a, b, month in crossings:
-        assert re.sub(r"\s+", "", SENTENCE[lang].format(a=a, b=b)) in squeezed, (a, b)
+        assert re.sub(r"\s+", "", _sentence(lang, a, b)) in squeezed, (a, b)
         assert MONTH[lang].format(m=_month(month, month > 59)) in flat
     # Each crossing's month is also a callout or a marker of the chart above it: the table
     # comes after the chart's title and before the TCO chart's.

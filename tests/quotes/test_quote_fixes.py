@@ -583,7 +583,7 @@ def test_the_chinese_quote_has_no_english_words(client: TestClient) -> None:
     assert not words, sorted(words)
     # The price list by its date, as 中文 writes it, not "2026-11 list" or "2026-11-01".
     effective = date.fromisoformat(p["result"]["cost"]["price_list"]["effective_date"])
-    assert f"{effective.year}年{effective.month}月{effective.day}日 價目表" in text
+    assert f"{effective.year}年{effective.month}月{effective.day}日價目表" in text
     assert effective.isoformat() not in text
 
 

@@ -160,7 +160,7 @@ def test_a_cloud_comparison_names_the_gpus_paid_for_and_the_price_date(
     link = _share(client, a, p["id"])
     page = BeautifulSoup(TestClient(client.app).get(link).text, "html.parser")
     labels = [" ".join(th.get_text(" ", strip=True).split()) for th in page.select("th")]
-    date = {"en": "public price of Jan 21, 2026", "zh-TW": "2026年1月21日 公開價格"}[lang]
+    date = {"en": "public price of Jan 21, 2026", "zh-TW": "2026年1月21日公開價格"}[lang]
     assert any(label.startswith(f"{expected} · {date}") for label in labels), [
         x for x in labels if "AWS" in x
     ]

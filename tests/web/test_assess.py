@@ -260,7 +260,7 @@ def test_the_result_names_the_price_list_by_its_date(
     # the catalog admin's own label (shown to signed-in staff), English on a 中文 page.
     soup = get_soup("/assess?task=lora&size=7&data=1&deadline=7")
     text = soup.get_text(" ", strip=True)
-    assert {"en": "Prices effective Nov 1, 2026", "zh-TW": "價格自 2026年11月1日 起生效"}[
+    assert {"en": "Prices effective Nov 1, 2026", "zh-TW": "價格自 2026年11月1日起生效"}[
         lang
     ] in text
     assert "2026-11 list" not in text

@@ -270,7 +270,7 @@ def test_the_planner_explains_money_in_the_tables_currency(
 
 @pytest.mark.parametrize(
     ("lang", "said"),
-    [("en", "Prices effective Nov 1, 2026"), ("zh-TW", "價格自 2026年11月1日 起生效")],
+    [("en", "Prices effective Nov 1, 2026"), ("zh-TW", "價格自 2026年11月1日起生效")],
 )
 def test_tco_names_the_price_list_by_its_date_to_a_visitor(
     web: TestClient, lang: str, said: str

@@ -158,7 +158,7 @@ def test_a_large_count_in_a_notice_reads_in_words_in_both_languages(client: Test
                tokens="1e+08")  # fmt: skip
     i18n.activate("zh-TW")
     try:
-        assert str(notice_text(n)) == "未提供 token 數或資料集：假設微調 1億 個 token。"
+        assert str(notice_text(n)) == "未提供 token 數或資料集：假設微調 1億個 token。"
     finally:
         i18n.activate("en")
     assert (
@@ -169,7 +169,7 @@ def test_a_large_count_in_a_notice_reads_in_words_in_both_languages(client: Test
     r = client.get("/plan?model_source=preset&preset=llama-3.1-8b&task=lora&dataset_gb=&tokens=",
                    headers={"Accept-Language": "zh-TW"})  # fmt: skip
     items = [li.get_text() for li in BeautifulSoup(r.text, "html.parser").select("ul.warnings li")]
-    assert any("假設微調 1億 個 token" in t for t in items), items
+    assert any("假設微調 1億個 token" in t for t in items), items
 
 
 def test_a_saved_plans_plain_english_notice_is_read_back_and_translated() -> None:

@@ -31,7 +31,7 @@ def test_cost_figures_are_named_in_the_page_language(
     if lang == "zh-TW":
         head, tail = (
             "損益平衡使用率：月租 · 32 × NVIDIA H100 SXM5 80GB",
-            "對比 公有雲 — AWS p5.48xlarge",
+            "對比公有雲 — AWS p5.48xlarge",
         )
         assert all(re.search(r"[\u4e00-\u9fff]", n) for n in names)  # no English name left
     else:

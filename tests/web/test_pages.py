@@ -73,7 +73,7 @@ def test_page_structure(path: str, lang: str, get_soup: Callable[..., BeautifulS
     # ("2026-11 list", an admin's label in English) is for signed-in staff only.
     footer = soup.select_one("footer.site-footer").get_text(" ", strip=True)
     assert {"en": "Prices: the current price list, effective Nov 1, 2026.",
-            "zh-TW": "價格：目前的價目表，2026年11月1日 生效。"}[lang] in footer  # fmt: skip
+            "zh-TW": "價格：目前的價目表，2026年11月1日生效。"}[lang] in footer  # fmt: skip
     assert "2026-11 list" not in footer
     # Sentences follow each other with one space in English and none after a Chinese 。
     said = soup.select_one("footer.site-footer p").get_text().strip()
@@ -90,7 +90,7 @@ def test_signed_in_staff_see_the_price_list_by_its_name(client: TestClient) -> N
     )
     footer = soup.select_one("footer.site-footer")
     assert footer is not None
-    assert "價格：2026-11 list，2026年11月1日 生效。" in footer.get_text("", strip=True)
+    assert "價格：2026-11 list，2026年11月1日生效。" in footer.get_text("", strip=True)
 
 
 @pytest.mark.parametrize("path", list(PAGES))

@@ -61,7 +61,7 @@ def test_cost_figures_are_named_in_the_page_language(
     if lang == "zh-TW":
         assert all(HAN.search(name) for name in figures)  # no English name left
         term_vs_aws = (
-            "損益平衡使用率：長約租用 · 12 個月合約 · 8 × NVIDIA H100 SXM5 80GB 對比 "
+            "損益平衡使用率：長約租用 · 12 個月合約 · 8 × NVIDIA H100 SXM5 80GB 對比"
             "公有雲 — AWS p5.48xlarge"
         )
         assert figures[term_vs_aws] == "每月 730 小時的 22%"
