@@ -100,15 +100,40 @@ def phase_values(p: Mapping[str, Any]) -> dict[str, str]:
     return out
 
 
+#: A quoted rental's kind as a phase's `option` (`schedule.OPTIONS`).
+_BILLED_AS: Final = {"rent_hourly": "hourly", "rent_monthly": "monthly", "rent_term": "contract"}
+
+
 def values_of(plan: Plan) -> list[dict[str, str]]:
-    """The builder's phases from the saved plan (a plain plan: its workload as phase 1,
-    rented for the months its job takes, at least one)."""
+    """The builder's phases from the saved plan.
+
+    A plain plan opens as its workload in phase 1, so that saving it unchanged keeps what
+    the plan says: rented for the months its job takes (at least one) or, for a service,
+    the months its costs run; billed as its quote's rental if the quote names one (the
+    quote's one contract line stays a contract of that length), else the cheapest way (QA:
+    a 12-month service quoted on a 12-month contract opened as 1 month of the cheapest,
+    and "Save phases" untouched re-quoted it as one month of monthly rent)."""
     phases = schedule.phases_of(plan.workload)
     if phases is not None:
         return [phase_values(p) for p in phases]
-    days = ((plan.result or {}).get("training") or {}).get("days")
-    months = max(1, math.ceil(float(days) / (365 / 12) - 1e-9)) if days else 1
-    return [phase_values(schedule.from_workload(plan.workload, months=months))]
+    result = plan.result or {}
+    cost = result.get("cost") or {}
+    days = (result.get("training") or {}).get("days")
+    if days:
+        months = max(1, math.ceil(float(days) / (365 / 12) - 1e-9))
+    else:
+        months = max(1, math.ceil(float(cost.get("months") or 1) - 1e-9))
+    first = schedule.from_workload(plan.workload, months=months)
+    kinds = {
+        str(line["option_key"]).split(":", 1)[0]
+        for line in (plan.quote or {}).get("lines") or []
+        if line.get("option_key")
+    }
+    if len(kinds) == 1 and (kind := kinds.pop()) in _BILLED_AS:
+        first["option"] = _BILLED_AS[kind]
+        if kind == "rent_hourly" and cost.get("hours_per_month"):
+            first["hours_per_month"] = cost["hours_per_month"]
+    return [phase_values(first)]
 
 
 def values_from_form(form: Mapping[str, str]) -> tuple[list[dict[str, str]], dict[str, str]]:

@@ -467,7 +467,20 @@ def _phase_lines_follow(quote: Mapping[str, Any], result: Mapping[str, Any]) -> 
         line.get("option_key") for line in lines
     )
     if had_phases or lost_all:
-        lines += [{"option_key": k} for k in phase_keys if k not in seen]
+        # A plain plan's one quoted option was its workload, now phase 1: that line's
+        # discount stays with it (QA: "Save phases" on a quote with 10% off its contract
+        # line dropped the 10%); with several option lines it is not known whose it was.
+        quoted = [ln for ln in given["lines"] if ln.get("option_key")]
+        carried = (
+            {"discount_pct": quoted[0]["discount_pct"]}
+            if lost_all and len(quoted) == 1 and quoted[0].get("discount_pct")
+            else {}
+        )
+        lines += [
+            {"option_key": k, **(carried if k == schedule.phase_key(0) else {})}
+            for k in phase_keys
+            if k not in seen
+        ]
     return QuoteIn.model_validate({**given, "lines": lines})
 
 

@@ -279,6 +279,9 @@ def phase_builder_context(
         "pb_preview": preview,
         "pb_saved": saved,
         "pb_phased": schedule.is_schedule(plan.workload),
+        # a plain plan whose quote names cost options: saving re-quotes it a line per phase
+        "pb_requotes": not schedule.is_schedule(plan.workload)
+        and any(line.get("option_key") for line in (plan.quote or {}).get("lines") or []),
         "pb_max": schedule.MAX_PHASES,
         "kind_names": costs_view.KIND_NAMES,
         **builder.choices(session, plan),

@@ -527,3 +527,52 @@ def test_a_contract_phase_is_named_by_its_length_once(
     cost = " ".join(page.select("#phase-builder .phase-cost")[2].get_text(" ", strip=True).split())
     assert said in cost, cost
     assert "Term contract" not in cost and "長約" not in cost
+
+
+SERVICE_70B = {"model": {"preset": "llama-3.1-70b"}, "task": "inference", "concurrency": 64}
+
+
+def test_a_quoted_service_saved_as_phases_untouched_keeps_its_contract_and_discount(
+    pages: TestClient, account: MakeAccount
+) -> None:
+    # QA (2026-12-07): a 12-month service quoted on its 12-month contract with 10% off opened
+    # in the builder as 1 month of the cheapest way; "Save phases" with nothing touched
+    # re-quoted it as one month of monthly rent and dropped the 10%.
+    a = signed_in(pages, account)
+    with Session(pages.app.state.engine) as s:  # type: ignore[attr-defined]
+        owner = s.get(User, a.user.id)
+        assert owner is not None
+        plan = service.create_plan(session=s, owner=owner, workload=SERVICE_70B, name="Serve")
+        s.expunge(plan)
+    got = pages.get(f"/api/v1/plans/{plan.id}", headers=a.headers).json()
+    cost = got["result"]["cost"]
+    assert cost["months"] == 12  # a service is costed for 12 months
+    term = next(o for o in cost["options"] if o["key"] == cost["cheapest"])
+    assert term["kind"] == "rent_term"
+    quote = {"lines": [{"option_key": term["key"], "discount_pct": "10"}]}
+    r = pages.put(f"/api/v1/plans/{plan.id}", json={"version": got["version"], "quote": quote},
+                  headers=a.headers)  # fmt: skip
+    assert r.status_code == 200, r.text
+    page = soup(pages.get(f"/plans/{plan.id}", headers={"Accept-Language": "en"}))
+    warning = page.select_one("#phase-builder .requotes")
+    assert warning is not None and "line per phase" in warning.get_text()
+    data = form_of(page)
+    assert (data["phase-0-months"], data["phase-0-option"]) == ("12", "contract")
+    r = pages.post(f"/plans/{plan.id}/phases", data={**data, "action": "save"})
+    assert r.status_code == 303, soup(r).select_one(".notice.error")
+    saved = pages.get(f"/api/v1/plans/{plan.id}", headers=a.headers).json()
+    lines = saved["quote"]["lines"]
+    assert [ln["option_key"] for ln in lines] == ["phase-1"]
+    assert float(lines[0]["discount_pct"]) == 10
+    # 4×H100 on a 12-month contract: NT$200,000 × 0.8 × 12 = NT$1,920,000 (T8's 12-month
+    # tier), the same as the contract option the quote had
+    assert saved["result"]["schedule"]["phases"][0]["total"] == term["total"] == 1_920_000
+
+
+def test_a_plain_plan_without_a_quote_has_no_requote_warning(
+    pages: TestClient, account: MakeAccount
+) -> None:
+    a = signed_in(pages, account)
+    plan = make_plan(pages, a.user)
+    page = soup(pages.get(f"/plans/{plan.id}", headers={"Accept-Language": "en"}))
+    assert page.select_one("#phase-builder .requotes") is None
