@@ -380,6 +380,12 @@ def resolve(
             out = _option_line(i, line, by_key, plan_currency, currency, hours_per_month, fx)
         else:
             out = _free_line(i, line, currency)
+        if dec(out["unit_price"]) * dec(out["quantity"]) * dec(out["months"]) > MAX_LINE_AMOUNT:
+            typed = next(
+                (f for f in ("quantity", "unit_price", "months") if getattr(line, f) is not None),
+                "option_key",
+            )
+            raise QuoteInputError(f"quote.lines.{i}.{typed}", TOO_LARGE)
         lines.append(out)
     if quote.tax_rate is not None:
         if quote.tax_rate not in TAX_RATES:
@@ -426,6 +432,15 @@ def resolve(
 #: A fixed discount larger than what the lines come to after the percentage discount.
 TOO_MUCH_OFF: Final = N_(
     "is more than the lines come to after their discounts: a quote cannot be below zero"
+)
+#: The most one line may come to before discounts, in the quote's currency: ten trillion
+#: (NT$10^13, about US$300 billion), far past any GPU deal (100,000 GPUs bought at
+#: US$40,000 each are NT$1.3 × 10^11), while the fields' own caps multiply out to 10^23,
+#: a figure no document can print in its amount column (QA).
+MAX_LINE_AMOUNT: Final = Decimal(10) ** 13
+TOO_LARGE: Final = N_(
+    "unit price × quantity × months comes to more than 10,000,000,000,000 (ten trillion): "
+    "check the figures"
 )
 #: An option the engine marks `feasible: false`, quoted as a line.
 NOT_RUNNABLE: Final = N_(

@@ -41,6 +41,7 @@ import hashlib
 import math
 import unicodedata
 from collections.abc import Mapping, Sequence
+from decimal import Decimal
 from typing import Any, Final
 from urllib.parse import urlsplit
 
@@ -70,19 +71,30 @@ CURRENCY_COOKIE: Final = "currency"
 CURRENCIES: Final = ("TWD", "USD")
 
 
-def money(value: float | int | None, currency: str | None = None, digits: int | None = None) -> str:
+def money(
+    value: Decimal | float | int | str | None,
+    currency: str | None = None,
+    digits: int | None = None,
+) -> str:
     """'NT$1,234,567' / 'US$1,234.56' in the request's locale; '—' for None.
 
+    A quote's money is a Decimal, or its string as stored (`quote_totals`, a line's amount):
+    written exactly, never through a float, which keeps 15–17 significant digits (QA: a
+    NT$126,000,000,000,000,004,415,040 total printed as NT$126,000,000,000,000,000,000,000).
     A missing field (Jinja's Undefined, e.g. a saved cost option of another shape: the old
     `monthly` became `monthly_rate`/`total`) also shows '—' instead of failing the page.
     """
     if value is None or isinstance(value, jinja2.Undefined):
         return "—"
+    # a float as its shortest repr, as Babel itself reads one
+    amount = value if isinstance(value, Decimal) else Decimal(str(value))
+    if not amount.is_finite():
+        return "—"
     ccy = (currency or "TWD").upper()
     places = CURRENCY_DIGITS.get(ccy, 2) if digits is None else digits
     pattern = "#,##0" + ("." + "0" * places if places > 0 else "")
-    body = format_decimal(abs(value), format=pattern, locale=i18n.babel_locale())
-    sign = "-" if value < 0 and body.strip("0.,") else ""
+    body = format_decimal(abs(amount), format=pattern, locale=i18n.babel_locale())
+    sign = "-" if amount < 0 and body.strip("0.,") else ""
     return f"{sign}{currency_symbol(ccy)}{body}"
 
 

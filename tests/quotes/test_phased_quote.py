@@ -159,6 +159,17 @@ def test_phased_quote_pdf_lists_the_phases_and_exact_totals(
     flat = " ".join(text.split())
     zh = lang == "zh-TW"
     assert ("牌價合計（未稅）" if zh else "List price, excl. tax") in flat
+    # each money column says what its amount is (QA: a bare "List price" over a phase's
+    # NT$200,000 for its months)
+    heads = ("每月牌價（未稅）", "階段牌價（未稅）") if zh else (
+        "List price per month (excl. tax)", "List price for the phase (excl. tax)")  # fmt: skip
+    # in reading order (the layout text interleaves the lines of two wrapped headers)
+    pdf = tmp_path / "q.pdf"
+    read = subprocess.run(
+        ["pdftotext", str(pdf), "-"], check=True, capture_output=True, text=True
+    ).stdout
+    squeezed = "".join(read.split())
+    assert all("".join(h.split()) in squeezed for h in heads), heads
     assert (
         "以上為各階段牌價，未含折扣與稅額；報價金額請見下方報價明細。"
         if zh

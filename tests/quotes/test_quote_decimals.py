@@ -108,3 +108,40 @@ def test_the_form_message_is_in_the_page_language() -> None:
     finally:
         i18n.activate("en")
     assert message_for(err) == "At most 2 decimal places."
+
+
+@pytest.mark.parametrize(
+    ("line", "field", "saved"),
+    [
+        # NT$10^12 × 10 × 1 = NT$10^13: the most a line may come to
+        ({"description": "Campus", "unit_price": "1000000000000", "quantity": "10"}, None, True),
+        # the fields' own caps: NT$10^12 × 10^9 × 120 months = NT$1.2 × 10^23 (QA: the PDF's
+        # amount column ran off the page and its total lost the other lines)
+        ({"description": "Huge", "unit_price": "1000000000000", "quantity": "1000000000",
+          "months": "120"}, "quantity", False),
+        ({"description": "Huge", "unit_price": "999999999999", "quantity": "11"},
+         "quantity", False),
+        ({"description": "Huge", "unit_price": "100000000000", "months": "101"}, "unit_price",
+         False),
+    ],
+)  # fmt: skip
+def test_a_line_may_come_to_at_most_ten_trillion(
+    client: TestClient, line: dict, field: str | None, saved: bool
+) -> None:
+    a = make_account(client, "sales")
+    c = _customer(client, a)
+    body = {"name": "ten trillion", "workload": {"model": {"preset": "llama-3.1-8b"},
+            "task": "lora"}, "customer_id": c["id"], "quote": {"lines": [line]}}  # fmt: skip
+    before = client.get("/api/v1/plans", headers=a.headers).json()["total"]
+    r = client.post("/api/v1/plans", json=body, headers={**a.headers, "Accept-Language": "en"})
+    if saved:
+        assert r.status_code == 201, r.text
+        assert Decimal(r.json()["quote_totals"]["lines_total"]) == Decimal(10) ** 13
+        return
+    assert r.status_code == 422, r.text
+    (detail,) = r.json()["detail"]
+    assert detail["loc"] == ["body", "quote", "lines", 0, field]
+    assert "ten trillion" in detail["msg"]
+    assert client.get("/api/v1/plans", headers=a.headers).json()["total"] == before  # no save
+    zh = client.post("/api/v1/plans", json=body, headers={**a.headers, "Accept-Language": "zh-TW"})
+    assert "十兆" in zh.json()["detail"][0]["msg"]

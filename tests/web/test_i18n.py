@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from decimal import Decimal
 from pathlib import Path
 
 import pytest
@@ -104,9 +105,15 @@ def test_currency_switch(web: TestClient) -> None:
         ("zh-TW", 1234.5, "USD", "US$1,234.50"),
         ("en", -2500, "TWD", "-NT$2,500"),
         ("en", None, "TWD", "—"),
+        # a quote's money as stored, a string: exact, where a float would print ...992
+        ("en", "9007199254740993", "TWD", "NT$9,007,199,254,740,993"),
+        ("en", Decimal("9007199254740.99"), "USD", "US$9,007,199,254,740.99"),
+        ("en", float("nan"), "TWD", "—"),
     ],
 )
-def test_money(lang: str, value: float | None, currency: str, expected: str) -> None:
+def test_money(
+    lang: str, value: float | str | Decimal | None, currency: str, expected: str
+) -> None:
     i18n.activate(lang)
     assert money(value, currency) == expected
 
