@@ -333,7 +333,9 @@ def distinct_names(
 
 
 def break_even_rows(
-    pairs: Sequence[Mapping[str, Any]], names: Mapping[str, str]
+    pairs: Sequence[Mapping[str, Any]],
+    names: Mapping[str, str],
+    kept_months: int | None = None,
 ) -> list[dict[str, Any]]:
     """The engine's break-evens that happen, as the table and the KPI say them, by month.
 
@@ -344,6 +346,13 @@ def break_even_rows(
     month of the sale ("month 60") with a `qualifier` and a `note` that say so ("Only
     through the resale at book value: …") — never a month interpolated across the sale
     ("month 59.4"). `names`: option key → name.
+
+    kept_months: the months of the view the pairs come from when it is not the cost table's
+    own (the five-year view of a plan, 60): a row with a purchase then carries it as
+    `kept_months`, and the table says its basis (`break_even_basis`) — the hardware kept and
+    resold only in that month, where the cost table resells it at the end of the quoted
+    period (QA: "buying is cheaper than hourly rent from month 21.1" under a 12-month Buy
+    total of NT$2.90M beside NT$4.20M of hourly rent).
     """
     rows = []
     for p in pairs:
@@ -367,6 +376,7 @@ def break_even_rows(
                 "month": month,
                 "month_text": _("month %(m)s") % {"m": short_number(month, 1)},
                 "resale": resale,
+                "kept_months": kept_months if _buys(p) else None,
                 # For a line that has no room for the note (the /tco KPI).
                 "qualifier": _("only through the resale at book value") if resale else "",
                 "note": note,
@@ -374,6 +384,25 @@ def break_even_rows(
         )
     rows.sort(key=lambda r: r["month"])
     return rows
+
+
+def _buys(pair: Mapping[str, Any]) -> bool:
+    """Whether one of the pair is a purchase (keys are "<kind>:<source id>")."""
+    return any(str(pair.get(k) or "").startswith("buy:") for k in ("a", "b"))
+
+
+def break_even_basis(rows: Sequence[Mapping[str, Any]]) -> str:
+    """What the break-even months of `rows` count, where a purchase is kept longer than the
+    cost table holds it (`break_even_rows` kept_months); "" where nothing needs saying."""
+    kept = next((r["kept_months"] for r in rows if r.get("kept_months")), None)
+    if not kept:
+        return ""
+    return _(
+        "These months compare the cash paid by the end of each month over %(months)s months, "
+        "with bought hardware kept and resold at book value only in month %(months)s. The "
+        "totals above resell it at the end of the quoted period instead, so there buying can "
+        "cost less sooner."
+    ) % {"months": short_number(kept, 0)}
 
 
 def view(
@@ -405,7 +434,9 @@ def view(
     # name its legend gives it: a row "AWS p5.48xlarge stops being cheaper than Buy" beside a
     # chart that draws only AWS p5.4xlarge named a crossing nobody could find.
     shown_breaks = [b for b in long_breaks if b.get("a") in shown_keys and b.get("b") in shown_keys]
-    break_even = break_even_rows(shown_breaks, names)
+    # A plan's table reads the five-year view, not the cost table's period (`break_even_rows`).
+    kept = long.get("horizon_months") if long.get("break_even") else None
+    break_even = break_even_rows(shown_breaks, names, kept)
     tco_curves = []
     for curve in cost.get("tco") or []:
         if curve.get("key") not in shown_keys:
@@ -438,6 +469,7 @@ def view(
         "hours_per_month": cost.get("hours_per_month"),
         "price_list": cost.get("price_list"),
         "break_even": break_even,
+        "break_even_basis": break_even_basis(break_even),
         "break_even_utilization": cost.get("break_even_utilization") or [],
         "cost_per_million_tokens": cost.get("cost_per_million_tokens"),
         "storage_network_share": cost.get("storage_network_share"),

@@ -181,7 +181,10 @@ def break_even_rows(result: Mapping[str, Any]) -> list[dict[str, Any]]:
     view = cost.get("tco_options") or cost
     names = {str(o.get("key")): str(o.get("label") or "") for o in view.get("options") or []}
     pairs = [b for b in view.get("break_even") or [] if b.get("a") in names and b.get("b") in names]
-    return presenters.break_even_rows(pairs, names)
+    # The five-year view keeps bought hardware longer than the ways to pay hold it: the rows
+    # say so (`presenters.break_even_basis`).
+    kept = view.get("horizon_months") if view is not cost else None
+    return presenters.break_even_rows(pairs, names, kept)
 
 
 @dataclass(frozen=True)
@@ -274,6 +277,7 @@ def _quote_html(
             lang=lang,
             charts=images.images,
             break_even_rows=rows,
+            break_even_basis=presenters.break_even_basis(rows),
             one_off_hours=one_off_hours(plan.result or {}, plan.quote),
         )
         return templates.env.get_template("quotes/quote.html").render(ctx), images

@@ -9,6 +9,7 @@ from typing import Any
 from sqlmodel import Session
 
 from app.charts import figures
+from app.costs.presenters import break_even_basis
 from app.i18n import gettext
 from app.plans.models import Plan
 from app.plans.presenters import STATUS_NAMES
@@ -51,6 +52,7 @@ def shared_context(
         "tco": None if one_off is not None else figures.tco(cost.get("tco") or [], currency),
     }
     ctx["break_even_rows"] = [] if one_off is not None else break_even_rows(result)
+    ctx["break_even_basis"] = break_even_basis(ctx["break_even_rows"])
     ctx["live"] = live
     # The quote is in its own currency: the header's TWD/USD switch would change nothing.
     ctx["currency_fixed"] = True

@@ -283,6 +283,22 @@ def test_term_longer_than_need_is_paid_in_full(book: PriceBook) -> None:
     assert "outlasts" in term.note
 
 
+def test_a_contract_billing_past_the_need_has_no_break_even(book: PriceBook) -> None:
+    # QA: a 4-month need on a 12-month contract (280,000 × 12 = 3,360,000) against monthly
+    # rent (350,000 × 4 = 1,400,000). The contract's payments pass monthly rent's in month
+    # 1,400,000 / 280,000 = 5, after the need has ended: no break-even ("the contract stops
+    # being cheaper than monthly rent in month 5" of a contract dearer from the start).
+    c = compare_costs(use(months=4), book, horizon_months=12, term_months=12)
+    term, monthly = c.option("rent_term"), c.option("rent_monthly")
+    assert (term.total, monthly.total) == pytest.approx((3_360_000, 1_400_000))
+    be = next(b for b in c.break_even if {b.a, b.b} == {term.key, monthly.key})
+    assert be.month is None and not be.note
+    # Over a need as long as the horizon the same pair never crosses: the contract stays
+    # below monthly rent every month.
+    c = compare_costs(use(months=12), book, horizon_months=12, term_months=12)
+    assert all(b.month is None for b in c.break_even if "rent_term" in b.a + b.b)
+
+
 T8_CROSSOVER = [
     # T8: NT$50,000 / NT$120 = 416.67 h ("hourly beats monthly below ≈400 h/month")
     pytest.param("h100-1x", 50_000 / 120, id="T8 1×: 50,000 / 120 = 416.7 h"),
@@ -835,14 +851,18 @@ def test_break_even_is_where_the_curves_cross(
     usage = use(gpus=gpus, hours=hours, months=months)
     c = compare_costs(usage, seed003_book(), horizon_months=horizon)
     curves = {o.key: o.cumulative for o in c.options}
+    # The months the options pay for the need, whole months as monthly rent bills them:
+    # after them a curve is the payment schedule of a fixed total, and no crossing counts.
+    need_end = min(horizon, max(1, math.ceil(min(months, horizon) - 1e-9)))
     for be in c.break_even:
         a, b = curves[be.a], curves[be.b]
         diff = [x - y for x, y in zip(a, b, strict=True)]
         tol = 1e-6 * max(map(abs, (*a, *b)))
         if be.month is None:
-            # a is never dearer than b once they differ
-            assert all(d <= tol for d in diff), (be, diff)
+            # a is never dearer than b once they differ, while the need lasts
+            assert all(d <= tol for d in diff[: need_end + 1]), (be, diff)
             continue
+        assert be.month <= need_end + 1e-9
         if be.note:
             # Only the resale at the end of month m makes them cross: a is cheaper up to the
             # month before and not after the sale (the step lies inside month m).

@@ -63,3 +63,7 @@ def test_the_plan_pages_resale_qualifier_takes_the_pages_parentheses(
         )  # fmt: skip
         text = row.td.get_text("", strip=False) if row.td else ""
         assert want in text and wrong not in text, text
+        # The summary's month 12 is the 12-month cost table's (resold in month 12); the
+        # break-even table's 21.1 is the five-year view's, the hardware kept: it says so.
+        basis = page.select_one("p.break-even-basis")
+        assert basis is not None and "60" in basis.get_text(), lang

@@ -129,3 +129,28 @@ def test_the_pdf_prints_the_table_under_the_chart(
     chart = {"en": "Cumulative cost by month", "zh-TW": "每月累計成本"}[lang]
     tco = {"en": "Total cost of ownership by year", "zh-TW": "逐年總持有成本"}[lang]
     assert flat.index(chart) < flat.index(HEADING[lang]) < flat.index(tco)
+
+
+BASIS = {
+    "en": "These months compare the cash paid by the end of each month over 60 months, with "
+    "bought hardware kept and resold at book value only in month 60.",
+    "zh-TW": "以上月份比較 60 個月間每月底累計支付的金額：自購硬體持續持有，僅於第 60 個月按帳面價值轉售。",
+}
+
+
+def test_the_table_says_it_keeps_the_hardware_the_ways_to_pay_resell(
+    client: TestClient, cloud_quote: dict[str, Any], tmp_path: Path
+) -> None:
+    # QA: a 70B service's ways to pay priced buying for 12 months at NT$2,904,089 (resold at
+    # book value in month 12) under hourly rent's NT$4,204,800, while the table said buying
+    # is cheaper than hourly rent "from month 21.1" — the five-year view's crossing, the
+    # hardware kept (5,426,381 / (350,400 − 93,159) = 21.1). Both are right; the table now
+    # says which basis it counts on, on the share page and in the PDF.
+    lang = cloud_quote["lang"]
+    visitor = TestClient(client.app)
+    visitor.cookies.set("lang", lang)
+    soup = BeautifulSoup(visitor.get(cloud_quote["link"]).text, "html.parser")
+    basis = soup.select_one("p.break-even-basis")
+    assert basis is not None and basis.get_text(" ", strip=True).startswith(BASIS[lang])
+    text = _pdf_text(visitor, f"{cloud_quote['link']}/quote.pdf", tmp_path, lang=lang)
+    assert re.sub(r"\s+", "", BASIS[lang]) in re.sub(r"\s+", "", text)

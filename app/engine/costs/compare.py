@@ -108,13 +108,20 @@ def resolve(
     )
 
 
-def break_evens(options: list[CostOption]) -> list[BreakEven]:
+def break_evens(options: list[CostOption], until: float | None = None) -> list[BreakEven]:
     """Break-even month for every pair of options (cheaper-first option as `a`).
 
     A crossing that exists only because bought hardware is resold at book value is the
     month of the sale, a whole month with its `note` (QA H2): the resale is paid at once at
     the end of that month, so interpolating across it ("month 59.4") names a month in which
     nothing crosses.
+
+    until: the last month the options pay for the need (`_need_end`); a crossing after it is
+    none (month None). Past the need each curve is the payment schedule of a total already
+    fixed, not the cost of using the capacity longer: a 12-month contract for a 5-day job
+    keeps billing NT$840,000 a month while monthly rent stopped at NT$1,050,000, so its
+    curve passes monthly rent's in month 1.25 — "the contract stops being cheaper than
+    monthly rent", of a contract that costs NT$10,080,000 against NT$1,050,000 (QA).
     """
     out: list[BreakEven] = []
     for i, x in enumerate(options):
@@ -124,8 +131,18 @@ def break_evens(options: list[CostOption]) -> list[BreakEven]:
             note = _resale_note(a, b, month)
             if note and month is not None:
                 month = float(math.ceil(month - 1e-9))
+            if month is not None and until is not None and month > until + 1e-9:
+                month, note = None, ""
             out.append(BreakEven(a.key, b.key, month, note))
     return out
+
+
+def _need_end(ctx: Context) -> float:
+    """The last month-end at which the options still pay for the need: the need or the
+    rental period quoted, in the whole months monthly rent bills and bought hardware is
+    held, within the horizon (`break_evens` until)."""
+    months = max(ctx.covered, ctx.period_covered)
+    return min(float(ctx.horizon), max(1.0, float(math.ceil(months - 1e-9))))
 
 
 def _resale_note(a: CostOption, b: CostOption, month: float | None) -> str:
@@ -480,7 +497,7 @@ def compare_costs(
     )
     return CostComparison(
         options=options,
-        break_even=break_evens(runnable),
+        break_even=break_evens(runnable, until=_need_end(ctx)),
         cheapest=cheapest.key,
         storage_network_share=share,
         warnings=warnings,
