@@ -128,9 +128,12 @@ class QuoteLineIn(NumbersNotBooleans, BaseModel):
     def _not_below_the_smallest_unit(cls, v: Decimal | None) -> Decimal | None:
         # Quantities and months are kept to 0.0001 (pricing.QUANTITY_PLACES): a positive
         # one below that (QA: a quantity of 1e-30 was saved) prices a line at 0 and prints as
-        # 0 × its price; 0 itself stays a quantity of nothing.
+        # 0 × its price. A quantity of 0 printed the same on the customer's document
+        # (「導入與模型調校服務 … 0 … NT$0」, QA): a line left out is removed, not zeroed.
+        if v is not None and v == 0:
+            raise ValueError(N_("must be more than 0: remove the line to leave it out"))
         if v is not None and 0 < v < SMALLEST_QUANTITY:
-            raise ValueError(N_("must be 0 or at least 0.0001"))
+            raise ValueError(N_("must be at least 0.0001"))
         return v
 
     @model_validator(mode="after")

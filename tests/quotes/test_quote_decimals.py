@@ -145,3 +145,22 @@ def test_a_line_may_come_to_at_most_ten_trillion(
     assert client.get("/api/v1/plans", headers=a.headers).json()["total"] == before  # no save
     zh = client.post("/api/v1/plans", json=body, headers={**a.headers, "Accept-Language": "zh-TW"})
     assert "十兆" in zh.json()["detail"][0]["msg"]
+
+
+@pytest.mark.parametrize("quantity", ["0", "0.0", "-0"])
+def test_a_line_of_quantity_zero_is_refused_not_printed(client: TestClient, quantity: str) -> None:
+    # QA: quantity 0 was saved, and the customer's PDF printed 「導入與模型調校服務 … 0 …
+    # NT$0」. A line left out is removed; a free item keeps quantity 1 at a price of 0.
+    a = make_account(client, "sales")
+    c = _customer(client, a)
+    line = {"description": "Onboarding", "unit_price": "150000", "quantity": quantity}
+    body = {"name": "zero", "workload": {"model": {"preset": "llama-3.1-8b"}, "task": "lora"},
+            "customer_id": c["id"], "quote": {"lines": [line]}}  # fmt: skip
+    r = client.post("/api/v1/plans", json=body, headers={**a.headers, "Accept-Language": "en"})
+    assert r.status_code == 422, r.text
+    (detail,) = r.json()["detail"]
+    assert detail["loc"] == ["body", "quote", "lines", 0, "quantity"]
+    assert "remove the line" in detail["msg"]
+    free = {"description": "Onboarding", "unit_price": "0", "quantity": "1"}
+    r = client.post("/api/v1/plans", json={**body, "quote": {"lines": [free]}}, headers=a.headers)
+    assert r.status_code == 201, r.text

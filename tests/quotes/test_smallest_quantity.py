@@ -1,6 +1,8 @@
 """A positive quantity or months below 0.0001 (pricing.QUANTITY_PLACES, the precision lines
 keep) is refused naming the field (QA fuzz: a quantity of 1e-30 was a 201, a line priced at
-NT$0 that printed as "0 × NT$1,000"); 0 stays a quantity of nothing."""
+NT$0 that printed as "0 × NT$1,000"). A quantity of 0 is refused too: the customer's PDF
+printed the line at 0 × its price (QA, 2026-12-07); a line left out is removed
+(tests/quotes/test_quote_decimals.py)."""
 
 from __future__ import annotations
 
@@ -15,8 +17,8 @@ from tests.quotes.test_quote_life import WORKLOAD
     ("field", "value", "ok"),
     [("quantity", "1e-30", False), ("quantity", "0.00005", False), ("months", "1e-9", False),
      # a line's amount must still be whole NT$: 10,000 × 0.0001 × 1 = 1; 2,500 × 2 × 0.0548
-     # = 274; 0 × anything = 0
-     ("quantity", "0.0001", True), ("quantity", "0", True), ("months", "0.0548", True)],
+     # = 274
+     ("quantity", "0.0001", True), ("months", "0.0548", True)],
 )  # fmt: skip
 def test_a_quantity_below_the_smallest_unit_is_refused(
     client: TestClient, field: str, value: str, ok: bool
