@@ -177,3 +177,24 @@
     if (target) target.focus({ preventScroll: false });
   });
 })();
+
+// A plan page's sections save on their own (the quote builder swaps itself in): the page's
+// other forms of that plan then carry the version just saved, or the next one — "Change
+// status" after "Save quote" — was refused as someone else's edit (QA). The version in the
+// page's heading follows.
+(function () {
+  "use strict";
+  document.addEventListener("htmx:afterSettle", function (event) {
+    var swapped = event.detail && event.detail.elt;
+    var drawn = swapped && swapped.closest ? swapped.closest("[data-plan-version]") : null;
+    if (!drawn) drawn = document.querySelector("#quote-builder[data-plan-version]");
+    if (!drawn) return;
+    var id = drawn.getAttribute("data-plan-id");
+    var version = drawn.getAttribute("data-plan-version");
+    document.querySelectorAll("form[action^='/plans/" + id + "/'] input[type=hidden][name=version]")
+      .forEach(function (input) { input.value = version; });
+    document.querySelectorAll(".plan-version[data-plan-id='" + id + "']").forEach(function (el) {
+      el.textContent = version;
+    });
+  });
+})();

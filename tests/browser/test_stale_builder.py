@@ -60,3 +60,53 @@ def test_a_stale_quote_save_keeps_the_line_and_says_why(
     expect(builder.locator("#f-line-0-description")).to_have_value("Onsite support, 3 visits")
     expect(builder.locator("input[name=version]")).to_have_value("2")
     ctx.close()
+
+
+@pytest.mark.parametrize(
+    ("lang", "save", "change", "lost"),
+    [
+        ("en", "Save quote", "Change status", "The status was not changed"),
+        ("zh-TW", "儲存報價", "變更狀態", "狀態未變更"),
+    ],
+)
+def test_a_status_change_after_saving_the_quote_is_not_taken_for_someone_elses(
+    browser: Browser,
+    base_url: str,
+    settings: Settings,
+    lang: str,
+    save: str,
+    change: str,
+    lost: str,
+) -> None:
+    """QA: the quote builder saved version 2 and swapped itself in, but the page's status
+    form still said version 1: "Change status" right after was refused as a colleague's edit
+    ("you had version 1, it is now at version 2") and the status was lost."""
+    email = _user(settings, "sales")
+    engine = make_engine(settings.database_url)
+    with Session(engine) as s:
+        owner = s.exec(User.__table__.select().where(User.email == email)).one()  # type: ignore[attr-defined]
+        plan = service.create_plan(
+            session=s,
+            owner=s.get(User, owner.id),
+            name="Then a status",
+            workload=WORKLOAD,  # type: ignore[arg-type]
+        )
+        plan_id = plan.id
+    ctx = browser.new_context(extra_http_headers={"Accept-Language": "en"})
+    page = ctx.new_page()
+    sign_in(page, base_url, email, f"/plans/{plan_id}")
+    page.goto(f"{base_url}/set-language?lang={lang}&next=/plans/{plan_id}")
+    builder = page.locator("#quote-builder")
+    builder.locator("#f-line-0-description").fill("Onsite support, 3 visits")
+    builder.get_by_role("button", name=save).click()
+    expect(builder.locator("input[name=version]").first).to_have_value("2")
+    # the page's other forms and its heading follow the builder's save
+    expect(page.locator("form.status-form input[name=version]")).to_have_value("2")
+    expect(page.locator(".plan-version")).to_have_text("2")
+    page.select_option("#f-status", "lost")
+    page.locator("form.status-form").get_by_role("button", name=change).click()
+    page.wait_for_load_state()
+    expect(page.locator("[role=alert]", has_text=lost)).to_have_count(0)
+    with Session(engine) as s:
+        assert service.get_plan(session=s, plan_id=plan_id).status == "lost"  # type: ignore[arg-type]
+    ctx.close()

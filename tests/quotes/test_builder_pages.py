@@ -324,3 +324,30 @@ def test_customers_of_one_name_can_be_told_apart_in_the_builder() -> None:
         ("3", "Acme Corp · ops@acme.example"),
         ("4", "Beta"),
     ]
+
+
+@pytest.mark.parametrize(
+    ("lang", "words"),
+    [("en", "No customer record chosen"), ("zh-TW", "尚未選擇客戶資料")],
+)
+def test_an_unlinked_quote_says_what_it_is_quoted_in(
+    client: TestClient, lang: str, words: str
+) -> None:
+    # QA: a plan saved as 「Acme Robotics」 (the record is 「Acme Robotics Inc.」, an export
+    # customer billed in US$) linked no record, and its quote went out in NT$ with 5% tax
+    # without a word. The builder's customer field says what an unlinked quote uses.
+    sales = make_account(client, "sales")
+    c = _customer(client, sales)
+    linked = _plan(client, sales, c["id"], {"lines": [{"option_key": TERM}]})
+    unlinked = client.post(
+        "/api/v1/plans",
+        json={"name": "Unlinked", "customer": "Acme Robotics", "workload": linked["workload"]},
+        headers=sales.headers,
+    ).json()
+    pages = TestClient(client.app, follow_redirects=False)
+    sign_in(pages, sales.user)
+    h = {"Accept-Language": lang}
+    for plan, shown in ((unlinked, True), (linked, False)):
+        page = BeautifulSoup(pages.get(f"/plans/{plan['id']}", headers=h).text, "html.parser")
+        hint = page.select_one("#quote-builder #hint-customer_id")
+        assert (hint is not None and words in hint.get_text()) == shown, plan["name"]
