@@ -142,13 +142,15 @@ def test_the_monthly_price_and_the_tier_table_say_excl_tax(
     soup = get_soup("/assess?task=lora&size=7&data=1&deadline=7")
     heading = soup.select_one("#price-heading").get_text(strip=True)
     # the stacked label (a phone) keeps "(excl. tax)" whole: a no-break space inside it
-    rent = "月租（未稅）" if lang == "zh-TW" else "Monthly rent (excl.\u00a0tax)"
+    # at list price: the estimate runs down to the 12-month contract price, below a row's
+    # list-price range (QA: NT$80,000 for 2 × H100 under the multi-GPU row's NT$100,000–)
+    rent = "月租牌價（未稅）" if lang == "zh-TW" else "Monthly rent at list price (excl.\u00a0tax)"
     assert heading == ("每月價格（未稅）" if lang == "zh-TW" else "Monthly price (excl. tax)")
     assert soup.select_one(".price-range").get_text(strip=True) == "NT$40,000 – NT$50,000"
     table = soup.select_one("#result table.tier-table")
-    # Two lines in the header (a long one did not fit the 1440 px result column in English).
+    # Three lines in the header (a long one did not fit the 1440 px result column in English).
     assert table.select("thead th")[-1].get_text("|", strip=True) == (
-        "月租|（未稅）" if lang == "zh-TW" else "Monthly rent|(excl. tax)"
+        "月租|牌價|（未稅）" if lang == "zh-TW" else "Monthly rent|at list price|(excl. tax)"
     )
     assert {td["data-label"] for td in table.select("tbody td.num")} == {rent}
 
