@@ -434,6 +434,26 @@ def _check_tax_rate(session: Session, plan: Plan, quote: Mapping[str, Any]) -> N
         raise errors.Invalid(DOMESTIC_AT_ZERO, field="quote.tax_rate", name=customer.name)
 
 
+#: The customer's record changed its billing currency after the quote was saved.
+CURRENCY_MOVED: Final = N_(
+    "is %(old)s, but %(name)s is now billed in %(new)s: save the quote again to price it in "
+    "%(new)s, then send"
+)
+
+
+def _check_currency(session: Session, plan: Plan, quote: Mapping[str, Any]) -> None:
+    """The quote goes out in the currency its customer is billed in. A customer record
+    switched from US$ to NT$ after the quote was saved kept the draft in US$, and "Send"
+    sent it so without a word (QA); a save prices it anew (`plans.service._billed_anew`)."""
+    customer = session.get(Customer, plan.customer_id) if plan.customer_id is not None else None
+    stored = str(quote.get("currency") or "")
+    if customer is not None and stored and customer.currency != stored:
+        raise errors.Invalid(
+            CURRENCY_MOVED, field="quote.currency", old=stored, new=customer.currency,
+            name=customer.name,
+        )  # fmt: skip
+
+
 def _seen(session: Session, plan: Plan, version: int | None) -> None:
     """Conflict when what the user saw at `version` (None: not said) has changed since, other
     than the status (`plans.content_changed_since`)."""
@@ -502,6 +522,7 @@ def send_quote(
             N_("is in the past: set a new validity date"), field="quote.valid_until"
         )
     _check_tax_rate(session, plan, quote)
+    _check_currency(session, plan, quote)
     if plans.needs_discount_approval(plan, owner=_owner(session, plan), limit_pct=limit_pct):
         raise QuoteStateError(
             N_("a discount of %(pct)s%% is over the %(limit)s%% limit: an admin must approve it"),

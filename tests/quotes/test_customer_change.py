@@ -194,3 +194,35 @@ def test_the_revision_diff_names_the_customer_and_the_tax_rate_and_the_line_chan
     assert customer == ["國內客戶甲", "Export Buyer"]
     tax = next(v for k, v in rows.items() if "tax" in k.lower())
     assert tax == ["5%", "0%"]
+
+
+def test_a_quote_is_not_sent_in_a_currency_its_customer_no_longer_pays_in(
+    client: TestClient,
+) -> None:
+    # QA: the customer record switched from US$ to NT$ after its draft was saved; the builder
+    # still showed US$ and "Send" sent the quote in US$ without a word. Sending now says to
+    # save the quote again (which prices it in NT$), in the request's language.
+    a = make_account(client, "sales")
+    c = _customer(client, a, name="Acme Robotics Inc.", tax_id="", currency="USD",
+                  export=True, language="en")  # fmt: skip
+    p = _plan(client, a, c["id"], {"lines": [{"option_key": TERM}]})
+    assert p["quote"]["currency"] == "USD"
+    r = client.put(f"/api/v1/customers/{c['id']}", json={"currency": "TWD"}, headers=a.headers)
+    assert r.status_code == 200, r.text
+    send = f"/api/v1/plans/{p['id']}/send"
+    r = client.post(send, headers={**a.headers, "Accept-Language": "en"})
+    assert r.status_code == 422, r.text
+    (detail,) = r.json()["detail"]
+    assert detail["loc"] == ["body", "quote", "currency"]
+    assert detail["msg"] == (
+        "is USD, but Acme Robotics Inc. is now billed in TWD: save the quote again to price "
+        "it in TWD, then send"
+    )
+    zh = client.post(send, headers={**a.headers, "Accept-Language": "zh-TW"})
+    assert "現以 TWD 計費" in zh.json()["detail"][0]["msg"]
+    assert client.get(f"/api/v1/plans/{p['id']}", headers=a.headers).json()["status"] == "draft"
+    # saved again, it is in NT$ and goes out
+    r = _put(client, a.headers, p, quote={"lines": [{"option_key": TERM}]})
+    assert r.status_code == 200, r.text
+    assert r.json()["quote"]["currency"] == "TWD"
+    assert client.post(send, headers=a.headers).status_code == 200
