@@ -18,8 +18,7 @@ Conventions (follow them in every page)
   ``{{ _("Planner") }}``, ``{% trans %}…{% endtrans %}``, ``{{ _("%(n)s GPUs", n=4) }}``
   (newstyle gettext: keyword placeholders, auto-escaped; in Chinese the space beside a
   placeholder goes where its value meets Chinese with Chinese, ``i18n.close_wide_gaps``).
-  Python strings use
-  ``app.i18n.gettext``/``N_``. Translations go into a ``.po`` file in
+  Python strings use ``app.i18n.gettext``/``N_``. Translations go into a ``.po`` file in
   ``app/locale/zh_Hant_TW/LC_MESSAGES/`` (each area may keep its own ``<area>.po``).
 * Context every template gets: ``request``, ``lang`` ("zh-TW"|"en"), ``currency``
   ("TWD"|"USD"), ``csrf_token``, ``price_list`` (the PriceBook or None), ``nav_active``

@@ -5,7 +5,7 @@ nothing, the page looked saved, and the line was lost on the next reload)."""
 from __future__ import annotations
 
 import pytest
-from playwright.sync_api import Browser, expect
+from playwright.sync_api import Browser, BrowserContext, Page, expect
 from sqlmodel import Session
 
 from app.accounts.models import User
@@ -19,6 +19,29 @@ from tests.quotes.test_quote_life import WORKLOAD
 pytestmark = pytest.mark.browser
 
 
+def _open_new_plan(
+    browser: Browser, base_url: str, settings: Settings, lang: str, name: str
+) -> tuple[BrowserContext, Page, int, int]:
+    """(context, page, plan id, owner id): a new sales user's new plan, opened signed in, in
+    `lang`."""
+    email = _user(settings, "sales")
+    with Session(make_engine(settings.database_url)) as s:
+        owner = s.exec(User.__table__.select().where(User.email == email)).one()  # type: ignore[attr-defined]
+        plan = service.create_plan(
+            session=s,
+            owner=s.get(User, owner.id),
+            name=name,
+            workload=WORKLOAD,  # type: ignore[arg-type]
+        )
+        assert plan.id is not None
+        plan_id, owner_id = plan.id, owner.id
+    ctx = browser.new_context(extra_http_headers={"Accept-Language": "en"})
+    page = ctx.new_page()
+    sign_in(page, base_url, email, f"/plans/{plan_id}")
+    page.goto(f"{base_url}/set-language?lang={lang}&next=/plans/{plan_id}")
+    return ctx, page, plan_id, owner_id
+
+
 @pytest.mark.parametrize(
     ("lang", "save", "message"),
     [
@@ -29,21 +52,8 @@ pytestmark = pytest.mark.browser
 def test_a_stale_quote_save_keeps_the_line_and_says_why(
     browser: Browser, base_url: str, settings: Settings, lang: str, save: str, message: str
 ) -> None:
-    email = _user(settings, "sales")
     engine = make_engine(settings.database_url)
-    with Session(engine) as s:
-        owner = s.exec(User.__table__.select().where(User.email == email)).one()  # type: ignore[attr-defined]
-        plan = service.create_plan(
-            session=s,
-            owner=s.get(User, owner.id),
-            name="Stale",
-            workload=WORKLOAD,  # type: ignore[arg-type]
-        )
-        plan_id, actor_id = plan.id, owner.id
-    ctx = browser.new_context(extra_http_headers={"Accept-Language": "en"})
-    page = ctx.new_page()
-    sign_in(page, base_url, email, f"/plans/{plan_id}")
-    page.goto(f"{base_url}/set-language?lang={lang}&next=/plans/{plan_id}")
+    ctx, page, plan_id, actor_id = _open_new_plan(browser, base_url, settings, lang, "Stale")
     builder = page.locator("#quote-builder")
     builder.locator("#f-line-0-description").fill("Onsite support, 3 visits")
     with Session(engine) as s:  # a colleague saves first
@@ -81,21 +91,8 @@ def test_a_status_change_after_saving_the_quote_is_not_taken_for_someone_elses(
     """QA: the quote builder saved version 2 and swapped itself in, but the page's status
     form still said version 1: "Change status" right after was refused as a colleague's edit
     ("you had version 1, it is now at version 2") and the status was lost."""
-    email = _user(settings, "sales")
     engine = make_engine(settings.database_url)
-    with Session(engine) as s:
-        owner = s.exec(User.__table__.select().where(User.email == email)).one()  # type: ignore[attr-defined]
-        plan = service.create_plan(
-            session=s,
-            owner=s.get(User, owner.id),
-            name="Then a status",
-            workload=WORKLOAD,  # type: ignore[arg-type]
-        )
-        plan_id = plan.id
-    ctx = browser.new_context(extra_http_headers={"Accept-Language": "en"})
-    page = ctx.new_page()
-    sign_in(page, base_url, email, f"/plans/{plan_id}")
-    page.goto(f"{base_url}/set-language?lang={lang}&next=/plans/{plan_id}")
+    ctx, page, plan_id, _ = _open_new_plan(browser, base_url, settings, lang, "Then a status")
     builder = page.locator("#quote-builder")
     builder.locator("#f-line-0-description").fill("Onsite support, 3 visits")
     builder.get_by_role("button", name=save).click()
