@@ -298,11 +298,11 @@ def test_runs_the_memory_model_says_would_not_fit_are_flagged(
     marked = {
         tr["id"].removeprefix("run-")
         for tr in soup.select("table.validation-runs tbody tr")
-        if tr.select_one(".overflow")
+        if tr.select_one(".unfit-note")
     }
     assert marked == flagged
     words = "over GPU memory" if lang == "en" else "超出 GPU 記憶體"
-    said = soup.select_one("#run-llama-3\\.1-405b-train .overflow")
+    said = soup.select_one("#run-llama-3\\.1-405b-train .unfit-note")
     assert words in said.get_text()
     # said as the engine's pessimism about a run that ran, not in red (QA)
     assert ("ran as published" if lang == "en" else "已實際執行") in said.get_text()
