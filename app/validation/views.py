@@ -41,6 +41,15 @@ METRIC_LABELS: Final = {
     "ITL": N_("inter-token latency"),
     "request latency": N_("request latency"),
     "images/h per GPU": N_("images/h per GPU"),
+    "memory per GPU (nvidia-smi)": N_("memory per GPU as nvidia-smi shows it"),
+    "memory per GPU (allocated)": N_("tensor memory allocated per GPU"),
+}
+# A row's unit beside its metric: symbols (GPU-h, GB, ms, tokens/s) as written, words in the
+# page's language; none where it repeats the metric ("days (days)").
+UNIT_LABELS: Final = {
+    "days": N_("days"),
+    "images/h": N_("images/h"),
+    "tokens/s per GPU": N_("tokens/s per GPU"),
 }
 TASK_LABELS: Final = {
     "pretrain": N_("Pre-training"),
@@ -86,6 +95,7 @@ class RowView:
     row: ValidationRow
     category: str
     metric: str
+    unit: str  # "" where the metric says it already
     task: str
     split: str
     gpu_name: str
@@ -115,6 +125,7 @@ def validation_page(params: Mapping[str, str]) -> dict[str, Any]:
             row=r,
             category=label(CATEGORY_LABELS, r.category),
             metric=label(METRIC_LABELS, r.metric),
+            unit="" if r.unit == r.metric else label(UNIT_LABELS, r.unit),
             task=label(TASK_LABELS, r.task),
             split=label(SPLIT_LABELS, r.split),
             gpu_name=names.get(r.gpu, r.gpu),

@@ -377,3 +377,32 @@ def test_the_sources_words_are_marked_as_english_on_a_chinese_page(
     marked = {"zh-TW": "en", "en": None}[lang]
     assert {n.get("lang") for n in notes} == {marked}
     assert {q.get("lang") for q in quotes} == {marked}
+
+
+def test_every_compared_figure_is_named_in_the_page_language(
+    get_soup: Callable[..., BeautifulSoup], lang: str
+) -> None:
+    """QA: the 中文 page named the memory runs' figure in English ("memory per GPU
+    (nvidia-smi)"): the engine's metric names had no label there. Every metric a row can
+    have is labelled, and no row's "Compared" cell is an engine key."""
+    from app.engine import memory_validation
+    from app.validation.views import METRIC_LABELS
+
+    assert {"memory per GPU (nvidia-smi)", "memory per GPU (allocated)"} <= set(METRIC_LABELS)
+    metrics = {r.metric for r in service.all_rows()}
+    assert metrics <= set(METRIC_LABELS), metrics - set(METRIC_LABELS)
+    soup = get_soup("/validation")
+    compared = [td.get_text(" ", strip=True) for td in soup.select("table.validation-runs td")
+                if td.get("data-label") in ("Compared", "比較項目")]  # fmt: skip
+    assert len(compared) == len(service.all_rows())
+    memory = [c for c in compared if "nvidia-smi" in c]
+    assert len(memory) == len(memory_validation.rows())
+    said = "nvidia-smi 顯示的每張 GPU 記憶體" if lang == "zh-TW" else (
+        "memory per GPU as nvidia-smi shows it")  # fmt: skip
+    assert all(c.startswith(said) for c in memory), memory
+    assert not any(key in c for c in compared for key in METRIC_LABELS if lang == "zh-TW")
+    # a unit is not said twice: the MLPerf LoRA run compares days, not "days (days)"
+    mlperf = soup.select_one(
+        "#run-mlperf-v4\\.0-llama2-70b-lora-8xh100 td[data-label]:nth-of-type(2)"
+    )
+    assert mlperf.get_text(" ", strip=True) == ("天" if lang == "zh-TW" else "days")
