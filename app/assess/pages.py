@@ -79,7 +79,7 @@ def request_quote(
             errors=named,
             lead=form,
             lead_limited=_(
-                "Answer the three questions first: your request goes with the tier they give."
+                "Answer the questions above first: your request goes with the tier they give."
             ),
         )
         if is_fragment(request):

@@ -120,8 +120,29 @@ class Assessment:
         return self.resp is not None
 
 
+#: The questions each task asks besides what to do and the model's size (the page shows
+#: only these once a task is chosen): training asks for its data and deadline, serving for
+#: its users at once; image generation for neither. A deadline sizes nothing a service or an
+#: image model serves (the engine plans both by load), so it is not asked there.
+TRAINING_TASKS: Final = ("lora", "full_finetune", "pretrain")
+QUESTIONS_FOR: Final = {
+    **{t: ("data", "deadline") for t in TRAINING_TASKS},
+    "inference": ("users",),
+    "image": (),
+}
+
+
 def answers_from(query: Mapping[str, str]) -> dict[str, str]:
-    return {k: str(query.get(k, "")).strip()[:40] for k in ANSWER_FIELDS}
+    """The answers, without those to a question the chosen task does not ask (a radio
+    answered before the task changed, or an old link's): they size nothing and would be
+    carried into the quote request as if they had."""
+    answers = {k: str(query.get(k, "")).strip()[:40] for k in ANSWER_FIELDS}
+    asked = QUESTIONS_FOR.get(answers["task"])
+    if asked is not None:
+        for k in ("data", "deadline", "users"):
+            if k not in asked:
+                answers[k] = ""
+    return answers
 
 
 def _valid(value: str, options: tuple[Option, ...]) -> bool:
@@ -166,7 +187,7 @@ def build_request(
         errors["data"] = _("Choose how much data you have.")
     if inference and not _valid(answers.get("users", ""), USERS_OPTIONS):
         errors["users"] = _("Choose how many people use it at once.")
-    if not _valid(answers.get("deadline", ""), DEADLINE_OPTIONS):
+    if not inference and not image and not _valid(answers.get("deadline", ""), DEADLINE_OPTIONS):
         errors["deadline"] = _("Choose when you need the results.")
     if errors:
         return None, errors
@@ -186,7 +207,7 @@ def build_request(
         # Seed 003 T3 sizes serving with a quantised model (vLLM): 4-bit weights.
         data["concurrency"] = int(answers["users"])
         data["precision"] = "int4"
-    if answers.get("deadline") != "none":
+    if not inference and not image and answers.get("deadline") != "none":
         data["deadline_days"] = float(answers["deadline"])
     try:
         return EstimateRequest.model_validate(data), {}

@@ -40,6 +40,28 @@ def en(page: Page) -> Page:
     return page
 
 
+def test_serving_is_assessed_in_three_questions(
+    en: Page, base_url: str, console_errors: list[str]
+) -> None:
+    # What to do, how big, how many users: the deadline question (it sizes nothing a service
+    # serves) is not shown for serving, and the tier comes without it.
+    page = en
+    page.goto(f"{base_url}/assess")
+    page.get_by_text("Adapt a model to our data").click()
+    expect(page.locator("fieldset#q-deadline")).to_be_visible()
+    page.get_by_text("Serve a model to users").click()
+    expect(page.locator("fieldset#q-deadline")).to_be_hidden()
+    expect(page.locator("fieldset#q-data")).to_be_hidden()
+    visible = page.locator("fieldset.question:visible")
+    expect(visible).to_have_count(3)
+    page.locator("label[for=size-70]").click()
+    page.locator("label[for=users-200]").click()
+    page.get_by_role("button", name="Show my tier").click()
+    expect(page.locator("section#result .tier-name")).to_have_text("Multi-GPU")
+    expect(page).not_to_have_url(re.compile(r"deadline="))
+    assert console_errors == []
+
+
 def test_self_assessment_end_to_end(en: Page, base_url: str, console_errors: list[str]) -> None:
     page = en
     page.goto(f"{base_url}/assess")

@@ -81,6 +81,41 @@ def test_missing_answers_are_listed(get_soup: Callable[..., BeautifulSoup]) -> N
     assert soup.select_one("#err-deadline").get_text(strip=True)
 
 
+@pytest.mark.parametrize(
+    ("query", "tier"),
+    [("task=inference&size=70&users=200", "multi_gpu"), ("task=image&size=13", "single_gpu")],
+)
+def test_serving_and_images_are_not_asked_for_a_deadline(
+    get_soup: Callable[..., BeautifulSoup], web: TestClient, query: str, tier: str
+) -> None:
+    # QA: a chat service or an image model was refused its tier until "How soon do you need
+    # the results? The deadline decides how many GPUs work in parallel" was answered, and the
+    # answer changed nothing: the engine sizes both by their load (70B int4 for 200 users
+    # is 6 H100 with a deadline of 7 days, of 30, or none).
+    soup = get_soup(f"/assess?{query}")
+    assert soup.select_one(f"section#result .tier-result.{tier}")
+    assert not soup.select_one("#err-deadline").get_text(strip=True)
+    asked = soup.select_one("fieldset#q-deadline")["data-show-for"].split()
+    assert asked == ["lora", "full_finetune", "pretrain"]
+    # a deadline in the link (an answer left from a training task, an old link) is dropped:
+    # the same plan, no deadline in the planner link or the quote request's answers
+    with_deadline = get_soup(f"/assess?{query}&deadline=7")
+    plan = "section#result a[href^='/plan?']"
+    assert with_deadline.select_one(plan)["href"] == soup.select_one(plan)["href"]
+    assert "deadline_days=&" in soup.select_one(plan)["href"] + "&"
+    assert not with_deadline.select("form[action='/assess/quote'] input[name=deadline]")
+    assert with_deadline.select_one("input[name=deadline][checked]") is None
+
+
+def test_training_still_needs_its_deadline(get_soup: Callable[..., BeautifulSoup]) -> None:
+    soup = get_soup("/assess?task=lora&size=7&data=1")
+    assert not soup.select_one("section#result .tier-result")
+    assert soup.select_one("#err-deadline").get_text(strip=True)
+    # and a serving question answered before the task changed is dropped, not carried
+    soup = get_soup("/assess?task=lora&size=7&data=1&deadline=7&users=1000")
+    assert not soup.select("form[action='/assess/quote'] input[name=users]")
+
+
 def test_an_answer_that_is_given_but_wrong_is_not_called_missing(
     get_soup: Callable[..., BeautifulSoup], lang: str
 ) -> None:
@@ -206,9 +241,9 @@ def test_a_quote_request_without_its_answers_names_the_questions(
     )
     note = BeautifulSoup(swapped.text, "html.parser").select_one("#quote #lead-limited")
     assert note is not None and note.get_text(strip=True) == (
-        "請先回答上面三個問題：您的需求會連同問題得出的規模落點一起送出。"
+        "請先回答上面的問題：您的需求會連同問題得出的規模落點一起送出。"
         if lang == "zh-TW"
-        else "Answer the three questions first: your request goes with the tier they give."
+        else "Answer the questions above first: your request goes with the tier they give."
     )
     assert _lead_count(web) == before
 
