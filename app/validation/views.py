@@ -11,7 +11,7 @@ from app.engine.formatting import number
 from app.engine.gpus import default_gpus
 from app.engine.validation import ValidationRow
 from app.errors import Invalid
-from app.i18n import N_
+from app.i18n import N_, paren
 from app.i18n import gettext as _
 from app.validation import service
 
@@ -31,7 +31,7 @@ CATEGORY_LABELS: Final = {
 }
 METRIC_LABELS: Final = {
     "GPU-hours": N_("GPU-hours"),
-    "days": N_("days"),
+    "days": N_("time to finish"),
     "throughput": N_("throughput"),
     "output tokens/s": N_("output tokens/s"),
     "output tokens/s per GPU": N_("output tokens/s per GPU"),
@@ -45,9 +45,10 @@ METRIC_LABELS: Final = {
     "memory per GPU (allocated)": N_("tensor memory allocated per GPU"),
 }
 # A row's unit beside its metric: symbols (GPU-h, GB, ms, tokens/s) as written, words in the
-# page's language; none where it repeats the metric ("days (days)").
+# page's language; none where it repeats the metric.
 UNIT_LABELS: Final = {
     "days": N_("days"),
+    "minutes": N_("minutes"),
     "images/h": N_("images/h"),
     "tokens/s per GPU": N_("tokens/s per GPU"),
 }
@@ -96,10 +97,24 @@ class RowView:
     category: str
     metric: str
     unit: str  # "" where the metric says it already
+    # what the row's figures are multiplied by on the page: 1, or 1,440 for a run of less
+    # than a day shown in minutes (MLPerf's LoRA run: 27.15 minutes, not "0.0189 days")
+    scale: float
     task: str
     split: str
     gpu_name: str
     gpu_count: str
+
+
+MINUTES_PER_DAY: Final = 1440.0
+
+
+def _shown_unit(row: ValidationRow) -> str:
+    """The unit the page shows a row in: its own, or minutes for a run of under a day (the
+    API keeps days)."""
+    if row.unit == "days" and max(row.predicted, row.reported) < 1:
+        return "minutes"
+    return row.unit
 
 
 def _gpu_names() -> dict[str, str]:
@@ -125,7 +140,8 @@ def validation_page(params: Mapping[str, str]) -> dict[str, Any]:
             row=r,
             category=label(CATEGORY_LABELS, r.category),
             metric=label(METRIC_LABELS, r.metric),
-            unit="" if r.unit == r.metric else label(UNIT_LABELS, r.unit),
+            unit=label(UNIT_LABELS, _shown_unit(r)) if _shown_unit(r) != r.metric else "",
+            scale=MINUTES_PER_DAY if _shown_unit(r) == "minutes" else 1.0,
             task=label(TASK_LABELS, r.task),
             split=label(SPLIT_LABELS, r.split),
             gpu_name=names.get(r.gpu, r.gpu),
@@ -136,9 +152,11 @@ def validation_page(params: Mapping[str, str]) -> dict[str, Any]:
     points = [
         {
             "label": _heading(v.category),
-            "predicted": v.row.predicted,
-            "reported": v.row.reported,
-            "text": f"{v.row.model} · {v.gpu_name} × {v.gpu_count} · {v.metric}",
+            # in the unit the table shows (each run's own: the axes mix units)
+            "predicted": v.row.predicted * v.scale,
+            "reported": v.row.reported * v.scale,
+            "text": f"{v.row.model} · {v.gpu_name} × {v.gpu_count} · {v.metric}"
+            + (paren(v.unit) if v.unit else ""),
         }
         for v in views
     ]

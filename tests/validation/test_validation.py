@@ -392,7 +392,7 @@ def test_every_compared_figure_is_named_in_the_page_language(
     metrics = {r.metric for r in service.all_rows()}
     assert metrics <= set(METRIC_LABELS), metrics - set(METRIC_LABELS)
     soup = get_soup("/validation")
-    compared = [td.get_text(" ", strip=True) for td in soup.select("table.validation-runs td")
+    compared = [" ".join(td.get_text().split()) for td in soup.select("table.validation-runs td")
                 if td.get("data-label") in ("Compared", "比較項目")]  # fmt: skip
     assert len(compared) == len(service.all_rows())
     memory = [c for c in compared if "nvidia-smi" in c]
@@ -401,8 +401,31 @@ def test_every_compared_figure_is_named_in_the_page_language(
         "memory per GPU as nvidia-smi shows it")  # fmt: skip
     assert all(c.startswith(said) for c in memory), memory
     assert not any(key in c for c in compared for key in METRIC_LABELS if lang == "zh-TW")
-    # a unit is not said twice: the MLPerf LoRA run compares days, not "days (days)"
-    mlperf = soup.select_one(
-        "#run-mlperf-v4\\.0-llama2-70b-lora-8xh100 td[data-label]:nth-of-type(2)"
-    )
-    assert mlperf.get_text(" ", strip=True) == ("天" if lang == "zh-TW" else "days")
+    # the MLPerf LoRA run (27.15 minutes from run_start to run_stop, 0.018854 days) read
+    # "days (days)" with 0.0172 against 0.0189; it is a time to finish in minutes on the
+    # page: 0.018854 × 1,440 = 27.1 reported, the API keeping days
+    mlperf = soup.select_one("#run-mlperf-v4\\.0-llama2-70b-lora-8xh100")
+    cells = [" ".join(td.get_text().split()) for td in mlperf.select("td[data-label]")]
+    assert cells[1] == ("完成時間（分鐘）" if lang == "zh-TW" else "time to finish (minutes)")
+    assert cells[3] == "27.1"
+    row = next(r for r in service.all_rows() if r.id.startswith("mlperf-v4.0"))
+    assert (row.unit, round(row.reported, 6)) == ("days", 0.018854)
+    assert cells[2] == f"{row.predicted * 1440:.1f}"
+    # the scatter puts it where the table does
+    island = soup.select_one("script.plotly-figure[data-target=chart-validation]")
+    xs = [x for tr in json.loads(island.string)["data"] if tr["meta"]["role"] == "runs"
+          for x in tr["x"]]  # fmt: skip
+    assert any(abs(x - 0.018854 * 1440) < 1e-6 for x in xs)
+    assert not any(abs(x - 0.018854) < 1e-9 for x in xs)
+
+
+def test_a_run_of_a_day_or_more_is_shown_in_days() -> None:
+    """Minutes only under a day: a run of days stays in days on the page."""
+    from dataclasses import replace
+
+    from app.validation.views import _shown_unit
+
+    week = replace(_row(1.0, metric="days"), unit="days", predicted=6.5, reported=7.0)
+    hour = replace(week, predicted=0.04, reported=0.05)
+    assert (_shown_unit(week), _shown_unit(hour)) == ("days", "minutes")
+    assert _shown_unit(_row(1.0)) == "GPU-h"
