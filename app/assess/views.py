@@ -26,7 +26,7 @@ from app.engine.estimate import InputError, estimate, gpu_pool
 from app.engine.formatting import currency_symbol
 from app.engine.formatting import gpu_name as gpu_label
 from app.engine.price_book import FxRate, PriceBook
-from app.engine.schemas import EstimateRequest, EstimateResponse
+from app.engine.schemas import TRAINING_TASKS, EstimateRequest, EstimateResponse
 from app.i18n import N_, babel_locale, ngettext
 from app.i18n import gettext as _
 from app.web.forms import FieldError, number_text, parse_number
@@ -124,12 +124,17 @@ class Assessment:
 #: only these once a task is chosen): training asks for its data and deadline, serving for
 #: its users at once; image generation for neither. A deadline sizes nothing a service or an
 #: image model serves (the engine plans both by load), so it is not asked there.
-TRAINING_TASKS: Final = ("lora", "full_finetune", "pretrain")
+_TRAINING_QUESTIONS: Final = ("data", "deadline")
 QUESTIONS_FOR: Final = {
-    **{t: ("data", "deadline") for t in TRAINING_TASKS},
+    **{t: _TRAINING_QUESTIONS for t in TRAINING_TASKS},
     "inference": ("users",),
     "image": (),
 }
+
+
+def questions_for(task: str) -> tuple[str, ...]:
+    """The questions `task` asks; before a task is chosen, training's (the page's default)."""
+    return QUESTIONS_FOR.get(task, _TRAINING_QUESTIONS)
 
 
 def answers_from(query: Mapping[str, str]) -> dict[str, str]:
@@ -183,11 +188,12 @@ def build_request(
         params = float(value) if value is not None else None
     inference = task == "inference"
     image = task == "image"
-    if not inference and not image and not _valid(answers.get("data", ""), DATA_OPTIONS):
+    asked = questions_for(task)
+    if "data" in asked and not _valid(answers.get("data", ""), DATA_OPTIONS):
         errors["data"] = _("Choose how much data you have.")
-    if inference and not _valid(answers.get("users", ""), USERS_OPTIONS):
+    if "users" in asked and not _valid(answers.get("users", ""), USERS_OPTIONS):
         errors["users"] = _("Choose how many people use it at once.")
-    if not inference and not image and not _valid(answers.get("deadline", ""), DEADLINE_OPTIONS):
+    if "deadline" in asked and not _valid(answers.get("deadline", ""), DEADLINE_OPTIONS):
         errors["deadline"] = _("Choose when you need the results.")
     if errors:
         return None, errors
@@ -201,13 +207,13 @@ def build_request(
     else:
         model = {"preset": PRESETS[size]}
     data: dict[str, Any] = {"model": model, "task": task, "currency": currency}
-    if not inference and not image:
+    if "data" in asked:
         data["dataset_gb"] = float(answers["data"]) / 2  # the middle of the band
     if inference:
         # Seed 003 T3 sizes serving with a quantised model (vLLM): 4-bit weights.
         data["concurrency"] = int(answers["users"])
         data["precision"] = "int4"
-    if not inference and not image and answers.get("deadline") != "none":
+    if "deadline" in asked and answers.get("deadline") != "none":
         data["deadline_days"] = float(answers["deadline"])
     try:
         return EstimateRequest.model_validate(data), {}

@@ -97,9 +97,10 @@ class RowView:
     category: str
     metric: str
     unit: str  # "" where the metric says it already
-    # what the row's figures are multiplied by on the page: 1, or 1,440 for a run of less
-    # than a day shown in minutes (MLPerf's LoRA run: 27.15 minutes, not "0.0189 days")
-    scale: float
+    # the figures in the unit the page shows: the row's own, or minutes for a run of less
+    # than a day (MLPerf's LoRA run: 27.15 minutes, not "0.0189 days")
+    predicted: float
+    reported: float
     task: str
     split: str
     gpu_name: str
@@ -115,6 +116,23 @@ def _shown_unit(row: ValidationRow) -> str:
     if row.unit == "days" and max(row.predicted, row.reported) < 1:
         return "minutes"
     return row.unit
+
+
+def _row_view(r: ValidationRow, names: Mapping[str, str]) -> RowView:
+    unit = _shown_unit(r)
+    scale = MINUTES_PER_DAY if unit == "minutes" else 1.0
+    return RowView(
+        row=r,
+        category=label(CATEGORY_LABELS, r.category),
+        metric=label(METRIC_LABELS, r.metric),
+        unit=label(UNIT_LABELS, unit) if unit != r.metric else "",
+        predicted=r.predicted * scale,
+        reported=r.reported * scale,
+        task=label(TASK_LABELS, r.task),
+        split=label(SPLIT_LABELS, r.split),
+        gpu_name=names.get(r.gpu, r.gpu),
+        gpu_count=number(r.gpu_count, 0 if r.gpu_count >= 1 else 2),
+    )
 
 
 def _gpu_names() -> dict[str, str]:
@@ -135,26 +153,13 @@ def validation_page(params: Mapping[str, str]) -> dict[str, Any]:
             chosen[name] = ""
     shown = service.filter_rows(rows, **chosen)
     names = _gpu_names()
-    views = [
-        RowView(
-            row=r,
-            category=label(CATEGORY_LABELS, r.category),
-            metric=label(METRIC_LABELS, r.metric),
-            unit=label(UNIT_LABELS, _shown_unit(r)) if _shown_unit(r) != r.metric else "",
-            scale=MINUTES_PER_DAY if _shown_unit(r) == "minutes" else 1.0,
-            task=label(TASK_LABELS, r.task),
-            split=label(SPLIT_LABELS, r.split),
-            gpu_name=names.get(r.gpu, r.gpu),
-            gpu_count=number(r.gpu_count, 0 if r.gpu_count >= 1 else 2),
-        )
-        for r in shown
-    ]
+    views = [_row_view(r, names) for r in shown]
     points = [
         {
             "label": _heading(v.category),
             # in the unit the table shows (each run's own: the axes mix units)
-            "predicted": v.row.predicted * v.scale,
-            "reported": v.row.reported * v.scale,
+            "predicted": v.predicted,
+            "reported": v.reported,
             "text": f"{v.row.model} · {v.gpu_name} × {v.gpu_count} · {v.metric}"
             + (paren(v.unit) if v.unit else ""),
         }
