@@ -9,6 +9,7 @@ from __future__ import annotations
 import pytest
 
 from app import charts
+from tests.charts import samples
 
 DAYS_PER_MONTH = 365 / 12
 
@@ -53,3 +54,46 @@ def test_a_phase_without_a_name_is_its_gpu_count_without_a_dangling_dot(label: o
     bar = _bars(fig)[0]
     assert bar["text"] == ["4×"]
     assert "· " not in bar["text"][0] and ": " not in bar["hovertemplate"]
+
+
+def test_the_legend_says_which_gpu_counts_each_colour_stands_for() -> None:
+    # A one-month phase on a phone has no room for its label (it is hidden, not shrunk), so
+    # the colours must explain themselves: one legend entry per colour drawn, naming the
+    # counts drawn in it (2 and 3 share a colour, 1 and 16 each have their own).
+    rows = [
+        ("A", [{"label": "LoRA", "gpu_count": 1, "months": 2, "start_month": 0},
+               {"label": "Full", "gpu_count": 2, "months": 1, "start_month": 2}]),
+        ("B", [{"label": "Serve", "gpu_count": 3, "months": 1, "start_month": 0},
+               {"label": "Pre-train", "gpu_count": 16, "months": 1, "start_month": 1},
+               {"label": "Serve", "gpu_count": 1, "months": 1, "start_month": 2}]),
+    ]  # fmt: skip
+    fig = charts.plan_timeline(rows, t=lambda s: s)
+    bars = _bars(fig)
+    shown = [(b["name"], b["marker"]["color"]) for b in bars if b["showlegend"]]
+    assert [name for name, _ in shown] == ["1 GPU", "2–3 GPUs", "16 GPUs"]
+    assert len({colour for _, colour in shown}) == 3
+    # Every bar is in the legend group of its colour's entry.
+    entry = {b["legendgroup"]: b["name"] for b in bars if b["showlegend"]}
+    assert [entry[b["legendgroup"]] for b in bars] == [
+        "1 GPU", "2–3 GPUs", "2–3 GPUs", "16 GPUs", "1 GPU",
+    ]  # fmt: skip
+    assert fig.layout.showlegend is True
+
+
+def test_the_legend_is_in_the_readers_language() -> None:
+    rows = [("A", [{"label": "", "gpu_count": 4, "months": 1, "start_month": 0},
+                   {"label": "", "gpu_count": 6, "months": 1, "start_month": 1},
+                   {"label": "", "gpu_count": 1, "months": 1, "start_month": 2}])]  # fmt: skip
+    fig = charts.plan_timeline(rows, t=samples.zh)
+    assert [b["name"] for b in _bars(fig) if b["showlegend"]] == ["4–6 張 GPU", "1 張 GPU"]
+
+
+def test_a_scenario_name_that_looks_like_markup_is_shown_as_text() -> None:
+    fig = charts.plan_timeline(
+        [("<b>R&D</b>", [{"label": "<i>x</i>", "gpu_count": 1, "months": 1, "start_month": 0}])],
+        t=lambda s: s,
+    )
+    bar = _bars(fig)[0]
+    assert bar["y"] == ["&lt;b&gt;R&amp;D&lt;/b&gt;"]
+    assert "&lt;i&gt;x&lt;/i&gt;" in bar["text"][0]
+    assert bar["hovertemplate"].startswith("&lt;b&gt;R&amp;D&lt;/b&gt;<br>&lt;i&gt;x&lt;/i&gt;: ")
