@@ -940,11 +940,20 @@ def evaluate(
         return _OnGpu(job, gpu, pins).evaluate(n)
 
 
-def ladder(gpn: int, up_to: int) -> tuple[int, ...]:
+def count_step(gpn: int, pins: Pins) -> int:
+    """The step between counts past one node: whole nodes that are also whole replicas of a
+    pinned tp × pp (TP 8 × PP 5 on nodes of 8 GPUs: 40 GPUs, five nodes, at a time)."""
+    return math.lcm(gpn, (pins.tp or 1) * (pins.pp or 1))
+
+
+def ladder(gpn: int, up_to: int, step: int = 0) -> tuple[int, ...]:
     """The counts the walk visits: every count up to one node, then the geometric `COUNTS`
-    that are whole nodes (the scaling curve's points)."""
+    past one node, each rounded up to a multiple of `step` (`count_step`; whole nodes by
+    default) — the scaling curve's points."""
+    step = step or gpn
     inside = tuple(range(1, min(gpn, up_to) + 1))
-    return inside + tuple(n for n in COUNTS if gpn < n <= up_to and n % gpn == 0)
+    across = sorted({-(-n // step) * step for n in COUNTS if n > gpn})
+    return inside + tuple(n for n in across if gpn < n <= up_to)
 
 
 # A count's plan as the walk keeps it: (days, MFU × goodput, floor rate, floor count) — what
@@ -958,11 +967,12 @@ class _Walk:
     evaluated once, with the floor of the rungs below it (`floors[i]`: the smallest
     MFU × goodput over the fitting rungs up to rung i, and its count)."""
 
-    __slots__ = ("cands", "done", "floors", "on_gpu", "rungs")
+    __slots__ = ("cands", "done", "floors", "on_gpu", "rungs", "step")
 
     def __init__(self, job: TrainingJob, gpu: GpuSpec, pins: Pins) -> None:
         self.on_gpu = _OnGpu(job, gpu, pins)
-        self.rungs = ladder(gpu.gpus_per_node, MAX_SEARCH_GPUS)
+        self.step = count_step(gpu.gpus_per_node, pins)
+        self.rungs = ladder(gpu.gpus_per_node, MAX_SEARCH_GPUS, self.step)
         self.done: list[tuple[int, _Point | None]] = []
         self.floors: list[tuple[float, int]] = []
         self.cands: dict[int, Candidate | None] = {}
@@ -1055,23 +1065,23 @@ class _Walk:
         ok: Callable[[_Point | None], bool],
         cannot: Callable[[int], bool] | None = None,
     ) -> tuple[int, _Point]:
-        """The smallest whole-node count in (lo, hi] whose point is `ok`, with its point,
-        given that `lo` is not and `hi` is (one node at a time: the count one node smaller
-        fails).
+        """The smallest count in (lo, hi] of whole nodes (whole `step`s) whose point is
+        `ok`, with its point, given that `lo` is not and `hi` is (one step at a time: the
+        count one step smaller fails).
 
         `cannot(n)` is True only for counts that cannot be `ok` (an analytic bound): those
         are decided without planning them."""
-        gpn = self.on_gpu.gpu.gpus_per_node
-        a, b, best = lo // gpn, hi[0] // gpn, hi
+        step = self.step
+        a, b, best = lo // step, hi[0] // step, hi
         while b - a > 1:
             mid = (a + b) // 2
-            if cannot is not None and cannot(mid * gpn):
+            if cannot is not None and cannot(mid * step):
                 a = mid
                 continue
-            pt = self.point_at(mid * gpn)
+            pt = self.point_at(mid * step)
             if ok(pt):
                 assert pt is not None
-                b, best = mid, (mid * gpn, pt)
+                b, best = mid, (mid * step, pt)
             else:
                 a = mid
         return best

@@ -92,7 +92,7 @@ def plan_training(
     if chosen is None:
         chosen = _overflowing_candidate(req, model, job, gpu, pool, pins, warnings)
     else:
-        explain.append(_gpu_count_explained(req, gpu, chosen, minimum))
+        explain.append(_gpu_count_explained(req, gpu, chosen, minimum, pins))
     flops, flops_ex = compute.training_flops(
         model, tokens=tokens, seq_len=req.seq_len, task=req.task
     )
@@ -397,14 +397,17 @@ def _gpu_count_explained(
     gpu: GpuSpec,
     chosen: planner.Candidate,
     minimum: planner.Candidate | None,
+    pins: planner.Pins,
 ) -> Explanation:
-    """Why this count: pinned, the smallest that fits, or the smallest that meets the deadline."""
+    """Why this count: pinned, the smallest that fits, or the smallest that meets the deadline
+    (one node fewer misses it, or one pinned tp × pp replica's worth of nodes fewer)."""
     ops = [Operand("gpus", chosen.count, "GPUs")]
     if req.gpu_count:
         why = f"pinned by the request: {fmt_gpus(chosen.count)}"
         src = "input"
     elif minimum is not None and chosen.count > minimum.count:
-        step = gpu.gpus_per_node if chosen.count > gpu.gpus_per_node else 1
+        gpn = gpu.gpus_per_node
+        step = planner.count_step(gpn, pins) if chosen.count > gpn else 1
         why = (
             f"minimum that fits: {fmt_gpus(minimum.count)} ({fmt_days(minimum.days)}); the "
             f"smallest count meeting the deadline of {fmt_days(req.deadline_days or 0)} is "
@@ -473,20 +476,25 @@ def _overflowing_candidate(
 
 
 def _frugal_count(job: planner.TrainingJob, gpu: GpuSpec, pins: planner.Pins) -> int:
-    """The smallest count (1, 2, 4 … GPUs, whole nodes past one) whose most frugal layout
-    needs no more than 1% over the least memory per GPU any count up to the search's limit
-    reaches: past it, sharding has nothing left to split (activations, a pinned layout)."""
-    counts: list[int] = []
-    c = 1
-    while c <= planner.MAX_SEARCH_GPUS:
-        counts.append(c)
-        c *= 2
-    if pins.tp or pins.pp:
-        step = (pins.tp or 1) * (pins.pp or 1)
-        counts = [n for n in counts if n % step == 0] or [planner.MAX_SEARCH_GPUS]
+    """The smallest count (a pinned tp × pp replica, or one GPU, doubled: 1, 2, 4 … GPUs,
+    whole nodes and whole replicas past one node) whose most frugal layout needs no more than
+    1% over the least memory per GPU any count up to the search's limit reaches: past it,
+    sharding has nothing left to split (activations, a pinned layout)."""
+    gpn, replica = gpu.gpus_per_node, (pins.tp or 1) * (pins.pp or 1)
+    counts = [c for c in _doublings(replica) if c <= gpn]
+    counts += [c for c in _doublings(planner.count_step(gpn, pins)) if c > gpn]
     memory_at = {n: infeasible_candidate(job, gpu, pins, count=n).per_gpu_bytes for n in counts}
     least = min(memory_at.values())
     return next(n for n in counts if memory_at[n] <= least * 1.01)
+
+
+def _doublings(start: int) -> list[int]:
+    """`start`, 2 × `start`, 4 × `start` … up to the search's limit."""
+    out, c = [], start
+    while c <= planner.MAX_SEARCH_GPUS:
+        out.append(c)
+        c *= 2
+    return out
 
 
 def _what_would_fit(

@@ -46,8 +46,9 @@ def _grid() -> list[tuple[str, str, str, float | None, dict[str, Any]]]:
 def _scan(walk: planner._Walk, deadline: float | None) -> tuple[int | None, int | None]:
     """(smallest count that meets the deadline, smallest count that fits), every allowed
     count planned in order up to the search's limit."""
-    gpn = walk.on_gpu.gpu.gpus_per_node
-    counts = itertools.chain(range(1, gpn + 1), range(2 * gpn, planner.MAX_SEARCH_GPUS + 1, gpn))
+    gpn, step = walk.on_gpu.gpu.gpus_per_node, walk.step  # whole nodes (of whole replicas)
+    first = (gpn // step + 1) * step  # the smallest multiple of the step past one node
+    counts = itertools.chain(range(1, gpn + 1), range(first, planner.MAX_SEARCH_GPUS + 1, step))
     minimum = None
     for n in counts:
         pt = walk.on_gpu.point(n, *walk.floor_below(n))
@@ -143,3 +144,39 @@ def test_the_scaling_curve_reads_the_candidates_days() -> None:
         for n, days in points:
             c = walk.at(n)
             assert c is not None and (c.days, c.gpu_hours) == (days, days * 24 * n)
+
+
+@pytest.mark.parametrize(
+    ("preset", "gpu_id", "tp", "pp", "deadline"),
+    [
+        ("llama-2-70b", "h100-sxm-80gb", 8, 5, None),
+        ("llama-2-70b", "h100-sxm-80gb", 8, 5, 0.05),
+        ("llama-2-70b", "a100-sxm-40gb", 4, 3, 0.2),
+        ("llama-2-13b", "rtx-4090-24gb", 2, 5, 1.0),
+        ("llama-3.1-405b", "h100-sxm-80gb", 8, 7, 3.0),
+    ],
+)
+def test_a_pinned_replica_that_is_not_a_power_of_two_is_planned_in_whole_replicas(
+    preset: str, gpu_id: str, tp: int, pp: int, deadline: float | None
+) -> None:
+    # TP 8 × PP 5 is a replica of 40 GPUs: no power-of-two count holds one, so the ladder of
+    # whole nodes (…, 32, 48, 64, …) found nothing and the plan came back "does not fit" at
+    # 32,768 GPUs with dp 819 (819 × 40 = 32,760 GPUs). Past one node a count is now a whole
+    # number of nodes that is also a whole number of replicas, lcm(GPUs a node, tp × pp), and
+    # the search agrees with a scan of every such count.
+    req = EstimateRequest(model={"preset": preset}, task="full_finetune", gpu=gpu_id,
+                          tokens=1e9, seq_len=4096, deadline_days=deadline, tp=tp, pp=pp)  # fmt: skip
+    model = resolve_model(req)
+    gpu = next(g for g in default_gpus() if g.id == gpu_id)
+    job, _, _ = training_job(req, model, training_tokens(req, model, []))
+    p = planner.Pins(tp=tp, pp=pp)
+    walk = planner._Walk(job, gpu, p)
+    assert walk.step == math.lcm(gpu.gpus_per_node, tp * pp)
+    chosen, minimum = planner.plan_training(job, gpu, deadline_days=deadline, pins=p)
+    assert chosen is not None and minimum is not None
+    for c in (chosen, minimum):
+        lay = c.layout
+        assert (lay.tp, lay.pp) == (tp, pp)
+        assert lay.dp * lay.tp * lay.pp == c.count  # every GPU of the count is in the layout
+        assert c.count <= gpu.gpus_per_node or c.count % walk.step == 0
+    assert (chosen.count, minimum.count) == _scan(planner._Walk(job, gpu, p), deadline)

@@ -67,6 +67,20 @@ def test_when_no_count_fits_the_search_stops_where_more_gpus_stop_helping() -> N
     )  # fmt: skip
 
 
+def test_when_no_count_fits_a_pinned_replica_the_count_shown_holds_whole_replicas() -> None:
+    # 405B at 32,768 tokens a sequence, 8 a micro-batch, no recomputation: nothing fits a
+    # 24 GB card. With TP 1 × PP 3 pinned on nodes of 4 the counts shown are whole nodes of
+    # whole replicas (multiples of lcm(4, 3) = 12), so the layout uses every GPU of the
+    # count (a count of 32,768 with PP 5 showed dp 819: 32,760 GPUs).
+    r = est("llama-3.1-405b", task="full_finetune", tokens=1e8, gpu="rtx-4090-24gb", tp=1, pp=3,
+            seq_len=32768, micro_batch=8, recompute="none")  # fmt: skip
+    assert r.training is not None and r.training.fits is False
+    lay = r.parallelism
+    assert (lay.tp, lay.pp) == (1, 3)
+    assert lay.dp * lay.tp * lay.pp == r.gpu.count and r.gpu.count % 12 == 0
+    assert any(w.startswith("No number of NVIDIA GeForce RTX 4090") for w in r.warnings)
+
+
 def test_a_pinned_count_that_is_too_small_gets_what_would_fit() -> None:
     r = est("llama-3.1-70b", task="full_finetune", tokens=1e9, gpu="h100-sxm-80gb", gpu_count=2)
     assert r.training is not None and r.training.fits is False
