@@ -190,7 +190,7 @@ def plan_inference(
     a quarter of an H200, with a quarter of its bandwidth, was billed as a whole H200 (QA).
     """
     users = users_of(req)
-    targets = targets_for(req)
+    targets = sized = targets_for(req)
     fraction = None
     if req.gpu_count:
         lay = pinned_layout(req, model, gpu, targets, users)
@@ -200,6 +200,10 @@ def plan_inference(
             warnings.append(_pin_short_warning(req, model, gpu, targets, users, lay))
     else:
         found = smallest_layout(req, model, gpu, targets, users)
+        if found is None and targets.stated:
+            relaxed = _sized_below_targets(req, model, gpu, targets, users, warnings)
+            if relaxed is not None:
+                found, sized = relaxed  # users per replica are at the relaxed targets
         if found is None:
             lay = _overflowing(req, model, gpu, targets, users, warnings, pool)
         else:
@@ -211,13 +215,13 @@ def plan_inference(
                 explain.append(mig_ex)
     point = point_for(lay, users)
     explain.extend(inference.explain_point(lay.cfg, point, lay.capacity, lay.replicas))
-    explain.append(_per_replica_explained(lay, targets, users))
+    explain.append(_per_replica_explained(lay, sized, users))
     explain.append(_aggregate_tokens_explained(lay, point))
     if candidates is not None and pool:
         candidates.extend(slo_candidates(req, model, pool, targets, users))
-    meets = lay.held >= users
+    meets = lay.held >= users and sized is targets
     fits = lay.capacity > 0
-    if not meets and fits and not req.gpu_count:
+    if lay.held < users and fits and not req.gpu_count:
         warnings.append(
             Notice(
                 "Each user decodes at %(rate)s tokens/s, below the %(floor)s tokens/s target.",
@@ -367,6 +371,71 @@ def _pin_short_warning(
         ),
         **params,
     )
+
+
+def _sized_below_targets(
+    req: EstimateRequest,
+    model: ModelSpec,
+    gpu: GpuSpec,
+    targets: Targets,
+    users: int,
+    warnings: list[str],
+) -> tuple[Layout, Targets] | None:
+    """No layout of `gpu` meets the stated targets, even with one user a replica: the users
+    are still served, sized without the first-token target at the stated rate, else at the
+    lower of it and reading speed (`inference.MIN_TOKENS_PER_S_PER_USER`), and a warning
+    says what the targets asked, the best any layout gives, and what this plan gives. The
+    layout and the targets it was sized at; None when no rate works either (the caller then
+    shows one replica, flagged)."""
+    rates = [targets.tokens_per_s_per_user]
+    if targets.tokens_per_s_per_user > inference.MIN_TOKENS_PER_S_PER_USER:
+        rates.append(inference.MIN_TOKENS_PER_S_PER_USER)
+    if not targets.ttft_s:
+        rates = rates[1:]  # the stated rate alone already failed
+    for rate in rates:
+        sized = Targets(None, rate, False)
+        lay = smallest_layout(req, model, gpu, sized, users)
+        if lay is not None:
+            break
+    else:
+        return None
+    # the best one user sees: one user a replica on the largest tensor-parallel group
+    tp = tp_options(model, gpu, req.tp)[-1]
+    best = inference.operating_point(config_for(req, model, gpu, tp), 1)
+    got = point_for(lay, users)
+    params = dict(
+        gpu=gpu.name,
+        target_rate=f"{targets.tokens_per_s_per_user:g}",
+        tp=tp,
+        best_ttft=_seconds(best.ttft_s),
+        best_rate=f"{best.tokens_per_s_per_user:.1f}",
+        floor=f"{sized.tokens_per_s_per_user:g}",
+        ttft=_seconds(got.ttft_s),
+        rate=f"{got.tokens_per_s_per_user:.1f}",
+    )
+    warnings.append(
+        Notice(
+            "No layout of %(gpu)s meets the targets (first token within %(target_ttft)s s, "
+            "%(target_rate)s tokens/s per user): the best, one user per replica at TP %(tp)s, "
+            "gets the first token in %(best_ttft)s s at %(best_rate)s tokens/s. The plan is "
+            "sized instead for every user at %(floor)s tokens/s or more, with no first-token "
+            "target: first token in %(ttft)s s, %(rate)s tokens/s per user. It does not meet "
+            "the targets."
+            if targets.ttft_s
+            else "No layout of %(gpu)s meets the target of %(target_rate)s tokens/s per user: "
+            "the best, one user per replica at TP %(tp)s, gets %(best_rate)s tokens/s. The "
+            "plan is sized instead for every user at %(floor)s tokens/s or more: first token "
+            "in %(ttft)s s, %(rate)s tokens/s per user. It does not meet the target.",
+            target_ttft=f"{targets.ttft_s or 0:g}",
+            **params,
+        )
+    )
+    return lay, sized
+
+
+def _seconds(s: float) -> str:
+    """A time in seconds to three significant figures: 0.0312, 1.25, 180."""
+    return f"{s:.3g}" if s < 1000 else f"{s:,.0f}"
 
 
 def _overflowing(

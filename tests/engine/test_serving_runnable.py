@@ -79,3 +79,43 @@ def test_a_faster_gpu_serves_one_user_faster() -> None:
     h200 = _priced(**ask, gpu="h200-sxm-141gb")
     assert h100.inference is not None and h200.inference is not None
     assert h200.inference.tokens_per_s_per_user > h100.inference.tokens_per_s_per_user
+
+
+def test_targets_no_layout_can_meet_still_serve_every_user_and_say_which_are_missed() -> None:
+    # QA 2026-12-07: 10,000,000 users with a 0.1 ms first token and 10,000 tokens/s each came
+    # back as one replica of 8 H100s (1,024 sequences of KV cache for 10 million users, a first
+    # token after 2 days) with only "decodes at 14.0 tokens/s" said. No layout can meet these
+    # targets (one user alone on TP 8 gets 235 tokens/s), so the users are served without the
+    # first-token target at the stated rate, else at reading speed, and the answer says so.
+    slo = {"ttft_s": 0.0001, "tokens_per_s_per_user": 10_000}
+    r = _priced(model={"preset": "llama-3.1-8b"}, task="inference", users=10_000_000, slo=slo,
+                gpu="h100-sxm-80gb", search_all=False)  # fmt: skip
+    plain = _priced(model={"preset": "llama-3.1-8b"}, task="inference", users=10_000_000,
+                    gpu="h100-sxm-80gb", search_all=False)  # fmt: skip
+    inf = r.inference
+    assert inf is not None and plain.inference is not None
+    assert inf.meets_slo is False and inf.fits is True
+    # Every user is held, at reading speed: the plan a request without targets gets.
+    assert inf.replicas * inf.concurrency_per_replica >= 10_000_000
+    assert r.gpu.count == plain.gpu.count == inf.replicas * r.parallelism.tp
+    assert inf.tokens_per_s_per_user >= 10
+    said = [w for w in r.warnings if w.startswith("No layout of NVIDIA H100 SXM5 80GB meets")]
+    assert len(said) == 1
+    assert "first token within 0.0001 s, 10000 tokens/s per user" in said[0]
+    assert "It does not meet the targets." in said[0]
+    assert not any(w.startswith("Each user decodes at") for w in r.warnings)
+    # The per-replica explanation states the targets the layout was sized at.
+    why = next(e for e in r.explain if e.figure == "inference.concurrency_per_replica")
+    assert "≥ 10 tokens/s" in why.formula and "first token" not in why.formula
+
+
+def test_an_unreachable_first_token_keeps_a_reachable_rate() -> None:
+    # Only the first-token target is out of reach: the stated 30 tokens/s a user is kept.
+    slo = {"ttft_s": 0.0001, "tokens_per_s_per_user": 30}
+    r = _priced(model={"preset": "llama-3.1-8b"}, task="inference", users=5_000, slo=slo,
+                gpu="h100-sxm-80gb", search_all=False)  # fmt: skip
+    inf = r.inference
+    assert inf is not None and inf.meets_slo is False
+    assert inf.tokens_per_s_per_user >= 30
+    assert inf.replicas * inf.concurrency_per_replica >= 5_000
+    assert any("sized instead for every user at 30 tokens/s or more" in w for w in r.warnings)
