@@ -304,7 +304,7 @@ def mfu_factors(
     return base + layout_factors(
         model=model, task=task, gpus=gpus, nodes=nodes, interconnect=interconnect, tp=tp,
         pp=pp, vpp=vpp, micro_batches=micro_batches, zero_stage=zero_stage, dp=dp,
-        recompute=recompute, nvlink=gpu.has_nvlink, tp_step=tp_step(gpu, interconnect, nodes),
+        recompute=recompute, nvlink=gpu.has_nvlink, tp_step=tp_step(gpu, interconnect),
     )  # fmt: skip
 
 
@@ -337,23 +337,25 @@ def base_factors(
     return f
 
 
-def pcie_inside(interconnect: str, nodes: int, nvlink: bool) -> bool:
+def pcie_inside(interconnect: str, nvlink: bool) -> bool:
     """Whether a node's GPUs talk over PCIe: the GPU has no NVLink, or the plan says `pcie`
-    inside one node (an RTX 4090 box is PCIe whatever fabric joins the boxes: two of them
-    were credited NVLink's 0.9 — QA). The "intra_node" factor and TP's cost both ask it."""
-    return not nvlink or (interconnect == "pcie" and nodes == 1)
+    (an RTX 4090 box is PCIe whatever fabric joins the boxes: two of them were credited
+    NVLink's 0.9 — QA; and a pinned `pcie` across nodes means PCIe servers joined by the
+    default fabric, InfiniBand: it was ignored there while the answer warned of T5's ≈30%).
+    The "intra_node" factor and TP's cost both ask it."""
+    return not nvlink or interconnect == "pcie"
 
 
-def tp_over_pcie(gpu: GpuSpec, interconnect: str, nodes: int) -> bool:
+def tp_over_pcie(gpu: GpuSpec, interconnect: str) -> bool:
     """`pcie_inside` for `gpu`."""
-    return pcie_inside(interconnect, nodes, gpu.has_nvlink)
+    return pcie_inside(interconnect, gpu.has_nvlink)
 
 
-def tp_step(gpu: GpuSpec, interconnect: str, nodes: int) -> float:
+def tp_step(gpu: GpuSpec, interconnect: str) -> float:
     """Tensor-parallel efficiency per doubling of TP: TP_EFFICIENCY over NVLink; over PCIe the
     exposed share 1/TP_EFFICIENCY − 1 scaled by (TP_REFERENCE_LINK_GBS / PCIe GB/s) ×
     (BF16 TFLOPS / TP_REFERENCE_TFLOPS), i.e. 1 / (1 + that)."""
-    if not tp_over_pcie(gpu, interconnect, nodes):
+    if not tp_over_pcie(gpu, interconnect):
         return TP_EFFICIENCY
     exposed = (
         (1.0 / TP_EFFICIENCY - 1.0)
@@ -408,7 +410,7 @@ def layout_factors(
         f.append(Factor("moe_all_to_all", a2a))
         f.append(Factor("moe_imbalance", MOE_IMBALANCE))
     if gpus > 1:
-        if pcie_inside(interconnect, nodes, nvlink):
+        if pcie_inside(interconnect, nvlink):
             # T5 compares like with like: the same box with and without NVLink.
             big = model.params >= 13e9 and task in ("pretrain", "full_finetune")
             pcie = PCIE_PENALTY if big else PCIE_SMALL_JOB_PENALTY
@@ -461,7 +463,7 @@ def layout_value(
         v *= MOE_ALL_TO_ALL_CROSS_NODE if nodes > 1 else MOE_ALL_TO_ALL_NVLINK
         v *= MOE_IMBALANCE
     if gpus > 1:
-        if pcie_inside(interconnect, nodes, nvlink):
+        if pcie_inside(interconnect, nvlink):
             big = model.params >= 13e9 and task in ("pretrain", "full_finetune")
             v *= NVLINK_EFFICIENCY * (PCIE_PENALTY if big else PCIE_SMALL_JOB_PENALTY)
         else:

@@ -803,7 +803,7 @@ class _OnGpu:
             per_node = n if n < gpn else gpn
             nodes = -(-n // gpn)
             ic = self.job.interconnect or natural_interconnect(self.gpu, nodes, per_node)
-            got = self.links[n] = (per_node, nodes, ic, compute.tp_step(self.gpu, ic, nodes))
+            got = self.links[n] = (per_node, nodes, ic, compute.tp_step(self.gpu, ic))
         return got
 
     def best_layout(self, n: int) -> tuple[Layout, float, float, int] | None:

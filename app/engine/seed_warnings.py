@@ -61,11 +61,23 @@ def _network_warnings(req: EstimateRequest, model: ModelSpec, plan: Plan, nodes:
     # Ethernet to the load balancer is their network (QA: an L40S service on 2 nodes was
     # told its "cross-node gradient sync needs RDMA").
     training = req.task in TRAINING_TASKS
-    if training and nodes > 1 and plan.interconnect in ("pcie", "ethernet", "nvlink"):
+    if training and nodes > 1 and plan.interconnect == "ethernet":
         out.append(
             Notice(
-                "Multi-node training over plain Ethernet/PCIe: cross-node gradient sync needs "
+                "Multi-node training over plain Ethernet: cross-node gradient sync needs "
                 "RDMA — InfiniBand NDR 400 Gb/s or RoCE (85–95%% of InfiniBand, seed 000 U6)."
+            )
+        )
+    if training and nodes > 1 and plan.interconnect in ("pcie", "nvlink"):
+        # PCIe and NVLink stay inside a server (QA: a pinned `pcie` on 4 servers was told it
+        # ran "over plain Ethernet/PCIe" while the plan costed InfiniBand between them).
+        out.append(
+            Notice(
+                "%(link)s links the GPUs inside each server; between the %(nodes)s servers the "
+                "plan assumes InfiniBand NDR 400 Gb/s (pin roce or ethernet to plan another "
+                "fabric).",
+                link="PCIe" if plan.interconnect == "pcie" else "NVLink",
+                nodes=nodes,
             )
         )
     if training and nodes > 1 and plan.interconnect == "roce" and plan.count >= 2048:

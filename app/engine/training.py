@@ -680,7 +680,7 @@ def _mfu_explained(
         "mamf": _mamf_note(gpu.mamf_bf16_tflops, gpu.bf16_tflops, "BF16"),
         "mamf_fp8": _mamf_note(gpu.mamf_fp8_tflops, gpu.fp8_tflops, "FP8"),
         "pcie_gbs": gpu.pcie_gbs,
-        "tp_step": compute.tp_step(gpu, chosen.interconnect, chosen.nodes),
+        "tp_step": compute.tp_step(gpu, chosen.interconnect),
     }
     parts = [f"{compute.FACTOR_LABELS[f.key].format(**ctx)} {f.value:.4g}" for f in chosen.factors]
     src = compute.MFU_SOURCE

@@ -12,7 +12,7 @@ import pytest
 from app.engine import compute
 from app.engine.estimate import estimate
 from app.engine.gpus import default_gpus
-from app.engine.schemas import EstimateRequest
+from app.engine.schemas import EstimateRequest, EstimateResponse
 
 
 def _intra_node(gpu: str) -> float:
@@ -48,12 +48,12 @@ def test_tp_over_pcie_is_costed_by_the_links_bandwidth_and_the_gpus_speed() -> N
     # L40S: PCIe Gen4 x16, 64 GB/s; 362.05 BF16 TFLOPS dense.
     l40s = 1 / (1 + EXPOSED * (600 / 64) * (362.05 / 312))
     assert l40s == pytest.approx(0.7482, abs=1e-4)
-    assert compute.tp_step(gpus["l40s-48gb"], "pcie", 1) == pytest.approx(l40s, rel=1e-9)
-    # An NVLink GPU keeps Narayanan's figure, unless the plan puts one node on PCIe.
+    assert compute.tp_step(gpus["l40s-48gb"], "pcie") == pytest.approx(l40s, rel=1e-9)
+    # An NVLink GPU keeps Narayanan's figure, unless the plan puts its nodes on PCIe.
     h100 = gpus["h100-sxm-80gb"]
-    assert compute.tp_step(h100, "nvlink", 1) == compute.TP_EFFICIENCY
-    assert compute.tp_step(h100, "infiniband", 4) == compute.TP_EFFICIENCY
-    assert compute.tp_step(h100, "pcie", 1) == pytest.approx(
+    assert compute.tp_step(h100, "nvlink") == compute.TP_EFFICIENCY
+    assert compute.tp_step(h100, "infiniband") == compute.TP_EFFICIENCY
+    assert compute.tp_step(h100, "pcie") == pytest.approx(
         1 / (1 + EXPOSED * (600 / 128) * (989 / 312)), rel=1e-9
     )
 
@@ -80,3 +80,40 @@ def test_the_planner_weighs_tp_over_pcie_against_the_other_layouts() -> None:
     tp4 = estimate(EstimateRequest(**body, tp=4), search_all=False)
     assert free.parallelism.tp < 4
     assert free.training.days < tp4.training.days
+
+
+def test_a_pinned_pcie_across_servers_is_pcie_inside_each_server() -> None:
+    # QA 2026-12-07: 70B full fine-tuning on 32 H100 (4 servers) pinned to `pcie` came out in
+    # exactly the days of `nvlink` (0.4858), while the answer warned of T5's ≈30% and of
+    # "plain Ethernet/PCIe" between servers. PCIe is the link inside each server; the servers
+    # are joined by the default fabric, InfiniBand, and the answer says that.
+    def plan(ic: str) -> EstimateResponse:
+        return estimate(
+            EstimateRequest(model={"preset": "llama-3.1-70b"}, task="full_finetune",
+                            tokens=1e9, gpu="h100-sxm-80gb", gpu_count=32, interconnect=ic),
+            search_all=False,
+        )  # fmt: skip
+
+    pcie, nvlink = plan("pcie"), plan("nvlink")
+    assert pcie.gpu.nodes == 4
+    # T5 for 13B+: NVLink's 0.9 × 1/1.3 inside each server, the fabric factor unchanged.
+    assert _factor(pcie, "intra_node") == pytest.approx(0.9 / 1.3, rel=1e-9)
+    assert _factor(nvlink, "intra_node") == pytest.approx(0.9, rel=1e-9)
+    assert (
+        _factor(pcie, "fabric")
+        == _factor(nvlink, "fabric")
+        == compute.FABRIC_EFFICIENCY["infiniband"]
+    )
+    assert pcie.training.days > 1.3 * nvlink.training.days * 0.99
+    assert any(w.startswith("No NVLink for a 13B+") for w in pcie.warnings)
+    said = [w for w in pcie.warnings if "links the GPUs inside each server" in w]
+    assert said == [
+        "PCIe links the GPUs inside each server; between the 4 servers the plan assumes "
+        "InfiniBand NDR 400 Gb/s (pin roce or ethernet to plan another fabric)."
+    ]
+    assert not any("plain Ethernet" in w for w in pcie.warnings + nvlink.warnings)
+
+
+def _factor(r: EstimateResponse, name: str) -> float:
+    mfu = next(e for e in r.explain if e.figure == "training.mfu")
+    return next(o.value for o in mfu.operands if o.name == name)

@@ -54,7 +54,7 @@ def _brute_force(
     per_node = n if n < gpn else gpn
     nodes = -(-n // gpn)
     ic = job.interconnect or planner.natural_interconnect(gpu, nodes, per_node)
-    step = compute.tp_step(gpu, ic, nodes)
+    step = compute.tp_step(gpu, ic)
     cap = gpu.memory_gb * GB * planner.HEADROOM
     terms = planner._JobTerms(job)  # a fresh table: nothing shared with the planner's memo
     degrees = planner._degrees(job, per_node, pins)
