@@ -226,3 +226,36 @@ def test_a_quote_is_not_sent_in_a_currency_its_customer_no_longer_pays_in(
     assert r.status_code == 200, r.text
     assert r.json()["quote"]["currency"] == "TWD"
     assert client.post(send, headers=a.headers).status_code == 200
+
+
+def test_a_builder_save_that_links_a_customer_updates_the_page_head_and_facts(
+    client: TestClient,
+) -> None:
+    # QA 2026-12-07: a plan saved for "Taiwan Test", linked in the builder to the customer
+    # record 台灣測試股份有限公司 and saved, still read "For Taiwan Test · Draft" in its head
+    # and "Customer Taiwan Test" in its facts until a reload: only the builder was swapped.
+    # The builder's answer now carries both, out of band, with the linked customer's name.
+    a = make_account(client, "sales")
+    first = _customer(client, a, name="Taiwan Test", tax_id="")
+    linked = _customer(client, a, name="台灣測試股份有限公司")
+    p = _plan(client, a, first["id"], {"lines": [{"option_key": TERM}]})
+    pages = TestClient(client.app, follow_redirects=False)
+    sign_in(pages, a.user)
+    h = {"Accept-Language": "en", "HX-Request": "true"}
+    page = BeautifulSoup(pages.get(f"/plans/{p['id']}", headers=h).text, "html.parser")
+    assert page.select_one("#plan-lead-who").get_text(strip=True) == "For Taiwan Test · Draft"
+    data = {**_form(page), "customer_id": str(linked["id"]), "action": "save"}
+    r = pages.post(f"/plans/{p['id']}/quote", data=data, headers=h)
+    assert r.status_code == 200, r.text
+    swap = BeautifulSoup(r.text, "html.parser")
+    assert swap.select_one("#quote-builder") is not None
+    who = swap.select_one("#plan-lead-who[hx-swap-oob=true]")
+    assert who is not None and who.get_text(strip=True) == "For 台灣測試股份有限公司 · Draft"
+    facts = swap.select_one("#plan-facts-customer[hx-swap-oob=true]")
+    assert facts is not None and facts.get_text(strip=True) == "台灣測試股份有限公司"
+    status = swap.select_one("#plan-facts-status[hx-swap-oob=true]")
+    assert status is not None and status.get_text(strip=True) == "Draft"
+    # The full page (no JavaScript) says the same after its redirect.
+    full = BeautifulSoup(pages.get(f"/plans/{p['id']}", headers={"Accept-Language": "en"}).text,
+                         "html.parser")  # fmt: skip
+    assert full.select_one("#plan-facts-customer").get_text(strip=True) == "台灣測試股份有限公司"
