@@ -12,6 +12,8 @@ from playwright.sync_api import Browser, expect
 from sqlmodel import Session
 
 from app.accounts import service as accounts
+from app.customers import service as customers
+from app.customers.models import CustomerCreate
 from app.db import make_engine
 from app.plans import service as plans
 from app.settings import Settings
@@ -58,4 +60,36 @@ def test_record_tables_fit_a_phone(
             assert box is not None and box["x"] + box["width"] <= 390, (path, box)
     page.goto(f"{base_url}/plans")
     expect(page.locator("table.plans-table thead a.sort")).to_have_count(5)
+    ctx.close()
+
+
+@pytest.mark.parametrize("width", [390, 1440])
+def test_a_name_of_200_letters_without_a_space_wraps_in_its_heading(
+    browser: Browser, base_url: str, settings: Settings, width: int
+) -> None:
+    # QA 2026-12-07: a customer named with 200 letters and no space (the form's limit) made
+    # /customers/{id} 3,657 px wide at 1440 px and 3,016 px at 390 px: a heading does not
+    # break a word unless told to. Headings and notices now break anywhere rather than
+    # overflow.
+    # The same name twice: the page also lists the other record in a notice, a link of
+    # 200 letters (it overflowed by 896 px at 1440 px).
+    email = f"a-{uuid.uuid4().hex[:8]}@example.com"
+    with Session(make_engine(settings.database_url)) as s:
+        accounts.create_user(session=s, email=email, password=PASSWORD, role="sales")
+        customers.create_customer(session=s, data=CustomerCreate(name="X" * 200))
+    ctx = browser.new_context(viewport={"width": width, "height": 844})
+    page = ctx.new_page()
+    page.goto(f"{base_url}/login")
+    page.fill("#f-email", email)
+    page.fill("#f-password", PASSWORD)
+    page.locator("main form button[type=submit]").click()
+    page.wait_for_url(lambda url: "/login" not in url)
+    page.goto(f"{base_url}/customers/new")
+    page.fill("input[name=name]", "X" * 200)
+    page.locator("main form button[type=submit]").last.click()
+    page.wait_for_url(lambda url: "/customers/new" not in url)
+    assert page.locator("h1").inner_text().replace("\n", "") == "X" * 200
+    expect(page.locator("p.notice.same-name a").first).to_be_visible()
+    overflow = page.evaluate("document.documentElement.scrollWidth - window.innerWidth")
+    assert overflow <= 0
     ctx.close()
