@@ -18,7 +18,7 @@ from pydantic import ValidationError
 
 from app import i18n
 from app.charts import figures
-from app.costs import explained
+from app.costs import explained, wording
 from app.costs import presenters as costs_view
 from app.engine.architectures import list_presets
 from app.engine.costs.context import period_in_units
@@ -691,6 +691,24 @@ def explain_entries(
     return out
 
 
+def page_notices(resp: EstimateResponse, book: PriceBook | None) -> list[Any]:
+    """The plan's warnings as the page says them: a cost notice names an option as the cost
+    table does and a provider's offer by its provider, not by its catalog id ("No contract
+    tier of 12 months or less for runpod-secure-rtx-4090-x1 (tiers: none)" — QA), and
+    without the seed rule it cites (`wording.customer_notice`); the rest as the engine
+    wrote them."""
+    options = (resp.cost or {}).get("options") or []
+    names = {
+        str(o.get("label")): costs_view.option_name(o)
+        + i18n.paren(costs_view.option_detail(o, book))
+        for o in options
+    }
+    return [
+        wording.customer_notice({"template": n.template, "params": n.params}, names, book)
+        for n in resp.notices
+    ]
+
+
 def plan_page(
     query: Mapping[str, str], *, currency: str, book: PriceBook | None, lang: str
 ) -> dict[str, Any]:
@@ -732,6 +750,7 @@ def plan_page(
     ctx.update(
         explain=explain,
         explain_by_figure={e["figure"]: e for e in explain},
+        notices=page_notices(resp, book),
         layout=parallel_layout(resp),
         charts={
             "memory": figures.memory(resp),

@@ -185,6 +185,7 @@ def results_context(
         "resp": resp,
         "explain": explain,
         "explain_by_figure": {e["figure"]: e for e in explain},
+        "notices": planner.page_notices(resp, book),
         "layout": planner.parallel_layout(resp),
         "charts": {
             "memory": figures.memory(resp),

@@ -202,3 +202,24 @@ def test_a_period_of_exactly_one_day_or_hour_is_singular(months: float, said: st
     from app.engine.costs.rental import WHOLE_MONTHS
 
     assert str(period_notice(WHOLE_MONTHS, months)).endswith(said)
+
+
+@pytest.mark.parametrize("lang", ["en", "zh-TW"])
+def test_planner_cost_warnings_name_providers_not_catalog_ids(
+    client: TestClient, lang: str
+) -> None:
+    # QA 2026-12-07: the public planner said "No contract tier of 12 months or less for
+    # runpod-secure-rtx-4090-x1 (tiers: none)" and "seed 003 T13 says …": a catalog id, an
+    # enum-like "none" and a rule number of the team's seed documents. The planner and a
+    # saved plan now say the cost notices as the cost page does (`wording.customer_notice`).
+    r = client.get(
+        "/plan?model_source=preset&preset=llama-3.1-8b&task=qlora&gpu=rtx-4090-24gb"
+        "&gpu_count=1&tokens=100M",
+        headers={"Accept-Language": lang},
+    )
+    assert r.status_code == 200
+    items = [li.get_text() for li in BeautifulSoup(r.text, "html.parser").select("ul.warnings li")]
+    said = " ".join(items)
+    assert "RunPod" in said  # the provider, by name
+    for internal in ("runpod-secure-rtx-4090-x1", "(tiers:", "seed 003", "T13", "種子文件"):
+        assert internal not in said, internal
