@@ -93,6 +93,21 @@ class ModelInput(NumbersNotBooleans, BaseModel):
                     active=f"{self.active_params_b:g}", params=f"{self.params_b:g}",
                 )
             )  # fmt: skip
+        if self.experts_per_token and self.experts_per_token > (self.experts or 1):
+            # A dense model (1 expert) routing to 2 was accepted and its MoE fields dropped
+            # without a word (QA); each token's experts are chosen among `experts`.
+            raise ValueError(
+                Notice(
+                    "experts_per_token (%(k)s) needs experts, the number each token's experts "
+                    "are chosen from, of at least experts_per_token",
+                    k=self.experts_per_token,
+                )
+                if self.experts is None
+                else Notice(
+                    "experts_per_token (%(k)s) must not exceed experts (%(experts)s)",
+                    k=self.experts_per_token, experts=self.experts,
+                )
+            )  # fmt: skip
         if self.heads and self.kv_heads and self.heads % self.kv_heads:
             raise ValueError(
                 Notice(

@@ -324,6 +324,22 @@ def test_a_quotes_yes_no_field_takes_only_true_or_false(client: TestClient) -> N
             "heads (32) must be a multiple of kv_heads (5)",
             "heads（32）必須是 kv_heads（5）的倍數",
         ),
+        # QA 2026-12-07: a dense model (1 expert) routing each token to 2 was accepted and
+        # answered as a Llama-like dense model, its expert fields dropped without a word.
+        (
+            {"params_b": 7, "experts": 1, "experts_per_token": 2},
+            "model",
+            "experts_per_token (2) must not exceed experts (1)",
+            "experts_per_token（2）不可超過 experts（1）",
+        ),
+        (
+            {"params_b": 7, "experts_per_token": 2},
+            "model",
+            "experts_per_token (2) needs experts, the number each token's experts are chosen "
+            "from, of at least experts_per_token",
+            "experts_per_token（2）需要一併提供 experts（每個 token 從中挑選專家的專家總數），"
+            "且不少於 experts_per_token",
+        ),
     ],
 )
 def test_a_custom_models_impossible_shape_is_said_in_the_readers_language(
