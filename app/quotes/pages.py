@@ -51,7 +51,9 @@ def _builder(
         seller_tax_id=settings.company_tax_id,
     )
     if is_fragment(request):
-        return render(request, "quotes/_builder_swap.html", {"plan": plan, **ctx}, status_code=status)
+        return render(
+            request, "quotes/_builder_swap.html", {"plan": plan, **ctx}, status_code=status
+        )
     full = plan_views.detail_context(
         session=session, plan_id=plan_id, user=user, currency=choose_currency(request)
     )
