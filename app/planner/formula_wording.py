@@ -281,6 +281,250 @@ SOURCES: Final = {
     )
 }
 
+#: Sources of sizing figures that say in prose what a paper, a datasheet or a seed rule gives
+#: (translated in sources.po; SOURCES' are in formulas.po). Each is the engine's whole source,
+#: byte for byte, in every variant a request can make of it (recomputation, FlashAttention,
+#: optimizer, the LoRA base's precision, expert parallelism, ZeRO-3 units, the serving stack's
+#: row). Citations, names, numbers and units stay as written in the Chinese. Sources that name
+#: the GPU ("… dense BF16 peak (datasheet without sparsity)") or a request's number ("scaling
+#: floor: fewer GPU-hours on 64 GPUs") are not here: they stay English, marked lang="en"
+#: (tests/planner/test_source_translations.py lists them).
+CITED_SOURCES: Final = {
+    s: s
+    for s in (
+        # --- serving: memory_gb.kv_cache, inference.*, memory_gb.weights
+        N_("2 × layers × kv_heads × head_dim × bytes per token (vLLM, Kwon et al. 2023)"),
+        N_(
+            "vLLM paged KV cache, gpu_memory_utilization (vLLM docs); TensorRT-LLM "
+            "max_batch_size; T3: one H100 serving a quantised 7B holds ≈200 chats"
+        ),
+        N_("bisection over the step model's operating points (app.engine.inference)"),
+        N_(
+            "compute-bound prefill (Pope et al. 2022 §3); queueing by Little's law for a closed "
+            "loop of users over the KV slots"
+        ),
+        N_(
+            "bytes per parameter by precision; int4/int8 weight-only with an fp16 scale per "
+            "group of 128 (AWQ, Lin et al. 2023)"
+        ),
+        N_(
+            "expert weights as published (mxfp4, 4.25 bits); bytes per parameter by precision; "
+            "int4/int8 weight-only with an fp16 scale per group of 128 (AWQ, Lin et al. 2023)"
+        ),
+        N_(
+            "continuous batching with chunked prefill (Sarathi-Serve, Agrawal et al. 2024); "
+            "roofline (Pope et al. 2022 §2); shares of peak: compute bounded by the maximum "
+            "achievable matmul on H100 SXM, 794.5 of 989 BF16 and 1,402.6 of 1,979 FP8 TFLOPS "
+            "(stas00 ml-engineering MAMF table, app/data/gpus.yaml); HBM share, all-reduce "
+            "latency and step overhead: fit half of serving_runs.yaml (TensorRT-LLM 0.9–1.0 "
+            "performance tables, NIM 1.8)"
+        ),
+        N_(
+            "continuous batching with chunked prefill (Sarathi-Serve, Agrawal et al. 2024); "
+            "roofline (Pope et al. 2022 §2); shares of peak: all-reduce between PCIe-only boards "
+            "crosses the host root complex, so the link share is below NVLink's; every value: "
+            "fit half of serving_runs.yaml (TensorRT-LLM 0.14 L40S TP 4) — few rows, so the "
+            "least certain NVIDIA row"
+        ),
+        N_(
+            "continuous batching with chunked prefill (Sarathi-Serve, Agrawal et al. 2024); "
+            "roofline (Pope et al. 2022 §2); shares of peak: llama.cpp llama-bench on RTX 4090 "
+            "(llama.cpp PR #4766, comment of 2024-01-10, in serving_runs.yaml): pp512 11,048 t/s "
+            "on a 6.74B F16 model is 2 × 6.74e9 × 11,048 = 149 TFLOPS of the 165 dense FP16 peak "
+            "(90%); the decode row of the same source fixes the HBM share after the per-token "
+            "overhead"
+        ),
+        N_(
+            "continuous batching with chunked prefill (Sarathi-Serve, Agrawal et al. 2024); "
+            "roofline (Pope et al. 2022 §2); shares of peak: every value: fit half of "
+            "serving_runs.yaml (ROCm vLLM 0.9.1 results page, MLPerf Inference v4.1/v5.0 AMD "
+            "submissions) — three fit rows, so the least certain row; Intel Gaudi has no serving "
+            "measurement and is taken at these shares"
+        ),
+        # --- image: inference.flops_per_pass, memory_gb.weights, .activations
+        N_(
+            "FLUX.1 [dev] config: 19 double + 38 single blocks, width 3072, 2×2 patches, 512 T5 "
+            "tokens; guidance-distilled (one pass a step)"
+        ),
+        N_(
+            "SDXL UNet config (Podell et al. 2023): weights per level counted by hand; "
+            "classifier-free guidance (two passes a step)"
+        ),
+        N_(
+            "parameter counts of the published checkpoints (model source); bytes per weight at "
+            "the requested precision (memory.WEIGHT_BYTES)"
+        ),
+        N_(
+            "≈3 GB for one 1024² image measured for SDXL and FLUX in diffusers; grows with the "
+            "pixel count"
+        ),
+        # --- training.flops, .goodput, .mfu
+        N_(
+            "Kaplan et al. 2020 Table 1 (C_forward = 2N + 2·L·n_ctx·d_attn); training = forward "
+            "+ backward (×3); LoRA skips weight gradients (×2); recomputation is not model FLOPs "
+            "(it enters the MFU)"
+        ),
+        N_(
+            "Kaplan et al. 2020 Table 1 (C_forward = 2N + 2·L·n_ctx·d_attn); training = forward "
+            "+ backward (×3); LoRA skips weight gradients (×2); recomputation is not model FLOPs "
+            "(it enters the MFU); MoE counts active parameters only"
+        ),
+        N_(
+            "Llama 3 (Dubey et al. 2024) §3.3.4: 419 unexpected interruptions in 54 days on "
+            "16,384 GPUs, higher than 90% effective training time"
+        ),
+        N_(
+            "the GPU's measured MAMF over its dense peak (stas00/ml-engineering table, e.g. H100 "
+            "SXM BF16 794.5 of 989 TFLOPS = 0.80, FP8 1,402.6 of 1,979 = 0.71); roofline "
+            "memory-bound share κ·(peak/bandwidth)/h (Williams et al. 2009; Korthikanti et al. "
+            "2022 34·h activation bytes per token and layer); software efficiency chosen on the "
+            "fit half of the validation table; Narayanan et al. 2021 (TP §3.2, pipeline bubble "
+            "§2.2, recomputation eq. 3); ZeRO §7.2.2; DeepSeek-V3 §3.2.1 and Switch Transformer "
+            "§2.2 (MoE); T4 (4 GPUs ≈30% of one-GPU time), T5 (no NVLink ≈30% slower), U6 (RoCE "
+            "85–95% of InfiniBand)"
+        ),
+        N_(
+            "the GPU's measured MAMF over its dense peak (stas00/ml-engineering table, e.g. H100 "
+            "SXM BF16 794.5 of 989 TFLOPS = 0.80, FP8 1,402.6 of 1,979 = 0.71); roofline "
+            "memory-bound share κ·(peak/bandwidth)/h (Williams et al. 2009; Korthikanti et al. "
+            "2022 34·h activation bytes per token and layer); software efficiency chosen on the "
+            "fit half of the validation table; Narayanan et al. 2021 (TP §3.2, pipeline bubble "
+            "§2.2, recomputation eq. 3); ZeRO §7.2.2; DeepSeek-V3 §3.2.1 and Switch Transformer "
+            "§2.2 (MoE); T4 (4 GPUs ≈30% of one-GPU time), T5 (no NVLink ≈30% slower), U6 (RoCE "
+            "85–95% of InfiniBand); TP over PCIe: the DGX A100 TP cost (NVLink 600 GB/s, 312 "
+            "TFLOPS) scaled by link bandwidth and GPU speed"
+        ),
+        # --- memory_gb.activations, .overhead, .allocated, .weights, .gradients, .optimizer, .per_gpu
+        N_(
+            "Korthikanti et al. 2022 §4 (Table 2); recomputation 'none', FlashAttention on; "
+            "logits s·b·V: Megatron-LM vocab-parallel cross-entropy on fp32 logits 4 B "
+            "(pre-training); Hugging Face Transformers causal-LM loss 14 B (bf16 logits 2 + fp32 "
+            "upcast 4 + shifted copy 4 + log-softmax 4; loss_utils.py) for fine-tuning"
+        ),
+        N_(
+            "Korthikanti et al. 2022 §4 (Table 2); recomputation 'none', FlashAttention off; "
+            "logits s·b·V: Megatron-LM vocab-parallel cross-entropy on fp32 logits 4 B "
+            "(pre-training); Hugging Face Transformers causal-LM loss 14 B (bf16 logits 2 + fp32 "
+            "upcast 4 + shifted copy 4 + log-softmax 4; loss_utils.py) for fine-tuning"
+        ),
+        N_(
+            "Korthikanti et al. 2022 §4 (Table 2); recomputation 'selective', FlashAttention on; "
+            "logits s·b·V: Megatron-LM vocab-parallel cross-entropy on fp32 logits 4 B "
+            "(pre-training); Hugging Face Transformers causal-LM loss 14 B (bf16 logits 2 + fp32 "
+            "upcast 4 + shifted copy 4 + log-softmax 4; loss_utils.py) for fine-tuning"
+        ),
+        N_(
+            "Korthikanti et al. 2022 §4 (Table 2); recomputation 'selective', FlashAttention "
+            "off; logits s·b·V: Megatron-LM vocab-parallel cross-entropy on fp32 logits 4 B "
+            "(pre-training); Hugging Face Transformers causal-LM loss 14 B (bf16 logits 2 + fp32 "
+            "upcast 4 + shifted copy 4 + log-softmax 4; loss_utils.py) for fine-tuning"
+        ),
+        N_(
+            "Korthikanti et al. 2022 §4 (Table 2); recomputation 'full', FlashAttention on; "
+            "logits s·b·V: Megatron-LM vocab-parallel cross-entropy on fp32 logits 4 B "
+            "(pre-training); Hugging Face Transformers causal-LM loss 14 B (bf16 logits 2 + fp32 "
+            "upcast 4 + shifted copy 4 + log-softmax 4; loss_utils.py) for fine-tuning"
+        ),
+        N_(
+            "Korthikanti et al. 2022 §4 (Table 2); recomputation 'full', FlashAttention off; "
+            "logits s·b·V: Megatron-LM vocab-parallel cross-entropy on fp32 logits 4 B "
+            "(pre-training); Hugging Face Transformers causal-LM loss 14 B (bf16 logits 2 + fp32 "
+            "upcast 4 + shifted copy 4 + log-softmax 4; loss_utils.py) for fine-tuning"
+        ),
+        N_(
+            "CUDA context 1,343 MiB measured with PyTorch's kernels loaded (Hugging Face "
+            "Transformers docs, 'Model training anatomy'); NCCL environment docs (NCCL_BUFFSIZE "
+            "4 MiB per channel and peer); PyTorch CUDA semantics: the caching allocator's "
+            "reserve shows in nvidia-smi (5% of allocated assumed)"
+        ),
+        N_(
+            "PyTorch CUDA semantics, memory management: "
+            "memory_allocated()/max_memory_allocated() count the memory occupied by tensors; "
+            "memory_reserved() what the caching allocator holds"
+        ),
+        N_(
+            "QLoRA (Dettmers et al. 2023) §3: NF4 + double quantisation on the decoder blocks' "
+            "linear layers; embeddings, LM head and norms in 16-bit"
+        ),
+        N_("LoRA (Hu et al. 2021): frozen base in fp32"),
+        N_("LoRA (Hu et al. 2021): frozen base in bf16"),
+        N_("LoRA (Hu et al. 2021): frozen base in fp16"),
+        N_("LoRA (Hu et al. 2021): frozen base in fp8"),
+        N_("LoRA (Hu et al. 2021): frozen base in int8"),
+        N_("ZeRO (Rajbhandari et al. 2019) §3.1: 16-bit weights 2Ψ (fp32: 4Ψ)"),
+        N_("ZeRO §3.1: 16-bit gradients 2Ψ"),
+        N_("ZeRO §3.1 K = 12 applied to the adapters only"),
+        N_(
+            "ZeRO §3.1: Adam K = 12 (fp32 master, momentum, variance); 8-bit Adam (Dettmers et "
+            "al. 2022) 6 B; SGD+momentum 8 B; Adafactor ≈4 B (adamw)"
+        ),
+        N_(
+            "ZeRO §3.1: Adam K = 12 (fp32 master, momentum, variance); 8-bit Adam (Dettmers et "
+            "al. 2022) 6 B; SGD+momentum 8 B; Adafactor ≈4 B (adamw_8bit)"
+        ),
+        N_(
+            "ZeRO §3.1: Adam K = 12 (fp32 master, momentum, variance); 8-bit Adam (Dettmers et "
+            "al. 2022) 6 B; SGD+momentum 8 B; Adafactor ≈4 B (sgd)"
+        ),
+        N_(
+            "ZeRO §3.1: Adam K = 12 (fp32 master, momentum, variance); 8-bit Adam (Dettmers et "
+            "al. 2022) 6 B; SGD+momentum 8 B; Adafactor ≈4 B (adafactor)"
+        ),
+        N_("ZeRO §5 (stage 1: optimizer, 2: + gradients, 3: + parameters); Megatron TP/PP"),
+        N_(
+            "ZeRO §5 (stage 1: optimizer, 2: + gradients, 3: + parameters); Megatron TP/PP; "
+            "ZeRO-3 units: PyTorch FSDP (Zhao et al. 2023) limit_all_gathers, one decoder layer "
+            "or embedding a unit"
+        ),
+        N_(
+            "ZeRO §5 (stage 1: optimizer, 2: + gradients, 3: + parameters); Megatron TP/PP; "
+            "expert parallelism inside the data-parallel group (DeepSpeed-MoE)"
+        ),
+        N_(
+            "ZeRO §5 (stage 1: optimizer, 2: + gradients, 3: + parameters); Megatron TP/PP; "
+            "expert parallelism inside the data-parallel group (DeepSpeed-MoE); ZeRO-3 units: "
+            "PyTorch FSDP (Zhao et al. 2023) limit_all_gathers, one decoder layer or embedding a "
+            "unit"
+        ),
+        # --- infra.*, tier: the seed rules
+        N_(
+            "Seed 003's '70B checkpoint ≈140 GB' is weights only; a resumable checkpoint with "
+            "Adam state is ≈14–16 B/param ≈1 TB"
+        ),
+        N_("T11 storage tiers (warm NAS/object ≥20 TB on 10GbE); T6 entry template has NVMe only"),
+        N_(
+            "T11: hot tier capacity ≥3× (dataset + checkpoints); T6 NVMe minimums. A resumable "
+            "checkpoint is 14 B/param (bf16 weights + fp32 master + Adam m, v)"
+        ),
+        N_(
+            "T12: 140 GB over 100 Mbps >3 h, over 1 Gbps ≈20 min; T6: ≥100 Mbps single GPU, 1 "
+            "Gbps + 10GbE for the 4-GPU template"
+        ),
+        N_(
+            "T1: single GPU (7B–13B fine-tune, inference, image) · multi-GPU NVLink (13B full, "
+            "70B LoRA; 2–8 GPUs) · multi-node InfiniBand (70B full, pre-training; 16+)"
+        ),
+        N_(
+            "T6 templates (1 GPU: ≥16 cores; 4 GPUs: 48+; 16-GPU: dual 64-core per node); U5 ≥16 "
+            "physical cores"
+        ),
+        N_(
+            "T6/U5: RAM ≥ 2× VRAM (seed 003: 192 GB for one 80 GB GPU; seed 000: 8×80 GB → ≥1.28 "
+            "TB). But seed 003's own 4-GPU (512 GB / 320 GB) and 16-GPU (1 TB / 640 GB per node) "
+            "templates are only ≈1.6×; the 2× rule is applied"
+        ),
+        N_(
+            "T7: 4-GPU ≈3 kW (typical), 8-GPU >10 kW; DGX H100 datasheet 10.2 kW max (fans/PSU "
+            "factor 1.3 = 10.2 / 7.8 kW of components)"
+        ),
+        N_("T8: H100 MIG 1/4 slice NT$15,000/month; NVIDIA MIG user guide (H100 2g.20gb)"),
+        N_(
+            "≈4 characters of English text per BPE token (OpenAI tokenizer guide); the same rate "
+            "turns a dataset size into tokens"
+        ),
+    )
+}
+
 _PLACEHOLDER: Final = re.compile(r"%\((\w+)\)s")
 #: The counted nouns of the phrases, plural → the singular the engine writes for a count of
 #: one (app.engine.formatting.plural): a phrase's "GPUs" also reads "1 GPU", "passes" "1 pass",
@@ -413,5 +657,5 @@ def source_text(source: str) -> tuple[str, bool]:
     translated; a citation (a paper, a datasheet, a seed rule) stays as written."""
     if i18n.current_language() == "en":
         return source, True
-    msgid = SOURCES.get(source)
+    msgid = SOURCES.get(source) or CITED_SOURCES.get(source)
     return (_(msgid), True) if msgid else (source, False)
