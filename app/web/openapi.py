@@ -33,7 +33,6 @@ ERROR_SCHEMA: dict[str, Any] = {
 }
 
 DESCRIPTIONS: dict[int, str] = {
-    400: "The body is not valid JSON (or CSV).",
     401: "Sign-in required, or the bearer token is invalid or revoked.",
     403: "Signed in, but this role may not do this.",
     404: "No such resource (or not visible to you).",
@@ -41,7 +40,8 @@ DESCRIPTIONS: dict[int, str] = {
     413: "The request body is larger than the limit (settings STRATAGEM_MAX_JSON_BYTES, "
     "STRATAGEM_MAX_CSV_BYTES).",
     415: "The body's content type is not one this route reads.",
-    422: "Invalid input; `detail` names each field.",
+    422: "Invalid input: a body that is not valid JSON (or CSV), or a field that is missing, "
+    "of the wrong type or out of range; `detail` names each field and what it allows.",
     429: "Too many requests; retry after the `Retry-After` seconds.",
     500: "An unexpected error; the body carries a request id.",
     503: "No price list is loaded.",
@@ -77,7 +77,7 @@ def error_codes(route: APIRoute) -> set[int]:
         codes.add(404)
     writes = bool((route.methods or set()) & {"POST", "PUT", "PATCH", "DELETE"})
     if writes:
-        codes |= {400, 413, 422}  # a body may be malformed or too large
+        codes |= {413, 422}  # a body may be malformed (422, as FastAPI answers) or too large
         if signed_in:
             codes.add(409)
     if "import_catalog" == route.name or d.body_params:

@@ -281,3 +281,16 @@ def test_an_answer_shorter_than_its_context_is_served(client: TestClient) -> Non
     train = {"model": {"preset": "llama-3.1-8b"}, "task": "lora", "avg_context_tokens": 100,
              "output_tokens": 5000}  # fmt: skip
     assert client.post("/api/v1/estimate", json=train).status_code == 200
+
+
+def test_a_body_that_is_not_json_gets_the_status_the_spec_documents(client: TestClient) -> None:
+    # QA 2026-12-07: /openapi.json said "400: The body is not valid JSON", but the answer is
+    # FastAPI's 422 (json_invalid), which an integrator's generated client then did not expect.
+    r = client.post(
+        "/api/v1/estimate", content=b"not json", headers={"Content-Type": "application/json"}
+    )
+    assert r.status_code == 422
+    assert r.json()["detail"][0]["type"] == "json_invalid"
+    op = client.get("/openapi.json").json()["paths"]["/api/v1/estimate"]["post"]
+    assert "422" in op["responses"] and "400" not in op["responses"]
+    assert "not valid JSON" in op["responses"]["422"]["description"]
