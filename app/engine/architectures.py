@@ -508,14 +508,15 @@ def get_preset(preset_id: str) -> ModelSpec:
     if close:
         raise KeyError(
             Notice(
-                "unknown model preset '%(preset)s'; did you mean %(close)s? (known: %(n)s "
-                "presets)",
+                "unknown model preset '%(preset)s'; did you mean %(close)s? (%(n)s presets: "
+                "GET /api/v1/models lists them)",
                 preset=preset_id, close=", ".join(close), n=len(by_id),
             )
         )  # fmt: skip
     raise KeyError(
         Notice(
-            "unknown model preset '%(preset)s' (known: %(n)s presets)",
+            "unknown model preset '%(preset)s' (%(n)s presets: GET /api/v1/models lists "
+            "them; or describe the model with params_b or hf_config)",
             preset=preset_id,
             n=len(by_id),
         )

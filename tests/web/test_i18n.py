@@ -251,6 +251,8 @@ def test_the_api_answers_in_english_unless_asked_otherwise(web: TestClient) -> N
     body = {"model": {"preset": "nope"}, "task": "lora"}
     (plain,) = web.post("/api/v1/estimate", json=body).json()["detail"]
     assert plain["msg"].startswith("unknown model preset 'nope'")
+    # QA 2026-12-07: "(known: 36 presets)" named neither the presets nor where to find them.
+    assert "GET /api/v1/models lists them" in plain["msg"]
     asked = web.post("/api/v1/estimate", json=body, headers={"Accept-Language": "zh-TW"})
     assert any("\u4e00" <= ch <= "\u9fff" for ch in asked.json()["detail"][0]["msg"])
 
