@@ -170,25 +170,30 @@ def parse_tags(text: str) -> tuple[list[str], str]:
 
 
 def parse_compare(ids: str, revs: Sequence[str]) -> tuple[list[tuple[int, int | None]], str]:
-    """[(plan id, version or None)] from `ids=1,2` and `rev=3:2` items, or an error message."""
+    """[(plan id, version or None)] from `ids=1,2` and `rev=3:2` items, or an error message
+    that quotes the first item that is not a plan (QA: "1,abc,-5" was told only that plans
+    are numbers)."""
     items: list[tuple[int, int | None]] = []
-    try:
-        for part in (ids or "").replace(" ", "").split(","):
-            if part:
-                items.append((int(part), None))
-        for r in revs:
-            for part in r.replace(" ", "").split(","):
-                if part:
-                    pid, _sep, ver = part.partition(":")
-                    items.append((int(pid), int(ver) if ver else None))
-    except ValueError:
-        return [], _("Plans are numbers: ?ids=1,2 or ?rev=1:3 (plan 1, version 3).")
-    # An id or version past the database's integer range names no row (and overflows SQLite).
-    if any(not 1 <= n <= DB_ID_MAX for pid, ver in items for n in (pid, ver or 1)):
-        return [], _("Plans are numbers: ?ids=1,2 or ?rev=1:3 (plan 1, version 3).")
+    parts = [(p, False) for p in (ids or "").replace(" ", "").split(",") if p]
+    parts += [(p, True) for r in revs for p in r.replace(" ", "").split(",") if p]
+    for part, versioned in parts:
+        pid, _sep, ver = part.partition(":") if versioned else (part, "", "")
+        # An id or version past the database's integer range names no row (and overflows
+        # SQLite); a sign or a letter names none either.
+        if not _plan_number(pid) or (ver and not _plan_number(ver)):
+            return [], _(
+                "“%(item)s” is not a plan: plans are numbers, as in ?ids=1,2 or ?rev=1:3 "
+                "(plan 1, version 3)."
+            ) % {"item": part[:40]}
+        items.append((int(pid), int(ver) if ver else None))
     if len(items) > 4:
         return [], _("Compare two to four plans.")
     return items, ""
+
+
+def _plan_number(text: str) -> bool:
+    """Whether `text` is a plan id or version: digits only, 1 to the database's limit."""
+    return text.isascii() and text.isdigit() and 1 <= int(text) <= DB_ID_MAX
 
 
 def default_name(req: EstimateRequest) -> str:

@@ -576,6 +576,13 @@ def test_compare_revisions_and_bad_input(pages: TestClient, account: MakeAccount
     assert page.select("tr.input-row.differs")
     assert pages.get("/compare?ids=1,2,3,4,5").status_code == 422
     assert pages.get("/compare?ids=x").status_code == 422
+    # The answer quotes the item that is not a plan, in the page's language (QA: "1,abc,-5"
+    # got 「方案編號須為數字：？ids=1,2…」, a full-width "？" and no word of which item).
+    for lang, said in (("en", "“abc” is not a plan"), ("zh-TW", "「abc」不是方案")):
+        r = pages.get(f"/compare?ids={plan.id},abc,-5", headers={"Accept-Language": lang})
+        assert r.status_code == 422 and said in r.text
+    r = pages.get(f"/compare?ids={plan.id}&rev={plan.id}:-2", headers={"Accept-Language": "en"})
+    assert r.status_code == 422 and f"“{plan.id}:-2” is not a plan" in r.text
 
 
 @pytest.mark.parametrize("lang", LANGS)
