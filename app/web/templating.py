@@ -93,7 +93,9 @@ def money(
     places = CURRENCY_DIGITS.get(ccy, 2) if digits is None else digits
     pattern = "#,##0" + ("." + "0" * places if places > 0 else "")
     body = format_decimal(abs(amount), format=pattern, locale=i18n.babel_locale())
-    sign = "-" if amount < 0 and body.strip("0.,") else ""
+    # U+2212, as the engine, the charts and the quote's discount lines write a minus (QA: a
+    # difference read "-NT$302,400" beside "−NT$10,000")
+    sign = "−" if amount < 0 and body.strip("0.,") else ""
     return f"{sign}{currency_symbol(ccy)}{body}"
 
 

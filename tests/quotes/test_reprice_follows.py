@@ -191,6 +191,17 @@ def test_the_reprice_page_shows_what_the_quote_lost(fresh: TestClient, lang: str
     assert all(v.startswith("NT$") for v in cheapest)
     # NT$2,129,400 (1,080,000 + 900,000 + 48,000, with 5% tax) → NT$50,400 (NAS alone).
     assert [td.get_text(strip=True) for td in total[:2]] == ["NT$2,129,400", "NT$50,400"]
+    # The difference is written with a minus sign, as the builder's discount lines are
+    # (QA: "-NT$302,400" beside "−NT$10,000"): 50,400 − 2,129,400 = −2,079,000.
+    assert total[2].get_text(strip=True) == "−NT$2,079,000"
+    # The total is tax included, the lines not: the table says so (QA).
+    note = section.select_one(".quote-diff-note").get_text(" ", strip=True)
+    assert note == (
+        "總計已含稅並已扣除整張報價的折扣；各項目為未稅金額，已扣除該項目本身的折扣。"
+        if lang == "zh-TW"
+        else "The total includes tax and the whole quote's discounts; each line is excl. tax, "
+        "after its own discount."
+    )
 
 
 def test_the_quote_keeps_its_currency_when_the_customer_record_changed_since(

@@ -103,7 +103,7 @@ def test_currency_switch(web: TestClient) -> None:
         ("en", 1234567.4, "TWD", "NT$1,234,567"),
         ("en", 1234.564, "USD", "US$1,234.56"),
         ("zh-TW", 1234.5, "USD", "US$1,234.50"),
-        ("en", -2500, "TWD", "-NT$2,500"),
+        ("en", -2500, "TWD", "−NT$2,500"),  # U+2212, as every table writes a minus
         ("en", None, "TWD", "—"),
         # a quote's money as stored, a string: exact, where a float would print ...992
         ("en", "9007199254740993", "TWD", "NT$9,007,199,254,740,993"),
