@@ -278,7 +278,27 @@ def _message(err: Mapping[str, Any]) -> str:
         k: int(v) if isinstance(v, Decimal) and v == v.to_integral_value() else v
         for k, v in ctx.items()
     }
+    if kind in _NOT_A_NUMBER:
+        # The shared example is a sequence length ("e.g. 4096"): a price, a discount or a
+        # quantity gets one of its own (QA read "e.g. 4096" beside a discount).
+        field = str((err.get("loc") or ("",))[-1])
+        return _("Enter a number, e.g. %(example)s.") % {"example": _EXAMPLES.get(field, "2")}
     return message_for({**err, "ctx": whole} if ctx else err)
+
+
+#: Pydantic's kinds for input that is not a number (app.web.forms.message_for's).
+_NOT_A_NUMBER: Final = frozenset(
+    {"int_parsing", "int_from_float", "float_parsing", "int_type", "float_type",
+     "finite_number", "decimal_parsing", "decimal_type", "number_type"}
+)  # fmt: skip
+#: An example of each of the builder's number inputs, as its field is written.
+_EXAMPLES: Final = {
+    "unit_price": "180,000",
+    "discount_pct": "5",
+    "discount_amount": "10,000",
+    "quantity": "2",
+    "months": "6",
+}
 
 
 def field_key(field: str | None) -> str:

@@ -30,6 +30,14 @@ FREE_LINE_NO_PRICE = {"line-0-option_key": "", "line-0-description": "NAS 20 TB"
          "Must be at most 1,000,000,000,000.", "最多為 1,000,000,000,000。"),
         ({"line-0-quantity": "2000000000"}, "line-0-quantity",
          "Must be at most 1,000,000,000.", "最多為 1,000,000,000。"),
+        # Each number's example is one of its own (QA: "e.g. 4096", a sequence length, beside
+        # a price and a discount).
+        ({"line-0-unit_price": "abc"}, "line-0-unit_price",
+         "Enter a number, e.g. 180,000.", "請輸入數字，例如 180,000。"),
+        ({"line-0-discount_pct": "five"}, "line-0-discount_pct",
+         "Enter a number, e.g. 5.", "請輸入數字，例如 5。"),
+        ({"discount_amount": "x"}, "discount_amount",
+         "Enter a number, e.g. 10,000.", "請輸入數字，例如 10,000。"),
     ],
 )  # fmt: skip
 @pytest.mark.parametrize("lang", ["en", "zh-TW"])
