@@ -58,9 +58,24 @@ MEMORY = [
     (
         "task=full_finetune&size=other&size_other=32&data=100&deadline=7",
         "Memory: the job is split over 16 × NVIDIA H100 SXM5 80GB (80 GB each): about 74 GB on "
-        "each GPU, 1,184 GB in all.",
+        "each GPU, 1,184 GB in all. Activations of 4,096-token sequences take about 31 GB on "
+        "each GPU: shorter sequences, or activations recomputed in the backward pass, need "
+        "less.",
         "記憶體：這項工作分散到 16 張 NVIDIA H100 SXM5 80GB（每張 80 GB）：每張 GPU 約用 "
-        "74 GB，合計 1,184 GB。",
+        "74 GB，合計 1,184 GB。每張 GPU 上約有 31 GB 是每序列 4,096 個 token 的激活值：序列較短，"
+        "或在反向傳播時重算激活值，需要的記憶體就較少。",
+    ),
+    # LoRA, 7B (Mistral 7B), 1 GB in a month: one H100, 38.4 GB → 38 GB, of which 20.1 GB
+    # are the activations of 4,096-token sequences (≥ 40 %, so said: T2's "7B LoRA ≈ 20 GB"
+    # holds at 2,048 tokens with activations recomputed, tests/engine/test_seed_rules.py).
+    (
+        "task=lora&size=7&data=1&deadline=30",
+        "Memory: the job needs about 38 GB of GPU memory, which fits on one NVIDIA H100 SXM5 "
+        "80GB (80 GB). Activations of 4,096-token sequences take about 20 GB of it: shorter "
+        "sequences, or activations recomputed in the backward pass, need less.",
+        "記憶體：這項工作約需 38 GB 的 GPU 記憶體，一張 NVIDIA H100 SXM5 80GB（80 GB）就放得下。"
+        "其中約 20 GB 是每序列 4,096 個 token 的激活值：序列較短，或在反向傳播時重算激活值，"
+        "需要的記憶體就較少。",
     ),
     # Inference, 2,000B, 1,000 users: GB200 NVL72, a copy over TP 8 at 139.5 GB → 140 GB
     # each, 140 × 8 = 1,120 GB a copy; 44 copies × 8 = 352 GPUs, 140 × 352 = 49,280 GB.
