@@ -88,6 +88,24 @@ def _network_warnings(req: EstimateRequest, model: ModelSpec, plan: Plan, nodes:
                 "NVLink/NVSwitch server."
             )
         )
+    fabrics = {"infiniband": "InfiniBand", "roce": "RoCE", "ethernet": "Ethernet"}
+    if req.interconnect in fabrics and nodes == 1:
+        # A fabric joins servers: pinned on a plan that fits one, it changes no figure (QA: a
+        # pinned InfiniBand on one 8-GPU node was ignored without a word).
+        out.append(
+            Notice(
+                "%(fabric)s joins servers: this plan runs on one GPU, so the pinned "
+                "interconnect changes no figure.",
+                fabric=fabrics[req.interconnect],
+            )
+            if plan.count <= 1
+            else Notice(
+                "%(fabric)s joins servers: this plan fits in one server, whose GPUs talk over "
+                "%(inside)s, so the pinned interconnect changes no figure.",
+                fabric=fabrics[req.interconnect],
+                inside="NVLink" if plan.gpu.has_nvlink else "PCIe",
+            )
+        )
     # Training only: serving replicas on several servers sync nothing but requests, and
     # Ethernet to the load balancer is their network (QA: an L40S service on 2 nodes was
     # told its "cross-node gradient sync needs RDMA").

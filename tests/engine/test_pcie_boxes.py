@@ -117,3 +117,23 @@ def test_a_pinned_pcie_across_servers_is_pcie_inside_each_server() -> None:
 def _factor(r: EstimateResponse, name: str) -> float:
     mfu = next(e for e in r.explain if e.figure == "training.mfu")
     return next(o.value for o in mfu.operands if o.name == name)
+
+
+@pytest.mark.parametrize(("fabric", "name"), [("infiniband", "InfiniBand"), ("roce", "RoCE")])
+def test_a_fabric_pinned_on_one_server_says_it_changes_nothing(fabric: str, name: str) -> None:
+    # QA 2026-12-07: InfiniBand pinned on one 8-GPU node was ignored without a word. A fabric
+    # joins servers; inside one the GPUs keep their own link, and the answer says so.
+    def plan(ic: str | None) -> EstimateResponse:
+        return estimate(
+            EstimateRequest(model={"preset": "llama-3.1-8b"}, task="full_finetune", tokens=1e9,
+                            gpu="h100-sxm-80gb", gpu_count=8, interconnect=ic),
+            search_all=False,
+        )  # fmt: skip
+
+    pinned, free = plan(fabric), plan(None)
+    assert pinned.gpu.nodes == 1 and pinned.training.days == free.training.days
+    assert [w for w in pinned.warnings if "joins servers" in w] == [
+        f"{name} joins servers: this plan fits in one server, whose GPUs talk over NVLink, so "
+        "the pinned interconnect changes no figure."
+    ]
+    assert not [w for w in free.warnings if "joins servers" in w]
