@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from decimal import Decimal
 
+import pytest
 from bs4 import BeautifulSoup
 from fastapi.testclient import TestClient
 
@@ -259,3 +260,27 @@ def test_a_builder_save_that_links_a_customer_updates_the_page_head_and_facts(
     full = BeautifulSoup(pages.get(f"/plans/{p['id']}", headers={"Accept-Language": "en"}).text,
                          "html.parser")  # fmt: skip
     assert full.select_one("#plan-facts-customer").get_text(strip=True) == "台灣測試股份有限公司"
+
+
+@pytest.mark.parametrize("lang", ["en", "zh-TW"])
+def test_the_plan_page_says_which_version_the_pdf_prints(client: TestClient, lang: str) -> None:
+    # QA 2026-12-07: a draft's page read "Version 7" and its PDF "(version 1)", with nothing
+    # between them. The PDF counts the quotes the customer was sent (a draft is the one it
+    # becomes when sent: plans.Editions); the page counts saves. The page now says both.
+    a = make_account(client, "sales")
+    c = _customer(client, a)
+    p = _plan(client, a, c["id"], {"lines": [{"option_key": TERM}]})
+    r = _put(client, a.headers, p, name="Renamed once")
+    assert r.status_code == 200 and r.json()["version"] == 2
+    sign_in(client, a.user)
+    page = BeautifulSoup(
+        client.get(f"/plans/{p['id']}", headers={"Accept-Language": lang}).text, "html.parser"
+    )
+    note = page.select_one(".quote-actions .edition-note").get_text().strip()
+    assert note == (
+        "PDF 與分享連結將此報價標為第 1 版：客戶看到的版次只計算已送出的報價，本頁的版次"
+        "（目前第 2 版）則計算每一次儲存。"
+        if lang == "zh-TW"
+        else "The PDF and the share link call this quote version 1: the customer's versions "
+        "count the quotes sent, this page's version (2) counts every save."
+    )
