@@ -69,7 +69,7 @@ def customer_create(
     except ValidationError as e:
         return _invalid(request, None, values, e)
     customer = service.create_customer(session=session, data=data)
-    return RedirectResponse(f"/customers/{customer.id}", status_code=303)
+    return RedirectResponse(f"/customers/{customer.id}?created=1", status_code=303)
 
 
 @router.get("/customers/{customer_id}")
@@ -82,6 +82,11 @@ def customer_edit_form(
     ctx = views.form_context(
         customer=customer, values=views.values_of(customer), errors={}, session=session
     )
+    # Said once, after the redirect of a save (QA: nothing said the save went through).
+    if request.query_params.get("created") == "1":
+        ctx["done"] = _("Customer created.")
+    elif request.query_params.get("saved") == "1":
+        ctx["done"] = _("Changes saved.")
     return render(request, "customers/form.html", ctx)
 
 

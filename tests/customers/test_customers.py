@@ -107,6 +107,22 @@ def test_customer_page_inline_error_names_the_field(
     assert r.status_code == 303
     detail = BeautifulSoup(pages.get(r.headers["location"], headers=headers).text, "html.parser")
     assert detail.select_one("#f-tax_id")["value"] == "22099131"
+    # The save is said once, in the page's language (QA: nothing said it went through).
+    said = detail.select_one("p.notice.ok[role=status]").get_text(strip=True)
+    assert said == ("已建立客戶。" if lang == "zh-TW" else "Customer created.")
+    form_fields = {
+        i["name"]: i.get("value", "")
+        for i in detail.select("main form input[name]")
+        if i.get("type") not in ("checkbox", "submit")
+    }
+    edit = {**form_fields, "currency": "TWD", "contact": "王小明"}
+    r = pages.post(r.headers["location"].split("?")[0], data=edit, headers=headers)
+    assert r.status_code == 303
+    again = BeautifulSoup(pages.get(r.headers["location"], headers=headers).text, "html.parser")
+    said = again.select_one("p.notice.ok[role=status]").get_text(strip=True)
+    assert said == ("已儲存變更。" if lang == "zh-TW" else "Changes saved.")
+    plain = pages.get(r.headers["location"].split("?")[0], headers=headers).text
+    assert not BeautifulSoup(plain, "html.parser").select("p.notice.ok")
     listing = BeautifulSoup(pages.get("/customers?q=22099131", headers=headers).text, "html.parser")
     assert listing.select("table.customers-table tbody tr a[href^='/customers/']")
 
