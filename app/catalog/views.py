@@ -322,7 +322,7 @@ class CellFormat:
             return money(v, currency, digits)
         places = CURRENCY_DIGITS.get(currency, 2) if digits is None else digits
         body = format(abs(Decimal(str(v))), f",.{places}f")
-        sign = "-" if v < 0 and body.strip("0.,") else ""
+        sign = "−" if v < 0 and body.strip("0.,") else ""
         return f"{sign}{CURRENCY_SYMBOLS.get(currency, currency + ' ')}{body}"
 
     def percent(self, v: float, digits: int = 0) -> str:
