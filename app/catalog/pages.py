@@ -35,6 +35,7 @@ from app.catalog.models import PriceList
 from app.catalog.service import CatalogError, InvalidRow
 from app.catalog.views import (
     AUDIT_ACTIONS,
+    after_status_change,
     audit_kind_name,
     editable_list,
     form_context,
@@ -88,8 +89,18 @@ def overview(
 
 @public.get("/catalog/price-lists")
 def price_lists_page(request: Request, session: SessionDep) -> Response:
-    """Every price list: status, effective date, whether current, and its actions."""
-    ctx = frame(session, None) | {"lists": service.price_lists_public(session=session)}
+    """Every price list: status, effective date, whether current, and its actions; after a
+    publish or an archive, which list is current now (`views.after_status_change`)."""
+    lists = service.price_lists_public(session=session)
+    ctx = frame(session, None) | {
+        "lists": lists,
+        "changed": after_status_change(
+            lists,
+            published=request.query_params.get("published"),
+            archived=request.query_params.get("archived"),
+            today=business_today(),
+        ),
+    }
     return render(request, "catalog/price_lists.html", ctx)
 
 
@@ -303,14 +314,14 @@ def update_price_list(
 def publish_price_list(session: SessionDep, actor: ActorDep, price_list_id: DbId) -> Response:
     """Publish a draft: its prices freeze; it becomes current on its effective date."""
     service.publish_price_list(session=session, price_list_id=price_list_id, actor=actor)
-    return _redirect("/catalog/price-lists")
+    return _redirect(f"/catalog/price-lists?published={price_list_id}")
 
 
 @admin.post("/catalog/price-lists/{price_list_id}/archive")
 def archive_price_list(session: SessionDep, actor: ActorDep, price_list_id: DbId) -> Response:
     """Archive a published list: kept for old quotes, never current again."""
     service.archive_price_list(session=session, price_list_id=price_list_id, actor=actor)
-    return _redirect("/catalog/price-lists")
+    return _redirect(f"/catalog/price-lists?archived={price_list_id}")
 
 
 @admin.post("/catalog/price-lists/{price_list_id}/delete")

@@ -530,3 +530,53 @@ def audit_kind_name(entity: str) -> str:
         return _("Price lists")
     found = KINDS.get(entity)
     return _(found.label) if found is not None else entity
+
+
+def after_status_change(
+    lists: list[Any], *, published: str | None, archived: str | None, today: date
+) -> str | None:
+    """What the price lists page says after a list was published or archived: whether it is
+    current, and which list the pages price with now (QA: archiving the current list made a
+    back-dated one current without a word, and a back-dated list published into nothing)."""
+    changed = published or archived
+    if not changed or not changed.isdigit():
+        return None
+    done = next((pl for pl in lists if pl.id == int(changed)), None)
+    if done is None:
+        return None
+    current = next((pl for pl in lists if pl.is_current), None)
+    values = {
+        "name": done.name,
+        "date": fmt_date(done.effective_date),
+        "current": current.name if current else "",
+        "current_date": fmt_date(current.effective_date) if current else "",
+    }
+    if published:
+        if done.is_current:
+            return (
+                _(
+                    "“%(name)s” is published and current: new estimates and quotes are priced with it."
+                )
+                % values
+            )
+        if done.effective_date > today:
+            return _("“%(name)s” is published and becomes current on %(date)s.") % values
+        return (
+            _(
+                "“%(name)s” is published, but it will not become current: “%(current)s”, effective "
+                "%(current_date)s, is later and stays current."
+            )
+            % values
+        )
+    if current is None:
+        return (
+            _(
+                "“%(name)s” is archived. No published list is in effect: the pages price with the "
+                "shipped catalog until one is."
+            )
+            % values
+        )
+    return (
+        _("“%(name)s” is archived. The current list is “%(current)s”, effective %(current_date)s.")
+        % values
+    )

@@ -493,3 +493,45 @@ def test_choice_columns_read_as_their_makers_write_them(catalog_client: TestClie
         if o["value"]
     }
     assert options == {"pcie": "PCIe", "nvlink": "NVLink", "infiniband": "InfiniBand"}
+
+
+@pytest.mark.parametrize("lang", ["en", "zh-TW"])
+def test_an_empty_list_is_not_published_and_a_publish_or_archive_says_what_is_current(
+    catalog_client: TestClient, lang: str
+) -> None:
+    # QA 2026-12-07: an empty list (no offers, servers or cloud instances) was published with
+    # one click and priced every page at NT$0 / "quoted per project"; archiving the current
+    # list made a back-dated one current without a word; each action took one click.
+    h = {"Accept-Language": lang}
+    empty = post_form(
+        catalog_client, "/catalog/price-lists/new",
+        {"name": f"Empty {lang}", "effective_date": "2026-12-01", "source_list": ""},
+    )  # fmt: skip
+    assert empty.status_code == 303, empty.text
+    empty_id = int(empty.headers["location"].rsplit("=", 1)[1])
+    r = post_form(catalog_client, f"/catalog/price-lists/{empty_id}/publish", {}, headers=h)
+    assert r.status_code == 409
+    said = soup(r.text).get_text(" ", strip=True)
+    assert (
+        f"「Empty {lang}」沒有任何租用方案、雲端執行個體或伺服器" in said
+        if lang == "zh-TW"
+        else f"“Empty {lang}” has no rental offers, cloud instances or servers" in said
+    )
+    lists = catalog_client.get("/api/v1/price-lists").json()
+    assert next(pl for pl in lists if pl["id"] == empty_id)["status"] == "draft"  # unchanged
+    # Each irreversible action asks first, in the page's language.
+    page = soup(catalog_client.get("/catalog/price-lists", headers=h).text)
+    for action in ("publish", "delete"):
+        form = page.select_one(f"form[action='/catalog/price-lists/{empty_id}/{action}']")
+        assert form is not None and f"Empty {lang}" in form["data-confirm"]
+    # A list dated in the future is published, and the page says when it takes over.
+    future = _draft(catalog_client, f"Future {lang}")  # effective 2027-01-01
+    r = post_form(catalog_client, f"/catalog/price-lists/{future}/publish", {}, headers=h)
+    assert r.status_code == 303 and r.headers["location"].endswith(f"?published={future}")
+    shown = soup(catalog_client.get(r.headers["location"], headers=h).text)
+    notice = shown.select_one("#status-change").get_text(strip=True)
+    assert notice == (
+        f"「Future {lang}」已發布，將於 2027年1月1日成為現行價目表。"
+        if lang == "zh-TW"
+        else f"“Future {lang}” is published and becomes current on Jan 1, 2027."
+    )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import date
+from typing import Final
 
 from pydantic import ValidationError
 from sqlalchemy import func
@@ -40,6 +41,7 @@ from app.catalog.service.versions import (
     touch,
     unique_name,
 )
+from app.i18n import N_
 
 
 def counts(*, session: Session, price_list_id: int) -> dict[str, int]:
@@ -175,6 +177,14 @@ def update_price_list(
     return commit(session, pl)
 
 
+#: What a list sells: a published list holds at least one of these.
+PRICED_KINDS: Final = ("offers", "cloud", "servers")
+EMPTY_LIST: Final = N_(
+    "“%(name)s” has no rental offers, cloud instances or servers: published, it would price "
+    "nothing. Add rows, or copy a list, before publishing it."
+)
+
+
 def publish_price_list(*, session: Session, price_list_id: int, actor: str) -> PriceList:
     """draft → published: frozen from now on; current once its effective date comes.
     Publishing a list already published changes nothing (a double click)."""
@@ -183,6 +193,13 @@ def publish_price_list(*, session: Session, price_list_id: int, actor: str) -> P
         session.rollback()
         return pl
     pl = require_draft(session, price_list_id, hold=False)  # held above
+    assert pl.id is not None
+    n = counts(session=session, price_list_id=pl.id)
+    if not any(n.get(kind, 0) for kind in PRICED_KINDS):
+        # Published and current, an empty list priced nothing: every page fell back to
+        # "quoted per project" and NT$0 bars (QA). A list must price something to be sold from.
+        session.rollback()
+        raise Conflict(EMPTY_LIST, field="price_list_id", where="path", name=pl.name)
     before = price_list_dict(pl)
     pl.status = "published"
     touch(pl)
