@@ -176,7 +176,12 @@ def change_password(
     """Change your password (the current one is asked for); other devices are signed out."""
     activate(request)
     new, repeat = form.get("new_password", ""), form.get("repeat_password", "")
+    current = form.get("current_password", "")
     errors: dict[str, str] = {}
+    if not current:
+        # Said beside its own field (QA: an empty current password was told only that the new
+        # one was too short).
+        errors["current_password"] = _("Enter your current password.")
     if len(new) < service.MIN_PASSWORD:
         errors["new_password"] = _("Use at least %(n)s characters.") % {"n": service.MIN_PASSWORD}
     elif len(new) > service.MAX_PASSWORD:
@@ -187,11 +192,14 @@ def change_password(
         errors["new_password"] = _(bad)
     elif new != repeat:
         errors["repeat_password"] = _("The two new passwords are not the same.")
+    elif new == current:
+        # A change that changes nothing was answered "Your password has changed" (QA).
+        errors["new_password"] = _("The new password is the same as the current one.")
     if not errors:
         assert user.id is not None
         try:
             updated = auth.change_password(
-                session=session, user_id=user.id, current=form.get("current_password", ""), new=new
+                session=session, user_id=user.id, current=current, new=new
             )
         except service.AccountError:
             errors["current_password"] = _("The current password is not right.")

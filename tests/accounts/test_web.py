@@ -56,6 +56,12 @@ def test_sign_in_sets_a_hardened_cookie_and_follows_a_local_next(web: TestClient
     page = BeautifulSoup(web.get("/account").text, "html.parser")
     assert a.user.email in page.select_one(".account-facts").get_text()
     assert page.select_one(".user-menu a[href='/account']") is not None
+    # The header's placeholder is shown, not read as a tag (QA: "Bearer ”." in English).
+    for lang, said in (("en", "“Authorization: Bearer <token>”"),
+                       ("zh-TW", "「Authorization: Bearer <權杖>」")):  # fmt: skip
+        page = BeautifulSoup(web.get("/account", headers={"Accept-Language": lang}).text,
+                             "html.parser")  # fmt: skip
+        assert said in page.select_one("#tokens p.muted").get_text()
 
 
 @pytest.mark.parametrize(
@@ -315,3 +321,31 @@ def test_first_admin_hint(web: TestClient) -> None:
     assert "--role admin" in (first_admin_hint(settings) or "")
     make_account(web, "admin")
     assert first_admin_hint(settings) is None
+
+
+@pytest.mark.parametrize(
+    ("change", "field", "en", "zh"),
+    [
+        # QA 2026-12-07: the current password again was answered "Your password has changed";
+        # an empty current password was told only that the new one was too short.
+        ({"new_password": PASSWORD, "repeat_password": PASSWORD}, "new_password",
+         "The new password is the same as the current one.", "新密碼與目前的密碼相同。"),
+        ({"current_password": ""}, "current_password",
+         "Enter your current password.", "請輸入目前的密碼。"),
+    ],
+)  # fmt: skip
+def test_a_password_change_that_changes_nothing_or_lacks_the_current_one_is_refused(
+    web: TestClient, change: dict[str, str], field: str, en: str, zh: str
+) -> None:
+    a = make_account(web, "sales")
+    _login(web, a.user.email, PASSWORD)
+    data = {"current_password": PASSWORD, "new_password": "another long password",
+            "repeat_password": "another long password", "csrf_token": _token(web), **change}  # fmt: skip
+    for lang, said in (("en", en), ("zh-TW", zh)):
+        r = web.post("/account/password", data=data, headers={"Accept-Language": lang})
+        assert r.status_code == 422
+        err = BeautifulSoup(r.text, "html.parser").select_one(f"#err-{field}")
+        assert err is not None and err.get_text(strip=True) == said
+    web.cookies.clear()
+    _login(web, a.user.email, PASSWORD)  # nothing changed: the password still works
+    assert web.get("/account").status_code == 200
