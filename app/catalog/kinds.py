@@ -88,7 +88,8 @@ KINDS: Final[dict[str, Kind]] = {
             m.GpuPrice,
             m.GpuPriceCreate,
             ("gpu_id",),
-            ("gpu_id", "price_usd", "source"),
+            # the page adds every kind's Source column itself (QA: it was shown twice here)
+            ("gpu_id", "price_usd"),
             ("gpu_id", "source"),
         ),
         Kind(

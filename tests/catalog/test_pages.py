@@ -56,6 +56,9 @@ def test_every_kind_page_renders_a_table(catalog_client: TestClient, slug: str) 
     r = catalog_client.get(f"/catalog/{slug}")
     assert r.status_code == 200
     assert _rows(r.text), slug
+    # One column a heading: the Source column once (QA: GPU purchase prices had two).
+    heads = [th.get_text(strip=True) for th in soup(r.text).select("#catalog-table thead th")]
+    assert len(heads) == len(set(heads)), heads
 
 
 def test_offers_table_sorts_with_links_that_work_without_js(catalog_client: TestClient) -> None:
