@@ -10,6 +10,7 @@ from fastapi.testclient import TestClient
 
 from app import i18n
 from app.settings import REPO_ROOT
+from tests.accounts.helpers import make_account, sign_in
 
 from .helpers import csrf, post_form, soup
 
@@ -538,3 +539,29 @@ def test_an_empty_list_is_not_published_and_a_publish_or_archive_says_what_is_cu
         if lang == "zh-TW"
         else f"“Future {lang}” is published and becomes current on Jan 1, 2027."
     )
+
+
+@pytest.mark.parametrize("role", ["sales", None])
+def test_readers_who_may_not_edit_the_catalog_are_not_offered_its_actions(
+    catalog_client: TestClient, role: str | None
+) -> None:
+    # QA 2026-12-07: a sales user was shown New price list, Publish, Delete, Archive, Import,
+    # Audit trail and each row's Edit, every one answering "you have no access to this page".
+    # The catalog stays readable; its actions are the admins'.
+    draft = _draft(catalog_client, f"Readers' draft {role}")
+    reader = TestClient(catalog_client.app)
+    reader.headers["Accept-Language"] = "en"
+    if role is not None:
+        sign_in(reader, make_account(reader, role).user)
+    admin_only = ("/catalog/import", "/catalog/audit", "/catalog/price-lists/new",
+                  "/publish", "/archive", "/delete", "/edit", "/new")  # fmt: skip
+    for path in ("/catalog", "/catalog/price-lists", "/catalog/offers",
+                 f"/catalog/offers?price_list={draft}", f"/catalog?price_list={draft}"):  # fmt: skip
+        page = soup(reader.get(path).text)
+        main = page.select_one("main")
+        assert main is not None
+        offered = [a.get("href") or a.get("action") for a in main.select("a[href], form[action]")]
+        assert not [x for x in offered if x and any(p in x for p in admin_only)], (path, offered)
+    # The admin still has them.
+    page = soup(catalog_client.get("/catalog/price-lists").text)
+    assert page.select_one(f"form[action='/catalog/price-lists/{draft}/publish']") is not None
