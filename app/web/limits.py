@@ -14,10 +14,12 @@ Before this a 300 MB JSON body to the anonymous estimate took the server from 12
 from __future__ import annotations
 
 import json
+from html import escape
+from urllib.parse import urlsplit
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from app.i18n import N_, gettext
+from app.i18n import N_, current_language, gettext
 
 # In the request's language: app.web.language, outside this middleware, has activated it.
 MESSAGE = N_("The request body is larger than the limit of %(limit)s bytes.")
@@ -56,7 +58,7 @@ class BodyLimitMiddleware:
                 except ValueError:
                     declared = -1
                 if declared > limit:
-                    await self._refuse(path, limit, send)
+                    await self._refuse(path, limit, send, _back(scope))
                     return
                 break
 
@@ -83,17 +85,20 @@ class BodyLimitMiddleware:
         except BodyTooLarge:
             if started:
                 raise
-            await self._refuse(path, limit, send)
+            await self._refuse(path, limit, send, _back(scope))
 
     @staticmethod
-    async def _refuse(path: str, limit: int, send: Send) -> None:
+    async def _refuse(path: str, limit: int, send: Send, back: str = "/") -> None:
         message = gettext(MESSAGE) % {"limit": f"{limit:,}"}
         if path.startswith("/api/"):
-            body = json.dumps({"detail": message}).encode()
+            # One shape for every 4xx: FastAPI's list of {loc, msg, type} (QA: the 413 alone
+            # was a string, which an integrator had to handle apart).
+            detail = [{"loc": ["body"], "msg": message, "type": "too_large"}]
+            body = json.dumps({"detail": detail}).encode()
             ctype = b"application/json"
         else:
-            body = message.encode()
-            ctype = b"text/plain; charset=utf-8"
+            body = _page(back, message).encode()
+            ctype = b"text/html; charset=utf-8"
         await send(
             {
                 "type": "http.response.start",
@@ -107,3 +112,32 @@ class BodyLimitMiddleware:
             }
         )
         await send({"type": "http.response.body", "body": body})
+
+
+def _back(scope: Scope) -> str:
+    """Where the form was: the Referer's path when it is this site's, else the home page (a
+    form's POST path may have no page of its own)."""
+    headers = dict(scope.get("headers") or ())
+    ref = urlsplit(headers.get(b"referer", b"").decode("latin-1"))
+    host = headers.get(b"host", b"").decode("latin-1")
+    if ref.path.startswith("/") and not ref.path.startswith("//") and ref.netloc == host:
+        return ref.path + (f"?{ref.query}" if ref.query else "")
+    return "/"
+
+
+def _page(path: str, message: str) -> str:
+    """A page for a form sent too large: the message and a way back to the form, in the
+    reader's language, styled as the app's pages (QA: a 12 MB upload got a bare text line
+    with no way back). Self-contained: the app, which renders templates, never ran."""
+    lang = current_language()
+    title = gettext("Too large to send")
+    back = gettext("Back to the form")
+    return (
+        f'<!doctype html><html lang="{lang}"><head><meta charset="utf-8">'
+        f'<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f"<title>{escape(title)} · Stratagem</title>"
+        f'<link rel="stylesheet" href="/static/css/app.css"></head>'
+        f'<body><main class="wrap" id="main"><div class="page-head"><h1>{escape(title)}</h1>'
+        f'<p class="notice error" role="alert">{escape(message)}</p>'
+        f'<p><a class="btn" href="{escape(path)}">{escape(back)}</a></p></div></main></body></html>'
+    )
