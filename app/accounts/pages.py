@@ -156,6 +156,21 @@ def create_token(
     if bad := text.problem(name):
         errors = {"name": bad}
         return _account_page(request, session, user, status=422, errors=errors, token_name=name)
+    live = {
+        t.name.casefold()
+        for t in service.list_tokens(session=session, user=user)
+        if t.revoked_at is None
+    }
+    if name.casefold() in live:
+        # A reload re-sent the form and made a second live token of the same name, its secret
+        # never shown (QA): a name is one live token.
+        errors = {
+            "name": _(
+                "You already have a token named “%(name)s”: revoke it or choose another name."
+            )
+            % {"name": name}
+        }
+        return _account_page(request, session, user, status=422, errors=errors, token_name=name)
     token, plaintext = service.create_token(session=session, user=user, name=name)
     return _account_page(request, session, user, new_token=plaintext, new_token_row=token)
 

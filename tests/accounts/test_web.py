@@ -268,9 +268,23 @@ def test_tokens_are_shown_once_listed_and_revoked(web: TestClient) -> None:
     assert any(secret[:12] in row.get_text() for row in rows)
     with Session(web.app.state.engine) as s:  # type: ignore[attr-defined]
         token = next(t for t in service.list_tokens(session=s, user=a.user) if t.name == "crm")
+    # A reload of the answer re-sends the form: no second live "crm" whose secret is never
+    # shown (QA 2026-12-07); the name is refused beside its field while "crm" lives.
+    again = web.post("/account/tokens", data={"name": "CRM", "csrf_token": _token(web)})
+    assert again.status_code == 422
+    err = BeautifulSoup(again.text, "html.parser").select_one("#err-name").get_text(strip=True)
+    assert err == "You already have a token named “CRM”: revoke it or choose another name."
+    with Session(web.app.state.engine) as s:  # type: ignore[attr-defined]
+        named = [t for t in service.list_tokens(session=s, user=a.user) if t.name.lower() == "crm"]
+        assert len(named) == 1
     r = web.post(f"/account/tokens/{token.id}/revoke", data={"csrf_token": _token(web)})
     assert r.status_code == 303
     assert web.get("/api/v1/me", headers={"Authorization": f"Bearer {secret}"}).status_code == 401
+    # Revoked, the name is free again.
+    assert (
+        web.post("/account/tokens", data={"name": "crm", "csrf_token": _token(web)}).status_code
+        == 200
+    )
 
 
 def test_someone_elses_token_cannot_be_revoked(web: TestClient) -> None:
