@@ -36,6 +36,7 @@ from app.catalog.service import CatalogError, InvalidRow
 from app.catalog.views import (
     AUDIT_ACTIONS,
     after_status_change,
+    audit_changes,
     audit_kind_name,
     editable_list,
     form_context,
@@ -143,6 +144,7 @@ def audit_page(
         "filter_list": price_list,
         "audit_actions": AUDIT_ACTIONS,
         "audit_kind_name": audit_kind_name,
+        "audit_changes": audit_changes,
     }
     return render(request, "catalog/audit.html", ctx)
 

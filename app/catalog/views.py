@@ -11,7 +11,7 @@ from decimal import Decimal
 from typing import Any, Final
 from urllib.parse import quote, urlencode
 
-from babel.numbers import get_decimal_symbol, get_group_symbol
+from babel.numbers import format_decimal, get_decimal_symbol, get_group_symbol
 from sqlmodel import Session
 
 from app import i18n
@@ -580,3 +580,43 @@ def after_status_change(
         _("“%(name)s” is archived. The current list is “%(current)s”, effective %(current_date)s.")
         % values
     )
+
+
+def audit_changes(entry: Any) -> list[tuple[str, str, str]]:
+    """(field, before, after) of an audit entry's changed fields, as the page says them: a
+    column by its label, a status by its name, a number written as a number ("55,000", not
+    "55000.0"), in the page's language (QA: `monthly_price`, `draft` → `published` and
+    "50000.0 → 55000.0" on a 中文 page). A created or deleted row lists every field."""
+    before, after = entry.before or {}, entry.after or {}
+    both = bool(entry.before and entry.after)
+    out = []
+    for k in dict.fromkeys([*before, *after]):
+        b, a = before.get(k), after.get(k)
+        if both and b == a:
+            continue
+        label = _(COLUMN_LABELS[k]) if k in COLUMN_LABELS else _(AUDIT_FIELDS.get(k, k))
+        out.append((label, _audit_value(k, b, k in before), _audit_value(k, a, k in after)))
+    return out
+
+
+#: Fields of a price list's audit entries that no table column names.
+AUDIT_FIELDS: Final = {
+    "status": N_("Status"),
+    "effective_date": N_("Effective date"),
+    "copied_from": N_("Copied from"),
+    "notes": N_("Notes"),
+    "revision": N_("Revision"),
+}
+
+
+def _audit_value(field: str, value: Any, present: bool) -> str:
+    if not present or value is None or value == "":
+        return "—"
+    if field == "status" and value in STATUS_LABELS:
+        return _(STATUS_LABELS[value])
+    if isinstance(value, bool):
+        return _("yes") if value else _("no")
+    if isinstance(value, int | float) and math.isfinite(value):
+        # grouped, as many decimals as it has (a price list's figures have at most four)
+        return format_decimal(value, format="#,##0.####", locale=i18n.babel_locale())
+    return str(value)

@@ -144,6 +144,9 @@ def test_create_edit_and_delete_a_row(catalog_client: TestClient) -> None:
     assert form.select_one("#f-monthly_price")["value"] == "150000"
     edited = post_form(catalog_client, edit_url, {**data, "monthly_price": "140000"})
     assert edited.status_code == 303
+    # Saved again unchanged: no entry (QA: an empty "Changed" entry was written).
+    unchanged = post_form(catalog_client, edit_url, {**data, "monthly_price": "140000"})
+    assert unchanged.status_code == 303
     api = catalog_client.get("/api/v1/offers", params={"price_list": draft}).json()
     assert next(o for o in api if o["id"] == "tpe-h100-x3")["monthly_price"] == 140_000
     deleted = post_form(
@@ -162,6 +165,12 @@ def test_create_edit_and_delete_a_row(catalog_client: TestClient) -> None:
     zh = soup(catalog_client.get("/catalog/audit", headers={"Accept-Language": "zh-TW"}).text)
     first = zh.select("#audit > tbody > tr")[0].select("td")
     assert (first[2].get_text(strip=True), first[3].get_text(strip=True)) == ("已刪除", "租賃方案")
+    # The change is said by the field's label and the value as a number (QA: "monthly_price",
+    # "150000.0 → 140000.0" on a 中文 page).
+    changed = zh.select("#audit > tbody > tr")[1].select("details tbody tr")
+    assert [[td.get_text(strip=True) for td in tr.select("td")] for tr in changed] == [
+        ["每月價格", "150,000", "140,000"]
+    ]
 
 
 def test_fx_rows_have_a_two_part_key(catalog_client: TestClient) -> None:

@@ -161,7 +161,9 @@ def update_row(
     if pl is not None:
         touch(pl)
     scope = price_list_id if k.scoped else None
-    record(session, actor, "update", k.name, key, scope, jsonable(before), jsonable(values))
+    if jsonable(before) != jsonable(values):
+        # A save that changed nothing wrote an empty "Changed" entry (QA).
+        record(session, actor, "update", k.name, key, scope, jsonable(before), jsonable(values))
     return commit(session, row)
 
 
