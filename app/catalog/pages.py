@@ -114,10 +114,18 @@ def kind_page(
     q: str = Query("", max_length=200),
     sort: str | None = Query(None, max_length=40),
     dir: str = "asc",
+    page: int = Query(1, ge=1, le=100_000),
 ) -> Response:
-    """One kind's table with search and sort; an HTMX request gets only the table."""
+    """One kind's table with search and sort, a page at a time; an HTMX request gets only
+    the table."""
     ctx = table_context(
-        session, kind_for_slug(slug), price_list, q=q, sort=sort, descending=dir == "desc"
+        session,
+        kind_for_slug(slug),
+        price_list,
+        q=q,
+        sort=sort,
+        descending=dir == "desc",
+        page=page,
     )
     block = "table" if is_fragment(request) else None
     return render(request, "catalog/rows.html", ctx, block_name=block)
