@@ -624,12 +624,24 @@ AUDIT_FIELDS: Final = {
     "copied_from": N_("Copied from"),
     "notes": N_("Notes"),
     "revision": N_("Revision"),
+    # an import's entry: the rows it added, changed and removed, and the file
+    "added": N_("Added"),
+    "changed": N_("Changed"),
+    "removed": N_("Removed"),
+    "upload": N_("File"),
 }
+#: Items of a list an audit entry shows before saying how many more there are.
+AUDIT_LIST_SHOWN: Final = 10
 
 
 def _audit_value(field: str, value: Any, present: bool) -> str:
-    if not present or value is None or value == "":
+    if not present or value is None or value == "" or value == []:
         return "—"
+    if isinstance(value, list):
+        # an import of 19,847 rows printed every key, and the page grew to 427 KB (QA)
+        shown = ", ".join(str(v) for v in value[:AUDIT_LIST_SHOWN])
+        more = len(value) - AUDIT_LIST_SHOWN
+        return shown if more <= 0 else shown + " … " + _("and %(n)s more") % {"n": number(more)}
     if field == "status" and value in STATUS_LABELS:
         return _(STATUS_LABELS[value])
     if isinstance(value, bool):

@@ -607,3 +607,29 @@ def test_a_long_table_is_drawn_a_page_at_a_time(catalog_client: TestClient) -> N
     assert (
         len(soup(catalog_client.get(f"{url}&page=99").text).select("#catalog-table tbody tr")) == 50
     )
+
+
+def test_an_imports_audit_entry_lists_a_few_rows_and_counts_the_rest(
+    catalog_client: TestClient,
+) -> None:
+    # QA 2026-12-07: the entry of an import of 19,847 rows printed every key as a Python list
+    # and the audit page grew to 427 KB. The entry shows the first ten and counts the rest.
+    from app.catalog.views import AUDIT_LIST_SHOWN
+
+    first = catalog_client.get("/api/v1/catalog/export").json()["offers"][0]
+    offers = [{**first, "id": f"bulk-{i:04d}"} for i in range(AUDIT_LIST_SHOWN + 25)]
+    r = catalog_client.post(
+        "/api/v1/catalog/import",
+        params={"dry_run": "false", "name": "Audit list"},
+        json={"offers": offers},
+    )
+    assert r.status_code == 201, r.text
+    page = soup(catalog_client.get("/catalog/audit", headers={"Accept-Language": "en"}).text)
+    entry = next(tr for tr in page.select("#audit > tbody > tr") if "Imported" in tr.get_text())
+    cells = {
+        tr.select("td")[0].get_text(strip=True): tr.select("td")[2].get_text(strip=True)
+        for tr in entry.select("details tbody tr")
+    }
+    shown = ", ".join(f"offers:bulk-{i:04d}" for i in range(AUDIT_LIST_SHOWN))
+    assert cells["Added"] == f"{shown} … and 25 more"
+    assert "[" not in cells["Added"] and "'" not in cells["Added"]
