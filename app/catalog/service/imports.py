@@ -474,7 +474,8 @@ def load_shipped(*, session: Session, actor: str, replace: bool = False) -> str:
             effective_date=head["effective_date"],
             currency=head["currency"],
             source=head.get("source", ""),
-            notes="The shipped catalog (app/data/catalog.yaml, app/data/gpus.yaml).",
+            # said to people on the catalog pages: no file paths (QA)
+            notes="The catalog shipped with Stratagem.",
             status="published",
             created_by=actor,
         )

@@ -42,6 +42,7 @@ from app.catalog.service.versions import (
     unique_name,
 )
 from app.i18n import N_
+from app.i18n import gettext as _
 
 
 def counts(*, session: Session, price_list_id: int) -> dict[str, int]:
@@ -130,7 +131,8 @@ def new_price_list_from(
             name=name,
             effective_date=effective_date,
             currency=src.currency,
-            notes=notes or f"Copy of {src.name}",
+            # in the language of the admin who copied it (QA: English from the 中文 page)
+            notes=notes or _("Copy of %(name)s") % {"name": src.name},
             source=source or src.source,
         )
     except ValidationError as e:
