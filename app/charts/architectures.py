@@ -25,6 +25,7 @@ from app.charts.theme import (
     _unit,
     _wrap,
     currency_prefix,
+    short_money_ticks,
 )
 
 # --- Reference architectures ------------------------------------------------------------
@@ -71,8 +72,10 @@ def architectures_compare(
             text = [_gb(v) for v in values]
             hover = "%{x}<br>%{y:,.0f} GB<extra></extra>"
         else:
-            text = [f"{_num(v, 2 if v < 10 else 1)} kW" for v in values]
-            hover = "%{x}<br>%{y:,.2f} kW<extra></extra>"
+            # to a tenth, as the cards and the table beside the chart say it (QA: "1.95 kW"
+            # here, "2.0 kW" there)
+            text = [f"{_num(v, 1)} kW" for v in values]
+            hover = "%{x}<br>%{y:,.1f} kW<extra></extra>"
         traces.append(
             go.Bar(
                 x=names,
@@ -134,7 +137,9 @@ def architectures_compare(
         y_axis = _axis("", range=[0, (top or 1.0) * 1.18], showgrid=True)
         y_axis.update(tickformat=",.0f" if key != "power_kw" else ",~r")
         if key == "monthly":
-            y_axis.update(tickprefix=prefix)
+            # written in the reader's scale, as the cost charts are ("NT$40萬", not the
+            # "NT$400k" plotly's own shortening gave a 中文 phone, QA)
+            short_money_ticks(y_axis, 0.0, (top or 1.0) * 1.18, currency, t)
         axes[f"xaxis{suffix}"] = _axis(
             "", showgrid=False, tickangle=0, domain=domains[col - 1], anchor=yref
         )

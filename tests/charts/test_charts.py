@@ -17,7 +17,7 @@ from typing import Any
 
 import pytest
 
-from app import charts
+from app import charts, i18n
 from app.engine.costs import CostOption, break_even_utilization
 from tests.charts import samples
 
@@ -445,8 +445,17 @@ def test_architectures_compare_three_panels_with_values() -> None:
     assert bars["monthly"].y == (50_000, 200_000, 700_000)
     assert bars["monthly"].text == ("NT$50,000", "NT$200,000", "NT$700,000")
     assert bars["gpu_memory_gb"].text == ("80 GB", "320 GB", "1,280 GB")
-    assert bars["power_kw"].text == ("0.64 kW", "3 kW", "20.4 kW")
-    assert fig.layout.yaxis.tickprefix == "NT$"
+    # to a tenth, as the cards and table beside the chart (QA: "1.95 kW" against "2.0 kW")
+    assert bars["power_kw"].text == ("0.6 kW", "3 kW", "20.4 kW")
+    # money ticks in the reader's scale, as the cost charts write them (QA: "NT$400k" on a
+    # 中文 phone beside "40萬" on /tco): 0 to 700,000 × 1.18 = 826,000, steps of 200,000
+    assert fig.layout.yaxis.tickvals[:5] == (0, 200_000, 400_000, 600_000, 800_000)
+    assert fig.layout.yaxis.ticktext[:3] == ("NT$0", "NT$0.2M", "NT$0.4M")
+    i18n.reload()
+    zh = charts.architectures_compare(
+        samples.TEMPLATES, currency="TWD", t=i18n.zh_translations().gettext
+    )
+    assert zh.layout.yaxis.ticktext[:3] == ("NT$0", "NT$20萬", "NT$40萬")
     # the same template has the same colour in every panel
     assert len({tuple(tr.marker.color) for tr in bars.values()}) == 1
 
