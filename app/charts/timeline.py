@@ -8,7 +8,7 @@ from typing import Any
 
 import plotly.graph_objects as go
 
-from app.charts.theme import Translate, _esc, _identity
+from app.charts.theme import Translate, _esc, _identity, _layout
 
 # One colour per GPU count (1, 2, 4, 8, 16+), so a phase's size reads at a glance; the
 # legend says which counts each colour drawn stands for.
@@ -74,17 +74,9 @@ def plan_timeline(
         uniformtext={"minsize": 10, "mode": "hide"},
         height=150 + 60 * len(rows),
         margin={"l": 10, "r": 10, "t": 10, "b": 70},
-        # Below the axis title, in container coordinates, in the order of the counts.
-        legend={
-            "orientation": "h",
-            "x": 0,
-            "xanchor": "left",
-            "y": 0,
-            "yanchor": "bottom",
-            "yref": "container",
-            "traceorder": "grouped",
-            "bgcolor": "rgba(0,0,0,0)",
-        },
+        # The charts' legend (below the axis title, in container coordinates), in the order
+        # of the counts.
+        legend={**_layout("")["legend"], "traceorder": "grouped"},
         showlegend=True,
         xaxis=(
             {"title": {"text": t("Days to finish")}, "rangemode": "tozero"}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, Final
 
 from app import i18n
@@ -96,6 +96,15 @@ def contract_tier(option: Mapping[str, Any]) -> int | None:
         if m:
             return int(m.group(1))
     return None
+
+
+def option_names(options: Iterable[Mapping[str, Any]], book: PriceBook | None) -> dict[str, str]:
+    """The engine's option label → the option as the cost table names it, with what it is
+    ("Monthly rent (24× H100 · 3 nodes · NVLink · RunPod)"): how a notice that names an
+    option says it on a page (`wording.customer_notice`)."""
+    return {
+        str(o.get("label")): option_name(o) + i18n.paren(option_detail(o, book)) for o in options
+    }
 
 
 def option_detail(option: Mapping[str, Any], book: PriceBook | None) -> str:

@@ -7,7 +7,6 @@ from typing import Any, Final
 
 from pydantic import ValidationError
 
-from app import i18n
 from app.costs import explained, wording
 from app.costs import presenters as costs_view
 from app.costs.service import CostRequest, compare
@@ -155,11 +154,7 @@ def tco_page(query: Mapping[str, str], *, currency: str, book: PriceBook | None)
         return ctx
     ctx["cost"] = cost
     ctx["costs"] = costs_view.view(cost, book, currency, utilization=req.utilization)
-    names = {
-        str(o.get("label")): costs_view.option_name(o)
-        + i18n.paren(costs_view.option_detail(o, book))
-        for o in cost.get("options") or []
-    }
+    names = costs_view.option_names(cost.get("options") or [], book)
     ctx["notices"] = [wording.customer_notice(n, names, book) for n in cost.get("notices") or []]
     gpu_names = {c.value: c.label for c in ctx["gpu_choices"]}
     ctx["explain"] = explain_items(

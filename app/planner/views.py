@@ -697,12 +697,7 @@ def page_notices(resp: EstimateResponse, book: PriceBook | None) -> list[Any]:
     tier of 12 months or less for runpod-secure-rtx-4090-x1 (tiers: none)" — QA), and
     without the seed rule it cites (`wording.customer_notice`); the rest as the engine
     wrote them."""
-    options = (resp.cost or {}).get("options") or []
-    names = {
-        str(o.get("label")): costs_view.option_name(o)
-        + i18n.paren(costs_view.option_detail(o, book))
-        for o in options
-    }
+    names = costs_view.option_names((resp.cost or {}).get("options") or [], book)
     return [
         wording.customer_notice({"template": n.template, "params": n.params}, names, book)
         for n in resp.notices
