@@ -59,6 +59,13 @@ MAX_BYTES = 10 * 1024 * 1024
 # --------------------------------------------------------------------------------------------
 
 
+#: A number that moves by this factor or more between two versions of a row is flagged to
+#: check before it is used. The slips it catches move prices far more: a monthly price typed as
+#: hourly (×730), NT$ for US$ (×≈32), a missing or extra thousands (×1,000), a decimal point
+#: (×10). A genuine change that large is rare, and it is only flagged, never refused.
+CHECK_FACTOR: Final = 3.0
+
+
 class CatalogFieldChange(BaseModel):
     """One field of a catalog row the import changes. Not `FieldChange`: app/plans/models.py
     has one, and a client generator keeps only one of two schemas named alike (issue 13)."""
@@ -66,6 +73,33 @@ class CatalogFieldChange(BaseModel):
     field: str
     old: Any = None
     new: Any = None
+    factor: float | None = PydField(
+        default=None, description="new / old, where both are numbers above 0"
+    )
+    check: bool = PydField(
+        default=False,
+        description=(
+            "A number that moves ×3 or more, or to or from 0: worth checking before it is used"
+        ),
+    )
+
+
+def field_change(field: str, old: Any, new: Any) -> CatalogFieldChange:
+    """The change of one field, its factor and whether it is to check (`CHECK_FACTOR`)."""
+    factor, check = None, False
+    if _is_number(old) and _is_number(new):
+        if old > 0 and new > 0:
+            factor = new / old
+            check = max(factor, 1 / factor) >= CHECK_FACTOR
+        else:  # a price to or from 0 prices every plan at nothing, or stops doing so
+            check = (old == 0) != (new == 0)
+    return CatalogFieldChange(
+        field=field, old=_jsonable(old), new=_jsonable(new), factor=factor, check=check
+    )
+
+
+def _is_number(v: Any) -> bool:
+    return isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)
 
 
 class RowChange(BaseModel):
@@ -73,6 +107,14 @@ class RowChange(BaseModel):
     key: str
     row: int | None = PydField(default=None, description="Row number in the file")
     fields: list[CatalogFieldChange] = PydField(default_factory=list)
+    currency: str | None = PydField(
+        default=None, description="The row's currency (its amounts are in it), if it has one"
+    )
+
+
+def row_currency(kind_name: str, row: Mapping[str, Any]) -> str | None:
+    """The currency of a row's amounts: its own, US$ for a GPU purchase price, else None."""
+    return row.get("currency") or ("USD" if kind_name == "gpu_prices" else None)
 
 
 class RejectedRow(BaseModel):
@@ -708,12 +750,20 @@ def _diff(
                 continue
             new = comparable(k, vars(vr.data))  # the Create model's fields (no nesting)
             changes = [
-                CatalogFieldChange(field=c, old=_jsonable(old.get(c)), new=_jsonable(new[c]))
+                field_change(c, old.get(c), new[c])
                 for c in k.columns
-                if not _same(old.get(c), new[c])
+                if not same_value(old.get(c), new[c])
             ]
             if changes:
-                preview.changed.append(RowChange(kind=name, key=vr.key, row=vr.row, fields=changes))
+                preview.changed.append(
+                    RowChange(
+                        kind=name,
+                        key=vr.key,
+                        row=vr.row,
+                        fields=changes,
+                        currency=row_currency(name, new),
+                    )
+                )
             else:
                 preview.unchanged += 1
         # One validator call for all added rows, not a model __init__ per row (a 10 MB file
@@ -742,7 +792,8 @@ def _diff(
 _ROW_CHANGES: TypeAdapter[list[RowChange]] = TypeAdapter(list[RowChange])
 
 
-def _same(a: Any, b: Any) -> bool:
+def same_value(a: Any, b: Any) -> bool:
+    """Whether two comparable column values are equal (floats to a part in 10^12)."""
     if isinstance(a, float) and isinstance(b, float):
         return math.isclose(a, b, rel_tol=1e-12, abs_tol=1e-12)
     return bool(a == b)

@@ -38,6 +38,8 @@ from app.catalog.views import (
     after_status_change,
     audit_changes,
     audit_kind_name,
+    comparison_context,
+    drafts_to_check,
     editable_list,
     form_context,
     frame,
@@ -95,6 +97,7 @@ def price_lists_page(request: Request, session: SessionDep) -> Response:
     lists = service.price_lists_public(session=session)
     ctx = frame(session, None) | {
         "lists": lists,
+        "to_check": drafts_to_check(session, lists),
         "changed": after_status_change(
             lists,
             published=request.query_params.get("published"),
@@ -103,6 +106,18 @@ def price_lists_page(request: Request, session: SessionDep) -> Response:
         ),
     }
     return render(request, "catalog/price_lists.html", ctx)
+
+
+@public.get("/catalog/price-lists/{price_list_id}/changes")
+def price_list_changes(
+    request: Request, session: SessionDep, price_list_id: DbId, against: DbId | None = None
+) -> Response:
+    """What a list adds, changes and removes against another (by default the current list),
+    the numbers that moved ×3 or more first (`compare`)."""
+    found = service.compare_price_lists(
+        session=session, price_list_id=price_list_id, against_id=against
+    )
+    return render(request, "catalog/changes.html", comparison_context(session, found))
 
 
 @public.get("/catalog/{slug}")

@@ -16,6 +16,7 @@ from starlette.datastructures import UploadFile
 
 from app.catalog import io, service
 from app.catalog.access import ADMIN_DEPENDENCIES, ActorDep, ViewerDep, sees_drafts, visible
+from app.catalog.compare import PriceListComparison
 from app.catalog.kinds import KINDS
 from app.catalog.models import (
     AuditEntryPublic,
@@ -133,6 +134,34 @@ def get_price_list(session: SessionDep, viewer: ViewerDep, price_list_id: DbId) 
     except NotFound as e:  # the id is this path's, not the `price_list` query of other routes
         raise NotFound(e.message_id, field="price_list_id", where="path", **e.params) from None
     return service.price_list_detail(session=session, price_list_id=price_list_id)
+
+
+@router.get("/price-lists/{price_list_id}/changes", response_model=PriceListComparison)
+def compare_price_list(
+    session: SessionDep,
+    viewer: ViewerDep,
+    price_list_id: DbId,
+    against: Annotated[
+        DbId | None,
+        Query(
+            description="The list to compare with; by default the current list (for the "
+            "current list, the one in effect before it)"
+        ),
+    ] = None,
+) -> PriceListComparison:
+    """A list's added, changed and removed rows against another; ×3 moves are marked `check`."""
+    try:
+        visible(service.get_price_list(session=session, price_list_id=price_list_id), viewer)
+    except NotFound as e:
+        raise NotFound(e.message_id, field="price_list_id", where="path", **e.params) from None
+    found = service.compare_price_lists(
+        session=session, price_list_id=price_list_id, against_id=against
+    )
+    try:  # a draft the viewer may not see is not compared with either
+        visible(service.get_price_list(session=session, price_list_id=found.against.id), viewer)
+    except NotFound as e:
+        raise NotFound(e.message_id, field="against", **e.params) from None
+    return found
 
 
 @router.get(

@@ -5,7 +5,7 @@ preview). No routes here (`pages`), no form parsing (`forms`)."""
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import date
 from decimal import Decimal
 from typing import Any, Final
@@ -500,18 +500,7 @@ PREVIEW_ROWS: Final = 50
 def preview_context(preview: io.ImportPreview, *, rows: int = PREVIEW_ROWS) -> dict[str, Any]:
     """The preview: every error, the first `rows` added / changed / removed rows, and each
     shown change's fields as display strings (old → new)."""
-    changes = [
-        {
-            "kind": _(KINDS[c.kind].label),
-            "row": c.row,
-            "key": c.key,
-            "field": _(COLUMN_LABELS.get(f.field, f.field)),
-            "old": input_value(f.old) or "—",
-            "new": input_value(f.new) or "—",
-        }
-        for c in preview.changed[:rows]
-        for f in c.fields
-    ]
+    changes = change_rows(preview.changed[:rows])
     shown = {
         "added": preview.added[:rows],
         "changed": preview.changed[:rows],
@@ -523,6 +512,99 @@ def preview_context(preview: io.ImportPreview, *, rows: int = PREVIEW_ROWS) -> d
         if len(getattr(preview, name)) > len(items)
     }
     return {"preview": preview, "changes": changes, "shown": shown, "more": more}
+
+
+def change_rows(changed: Sequence[Any]) -> list[dict[str, Any]]:
+    """Each changed field of `changed` as the tables show it: kind and field by their labels,
+    old and new grouped as the locale writes numbers, the factor ("×3,175", "÷2.5", "to 0")
+    and whether it is to check (`io.CHECK_FACTOR`)."""
+    return [
+        {
+            "kind": _(KINDS[c.kind].label),
+            "row": getattr(c, "row", None),  # an import's row in its file
+            "key": c.key,
+            "field": _(COLUMN_LABELS.get(f.field, f.field)),
+            "old": shown_value(f.old, f.field, getattr(c, "currency", None)),
+            "new": shown_value(f.new, f.field, getattr(c, "currency", None)),
+            "factor": factor_text(f),
+            "check": f.check,
+        }
+        for c in changed
+        for f in c.fields
+    ]
+
+
+def shown_value(v: Any, column: str = "", currency: str | None = None) -> str:
+    """A compared value: an amount with its currency ("NT$50,000"), a share as a percentage,
+    another number grouped with the decimals it has (at most 6), anything else as its input
+    shows it; '—' for none."""
+    if not (isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)):
+        return input_value(v) or "—"
+    text = input_value(v)
+    digits = min(len(text.split(".")[1]) if "." in text and "e" not in text else 0, 6)
+    if column == "price_usd":
+        currency = "USD"
+    if currency and (column in MONEY_COLUMNS or column == "price_usd"):
+        return money(v, currency, max(digits, CURRENCY_DIGITS.get(currency, 2)))
+    if column in FRACTION_COLUMNS:
+        return percent(v, max(digits - 2, 0))
+    return number(v, digits)
+
+
+def factor_text(change: io.CatalogFieldChange) -> str:
+    """How far a number moved: "+5%" / "−10%" within a factor of 2, beyond it "×3,175" up and
+    "÷730" down; "to 0" / "from 0"; '' for what is not a number."""
+    f = change.factor
+    if f is None:
+        if not change.check:
+            return ""
+        return _("to 0") if change.new == 0 else _("from 0")
+    if 0.5 < f < 2:
+        pct = (f - 1) * 100
+        return ("+" if pct >= 0 else "−") + number(abs(pct), 1) + "%"
+    up = f >= 1
+    x = f if up else 1 / f
+    return ("×" if up else "÷") + number(x, 2 if x < 10 else 1 if x < 100 else 0)
+
+
+#: Changed fields a comparison page lists (then "and N more").
+COMPARISON_ROWS: Final = 500
+
+
+def comparison_context(
+    session: Session, comparison: Any, *, rows: int = COMPARISON_ROWS
+) -> dict[str, Any]:
+    """The changes page of `comparison` (`compare.PriceListComparison`): the numbers to check
+    first, then every changed field (the first `rows`), the added and removed rows, and the
+    other lists to compare with."""
+    pl = service.get_price_list(session=session, price_list_id=comparison.price_list.id)
+    changes = change_rows(comparison.changed)
+    lists = service.list_price_lists(session=session)
+    return frame(session, pl) | {
+        "cmp": comparison,
+        "check_rows": [c for c in changes if c["check"]],
+        "changes": changes[:rows],
+        "more_changes": max(0, len(changes) - rows),
+        "kind_names": {name: _(k.label) for name, k in KINDS.items()},
+        "others": [o for o in lists if o.id != pl.id],
+    }
+
+
+def drafts_to_check(session: Session, lists: list[Any]) -> dict[int, tuple[int, str]]:
+    """{draft id: (numbers to check, the list compared with)} of every draft with a number
+    that moved ×3 or more against its default comparison (`service.default_against`): the
+    price lists page says so beside Publish."""
+    out: dict[int, tuple[int, str]] = {}
+    for pl in lists:
+        if pl.status != "draft":
+            continue
+        try:
+            found = service.compare_price_lists(session=session, price_list_id=pl.id)
+        except service.Conflict:  # the only list: nothing to compare with
+            continue
+        if found.to_check:
+            out[pl.id] = (found.to_check, found.against.name)
+    return out
 
 
 #: An audit entry's action and kind as the trail names them (the table stores the English

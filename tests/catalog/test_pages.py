@@ -396,7 +396,14 @@ def test_import_page_rejects_a_bad_csv_and_applies_a_good_one(
     page = soup(preview.text)
     assert page.select_one("#n-changed").get_text(strip=True) == "1"
     cells = [td.get_text(strip=True) for td in page.select("#changed-rows tbody td")]
-    assert cells[2:] == ["stratagem-tpe-h100-x1", "Monthly price", "50000", "52000"]
+    # amounts in their currency, and the move: 52,000 / 50,000 = +4 %
+    assert cells[2:] == [
+        "stratagem-tpe-h100-x1",
+        "Monthly price",
+        "NT$50,000",
+        "NT$52,000",
+        "+4.0%",
+    ]
     apply_form = page.select_one("#apply-form")
     fields = {el["name"]: el.get("value", el.get_text()) for el in apply_form.select("[name]")}
     applied = catalog_client.post("/catalog/import/apply", data=fields, follow_redirects=False)

@@ -15,7 +15,8 @@ Versioning rules
 * GPU specifications are global (not versioned); their purchase prices are per list.
 
 Modules, by concern: `versions` (look-ups, the current list, the draft rule), `price_lists`
-(create / copy / update / publish / archive / delete), `rows` (row CRUD per kind), `books`
+(create / copy / update / publish / archive / delete), `comparisons` (two lists side by
+side), `rows` (row CRUD per kind), `books`
 (price books of stored lists and their cache), `imports` (preview / apply, the shipped
 catalog), `exports`, `audit` (the trail), `errors`. Other code imports from here
 (`from app.catalog import service`): the names below are the service's public surface.
@@ -30,6 +31,7 @@ from app.catalog.service.books import (
     price_book_if_any,
     stored_price_book,
 )
+from app.catalog.service.comparisons import compare_price_lists, default_against
 from app.catalog.service.errors import CatalogError, Conflict, InvalidRow, NotFound
 from app.catalog.service.exports import export_document, export_file, export_rows
 from app.catalog.service.imports import (
@@ -98,11 +100,13 @@ __all__ = [
     "check_new_draft_name",
     "clear_cache",
     "cloud_public",
+    "compare_price_lists",
     "counts",
     "create_price_list",
     "create_row",
     "current_price_book",
     "current_price_list",
+    "default_against",
     "delete_price_list",
     "delete_row",
     "existing_rows",
