@@ -38,6 +38,7 @@ from app.catalog.views import (
     after_status_change,
     audit_changes,
     audit_kind_name,
+    audit_summary,
     comparison_context,
     drafts_to_check,
     editable_list,
@@ -168,6 +169,7 @@ def audit_page(
         "audit_actions": AUDIT_ACTIONS,
         "audit_kind_name": audit_kind_name,
         "audit_changes": audit_changes,
+        "audit_summary": audit_summary,
     }
     return render(request, "catalog/audit.html", ctx)
 

@@ -5,6 +5,7 @@ preview). No routes here (`pages`), no form parsing (`forms`)."""
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Mapping, Sequence
 from datetime import date
 from decimal import Decimal
@@ -680,6 +681,61 @@ def after_status_change(
         _("“%(name)s” is archived. The current list is “%(current)s”, effective %(current_date)s.")
         % values
     )
+
+
+# The summaries the service writes (English, stored as written: service/price_lists.py,
+# service/imports.py), read back so the trail says them in the page's language.
+_COPIED = re.compile(r"copied (\d+) rows from (['\"])(.*)\2")
+_IMPORTED = re.compile(
+    r"import \((\w+)\): (\d+) added, (\d+) changed, (\d+) removed, (\d+) unchanged"
+)
+_SHIPPED = re.compile(r"shipped catalog (load|reload)ed: (.*)")
+_SHIPPED_PART = re.compile(r"(\d+) (GPU|offer|cloud instance|server|energy price|FX rate)s?")
+# (singular, plural): the singular marked for extraction, the pair translated by ngettext
+_SHIPPED_WORDS: Final = {
+    "GPU": (N_("%(num)s GPU model"), "%(num)s GPU models"),
+    "offer": (N_("%(num)s rental offer"), "%(num)s rental offers"),
+    "cloud instance": (N_("%(num)s cloud instance"), "%(num)s cloud instances"),
+    "server": (N_("%(num)s server model"), "%(num)s server models"),
+    "energy price": (N_("%(num)s energy price"), "%(num)s energy prices"),
+    "FX rate": (N_("%(num)s FX rate"), "%(num)s FX rates"),
+}
+
+
+def audit_summary(summary: str) -> tuple[str, bool]:
+    """(the summary as the page says it, whether it is in the page's language): the three
+    shapes the service writes are translated; anything else (an entry cut at its length,
+    one written by an older version) is shown as stored, in English."""
+    text = summary.strip()
+    if m := _COPIED.fullmatch(text):
+        n = int(m[1])
+        return i18n.ngettext(
+            "Copied %(num)s row from “%(name)s”", "Copied %(num)s rows from “%(name)s”", n
+        ) % {"num": number(n), "name": m[3]}, True
+    if m := _IMPORTED.fullmatch(text):
+        return _(
+            "Imported from %(format)s: %(added)s added, %(changed)s changed, %(removed)s "
+            "removed, %(unchanged)s unchanged"
+        ) % {
+            "format": m[1].upper(),
+            "added": number(int(m[2])),
+            "changed": number(int(m[3])),
+            "removed": number(int(m[4])),
+            "unchanged": number(int(m[5])),
+        }, True
+    if m := _SHIPPED.fullmatch(text):
+        parts = m[2].split(", ")
+        said = []
+        for part in parts:
+            p = _SHIPPED_PART.fullmatch(part)
+            if p is None:
+                return summary, False
+            n = int(p[1])
+            one, many = _SHIPPED_WORDS[p[2]]
+            said.append(i18n.ngettext(one, many, n) % {"num": number(n)})
+        lead = _("Shipped catalog loaded") if m[1] == "load" else _("Shipped catalog reloaded")
+        return lead + i18n.colon() + i18n.listing(said), True
+    return summary, False
 
 
 def audit_changes(entry: Any) -> list[tuple[str, str, str]]:
