@@ -136,7 +136,11 @@ def get_price_list(session: SessionDep, viewer: ViewerDep, price_list_id: DbId) 
     return service.price_list_detail(session=session, price_list_id=price_list_id)
 
 
-@router.get("/price-lists/{price_list_id}/changes", response_model=PriceListComparison)
+@router.get(
+    "/price-lists/{price_list_id}/changes",
+    response_model=PriceListComparison,
+    responses={409: {"description": "The list is the only one: there is nothing to compare."}},
+)
 def compare_price_list(
     session: SessionDep,
     viewer: ViewerDep,

@@ -102,6 +102,8 @@ RULES: dict[tuple[str, str], Rule] = {
     ("GET", "/api/v1/price-lists/current"): PUBLIC,
     # PARAMS fills in the draft: unpublished lists are for signed-in users only (issue 13).
     ("GET", "/api/v1/price-lists/{price_list_id}"): Rule("deny", "allow", "allow"),
+    # The draft against the current list: as the draft itself.
+    ("GET", "/api/v1/price-lists/{price_list_id}/changes"): Rule("deny", "allow", "allow"),
     ("GET", "/api/v1/catalog/export"): PUBLIC,
     # Catalog writes and the audit trail: admins.
     ("POST", "/api/v1/catalog/import"): ADMIN_API,
@@ -121,6 +123,7 @@ RULES: dict[tuple[str, str], Rule] = {
     # Catalog pages: read when signed in, edit as admin.
     ("GET", "/catalog"): SIGNED_IN_PAGE,
     ("GET", "/catalog/price-lists"): SIGNED_IN_PAGE,
+    ("GET", "/catalog/price-lists/{price_list_id}/changes"): SIGNED_IN_PAGE,
     ("GET", "/catalog/{slug}"): SIGNED_IN_PAGE,
     ("GET", "/catalog/audit"): ADMIN_PAGE,
     ("GET", "/catalog/import"): ADMIN_PAGE,
