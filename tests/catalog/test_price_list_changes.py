@@ -229,8 +229,15 @@ def test_the_changes_page_lists_the_numbers_to_check_first(catalog_client: TestC
     assert "×1,000" in check
     assert "stratagem-tpe-h100-x2" not in check  # a 10 % cut is listed, not flagged
     assert "−10.0%" in html
-    lists = catalog_client.get("/catalog/price-lists").text
-    assert f'id="to-check-{draft}"' in lists and "2 numbers to check" in lists
+    lists = soup(catalog_client.get("/catalog/price-lists").text)
+    note = lists.select_one(f"#to-check-{draft}")
+    assert note is not None and note.get_text(strip=True).startswith("2 numbers to check")
+    # Publish asks first, and says so there too
+    publish = lists.select_one(f'form[action="/catalog/price-lists/{draft}/publish"]')
+    assert publish is not None and "2 numbers in it moved ×3 or more" in publish["data-confirm"]
+    # the draft's own pages link to its changes
+    banner = soup(catalog_client.get(f"/catalog/offers?price_list={draft}").text)
+    assert banner.select_one(f'.list-banner a[href="/catalog/price-lists/{draft}/changes"]')
 
 
 def test_the_changes_page_speaks_chinese(catalog_client: TestClient) -> None:
