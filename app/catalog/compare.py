@@ -74,9 +74,9 @@ def compare(new: Rows, old: Rows) -> tuple[list[RowRef], list[ChangedRow], list[
         for key in sorted(have.keys() | had.keys()):
             now, before = have.get(key), had.get(key)
             if before is None:
-                added.append(RowRef(kind=name, key=key))
+                added.append(RowRef.model_construct(kind=name, key=key))  # trusted: no validation
             elif now is None:
-                removed.append(RowRef(kind=name, key=key))
+                removed.append(RowRef.model_construct(kind=name, key=key))
             else:
                 fields = [
                     io.field_change(c, before.get(c), now.get(c))

@@ -131,6 +131,22 @@ def test_a_draft_is_compared_with_the_current_list(session: Session) -> None:
     assert found.unchanged == total - gpu_specs - 3  # GPU specifications are not compared
 
 
+def test_a_change_to_either_list_is_seen_at_once(session: Session) -> None:
+    """Comparisons are kept until either list changes (the price lists page compares every
+    draft at each visit): a price put right drops from the numbers to check."""
+    draft, _ = _draft_with_slips(session)
+    assert service.compare_price_lists(session=session, price_list_id=draft).to_check == 2
+    row = service.get_row(session=session, kind_name="offers", price_list_id=draft, key=X1)
+    values = service.row_values(service.kind("offers"), row) | {"monthly_price": 50_000.0}
+    service.update_row(
+        session=session, kind_name="offers", price_list_id=draft, key=X1,
+        data=service.validate_row(kind_name="offers", values=values), actor="t",
+    )  # fmt: skip
+    again = service.compare_price_lists(session=session, price_list_id=draft)
+    assert again.to_check == 1  # USD/TWD is left
+    assert ("offers", X1) not in {(c.kind, c.key) for c in again.changed}
+
+
 def test_the_current_list_is_compared_with_the_one_before_it(session: Session) -> None:
     draft, current = _draft_with_slips(session)
     # the only other list is the draft: the current list is compared with it

@@ -97,5 +97,9 @@ def stored_price_book(*, session: Session, pl: PriceList) -> engine.PriceBook:
 
 
 def clear_cache() -> None:
+    """Forget every cached price book and price-list comparison."""
+    from app.catalog.service import comparisons  # it reads rows as books does: no cycle
+
+    comparisons.clear_cache()
     with _books_lock:
         _books.clear()
