@@ -129,11 +129,17 @@ def get_current_price_list(session: SessionDep) -> PriceListDetail:
 @router.get("/price-lists/{price_list_id}", response_model=PriceListDetail)
 def get_price_list(session: SessionDep, viewer: ViewerDep, price_list_id: DbId) -> PriceListDetail:
     """One price list with all its rows (GPUs, servers, offers, cloud, energy, buying, FX)."""
-    try:  # a missing id and a draft the viewer may not see answer alike (access.visible)
-        visible(service.get_price_list(session=session, price_list_id=price_list_id), viewer)
-    except NotFound as e:  # the id is this path's, not the `price_list` query of other routes
-        raise NotFound(e.message_id, field="price_list_id", where="path", **e.params) from None
+    _visible_in_path(session, viewer, price_list_id)
     return service.price_list_detail(session=session, price_list_id=price_list_id)
+
+
+def _visible_in_path(session: SessionDep, viewer: ViewerDep, price_list_id: int) -> None:
+    """404 naming the path's `price_list_id` for a missing list and for a draft the viewer
+    may not see alike (access.visible), not the `price_list` query other routes take."""
+    try:
+        visible(service.get_price_list(session=session, price_list_id=price_list_id), viewer)
+    except NotFound as e:
+        raise NotFound(e.message_id, field="price_list_id", where="path", **e.params) from None
 
 
 @router.get(
@@ -154,10 +160,7 @@ def compare_price_list(
     ] = None,
 ) -> PriceListComparison:
     """A list's added, changed and removed rows against another; ×3 moves are marked `check`."""
-    try:
-        visible(service.get_price_list(session=session, price_list_id=price_list_id), viewer)
-    except NotFound as e:
-        raise NotFound(e.message_id, field="price_list_id", where="path", **e.params) from None
+    _visible_in_path(session, viewer, price_list_id)
     found = service.compare_price_lists(
         session=session, price_list_id=price_list_id, against_id=against
     )
