@@ -43,6 +43,9 @@ class ChangedRow(RowRef):
     currency: str | None = PydField(
         default=None, description="The row's currency (its amounts are in it), if it has one"
     )
+    old_currency: str | None = PydField(
+        default=None, description="The currency the old amounts were in, where it changed"
+    )
 
 
 class PriceListComparison(BaseModel):
@@ -78,15 +81,15 @@ def compare(new: Rows, old: Rows) -> tuple[list[RowRef], list[ChangedRow], list[
             elif now is None:
                 removed.append(RowRef.model_construct(kind=name, key=key))
             else:
-                fields = [
-                    io.field_change(c, before.get(c), now.get(c))
-                    for c in k.columns
-                    if not io.same_value(before.get(c), now.get(c))
-                ]
+                fields, currency, old_currency = io.row_changes(name, k.columns, before, now)
                 if fields:
                     changed.append(
                         ChangedRow(
-                            kind=name, key=key, fields=fields, currency=io.row_currency(name, now)
+                            kind=name,
+                            key=key,
+                            fields=fields,
+                            currency=currency,
+                            old_currency=old_currency,
                         )
                     )
                 else:

@@ -87,7 +87,13 @@ class CatalogFieldChange(BaseModel):
 def field_change(field: str, old: Any, new: Any) -> CatalogFieldChange:
     """The change of one field, its factor and whether it is to check (`CHECK_FACTOR`)."""
     factor, check = None, False
-    if _is_number(old) and _is_number(new):
+    if isinstance(old, Mapping) and isinstance(new, Mapping):  # term discounts {months: share}
+        # a discount that moves the price paid ×3 or more: 10 % → 90 % off is ÷9 (QA)
+        for months in old.keys() | new.keys():  # a term not offered is no discount
+            a, b = 1.0 - float(old.get(months, 0.0)), 1.0 - float(new.get(months, 0.0))
+            if a > 0 and b > 0 and max(b / a, a / b) >= CHECK_FACTOR:
+                check = True
+    elif _is_number(old) and _is_number(new):
         if old > 0 and new > 0:
             factor = new / old
             check = max(factor, 1 / factor) >= CHECK_FACTOR
@@ -110,6 +116,46 @@ class RowChange(BaseModel):
     currency: str | None = PydField(
         default=None, description="The row's currency (its amounts are in it), if it has one"
     )
+    old_currency: str | None = PydField(
+        default=None, description="The currency the old amounts were in, where it changed"
+    )
+
+
+#: Columns that are amounts in their row's currency: the same number in another currency is
+#: another price.
+AMOUNT_COLUMNS: Final = frozenset(
+    {
+        "monthly_price",
+        "hourly_price",
+        "price",
+        "price_usd",
+        "on_demand_hourly",
+        "reserved_hourly",
+        "colo_per_kw_month",
+        "staff_per_month",
+        "tariff_per_kwh",
+    }
+)
+
+
+def row_changes(
+    kind_name: str, columns: Iterable[str], old: Mapping[str, Any], new: Mapping[str, Any]
+) -> tuple[list[CatalogFieldChange], str | None, str | None]:
+    """(the fields of a row that differ, its currency, its old currency where it changed).
+
+    Where the currency changed, every amount is listed and to check, with no factor: NT$100,000
+    re-typed as US$100,000 is the same number and a ×32 price, and NT$200,000 converted to
+    US$6,250 is no ÷32 move (QA); the two cannot be told apart without the rate."""
+    currency, before = row_currency(kind_name, new), row_currency(kind_name, old)
+    switched = currency != before
+    fields = []
+    for c in columns:
+        o, n = old.get(c), new.get(c)
+        if switched and c in AMOUNT_COLUMNS and _is_number(o) and _is_number(n):
+            fields.append(CatalogFieldChange(field=c, old=o, new=n, check=True))
+        elif not same_value(o, n):
+            fields.append(field_change(c, o, n))
+    return fields, currency, before if switched else None
 
 
 def row_currency(kind_name: str, row: Mapping[str, Any]) -> str | None:
@@ -749,11 +795,7 @@ def _diff(
                 added.append({"kind": name, "key": vr.key, "row": vr.row})
                 continue
             new = comparable(k, vars(vr.data))  # the Create model's fields (no nesting)
-            changes = [
-                field_change(c, old.get(c), new[c])
-                for c in k.columns
-                if not same_value(old.get(c), new[c])
-            ]
+            changes, currency, old_currency = row_changes(name, k.columns, old, new)
             if changes:
                 preview.changed.append(
                     RowChange(
@@ -761,7 +803,8 @@ def _diff(
                         key=vr.key,
                         row=vr.row,
                         fields=changes,
-                        currency=row_currency(name, new),
+                        currency=currency,
+                        old_currency=old_currency,
                     )
                 )
             else:

@@ -54,6 +54,7 @@ from app.catalog.views import (
     selected_list,
     selected_list_or_404,
     table_context,
+    with_default_comparison,
 )
 from app.dates import business_today
 from app.deps import SessionDep
@@ -99,6 +100,7 @@ def price_lists_page(request: Request, session: SessionDep) -> Response:
     ctx = frame(session, None) | {
         "lists": lists,
         "to_check": drafts_to_check(session, lists),
+        "with_changes": with_default_comparison(lists),
         "changed": after_status_change(
             lists,
             published=request.query_params.get("published"),
@@ -199,7 +201,10 @@ def import_preview(
         ctx = import_context(session, values) | {"errors": e.errors}
         return render(request, "catalog/import.html", ctx, status_code=422)
     mode = import_mode(values.get("mode"))
-    kind = values.get("kind") or None
+    # The kind names a CSV file's rows; a JSON document names its own kinds. Passed for JSON
+    # too, it kept the form's default (offers) and dropped the rest from the preview, while
+    # Apply (`StagedImport`, no kind for JSON) wrote them all (QA).
+    kind = (values.get("kind") or None) if fmt == "csv" else None
     parsed = io.parse(data, fmt=fmt, kind=kind)
     preview = service.preview_import(session=session, parsed=parsed, target=target, mode=mode)
     ctx = import_context(session, values) | preview_context(preview)
@@ -207,7 +212,7 @@ def import_preview(
         staged = service.StagedImport(
             data=data,
             format=fmt,
-            kind=kind if fmt == "csv" else None,
+            kind=kind,
             target=target,
             mode=mode,
             name=values.get("name", ""),

@@ -145,7 +145,7 @@ def _visible_in_path(session: SessionDep, viewer: ViewerDep, price_list_id: int)
 @router.get(
     "/price-lists/{price_list_id}/changes",
     response_model=PriceListComparison,
-    responses={409: {"description": "The list is the only one: there is nothing to compare."}},
+    responses={409: {"description": "No `against` named, and no other published list."}},
 )
 def compare_price_list(
     session: SessionDep,

@@ -4,6 +4,7 @@ preview). No routes here (`pages`), no form parsing (`forms`)."""
 
 from __future__ import annotations
 
+import ast
 import math
 import re
 from collections.abc import Mapping, Sequence
@@ -517,55 +518,110 @@ def preview_context(preview: io.ImportPreview, *, rows: int = PREVIEW_ROWS) -> d
 
 def change_rows(changed: Sequence[Any]) -> list[dict[str, Any]]:
     """Each changed field of `changed` as the tables show it: kind and field by their labels,
-    old and new grouped as the locale writes numbers, the factor ("×3,175", "÷2.5", "to 0")
-    and whether it is to check (`io.CHECK_FACTOR`)."""
-    return [
-        {
-            "kind": _(KINDS[c.kind].label),
-            "row": getattr(c, "row", None),  # an import's row in its file
-            "key": c.key,
-            "field": _(COLUMN_LABELS.get(f.field, f.field)),
-            "old": shown_value(f.old, f.field, getattr(c, "currency", None)),
-            "new": shown_value(f.new, f.field, getattr(c, "currency", None)),
-            "factor": factor_text(f),
-            "check": f.check,
-        }
-        for c in changed
-        for f in c.fields
-    ]
+    old and new as the catalog's tables write them (amounts with their currency, the old ones
+    in the old currency where it changed), the factor ("×3,175", "÷2.5", "+5%", "to 0") and
+    whether it is to check (`io.CHECK_FACTOR`)."""
+    cell = CellFormat()
+    out = []
+    for c in changed:
+        single = KINDS[c.kind].single  # the buying parameters: one row a list, no key
+        currency = getattr(c, "currency", None)
+        before = getattr(c, "old_currency", None) or currency
+        for f in c.fields:
+            out.append(
+                {
+                    "kind": _(KINDS[c.kind].label),
+                    "row": getattr(c, "row", None),  # an import's row in its file
+                    "key": "" if single else c.key,
+                    "field": _(COLUMN_LABELS.get(f.field, f.field)),
+                    "old": shown_value(f.old, f.field, before, cell),
+                    "new": shown_value(f.new, f.field, currency, cell),
+                    "factor": factor_text(f),
+                    "check": f.check,
+                }
+            )
+    return out
 
 
-def shown_value(v: Any, column: str = "", currency: str | None = None) -> str:
-    """A compared value: an amount with its currency ("NT$50,000"), a share as a percentage,
-    another number grouped with the decimals it has (at most 6), anything else as its input
-    shows it; '—' for none."""
+def shown_value(
+    v: Any, column: str = "", currency: str | None = None, cell: CellFormat | None = None
+) -> str:
+    """A compared value as the catalog's tables write it: an amount with its currency
+    ("NT$50,000"; a tariff to the cent), a share as a percentage, term discounts as "6 mo
+    −10%", a date in the reader's form, another number with the decimals it has (at most 6,
+    without float noise); '—' for none."""
+    cell = cell or CellFormat()
+    if v is None or v == "":
+        return "—"
+    if column == "term_discounts" and isinstance(v, Mapping):
+        terms = sorted((int(m), float(f)) for m, f in v.items())
+        parts = [cell.term % {"months": m, "pct": cell.percent(f)} for m, f in terms if f]
+        return " · ".join(parts) or "—"
+    if isinstance(v, str) and column in DATE_COLUMNS:
+        try:
+            return fmt_date(date.fromisoformat(v))
+        except ValueError:
+            return v
     if not (isinstance(v, int | float) and not isinstance(v, bool) and math.isfinite(v)):
         return input_value(v) or "—"
-    text = input_value(v)
-    digits = min(len(text.split(".")[1]) if "." in text and "e" not in text else 0, 6)
+    digits = _decimals(v)
     if column == "price_usd":
         currency = "USD"
-    if currency and (column in MONEY_COLUMNS or column == "price_usd"):
-        return money(v, currency, max(digits, CURRENCY_DIGITS.get(currency, 2)))
+    if currency and column in io.AMOUNT_COLUMNS:
+        places = CURRENCY_DIGITS.get(currency, 2)
+        if column == "tariff_per_kwh":  # per kWh: to the cent at least, as the table does
+            places = max(places, 2)
+        return cell.money(v, currency, max(digits, places))
     if column in FRACTION_COLUMNS:
-        return percent(v, max(digits - 2, 0))
-    return number(v, digits)
+        return cell.percent(v, max(digits - 2, 0))
+    return cell.number(v, digits)
+
+
+#: Columns that hold a date (compared as ISO strings).
+DATE_COLUMNS: Final = frozenset({"price_date", "as_of", "effective_date"})
+
+
+def _decimals(v: float) -> int:
+    """The decimals `v` needs, at most 6, its binary noise dropped (4.4835000000000003: 4)."""
+    text = f"{v:.6f}".rstrip("0")
+    return len(text.split(".")[1]) if "." in text else 0
 
 
 def factor_text(change: io.CatalogFieldChange) -> str:
-    """How far a number moved: "+5%" / "−10%" within a factor of 2, beyond it "×3,175" up and
-    "÷730" down; "to 0" / "from 0"; '' for what is not a number."""
+    """How far a number moved: "+5%" / "−10%" within a factor of 2, beyond it "×3.33" / "×730"
+    up and "÷32" down; "to 0" / "from 0"; "other currency" for an amount whose currency
+    changed; for term discounts, the price paid on the term that moves most; '' for what is
+    not a number."""
     f = change.factor
+    if isinstance(change.old, Mapping) and isinstance(change.new, Mapping):
+        # term discounts: how far the price paid moves on the term that moves most
+        ratios = [
+            (1.0 - float(change.new.get(m, 0.0))) / (1.0 - float(change.old.get(m, 0.0)))
+            for m in change.old.keys() | change.new.keys()
+            if float(change.old.get(m, 0.0)) < 1.0 and float(change.new.get(m, 0.0)) < 1.0
+        ]
+        f = max(ratios, key=lambda r: max(r, 1 / r) if r > 0 else 0.0, default=None)
+        if f is None or f <= 0 or math.isclose(f, 1.0):
+            return ""
     if f is None:
         if not change.check:
             return ""
-        return _("to 0") if change.new == 0 else _("from 0")
+        if change.new == 0:
+            return _("to 0")
+        if change.old == 0:
+            return _("from 0")
+        return _("other currency") if isinstance(change.new, int | float) else ""
     if 0.5 < f < 2:
         pct = (f - 1) * 100
-        return ("+" if pct >= 0 else "−") + number(abs(pct), 1) + "%"
+        return ("+" if pct >= 0 else "−") + _short(abs(pct)) + "%"
     up = f >= 1
-    x = f if up else 1 / f
-    return ("×" if up else "÷") + number(x, 2 if x < 10 else 1 if x < 100 else 0)
+    return ("×" if up else "÷") + _short(f if up else 1 / f)
+
+
+def _short(x: float) -> str:
+    """Three significant figures at most, no trailing zeros: 3.33, 10, 32, 730, 1,000."""
+    digits = 2 if x < 10 else 1 if x < 100 else 0
+    return format_decimal(round(x, digits), format="#,##0.##", locale=i18n.babel_locale())
 
 
 #: Changed fields a comparison page lists (then "and N more").
@@ -597,6 +653,19 @@ def comparison_context(
         },
         "kind_names": {name: _(k.label) for name, k in KINDS.items()},
         "others": [o for o in lists if o.id != pl.id],
+    }
+
+
+def with_default_comparison(lists: list[Any]) -> set[int]:
+    """The ids of the lists that have a list to be compared with by default
+    (`service.default_against`): any list but the current one while one is current; the
+    current list (or any, when none is) while another published or archived list exists."""
+    current = next((pl.id for pl in lists if pl.is_current), None)
+    frozen = {pl.id for pl in lists if pl.status != "draft"}
+    return {
+        pl.id
+        for pl in lists
+        if (current is not None and pl.id != current) or bool(frozen - {pl.id})
     }
 
 
@@ -718,9 +787,13 @@ def audit_summary(summary: str) -> tuple[str, bool]:
     text = summary.strip()
     if m := _COPIED.fullmatch(text):
         n = int(m[1])
+        try:  # the name as Python's repr wrote it: escapes and all (QA: "Back\\slash")
+            name = ast.literal_eval(m[2] + m[3] + m[2])
+        except (SyntaxError, ValueError):
+            return summary, False
         return i18n.ngettext(
             "Copied %(num)s row from “%(name)s”", "Copied %(num)s rows from “%(name)s”", n
-        ) % {"num": number(n), "name": m[3]}, True
+        ) % {"num": number(n), "name": name}, True
     if m := _IMPORTED.fullmatch(text):
         return _(
             "Imported from %(format)s: %(added)s added, %(changed)s changed, %(removed)s "

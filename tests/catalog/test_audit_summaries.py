@@ -33,6 +33,8 @@ def lang(request: pytest.FixtureRequest) -> Iterator[str]:
         ("en", "copied 61 rows from '2026-11 list'", "Copied 61 rows from “2026-11 list”"),
         ("zh-TW", "copied 61 rows from '2026-11 list'", "自「2026-11 list」複製 61 列"),
         ("en", 'copied 1 rows from "Bob\'s list"', "Copied 1 row from “Bob's list”"),
+        # stored with repr(): its escapes are read back (QA: one backslash shown as two)
+        ("en", "copied 2 rows from \"Back\\\\slash 'q'\"", "Copied 2 rows from “Back\\slash 'q'”"),
         (
             "en",
             "import (csv): 1 added, 2 changed, 0 removed, 1500 unchanged",

@@ -402,7 +402,7 @@ def test_import_page_rejects_a_bad_csv_and_applies_a_good_one(
         "Monthly price",
         "NT$50,000",
         "NT$52,000",
-        "+4.0%",
+        "+4%",
     ]
     apply_form = page.select_one("#apply-form")
     fields = {el["name"]: el.get("value", el.get_text()) for el in apply_form.select("[name]")}

@@ -4,6 +4,7 @@ that moved that far: a monthly NT$50,000 typed per hour is NT$68.49, ÷730)."""
 
 from __future__ import annotations
 
+import json
 import math
 from datetime import date
 
@@ -147,15 +148,17 @@ def test_a_change_to_either_list_is_seen_at_once(session: Session) -> None:
     assert ("offers", X1) not in {(c.kind, c.key) for c in again.changed}
 
 
-def test_the_current_list_is_compared_with_the_one_before_it(session: Session) -> None:
+def test_the_current_list_is_compared_with_a_published_one_never_a_draft(
+    session: Session,
+) -> None:
     draft, current = _draft_with_slips(session)
-    # the only other list is the draft: the current list is compared with it
-    assert (
-        service.default_against(
-            session=session, pl=service.get_price_list(session=session, price_list_id=current)
-        ).id
-        == draft
-    )
+    # the only other list is a draft: no default (a draft is not every reader's to see)
+    with pytest.raises(service.Conflict) as none:
+        service.compare_price_lists(session=session, price_list_id=current)
+    assert none.value.field == "against"
+    # named, it is compared
+    named = service.compare_price_lists(session=session, price_list_id=current, against_id=draft)
+    assert named.against.id == draft
 
 
 def test_a_list_is_not_compared_with_itself_or_a_missing_one(session: Session) -> None:
@@ -228,9 +231,12 @@ def test_anonymous_callers_do_not_see_a_draft_compared(catalog_client: TestClien
     draft, current = _client_draft(catalog_client)
     anonymous = TestClient(catalog_client.app)
     assert anonymous.get(f"/api/v1/price-lists/{draft}/changes").status_code == 404
-    # the current (published) list compared with the draft: the draft stays unseen
-    r = anonymous.get(f"/api/v1/price-lists/{current}/changes")
+    # the current list compared with the draft, named: the draft stays unseen
+    r = anonymous.get(f"/api/v1/price-lists/{current}/changes?against={draft}")
     assert r.status_code == 404 and r.json()["detail"][0]["loc"] == ["query", "against"]
+    # by default it is never compared with a draft, nor is a draft's id told (QA)
+    r = anonymous.get(f"/api/v1/price-lists/{current}/changes")
+    assert r.status_code == 409 and f"no price list {draft}" not in r.text
 
 
 def test_the_changes_page_lists_the_numbers_to_check_first(catalog_client: TestClient) -> None:
@@ -244,7 +250,7 @@ def test_the_changes_page_lists_the_numbers_to_check_first(catalog_client: TestC
     assert "NT$50,000" in check and "NT$68.49" in check and "÷730" in check
     assert "×1,000" in check
     assert "stratagem-tpe-h100-x2" not in check  # a 10 % cut is listed, not flagged
-    assert "−10.0%" in html
+    assert "−10%" in html
     lists = soup(catalog_client.get("/catalog/price-lists").text)
     note = lists.select_one(f"#to-check-{draft}")
     assert note is not None and note.get_text(strip=True).startswith("2 numbers to check")
@@ -279,3 +285,57 @@ def test_the_import_preview_flags_a_unit_slip(catalog_client: TestClient) -> Non
     assert note is not None and "moved ×3 or more" in note.get_text()
     (row,) = page.select("#changed-rows tr.to-check")
     assert "×1,000" in row.get_text() and "32,000" in row.get_text()
+
+
+# -- QA round: currencies, term discounts, whole-catalog imports --------------------------
+
+
+def test_an_amount_in_another_currency_is_to_check_and_shown_in_its_own() -> None:
+    """NT$100,000 re-typed as US$100,000 is the same number and a ×32 price; NT$200,000
+    converted to US$6,250 is no ÷32 move. Without the rate neither can be judged: both are
+    flagged, each amount in the currency it was in (QA)."""
+    from app.catalog.views import change_rows
+
+    old = {"offers": {"x": {"id": "x", "monthly_price": 100_000.0, "currency": "TWD"}}}
+    new = {"offers": {"x": {"id": "x", "monthly_price": 100_000.0, "currency": "USD"}}}
+    _, (row,), _, _ = compare.compare(new, old)
+    assert (row.currency, row.old_currency) == ("USD", "TWD")
+    price = next(f for f in row.fields if f.field == "monthly_price")
+    assert (price.factor, price.check) == (None, True)
+    shown = next(r for r in change_rows([row]) if r["field"] == "Monthly price")
+    assert (shown["old"], shown["new"], shown["factor"]) == (
+        "NT$100,000", "US$100,000.00", "other currency",
+    )  # fmt: skip
+
+
+def test_a_term_discount_that_moves_the_price_paid_3x_is_to_check() -> None:
+    # 10 % → 90 % off leaves 0.1 of the price instead of 0.9: ÷9
+    assert io.field_change("term_discounts", {6: 0.1}, {6: 0.9}).check
+    assert io.field_change("term_discounts", {}, {6: 0.9}).check  # a new 90 % term
+    from app.catalog.views import factor_text
+
+    # the price paid on the 6-month term: 0.9 → 0.1 of the list price
+    assert factor_text(io.field_change("term_discounts", {6: 0.1}, {6: 0.9})) == "÷9"
+    assert not io.field_change("term_discounts", {1: 0.0, 6: 0.1}, {1: 0.05, 6: 0.12}).check
+
+
+def test_a_json_import_previews_every_kind_it_will_write(catalog_client: TestClient) -> None:
+    """The form's CSV kind (offers by default) dropped every other kind of a JSON file from
+    the preview, while Apply wrote them all (QA)."""
+    doc = catalog_client.get("/api/v1/catalog/export").json()
+    doc["fx"][0]["rate"] = doc["fx"][0]["rate"] / 32  # TWD per USD typed as USD per TWD
+    doc["offers"][0]["monthly_price"] += 1
+    r = catalog_client.post(
+        "/catalog/import",
+        data={
+            "kind": "offers", "target": "new", "mode": "upsert",
+            "csrf_token": csrf(catalog_client),
+        },
+        files={"file": ("all.json", json.dumps(doc).encode(), "application/json")},
+    )  # fmt: skip
+    assert r.status_code == 200, r.text[:2000]
+    page = soup(r.text)
+    rows = page.select("#changed-rows tbody tr")
+    assert {tr.select("td")[0].get_text(strip=True) for tr in rows} == {"Rental offers", "FX rates"}
+    (flagged,) = page.select("#changed-rows tr.to-check")
+    assert "÷32" in flagged.get_text()

@@ -20,17 +20,22 @@ from app.i18n import gettext as _
 
 def default_against(*, session: Session, pl: PriceList) -> PriceList:
     """The list `pl` is compared with when none is named: the current list; for the current
-    list itself (or when none is current), the newest other published or archived list that
-    took effect before it, else the newest other list; Conflict when `pl` is the only one."""
+    list itself (or when none is current), the newest other published or archived list,
+    one that took effect before it first. Never a draft: a default must mean the same for
+    every reader, and a draft is not everyone's to see (QA: the current list was compared
+    with a draft, and an anonymous caller was told its id). Conflict when there is none."""
     current = current_price_list(session=session)
     if current is not None and current.id != pl.id:
         return current
-    others = [o for o in list_price_lists(session=session) if o.id != pl.id]
-    earlier = [o for o in others if o.status != "draft" and o.effective_date <= pl.effective_date]
+    others = [o for o in list_price_lists(session=session) if o.id != pl.id and o.status != "draft"]
+    earlier = [o for o in others if o.effective_date <= pl.effective_date]
     found = next(iter(earlier or others), None)
     if found is None:
         raise Conflict(
-            N_("price list %(id)s is the only one: there is no other list to compare it with"),
+            N_(
+                "price list %(id)s has no published or archived list to compare it with: "
+                "name one in against"
+            ),
             field="against",
             id=pl.id,
         )
