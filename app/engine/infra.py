@@ -288,8 +288,17 @@ def size_infra(
         scale_out, rails = None, 0
     internal: str
     if per_node > 1 and interconnect != "pcie" and gpu.has_nvlink:
+        # The scale-up link by its maker's name (`nvlink_gbs` holds each one's GPU-to-GPU
+        # bandwidth): QA read "NVLink/NVSwitch 896 GB/s" on an AMD MI300X plan. AMD joins the
+        # GPUs of a node with Infinity Fabric (MI300X: 7 links, 896 GB/s peer to peer);
+        # Intel Gaudi 3 with 21 of its 24 on-chip 200 GbE RoCE ports.
         internal = Notice(
-            "NVLink/NVSwitch %(gbs)s GB/s per GPU + 10GbE to the warm tier",
+            "NVLink/NVSwitch %(gbs)s GB/s per GPU + 10GbE to the warm tier"
+            if gpu.vendor == "NVIDIA"
+            else "Infinity Fabric %(gbs)s GB/s per GPU + 10GbE to the warm tier"
+            if gpu.vendor == "AMD"
+            else "on-chip RoCE (200 GbE ports) %(gbs)s GB/s per accelerator + 10GbE to the "
+            "warm tier",
             gbs=fmt(gpu.nvlink_gbs),
         )
     elif per_node > 1:

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Annotated, Literal
 
 from fastapi import APIRouter, Query
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, BeforeValidator, Field
 
 from app.engine.validation import ErrorSummary, ValidationRow
 from app.validation import service
@@ -123,11 +123,29 @@ def summary_out(c: service.CategorySummary) -> CategorySummaryOut:
     )
 
 
+def _blank_is_none(value: object) -> object:
+    """An empty filter is no filter, as `?gpu=` already was and the page's "All" options are
+    (QA: `?task=` answered 422 where `?gpu=` answered every row)."""
+    return None if value == "" else value
+
+
 @router.get("/validation", response_model=ValidationOut)
 def get_validation(
     gpu: str | None = Query(None, description="Only runs on this GPU id."),
-    kind: Literal["training", "serving", "image"] | None = Query(None),
-    task: Literal["pretrain", "finetune", "inference", "image"] | None = Query(None),
+    kind: Annotated[
+        Literal["training", "serving", "image"] | None,
+        Query(description="Only this kind of run; empty for all."),
+        BeforeValidator(_blank_is_none),
+    ] = None,
+    task: Annotated[
+        Literal["pretrain", "finetune", "full_finetune", "lora", "qlora", "inference", "image"]
+        | None,
+        Query(
+            description="A group (finetune: full, LoRA and QLoRA) or a row's own task; empty "
+            "for all."
+        ),
+        BeforeValidator(_blank_is_none),
+    ] = None,
 ) -> ValidationOut:
     """Published runs with the engine's prediction, the error and source of each, by category."""
     rows = service.all_rows()

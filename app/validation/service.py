@@ -26,6 +26,11 @@ TASK_GROUPS: dict[str, tuple[str, ...]] = {
     "finetune": ("full_finetune", "lora", "qlora"),
     "inference": ("inference",),
     "image": ("image",),
+    # a row's own task selects its rows too: a client that read `task: "lora"` in a row
+    # asked for ?task=lora and was refused (QA)
+    "full_finetune": ("full_finetune",),
+    "lora": ("lora",),
+    "qlora": ("qlora",),
 }
 
 

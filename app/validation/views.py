@@ -61,8 +61,9 @@ TASK_LABELS: Final = {
     "image": N_("Image generation"),
 }
 KIND_OPTIONS: Final = (
-    ("training", N_("Training")),
-    ("serving", N_("Serving")),
+    # not "Training"/"Serving": those msgids name the tiers (訓練級) elsewhere (QA)
+    ("training", N_("Model training")),
+    ("serving", N_("Model serving")),
     ("image", N_("Image generation")),
 )
 TASK_OPTIONS: Final = (

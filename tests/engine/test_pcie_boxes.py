@@ -137,3 +137,30 @@ def test_a_fabric_pinned_on_one_server_says_it_changes_nothing(fabric: str, name
         "the pinned interconnect changes no figure."
     ]
     assert not [w for w in free.warnings if "joins servers" in w]
+
+
+@pytest.mark.parametrize(
+    ("gpu", "link"),
+    [
+        ("h100-sxm-80gb", "NVLink/NVSwitch 900 GB/s per GPU"),
+        # AMD joins a node's GPUs with Infinity Fabric: MI300X datasheet, 896 GB/s peer to
+        # peer (QA read "NVLink/NVSwitch 896 GB/s" on an MI300X plan)
+        ("mi300x-192gb", "Infinity Fabric 896 GB/s per GPU"),
+        # Gaudi 3: 21 of 24 on-chip 200 GbE ports to the node's other accelerators,
+        # 21 × 200 Gb/s × 2 directions / 8 = 1,050 GB/s
+        ("gaudi3-128gb", "on-chip RoCE (200 GbE ports) 1,050 GB/s per accelerator"),
+    ],
+)
+def test_a_nodes_scale_up_link_is_named_by_its_maker(gpu: str, link: str) -> None:
+    resp = estimate(
+        EstimateRequest(
+            model={"preset": "llama-3.1-70b"},
+            task="full_finetune",
+            tokens=1e9,
+            gpu=gpu,
+            gpu_count=8,
+        )
+    )
+    assert resp.infra is not None
+    internal = str(resp.infra.network.internal)
+    assert internal.startswith(link), internal

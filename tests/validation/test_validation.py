@@ -193,6 +193,9 @@ def test_each_summary_is_the_band_its_estimates_carry() -> None:
     assert (times.runs, memory.runs) == (ft.uncertainty.runs, ft.memory_uncertainty.runs)
     assert abs(times.median_pct - ft.uncertainty.median_pct) <= 5e-5
     assert abs(memory.median_pct - ft.memory_uncertainty.median_pct) <= 5e-5
+    # each band names the summary it is (QA: the memory band was called "fine-tuning")
+    assert ft.uncertainty.category == "fine-tuning"
+    assert ft.memory_uncertainty.category == "fine-tuning memory per GPU"
 
 
 # --- bands --------------------------------------------------------------------------------
@@ -429,3 +432,21 @@ def test_a_run_of_a_day_or_more_is_shown_in_days() -> None:
     hour = replace(week, predicted=0.04, reported=0.05)
     assert (_shown_unit(week), _shown_unit(hour)) == ("days", "minutes")
     assert _shown_unit(_row(1.0)) == "GPU-h"
+
+
+def test_an_empty_filter_is_no_filter_and_a_rows_own_task_filters(web: TestClient) -> None:
+    """QA: `?task=` answered 422 where `?gpu=` answered every row, and `?task=lora` (a row's
+    own task) was refused."""
+    every = web.get("/api/v1/validation").json()["rows"]
+    assert len(web.get("/api/v1/validation?task=&kind=&gpu=").json()["rows"]) == len(every)
+    lora = web.get("/api/v1/validation?task=lora").json()["rows"]
+    assert lora and {r["task"] for r in lora} == {"lora"}
+    assert len(lora) == sum(r["task"] == "lora" for r in every)
+    assert web.get("/api/v1/validation?task=sft").status_code == 422
+
+
+def test_a_filtered_page_says_the_summaries_count_every_run(web: TestClient) -> None:
+    page = web.get("/validation?gpu=l4-24gb", headers={"Accept-Language": "zh-TW"}).text
+    assert 'id="summary-all-runs"' in page and "不影響這些摘要" in page
+    assert "訓練級" not in page.split('id="f-kind"')[1].split("</select>")[0]
+    assert 'id="summary-all-runs"' not in web.get("/validation").text
