@@ -273,7 +273,11 @@ def test_planner_shows_the_band_with_a_link(
     get_soup: Callable[..., BeautifulSoup], lang: str
 ) -> None:
     soup = get_soup("/plan?example=13b-full")
-    links = soup.select(".kpi .band a[href='/validation']")
+    links = soup.select(".kpi .band a[href^='/validation']")
+    # each band opens the runs it is the median of (a fine-tuning plan: fine-tuning runs)
+    assert {a["href"] for a in links if "±" in a.get_text()} == {
+        "/validation?kind=training&task=finetune#runs"
+    }
     t = estimate(
         EstimateRequest(model={"preset": "llama-2-13b"}, task="full_finetune", dataset_gb=5)
     ).training
