@@ -107,6 +107,18 @@ def option_names(options: Iterable[Mapping[str, Any]], book: PriceBook | None) -
     }
 
 
+def named_options(cost: Mapping[str, Any], book: PriceBook | None) -> dict[str, Any]:
+    """A copy of a cost comparison (the API's `cost` / POST /costs) whose options each carry
+    `name`: the option as the pages name it, in the request's language ("Monthly rent (8×
+    H100 SXM · NVLink · Stratagem Taipei)"), beside `label`, the engine's English key that
+    names catalog ids (QA: an integrator had only "Hourly rent — 8× h100-sxm-80gb NVLink").
+    A copy: the estimate a response rests on may be shared with a request in another
+    language."""
+    options = list(cost.get("options") or [])
+    names = option_names(options, book)
+    return {**cost, "options": [{**o, "name": names[str(o.get("label"))]} for o in options]}
+
+
 def option_detail(option: Mapping[str, Any], book: PriceBook | None) -> str:
     """What the option is: the offer, server or instance from the price list.
 

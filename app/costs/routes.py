@@ -7,6 +7,7 @@ from typing import Any
 from fastapi import APIRouter, HTTPException
 
 from app.costs import service as costs
+from app.costs.presenters import named_options
 from app.deps import PriceBookDep
 
 router = APIRouter(prefix="/api/v1", tags=["costs"])
@@ -17,4 +18,4 @@ def post_costs(req: costs.CostRequest, prices: PriceBookDep) -> dict[str, Any]:
     """Compare renting (hourly, monthly, term), buying and public cloud for a configuration."""
     if prices is None:
         raise HTTPException(503, "No price list is loaded; run `stratagem catalog load`.")
-    return costs.compare(req, prices=prices)
+    return named_options(costs.compare(req, prices=prices), prices)

@@ -6,6 +6,7 @@ from typing import Any
 
 from fastapi import APIRouter
 
+from app.costs.presenters import named_options
 from app.deps import PriceBookDep
 from app.engine.architectures import list_presets
 from app.engine.estimate import gpu_pool
@@ -18,7 +19,10 @@ router = APIRouter(prefix="/api/v1", tags=["engine"])
 @router.post("/estimate", response_model=EstimateResponse, name="estimate")
 def post_estimate(req: EstimateRequest, prices: PriceBookDep) -> EstimateResponse:
     """Size a workload: memory, GPUs, parallelism, time, tier, infrastructure and costs."""
-    return estimates.run(req, prices=prices)
+    resp = estimates.run(req, prices=prices)
+    if not resp.cost:
+        return resp
+    return resp.model_copy(update={"cost": named_options(resp.cost, prices)})
 
 
 @router.get("/models")

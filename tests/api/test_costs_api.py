@@ -85,3 +85,25 @@ def test_fuzzed_cost_requests_never_500(
     }
     r = client.post("/api/v1/costs", json=body)
     assert r.status_code in (200, 422), (body, r.text)
+
+
+@pytest.mark.parametrize(
+    ("lang", "monthly"),
+    [
+        ("en", "Monthly rent (8× H100 SXM5 80GB · NVLink · Stratagem Taipei)"),
+        ("zh-TW", "月租（8× H100 SXM5 80GB · NVLink · Stratagem Taipei）"),
+    ],
+)
+def test_each_option_has_a_name_in_the_readers_language(
+    client: TestClient, lang: str, monthly: str
+) -> None:
+    """`label` is the engine's English key and names catalog ids ("8× h100-sxm-80gb");
+    `name` is the option as the pages say it, for an integrator to show (QA)."""
+    headers = {"Accept-Language": lang}
+    body = {"gpu": "h100-sxm-80gb", "gpu_count": 8, "months": 12}
+    costs = client.post("/api/v1/costs", json=body, headers=headers).json()["options"]
+    assert option({"options": costs}, "rent_monthly")["name"] == monthly
+    assert all(o["name"] and "h100-sxm-80gb" not in o["name"] for o in costs)
+    lora = {"model": {"preset": "llama-3.1-8b"}, "task": "lora"}
+    est = client.post("/api/v1/estimate", json=lora, headers=headers).json()["cost"]["options"]
+    assert all(o["name"] and "h100-sxm-80gb" not in o["name"] for o in est)
