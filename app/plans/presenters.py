@@ -15,7 +15,7 @@ from app.costs import presenters as costs_view
 from app.engine.architectures import get_preset
 from app.engine.estimate import gpu_pool
 from app.engine.price_book import PriceBook
-from app.i18n import N_, babel_locale, ngettext
+from app.i18n import N_, babel_locale, listing, ngettext
 from app.i18n import gettext as _
 from app.planner import views as planner
 from app.plans import schedule, service
@@ -463,7 +463,8 @@ def summary_text(summary: str) -> str:
         return text
     parts = [p.strip() for p in summary.split(",") if p.strip()]
     return _("Changed: %(fields)s") % {
-        "fields": ", ".join(dict.fromkeys(field_label(p) for p in parts))
+        # 「報價項目、有效期限」 in Chinese (QA: joined with an ASCII ", ")
+        "fields": listing(dict.fromkeys(field_label(p) for p in parts))
     }
 
 

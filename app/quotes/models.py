@@ -88,8 +88,10 @@ class QuoteLineIn(NumbersNotBooleans, BaseModel):
     # builder posts them back. A price has at most the currency's minor unit (NT$1, US$0.01:
     # `pricing.resolve` refuses more); four places is the bound before the currency is known.
     # A discount is a percentage with two decimals.
+    # Above 0, said by `_not_below_the_smallest_unit` for 0 and below alike: a bound here
+    # answered −2 with "must be at least 0" and 0 with "must be more than 0" (QA).
     quantity: Annotated[Decimal | None, Unsigned, Plain] = Field(
-        default=None, ge=0, le=Decimal("1e9")
+        default=None, le=Decimal("1e9"), json_schema_extra={"exclusiveMinimum": 0}
     )
     unit_price: Annotated[Decimal | None, Unsigned, Plain] = Field(
         default=None, ge=0, le=Decimal("1e12"), decimal_places=4
@@ -130,7 +132,7 @@ class QuoteLineIn(NumbersNotBooleans, BaseModel):
         # one below that (QA: a quantity of 1e-30 was saved) prices a line at 0 and prints as
         # 0 × its price. A quantity of 0 printed the same on the customer's document
         # (「導入與模型調校服務 … 0 … NT$0」, QA): a line left out is removed, not zeroed.
-        if v is not None and v == 0:
+        if v is not None and v <= 0:
             raise ValueError(N_("must be more than 0: remove the line to leave it out"))
         if v is not None and 0 < v < SMALLEST_QUANTITY:
             raise ValueError(N_("must be at least 0.0001"))

@@ -33,7 +33,12 @@ def _form(page: BeautifulSoup) -> dict[str, str]:
 
 
 @pytest.mark.parametrize(
-    ("lang", "message"), [("en", "Must be at least 0"), ("zh-TW", "至少須為 0")]
+    ("lang", "message"),
+    # above 0, for a negative quantity as for 0 (QA: −2 read "must be at least 0")
+    [
+        ("en", "ust be more than 0: remove the line"),
+        ("zh-TW", "必須大於 0：不列入的項目請直接移除該行"),
+    ],
 )
 def test_builder_lines_errors_save_approve_send(
     client: TestClient, lang: str, message: str

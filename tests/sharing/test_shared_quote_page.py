@@ -197,6 +197,10 @@ def test_the_quoted_total_comes_with_its_subtotal_and_tax(
     assert _nt(_text(soup.select_one(".totals .subtotal"))) == want["subtotal"]
     assert _nt(_text(soup.select_one(".totals .tax"))) == want["tax"]
     assert _nt(_text(soup.select_one(".totals .total"))) == total
+    # the ways to pay are list prices: they say so, beside a quote whose lines are discounted
+    # (QA: a contract's NT$10,080,000 there against its quoted NT$9,576,000)
+    assert soup.select_one("table.ways-to-pay") is not None
+    assert soup.select_one(".options-list-price") is not None
 
 
 @pytest.mark.parametrize(
