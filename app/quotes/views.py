@@ -549,10 +549,12 @@ def builder_context(
         # The customer's numbers beside the history's (`plans.Editions`): what was sent and
         # signed, as the customer's document calls it.
         "qb_sent_edition": numbered.of(plan.sent_version),
-        # The number the PDF and the share link print for the revision on screen (a draft:
-        # the edition it becomes when sent), beside the page's save counter (QA read
-        # "Version 7" on the page and "version 1" on the draft PDF).
-        "qb_current_edition": numbered.of(plan.version),
+        # The number the PDF and the share link print (a draft: the edition it becomes when
+        # sent), beside the page's save counter (QA read "Version 7" on the page and "version
+        # 1" on the draft PDF): of the revision they print (`quotes.seller_copy`), which is the
+        # one the customer answered once they did (QA: "version 2" beside an accepted PDF of
+        # version 1, a revision saved after sending being the plan's latest).
+        "qb_current_edition": numbered.of(quotes.seller_copy(session=session, plan=plan).version),
         "qb_decision_edition": numbered.of(plan.decision_version),
         # A phased plan's document lists its phases, not ways to pay: it has no cloud
         # comparison to switch on (QA: ticked, it printed none and said nothing).

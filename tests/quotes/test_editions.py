@@ -66,3 +66,25 @@ def test_a_quote_sent_twice_is_version_1_then_version_2_everywhere_the_customer_
     assert f"sent as version {again['sent_version']} (the customer's version 2)" in status
     record = " ".join(builder.select_one(".decision-record").get_text().split())
     assert ", version 2." in record and f"(history version {again['sent_version']})" in record
+
+
+def test_the_plan_page_names_the_version_the_customer_accepted(client: TestClient) -> None:
+    """QA: sent as version 1, changed and saved (not sent), then accepted as sent: the plan
+    page said "the PDF and the share link call this quote version 2" while they print the
+    accepted version 1 (`quotes.seller_copy`)."""
+    from tests.quotes.test_acting_on_what_was_seen import _put_quote
+
+    a, p, link = _sent(client)
+    _put_quote(client, a, p, "5")  # saved after sending, not sent
+    anon = TestClient(client.app)
+    accept = BeautifulSoup(anon.get(link).text, "html.parser").select_one("form.accept-form")
+    data = {i["name"]: i["value"] for i in accept.select("input[type=hidden]")}
+    r = anon.post(
+        f"{link}/accept", data={**data, "name": "王小明", "title": "採購經理", "agree": "on"}
+    )
+    assert r.status_code in (200, 303), r.text
+    seller = TestClient(client.app)
+    sign_in(seller, a.user)
+    page = BeautifulSoup(seller.get(f"/plans/{p['id']}?lang=en").text, "html.parser")
+    note = " ".join(page.select_one(".quote-actions .edition-note").get_text().split())
+    assert note.startswith("The PDF and the share link call this quote version 1:")
