@@ -16,7 +16,6 @@ from __future__ import annotations
 import argparse
 import statistics
 import sys
-import tempfile
 import time
 from pathlib import Path
 
@@ -25,10 +24,7 @@ from fastapi.testclient import TestClient
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from app.bootstrap import prepare_database
-from app.main import create_app
-from app.settings import Settings
-from tests.accounts.helpers import make_account, sign_in
+from admin_app import admin_client
 
 TARGET_BYTES = 10_000_000 - 50_000  # under STRATAGEM_MAX_CSV_BYTES with the form around it
 BAD_EVERY = 500
@@ -65,78 +61,66 @@ def main() -> None:
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--profile", action="store_true")
     args = ap.parse_args()
-    with tempfile.TemporaryDirectory() as tmp:
-        settings = Settings(
-            DATABASE_URL=f"sqlite:///{tmp}/bench.db",
-            STRATAGEM_SECRET_KEY="bench",
-            STRATAGEM_LANGUAGE="en",
-        )
-        prepare_database(settings, echo=lambda _: None)
-        app = create_app(settings)
-        with TestClient(app) as c:
-            c.headers["Accept-Language"] = "en"
-            admin = make_account(c, "admin")
-            sign_in(c, admin.user)
-            data = offers_csv(c)
-            rows = data.count(b"\n") - 1
-            token = csrf(c)
-            form = {"kind": "offers", "target": "new", "mode": "upsert", "csrf_token": token}
+    with admin_client() as (c, _admin):
+        data = offers_csv(c)
+        rows = data.count(b"\n") - 1
+        token = csrf(c)
+        form = {"kind": "offers", "target": "new", "mode": "upsert", "csrf_token": token}
 
-            def preview(body: bytes = data) -> tuple[float, float, int, int, str]:
-                start, cpu = time.perf_counter(), time.process_time()
-                r = c.post(
-                    "/catalog/import", data=form, files={"file": ("offers.csv", body, "text/csv")}
-                )
-                wall, cpu = time.perf_counter() - start, time.process_time() - cpu
-                page = BeautifulSoup(r.text, "html.parser")
-                token = page.select_one("#apply-form input[name=token]")
-                return (
-                    wall,
-                    cpu,
-                    r.status_code,
-                    len(r.content),
-                    str(token["value"]) if token else "",
-                )
-
-            preview()  # warm: templates compiled, catalog cached
-            if args.profile:
-                from pyinstrument import Profiler
-
-                with Profiler() as prof:
-                    preview()
-                prof.print()
-            runs = [preview() for _ in range(args.repeats)]
-            walls, cpus = [r[0] for r in runs], [r[1] for r in runs]
-            _, _, status, size, _ = runs[-1]
-            print(f"file: {len(data):,} bytes, {rows:,} data rows, 1 in {BAD_EVERY} invalid")
-            print(
-                f"preview (with errors): median {statistics.median(walls):.3f} s wall "
-                f"({statistics.median(cpus):.3f} s CPU), min {min(walls):.3f} s, "
-                f"max {max(walls):.3f} s over {len(runs)}; status {status}, "
-                f"response {size:,} bytes"
-            )
-            # A clean file of the same size: the preview keeps it on the server, the page
-            # carries a token; confirming applies all rows in one transaction.
-            clean = b"\r\n".join(
-                line for i, line in enumerate(data.split(b"\r\n")) if i == 0 or b",-5," not in line
-            )
-            clean = clean.replace(b",x\r\n", b"\r\n")
-            runs = [preview(clean) for _ in range(args.repeats)]
-            walls = [r[0] for r in runs]
-            _, _, status, size, token = runs[-1]
-            print(
-                f"preview (clean): median {statistics.median(walls):.3f} s wall, "
-                f"min {min(walls):.3f} s, max {max(walls):.3f} s; status {status}, "
-                f"response {size:,} bytes"
-            )
-            start = time.perf_counter()
+        def preview(body: bytes = data) -> tuple[float, float, int, int, str]:
+            start, cpu = time.perf_counter(), time.process_time()
             r = c.post(
-                "/catalog/import/apply",
-                data={"csrf_token": form["csrf_token"], "token": token},
-                follow_redirects=False,
+                "/catalog/import", data=form, files={"file": ("offers.csv", body, "text/csv")}
             )
-            print(f"apply: {time.perf_counter() - start:.3f} s, status {r.status_code}")
-    app.state.engine.dispose()
+            wall, cpu = time.perf_counter() - start, time.process_time() - cpu
+            page = BeautifulSoup(r.text, "html.parser")
+            token = page.select_one("#apply-form input[name=token]")
+            return (
+                wall,
+                cpu,
+                r.status_code,
+                len(r.content),
+                str(token["value"]) if token else "",
+            )
+
+        preview()  # warm: templates compiled, catalog cached
+        if args.profile:
+            from pyinstrument import Profiler
+
+            with Profiler() as prof:
+                preview()
+            prof.print()
+        runs = [preview() for _ in range(args.repeats)]
+        walls, cpus = [r[0] for r in runs], [r[1] for r in runs]
+        _, _, status, size, _ = runs[-1]
+        print(f"file: {len(data):,} bytes, {rows:,} data rows, 1 in {BAD_EVERY} invalid")
+        print(
+            f"preview (with errors): median {statistics.median(walls):.3f} s wall "
+            f"({statistics.median(cpus):.3f} s CPU), min {min(walls):.3f} s, "
+            f"max {max(walls):.3f} s over {len(runs)}; status {status}, "
+            f"response {size:,} bytes"
+        )
+        # A clean file of the same size: the preview keeps it on the server, the page
+        # carries a token; confirming applies all rows in one transaction.
+        clean = b"\r\n".join(
+            line for i, line in enumerate(data.split(b"\r\n")) if i == 0 or b",-5," not in line
+        )
+        clean = clean.replace(b",x\r\n", b"\r\n")
+        runs = [preview(clean) for _ in range(args.repeats)]
+        walls = [r[0] for r in runs]
+        _, _, status, size, token = runs[-1]
+        print(
+            f"preview (clean): median {statistics.median(walls):.3f} s wall, "
+            f"min {min(walls):.3f} s, max {max(walls):.3f} s; status {status}, "
+            f"response {size:,} bytes"
+        )
+        start = time.perf_counter()
+        r = c.post(
+            "/catalog/import/apply",
+            data={"csrf_token": form["csrf_token"], "token": token},
+            follow_redirects=False,
+        )
+        print(f"apply: {time.perf_counter() - start:.3f} s, status {r.status_code}")
 
 
 if __name__ == "__main__":

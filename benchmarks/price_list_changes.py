@@ -16,18 +16,12 @@ from __future__ import annotations
 import argparse
 import statistics
 import sys
-import tempfile
 import time
 from pathlib import Path
 
-from fastapi.testclient import TestClient
-
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from app.bootstrap import prepare_database
-from app.main import create_app
-from app.settings import Settings
-from tests.accounts.helpers import make_account, sign_in
+from admin_app import admin_client
 
 
 def main() -> None:
@@ -35,53 +29,41 @@ def main() -> None:
     ap.add_argument("--rows", type=int, default=12_000)
     ap.add_argument("--repeats", type=int, default=5)
     args = ap.parse_args()
-    with tempfile.TemporaryDirectory() as tmp:
-        settings = Settings(
-            DATABASE_URL=f"sqlite:///{tmp}/bench.db",
-            STRATAGEM_SECRET_KEY="bench",
-            STRATAGEM_LANGUAGE="en",
+    with admin_client() as (c, admin):
+        c.headers.update(admin.headers)
+        first = c.get("/api/v1/catalog/export").json()["offers"][0]
+        offers = [
+            {
+                **first,
+                "id": f"bench-{i:06d}",
+                "monthly_price": first["monthly_price"] * (1_000 if i % 100 == 0 else 1),
+            }
+            for i in range(args.rows)
+        ]
+        r = c.post(
+            "/api/v1/catalog/import",
+            params={"dry_run": "false", "name": "Bench draft", "mode": "upsert"},
+            json={"offers": offers},
         )
-        prepare_database(settings, echo=lambda _: None)
-        app = create_app(settings)
-        with TestClient(app) as c:
-            c.headers["Accept-Language"] = "en"
-            admin = make_account(c, "admin")
-            sign_in(c, admin.user)
-            c.headers.update(admin.headers)
-            first = c.get("/api/v1/catalog/export").json()["offers"][0]
-            offers = [
-                {
-                    **first,
-                    "id": f"bench-{i:06d}",
-                    "monthly_price": first["monthly_price"] * (1_000 if i % 100 == 0 else 1),
-                }
-                for i in range(args.rows)
-            ]
-            r = c.post(
-                "/api/v1/catalog/import",
-                params={"dry_run": "false", "name": "Bench draft", "mode": "upsert"},
-                json={"offers": offers},
+        assert r.status_code == 201, r.text[:300]
+        draft = r.json()["price_list_id"]
+        print(f"draft {draft}: {args.rows:,} offers added to a copy of the current list")
+        for path in (
+            f"/catalog/price-lists/{draft}/changes",
+            f"/api/v1/price-lists/{draft}/changes",
+            "/catalog/price-lists",
+        ):
+            times = []
+            for _ in range(args.repeats + 1):
+                start = time.perf_counter()
+                resp = c.get(path)
+                times.append(time.perf_counter() - start)
+                assert resp.status_code == 200, (path, resp.status_code)
+            print(
+                f"{path}: first {times[0] * 1000:.0f} ms, then median "
+                f"{statistics.median(times[1:]) * 1000:.0f} ms over {args.repeats}; "
+                f"{len(resp.content):,} bytes"
             )
-            assert r.status_code == 201, r.text[:300]
-            draft = r.json()["price_list_id"]
-            print(f"draft {draft}: {args.rows:,} offers added to a copy of the current list")
-            for path in (
-                f"/catalog/price-lists/{draft}/changes",
-                f"/api/v1/price-lists/{draft}/changes",
-                "/catalog/price-lists",
-            ):
-                times = []
-                for _ in range(args.repeats + 1):
-                    start = time.perf_counter()
-                    resp = c.get(path)
-                    times.append(time.perf_counter() - start)
-                    assert resp.status_code == 200, (path, resp.status_code)
-                print(
-                    f"{path}: first {times[0] * 1000:.0f} ms, then median "
-                    f"{statistics.median(times[1:]) * 1000:.0f} ms over {args.repeats}; "
-                    f"{len(resp.content):,} bytes"
-                )
-        app.state.engine.dispose()
 
 
 if __name__ == "__main__":

@@ -89,10 +89,8 @@ def field_change(field: str, old: Any, new: Any) -> CatalogFieldChange:
     factor, check = None, False
     if isinstance(old, Mapping) and isinstance(new, Mapping):  # term discounts {months: share}
         # a discount that moves the price paid ×3 or more: 10 % → 90 % off is ÷9 (QA)
-        for months in old.keys() | new.keys():  # a term not offered is no discount
-            a, b = 1.0 - float(old.get(months, 0.0)), 1.0 - float(new.get(months, 0.0))
-            if a > 0 and b > 0 and max(b / a, a / b) >= CHECK_FACTOR:
-                check = True
+        ratio = term_price_ratio(old, new)
+        check = ratio is not None and max(ratio, 1 / ratio) >= CHECK_FACTOR
     elif _is_number(old) and _is_number(new):
         if old > 0 and new > 0:
             factor = new / old
@@ -102,6 +100,18 @@ def field_change(field: str, old: Any, new: Any) -> CatalogFieldChange:
     return CatalogFieldChange(
         field=field, old=_jsonable(old), new=_jsonable(new), factor=factor, check=check
     )
+
+
+def term_price_ratio(old: Mapping[Any, Any], new: Mapping[Any, Any]) -> float | None:
+    """How far the price paid moves on the term whose price moves most, new / old, between
+    two sets of term discounts {months: share off} (a term not offered is no discount);
+    None when no term is paid for on both sides."""
+    ratios = [
+        (1.0 - float(new.get(m, 0.0))) / a
+        for m in old.keys() | new.keys()
+        if (a := 1.0 - float(old.get(m, 0.0))) > 0 and 1.0 - float(new.get(m, 0.0)) > 0
+    ]
+    return max(ratios, key=lambda r: max(r, 1 / r), default=None)
 
 
 def _is_number(v: Any) -> bool:

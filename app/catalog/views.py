@@ -20,6 +20,7 @@ from app import i18n
 from app.catalog import io, service
 from app.catalog.kinds import KINDS, Kind
 from app.catalog.models import CURRENCIES, FORM_FACTORS, INTERCONNECTS, PriceList
+from app.catalog.service.comparisons import pick_default
 from app.i18n import N_
 from app.i18n import gettext as _
 from app.web.templating import CURRENCY_DIGITS, CURRENCY_SYMBOLS, money, number, percent
@@ -105,17 +106,9 @@ STATUS_LABELS: Final = {
     "published": N_("Published"),
     "archived": N_("Archived"),
 }
-MONEY_COLUMNS: Final = frozenset(
-    {
-        "monthly_price",
-        "hourly_price",
-        "price",
-        "on_demand_hourly",
-        "reserved_hourly",
-        "colo_per_kw_month",
-        "staff_per_month",
-    }
-)
+#: Amounts the tables write with their row's currency (the tariff per kWh and the GPU's US$
+#: purchase price have formats of their own).
+MONEY_COLUMNS: Final = io.AMOUNT_COLUMNS - {"tariff_per_kwh", "price_usd"}
 FRACTION_COLUMNS: Final = frozenset(
     {"maintenance_pct_per_year", "residual_pct", "install_pct", "network_storage_pct"}
 )
@@ -595,13 +588,8 @@ def factor_text(change: io.CatalogFieldChange) -> str:
     f = change.factor
     if isinstance(change.old, Mapping) and isinstance(change.new, Mapping):
         # term discounts: how far the price paid moves on the term that moves most
-        ratios = [
-            (1.0 - float(change.new.get(m, 0.0))) / (1.0 - float(change.old.get(m, 0.0)))
-            for m in change.old.keys() | change.new.keys()
-            if float(change.old.get(m, 0.0)) < 1.0 and float(change.new.get(m, 0.0)) < 1.0
-        ]
-        f = max(ratios, key=lambda r: max(r, 1 / r) if r > 0 else 0.0, default=None)
-        if f is None or f <= 0 or math.isclose(f, 1.0):
+        f = io.term_price_ratio(change.old, change.new)
+        if f is None or math.isclose(f, 1.0):
             return ""
     if f is None:
         if not change.check:
@@ -658,15 +646,9 @@ def comparison_context(
 
 def with_default_comparison(lists: list[Any]) -> set[int]:
     """The ids of the lists that have a list to be compared with by default
-    (`service.default_against`): any list but the current one while one is current; the
-    current list (or any, when none is) while another published or archived list exists."""
+    (`service.default_against`, its rule applied to the lists the page already read)."""
     current = next((pl.id for pl in lists if pl.is_current), None)
-    frozen = {pl.id for pl in lists if pl.status != "draft"}
-    return {
-        pl.id
-        for pl in lists
-        if (current is not None and pl.id != current) or bool(frozen - {pl.id})
-    }
+    return {pl.id for pl in lists if pick_default(pl, lists, current) is not None}
 
 
 def drafts_to_check(session: Session, lists: list[Any]) -> dict[int, tuple[int, str]]:

@@ -25,12 +25,15 @@ catalog), `exports`, `audit` (the trail), `errors`. Other code imports from here
 from app.catalog.kinds import kind
 from app.catalog.service.audit import list_audit
 from app.catalog.service.books import (
-    clear_cache,
+    clear_cache as clear_price_books,
+)
+from app.catalog.service.books import (
     current_price_book,
     price_book_for,
     price_book_if_any,
     stored_price_book,
 )
+from app.catalog.service.comparisons import clear_cache as clear_comparisons
 from app.catalog.service.comparisons import compare_price_lists, default_against
 from app.catalog.service.errors import CatalogError, Conflict, InvalidRow, NotFound
 from app.catalog.service.exports import export_document, export_file, export_rows
@@ -145,3 +148,9 @@ __all__ = [
     "update_row",
     "validate_row",
 ]
+
+
+def clear_cache() -> None:
+    """Forget every cached price book and price-list comparison."""
+    clear_price_books()
+    clear_comparisons()

@@ -23,15 +23,21 @@ _books: OrderedDict[tuple[Any, ...], engine.PriceBook] = OrderedDict()
 _books_lock = threading.Lock()
 
 
-def _book_key(session: Session, pl: PriceList) -> tuple[Any, ...]:
+def database_key(session: Session) -> str:
+    """The database a session reads (its URL): the part of an in-process cache's key that
+    keeps two databases' lists of the same id and revision apart."""
     bind = session.get_bind()
+    return str(getattr(bind, "url", id(bind)))
+
+
+def _book_key(session: Session, pl: PriceList) -> tuple[Any, ...]:
     # GPU specs are shared by every list: their latest audit entry is part of the key, so an
     # edited or added GPU reaches the planner on the next estimate.
     gpu_stamp = session.exec(
         select(func.max(AuditEntry.id)).where(AuditEntry.entity == "gpus")
     ).one()
     return (
-        str(getattr(bind, "url", id(bind))),
+        database_key(session),
         pl.id,
         pl.revision,
         str(pl.updated_at),
@@ -97,9 +103,6 @@ def stored_price_book(*, session: Session, pl: PriceList) -> engine.PriceBook:
 
 
 def clear_cache() -> None:
-    """Forget every cached price book and price-list comparison."""
-    from app.catalog.service import comparisons  # it reads rows as books does: no cycle
-
-    comparisons.clear_cache()
+    """Forget every cached price book (`service.clear_cache` forgets the comparisons too)."""
     with _books_lock:
         _books.clear()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from collections.abc import Sequence
 from typing import Any, Final
 
 from sqlmodel import Session
@@ -11,6 +12,7 @@ from sqlmodel import Session
 from app.catalog import compare, io
 from app.catalog.kinds import KINDS
 from app.catalog.models import PriceList
+from app.catalog.service.books import database_key
 from app.catalog.service.errors import Conflict, InvalidRow, NotFound
 from app.catalog.service.rows import list_rows
 from app.catalog.service.versions import current_price_list, get_price_list, list_price_lists
@@ -25,11 +27,7 @@ def default_against(*, session: Session, pl: PriceList) -> PriceList:
     every reader, and a draft is not everyone's to see (QA: the current list was compared
     with a draft, and an anonymous caller was told its id). Conflict when there is none."""
     current = current_price_list(session=session)
-    if current is not None and current.id != pl.id:
-        return current
-    others = [o for o in list_price_lists(session=session) if o.id != pl.id and o.status != "draft"]
-    earlier = [o for o in others if o.effective_date <= pl.effective_date]
-    found = next(iter(earlier or others), None)
+    found = pick_default(pl, list_price_lists(session=session), current.id if current else None)
     if found is None:
         raise Conflict(
             N_(
@@ -40,6 +38,16 @@ def default_against(*, session: Session, pl: PriceList) -> PriceList:
             id=pl.id,
         )
     return found
+
+
+def pick_default(pl: Any, lists: Sequence[Any], current_id: int | None) -> Any | None:
+    """`default_against`'s rule over lists already read (newest effective date first; any
+    objects with `id`, `status` and `effective_date`: the price lists page passes its own)."""
+    if current_id is not None and current_id != pl.id:
+        return next(o for o in lists if o.id == current_id)
+    others = [o for o in lists if o.id != pl.id and o.status != "draft"]
+    earlier = [o for o in others if o.effective_date <= pl.effective_date]
+    return next(iter(earlier or others), None)
 
 
 def _rows(session: Session, price_list_id: int) -> dict[str, dict[str, dict[str, Any]]]:
@@ -96,8 +104,7 @@ def compare_price_lists(
     assert pl.id is not None and other.id is not None
     # The price lists page compares every draft at each visit; a draft of 12,000 imported
     # rows takes 0.35 s to read and compare, so a comparison is kept until either list changes.
-    bind = session.get_bind()
-    key = (str(getattr(bind, "url", id(bind))), _stamp(pl), _stamp(other))
+    key = (database_key(session), _stamp(pl), _stamp(other))
     with _found_lock:
         cached = _found.get(key)
         if cached is not None:
