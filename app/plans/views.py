@@ -476,6 +476,12 @@ def _diff_value(
             return catalog.get_price_list(session=session, price_list_id=int(value)).name
         except catalog.NotFound:  # a draft list deleted since
             return field_value(field, value)
+    if field == "quote.currency":
+        # By name, as the customer's page lists it (QA read "報價幣別 TWD → USD").
+        from app.customers.views import CURRENCY_NAMES
+
+        named = dict(CURRENCY_NAMES).get(str(value))
+        return _(named) if named else field_value(field, value)
     if field == "result.cheapest_total" and isinstance(value, (int, float)):
         return money(value, currency or "TWD")
     if field == "customer_id":

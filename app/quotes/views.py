@@ -543,6 +543,20 @@ def builder_context(
                 "options, or a free line with a description, before sending."
             ),
         )
+    if values is None and plan.status not in ("accepted", "declined"):
+        # A term contract's price for fewer months than the contract: said beside the months
+        # when the quote is saved, not only by "Send" (QA saved 1.5 months of a 12-month
+        # contract and read the builder's total as a price it could send).
+        for n, term, months in quotes.short_contract_lines(plan):
+            errors.setdefault(
+                f"line-{n - 1}-months",
+                _(
+                    "This is a %(term)s-month contract's price for %(months)s months: quote at "
+                    "least %(term)s months, or choose monthly rent for a shorter period, "
+                    "before sending."
+                )
+                % {"term": term, "months": months},
+            )
     numbered = plans.editions(session=session, plan_id=plan.id)
     return {
         "qb": qb,
@@ -582,6 +596,16 @@ def builder_context(
         "qb_totals": quotes.pricing.totals(plan.quote)
         if plan.quote and plan.quote.get("lines")
         else None,
+        # Each saved line's arithmetic as the share page states it, under its amount.
+        "qb_lines": document.quote_lines(
+            plan.quote,
+            list(cost.get("options") or []),
+            gpu,
+            hours,
+            str(cost.get("currency") or "TWD"),
+        )
+        if plan.quote and plan.quote.get("lines")
+        else [],
         "qb_discount": quotes.discount_state(session=session, plan=plan, limit_pct=limit_pct),
         "qb_is_admin": user.role == "admin",
         "qb_can_edit": plans.can_edit(user, plan),

@@ -356,3 +356,58 @@ def test_an_unlinked_quote_says_what_it_is_quoted_in(
         page = BeautifulSoup(pages.get(f"/plans/{plan['id']}", headers=h).text, "html.parser")
         hint = page.select_one("#quote-builder #hint-customer_id")
         assert (hint is not None and words in hint.get_text()) == shown, plan["name"]
+
+
+@pytest.mark.parametrize(
+    ("lang", "formulas", "warning"),
+    [
+        (
+            "en",
+            ["NT$180,000/month × qty 1 × 4 months", "NT$8,000 × qty 2, one-off"],
+            "This is a 6-month contract's price for 4 months: quote at least 6 months",
+        ),
+        (
+            "zh-TW",
+            ["NT$180,000/月 × 數量 1 × 4 個月", "NT$8,000 × 數量 2，一次性"],
+            "這是 6 個月合約的價格，只報了 4 個月",
+        ),
+    ],
+)
+def test_each_saved_line_says_its_arithmetic_and_a_short_contract_is_flagged_on_save(
+    client: TestClient, lang: str, formulas: list[str], warning: str
+) -> None:
+    """QA: the builder listed "Line 1 NT$240,000" with nothing to say it was 1.5 months of a
+    12-month contract's rate, and said so only when "Send" refused it. Each line's amount now
+    states its factors as the share page does (180,000 × 1 × 4 = 720,000; 8,000 × 2 =
+    16,000), and the months of a contract's price quoted for less than its term (WORKLOAD's
+    6 months) are flagged beside the field once saved."""
+    sales = make_account(client, "sales")
+    c = _customer(client, sales)
+    lines = [
+        {"option_key": TERM, "months": "4"},
+        {"description": "NAS 20 TB", "unit_price": "8000", "quantity": "2"},
+    ]
+    p = _plan(client, sales, c["id"], {"lines": lines})
+    pages = TestClient(client.app, follow_redirects=False)
+    sign_in(pages, sales.user)
+    page = BeautifulSoup(
+        pages.get(f"/plans/{p['id']}", headers={"Accept-Language": lang}).text, "html.parser"
+    )
+    totals = page.select_one(".qb-totals")
+    assert [d.get_text() for d in totals.select(".line-amount")] == ["NT$720,000", "NT$16,000"]
+    assert [s.get_text() for s in totals.select(".line-formula")] == formulas
+    assert warning in page.select_one("#err-line-0-months").get_text()
+    assert not page.select_one("#err-line-1-months").get_text(strip=True)
+    # Quoted for the contract's 6 months, the flag is gone.
+    data = _form(page)
+    data["line-0-months"] = "6"
+    saved = pages.post(
+        f"/plans/{p['id']}/quote",
+        data={**data, "action": "save"},
+        headers={"HX-Request": "true", "Accept-Language": lang},
+    )
+    assert saved.status_code == 200
+    section = BeautifulSoup(saved.text, "html.parser")
+    assert not section.select_one("#err-line-0-months").get_text(strip=True)
+    six = "× 6 months" if lang == "en" else "× 6 個月"
+    assert section.select(".line-formula")[0].get_text().endswith(six)

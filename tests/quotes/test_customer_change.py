@@ -284,3 +284,32 @@ def test_the_plan_page_says_which_version_the_pdf_prints(client: TestClient, lan
         else "The PDF and the share link call this quote version 1: the customer's versions "
         "count the quotes sent, this page's version (2) counts every save."
     )
+
+
+@pytest.mark.parametrize(
+    ("lang", "label", "before", "after"),
+    [
+        ("en", "Quote currency", "New Taiwan dollar (NT$)", "US dollar (US$)"),
+        ("zh-TW", "報價幣別", "新臺幣（NT$）", "美元（US$）"),
+    ],
+)
+def test_the_revision_diff_names_the_currencies(
+    client: TestClient, lang: str, label: str, before: str, after: str
+) -> None:
+    """QA read "報價幣別 TWD → USD": the diff names a quote's currency as the customer's page
+    does."""
+    a = make_account(client, "sales")
+    home = _customer(client, a)
+    usd = _customer(client, a, name="USD diff", tax_id="", currency="USD", export=True)
+    p = _plan(client, a, home["id"], {"lines": [{"option_key": TERM}]})
+    assert _put(client, a.headers, p, customer_id=usd["id"]).status_code == 200
+    pages = TestClient(client.app, follow_redirects=False)
+    sign_in(pages, a.user)
+    r = pages.get(f"/plans/{p['id']}/diff?a=1&b=2", headers={"Accept-Language": lang})
+    assert r.status_code == 200
+    rows = {
+        tr.th.get_text(): [td.get_text() for td in tr.select("td")]
+        for tr in BeautifulSoup(r.text, "html.parser").select(".diff-table tbody tr")
+        if tr.th
+    }
+    assert rows[label] == [before, after]
