@@ -584,12 +584,13 @@ def buy_breakdown_text(option: Mapping[str, Any], currency: str) -> str:
 
 def infra_rows(infra: Mapping[str, Any]) -> list[tuple[str, str]]:
     """Included infrastructure as (component, specification) in the active language; CPU,
-    RAM, NVMe and NAS read the same in both."""
+    NVMe and NAS read the same in both, RAM is 記憶體（RAM） in 中文 as on the bill of
+    materials (QA found the bare English word in the 中文 PDF)."""
     rows: list[tuple[str, str]] = []
     if infra.get("cpu_cores"):
         rows.append(("CPU", gettext("%(n)s cores") % {"n": f"{int(infra['cpu_cores']):,}"}))
     if infra.get("ram_gb"):
-        rows.append(("RAM", f"{infra['ram_gb']:,.0f} GB"))
+        rows.append((gettext("RAM"), f"{infra['ram_gb']:,.0f} GB"))
     if infra.get("nvme_tb"):
         rows.append(("NVMe", f"{infra['nvme_tb']:,.0f} TB"))
     if infra.get("nas_tb"):

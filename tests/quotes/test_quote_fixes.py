@@ -841,3 +841,12 @@ def test_a_purchase_not_economical_for_the_period_still_shows_its_figures(
     breakdown = row.select_one(".buy-breakdown").get_text(" ", strip=True)
     assert breakdown == document.buy_breakdown_text(buy, "TWD")
     assert "up front" in breakdown and "resale value at the end" in breakdown
+
+
+def test_system_memory_is_named_in_the_documents_language() -> None:
+    """QA found the bare word "RAM" in the 中文 PDF's infrastructure table; the bill of
+    materials already said 記憶體（RAM）."""
+    i18n.activate("zh-TW")
+    assert dict(document.infra_rows({"ram_gb": 768}))["記憶體（RAM）"] == "768 GB"
+    i18n.activate("en")
+    assert dict(document.infra_rows({"ram_gb": 768}))["RAM"] == "768 GB"
