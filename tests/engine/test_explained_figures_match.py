@@ -3,7 +3,7 @@ and adds up").
 
 Three findings, each checked against a hand calculation:
 1. Buying was charged electricity and colocation for the plan's nodes (two 8-GPU nodes,
-   11.6 kW typical draw) instead of the servers it buys (three 4-GPU servers rated 3 kW).
+   11.6 kW typical draw) instead of the servers it buys (three 4-GPU servers rated 5.1 kW).
 2. `memory_gb.activations`, `.overhead` and `.allocated` are one replica's figures, but their
    explanations gave the most-loaded GPU's (15.18 GB explained beside 30.36 GB reported).
 3. `inference.max_concurrency` is the whole deployment's, but its explanation gave one
@@ -63,22 +63,22 @@ def test_buying_pays_power_and_colocation_for_the_servers_it_buys(book: PriceBoo
     assert buy["billed"]["nodes"] == 3 and buy["billed"]["gpus"] == 12
     assert buy["label"].startswith("Buy — 3 × 4-GPU H100")
     figures = {e["figure"]: e for e in buy["explain"]}
-    # ...but buying runs 3 servers rated 3.0 kW (shipped h100-4gpu-nvlink-server) = 9 kW.
+    # ...but buying runs 3 servers rated 5.1 kW (shipped h100-4gpu-nvlink-server: 4 × 700 W
+    # × 10.2/5.6, the DGX H100 system-to-GPU ratio) = 15.3 kW.
     # Taiwan industrial energy (shipped tw-industrial-pue158): NT$4.27/kWh, PUE 1.58,
     # colocation NT$6,238.40/kW-month; capacity pricing at 100 % = 730 h a month.
-    # electricity: 9 kW × 730 h = 6,570 kWh × 1.58 × 4.27 = NT$44,325.16/month
+    # electricity: 15.3 kW × 730 h = 11,169 kWh × 1.58 × 4.27 = NT$75,352.78/month
     #              (before: 11.6 kW × 730 × 1.58 × 4.27 = NT$57,130.21)
-    # colocation:  9 kW × 6,238.40 = NT$56,145.60/month
-    #              (before: max(11.6, 9) = 11.6 kW × 6,238.40 = NT$72,365.44)
+    # colocation:  15.3 kW × 6,238.40 = NT$95,447.52/month
     power = figures["Electricity per month"]
     colo = figures["Colocation (rack, cooling) per month"]
-    assert power["value"] == pytest.approx(44_325.16, abs=0.01)
-    assert colo["value"] == pytest.approx(56_145.60, abs=0.01)
-    assert power["formula"].startswith("3 × 3 kW rated = 9 kW × 730 h = 6,570 kWh")
-    assert colo["formula"].startswith("3 × 3 kW rated = 9 kW × ")
+    assert power["value"] == pytest.approx(75_352.78, abs=0.01)
+    assert colo["value"] == pytest.approx(95_447.52, abs=0.01)
+    assert power["formula"].startswith("3 × 5.1 kW rated = 15.3 kW × 730 h = 11,169 kWh")
+    assert colo["formula"].startswith("3 × 5.1 kW rated = 15.3 kW × ")
     # Held 12 months (a service is priced for a year): 12 × the monthly figures.
-    assert buy["breakdown"]["power"] == pytest.approx(12 * 44_325.16, abs=0.5)
-    assert buy["breakdown"]["facility"] == pytest.approx(12 * 56_145.60, abs=0.5)
+    assert buy["breakdown"]["power"] == pytest.approx(12 * 75_352.78, abs=0.5)
+    assert buy["breakdown"]["facility"] == pytest.approx(12 * 95_447.52, abs=0.5)
 
 
 def _buy(cmp_options: list[CostOption]) -> CostOption:
@@ -88,7 +88,7 @@ def _buy(cmp_options: list[CostOption]) -> CostOption:
 def test_the_buy_explanations_reproduce_from_their_operands(book: PriceBook) -> None:
     # The same usage as the plan above (12 GPUs at the plan's 11.6 kW): each of the buy
     # option's explanations evaluates to its value, and electricity and colocation are the
-    # 9 kW of the three servers bought (hand figures in the test above).
+    # 15.3 kW of the three servers bought (hand figures in the test above).
     usage = Usage(H100, 12, 730.0, 12, power_kw=11.6, gpus_per_node=8)
     cmp = compare_costs(usage, latest_cloud_prices(book), horizon_months=12,
                         pricing_mode="capacity")  # fmt: skip
@@ -97,7 +97,7 @@ def test_the_buy_explanations_reproduce_from_their_operands(book: PriceBook) -> 
         _check(e, {"usage": usage})
     power = next(e for e in buy.explain if e.figure == "Electricity per month")
     assert {o.name: o.value for o in power.operands}["servers"] == 3
-    assert power.value == pytest.approx(44_325.16, abs=0.01)
+    assert power.value == pytest.approx(75_352.78, abs=0.01)
 
 
 def test_a_small_usage_still_pays_the_whole_server_it_buys() -> None:
