@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 from app import i18n
 from app.charts import figures
@@ -426,20 +426,31 @@ def break_even_basis(rows: Sequence[Mapping[str, Any]]) -> str:
     ) % {"months": short_number(kept, 0)}
 
 
-def view(
-    cost: Mapping[str, Any] | None,
+class Drawn(NamedTuple):
+    """The options a cost block's charts draw and the crossings its break-even table lists."""
+
+    shown: list[dict[str, Any]]  # the drawn options, each `label` its legend name
+    names: dict[str, str]  # option key → name, told apart by provider (`distinct_names`)
+    crossings: list[dict[str, Any]]  # the engine's break-evens between drawn options
+    break_even: list[dict[str, Any]]  # those as the table says them (`break_even_rows`)
+
+
+def drawn_options(
+    cost: Mapping[str, Any],
     book: PriceBook | None,
-    currency: str,
-    *,
-    utilization: float | None = None,
-) -> dict[str, Any] | None:
-    """Rows, break-even months and chart JSON for one cost block; None without a block."""
-    if not cost or not cost.get("options"):
-        return None
-    options = _localise(cost["options"], book)
+    options: list[dict[str, Any]] | None = None,
+) -> Drawn:
+    """What the cumulative chart draws and its break-even table lists, for the cost view and
+    for any summary of the same plan (QA: a plan's summary said "Public cloud, on demand
+    stops being cheaper than Buy · month 1" — the cost table's own period, generic names —
+    above a chart and table whose first crossing was "Lambda 8× H100 … · month 19.6").
+    `options`: the cost table's options already localised (`_localise`), if at hand."""
+    options = options if options is not None else _localise(cost.get("options") or [], book)
     long = cost.get("tco_options") or {}
     long_options = _localise(long.get("options") or [], book) or options
-    long_breaks = long.get("break_even") or cost.get("break_even") or []
+    # The five-year view's crossings where it has them (none is an answer: its lines do not
+    # cross), the cost table's own for a result saved before it had that view.
+    long_breaks = (long["break_even"] if "break_even" in long else cost.get("break_even")) or []
     # Two providers' rent are both "Hourly rent" in the table (Stratagem Taipei's and
     # RunPod's): the charts, the hint and the break-even tables name the one they mean.
     everyone = {o["key"]: o for o in [*options, *long_options]}
@@ -454,10 +465,29 @@ def view(
     # The break-even tables list the crossings of the options the charts draw, each by the
     # name its legend gives it: a row "AWS p5.48xlarge stops being cheaper than Buy" beside a
     # chart that draws only AWS p5.4xlarge named a crossing nobody could find.
-    shown_breaks = [b for b in long_breaks if b.get("a") in shown_keys and b.get("b") in shown_keys]
+    crossings = [b for b in long_breaks if b.get("a") in shown_keys and b.get("b") in shown_keys]
     # A plan's table reads the five-year view, not the cost table's period (`break_even_rows`).
     kept = long.get("horizon_months") if long.get("break_even") else None
-    break_even = break_even_rows(shown_breaks, names, kept)
+    return Drawn(shown, names, crossings, break_even_rows(crossings, names, kept))
+
+
+def view(
+    cost: Mapping[str, Any] | None,
+    book: PriceBook | None,
+    currency: str,
+    *,
+    utilization: float | None = None,
+) -> dict[str, Any] | None:
+    """Rows, break-even months and chart JSON for one cost block; None without a block."""
+    if not cost or not cost.get("options"):
+        return None
+    options = _localise(cost["options"], book)
+    drawn = drawn_options(cost, book, options)
+    shown, names, shown_breaks, break_even = (
+        drawn.shown, drawn.names, drawn.crossings, drawn.break_even,
+    )  # fmt: skip
+    shown_keys = {o.get("key") for o in shown}
+    long = cost.get("tco_options") or {}
     tco_curves = []
     for curve in cost.get("tco") or []:
         if curve.get("key") not in shown_keys:

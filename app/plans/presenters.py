@@ -368,7 +368,9 @@ def _schedule_kind(sched: Mapping[str, Any], options: list[Mapping[str, Any]]) -
     return _("Phased rental")
 
 
-def key_figures(result: Mapping[str, Any]) -> KeyFigures:
+def key_figures(result: Mapping[str, Any], book: PriceBook | None = None) -> KeyFigures:
+    """The summary's figures. `book`: the plan's price list, which names the options as its
+    cost table and charts do (a marketplace's provider, a cloud's instance)."""
     cost = result.get("cost") or {}
     options = cost.get("options") or []
     cheapest = next((o for o in options if o.get("key") == cost.get("cheapest")), None)
@@ -382,13 +384,17 @@ def key_figures(result: Mapping[str, Any]) -> KeyFigures:
     if sched:
         months = sched.get("months")
         days = float(months or 0) * DAYS_PER_MONTH
-    names = {o.get("key"): costs_view.option_name(o) for o in options}
-    # As the cost table says it: a month to a tenth with ".0" dropped ("month 12", never
-    # "month 12.0" beside a chart's "Month 12"), a resale crossing on the month of the sale.
-    rows = costs_view.break_even_rows(
-        [b for b in cost.get("break_even") or [] if b.get("month") is not None][:1],
-        {str(k): v for k, v in names.items()},
-    )
+    # The first row of the plan's own break-even table, as that table says it (the crossings
+    # of the options its chart draws, by their legend names, over the chart's five years).
+    rows = costs_view.drawn_options(cost, book).break_even if options else []
+    first = dict(rows[0]) if rows else None
+    if first is not None and first.get("kept_months"):
+        # Beside the cost table's totals for the quoted period, a month of the five-year view
+        # says its basis, as the table's note does (`break_even_basis`).
+        kept = _("buying counted with the hardware kept %(months)s months") % {
+            "months": number_text(float(first["kept_months"]))
+        }
+        first["qualifier"] = "; ".join(q for q in (first["qualifier"], kept) if q)
     pl = cost.get("price_list") or {}
     return KeyFigures(
         tier=str(result.get("tier") or ""),
@@ -405,7 +411,7 @@ def key_figures(result: Mapping[str, Any]) -> KeyFigures:
         if sched
         else (costs_view.option_name(cheapest) if cheapest else ""),
         cheapest=cheapest,
-        break_even=rows[0] if rows else None,
+        break_even=first,
         price_list_name=str(pl.get("name") or ""),
         price_list_date=_iso_date(pl.get("effective_date")),
         phased=bool(sched),

@@ -312,7 +312,7 @@ def detail_context(
     ctx = {
         "nav_active": "plans",
         "plan": plan,
-        "kf": key_figures(plan.result),
+        "kf": key_figures(plan.result, _book(session, plan.price_list_id)),
         "owner": people.get(plan.owner_id),
         "people": people,
         "revisions": list(reversed(revisions)),
@@ -633,7 +633,7 @@ def compare_context(
                 src.name,
                 dict(src.workload),
                 dict(src.result),
-                key_figures(src.result),
+                key_figures(src.result, _book(session, src.price_list_id)),
                 href,
                 src.price_list_id,
             )

@@ -40,30 +40,52 @@ def test_a_whole_month_drops_its_tenth_and_a_resale_crossing_says_so() -> None:
         i18n.activate("en")
 
 
-def test_the_plan_pages_resale_qualifier_takes_the_pages_parentheses(
+def test_the_summary_states_the_break_even_tables_first_row_with_its_basis(
     pages: TestClient, account: MakeAccount
 ) -> None:
-    # QA: 「第 12 個月 (僅因按帳面價值轉售)」 wrote half-width parentheses inside Chinese text;
-    # the page now writes it as its other asides do (i18n.paren): 「（…）」 in 中文, " (…)" in
-    # English. A 70B service on 4 H100: buying passes hourly rent only through the resale.
+    # QA: the summary said "Public cloud, on demand stops being cheaper than Buy · month 1
+    # (only through the resale at book value)" — the cost table's own period, a generic
+    # name — above a break-even table whose first row was "Lambda 8× H100 SXM5 80GB stops
+    # being cheaper than Buy · month 19.6"; for a service it gave month 4.6 beside a chart
+    # that said no lines cross. The summary now states the table's first row, by the same
+    # names, and says that buying is counted with the hardware kept the five years the table
+    # counts. Asides take the page's parentheses: 「（…）」 in 中文, " (…)" in English.
     user = signed_in(pages, account).user
     workload = {"model": {"preset": "llama-3.1-70b"}, "task": "inference", "concurrency": 64}
     with Session(pages.app.state.engine) as s:  # type: ignore[attr-defined]
         owner = s.get(User, user.id)
         assert owner is not None
         plan = service.create_plan(session=s, owner=owner, name="70B", workload=workload)
-    for lang, want, wrong in (
-        ("zh-TW", "（僅因按帳面價值轉售）", "(僅因按帳面價值轉售)"),
-        ("en", " (only through the resale at book value)", "（only"),
+    for lang, kept, wrong in (
+        ("zh-TW", "（自購以硬體保留 60 個月計）", "(自購"),
+        ("en", " (buying counted with the hardware kept 60 months)", "（buying"),
     ):
         page = soup(pages.get(f"/plans/{plan.id}?lang={lang}"))
         row = next(
             tr for tr in page.select("table.plan-facts tr")
             if tr.th is not None and tr.th.get_text(strip=True) in ("損益兩平", "Break-even")
         )  # fmt: skip
-        text = row.td.get_text("", strip=False) if row.td else ""
-        assert want in text and wrong not in text, text
-        # The summary's month 12 is the 12-month cost table's (resold in month 12); the
-        # break-even table's 21.1 is the five-year view's, the hardware kept: it says so.
+        text = " ".join((row.td.get_text(" ", strip=False) if row.td else "").split())
+        table = page.select_one("table.break-even-months tbody tr")
+        assert table is not None
+        first, when = (td.get_text(" ", strip=True) for td in table.select("td")[:2])
+        # the table's sentence (its note, if any, follows in the table only) and its month
+        sentence = first.split(" Only through")[0].split(" 僅因")[0]
+        squeezed = text.replace(" ", "")
+        assert sentence.replace(" ", "") in squeezed, (sentence, text)
+        assert squeezed.endswith((when + kept).replace(" ", "")) and wrong not in text, text
         basis = page.select_one("p.break-even-basis")
         assert basis is not None and "60" in basis.get_text(), lang
+
+
+def test_a_plan_whose_chart_has_no_crossing_has_no_break_even_in_its_summary() -> None:
+    """The summary's crossing is one the chart draws: none drawn, none said (QA: month 4.6
+    on the summary beside "the lines do not cross in the months shown")."""
+    i18n.activate("en")
+    result = _result(4.6)
+    result["cost"]["tco_options"] = {
+        "options": result["cost"]["options"], "break_even": [], "horizon_months": 60,
+    }  # fmt: skip
+    # the five-year view's crossings are the chart's: an empty list there is no crossing,
+    # whatever the cost table's own period found
+    assert key_figures(result).break_even is None
