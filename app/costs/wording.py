@@ -314,7 +314,10 @@ def formula_text(
             continue
         values = _values(m.groupdict())
         if values is not None:
-            return _(p.msgid) % values, True
+            said = _(p.msgid)
+            # Untranslated (English), the engine's own words stand: they say "1 GPU" where
+            # the pattern's one form read "(1 GPUs, 1 node)" (QA).
+            return (text if said == p.msgid else said % values), True
     # Arithmetic alone ("5% × NT$9,043,968 = NT$452,198") reads the same in every language.
     return text, not re.search(r"[A-Za-z]{2,}", text.replace("NT$", "").replace("US$", ""))
 

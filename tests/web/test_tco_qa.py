@@ -321,6 +321,12 @@ def test_a_term_tier_list_is_said_in_months() -> None:
         ),
         # Two offers' hourly prices: the catch-all "{rate} = {total}/month" once took it and
         # left "h/month" in a formula marked translated.
+        # One GPU: its pattern's one form says "GPUs"; English keeps the engine's "1 GPU"
+        # (QA read "(1 GPUs, 1 node)").
+        (
+            "NT$120/h × 548 h billed = NT$65,760 (1 GPU, 1 node)",
+            "NT$120/小時 × 計費 548 小時 = NT$65,760（1 張 GPU，1 個節點）",
+        ),
         (
             "(NT$240/h + NT$120/h) × 36.5 h/month = NT$13,140/month",
             "(NT$240/小時 + NT$120/小時) × 每月 36.5 小時 = 每月 NT$13,140",
