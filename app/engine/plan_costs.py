@@ -76,6 +76,7 @@ def comparison_dict(cmp: CostComparison) -> dict[str, Any]:
                 "period_months": o.period_months,
                 "held_months": o.held_months,
                 "contract_months": o.contract_months,
+                "amortisation_months": o.amortisation_months,
                 "total": o.total,
                 "upfront": o.upfront,
                 "economical": o.economical,

@@ -297,3 +297,26 @@ def test_a_job_of_hours_says_what_the_five_year_view_pictures(
     assert words in note.get_text()
     service = get_soup("/plan?model_source=preset&preset=llama-3.1-8b&task=inference")
     assert service.select_one(".one-off-job") is None
+
+
+@pytest.mark.parametrize(
+    ("lang", "said"),
+    [("en", "per month, amortised over 36 months"), ("zh-TW", "（攤提 36 個月）")],
+)
+def test_buyings_rate_says_the_months_it_is_amortised_over(
+    web: TestClient, lang: str, said: str
+) -> None:
+    """QA: /tco for 12 months showed Buy at "NT$470,732.06 per month, amortised" beside a
+    12-month total of NT$5,950,250, and 12 × 470,732.06 = 5,648,785: the rate spreads the
+    hardware over the 3-year amortisation (seed 003 T9, the shipped buy parameters), the
+    total resells it after 12 months. The rate says its months."""
+    q = "gpu=h100-sxm-80gb&gpu_count=8&months=12&utilization=80&term_months=12"
+    body = web.post(
+        "/api/v1/costs",
+        json={**TCO_REQUEST, "months": 12, "term_months": 12},
+    ).json()
+    buy = next(o for o in body["options"] if o["kind"] == "buy")
+    assert buy["amortisation_months"] == 36 and buy["held_months"] == 12
+    soup = BeautifulSoup(web.get(f"/tco?{q}&lang={lang}").text, "html.parser")
+    rate = soup.select_one("table.costs-table tr[data-kind='buy'] td.rate .per-month")
+    assert rate is not None and said in rate.get_text(), rate

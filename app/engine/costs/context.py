@@ -137,6 +137,7 @@ def finish_option(
     provider: str = "",
     held_months: float = 0.0,
     contract_months: int | None = None,
+    amortisation_months: float = 0.0,
 ) -> CostOption:
     """Read totals and curves off the ledger; add the rate and total explanations.
 
@@ -213,6 +214,7 @@ def finish_option(
         provider=provider,
         held_months=held_months,
         contract_months=contract_months,
+        amortisation_months=amortisation_months,
     )
 
 

@@ -165,6 +165,10 @@ class CostOption:
     held_months: float = 0.0  # buying: the months the servers are held, then resold
     # rent_term: the contract's length in months, the least a quote may bill at its price
     contract_months: int | None = None
+    # buying: the months its monthly run-rate spreads the hardware over (the amortisation
+    # period), which need not be the months it is held: the rate × the held months is not
+    # its total (QA read NT$470,732 a month × 12 ≠ the 12-month total of NT$5,950,250)
+    amortisation_months: float = 0.0
 
 
 @dataclass(frozen=True)

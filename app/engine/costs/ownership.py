@@ -577,4 +577,5 @@ def buy_option(
         economical=economical,
         note=Sentences(*notes),
         held_months=held,
+        amortisation_months=amort_months,
     )
