@@ -14,6 +14,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
+from markupsafe import Markup, escape
 from pydantic import ValidationError
 
 from app import i18n
@@ -25,6 +26,7 @@ from app.engine.costs.context import period_in_units
 from app.engine.estimate import TRAINING_ONLY_FIELDS, InputError, estimate, gpu_pool
 from app.engine.explain import Explanation
 from app.engine.formatting import gpu_name
+from app.engine.notices import Notice
 from app.engine.price_book import PriceBook
 from app.engine.schemas import TRAINING_TASKS, EstimateRequest, EstimateResponse
 from app.engine.serving import targets_for, users_of
@@ -489,6 +491,25 @@ def build_request(
         return None, messages
 
 
+#: Engine refusals that name request values ('full_finetune', 'sdxl': the API's words), as
+#: the planner says them: by the names its fields show (QA read 「精度 'int8' 不能用於訓練任務
+#: 'full_finetune'」). Keyed by the engine's templates (app.engine.estimate).
+_FORM_WORDING: Final = {
+    "precision '%(precision)s' is not a training precision for task '%(task)s': use fp32, "
+    "bf16, fp16 or fp8 (or task 'qlora' for a 4-bit base)": N_(
+        "%(task)s does not train in %(precision)s: choose FP32, BF16, FP16 or FP8, or QLoRA "
+        "fine-tuning to train on a 4-bit base"
+    ),
+    "precision 'fp4' (NVFP4/MXFP4) is an inference precision: use task 'inference'": N_(
+        "FP4 (NVFP4/MXFP4) is a precision for serving: choose Inference (serving) as the task"
+    ),
+    "task 'image' needs an image model preset (sdxl, flux-1-dev)": N_(
+        "Image generation needs an image model: choose Stable Diffusion XL or FLUX.1 [dev] "
+        "as the model"
+    ),
+}
+
+
 def run_estimate(
     req: EstimateRequest, book: PriceBook | None
 ) -> tuple[EstimateResponse | None, dict[str, str]]:
@@ -497,6 +518,13 @@ def run_estimate(
         return estimate(req, prices=book, search_all=False), {}
     except InputError as e:
         field = _ALIASES.get(e.field, e.field.split(".")[-1] or "")
+        said = _FORM_WORDING.get(e.message.template) if isinstance(e.message, Notice) else None
+        if said is not None:
+            params = {
+                "precision": str(req.precision or "").upper(),
+                "task": _(TASK_NAMES.get(req.task, req.task)),
+            }
+            return None, {field: Markup(escape(_(said) % params))}
         return None, {field: input_error_text(e)}
 
 

@@ -153,3 +153,51 @@ def test_users_typed_wrong_is_one_error_at_the_field_the_page_shows() -> None:
     values = form_values({"task": "inference", "users": "-1", "preset": "llama-3.1-8b"})
     req, errors = build_request(values, "TWD")
     assert req is None and list(errors) == ["users"]
+
+
+@pytest.mark.parametrize(
+    ("query", "field", "lang", "said"),
+    [
+        (
+            "task=full_finetune&precision=int8",
+            "precision",
+            "en",
+            "Full fine-tuning does not train in INT8: choose FP32, BF16, FP16 or FP8, or QLoRA "
+            "fine-tuning to train on a 4-bit base",
+        ),
+        (
+            "task=full_finetune&precision=int8",
+            "precision",
+            "zh-TW",
+            "全參數微調不以 INT8 訓練：請選擇 FP32、BF16、FP16 或 FP8，或改用 QLoRA 微調以 4-bit 基底訓練",
+        ),
+        (
+            "task=image",
+            "task",
+            "en",
+            "Image generation needs an image model: choose Stable Diffusion XL or FLUX.1 [dev] "
+            "as the model",
+        ),
+        (
+            "task=image",
+            "task",
+            "zh-TW",
+            "生圖需要圖片模型：請將模型選為 Stable Diffusion XL 或 FLUX.1 [dev]",
+        ),
+    ],
+)
+def test_the_planner_names_tasks_and_precisions_as_its_fields_do(
+    client: TestClient, query: str, field: str, lang: str, said: str
+) -> None:
+    """QA read "precision 'int8' is not a training precision for task 'full_finetune'" and
+    「需要圖片模型預設（sdxl、flux-1-dev）」 on the planner: the API's values, not the names the
+    form's fields show. The API keeps its own words (they name what a request sends)."""
+    r = client.get(
+        f"/plan?model_source=preset&preset=llama-2-7b&{query}", headers={"Accept-Language": lang}
+    )
+    assert r.status_code == 200
+    err = BeautifulSoup(r.text, "html.parser").select_one(f"#err-{field}")
+    assert err is not None and err.get_text(strip=True) == said, err
+    body = {"model": {"preset": "llama-2-7b"}, **dict(p.split("=") for p in query.split("&"))}
+    api = client.post("/api/v1/estimate", json=body, headers={"Accept-Language": "en"})
+    assert api.status_code == 422 and "'" in api.json()["detail"][0]["msg"]
