@@ -320,3 +320,22 @@ def test_buyings_rate_says_the_months_it_is_amortised_over(
     soup = BeautifulSoup(web.get(f"/tco?{q}&lang={lang}").text, "html.parser")
     rate = soup.select_one("table.costs-table tr[data-kind='buy'] td.rate .per-month")
     assert rate is not None and said in rate.get_text(), rate
+
+
+def test_a_contract_is_billed_by_the_whole_month_as_monthly_rent_is(web: TestClient) -> None:
+    """QA: for a 2.5-month need on 1 × H100 (seed 003 T8: NT$50,000 a month), monthly rent
+    billed 3 whole months = NT$150,000 while the 1-month contract (its 0 % tier) billed
+    "2.5 months" = NT$125,000 — a contract cannot be half a month. Both bill 3 months."""
+    body = web.post(
+        "/api/v1/costs",
+        json={"gpu": "h100-sxm-80gb", "gpu_count": 1, "months": 2.5, "utilization": 0.3,
+              "term_months": 1},
+    ).json()  # fmt: skip
+    by_kind = {o["kind"]: o for o in body["options"] if o["key"].endswith("stratagem-tpe-h100-x1")}
+    monthly, term = by_kind["rent_monthly"], by_kind["rent_term"]
+    assert monthly["billed"]["quantity"] == term["billed"]["quantity"] == 3
+    assert monthly["total"] == pytest.approx(3 * 50_000)
+    assert term["total"] == pytest.approx(3 * term["monthly_rate"]) == pytest.approx(150_000)
+    assert (
+        term["note"] == "The contract is billed by whole months: 3 for a 2.5-month rental period."
+    )

@@ -54,6 +54,12 @@ WHOLE_MONTHS = {
     "hour": "Monthly rent is billed by whole months: one month for a rental period of 1 hour.",
 }
 #: A contract longer than the rental period.
+#: A contract whose rental period runs past its term into part of a month: it bills that
+#: month whole, as monthly rent does (the period is then at least the term, so months).
+CONTRACT_WHOLE_MONTHS = {
+    "months": "The contract is billed by whole months: %(billed)s for a %(period)s-month "
+    "rental period.",
+}
 CONTRACT_OUTLASTS = {
     "months": "The %(term)s-month contract outlasts the %(period)s-month rental period: the "
     "unused months are paid too.",
@@ -657,10 +663,15 @@ def rental_options(
     if discount == 0 and not explicit:
         return options  # same as monthly rent: nothing to compare
     term_rate = sel.term_monthly(conv, term)
-    paid_months = max(float(term), ctx.period)
+    # Billed by the whole month, as monthly rent is (`billed` above), and for the contract at
+    # least: QA read "Monthly rent: 3 months" beside "1-month contract: 2.5 months" for one
+    # 2.5-month need at the same NT$50,000.
+    paid_months = max(float(term), billed)
     note = ""
     if term > ctx.period + _EPS:
         note = period_notice(CONTRACT_OUTLASTS, ctx.period, term=term)
+    elif paid_months > ctx.period + _EPS:
+        note = period_notice(CONTRACT_WHOLE_MONTHS, ctx.period, billed=number(paid_months))
     build(
         "rent_term",
         f"{term}-month contract — {who}",
