@@ -66,6 +66,12 @@ def word(
         item["text"] = value_text(e.value, e.unit, item["unit"])
         if e.figure == "Cheapest option":
             item["formula"], item["formula_lang"] = cheapest_formula(cost, book, e.value)
+            # The amount says what it is, as the cost table's totals do (QA read a bare
+            # "NT$10,080,000 (excl. tax)" beside per-month figures).
+            item["text"] = _("%(amount)s, total for %(period)s (excl. tax)") % {
+                "amount": costs_view.figure_text(e.value, e.unit) or figure(e.value),
+                "period": _cheapest_period(cost),
+            }
         else:
             item["formula"], item["formula_lang"] = formula_said(e.figure, e.formula, book)
         item["source"] = wording.source_text(e.figure, e.source, book, date)
@@ -90,21 +96,27 @@ def cheapest_formula(
     option: Mapping[str, Any] = next(
         (o for o in cost.get("options") or [] if o.get("key") == cost.get("cheapest")), {}
     )
-    billed = option.get("billed") or {}
     ccy = str(option.get("currency") or cost.get("currency") or "TWD")
     what = costs_view.option_name(option)
     detail = costs_view.option_detail(option, book)
     if detail:
         what = what + i18n.paren(detail)
-    if billed.get("unit") == "hour":
-        period = hours_text(billed.get("quantity") or 0)
-    else:
-        period = months_text(billed.get("quantity") or cost.get("rent_months") or 0)
     return _("%(option)s: %(total)s, total for %(period)s (excl. tax)") % {
         "option": what,
         "total": money(total, ccy),
-        "period": period,
+        "period": _cheapest_period(cost),
     }, None
+
+
+def _cheapest_period(cost: Mapping[str, Any]) -> str:
+    """What the cheapest option's total pays for: its billed hours, else its months."""
+    option: Mapping[str, Any] = next(
+        (o for o in cost.get("options") or [] if o.get("key") == cost.get("cheapest")), {}
+    )
+    billed = option.get("billed") or {}
+    if billed.get("unit") == "hour":
+        return hours_text(billed.get("quantity") or 0)
+    return months_text(billed.get("quantity") or cost.get("rent_months") or 0)
 
 
 def value_text(value: float, unit: str, unit_name: str) -> str:

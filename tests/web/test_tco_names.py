@@ -65,7 +65,8 @@ def test_cost_figures_are_named_in_the_page_language(
             "公有雲 — AWS p5.48xlarge"
         )
         assert figures[term_vs_aws] == "每月 730 小時的 22%"
-        assert figures["最便宜的方案"] == "NT$10,080,000（未稅）"
+        # the 12-month contract's 36 months at NT$280,000 (the /tco defaults): says its period
+        assert figures["最便宜的方案"] == "NT$10,080,000，36 個月合計（未稅）"
         assert "公有雲 — AWS p5.48xlarge 對比同規格月租" in figures
         assert HAN.search(soup.select_one("#tco-explain").get_text())
     else:
@@ -74,7 +75,7 @@ def test_cost_figures_are_named_in_the_page_language(
             "vs Public cloud — AWS p5.48xlarge"
         )
         assert figures[term_vs_aws] == "22% of 730 h a month"
-        assert figures["Cheapest option"] == "NT$10,080,000 (excl. tax)"
+        assert figures["Cheapest option"] == "NT$10,080,000, total for 36 months (excl. tax)"
         assert "Public cloud — AWS p5.48xlarge vs monthly rent (like for like)" in figures
     assert not [v for v in figures.values() if "fraction" in v or "×10" in v]
 
