@@ -524,6 +524,10 @@ def workload_inputs(
             if "users" in out:
                 continue
             key, value = "users", workload.get("users") or workload.get("concurrency")
+        if key == "dataset_gb" and not value:
+            # The request's default, 0 GB, is no dataset given (the tokens say the data): QA
+            # read "Training data (GB) 0" beside a plan of 2 billion tokens.
+            value = None
         out[key] = None if value is None or value == "" else workload_value(key, value, book)
     return out
 

@@ -908,3 +908,26 @@ def test_a_phased_plan_counts_its_months_without_a_decimal(
     assert any(k.endswith("4 months") for k in kpis), kpis
     assert not any("4.0" in k for k in kpis), kpis
     assert (count_number(4.0), count_number(2.5), count_number(0.25, 2)) == ("4", "2.5", "0.25")
+
+
+def test_compare_says_no_dataset_where_a_plan_gives_tokens(
+    pages: TestClient, account: MakeAccount
+) -> None:
+    """QA: a plan saved through the API with 2 billion tokens read "Training data (GB) 0" in
+    the comparison — the request's default, not a dataset of 0 GB."""
+    a = signed_in(pages, account)
+    p1 = make_plan(pages, a.user, name="By dataset")
+    tokens = {k: v for k, v in WORKLOAD.items() if k not in ("dataset_gb", "epochs")}
+    with Session(pages.app.state.engine) as s:  # type: ignore[attr-defined]
+        owner = s.get(User, a.user.id)
+        assert owner is not None
+        p2 = service.create_plan(
+            session=s, owner=owner, name="By tokens",
+            workload={**tokens, "tokens": 2e9, "dataset_gb": 0},
+        )  # fmt: skip
+    page = soup(pages.get(f"/compare?ids={p1.id},{p2.id}", headers={"Accept-Language": "en"}))
+    row = next(
+        tr for tr in page.select("table.compare-table tr.input-row")
+        if tr.th.get_text(strip=True).startswith("Training data (GB)")
+    )  # fmt: skip
+    assert [td.get_text(strip=True) for td in row.select("td")][1] == "—"
