@@ -125,6 +125,11 @@ def value_text(value: float, unit: str, unit_name: str) -> str:
     text = costs_view.figure_text(value, unit)
     if text is None:
         return f"{figure(value)} {unit_name}".strip()
-    if unit.partition("/")[0] in ("TWD", "USD") and unit.partition("/")[2] in ("", "month", "h"):
+    if unit.partition("/")[0] in ("TWD", "USD") and unit.partition("/")[2] in (
+        "",
+        "month",
+        "h",
+        "1M tokens",
+    ):
         return _("%(amount)s (excl. tax)") % {"amount": text}
     return text

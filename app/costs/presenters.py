@@ -316,6 +316,8 @@ def money_text(value: float, unit: str) -> str | None:
         return _("%(price)s per month") % {"price": price}
     if per == "h":
         return _("%(price)s per hour") % {"price": price}
+    if per == "1M tokens":
+        return _("%(price)s per 1M tokens") % {"price": money(value, ccy, 2)}
     return f"{money(value, ccy, 2)}/{per}"
 
 

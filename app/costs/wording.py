@@ -93,6 +93,7 @@ PATTERNS: Final = (
     "{n} × {rate}/h × {hours} h billed = {total}",
     # Reserved on a page in the instance's own currency (no conversion to show).
     "{n} × {rate}/h × {hours} h (paid whether used or not) = {total}/month for {months} months",
+    "{rate} per 1M output tokens × {out} output tokens / {prompt} prompt tokens = {total}",
     "730 h × {share} = {hours} h/month",
     "{hours} h/month as entered ({share} of 730 h)",
     # The rental period, "1 month" singular (app.engine.formatting.months).
@@ -347,6 +348,13 @@ def source_text(
         return _(
             "The lowest total among the options that can run this configuration and are "
             "worth taking (a purchase held too briefly to pay for itself is left out)."
+        )
+    if figure == "Cost per 1M input tokens":
+        return _(
+            "The same monthly cost over the prompt tokens the service reads instead of the "
+            "tokens it writes: the two are in the ratio of a request's prompt to its answer, "
+            "as API price lists quote input tokens separately. Not to be added to the output "
+            "figure."
         )
     if figure == "Storage + network share of the budget":
         return _("A budget should keep at least 15% for storage and network.")

@@ -16,7 +16,7 @@ from app.engine import planner, serving
 from app.engine.architectures import ModelSpec, from_hf_config, from_param_count, get_preset
 from app.engine.explain import Explanation, operands
 from app.engine.formatting import gpus as fmt_gpus
-from app.engine.formatting import plural
+from app.engine.formatting import money, number, plural
 from app.engine.gpus import DEFAULT_GPU, default_gpus, find_gpu
 from app.engine.hardware import GpuSpec
 from app.engine.image import plan_image
@@ -696,8 +696,28 @@ def _price(
         # The same monthly cost over the prompt tokens the service reads (input : output =
         # prompt : answer length), as API price lists quote input tokens separately.
         prompt = max(1, req.avg_context_tokens - req.output_tokens)
-        plan.inference.cost_per_million_input_tokens = (
-            cost["cost_per_million_tokens"] * req.output_tokens / prompt
+        per_output, ccy = float(cost["cost_per_million_tokens"]), str(cost["currency"])
+        per_input = per_output * req.output_tokens / prompt
+        plan.inference.cost_per_million_input_tokens = per_input
+        # Said with its arithmetic, as the output figure is (QA found no derivation of it).
+        explain.append(
+            Explanation(
+                "Cost per 1M input tokens",
+                per_input,
+                f"{ccy}/1M tokens",
+                f"{money(per_output, ccy, 2)} per 1M output tokens × "
+                f"{number(req.output_tokens, 0)} output tokens / {number(prompt, 0)} prompt "
+                f"tokens = {money(per_input, ccy, 2)}",
+                "the same monthly cost over the prompt tokens the service reads (input : "
+                "output = prompt : answer length), as API price lists quote input tokens "
+                "separately",
+                operands(
+                    cost_per_million_output=(per_output, f"{ccy}/1M tokens"),
+                    output_tokens=(req.output_tokens, "tokens"),
+                    prompt_tokens=(prompt, "tokens"),
+                ),
+                "cost_per_million_output * output_tokens / prompt_tokens",
+            )
         )
     if plan.inference and cost and cost.get("cost_per_image") is not None:
         plan.inference.cost_per_image = cost["cost_per_image"]

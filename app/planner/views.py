@@ -259,6 +259,7 @@ FIGURE_NAMES: Final = {
     "Hourly vs monthly rent crossover": N_("Hourly vs monthly rent crossover"),
     "Exchange rate": N_("Exchange rate"),
     "Cost per 1M tokens": N_("Cost per 1M tokens"),
+    "Cost per 1M input tokens": N_("Cost per 1M input tokens"),
 }
 
 #: Cost figures named after one or two options (app.engine.costs.compare): the options are

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from bs4 import BeautifulSoup
 from fastapi.testclient import TestClient
 
@@ -140,3 +141,32 @@ def test_sizing_formulas_are_said_in_chinese_with_the_engines_numbers(
     lang, mfu = zh["模型算力利用率（MFU）"]
     assert lang is None and "軟體效率" in mfu
     assert NUMBER.findall(mfu) == NUMBER.findall(en["Model FLOPs utilisation"][1])
+
+
+def test_the_input_token_cost_explains_itself_and_both_token_costs_link_their_derivation(
+    client: TestClient,
+) -> None:
+    """QA: the serving card's "input: NT$0.74 per 1M" had no derivation anywhere, and the
+    output figure's "How?" link was missing (it looked for a key the panel does not have).
+    The input figure is the same monthly cost over the prompt tokens: output cost × output
+    tokens / prompt tokens (SERVING: 2,048 context − 256 answer = 1,792 prompt tokens)."""
+    body = {"model": {"preset": "llama-3.1-8b"}, "task": "inference", "concurrency": 200}
+    r = client.post("/api/v1/estimate", json=body, headers={"Accept-Language": "en"}).json()
+    inf = r["inference"]
+    (e,) = [x for x in r["explain"] if x["figure"] == "Cost per 1M input tokens"]
+    ops = {o["name"]: o["value"] for o in e["operands"]}
+    assert ops["output_tokens"] == 256 and ops["prompt_tokens"] == 2048 - 256
+    assert e["value"] == pytest.approx(inf["cost_per_million_tokens"] * 256 / 1792)
+    assert inf["cost_per_million_input_tokens"] == pytest.approx(e["value"])
+    for lang, name, words in (
+        ("en", "Cost per 1M input tokens", "per 1M output tokens × 256 output tokens / 1,792"),
+        ("zh-TW", "每百萬輸入 token 成本", "× 輸出 256 token / 提示 1,792 token"),
+    ):
+        shown_lang, formula = _formulas(client, SERVING, lang)[name]
+        assert shown_lang is None and words in formula, formula
+        soup = BeautifulSoup(
+            client.get(SERVING, headers={"Accept-Language": lang}).text, "html.parser"
+        )
+        links = [a["href"] for a in soup.select(".kpi a.how")]
+        assert any("Cost-per-1M-tokens" in h for h in links)
+        assert any("Cost-per-1M-input-tokens" in h for h in links)
