@@ -939,6 +939,7 @@ def test_an_instance_larger_than_the_plan_says_why_it_is_the_one_priced() -> Non
         "p5.4xlarge has 1."
     )
     assert notes["cloud:gcp-a3-highgpu-8g"] == (
-        "Pays for 8 GPUs to use 2: the price list has GCP's instances of this GPU only with 8."
+        "Pays for 8 GPUs to use 2: the smallest instance of this GPU the price list has from "
+        "GCP holds 8."
     )
     assert notes["cloud:aws-p5-4xlarge-use1"].startswith("Not runnable")

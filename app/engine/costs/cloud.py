@@ -102,13 +102,15 @@ def _unused_gpus(
         and 0 < i.gpu_count < inst.gpu_count
     ]
     if not smaller:
+        # The smallest there is (QA: "only with 1" beside the 8-GPU p5.48xlarge on the same
+        # list, for a plan of a quarter GPU on the 1-GPU p5.4xlarge).
         return Notice(
             one_or_many(
                 paid,
-                "Pays for %(paid)s GPU to use %(used)s: the price list has %(provider)s's "
-                "instances of this GPU only with %(per)s.",
-                "Pays for %(paid)s GPUs to use %(used)s: the price list has %(provider)s's "
-                "instances of this GPU only with %(per)s.",
+                "Pays for %(paid)s GPU to use %(used)s: the smallest instance of this GPU the "
+                "price list has from %(provider)s holds %(per)s.",
+                "Pays for %(paid)s GPUs to use %(used)s: the smallest instance of this GPU the "
+                "price list has from %(provider)s holds %(per)s.",
             ),
             paid=paid, used=used, provider=inst.provider, per=inst.gpu_count,
         )  # fmt: skip
