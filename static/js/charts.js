@@ -120,11 +120,24 @@
     stackPanels(spec);
     // Six "Month N" boxes over a 220 px plot ran into each other: keep the ones where the
     // cheapest option changes; the others keep their marker and their row in the table.
+    // The utilisation chart's "Break-even at 46% / Hourly rent = 12-month contract" boxes
+    // covered the lines they mark at 390 px (QA): a phone keeps "Break-even at 46%", the
+    // table under the chart names the pair.
     if (layout.annotations) {
       layout.annotations = layout.annotations.filter(function (a) {
         return a.name !== "break_even_minor";
+      }).map(function (a) {
+        if (a.name !== "break_even_at" || typeof a.text !== "string") return a;
+        return Object.assign({}, a, { text: a.text.split("<br>")[0] });
       });
     }
+    // A marker's label written beside it ("At the targets: 349 users per replica") ran off
+    // the left edge of a phone's chart (QA): the legend names the marker.
+    (spec.data || []).forEach(function (trace) {
+      if (trace.meta && trace.meta.role === "chosen" && trace.mode === "markers+text") {
+        trace.mode = "markers";
+      }
+    });
     ["xaxis", "yaxis"].forEach(function (name) {
       var ax = layout[name];
       // Ticks written in Python (the TCO bars: "NT$10億", app/charts/theme.py money_ticks):

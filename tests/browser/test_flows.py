@@ -245,6 +245,34 @@ def test_a_phone_keeps_only_the_break_even_callouts_where_the_cheapest_option_ch
     assert console_errors == []
 
 
+def test_a_phone_shortens_the_utilisation_boxes_and_drops_the_targets_label(
+    page: Page, base_url: str, console_errors: list[str]
+) -> None:
+    # QA at 390 px: the utilisation chart's "Break-even at 46% / Hourly rent (Stratagem
+    # Taipei) = 12-month contract" box covered the lines it marks, and the serving chart's
+    # "At the targets: 349 users per replica" ran off the chart's left edge. A phone keeps
+    # the box's first line (the table under the chart names the pair) and the marker
+    # without its label (the legend names it); a wide screen keeps both.
+    boxes = """() => document.getElementById("chart-utilization")._fullLayout.annotations
+                 .filter(a => a.name === "break_even_at").map(a => a.text)"""
+    chosen = """() => document.getElementById("chart-serving")._fullData
+                  .filter(t => t.meta && t.meta.role === "chosen").map(t => t.mode)"""
+    url = f"{base_url}/plan?example=7b-chat&lang=en"
+    seen = {}
+    for width in (1440, 390):
+        page.set_viewport_size({"width": width, "height": 900})
+        page.goto(url)
+        page.locator("#chart-utilization svg.main-svg").first.wait_for(timeout=10000)
+        page.locator("#chart-serving svg.main-svg").first.wait_for(timeout=10000)
+        seen[width] = (page.evaluate(boxes), page.evaluate(chosen))
+    wide, narrow = seen[1440], seen[390]
+    assert wide[0] and all("<br>" in t for t in wide[0]), wide
+    assert narrow[0] == [t.split("<br>")[0] for t in wide[0]], narrow
+    assert all(t.startswith("Break-even at ") for t in narrow[0])
+    assert wide[1] == ["markers+text"] and narrow[1] == ["markers"]
+    assert console_errors == []
+
+
 def test_a_window_narrowed_to_a_phone_fits_its_charts_again(
     page: Page, base_url: str, console_errors: list[str]
 ) -> None:

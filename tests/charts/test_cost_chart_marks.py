@@ -190,7 +190,7 @@ def test_the_utilisation_callout_names_the_pair_it_marks() -> None:
     marker = next(tr for tr in fig.data if tr.meta.get("role") == "break_even")
     assert marker.x == pytest.approx((100 * 50_000 / 87_600,))
     assert marker.name == "Break-even (cheapest changes)"
-    (box,) = [a for a in fig.layout.annotations if a.name == "break_even"]
+    (box,) = [a for a in fig.layout.annotations if a.name == "break_even_at"]
     assert box.text == "Break-even at 57%<br>Hourly rent = Monthly rent"
 
 

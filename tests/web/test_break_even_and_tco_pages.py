@@ -119,7 +119,7 @@ def test_the_utilisation_chart_says_which_crossing_it_marks(
     soup = get_soup(PLAN_70B)
     fig = _figure(soup, "utilization")
     marker = next(tr for tr in fig["data"] if (tr.get("meta") or {}).get("role") == "break_even")
-    boxes = [a["text"] for a in fig["layout"]["annotations"] if a.get("name") == "break_even"]
+    boxes = [a["text"] for a in fig["layout"]["annotations"] if a.get("name") == "break_even_at"]
     assert len(boxes) == len(marker["x"]) >= 1
     # Each box names its pair as the table names it ("12-month contract = Lambda …").
     pairs = [
