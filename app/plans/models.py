@@ -271,7 +271,11 @@ class PlanUpdate(NumbersNotBooleans, SQLModel):
         description=PHASES_DOC + " The list replaces the plan's phases (or its workload).",
     )
     customer_id: DbId | None = None
-    quote: QuoteIn | None = None
+    quote: QuoteIn | None = Field(
+        default=None,
+        description="The quote's fields to change: a field left out keeps its saved value; "
+        "`lines`, when given, replaces every line.",
+    )
 
     @field_validator("tags")
     @classmethod

@@ -35,6 +35,7 @@ from app.plans.models import (
     TierName,
     VersionCheckIn,
 )
+from app.quotes.models import QuoteIn
 
 router = APIRouter(
     prefix="/api/v1/plans",
@@ -113,15 +114,35 @@ def update_plan(
     plan_id: DbId, body: PlanUpdate, session: SessionDep, user: ApiUser, settings: SettingsDep
 ) -> PlanPublic:
     """Save changes made on top of `version`; 409 with what changed if someone saved since."""
+    changes = body.changes()
+    if body.quote is not None:
+        changes["quote"] = _quote_with_saved_fields(session, plan_id, body.quote)
     plan = service.update_plan(
         session=session,
         plan_id=plan_id,
         expected_version=body.version,
-        changes=body.changes(),
+        changes=changes,
         actor=user,
         quote_defaults=service.QuoteDefaults.from_settings(settings),
     )
     return service.public(session=session, plan=plan)
+
+
+def _quote_with_saved_fields(session: SessionDep, plan_id: int, quote: QuoteIn) -> QuoteIn:
+    """The quote a PUT gives, its left-out fields as saved (absent = unchanged, as for the
+    plan's other fields). QA: `{"quote": {"tax_rate": "0.05"}}` emptied the quote's three
+    lines and reset its payment terms to the default. The saved quote is read back as input
+    (`service.quote_input`, as a duplicate reads it); a plan saved since fails the version
+    check of the save itself."""
+    given = quote.model_fields_set
+    stored = service.get_plan(session=session, plan_id=plan_id).quote
+    if not stored or given >= set(QuoteIn.model_fields):
+        return quote
+    saved = service.quote_input(stored)
+    return QuoteIn.model_validate(
+        {**{k: v for k, v in saved.items() if k not in given},
+         **{k: getattr(quote, k) for k in given}}
+    )  # fmt: skip
 
 
 @router.get("/{plan_id}/revisions", response_model=list[RevisionPublic])
