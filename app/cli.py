@@ -179,16 +179,20 @@ def _print_plan(r: EstimateResponse, *, explain: bool) -> None:
     )
     t.add_row("Power", f"{f.power_kw:,.1f} kW provisioned · {f.power_typical_kw:,.1f} kW typical")
     if r.cost:
-        for o in r.cost.get("options", []):
+        # Options by name, as the pages and the API's `name` say them (QA read "Hourly rent —
+        # 1× h100-sxm-80gb"), and their billed period agreeing in number ("1 month billed").
+        from app.costs.presenters import named_options
+
+        for o in named_options(r.cost, _shipped_prices())["options"]:
             t.add_row(
-                f"Cost: {o['label']}",
+                f"Cost: {o['name']}",
                 (
                     f"{o['monthly_rate']:,.0f} {o['currency']}/month · "
                     if o.get("monthly_rate") is not None
                     else ""
                 )
                 + f"{o['total']:,.0f} {o['currency']} total "
-                + f"({o['billed']['quantity']:,.0f} {o['billed']['unit']}s billed)",
+                + f"({plural(o['billed']['quantity'], o['billed']['unit'])} billed)",
             )
     console.print(t)
     for w in r.warnings:

@@ -48,6 +48,20 @@ def test_estimate_table_and_explain() -> None:
     assert "Tier" in r.output and "single gpu" in r.output and "Korthikanti" in r.output
 
 
+def test_estimate_names_cost_options_and_says_one_month_in_the_singular() -> None:
+    """QA: the table read "Cost: Hourly rent — 1× h100-sxm-80gb …" (a catalog id) and "(1
+    months billed)". A 3-hour LoRA on one H100 (its monthly rent bills 1 whole month)."""
+    r = runner.invoke(
+        cli,
+        ["estimate", "--model", "llama-3.1-8b", "--task", "lora", "--tokens", "1e8",
+         "--gpu", "h100-sxm-80gb", "--gpu-count", "1"],
+        terminal_width=200,
+    )  # fmt: skip
+    assert r.exit_code == 0, r.output
+    assert "(1 month billed)" in r.output and "1 months" not in r.output
+    assert "H100 SXM5 80GB" in r.output and "h100-sxm-80gb" not in r.output
+
+
 def test_bad_input_names_the_field_and_exits_2() -> None:
     r = runner.invoke(
         cli, ["estimate", "--model", "llama-2-7b", "--task", "lora", "--deadline-days", "-1"]

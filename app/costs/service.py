@@ -99,7 +99,9 @@ def compare(req: CostRequest, *, prices: PriceBook) -> dict[str, Any]:
             Notice(
                 UNPRICED_GPU,
                 gpu=gpu.name,
-                choices=", ".join(g.name for g in pool if g.id in priced) or "—",
+                # each by its name and the id the field takes (QA: names alone, for a field
+                # that takes ids)
+                choices=", ".join(f"{g.name} ({g.id})" for g in pool if g.id in priced) or "—",
             ),
         )
     power = req.power_kw

@@ -32,17 +32,20 @@ class Operand:
 class Explanation:
     """One computed figure and its derivation.
 
-    Not frozen: an estimate builds a score of these, and a frozen dataclass's __init__ sets
-    each field through object.__setattr__, twice as slow. Nothing mutates one after it is made.
-
     figure: what the number is ("Monthly rent"); value: the number itself; unit: its unit
     ("TWD/month", "h/month", "kWh", "months"); formula: the arithmetic with the user's numbers
     substituted; source: the rule, datasheet or price-list entry the inputs come from.
 
     operands and expression make the figure reproducible: `expression` combines the operands
-    by name with + − × ÷ ** and a few functions (`app.engine.expression.evaluate`), and
-    evaluates to `value`. Empty where a figure is not (yet) stated that way.
+    by name with + - * / **, comparisons, `a if condition else b`, and the functions min,
+    max, ceil, floor, sqrt, log2, log10 and step_up(x, s1, s2, …) — the first of the
+    ascending sizes s1, s2, … that holds x, past the last its multiples (hardware comes in
+    sizes) — and evaluates to `value`. Empty where a figure is not stated that way.
     """
+
+    # Not frozen: an estimate builds a score of these, and a frozen dataclass's __init__ sets
+    # each field through object.__setattr__, twice as slow. Nothing mutates one once made.
+    # (The docstring above is the API schema's description: implementation notes go here.)
 
     figure: str
     value: float

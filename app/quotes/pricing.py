@@ -372,7 +372,7 @@ def resolve(
             # A price the customer could not be billed (NT$480.5): refused, never rounded.
             raise QuoteInputError(
                 f"quote.lines.{i}.unit_price",
-                N_("no decimals in this currency (whole dollars)")
+                N_("no decimals in NT$ (whole New Taiwan dollars)")
                 if minor_unit(currency) == 1
                 else N_("at most 2 decimal places in this currency (cents)"),
             )
@@ -398,7 +398,7 @@ def resolve(
     if quote.discount_amount != round_money(quote.discount_amount, currency):
         raise QuoteInputError(
             "quote.discount_amount",
-            N_("no decimals in this currency (whole dollars)")
+            N_("no decimals in NT$ (whole New Taiwan dollars)")
             if minor_unit(currency) == 1
             else N_("at most 2 decimal places in this currency (cents)"),
         )
@@ -452,7 +452,7 @@ def _not_whole(currency: str) -> str:
     # msgids without parameters: app.plans.service passes the message on as it is.
     if minor_unit(currency) == 1:
         return N_(
-            "unit price × quantity × months must come to whole dollars in this currency: "
+            "unit price × quantity × months must come to whole New Taiwan dollars (NT$): "
             "change the quantity or the months"
         )
     return N_(

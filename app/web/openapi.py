@@ -140,7 +140,10 @@ def install(app: FastAPI) -> None:
                 if op is None:
                     continue
                 responses = op.setdefault("responses", {})
-                for code in sorted(error_codes(r)):
+                # and the error statuses a route declares itself (a GET that answers 409: QA
+                # found the price-list comparison's 409 documented with no body)
+                own = {int(c) for c in r.responses if str(c).isdigit() and int(c) >= 400}
+                for code in sorted(error_codes(r) | own):
                     declared = r.responses.get(code) or r.responses.get(str(code))
                     if declared and "content" in responses.get(str(code), {}):
                         # The route's own body for this status (catalog import: the preview
@@ -149,7 +152,8 @@ def install(app: FastAPI) -> None:
                         body["schema"] = {"anyOf": [body["schema"], ref]}
                         continue
                     responses[str(code)] = {
-                        "description": DESCRIPTIONS[code],
+                        # the route's own words for it where it gives them
+                        "description": (declared or {}).get("description") or DESCRIPTIONS[code],
                         "content": {"application/json": {"schema": ref}},
                     }
         schemas.pop("HTTPValidationError", None)

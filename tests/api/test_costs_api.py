@@ -107,3 +107,17 @@ def test_each_option_has_a_name_in_the_readers_language(
     lora = {"model": {"preset": "llama-3.1-8b"}, "task": "lora"}
     est = client.post("/api/v1/estimate", json=lora, headers=headers).json()["cost"]["options"]
     assert all(o["name"] and "h100-sxm-80gb" not in o["name"] for o in est)
+
+
+def test_an_unpriced_gpu_is_refused_naming_the_ids_the_field_takes(client: TestClient) -> None:
+    """QA: gaudi3-128gb (in the GPU list, not priced in the shipped list) was refused with
+    "GPUs with prices: NVIDIA A100 PCIe 80GB, …" — names, for a field that takes ids."""
+    r = client.post(
+        "/api/v1/costs",
+        json={"gpu": "gaudi3-128gb", "gpu_count": 8, "months": 12},
+        headers={"Accept-Language": "en"},
+    )
+    assert r.status_code == 422
+    (detail,) = r.json()["detail"]
+    assert detail["loc"] == ["body", "gpu"]
+    assert "(h100-sxm-80gb)" in detail["msg"] and "(gaudi3-128gb)" not in detail["msg"]

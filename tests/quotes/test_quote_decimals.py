@@ -45,7 +45,7 @@ def test_too_many_decimal_places_is_a_422_naming_the_field(
 
 @pytest.mark.parametrize(
     ("currency", "price", "words"),
-    [("TWD", "480.5", "whole dollars"), ("USD", "0.0125", "cents")],
+    [("TWD", "480.5", "whole New Taiwan dollars"), ("USD", "0.0125", "cents")],
 )
 def test_a_price_below_the_currencys_minor_unit_is_refused_not_rounded(
     client: TestClient, currency: str, price: str, words: str

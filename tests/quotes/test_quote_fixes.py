@@ -397,7 +397,7 @@ def test_a_typed_line_that_is_not_whole_dollars_is_a_422_naming_the_field(
     c = _customer(client, a, name="Inexact Co")
     p = _plan(client, a, c["id"], {"lines": [{"option_key": TERM}]})
     bad = {"description": "Installation", "unit_price": "35001", "quantity": "2.5"}
-    for lang, words in (("en", "whole dollars"), ("zh-TW", "須為整數元")):
+    for lang, words in (("en", "whole New Taiwan dollars (NT$)"), ("zh-TW", "須為整數元")):
         r = client.put(f"/api/v1/plans/{p['id']}", headers={**a.headers, "Accept-Language": lang},
                        json={"version": p["version"], "quote": {"lines": [bad]}})  # fmt: skip
         assert r.status_code == 422, r.text
