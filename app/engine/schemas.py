@@ -172,12 +172,32 @@ class EstimateRequest(NumbersNotBooleans, BaseModel):
         None, ge=1, le=1_000_000, description="Sequences per optimizer step (default derived)."
     )
     tokens: float | None = Field(
-        None, ge=0, le=1e17, description="Training tokens in total (all epochs)."
+        None,
+        ge=0,
+        le=1e17,
+        description="Training tokens in total (all epochs); when given, it is the token "
+        "count, and epochs × dataset_gb is not used for it.",
     )
-    epochs: float | None = Field(None, ge=0.001, le=1_000, description="Passes over dataset_gb.")
-    dataset_gb: float = Field(0, ge=0, le=1e8, description="Training data on disk, GB.")
+    epochs: float | None = Field(
+        None,
+        ge=0.001,
+        le=1_000,
+        description="Passes over dataset_gb (the token count when `tokens` is not given).",
+    )
+    dataset_gb: float = Field(
+        0,
+        ge=0,
+        le=1e8,
+        description="Training data on disk, GB: sizes the storage, and with `epochs` the "
+        "token count when `tokens` is not given.",
+    )
     deadline_days: float | None = Field(None, ge=0.01, le=3_650, description="Finish within, days.")
-    concurrency: int = Field(1, ge=1, le=10_000_000, description="Concurrent sequences served.")
+    concurrency: int = Field(
+        1,
+        ge=1,
+        le=10_000_000,
+        description="Concurrent sequences served (not used when `users` is given).",
+    )
     avg_context_tokens: int = Field(
         2048, ge=1, le=1_048_576, description="Prompt + output tokens held per sequence."
     )

@@ -4,8 +4,8 @@ Built from the plan's stored result (its cost block and infrastructure) plus the
 offers of the plan's own price list — never re-priced — so every line total comes from the
 stored figures and the lines add up, to the cent, to the quoted option's stored `total`.
 
-The quoted option is the result's `cheapest` option when it is feasible, else the cheapest
-feasible one. Rental options become one line per rental offer (unit price, quantity, term
+The quoted option is the one the saved quote's largest option line quotes; without one, the
+result's `cheapest` option when it is feasible, else the cheapest feasible one. Rental options become one line per rental offer (unit price, quantity, term
 discount, line total); buying and cloud become one line per cost part (`breakdown`).
 Infrastructure lines (CPU, RAM, NVMe, NAS, network, power) describe what the configuration
 includes and carry no price of their own (the rent or the hardware price covers them).
@@ -24,7 +24,7 @@ from app.csv_safety import safe_row
 from app.engine.costs.formulas import term_discount
 from app.engine.formatting import number
 from app.engine.price_book import PriceBook, RentalOffer
-from app.quotes.pricing import QUOTABLE_KINDS
+from app.quotes.pricing import QUOTABLE_KINDS, gross
 
 RENTAL_KINDS: Final = ("rent_hourly", "rent_monthly", "rent_term", "mig")
 CENT: Final = Decimal("0.01")
@@ -74,14 +74,23 @@ class Bom:
         return sum((line.line_total for line in self.lines), Decimal("0"))
 
 
-def quoted_option(cost: Mapping[str, Any] | None) -> Mapping[str, Any] | None:
-    """The option the quote is for: the cheapest one the provider can bill (rent, MIG or
-    buy; a public cloud is a comparison, never a quote) that is feasible and economical,
-    else the cheapest feasible one. A plan whose overall cheapest was on-demand cloud
-    printed that cloud's total as its "Quoted total" (QA 2026-12-02)."""
+def quoted_option(
+    cost: Mapping[str, Any] | None, quote: Mapping[str, Any] | None = None
+) -> Mapping[str, Any] | None:
+    """The option the quote is for: the option of the saved quote's largest option line,
+    where it has one (QA: the BOM of a quote for Stratagem's monthly rent listed RunPod's
+    hourly rent, the plan's cheapest); else the cheapest one the provider can bill (rent,
+    MIG or buy; a public cloud is a comparison, never a quote) that is feasible and
+    economical, else the cheapest feasible one. A plan whose overall cheapest was on-demand
+    cloud printed that cloud's total as its "Quoted total" (QA 2026-12-02)."""
     if not cost:
         return None
     options = [o for o in cost.get("options") or [] if o.get("total") is not None]
+    by_key = {o.get("key"): o for o in options}
+    quoted = [line for line in (quote or {}).get("lines") or [] if line.get("option_key") in by_key]
+    if quoted:
+        largest = max(quoted, key=gross)  # the first of equals
+        return by_key[largest["option_key"]]
     pool = [o for o in options if o.get("kind") in QUOTABLE_KINDS] or options
     cheapest = next((o for o in pool if o.get("key") == cost.get("cheapest")), None)
     if cheapest is not None and cheapest.get("feasible", True):
@@ -225,12 +234,17 @@ def infrastructure_lines(infra: Mapping[str, Any], currency: str) -> list[BomLin
 
 
 def build_bom(
-    result: Mapping[str, Any], *, book: PriceBook | None, workload: Mapping[str, Any]
+    result: Mapping[str, Any],
+    *,
+    book: PriceBook | None,
+    workload: Mapping[str, Any],
+    quote: Mapping[str, Any] | None = None,
 ) -> Bom:
-    """The bill of materials of a stored result (module docstring)."""
+    """The bill of materials of a stored result (module docstring), for the option its
+    saved `quote` quotes where it has one."""
     cost = result.get("cost") or None
     currency = str((cost or {}).get("currency") or workload.get("currency") or "TWD")
-    option = quoted_option(cost)
+    option = quoted_option(cost, quote)
     lines: list[BomLine] = []
     if option is not None:
         if option.get("kind") in RENTAL_KINDS:

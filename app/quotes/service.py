@@ -141,7 +141,7 @@ def quote_view(
     workload: Mapping[str, Any] = plan.workload or {}
     cost: Mapping[str, Any] = result.get("cost") or {}
     owner = session.get(User, plan.owner_id)
-    bom: Bom = build_bom(stored, book=_book(session, plan), workload=workload)
+    bom: Bom = build_bom(stored, book=_book(session, plan), workload=workload, quote=quote)
     # The option the bill of materials quotes, with its figures in the document's currency.
     quoted = next(
         (
@@ -311,7 +311,12 @@ def _quoted_price(
 
 def bom_for(*, session: Session, plan: Plan) -> Bom:
     """The plan's bill of materials (app.quotes.bom), priced from its stored result."""
-    return build_bom(plan.result or {}, book=_book(session, plan), workload=plan.workload or {})
+    return build_bom(
+        plan.result or {},
+        book=_book(session, plan),
+        workload=plan.workload or {},
+        quote=plan.quote,
+    )
 
 
 # --------------------------------------------------------------------------------------------

@@ -239,3 +239,25 @@ def test_the_signature_lines_stay_with_the_acceptance_heading(
     heads = [i for i, page in enumerate(pages) if heading in page]
     signs = [i for i, page in enumerate(pages) if signature in page]
     assert heads and heads[-1:] == signs, (heads, signs)
+
+
+def test_the_bom_is_of_the_option_the_quote_quotes(client: TestClient) -> None:
+    """QA: the BOM CSV of a quote for Stratagem's monthly rent listed RunPod's hourly rent (the
+    plan's cheapest option). With quote lines, the BOM is of the option its largest option
+    line quotes: here monthly rent, dearer than the 6-month term (WORKLOAD's cheapest)."""
+    from tests.accounts.helpers import make_account
+    from tests.quotes.test_quote_life import _customer
+    from tests.quotes.test_quote_life import _plan as plan_with_quote
+
+    a = make_account(client, "sales")
+    c = _customer(client, a)
+    monthly = "rent_monthly:stratagem-tpe-h100-x4"
+    plan = plan_with_quote(client, a, c["id"], {"lines": [{"option_key": monthly}]})
+    cost = plan["result"]["cost"]
+    assert cost["cheapest"] != monthly
+    assert quoted_option(cost, plan["quote"])["key"] == monthly  # type: ignore[index]
+    r = client.get(f"/api/v1/plans/{plan['id']}/bom.csv", headers=a.headers)
+    rows = list(csv.DictReader(io.StringIO(r.content.decode("utf-8-sig"))))
+    (option,) = [o for o in cost["options"] if o["key"] == monthly]
+    assert Decimal(rows[-1]["line_total"]) == cents(option["total"])
+    assert all("runpod" not in row["item"] for row in rows)
