@@ -41,7 +41,21 @@ def estimate_cmd(
     dataset_gb: Annotated[float, typer.Option()] = 0.0,
     deadline_days: Annotated[float | None, typer.Option()] = None,
     concurrency: Annotated[int, typer.Option()] = 1,
+    users: Annotated[int | None, typer.Option(help="Users served at once (serving)")] = None,
     avg_context_tokens: Annotated[int, typer.Option()] = 2048,
+    output_tokens: Annotated[int | None, typer.Option(help="Output tokens per request")] = None,
+    ttft_s: Annotated[
+        float | None, typer.Option(help="Target: first token within this many seconds")
+    ] = None,
+    tokens_per_s_per_user: Annotated[
+        float | None, typer.Option(help="Target: output tokens/s each user gets, at least")
+    ] = None,
+    images: Annotated[int | None, typer.Option(help="Images to generate (task image)")] = None,
+    images_per_hour: Annotated[
+        float | None, typer.Option(help="Target images per hour (task image, a service)")
+    ] = None,
+    image_resolution: Annotated[int | None, typer.Option(help="Image side, pixels")] = None,
+    image_steps: Annotated[int | None, typer.Option(help="Diffusion steps per image")] = None,
     gpu: Annotated[str | None, typer.Option(help="GPU id (`stratagem gpus` lists them)")] = None,
     gpu_count: Annotated[int | None, typer.Option()] = None,
     zero_stage: Annotated[int | None, typer.Option()] = None,
@@ -52,6 +66,10 @@ def estimate_cmd(
     interconnect: Annotated[str | None, typer.Option()] = None,
     utilization: Annotated[float | None, typer.Option()] = None,
     term_months: Annotated[int | None, typer.Option()] = None,
+    rent_months: Annotated[float | None, typer.Option(help="Rental period, months")] = None,
+    pricing_mode: Annotated[
+        str | None, typer.Option(help="job|capacity (default: capacity for serving)")
+    ] = None,
     currency: Annotated[str, typer.Option()] = "TWD",
     as_json: Annotated[bool, typer.Option("--json", help="Print the API's JSON")] = False,
     explain: Annotated[bool, typer.Option(help="Show every figure's formula and source")] = False,
@@ -95,8 +113,19 @@ def estimate_cmd(
         "interconnect": interconnect,
         "utilization": utilization,
         "term_months": term_months,
+        "rent_months": rent_months,
+        "pricing_mode": pricing_mode,
+        "users": users,
+        "output_tokens": output_tokens,
+        "images": images,
+        "images_per_hour": images_per_hour,
+        "image_resolution": image_resolution,
+        "image_steps": image_steps,
     }
     body.update({k: v for k, v in optional.items() if v is not None})
+    slo = {"ttft_s": ttft_s, "tokens_per_s_per_user": tokens_per_s_per_user}
+    if any(v is not None for v in slo.values()):
+        body["slo"] = {k: v for k, v in slo.items() if v is not None}
     try:
         req = EstimateRequest.model_validate(body)
         res = estimate(req, prices=_shipped_prices())
@@ -154,7 +183,21 @@ def _print_plan(r: EstimateResponse, *, explain: bool) -> None:
             f"{tr.days:,.2f} days · {tr.gpu_hours:,.0f} GPU-hours · "
             f"MFU {tr.mfu:.1%} · {tr.flops:.3g} FLOP",
         )
-    if r.inference:
+    if r.inference and r.inference.images_per_hour is not None:
+        i = r.inference
+        # Image generation (QA: `--task image --model sdxl` printed no image figure).
+        t.add_row(
+            "Images",
+            f"{i.images_per_hour:,.0f} images/h · {i.seconds_per_image or 0:,.2f} s per image "
+            "per GPU"
+            + (f" · {i.batch_hours:,.2f} h for the batch" if i.batch_hours is not None else "")
+            + (
+                f" · {i.cost_per_image:,.2f} {(r.cost or {}).get('currency', '')} per image"
+                if i.cost_per_image is not None
+                else ""
+            ),
+        )
+    elif r.inference:
         i = r.inference
         t.add_row(
             "Serving",

@@ -62,6 +62,30 @@ def test_estimate_names_cost_options_and_says_one_month_in_the_singular() -> Non
     assert "H100 SXM5 80GB" in r.output and "h100-sxm-80gb" not in r.output
 
 
+def test_estimate_takes_serving_targets_and_image_work() -> None:
+    """QA: an integrator could not plan a service to its targets or an image batch from the
+    CLI (no --users, --ttft-s, --tokens-per-s-per-user, --output-tokens, --images…), and
+    `--task image` printed no image figure. The JSON is the API's: the targets reach the
+    engine (a 1 s first token, 20 tokens/s a user, for 500 users)."""
+    r = runner.invoke(
+        cli,
+        ["estimate", "--model", "llama-3.1-8b", "--task", "inference", "--users", "500",
+         "--ttft-s", "1", "--tokens-per-s-per-user", "20", "--output-tokens", "512",
+         "--json"],
+    )  # fmt: skip
+    assert r.exit_code == 0, r.output
+    inf = json.loads(r.output)["inference"]
+    assert inf["replicas"] * inf["concurrency_per_replica"] >= 500 and inf["meets_slo"] is True
+    assert inf["tokens_per_s_per_user"] >= 20 and inf["time_to_first_token_s"] <= 1
+    img = runner.invoke(
+        cli,
+        ["estimate", "--model", "sdxl", "--task", "image", "--images", "5000"],
+        terminal_width=200,
+    )
+    assert img.exit_code == 0, img.output
+    assert "images/h" in img.output and "s per image" in img.output
+
+
 def test_bad_input_names_the_field_and_exits_2() -> None:
     r = runner.invoke(
         cli, ["estimate", "--model", "llama-2-7b", "--task", "lora", "--deadline-days", "-1"]
