@@ -9,6 +9,7 @@ from typing import Any
 from fastapi import Request
 
 from app.architectures import content
+from app.assess.views import fx_note
 from app.catalog.current import price_book
 from app.charts import figures
 from app.engine.estimate import estimate
@@ -68,8 +69,15 @@ def architectures_context(request: Request) -> dict[str, Any]:
         ],
         currency,
     )
+    four = content.monthly_offer(book, 4, currency)
     return {
         "nav_active": "architectures",
+        # The upgrade path's "four idle GPUs for three months" in the page's currency (seed
+        # 003's NT$600,000 = 3 × the 4-GPU monthly rent; QA read NT$ on a US$ page), and the
+        # rate a converted price was converted at, as /assess says it (PRODUCT.md §6).
+        "idle_four_gpus": 3 * four if four is not None else None,
+        "currency": currency,
+        "fx_note": fx_note(book, currency),
         "cards": cards,
         "compare_chart": chart,
         "tier_label": {t.key: t.name for t in content.TIERS},

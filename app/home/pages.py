@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
 from fastapi import APIRouter, Query, Request
 from fastapi.responses import RedirectResponse, Response
 
@@ -39,12 +41,24 @@ def home(request: Request) -> Response:
     return render(request, "pages/home.html", content.home_context(request))
 
 
+def without_lang(next_url: str | None) -> str | None:
+    """`next_url` without its `lang` parameter: a page address's `lang` outranks the cookie
+    (app.web.language), so going back to `/assess?lang=zh-TW` after choosing English showed
+    中文 again (QA)."""
+    if not next_url or "lang=" not in next_url:
+        return next_url
+    parts = urlsplit(next_url)
+    query = urlencode([(k, v) for k, v in parse_qsl(parts.query, keep_blank_values=True)
+                       if k != "lang"])  # fmt: skip
+    return urlunsplit(("", "", parts.path, query, parts.fragment))
+
+
 @router.get("/set-language")
 def set_language(
     request: Request, lang: str = Query("zh-TW"), next: str | None = Query(None)
 ) -> Response:
     """Switch the language (cookie `lang`) and go back to the page."""
-    return _preference(request, LANG_COOKIE, normalise(lang) or "zh-TW", next)
+    return _preference(request, LANG_COOKIE, normalise(lang) or "zh-TW", without_lang(next))
 
 
 @router.get("/set-currency")

@@ -40,7 +40,8 @@ def leads_list(request: Request, session: SessionDep, user: SalesPageUser) -> Re
     # a status the queue does not have is named, not quietly shown as "All" (QA)
     refused = (
         _("Status “%(value)s” is not a request status (%(allowed)s): every request is shown.")
-        % {"value": asked[:60], "allowed": listing(LEAD_STATUSES)}
+        # by the names the page's filter shows (QA read "new、contacted、converted、closed")
+        % {"value": asked[:60], "allowed": listing([_(STATUS_NAMES[s]) for s in LEAD_STATUSES])}
         if asked and not status
         else ""
     )

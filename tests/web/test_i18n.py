@@ -47,6 +47,22 @@ def test_language_switch_sticks_and_beats_the_header(web: TestClient) -> None:
     assert _lang_of(web.get("/", headers={"Accept-Language": "en"}).text) == "zh-Hant-TW"
 
 
+def test_the_switch_leaves_a_page_opened_with_lang_in_the_language_chosen(
+    web: TestClient,
+) -> None:
+    """QA: on /assess?lang=zh-TW&task=image&size=7, "English" reloaded the page in 中文: the
+    address's lang outranks the cookie the switch had just set. The switch goes back to the
+    page without it, every other parameter kept."""
+    r = web.get(
+        "/set-language",
+        params={"lang": "en", "next": "/assess?lang=zh-TW&task=image&size=7#result"},
+        follow_redirects=False,
+    )
+    assert r.status_code == 303 and r.headers["location"] == "/assess?task=image&size=7#result"
+    page = web.get(r.headers["location"], headers={"Accept-Language": "zh-TW"})
+    assert _lang_of(page.text) == "en"
+
+
 def test_a_link_with_lang_opens_in_that_language_and_stays_in_it(web: TestClient) -> None:
     # A sales engineer sends "/plan?…&lang=en" to a colleague whose browser asks for zh-TW.
     r = web.get("/plan?example=70b-lora&lang=en", headers={"Accept-Language": "zh-TW"})

@@ -181,5 +181,22 @@ def test_architectures_page(get_soup: Callable[..., BeautifulSoup], lang: str) -
     assert heads[1] == {"en": "Per month (excl. tax)", "zh-TW": "每月（未稅）"}[lang]
 
 
+def test_architectures_in_us_dollars_says_its_rate_and_no_nt_dollar_figure(web: TestClient) -> None:
+    """QA: in US$ the upgrade path still said "four idle GPUs for three months cost
+    NT$600,000" (seed 003: 3 × the 4-GPU NT$200,000 monthly rent) and the page gave no rate.
+    At the shipped list's 32 NT$/US$: 600,000 / 32 = US$18,750."""
+    twd = BeautifulSoup(web.get("/architectures?lang=en").text, "html.parser")
+    assert "cost NT$600,000." in twd.select_one("ul.why").get_text()
+    assert twd.select_one(".fx-note") is None
+    web.get("/set-currency?currency=USD&next=/")
+    usd = BeautifulSoup(web.get("/architectures?lang=en").text, "html.parser")
+    assert "cost US$18,750." in usd.select_one("ul.why").get_text()
+    assert "NT$" not in usd.select_one("main").get_text().replace(
+        usd.select_one(".fx-note").get_text(), ""
+    )
+    assert "US$1 = NT$32" in usd.select_one(".fx-note").get_text()
+    web.get("/set-currency?currency=TWD&next=/")
+
+
 def test_unknown_page_is_404(web) -> None:  # type: ignore[no-untyped-def]
     assert web.get("/no-such-page").status_code == 404
