@@ -856,6 +856,7 @@ def result_context(a: Assessment, *, book: PriceBook | None, currency: str) -> d
         why_["servers"] = fleet_sentence(fleet, tier)
     hardware, interconnect = tier_line(tier, fleet)
     return {
+        "job_hourly": job_at_hourly_rent(r, book, currency) if reference and not fleet else None,
         "tier": tier,
         "tier_hardware": hardware,
         "tier_interconnect": interconnect,
@@ -878,6 +879,41 @@ def result_context(a: Assessment, *, book: PriceBook | None, currency: str) -> d
         "signals": signals(a, tier.key, fleet),
         "fx_note": fx_note(book, currency),
     }
+
+
+#: Seed 003 T8: hourly rent beats monthly below ≈400 hours a month (NT$50,000 / NT$120).
+HOURLY_BEATS_MONTHLY_H: Final = 400.0
+
+
+def job_at_hourly_rent(
+    r: EstimateResponse, book: PriceBook | None, currency: str
+) -> dict[str, Any] | None:
+    """A training job far shorter than a month at the provider's hourly rent: its hours and
+    total, in the page's currency — the monthly range alone read NT$40,000–50,000 for a job
+    of 2.5 hours, which the plan then priced at a few hundred (QA). None for a service, a
+    job of a month's hours or more, or without an hourly offer that runs it."""
+    if r.training is None or not r.cost or book is None:
+        return None
+    hours = r.training.days * 24
+    if hours >= HOURLY_BEATS_MONTHLY_H:
+        return None
+    option = next(
+        (
+            o
+            for o in r.cost.get("options") or []
+            if o.get("kind") == "rent_hourly"
+            and o.get("provider") == book.house_provider
+            and o.get("feasible", True)
+        ),
+        None,
+    )
+    if option is None or not option.get("billed"):
+        return None
+    try:
+        total = book.convert(float(option["total"]), str(r.cost.get("currency")), currency)
+    except KeyError:
+        return None
+    return {"hours": hours, "billed": float(option["billed"]["quantity"]), "total": whole(total)}
 
 
 def fleet_template_note(r: EstimateResponse, fleet: Fleet) -> str:

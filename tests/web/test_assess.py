@@ -299,3 +299,18 @@ def test_the_result_names_the_price_list_by_its_date(
         lang
     ] in text
     assert "2026-11 list" not in text
+
+
+def test_a_job_of_hours_says_its_cost_at_hourly_rent(
+    get_soup: Callable[..., BeautifulSoup], lang: str
+) -> None:
+    """QA: a 7B LoRA on 1 GB of data — "about 2.5 hours on 1 GPU" — was priced only as
+    NT$40,000–50,000 a month, and the plan sales then made of it cost a few hundred. Seed 003
+    T8: hourly rent ≈NT$120 and cheaper than monthly below ≈400 h a month; 3 hours billed ×
+    NT$120 = NT$360. A job of a month or more (a 70B full fine-tune) says nothing of it."""
+    soup = get_soup("/assess?task=lora&size=7&data=1&deadline=90")
+    said = soup.select_one("p.job-hourly").get_text(" ", strip=True)
+    assert "NT$360" in said
+    assert ("3 hours billed" if lang == "en" else "計費 3 小時") in said
+    long = get_soup("/assess?task=full_finetune&size=70&data=1000&deadline=30")
+    assert long.select_one("p.job-hourly") is None
