@@ -238,7 +238,9 @@ def test_gpus_lists_what_estimate_gpu_accepts() -> None:
 def test_every_command_the_help_or_readme_names_exists() -> None:
     """`estimate --gpu` points at `stratagem gpus`; README's command-line section lists
     every command and subcommand, and only real ones."""
-    estimate_help = runner.invoke(cli, ["estimate", "--help"], terminal_width=200).output
+    # A wide terminal (rich reads COLUMNS, not click's terminal_width): the option column grew
+    # with --tokens-per-s-per-user, and at 80 columns the help wraps inside the name.
+    estimate_help = runner.invoke(cli, ["estimate", "--help"], env={"COLUMNS": "200"}).output
     assert "stratagem gpus" in estimate_help
     commands = _commands()
     assert "gpus" in commands
