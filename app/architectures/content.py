@@ -7,6 +7,7 @@ list (`app.catalog.current.price_book`), so a new list changes every page at onc
 from __future__ import annotations
 
 from dataclasses import dataclass
+from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
 from starlette.requests import Request
@@ -176,10 +177,23 @@ def tier_price_range(
     return (min(found), max(found)) if found else None
 
 
+def whole(amount: float) -> int:
+    """A reference price in whole units, half up as quotes round (app/quotes/pricing.py):
+    NT$50,000 at 32 NT$/US$ is US$1,562.50 → US$1,563 (the money formatter rounds half to
+    even, so it showed US$1,562 beside US$10,938 for 10,937.50, QA)."""
+    return int(Decimal(repr(amount)).quantize(Decimal(1), rounding=ROUND_HALF_UP))
+
+
 def tier_rows(request: Request, currency: str) -> list[dict[str, Any]]:
-    """The three-tier table with live prices (None = quoted per project)."""
+    """The three-tier table with live prices (None = quoted per project), in whole units half
+    up (`whole`), on the home page as on /assess (QA: home said "about US$1,562", /assess
+    "about US$1,563", for NT$50,000 at 32)."""
     book = price_book(request)
-    return [{"tier": t, "price": tier_price_range(book, t, currency)} for t in TIERS]
+    rows = []
+    for t in TIERS:
+        price = tier_price_range(book, t, currency)
+        rows.append({"tier": t, "price": (whole(price[0]), whole(price[1])) if price else None})
+    return rows
 
 
 def home_context(request: Request) -> dict[str, Any]:

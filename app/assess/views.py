@@ -13,13 +13,13 @@ import re
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
-from decimal import ROUND_HALF_UP, Decimal
 from typing import Any, Final
 
 from babel.numbers import format_decimal
 from pydantic import ValidationError
 
 from app.architectures import content
+from app.architectures.content import whole
 from app.engine.costs.fleet import FleetRental
 from app.engine.costs.fleet import fleet_rental as engine_fleet_rental
 from app.engine.estimate import InputError, estimate, gpu_pool
@@ -597,13 +597,6 @@ def gpu_note(r: EstimateResponse) -> str:
         )
         % values
     )
-
-
-def whole(amount: float) -> int:
-    """A reference price in whole units, half up as quotes round (app/quotes/pricing.py):
-    NT$50,000 at 32 NT$/US$ is US$1,562.50 → US$1,563 (the money formatter rounds half to
-    even, so it showed US$1,562 beside US$10,938 for 10,937.50, QA)."""
-    return int(Decimal(repr(amount)).quantize(Decimal(1), rounding=ROUND_HALF_UP))
 
 
 def fx_rate(book: PriceBook | None, currency: str) -> FxRate | None:

@@ -27,6 +27,7 @@ from app.charts.theme import (
     currency_prefix,
     short_money_ticks,
 )
+from app.engine.formatting import CURRENCY_DIGITS, money
 
 # --- Reference architectures ------------------------------------------------------------
 
@@ -66,7 +67,13 @@ def architectures_compare(
         values = [float(tpl.get(key) or 0.0) for tpl in templates]
         top = max(values, default=0.0)
         if key == "monthly":
-            text = [_money(v, currency) for v in values]
+            # to the currency's unit, as the cards above and the table beside say it (QA:
+            # "US$1,562" here, rounded half to even, beside the card's "US$1,562.50")
+            ccy = currency.upper()
+            text = [
+                money(v, ccy, 0 if float(v).is_integer() else CURRENCY_DIGITS.get(ccy, 2))
+                for v in values
+            ]
             hover = f"%{{x}}<br>{prefix}%{{y:,.0f}}<extra></extra>"
         elif key == "gpu_memory_gb":
             text = [_gb(v) for v in values]

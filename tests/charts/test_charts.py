@@ -444,6 +444,14 @@ def test_architectures_compare_three_panels_with_values() -> None:
     assert list(bars) == ["monthly", "gpu_memory_gb", "power_kw"]
     assert bars["monthly"].y == (50_000, 200_000, 700_000)
     assert bars["monthly"].text == ("NT$50,000", "NT$200,000", "NT$700,000")
+    # In US$ at 32 (seed T8's rents / 32), to the cent as the cards above the chart say them:
+    # 50,000 / 32 = 1,562.50 (QA: the label said US$1,562, half to even, beside US$1,562.50).
+    usd = [{**t, "monthly": t["monthly"] / 32} for t in samples.TEMPLATES]
+    fig_usd = charts.architectures_compare(usd, currency="USD")
+    (money_bars,) = [
+        tr for tr in fig_usd.data if tr.type == "bar" and tr.meta["metric"] == "monthly"
+    ]
+    assert money_bars.text == ("US$1,562.50", "US$6,250", "US$21,875")
     assert bars["gpu_memory_gb"].text == ("80 GB", "320 GB", "1,280 GB")
     # to a tenth, as the cards and table beside the chart (QA: "1.95 kW" against "2.0 kW")
     assert bars["power_kw"].text == ("0.6 kW", "3 kW", "20.4 kW")
