@@ -13,8 +13,10 @@ from typing import Any
 from starlette.requests import Request
 
 from app.catalog.current import price_book
-from app.engine.price_book import PriceBook, RentalOffer
+from app.engine.formatting import currency_symbol
+from app.engine.price_book import FxRate, PriceBook, RentalOffer
 from app.i18n import N_
+from app.i18n import gettext as _
 
 REFERENCE_GPU = "h100-sxm-80gb"
 
@@ -182,6 +184,35 @@ def whole(amount: float) -> int:
     NT$50,000 at 32 NT$/US$ is US$1,562.50 → US$1,563 (the money formatter rounds half to
     even, so it showed US$1,562 beside US$10,938 for 10,937.50, QA)."""
     return int(Decimal(repr(amount)).quantize(Decimal(1), rounding=ROUND_HALF_UP))
+
+
+def fx_rate(book: PriceBook | None, currency: str) -> FxRate | None:
+    """The price list's rate the page converts its home-currency prices at; None when the page
+    shows the list's own currency (nothing is converted) or the list has no such rate."""
+    if book is None or currency == book.currency:
+        return None
+    pair = {book.currency, currency}
+    return next((r for r in book.fx if {r.base, r.quote} == pair), None)
+
+
+def fx_note(book: PriceBook | None, currency: str) -> str:
+    """ "Converted from NT$ at the price list's rate, US$1 = NT$32, as of Nov 1, 2026." —
+    PRODUCT.md §6: a foreign-currency figure carries its rate and its date."""
+    from app.web.templating import date, number
+
+    rate = fx_rate(book, currency)
+    if rate is None or book is None:
+        return ""
+    digits = 0 if rate.rate == round(rate.rate) else 4
+    text = number(rate.rate, digits)
+    if digits:
+        text = text.rstrip("0").rstrip(".")
+    values = {
+        "home": currency_symbol(book.currency).strip(),
+        "rate": f"{currency_symbol(rate.base)}1 = {currency_symbol(rate.quote)}{text}",
+        "date": date(rate.as_of),
+    }
+    return _("Converted from %(home)s at the price list's rate, %(rate)s, as of %(date)s.") % values
 
 
 def tier_rows(request: Request, currency: str) -> list[dict[str, Any]]:

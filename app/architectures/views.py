@@ -9,7 +9,6 @@ from typing import Any
 from fastapi import Request
 
 from app.architectures import content
-from app.assess.views import fx_note
 from app.catalog.current import price_book
 from app.charts import figures
 from app.engine.estimate import estimate
@@ -76,8 +75,7 @@ def architectures_context(request: Request) -> dict[str, Any]:
         # 003's NT$600,000 = 3 × the 4-GPU monthly rent; QA read NT$ on a US$ page), and the
         # rate a converted price was converted at, as /assess says it (PRODUCT.md §6).
         "idle_four_gpus": 3 * four if four is not None else None,
-        "currency": currency,
-        "fx_note": fx_note(book, currency),
+        "fx_note": content.fx_note(book, currency),
         "cards": cards,
         "compare_chart": chart,
         "tier_label": {t.key: t.name for t in content.TIERS},

@@ -19,13 +19,12 @@ from babel.numbers import format_decimal
 from pydantic import ValidationError
 
 from app.architectures import content
-from app.architectures.content import whole
+from app.architectures.content import fx_note, whole
 from app.engine.costs.fleet import FleetRental
 from app.engine.costs.fleet import fleet_rental as engine_fleet_rental
 from app.engine.estimate import InputError, estimate, gpu_pool
-from app.engine.formatting import currency_symbol
 from app.engine.formatting import gpu_name as gpu_label
-from app.engine.price_book import FxRate, PriceBook
+from app.engine.price_book import PriceBook
 from app.engine.schemas import TRAINING_TASKS, EstimateRequest, EstimateResponse
 from app.i18n import N_, babel_locale, gap, ngettext
 from app.i18n import gettext as _
@@ -597,35 +596,6 @@ def gpu_note(r: EstimateResponse) -> str:
         )
         % values
     )
-
-
-def fx_rate(book: PriceBook | None, currency: str) -> FxRate | None:
-    """The price list's rate the page converts its home-currency prices at; None when the page
-    shows the list's own currency (nothing is converted) or the list has no such rate."""
-    if book is None or currency == book.currency:
-        return None
-    pair = {book.currency, currency}
-    return next((r for r in book.fx if {r.base, r.quote} == pair), None)
-
-
-def fx_note(book: PriceBook | None, currency: str) -> str:
-    """ "Converted from NT$ at the price list's rate, US$1 = NT$32, as of Nov 1, 2026." —
-    PRODUCT.md §6: a foreign-currency figure carries its rate and its date."""
-    from app.web.templating import date, number
-
-    rate = fx_rate(book, currency)
-    if rate is None or book is None:
-        return ""
-    digits = 0 if rate.rate == round(rate.rate) else 4
-    text = number(rate.rate, digits)
-    if digits:
-        text = text.rstrip("0").rstrip(".")
-    values = {
-        "home": currency_symbol(book.currency).strip(),
-        "rate": f"{currency_symbol(rate.base)}1 = {currency_symbol(rate.quote)}{text}",
-        "date": date(rate.as_of),
-    }
-    return _("Converted from %(home)s at the price list's rate, %(rate)s, as of %(date)s.") % values
 
 
 # ------------------------------------------------------------------- a serving fleet's tier

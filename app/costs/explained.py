@@ -70,7 +70,7 @@ def word(
             # "NT$10,080,000 (excl. tax)" beside per-month figures).
             item["text"] = _("%(amount)s, total for %(period)s (excl. tax)") % {
                 "amount": costs_view.figure_text(e.value, e.unit) or figure(e.value),
-                "period": _cheapest_period(cost),
+                "period": _period(_cheapest(cost), cost),
             }
         else:
             item["formula"], item["formula_lang"] = formula_said(e.figure, e.formula, book)
@@ -93,9 +93,7 @@ def cheapest_formula(
 ) -> tuple[str, None]:
     """The cheapest option's figure as the cost table names the option: "12 個月合約 (8×
     H100 SXM5 80GB · NVLink · Stratagem Taipei): NT$10,080,000, total for 36 months"."""
-    option: Mapping[str, Any] = next(
-        (o for o in cost.get("options") or [] if o.get("key") == cost.get("cheapest")), {}
-    )
+    option = _cheapest(cost)
     ccy = str(option.get("currency") or cost.get("currency") or "TWD")
     what = costs_view.option_name(option)
     detail = costs_view.option_detail(option, book)
@@ -104,15 +102,17 @@ def cheapest_formula(
     return _("%(option)s: %(total)s, total for %(period)s (excl. tax)") % {
         "option": what,
         "total": money(total, ccy),
-        "period": _cheapest_period(cost),
+        "period": _period(option, cost),
     }, None
 
 
-def _cheapest_period(cost: Mapping[str, Any]) -> str:
-    """What the cheapest option's total pays for: its billed hours, else its months."""
-    option: Mapping[str, Any] = next(
-        (o for o in cost.get("options") or [] if o.get("key") == cost.get("cheapest")), {}
-    )
+def _cheapest(cost: Mapping[str, Any]) -> Mapping[str, Any]:
+    """The cost block's cheapest option ({} without one)."""
+    return next((o for o in cost.get("options") or [] if o.get("key") == cost.get("cheapest")), {})
+
+
+def _period(option: Mapping[str, Any], cost: Mapping[str, Any]) -> str:
+    """What an option's total pays for: its billed hours, else its months."""
     billed = option.get("billed") or {}
     if billed.get("unit") == "hour":
         return hours_text(billed.get("quantity") or 0)

@@ -184,11 +184,20 @@ def chart_label(option: Mapping[str, Any], book: PriceBook | None) -> str:
     return option_name(option)
 
 
-def _localise(options: Sequence[Mapping[str, Any]], book: PriceBook | None) -> list[dict[str, Any]]:
+def _localise(
+    options: Sequence[Mapping[str, Any]], book: PriceBook | None, *, words: bool = True
+) -> list[dict[str, Any]]:
+    """The options with their names, details and chart labels in the page's language, and,
+    with `words`, their explanations and notes said too (the cost table's rows need them;
+    the charts and the break-even rows only the names: saying every formula is most of the
+    time a cost block takes)."""
     out = []
     for o in options:
         name = option_name(o)
         detail = option_detail(o, book)
+        if not words:
+            out.append({**o, "name": name, "detail": detail, "label": chart_label(o, book)})
+            continue
         # Inside the option's own row its figures need not repeat its engine label
         # ("Hourly rent — 8× h100-sxm-80gb … (RunPod): total" is "total" there).
         own = f"{o.get('label', '')}: "
@@ -447,9 +456,10 @@ def drawn_options(
     stops being cheaper than Buy · month 1" — the cost table's own period, generic names —
     above a chart and table whose first crossing was "Lambda 8× H100 … · month 19.6").
     `options`: the cost table's options already localised (`_localise`), if at hand."""
-    options = options if options is not None else _localise(cost.get("options") or [], book)
+    if options is None:
+        options = _localise(cost.get("options") or [], book, words=False)
     long = cost.get("tco_options") or {}
-    long_options = _localise(long.get("options") or [], book) or options
+    long_options = _localise(long.get("options") or [], book, words=False) or options
     # The five-year view's crossings where it has them (none is an answer: its lines do not
     # cross), the cost table's own for a result saved before it had that view.
     long_breaks = (long["break_even"] if "break_even" in long else cost.get("break_even")) or []
