@@ -89,19 +89,6 @@ def export_cmd(
         typer.echo(f"wrote {out / name}")
 
 
-def kind_from_name(file: Path) -> str | None:
-    """The kind a CSV file's name ends with: offers.csv, stratagem-price-list-1-offers.csv
-    (as `export` names them), my_gpu_prices.csv; None when it names none.
-
-    The longest kind that ends the name after a separator wins, so …-gpu_prices.csv is
-    gpu_prices, not a kind called prices."""
-    stem = file.stem.lower()
-    for name in sorted(KINDS, key=len, reverse=True):
-        if stem == name or (stem.endswith(name) and stem[-len(name) - 1] in "-_. "):
-            return name
-    return None
-
-
 @catalog_cli.command("import")
 def import_cmd(
     file: Annotated[Path, typer.Argument(help="A .json document/list or a .csv file")],
@@ -128,7 +115,7 @@ def import_cmd(
         return
     fmt: io.Format = "csv" if file.suffix.lower() == ".csv" else "json"
     if fmt == "csv" and kind is None:
-        kind = kind_from_name(file)
+        kind = io.kind_from_name(file.name)
         if kind is None:
             _fail(
                 f"--kind: a CSV file holds one kind, one of {', '.join(KINDS)}; give --kind, "
@@ -183,10 +170,15 @@ def import_cmd(
     for c in result.changed:
         changes = "; ".join(f"{f.field}: {f.old} → {f.new}" for f in c.fields)
         typer.echo(f"  changed {c.kind}:{c.key}: {changes}")
+    gpus = ", ".join(service.gpu_changes(result))
     if result.applied:
         typer.echo(f"applied to price list {result.price_list_id} (a draft: publish it to use it)")
+        if gpus:
+            typer.echo(f"GPU specs of {gpus}: in effect now for every price list (not versioned)")
     else:
         typer.echo("a preview: add --apply to write it")
+        if gpus:
+            typer.echo(f"GPU specs of {gpus}: --apply changes them for every price list at once")
 
 
 @catalog_cli.command("price-lists")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from types import UnionType
-from typing import Annotated, Any, Union, get_args, get_origin
+from typing import Annotated, Any, NamedTuple, Union, get_args, get_origin
 
 from pydantic import ValidationError
 from starlette.datastructures import UploadFile
@@ -92,8 +92,18 @@ def price_list_update(values: Mapping[str, str]) -> PriceListUpdate:
     return data
 
 
-def read_upload(form: Mapping[str, Any], values: Mapping[str, str]) -> tuple[bytes, io.Format]:
-    """The uploaded file (or pasted text) and its format (chosen, or from the file name).
+class Upload(NamedTuple):
+    """An import form's file: its bytes, format, and the kind of a CSV's rows (None: JSON)."""
+
+    data: bytes
+    format: io.Format
+    kind: str | None
+
+
+def read_upload(form: Mapping[str, Any], values: Mapping[str, str]) -> Upload:
+    """The uploaded file (or pasted text), its format and a CSV's kind, each chosen or read
+    from the file's name (`stratagem-price-list-2-gpus.csv` as an export names it: QA
+    uploaded an export and the form's default kind, offers, refused its columns).
 
     Called from a route in the threadpool: the upload is read from its spooled file there
     (`app.web.forms.posted_form`)."""
@@ -107,15 +117,35 @@ def read_upload(form: Mapping[str, Any], values: Mapping[str, str]) -> tuple[byt
     if not data and values.get("text", "").strip():
         data = values["text"].encode("utf-8")
     if not data:
-        raise InvalidRow({"file": _("Choose a file to import (or paste its text).")})
+        message = (
+            _("The file %(name)s is empty.") % {"name": upload.filename}
+            if isinstance(upload, UploadFile) and upload.filename
+            else _("Choose a file to import (or paste its text).")
+        )
+        raise InvalidRow({"file": message})
+    fmt: io.Format
     chosen = values.get("format", "")
     if chosen in ("csv", "json"):
-        return data, chosen  # type: ignore[return-value]
-    if name.endswith(".csv"):
-        return data, "csv"
-    if name.endswith(".json") or data.lstrip()[:1] in (b"{", b"["):
-        return data, "json"
-    return data, "csv"
+        fmt = chosen  # type: ignore[assignment]
+    elif name.endswith(".csv"):
+        fmt = "csv"
+    elif name.endswith(".json") or data.lstrip()[:1] in (b"{", b"["):
+        fmt = "json"
+    else:
+        fmt = "csv"
+    if fmt == "json":
+        return Upload(data, fmt, None)
+    kind = values.get("kind", "") or io.kind_from_name(name)
+    if not kind:
+        raise InvalidRow(
+            {
+                "kind": _(
+                    "The file's name does not say what its rows are (an export's name ends "
+                    "with it: …-offers.csv, …-gpus.csv): choose the kind."
+                )
+            }
+        )
+    return Upload(data, fmt, kind)
 
 
 def import_target(value: str | None) -> int | None:

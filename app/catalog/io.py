@@ -300,6 +300,20 @@ def bulk() -> Iterator[None]:
             gc.enable()
 
 
+def kind_from_name(filename: str) -> str | None:
+    """The kind a CSV file's name ends with: offers.csv, stratagem-price-list-1-offers.csv
+    (as `export` names them), my_gpu_prices.csv; None when it names none.
+
+    The longest kind that ends the name after a separator wins, so …-gpu_prices.csv is
+    gpu_prices, not a kind called prices."""
+    stem = filename.rsplit("/", 1)[-1].rsplit("\\", 1)[-1].lower()
+    stem = stem.rsplit(".", 1)[0] if "." in stem else stem
+    for name in sorted(KINDS, key=len, reverse=True):
+        if stem == name or (stem.endswith(name) and stem[-len(name) - 1] in "-_. "):
+            return name
+    return None
+
+
 def parse(data: bytes | str, *, fmt: Format, kind: str | None = None) -> Parsed:
     """Read a CSV (one `kind`) or JSON upload into raw rows; never raises on bad input."""
     with bulk():

@@ -13,7 +13,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Final
+from typing import Annotated, Final
 
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import RedirectResponse, Response
@@ -82,12 +82,15 @@ def overview(
     session: SessionDep,
     price_list: DbId | None = None,
     imported: int | None = None,
+    gpus: Annotated[int | None, Query(ge=0, le=100_000)] = None,
 ) -> Response:
-    """Catalog overview: the selected price list, its rows per kind, and where to go next."""
+    """Catalog overview: the selected price list, its rows per kind, and where to go next
+    (after an import, what it applied: `gpus` GPU specs changed for every list)."""
     pl = selected_list(session, price_list)
     ctx = frame(session, pl) | {
         "counts": service.counts(session=session, price_list_id=pl.id) if pl and pl.id else {},
         "imported": imported,
+        "imported_gpus": gpus or 0,
     }
     return render(request, "catalog/overview.html", ctx)
 
@@ -193,7 +196,7 @@ def import_preview(
     every rejected row."""
     values = form_strings(form)
     try:
-        data, fmt = read_upload(form, values)
+        data, fmt, kind = read_upload(form, values)
         target = import_target(values.get("target"))
         if target is None:
             service.check_new_draft_name(session, values.get("name", ""))
@@ -201,10 +204,9 @@ def import_preview(
         ctx = import_context(session, values) | {"errors": e.errors}
         return render(request, "catalog/import.html", ctx, status_code=422)
     mode = import_mode(values.get("mode"))
-    # The kind names a CSV file's rows; a JSON document names its own kinds. Passed for JSON
-    # too, it kept the form's default (offers) and dropped the rest from the preview, while
-    # Apply (`StagedImport`, no kind for JSON) wrote them all (QA).
-    kind = (values.get("kind") or None) if fmt == "csv" else None
+    # The kind names a CSV file's rows; a JSON document names its own kinds (`read_upload`
+    # gives none for JSON: passed, a CSV kind dropped the JSON's other kinds from the
+    # preview while Apply wrote them all, QA).
     parsed = io.parse(data, fmt=fmt, kind=kind)
     preview = service.preview_import(session=session, parsed=parsed, target=target, mode=mode)
     ctx = import_context(session, values) | preview_context(preview)
@@ -246,7 +248,10 @@ def import_apply(
     if not result.applied:
         ctx = import_context(session, values) | preview_context(result)
         return render(request, "catalog/import.html", ctx, status_code=422)
-    return _redirect(f"/catalog?price_list={result.price_list_id}&imported=1")
+    gpus = len(service.gpu_changes(result))
+    return _redirect(
+        f"/catalog?price_list={result.price_list_id}&imported=1" + (f"&gpus={gpus}" if gpus else "")
+    )
 
 
 @admin.get("/catalog/price-lists/new")

@@ -234,7 +234,10 @@ def import_catalog(
     upload: Annotated[Upload, Depends(read_upload)],
     dry_run: bool = True,
     format: Literal["json", "csv"] | None = None,
-    kind: KindName | None = None,
+    kind: Annotated[
+        KindName | None,
+        Query(description="A CSV file's kind; omitted: the one its file name ends with"),
+    ] = None,
     price_list: Annotated[
         DbId | None,
         Query(description="A draft to import into; omitted: a new copy of the current list"),
@@ -248,7 +251,9 @@ def import_catalog(
         # The preview refuses a name the import would: a control character, a taken name.
         name = service.check_new_draft_name(session, name) or None
     fmt = upload_format(upload, format)
-    parsed = io.parse(upload.data, fmt=fmt, kind=kind)
+    # a CSV's kind, else the one its name ends with, as exported: …-offers.csv (None: refused)
+    rows_kind = kind or (io.kind_from_name(upload.filename) if fmt == "csv" else None)
+    parsed = io.parse(upload.data, fmt=fmt, kind=rows_kind)
     if dry_run:
         preview = service.preview_import(
             session=session, parsed=parsed, target=price_list, mode=mode

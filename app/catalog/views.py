@@ -506,7 +506,13 @@ def preview_context(preview: io.ImportPreview, *, rows: int = PREVIEW_ROWS) -> d
         for name, items in shown.items()
         if len(getattr(preview, name)) > len(items)
     }
-    return {"preview": preview, "changes": changes, "shown": shown, "more": more}
+    return {
+        "preview": preview,
+        "changes": changes,
+        "shown": shown,
+        "more": more,
+        "gpu_changes": service.gpu_changes(preview),
+    }
 
 
 def change_rows(changed: Sequence[Any]) -> list[dict[str, Any]]:

@@ -14,7 +14,7 @@ from sqlmodel import Session
 from typer.testing import CliRunner
 
 from app.catalog import service
-from app.catalog.cli import kind_from_name
+from app.catalog.io import kind_from_name
 from app.cli import cli
 from app.db import make_engine
 
@@ -36,7 +36,7 @@ runner = CliRunner()
     ],
 )
 def test_the_kind_a_file_name_ends_with(name: str, kind: str | None) -> None:
-    assert kind_from_name(Path(name)) == kind
+    assert kind_from_name(name) == kind
 
 
 @pytest.fixture

@@ -147,6 +147,7 @@ def apply_import(
             },
             summary=summary,
         )
+        _record_gpu_changes(session, actor, preview)
         session.commit()
     except CatalogError:
         session.rollback()
@@ -157,6 +158,36 @@ def apply_import(
     preview.applied = True
     preview.price_list_id = pl.id
     return preview
+
+
+def gpu_changes(preview: io.ImportPreview) -> list[str]:
+    """The GPU ids an import adds, changes or removes: GPU specs are not versioned, so these
+    take effect for every price list, the current one included, when the import is applied."""
+    return [c.key for c in (*preview.added, *preview.changed, *preview.removed) if c.kind == "gpus"]
+
+
+def _record_gpu_changes(session: Session, actor: str, preview: io.ImportPreview) -> None:
+    """An audit entry of the import's GPU spec changes, as the GPU form writes one: the price
+    books are cached by the latest GPU entry (`books._book_key`), so without it an imported
+    spec reached the catalog pages at once but the planner only after a restart (QA)."""
+    keys = gpu_changes(preview)
+    if not keys:
+        return
+    record(
+        session,
+        actor,
+        "import",
+        "gpus",
+        ", ".join(keys),
+        None,
+        None,
+        {
+            "added": [c.key for c in preview.added if c.kind == "gpus"],
+            "changed": [c.key for c in preview.changed if c.kind == "gpus"],
+            "removed": [c.key for c in preview.removed if c.kind == "gpus"],
+        },
+        summary=f"import: GPU specs of {', '.join(keys)} (shared by every price list)",
+    )
 
 
 # --------------------------------------------------------------------------------------------
