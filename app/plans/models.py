@@ -168,6 +168,11 @@ class Plan(SQLModel, table=True):
     valid_until: date | None = None
     sent_version: int | None = Field(default=None, description="The revision the customer sees.")
     sent_at: datetime | None = None
+    # The customer record as the quote was sent (`quotes.service.customer_snapshot`): the sent
+    # revision's documents print this buyer, not the record as later edited.
+    sent_customer: dict[str, Any] | None = Field(
+        default=None, sa_column=Column(JSON, nullable=True)
+    )
     discount_approved_by: int | None = None
     discount_approved_at: datetime | None = None
     discount_approved_pct: Decimal | None = Field(default=None, max_digits=5, decimal_places=2)

@@ -30,7 +30,7 @@ from app import charts, i18n
 from app.costs import presenters
 from app.plans.models import Plan
 from app.quotes import currency, document
-from app.quotes.service import quote_view
+from app.quotes.service import printed_customer, quote_view
 from app.web.templating import templates
 
 log = logging.getLogger("stratagem.quotes")
@@ -350,7 +350,7 @@ def _pdf_key(plan: Plan, lang: str, session: Session) -> tuple[Any, ...]:
     bind: Any = session.get_bind()
     owner = session.get(User, plan.owner_id)
     pl = session.get(PriceList, plan.price_list_id) if plan.price_list_id is not None else None
-    customer = session.get(Customer, plan.customer_id) if plan.customer_id is not None else None
+    customer: Customer | None = printed_customer(session, plan)
     return (
         "pdf",
         str(getattr(bind, "url", id(bind))),
@@ -359,7 +359,8 @@ def _pdf_key(plan: Plan, lang: str, session: Session) -> tuple[Any, ...]:
         lang,
         owner.name if owner is not None else None,
         (pl.id, pl.revision) if pl is not None else None,
-        # The customer record is printed as it is now (name, 統一編號, address, contact).
+        # The buyer printed (name, 統一編號, address, contact): as sent on the sent revision,
+        # else the customer record as it is now.
         _digest(customer.model_dump()) if customer is not None else None,
     )
 

@@ -169,7 +169,7 @@ def quote_view(
     shown = document.visible_options(
         all_options, include_cloud=bool(quote.get("include_cloud_comparison")), house=house
     )
-    customer = session.get(Customer, plan.customer_id) if plan.customer_id is not None else None
+    customer = printed_customer(session, plan)
     labels = document.option_labels(all_options, gpu, hours, detailed=True)
     quoted_price = _quoted_price(quoted, hours, doc_currency)
     # The lines convert their own option prices (pricing.resolve) from the plan's currency.
@@ -469,9 +469,49 @@ def _seen(session: Session, plan: Plan, version: int | None) -> None:
         raise plans.Conflict(current_version=plan.version, changed_fields=changed)
 
 
-def _sent_as_is(plan: Plan) -> bool:
-    """The quote was sent and nothing was saved since: the customer has this version."""
-    return plan.status == "sent" and plan.sent_version == plan.version
+def _sent_as_is(plan: Plan, buyer: dict[str, Any] | None = None) -> bool:
+    """The quote was sent and nothing was saved since: the customer has this version — and,
+    given the buyer as it would be sent now (`customer_snapshot`), to the same buyer (a
+    corrected address or 統一編號 is sent again, as a new revision)."""
+    return (
+        plan.status == "sent"
+        and plan.sent_version == plan.version
+        and (buyer is None or plan.sent_customer is None or plan.sent_customer == buyer)
+    )
+
+
+#: What a sent quote keeps of its customer record: what its documents print and decide by.
+BUYER_FIELDS: Final = (
+    "name",
+    "tax_id",
+    "contact",
+    "email",
+    "address",
+    "language",
+    "currency",
+    "export",
+)
+
+
+def customer_snapshot(session: Session, plan: Plan) -> dict[str, Any] | None:
+    """The plan's customer record as a quote sent now carries it (None: no customer)."""
+    customer = session.get(Customer, plan.customer_id) if plan.customer_id is not None else None
+    if customer is None:
+        return None
+    return {f: getattr(customer, f) for f in BUYER_FIELDS}
+
+
+def printed_customer(session: Session, plan: Plan) -> Customer | None:
+    """The buyer a document of `plan` (the live plan or a `customer_copy`) prints: on the sent
+    revision, the customer as the quote was sent (a transient record, never added to the
+    session); otherwise, and for quotes sent before buyers were kept, the record as it is."""
+    if (
+        plan.sent_customer is not None
+        and plan.sent_version is not None
+        and plan.version == plan.sent_version
+    ):
+        return Customer(id=plan.customer_id, **plan.sent_customer)
+    return session.get(Customer, plan.customer_id) if plan.customer_id is not None else None
 
 
 def send_quote(
@@ -535,7 +575,8 @@ def send_quote(
             pct=pricing.max_discount_pct(quote),
             limit=limit_pct,
         )
-    if _sent_as_is(plan):
+    buyer = customer_snapshot(session, plan)
+    if _sent_as_is(plan, buyer):
         # Nothing changed since it was sent: the customer already has this version, and a
         # second revision would list one quote as sent twice (a double click, a retry).
         return plan
@@ -544,7 +585,12 @@ def send_quote(
         return plans.record_change(
             session=session,
             plan=plan,
-            values={"status": "sent", "sent_version": plan.version + 1, "sent_at": utcnow()},
+            values={
+                "status": "sent",
+                "sent_version": plan.version + 1,
+                "sent_at": utcnow(),
+                "sent_customer": buyer,
+            },
             actor=actor,
             summary=plans.SENT_SUMMARY,  # the customer's editions count these (plans.editions)
         )
@@ -762,6 +808,7 @@ def customer_copy(*, session: Session, plan: Plan) -> Plan:
         status=plan.status,
         sent_version=plan.sent_version,
         sent_at=plan.sent_at,
+        sent_customer=plan.sent_customer,
         decided_at=plan.decided_at,
         decision_name=plan.decision_name,
         decision_title=plan.decision_title,
@@ -823,7 +870,10 @@ def seller_copy(*, session: Session, plan: Plan) -> Plan:
 
 
 def document_language(*, session: Session, plan: Plan) -> str:
-    """The language of the customer's document: the customer's, else 中文."""
+    """The language of the customer's document: the customer's (as the quote was sent, once it
+    was), else 中文."""
+    if plan.sent_customer is not None and plan.sent_version is not None:
+        return str(plan.sent_customer.get("language") or "zh-TW")
     if plan.customer_id is not None:
         customer = session.get(Customer, plan.customer_id)
         if customer is not None:

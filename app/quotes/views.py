@@ -20,6 +20,7 @@ from sqlmodel import Session
 from app.accounts.models import User
 from app.customers import service as customers
 from app.customers.models import Customer
+from app.i18n import N_, listing
 from app.i18n import gettext as _
 from app.plans import schedule
 from app.plans import service as plans
@@ -424,6 +425,40 @@ def _plain(value: Decimal) -> str:
     return format(value.quantize(Decimal("0.01")).normalize(), "f")
 
 
+#: A buyer field's name as the customer form labels it (`buyer_changed`).
+BUYER_FIELD_LABELS: Final = {
+    "name": N_("Company name"),
+    "tax_id": N_("Tax ID (統一編號)"),
+    "contact": N_("Contact person"),
+    "email": N_("E-mail"),
+    "address": N_("Address"),
+    "language": N_("Language of documents"),
+    "currency": N_("Currency"),
+    "export": N_("Export customer"),
+}
+
+
+def buyer_changed(*, session: Session, plan: Plan) -> str | None:
+    """On a quote that is out with the customer: which of its customer's details were edited
+    after it was sent, in the page's language (the customer's copy prints them as sent:
+    `quotes.printed_customer`), and how to send the new ones; None when nothing changed."""
+    if plan.status != "sent" or plan.sent_customer is None:
+        return None
+    now = quotes.customer_snapshot(session, plan)
+    if now is None:
+        return None
+    changed = [f for f in quotes.BUYER_FIELDS if now.get(f) != plan.sent_customer.get(f)]
+    if not changed:
+        return None
+    return _(
+        "%(name)s's record changed after this quote was sent (%(fields)s): the customer's copy "
+        "still prints the details it was sent with. Send again to give them the new ones."
+    ) % {
+        "name": now["name"],
+        "fields": listing([_(BUYER_FIELD_LABELS[f]) for f in changed]),
+    }
+
+
 def tax_id_warnings(
     *, session: Session, plan: Plan, values: Mapping[str, Any], seller_tax_id: str
 ) -> list[str]:
@@ -587,6 +622,7 @@ def builder_context(
         "qb_tax_id_warnings": lambda seller: tax_id_warnings(
             session=session, plan=plan, values=qb, seller_tax_id=str(seller or "")
         ),
+        "qb_buyer_changed": buyer_changed(session=session, plan=plan),
         "qb_errors": dict(errors or {}),
         "qb_pct": document.percent_text,
         "qb_tax_label": document.tax_label,
