@@ -1565,7 +1565,7 @@ def _reprice_once(
     version = plan.version if expected_version is None else expected_version
     target = price_list_id if price_list_id is not None else _current_list_id(session)
     if target is None:
-        raise Invalid("price_list_id", "the catalog has no published price list to price with")
+        raise Invalid("price_list_id", "no published price list is in effect today to price with")
     _refuse_draft(session, target)
     before_list, before_result = plan.price_list_id, dict(plan.result)
     before_total = (plan.quote_totals or {}).get("total") if plan.quote else None

@@ -640,3 +640,43 @@ def test_an_imports_audit_entry_lists_a_few_rows_and_counts_the_rest(
     shown = ", ".join(f"offers:bulk-{i:04d}" for i in range(AUDIT_LIST_SHOWN))
     assert cells["Added"] == f"{shown} … and 25 more"
     assert "[" not in cells["Added"] and "'" not in cells["Added"]
+
+
+def test_a_list_published_for_later_does_not_price_before_its_date(
+    catalog_client: TestClient,
+) -> None:
+    # QA: with the only current list archived, a list published for 2027 became current at
+    # once ("published and current"), and December's quotes were priced with next year's
+    # prices, while the archive notice said the pages would price with the shipped catalog.
+    shipped = catalog_client.get("/api/v1/price-lists/current").json()
+    future = _draft(catalog_client, "Next year")  # effective 2027-01-01
+    text = catalog_client.get(
+        "/api/v1/catalog/export", params={"format": "csv", "kind": "offers"}
+    ).text
+    assert text.count(",50000,120,") == 1  # seed 003 T8's one H100: NT$50,000 a month
+    r = catalog_client.post(
+        "/api/v1/catalog/import",
+        params={"dry_run": "false", "price_list": future, "mode": "upsert"},
+        files={"file": ("offers.csv", text.replace(",50000,120,", ",55000,120,"), "text/csv")},
+    )
+    assert r.status_code == 201, r.text
+    archived = post_form(catalog_client, f"/catalog/price-lists/{shipped['id']}/archive", {})
+    assert archived.status_code == 303
+    published = post_form(catalog_client, f"/catalog/price-lists/{future}/publish", {})
+    notice = soup(catalog_client.get(published.headers["location"]).text)
+    assert notice.select_one("#status-change").get_text(strip=True) == (
+        "“Next year” is published and becomes current on Jan 1, 2027."
+    )
+    none = catalog_client.get("/api/v1/price-lists/current")
+    assert none.status_code == 404
+    assert "no published price list is in effect today" in none.text
+    # Estimates price with the shipped catalog meanwhile (NT$50,000 a month for one H100),
+    # never with the 2027 list's NT$55,000.
+    est = catalog_client.post(
+        "/api/v1/estimate",
+        json={"model": {"preset": "llama-2-7b"}, "task": "lora", "dataset_gb": 1},
+    ).json()
+    monthly = next(
+        o for o in est["cost"]["options"] if o["key"] == "rent_monthly:stratagem-tpe-h100-x1"
+    )
+    assert monthly["monthly_rate"] == 50000

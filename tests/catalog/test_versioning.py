@@ -110,9 +110,9 @@ def test_current_is_the_latest_published_list_in_effect(session: Session) -> Non
     assert service.current_price_list(session=session, today=today).id == a.id
     in_effect = service.current_price_list(session=session, today=today + timedelta(days=30))
     assert in_effect is not None and in_effect.id == future.id
-    # Before every published list (a fresh install dated ahead): the soonest one prices.
-    first = service.current_price_list(session=session, today=date(2020, 1, 1))
-    assert first is not None and first.id == a.id
+    # Before every published list's date, none is current: a list published for later is not
+    # in effect before its date (the pages and the API price with the shipped catalog).
+    assert service.current_price_list(session=session, today=date(2020, 1, 1)) is None
     service.archive_price_list(session=session, price_list_id=future.id, actor="t")
     later = service.current_price_list(session=session, today=today + timedelta(days=60))
     assert later is not None and later.id == a.id  # archived lists are never current

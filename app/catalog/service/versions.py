@@ -32,19 +32,20 @@ def get_price_list(*, session: Session, price_list_id: int) -> PriceList:
 
 
 def current_price_list(*, session: Session, today: date | None = None) -> PriceList | None:
-    """The latest published list in effect `today` (else the soonest future one), or None."""
+    """The latest published list in effect `today`, or None when none is yet.
+
+    A list published with a later effective date is not current before that date (QA: with
+    the current list archived, a list published for June 2027 priced quotes in December 2026,
+    while its publish dialog said "becomes current on Jun 1, 2027" and the archive notice
+    said pages would price with the shipped catalog, as they now do)."""
     today = today or business_today()
-    published = select(PriceList).where(PriceList.status == "published")
     stmt = (
-        published.where(PriceList.effective_date <= today)
+        select(PriceList)
+        .where(PriceList.status == "published", PriceList.effective_date <= today)
         .order_by(col(PriceList.effective_date).desc(), col(PriceList.id).desc())
         .limit(1)
     )
-    pl = session.exec(stmt).first()
-    if pl is None:
-        stmt = published.order_by(col(PriceList.effective_date), col(PriceList.id)).limit(1)
-        pl = session.exec(stmt).first()
-    return pl
+    return session.exec(stmt).first()
 
 
 def resolve_price_list(*, session: Session, price_list_id: int | None) -> PriceList:
@@ -53,7 +54,7 @@ def resolve_price_list(*, session: Session, price_list_id: int | None) -> PriceL
         return get_price_list(session=session, price_list_id=price_list_id)
     pl = current_price_list(session=session)
     if pl is None:
-        raise NotFound("the catalog has no published price list", field="price_list")
+        raise NotFound("no published price list is in effect today", field="price_list")
     return pl
 
 
