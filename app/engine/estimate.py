@@ -86,7 +86,9 @@ def estimate(
                 req, model, gpu, pool if search_all else [gpu], warnings, explain, candidates
             )
     elif task == "image":
-        plan = plan_image(req, model, gpu, warnings, explain)
+        plan = plan_image(
+            req, model, gpu, warnings, explain, slice_rented=_slice_rented(req, gpu, prices)
+        )
     elif req.gpu is None and req.gpu_count is None:
         # The SLO search over every GPU of the pool (issue 12): the provider's GPU unless it
         # cannot meet the targets, or the cheapest configuration when the request asks.

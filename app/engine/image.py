@@ -41,6 +41,7 @@ from app.engine.formatting import days as fmt_days
 from app.engine.formatting import gpus as fmt_gpus
 from app.engine.formatting import plural
 from app.engine.hardware import GpuSpec
+from app.engine.inference import MIG_QUARTER, MIG_QUARTER_MEMORY, mig_quarter
 from app.engine.notices import Notice, one_or_many
 from app.engine.plan import Plan
 from app.engine.schemas import EstimateRequest, InferenceOut, UncertaintyOut
@@ -272,26 +273,38 @@ def plan_image(
     gpu: GpuSpec,
     warnings: list[str],
     explain: list[Explanation],
+    *,
+    slice_rented: bool = True,
 ) -> Plan:
     """Size image generation on `gpu`: one pipeline per GPU, as many GPUs as the target
-    images/hour and the deadline need (a pinned `gpu_count` is kept as it is)."""
+    images/hour and the deadline need (a pinned `gpu_count` is kept as it is); a service one
+    GPU would serve runs on a quarter-GPU MIG slice when one holds the pipeline and makes the
+    target (`_mig_quarter`; `slice_rented`: the price list rents this GPU as a slice, or no
+    list prices the plan)."""
     per = _memory(model, req.precision, req.image_resolution, explain)
     secs, sx = seconds_per_image(model, gpu, resolution=req.image_resolution, steps=req.image_steps)
+    gpus, count_ex = _gpu_count(req, secs, 3600.0 / secs)
+    fraction = None
+    mig = _mig_quarter(req, model, gpu, per) if slice_rented and gpus == 1 else None
+    if mig is not None:
+        fraction, secs, sx, fraction_ex = MIG_QUARTER, *mig
     explain.extend(sx)
     per_gpu = 3600.0 / secs
+    unit = "on one MIG 1/4 slice" if fraction else "per GPU"
     explain.append(
         Explanation(
             "inference.images_per_hour_per_gpu",
             per_gpu,
             "images/h",
-            f"3,600 s / {secs:.3g} s = {fmt(per_gpu)} images/h per GPU",
+            f"3,600 s / {secs:.3g} s = {fmt(per_gpu)} images/h {unit}",
             "one pipeline per GPU, images independent",
             operands=[Operand("seconds_per_image", secs, "s")],
             expression="3600 / seconds_per_image",
         )
     )
-    gpus, count_ex = _gpu_count(req, secs, per_gpu)
     explain.append(count_ex)
+    if mig is not None:
+        explain.append(fraction_ex)
     meets = None
     if req.images_per_hour is not None:
         meets = per_gpu * gpus >= req.images_per_hour * (1 - 1e-9)
@@ -325,12 +338,13 @@ def plan_image(
         )
     total = per_gpu * gpus
     hours = req.images * secs / gpus / 3600
+    on = "one MIG 1/4 slice" if fraction else fmt_gpus(str(gpus))
     explain.append(
         Explanation(
             "inference.images_per_hour",
             total,
             "images/h",
-            f"{fmt(per_gpu)} images/h × {fmt_gpus(str(gpus))} = {fmt(total)} images/h",
+            f"{fmt(per_gpu)} images/h × {on} = {fmt(total)} images/h",
             "images are independent: GPUs add throughput linearly",
             operands=[Operand("per_gpu", per_gpu, "images/h"), Operand("gpus", gpus, "GPUs")],
             expression="per_gpu * gpus",
@@ -341,8 +355,7 @@ def plan_image(
             "inference.batch_hours",
             hours,
             "h",
-            f"{req.images:,} images × {secs:.3g} s / {fmt_gpus(str(gpus))} / 3,600 = "
-            f"{fmt(hours)} h",
+            f"{req.images:,} images × {secs:.3g} s / {on} / 3,600 = {fmt(hours)} h",
             "the batch's duration, which a job is priced by",
             operands=[
                 Operand("images", req.images, "images"),
@@ -370,7 +383,7 @@ def plan_image(
     return Plan(
         gpu=gpu,
         count=gpus,
-        fraction=None,
+        fraction=fraction,
         layout=memory.Layout(dp=gpus, recompute="none"),
         replica=per,
         per_gpu=per,
@@ -381,6 +394,50 @@ def plan_image(
         inference=inf,
         days=hours / 24,
     )
+
+
+def _mig_quarter(
+    req: EstimateRequest, model: ModelSpec, gpu: GpuSpec, per: memory.Memory
+) -> tuple[float, list[Explanation], Explanation] | None:
+    """(seconds per image, their explanations, the slice's) on a quarter-GPU MIG slice, for a
+    service (a target images/hour) that one GPU would serve, when the slice holds the pipeline
+    and makes the target (and the batch in its deadline); None otherwise.
+
+    Seed 003 T8 rents "H100 MIG 1/4" at NT$15,000 a month beside NT$50,000 for the whole GPU;
+    a slice has 2/7 of the compute (NVIDIA MIG user guide, H100 2g.20gb) and a quarter of the
+    memory, and the steps are compute-bound, so it makes 2/7 of the GPU's images. QA: an SDXL
+    service of 500 images/h (11.3 GB) was quoted a whole H100 making 4,509 an hour, while a
+    slice makes ≈1,290 for less than a third of the rent. A pinned GPU count, or a batch with
+    no target rate (priced by its duration, where a whole GPU finishes sooner), stays whole."""
+    target = req.images_per_hour
+    if target is None or req.gpu_count or not gpu.mig_max:
+        return None
+    part = mig_quarter(gpu)
+    secs, sx = seconds_per_image(
+        model, part, resolution=req.image_resolution, steps=req.image_steps
+    )
+    per_slice = 3600.0 / secs
+    holds = per.total <= part.memory_gb * GB
+    in_time = not req.deadline_days or req.images * secs <= req.deadline_days * 86400
+    if not (holds and in_time and per_slice >= target * (1 - 1e-9)):
+        return None
+    sx[-1].source += "; a MIG 1/4 slice has 2/7 of it (NVIDIA MIG user guide, H100 2g.20gb)"
+    ex = Explanation(
+        "gpu.fraction",
+        MIG_QUARTER,
+        "GPU",
+        f"one {fmt(part.memory_gb)} GB slice (a quarter of the memory, 2/7 of the compute) holds "
+        f"the {fmt(per.total / GB)} GB pipeline and makes {fmt(per_slice)} images/h ≥ "
+        f"{fmt(target)} images/h",
+        "T8: H100 MIG 1/4 slice NT$15,000/month; NVIDIA MIG user guide (H100 2g.20gb)",
+        operands=[
+            Operand("slice_memory", MIG_QUARTER_MEMORY, "of the GPU's memory"),
+            Operand("per_slice", per_slice, "images/h"),
+            Operand("target", target, "images/h"),
+        ],
+        expression="slice_memory if per_slice >= target else 1",
+    )
+    return secs, sx, ex
 
 
 def _gpu_count(req: EstimateRequest, secs: float, per_gpu: float) -> tuple[int, Explanation]:

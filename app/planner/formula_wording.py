@@ -217,6 +217,12 @@ PHRASES: Final = (
     # --- image: inference.*, cost.per_image
     N_("= %(flops)s FLOP per denoiser pass at %(resolution)s²"),
     N_("= %(images)s images/h per GPU"),
+    N_("= %(images)s images/h on one MIG 1/4 slice"),
+    N_(
+        "one %(gb)s GB slice (a quarter of the memory, 2/7 of the compute) holds the %(need)s GB "
+        "pipeline and makes %(rate)s images/h ≥ %(target)s images/h"
+    ),
+    N_("one MIG 1/4 slice"),
     N_("%(images)s images/h"),
     N_("%(total)s for the batch"),
     N_("%(monthly)s per month"),
@@ -278,6 +284,10 @@ SOURCES: Final = {
         N_("target images/hour and deadline over one GPU's rate"),
         N_("the cheapest option's total for the batch's duration"),
         N_("the cheapest option's monthly rate; 730 h = 8,760 h / 12"),
+        N_(
+            "the cheapest option's monthly rate over a month of images at the target "
+            "images/hour (at most what the GPUs make); 730 h = 8,760 h / 12"
+        ),
     )
 }
 

@@ -585,6 +585,8 @@ def serving_summary(req: EstimateRequest, resp: EstimateResponse) -> dict[str, A
         "per_m_output": inf.cost_per_million_tokens,
         "per_m_input": inf.cost_per_million_input_tokens,
         "currency": cost.get("currency", req.currency),
+        # the share of the month's hours the unit costs assume (1: around the clock)
+        "utilization": req.utilization if req.utilization is not None else 1.0,
     }
 
 
@@ -602,6 +604,7 @@ def image_summary(req: EstimateRequest, resp: EstimateResponse) -> dict[str, Any
         "meets": inf.meets_images_per_hour,
         "fits": inf.fits,
         "gpus": resp.gpu.count,
+        "slice": resp.gpu.fraction is not None,
         "per_gpu": inf.images_per_hour_per_gpu,
         "total": inf.images_per_hour,
         "seconds": inf.seconds_per_image,
@@ -610,6 +613,11 @@ def image_summary(req: EstimateRequest, resp: EstimateResponse) -> dict[str, Any
         "of_images": cost.get("cost_of_images"),
         "currency": cost.get("currency", req.currency),
         "service": req.images_per_hour is not None,
+        # what a service's cost per image assumes: the target rate (at most the capacity)
+        "per_image_rate": min(req.images_per_hour, inf.images_per_hour)
+        if req.images_per_hour
+        else inf.images_per_hour,
+        "utilization": req.utilization if req.utilization is not None else 1.0,
         "band": inf.uncertainty,
     }
 

@@ -162,3 +162,91 @@ def test_the_requested_precision_sizes_the_weights_not_the_speed() -> None:
     assert fp8.inference.seconds_per_image == bf16.inference.seconds_per_image
     (weights,) = [e for e in fp8.explain if e.figure == "memory_gb.weights"]
     assert "× 1 B (fp8)" in weights.formula
+
+
+# --- a service one GPU would serve, on a quarter-GPU MIG slice (seed 003 T8) --------------
+# H100 MIG 2g.20gb (NVIDIA MIG user guide): 2 of 7 compute slices, 20 GB. SDXL at 1024², 30
+# steps × 2 passes: 60 × 6.711 TFLOP / (989 × 2/7 TFLOPS × 0.51) = 2.79 s → 1,288 images/h.
+SLICE_SECS = 60 * SDXL_1024 / (989e12 * 2 / 7 * 0.51)
+
+
+def test_an_sdxl_service_one_slice_can_serve_runs_on_a_mig_quarter() -> None:
+    # QA: 500 images/h of SDXL (11.3 GB) was quoted a whole H100 (4,509 images/h, NT$40,000
+    # a month on the 12-month contract) while T8's slice, NT$15,000 a month, makes ≈1,288.
+    r = _estimate(model={"preset": "sdxl"}, task="image", images=5000, images_per_hour=500,
+                  gpu="h100-sxm-80gb")  # fmt: skip
+    inf = r.inference
+    assert inf is not None and r.gpu.count == 1 and r.gpu.fraction == 0.25
+    assert inf.seconds_per_image == pytest.approx(SLICE_SECS, rel=1e-12)
+    assert inf.images_per_hour == pytest.approx(3600 / SLICE_SECS, rel=1e-12)
+    assert round(inf.images_per_hour) == 1288 and inf.meets_images_per_hour
+    assert inf.batch_hours == pytest.approx(5000 * SLICE_SECS / 3600, rel=1e-12)  # 3.9 h
+    cost = r.cost
+    assert cost is not None
+    assert cost["cheapest"] == "rent_term:stratagem-tpe-h100-mig-1of4"
+    cheapest = next(o for o in cost["options"] if o["key"] == cost["cheapest"])
+    assert cheapest["monthly_rate"] == pytest.approx(15_000 * 0.8)  # T8: 12-month term −20 %
+    # The house rents the slice (monthly and on the term); providers that rent no slices are
+    # compared with their whole GPUs, as for a chat service on a slice.
+    house = {
+        o["key"]: o["billed"]["gpus"]
+        for o in cost["options"]
+        if o["provider"] == "Stratagem Taipei"
+    }
+    assert house == {"mig:stratagem-tpe-h100-mig-1of4": 0.25, cost["cheapest"]: 0.25}
+    fraction = next(e for e in r.explain if e.figure == "gpu.fraction")
+    assert "holds the 11.3 GB pipeline and makes 1,288 images/h ≥ 500 images/h" in fraction.formula
+
+
+@pytest.mark.parametrize(
+    ("body", "why"),
+    [
+        ({"model": {"preset": "sdxl"}, "images_per_hour": 2000}, "a slice makes 1,288 < 2,000"),
+        ({"model": {"preset": "flux-1-dev"}, "images_per_hour": 300}, "38 GB > the 20 GB slice"),
+        ({"model": {"preset": "sdxl"}}, "a batch: priced by its duration, a whole GPU is faster"),
+        ({"model": {"preset": "sdxl"}, "images_per_hour": 500, "gpu_count": 1}, "a pinned GPU"),
+        ({"model": {"preset": "sdxl"}, "images_per_hour": 500, "deadline_days": 0.1},
+         "5,000 images × 2.79 s = 3.9 h on a slice > the 2.4 h deadline"),
+    ],
+)  # fmt: skip
+def test_a_whole_gpu_where_a_slice_cannot_serve(body: dict, why: str) -> None:
+    r = _estimate(task="image", images=5000, gpu="h100-sxm-80gb", **body)
+    assert r.gpu.fraction is None and r.gpu.count >= 1, why
+
+
+def test_no_slice_where_the_price_list_rents_none() -> None:
+    from dataclasses import replace
+
+    whole = replace(PRICES, offers=tuple(o for o in PRICES.offers if o.gpu_count >= 1))
+    r = estimate(
+        EstimateRequest(model={"preset": "sdxl"}, task="image", images=5000,
+                        images_per_hour=500, gpu="h100-sxm-80gb"),
+        prices=whole, search_all=False,
+    )  # fmt: skip
+    assert r.gpu.fraction is None and r.gpu.count == 1
+
+
+def test_a_services_cost_per_image_is_at_the_target_rate_not_the_gpus_capacity() -> None:
+    # QA: a studio asking 500 images/h of FLUX.1 [dev] read NT$0.113 an image — the 2 GPUs'
+    # monthly cost over their full 972 images/h around the clock, not over the 500 it makes.
+    # 30 steps: 3,600 / 7.41 s = 486 images/h a GPU → ⌈500 / 486⌉ = 2 GPUs, 972 images/h.
+    r = _estimate(model={"preset": "flux-1-dev"}, task="image", images=5000,
+                  images_per_hour=500, gpu="h100-sxm-80gb")  # fmt: skip
+    assert r.gpu.count == 2 and r.inference is not None
+    assert round(r.inference.images_per_hour) == 972
+    cost = r.cost
+    assert cost is not None
+    monthly = next(o for o in cost["options"] if o["key"] == cost["cheapest"])["monthly_rate"]
+    assert cost["cost_per_image"] == pytest.approx(monthly / (500 * 730), rel=1e-12)
+    assert cost["cost_of_images"] == pytest.approx(5000 * monthly / (500 * 730), rel=1e-12)
+    per_image = next(e for e in r.explain if e.figure == "cost.per_image")
+    assert per_image.recomputed() == pytest.approx(per_image.value, rel=1e-12)
+    assert "(500 images/h × 730 h × 1)" in per_image.formula
+    # At half the month's hours, each image carries twice the monthly cost.
+    half = _estimate(model={"preset": "flux-1-dev"}, task="image", images=5000,
+                     images_per_hour=500, gpu="h100-sxm-80gb", utilization=0.5)  # fmt: skip
+    assert half.cost is not None
+    half_monthly = next(o for o in half.cost["options"] if o["key"] == half.cost["cheapest"])[
+        "monthly_rate"
+    ]
+    assert half.cost["cost_per_image"] == pytest.approx(half_monthly / (500 * 730 * 0.5))
