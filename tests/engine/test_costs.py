@@ -935,8 +935,8 @@ def test_an_instance_larger_than_the_plan_says_why_it_is_the_one_priced() -> Non
     c = compare_costs(two, shipped_price_book(), horizon_months=12)
     notes = {o.key: str(o.note) for o in c.options if o.kind == "cloud"}
     assert notes["cloud:aws-p5-48xlarge-use1"] == (
-        "Pays for 8 GPUs to use 2: the plan needs 2 GPUs on NVLink in one machine, and AWS "
-        "p5.4xlarge has 1."
+        "Pays for 8 GPUs to use 2: the plan needs 2 GPUs on NVLink in one machine, more than "
+        "AWS's smaller instance of this GPU (p5.4xlarge, 1) holds."
     )
     assert notes["cloud:gcp-a3-highgpu-8g"] == (
         "Pays for 8 GPUs to use 2: the smallest instance of this GPU the price list has from "

@@ -116,12 +116,16 @@ def _unused_gpus(
         )  # fmt: skip
     small = max(smaller, key=lambda i: i.gpu_count)
     if group > small.gpu_count:
+        # QA read "…, and AWS p5.4xlarge has 1" on the p5.48xlarge row as naming the instance
+        # priced: it names the smaller one, which cannot hold the group, and says so.
         return Notice(
             "Pays for %(paid)s GPUs to use %(used)s: the plan needs %(need)s GPUs on NVLink "
-            "in one machine, and %(provider)s %(name)s has %(have)s."
+            "in one machine, more than %(provider)s's smaller instance of this GPU "
+            "(%(name)s, %(have)s) holds."
             if usage.nvlink
             else "Pays for %(paid)s GPUs to use %(used)s: the plan needs %(need)s GPUs in one "
-            "machine, and %(provider)s %(name)s has %(have)s.",
+            "machine, more than %(provider)s's smaller instance of this GPU (%(name)s, "
+            "%(have)s) holds.",
             paid=paid, used=used, need=group, provider=inst.provider, name=small.name,
             have=small.gpu_count,
         )  # fmt: skip
