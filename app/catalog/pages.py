@@ -44,6 +44,7 @@ from app.catalog.views import (
     editable_list,
     form_context,
     frame,
+    gpu_in_use,
     import_context,
     input_value,
     kind_for_slug,
@@ -452,11 +453,28 @@ def update_row(
 
 @admin.post("/catalog/{slug}/{key:path}/delete")
 def delete_row(
-    session: SessionDep, actor: ActorDep, slug: str, key: str, price_list: DbId | None = None
+    request: Request,
+    session: SessionDep,
+    actor: ActorDep,
+    slug: str,
+    key: str,
+    price_list: DbId | None = None,
 ) -> Response:
-    """Delete one row of a draft list (a GPU only when no row uses it)."""
+    """Delete one row of a draft list (a GPU only when no row uses it: refused on its form,
+    which says what uses it)."""
     k = kind_for_slug(slug)
     pl = editable_list(session, k, price_list)
+    if k.name == "gpus" and (used := service.gpu_usage(session=session, gpu_id=key)):
+        # QA: a generic "Something went wrong" page read "2 gpu_prices, 8 servers, 14 offers".
+        row = service.get_row(session=session, kind_name=k.name, price_list_id=None, key=key)
+        values = {c: input_value(v) for c, v in service.row_values(k, row).items()}
+        ctx = form_context(session, k, pl, values=values, errors={}, key=key)
+        ctx["refused"] = {
+            "message": gpu_in_use(key, used),
+            "link": None,
+            "title": _("Not deleted."),
+        }
+        return render(request, "catalog/row_form.html", ctx, status_code=409)
     service.delete_row(
         session=session, kind_name=k.name, price_list_id=pl_id(pl), key=key, actor=actor
     )

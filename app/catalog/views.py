@@ -21,7 +21,7 @@ from app.catalog import io, service
 from app.catalog.kinds import KINDS, Kind
 from app.catalog.models import CURRENCIES, FORM_FACTORS, INTERCONNECTS, PriceList
 from app.catalog.service.comparisons import pick_default
-from app.i18n import N_
+from app.i18n import N_, listing, ngettext
 from app.i18n import gettext as _
 from app.web.templating import CURRENCY_DIGITS, CURRENCY_SYMBOLS, money, number, percent
 from app.web.templating import date as fmt_date
@@ -858,3 +858,25 @@ def _audit_value(field: str, value: Any, present: bool) -> str:
         # grouped, as many decimals as it has (a price list's figures have at most four)
         return format_decimal(value, format="#,##0.####", locale=i18n.babel_locale())
     return str(value)
+
+
+#: A kind's rows counted in a sentence ("14 rental offers"): (singular, plural) by kind, the
+#: singular marked for extraction, the pair translated by ngettext.
+_ROWS_OF_KIND: Final = {
+    "gpu_prices": (N_("%(num)s GPU purchase price"), "%(num)s GPU purchase prices"),
+    "servers": (N_("%(num)s server"), "%(num)s servers"),
+    "offers": (N_("%(num)s rental offer"), "%(num)s rental offers"),
+    "cloud": (N_("%(num)s cloud instance"), "%(num)s cloud instances"),
+}
+
+
+def gpu_in_use(gpu_id: str, used: Mapping[str, int]) -> str:
+    """Why a GPU cannot be deleted, in the page's language: the rows that use it, in every
+    price list, counted by kind ("14 rental offers"), and the way on."""
+    rows = listing(
+        ngettext(*_ROWS_OF_KIND[name], n) % {"num": number(n)} for name, n in used.items()
+    )
+    return _(
+        "“%(gpu)s” cannot be deleted: %(rows)s use it (counted over every price list, "
+        "published ones included). A GPU stays in the catalog while any list prices it."
+    ) % {"gpu": gpu_id, "rows": rows}

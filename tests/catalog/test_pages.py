@@ -680,3 +680,28 @@ def test_a_list_published_for_later_does_not_price_before_its_date(
         o for o in est["cost"]["options"] if o["key"] == "rent_monthly:stratagem-tpe-h100-x1"
     )
     assert monthly["monthly_rate"] == 50000
+
+
+@pytest.mark.parametrize(
+    ("lang", "start", "kinds"),
+    [
+        ("en", "“h100-sxm-80gb” cannot be deleted:", ("rental offers", "cloud instances")),
+        ("zh-TW", "無法刪除「h100-sxm-80gb」：", ("台伺服器", "個租賃方案", "種雲端執行個體")),
+    ],
+)
+def test_deleting_a_gpu_in_use_says_what_uses_it_on_its_form(
+    catalog_client: TestClient, lang: str, start: str, kinds: tuple[str, ...]
+) -> None:
+    # QA: a generic "Something went wrong" page read "2 gpu_prices, 8 servers, 14 offers".
+    h = {"Accept-Language": lang}
+    r = post_form(catalog_client, "/catalog/gpus/h100-sxm-80gb/delete", {}, headers=h)
+    assert r.status_code == 409
+    page = soup(r.text)
+    assert page.select_one("#row-form") is not None  # the GPU's form, filled in
+    title = page.select_one("#refused strong").get_text(strip=True)
+    assert title == ("Not deleted." if lang == "en" else "未刪除。")
+    notice = page.select_one("#refused p").get_text(" ", strip=True)
+    assert notice.startswith(start) and all(k in notice for k in kinds), notice
+    assert "gpu_prices" not in notice and " offers" not in notice.replace("rental offers", "")
+    gpus = {g["id"] for g in catalog_client.get("/api/v1/gpus").json()}
+    assert "h100-sxm-80gb" in gpus  # nothing deleted
