@@ -131,7 +131,6 @@ def _account_page(
         "notice": _(notice) if notice else "",
         "warning": _(warning) if warning else "",
         "min_password": service.MIN_PASSWORD,
-        "max_password": service.MAX_PASSWORD,
         **extra,
     }
     return render(request, "accounts/account.html", ctx, status_code=status, headers=NO_STORE)

@@ -140,7 +140,8 @@ def answers_from(query: Mapping[str, str]) -> dict[str, str]:
     """The answers, without those to a question the chosen task does not ask (a radio
     answered before the task changed, or an old link's): they size nothing and would be
     carried into the quote request as if they had."""
-    answers = {k: str(query.get(k, "")).strip()[:40] for k in ANSWER_FIELDS}
+    # Whole: cut to 40 characters, a size "000…070" (41) was sized as 7B (QA).
+    answers = {k: str(query.get(k, "")).strip() for k in ANSWER_FIELDS}
     asked = QUESTIONS_FOR.get(answers["task"])
     if asked is not None:
         for k in ("data", "deadline", "users"):

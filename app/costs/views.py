@@ -51,7 +51,8 @@ def form_values(query: Mapping[str, str]) -> dict[str, str]:
     values = dict(DEFAULTS)
     for k in DEFAULTS:
         if k in query:
-            values[k] = str(query[k]).strip()[:40]
+            # Whole: cut to 40 characters, "000…080" (41) was priced as 8 GPUs (QA).
+            values[k] = str(query[k]).strip()
     return values
 
 

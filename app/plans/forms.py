@@ -76,13 +76,15 @@ class ListQuery:
         cid = (params.get("customer_id") or "").strip()
         archived = params.get("archived") or ""
         return cls(
-            q=(params.get("q") or "").strip()[:100],
+            # Searched whole, as the API does: cut (it was, to 100 characters) it matched
+            # plans the text typed does not (QA: silent truncation).
+            q=(params.get("q") or "").strip(),
             status=status if keep("status", status in ("", *STATUSES)) else "",
             owner=owner
             if keep("owner", owner in ("", "me") or parse_id(owner) is not None)
             else "",
             tier=tier if keep("tier", tier in ("", *planner.TIER_NAMES)) else "",
-            customer=(params.get("customer") or "").strip()[:200],
+            customer=(params.get("customer") or "").strip(),
             customer_id=cid if keep("customer_id", not cid or parse_id(cid) is not None) else "",
             sort=sort,
             page=page or 1,

@@ -56,7 +56,9 @@ LINK_REFUSALS: dict[str, str] = {
 }
 
 
-def _refused(request: Request, exc: Exception, is_json: bool = False) -> Response:
+def _refused(
+    request: Request, session: SessionDep, exc: Exception, is_json: bool = False
+) -> Response:
     reason = exc.reason if isinstance(exc, service.LinkGone) else "unknown"
     status = 410 if isinstance(exc, service.LinkGone) else 404
     if is_json:
@@ -64,6 +66,13 @@ def _refused(request: Request, exc: Exception, is_json: bool = False) -> Respons
         activate(request)
         body = {"detail": _(LINK_REFUSALS[reason])}
         return JSONResponse(body, status_code=status, headers=SHARED_HEADERS)
+    gone_plan = session.get(Plan, exc.plan_id) if isinstance(exc, service.LinkGone) else None
+    if gone_plan is not None:
+        # The customer's language, as the page was while the link worked (QA: a 中文
+        # customer's revoked link answered in the browser's English). An unknown token has
+        # no customer: the browser's language.
+        _customer_language(request, session, gone_plan)
+        activate(request)
     ctx = {"reason": reason}
     return render(request, "sharing/gone.html", ctx, status_code=status, headers=SHARED_HEADERS)
 
@@ -148,7 +157,7 @@ def _open_link(
     try:
         link, plan = service.resolve(session=session, token=token)
     except (service.LinkGone, service.LinkNotFound) as exc:
-        return _refused(request, exc, is_json)
+        return _refused(request, session, exc, is_json)
     slot.release()
     return link, plan
 
@@ -370,7 +379,7 @@ def shared_accept(token: str, request: Request, session: SessionDep, answer: Ans
             guard=_still_open(link),
         )
     except service.LinkGone as exc:  # revoked or expired while the customer answered
-        return _refused(request, exc, answer.is_json)
+        return _refused(request, session, exc, answer.is_json)
     except errors.DomainError as exc:
         return _decision_error(
             request, session, token, link, plan, exc, answer.is_json, fields, whole_form=True
@@ -417,7 +426,7 @@ def shared_decline(
             guard=_still_open(link),
         )
     except service.LinkGone as exc:
-        return _refused(request, exc, answer.is_json)
+        return _refused(request, session, exc, answer.is_json)
     except errors.DomainError as exc:
         return _decision_error(request, session, token, link, plan, exc, answer.is_json, fields)
     return _decided(request, token, plan, answer.is_json)

@@ -26,9 +26,11 @@ MAX_DAYS: Final = 365
 class LinkGone(Exception):
     """The link existed but was revoked or has expired (a 410 page)."""
 
-    def __init__(self, reason: str) -> None:
+    def __init__(self, reason: str, *, plan_id: int | None = None) -> None:
         super().__init__(reason)
         self.reason = reason  # "revoked" | "expired"
+        #: The plan the link was to: its page speaks the customer's language.
+        self.plan_id = plan_id
 
 
 class LinkNotFound(Exception):
@@ -118,9 +120,9 @@ def require_open(session: Session, link_id: int) -> None:
         .execution_options(populate_existing=True)  # not the copy read before the write
     ).one()
     if link.revoked_at is not None:
-        raise LinkGone("revoked")
+        raise LinkGone("revoked", plan_id=link.plan_id)
     if not is_active(link):
-        raise LinkGone("expired")
+        raise LinkGone("expired", plan_id=link.plan_id)
 
 
 def link_for(*, session: Session, token: str) -> ShareLink | None:
@@ -136,9 +138,9 @@ def resolve(*, session: Session, token: str) -> tuple[ShareLink, Plan]:
     if link is None:
         raise LinkNotFound()
     if link.revoked_at is not None:
-        raise LinkGone("revoked")
+        raise LinkGone("revoked", plan_id=link.plan_id)
     if not is_active(link):
-        raise LinkGone("expired")
+        raise LinkGone("expired", plan_id=link.plan_id)
     try:
         # get_plan marks a sent quote past its validity date expired: the share page showed
         # it as still "sent", with the accept form, until someone else opened it (QA).

@@ -35,13 +35,13 @@ from app.errors import (
     PageForbidden,
     TooManyRequests,
 )
-from app.i18n import gettext
+from app.i18n import N_, gettext
 from app.ops import outage
 from app.ops.logs import REQUEST_ID
 from app.ops.middleware import loggable_path
 from app.web import failures, htmx
 from app.web.api_messages import unreadable_body
-from app.web.forms import message_for
+from app.web.forms import as_sentence, message_for
 from app.web.htmx import is_fragment
 from app.web.templating import activate, page_address, render, templates
 
@@ -99,9 +99,30 @@ def error_page(request: Request, exc: DomainError) -> Response:
     segment = request.url.path.strip("/").split("/", 1)[0]
     ctx = {"status": exc.status, "kind": exc.kind, "nav_active": _NAV.get(segment)}
     if exc.message_id:
-        ctx["message"] = exc.message
+        # A sentence of its own: the API's clause ("no customer 9") gets its capital and
+        # full stop, a sentence keeps its own (QA: "找不到方案 999。。" inside a wrapper).
+        ctx["message"] = as_sentence(exc.message)
     ctx["back"] = _back_to(request)
     return render(request, "_error.html", ctx, status_code=exc.status)
+
+
+#: A query value the page refuses, as the reader sees it in the address bar ("page=0"), not
+#: as "page: …" (QA: an error page naming the code's parameter); then why, as a sentence.
+ADDRESS_REFUSED: Final = N_("The address says %(part)s, which this page cannot take. %(why)s")
+#: A value longer than this is echoed cut, with "…".
+ADDRESS_ECHO_CHARS: Final = 40
+
+
+def _address_refusal(request: Request, name: str, why: str) -> str:
+    value = request.query_params.get(name, request.path_params.get(name))
+    if value is None:
+        part = name
+    else:
+        text = str(value)
+        part = (
+            f"{name}={text if len(text) <= ADDRESS_ECHO_CHARS else text[:ADDRESS_ECHO_CHARS] + '…'}"
+        )
+    return gettext(ADDRESS_REFUSED) % {"part": part, "why": as_sentence(why)}
 
 
 def _back_to(request: Request) -> str | None:
@@ -213,7 +234,7 @@ def install(app: FastAPI) -> None:
         activate(request)
         first = exc.errors()[0] if exc.errors() else {}
         name = str(first.get("loc", ("", ""))[-1])
-        said = gettext("%(name)s: %(message)s") % {"name": name, "message": message_for(first)}
+        said = _address_refusal(request, name, message_for(first))
         if is_fragment(request):
             return HTMLResponse(
                 f'<p class="error" role="alert">{escape(said)}</p>', status_code=422

@@ -15,7 +15,7 @@ from starlette.datastructures import FormData
 
 from app.engine.notices import Notice
 from app.errors import Invalid
-from app.i18n import N_
+from app.i18n import N_, current_language
 from app.i18n import gettext as _
 from app.ids import DB_ID_MAX
 
@@ -293,7 +293,8 @@ _CJK = re.compile(r"[\u3000-\u9fff\uff00-\uffef]")
 def as_sentence(text: str) -> str:
     """A refusal worded for the API ("the quote was already accepted", "at most 200
     characters") as a page shows it to a reader: a capital first letter and a closing full
-    stop ("。" after a Chinese character). Text that already ends a sentence is kept."""
+    stop ("。" after a Chinese character, and after a Chinese sentence's closing number:
+    "找不到價目表 9" ends "。", not "."). Text that already ends a sentence is kept."""
     text = text.strip()
     if not text:
         return text
@@ -301,4 +302,5 @@ def as_sentence(text: str) -> str:
         text = text[0].upper() + text[1:]
     if text[-1] in ".。!?！？:：":
         return text
-    return text + ("。" if _CJK.match(text[-1]) else ".")
+    chinese = _CJK.match(text[-1]) or (current_language() == "zh-TW" and _CJK.search(text))
+    return text + ("。" if chinese else ".")

@@ -20,17 +20,37 @@ from fastapi import Request
 from fastapi.routing import APIRoute
 
 from app.errors import NotFound
+from app.i18n import N_
 from app.ids import DB_ID_MAX
 
 #: Query parameters that name one record (404 when out of range, like a missing record).
 RECORD_QUERY_PARAMS = frozenset({"price_list"})
 
 
-class NoSuchId(NotFound):
-    """404 for an id no row can have; the JSON names the parameter (path or query)."""
+#: What a refused id is not, by parameter: the page says "“abc” is not a plan number.", not
+#: the parameter's name in the code ("No record has this id (plan_id).", QA); the JSON's
+#: `loc` keeps the name for a program.
+_NOT_A_NUMBER: dict[str, str] = {
+    "plan_id": N_("“%(value)s” is not a plan number."),
+    "pid": N_("“%(value)s” is not a plan number."),
+    "customer_id": N_("“%(value)s” is not a customer number."),
+    "price_list": N_("“%(value)s” is not a price list number."),
+    "price_list_id": N_("“%(value)s” is not a price list number."),
+    "lead_id": N_("“%(value)s” is not a quote request number."),
+}
+_NOT_ANY_NUMBER = N_("“%(value)s” is not the number of anything this site keeps.")
+#: An id longer than this is echoed cut, with "…" (no id is longer than 10 digits).
+ECHO_CHARS = 40
 
-    def __init__(self, name: str, *, where: str) -> None:
-        super().__init__("No record has this id (%(name)s).", field=name, where=where, name=name)
+
+class NoSuchId(NotFound):
+    """404 for an id no row can have; the JSON names the parameter (path or query) in `loc`,
+    the message says the value as the reader typed it."""
+
+    def __init__(self, name: str, *, where: str, value: str = "") -> None:
+        shown = value if len(value) <= ECHO_CHARS else value[:ECHO_CHARS] + "…"
+        message = _NOT_A_NUMBER.get(name, _NOT_ANY_NUMBER)
+        super().__init__(message, field=name, where=where, value=shown)
 
 
 def is_db_id(text: str) -> bool:
@@ -57,8 +77,8 @@ def check_path_ids(request: Request) -> None:
     path, query = _int_params(route)
     for name in path:
         if not is_db_id(str(request.path_params.get(name, ""))):
-            raise NoSuchId(name, where="path")
+            raise NoSuchId(name, where="path", value=str(request.path_params.get(name, "")))
     for name in query:
         value = request.query_params.get(name)
         if value is not None and value != "" and not is_db_id(value):
-            raise NoSuchId(name, where="query")
+            raise NoSuchId(name, where="query", value=value)

@@ -276,3 +276,47 @@ def test_a_second_answer_is_said_as_a_sentence_in_the_page_language(client: Test
         for e in BeautifulSoup(r.text, "html.parser").select("[role=alert]")
     )
     assert "The quote was already accepted." in said, said
+
+
+def test_the_acceptance_form_lets_the_server_judge_the_length(client: TestClient) -> None:
+    # QA (silent truncation): a `maxlength` on the signature cuts a pasted name without a
+    # word; the server refuses a long one beside the field instead (below).
+    _a, _p, link = _sent(client)
+    page = BeautifulSoup(TestClient(client.app).get(link).text, "html.parser")
+    fields = page.select("form.accept-form input[name=name], form.accept-form input[name=title]")
+    assert len(fields) == 2
+    assert page.select("input[maxlength], textarea[maxlength]") == []
+
+
+@pytest.mark.parametrize(
+    ("field", "lang", "message"),
+    [
+        ("name", "zh-TW", "最多 200 個字元。"),
+        ("title", "zh-TW", "最多 200 個字元。"),
+        ("name", "en", "At most 200 characters."),
+    ],
+)
+def test_a_signature_too_long_is_refused_not_cut(
+    client: TestClient, field: str, lang: str, message: str
+) -> None:
+    # QA: a 3,000-character name (maxlength bypassed) must not be stored as 200 characters
+    # with the quote accepted: 422 beside the field, the quote still open, the text given back.
+    a, p, link = _sent(client)
+    anon = TestClient(client.app)
+    page = BeautifulSoup(anon.get(f"{link}?lang={lang}").text, "html.parser")
+    token = page.select_one("form.accept-form input[name=csrf_token]")["value"]
+    data = {"csrf_token": token, "name": "王小明", "title": "經理", "agree": "on"}
+    data[field] = "王" * 3000
+    r = anon.post(f"{link}/accept", data=data)
+    assert r.status_code == 422
+    shown = BeautifulSoup(r.text, "html.parser")
+    assert shown.select_one(f"#err-{field}").get_text(strip=True) == message
+    assert shown.select_one(f"form.accept-form #f-{field}")["value"] == data[field]
+    assert _status(client, a, p["id"]) == "sent"
+    r = anon.post(f"{link}/accept", json={"name": "王小明", "title": "經理", field: "王" * 3000})
+    assert r.status_code == 422
+    assert r.json()["detail"][0]["loc"] == ["body", field]
+    assert "200" in r.json()["detail"][0]["msg"]
+    assert _status(client, a, p["id"]) == "sent"
+    got = client.get(f"/api/v1/plans/{p['id']}", headers=a.headers).json()
+    assert got["decision_name"] == "" and got["decision_title"] == ""

@@ -314,3 +314,12 @@ def test_a_job_of_hours_says_its_cost_at_hourly_rent(
     assert ("3 hours billed" if lang == "en" else "計費 3 小時") in said
     long = get_soup("/assess?task=full_finetune&size=70&data=1000&deadline=30")
     assert long.select_one("p.job-hourly") is None
+
+
+def test_a_long_answer_is_read_whole_not_cut(get_soup: Callable[..., BeautifulSoup]) -> None:
+    # QA (silent truncation): every answer was cut to 40 characters, so a size typed with
+    # leading zeros as 41 characters ("000…070") was sized as 7B, the single-GPU tier.
+    size = "0" * 39 + "70"
+    soup = get_soup(f"/assess?task=lora&size=other&size_other={size}&data=10&deadline=30")
+    assert soup.select_one("#f-size_other")["value"] == size
+    assert soup.select_one("section#result .tier-result.multi_gpu")

@@ -471,3 +471,13 @@ def test_grid_of_configurations_on_the_chinese_page(web: TestClient) -> None:
                     said,
                 )
     assert priced >= 60
+
+
+def test_a_long_field_is_read_whole_not_cut(web: TestClient) -> None:
+    # QA (silent truncation): every /tco field was cut to 40 characters, so 80 GPUs typed
+    # as 41 characters ("000…080") were priced as 8, without a word.
+    count = "0" * 39 + "80"
+    page = BeautifulSoup(web.get("/tco", params={"gpu_count": count}).text, "html.parser")
+    assert page.select_one("#f-gpu_count")["value"] == count
+    cheapest = page.select_one(".kpi").get_text(" ", strip=True)
+    assert "80× H100" in cheapest, cheapest
