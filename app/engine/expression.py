@@ -5,7 +5,9 @@ An `Explanation` states its figure as an expression over named operands
 module evaluates such an expression without `eval`: it parses it with `ast` and walks only
 numbers, operand names, + − × ÷ **, comparisons (< <= > >= == !=), `and` / `or` / `not`,
 the conditional `a if cond else b` (for a figure that is a choice, e.g. the tier or a rounded
-hardware size) and the functions in `FUNCTIONS`; anything else is a `ValueError`. Used by
+hardware size) and the functions in `FUNCTIONS` (`round_half_up(x, places)`: money rounded
+once to the currency's unit, as the figure is printed and added); anything else is a
+`ValueError`. Used by
 the reproduction test and by anything that re-checks a figure.
 """
 
@@ -15,6 +17,7 @@ import ast
 import math
 import operator
 from collections.abc import Callable, Mapping
+from decimal import ROUND_HALF_UP, Decimal
 
 
 def step_up(value: float, *steps: float) -> float:
@@ -26,6 +29,16 @@ def step_up(value: float, *steps: float) -> float:
         if s >= value - 1e-9:
             return s
     return steps[-1] * math.ceil(value / steps[-1])
+
+
+def round_half_up(value: float, places: float = 0) -> float:
+    """`value` rounded to `places` decimals, halves away from zero (2.5 → 3, −2.5 → −3), as
+    a quote rounds money (app.quotes.pricing.round_money), never Python's round-half-even.
+
+    Float noise is taken off first (904,396.7999999999 is 904,396.8), so a product
+    that is a half in exact arithmetic rounds up as it does by hand."""
+    exact = Decimal(repr(round(value, 6)))
+    return float(exact.quantize(Decimal(1).scaleb(-int(places)), rounding=ROUND_HALF_UP))
 
 
 def _least(*values: float) -> float:
@@ -48,6 +61,7 @@ FUNCTIONS: dict[str, Callable[..., float]] = {
     "sqrt": math.sqrt,
     "ceil": math.ceil,
     "floor": math.floor,
+    "round_half_up": round_half_up,
 }
 _COMPARE: dict[type[ast.cmpop], Callable[[float, float], bool]] = {
     ast.Lt: operator.lt,

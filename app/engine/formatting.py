@@ -53,6 +53,20 @@ def money(amount: float, currency: str, digits: int | None = None) -> str:
     return f"{sign}{currency_symbol(currency)}{text}"
 
 
+def exact_money(amount: float, currency: str, max_digits: int = 4) -> str:
+    """Money as it multiplies and adds: whole amounts without decimals, others with as many
+    as they have (two at least, `max_digits` at most): "NT$100,470", "NT$6,238.40/kW-month",
+    "US$0.1334/kWh". `money` drops the cents of amounts of 1,000 or more, so a formula that
+    multiplies a rate of NT$6,238.40 printed "NT$6,238" and did not reproduce (QA)."""
+    digits = 0
+    if abs(amount - round(amount)) >= 1e-9:
+        digits = next(
+            (d for d in range(2, max_digits) if abs(amount - round(amount, d)) < 1e-9),
+            max_digits,
+        )
+    return money(amount, currency, digits)
+
+
 def number(value: float, digits: int = 2) -> str:
     """Format a quantity with thousands separators and at most `digits` decimals.
 

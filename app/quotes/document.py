@@ -391,9 +391,11 @@ def buy_line_notes(
     # The option's running costs are those of the servers it buys once; a line buying it
     # 3 times runs 3 times the servers (QA: the note stayed at one set's figure).
     times = Decimal(str(line.get("quantity") or 1))
-    if running.months != running.months.to_integral_value():
+    if not per_month_multiplies(running, option_currency):
         # Held for part of a month, or whole months and a part: a total over the period (a
-        # rate per month × 0.0038 months would not read, nor multiply out once rounded).
+        # rate per month × 0.0038 months would not read, nor multiply out once rounded);
+        # likewise where the costs are not one figure a month (a job's power for its 3.2
+        # months of work beside 6 months of colocation).
         total = in_quote_currency(running.total * times, option_currency, quote)
         if total is None:
             return notes
@@ -542,13 +544,32 @@ def option_price(
     }
 
 
+def per_month_multiplies(running: pricing.RunningCosts, currency: str) -> bool:
+    """Whether the running costs are one figure a month over whole months: the monthly
+    figure rounded to the currency's unit × the months is their total (rounded). The engine
+    rounds each cost per month once (app.engine.costs.ownership), so for a purchase held
+    whole months this holds and "NT$391,407/month × 36" is the planner's own period total;
+    a job's power paid for its 3.2 months of work beside 7 months of colocation is no one
+    figure a month: the documents print the total."""
+    if running.months != running.months.to_integral_value():
+        return False
+    total = pricing.round_money(running.total, currency)
+    if total != running.total:
+        # Priced before the engine rounded its parts: printed as it always was (a saved
+        # quote's document does not change), its resale value taking the rounding.
+        return True
+    return pricing.round_money(running.per_month, currency) * running.months == total
+
+
 def running_costs_printed(running: pricing.RunningCosts, currency: str) -> Decimal:
     """The running costs of owning the servers as every document prints them: the monthly
     figure rounded to the currency's unit × whole months (so "NT$2,466/month × 12 =
-    NT$29,592" multiplies out), or the total rounded when they are held for part of a month.
-    The buy line's note and the "Ways to pay" breakdown both print this figure (QA: the note
-    read NT$29,587 and the breakdown NT$29,586 for the same 9.7 days)."""
-    if running.months == running.months.to_integral_value():
+    NT$29,592" multiplies out) where that is their total (`per_month_multiplies`), else the
+    total rounded (held for part of a month). The buy line's note and the "Ways to pay"
+    breakdown both print this figure (QA: the note read NT$29,587 and the breakdown NT$29,586
+    for the same 9.7 days); with it the resale value they print is the engine's, as the
+    planner prints it (QA: NT$1,560,087 in the PDF beside NT$1,560,084 on the plan page)."""
+    if per_month_multiplies(running, currency):
         return pricing.round_money(running.per_month, currency) * running.months
     return pricing.round_money(running.total, currency)
 
@@ -558,9 +579,11 @@ def buy_breakdown_text(option: Mapping[str, Any], currency: str) -> str:
     "NT$5,426,381 up front − NT$3,640,197 resale value at the end + NT$1,002,069 running
     costs over 12 months" — the three as printed add up to the printed total. The up-front
     price and the total are printed beside it and the running costs in the buy line's note
-    (`running_costs_printed`), so the resale value, printed only here, takes the rounding:
-    it is the engine's within a few units of the currency. The period is the one the servers
-    are held ("2.8 hours"), not the whole months billed. "" for other options."""
+    (`running_costs_printed`); the resale value is what is left, which is the engine's own
+    (the planner's "Resale value at the end"): the engine rounds each part once and adds the
+    rounded parts. A plan priced before it did keeps the rounding in its resale value. The
+    period is the one the servers are held ("2.8 hours"), not the whole months billed. ""
+    for other options."""
     running = pricing.running_costs(option)
     if running is None or not option.get("upfront"):
         return ""

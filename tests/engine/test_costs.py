@@ -383,29 +383,31 @@ def test_t9_three_year_amortised_buy_above_400k_and_above_rent(book: PriceBook) 
     buy = c.option("buy")
     # capex: 12,000,000 + 5 % install 600,000 + 15 % network/storage 1,800,000 = 14,400,000
     assert buy.upfront == pytest.approx(14_400_000)
-    # power: 10.2 kW × 730 h × 1.58 × 4.27 = 50,235.18/month
+    # Each figure rounded once to whole NT$, half up, and the sums taken from the rounded:
+    # power: 10.2 kW × 730 h × 1.58 × 4.27 = 50,235.18 → NT$50,235/month
     # colo: 10.2 kW × 5,900 = 60,180/month
     # maintenance: 8 % × (12,000,000 + 1,800,000) / 12 = 92,000/month
     # residual: 10 % × 13,800,000 = 1,380,000 back after 36 months
-    # (14,400,000 − 1,380,000) / 36 = 361,666.67 + 50,235.18 + 60,180 + 92,000 = 564,081.85
-    assert buy.breakdown["power"] == pytest.approx(36 * 50_235.18, abs=1)
+    # (14,400,000 − 1,380,000) / 36 = 361,666.67 → 361,667 + 50,235 + 60,180 + 92,000 = 564,082
+    assert buy.breakdown["power"] == 36 * 50_235 == 1_808_460
     assert buy.breakdown["facility"] == pytest.approx(36 * 60_180)
     assert buy.breakdown["maintenance"] == pytest.approx(36 * 92_000)
     assert buy.breakdown["residual"] == pytest.approx(-1_380_000)
-    assert buy.monthly_rate == pytest.approx(564_081.85, abs=0.01)
-    assert buy.fixed_monthly + buy.metered_monthly_full == pytest.approx(564_081.85, abs=0.01)
+    assert buy.monthly_rate == pytest.approx(564_082)
+    assert buy.fixed_monthly + buy.metered_monthly_full == pytest.approx(564_082)
     assert buy.monthly_rate > 400_000  # T9: "> NT$400,000/month"
     assert buy.monthly_rate > c.option("rent_monthly").monthly_rate == pytest.approx(350_000)
     assert 8 * 7 <= buy.lead_time_days <= 12 * 7  # T9: 8–12 weeks
 
 
 def test_t9_seed_framing_without_extras(book: PriceBook) -> None:
-    # The seed's own arithmetic: 12M / 36 = 333,333 + power 50,235 + colo 60,180 = 443,748
+    # The seed's own arithmetic: 12M / 36 = 333,333.33 → NT$333,333 + power 50,235.18 →
+    # NT$50,235 + colo 60,180 = 443,748 (each part rounded once to whole NT$)
     bare = BuyParameters(
         maintenance_pct_per_year=0, residual_pct=0, install_pct=0, network_storage_pct=0
     )
     c = compare_costs(use(months=36), seed003_book(buy=bare), horizon_months=36)
-    assert c.option("buy").monthly_rate == pytest.approx(333_333.33 + 50_235.18 + 60_180, abs=0.01)
+    assert c.option("buy").monthly_rate == 333_333 + 50_235 + 60_180
     assert c.option("buy").monthly_rate > 400_000
 
 
@@ -423,7 +425,7 @@ def test_t9_cost_of_delay_is_in_the_note_not_the_total(book: PriceBook) -> None:
     assert "NT$805,479" in buy.note
     assert "delay" not in buy.breakdown
     x = next(x for x in buy.explain if x.figure.startswith("Cost of delay"))
-    assert x.value == pytest.approx(805_479.45, abs=0.01)
+    assert x.value == 805_479  # the figure as printed, rounded once
 
 
 def test_buy_colocation_pays_the_rack_not_the_draw(book: PriceBook) -> None:
@@ -721,8 +723,8 @@ def test_currency_round_trip(book: PriceBook) -> None:
 def test_rent_without_power_adds_electricity(book: PriceBook) -> None:
     dry = tuple(dataclasses.replace(o, includes_power=False) for o in book.offers)
     c = compare_costs(use(months=1), seed003_book(offers=dry), horizon_months=1)
-    # 10.2 kW × 730 h × 1.58 × 4.27 = 50,235.18
-    assert c.option("rent_monthly").breakdown["power"] == pytest.approx(50_235.18, abs=0.01)
+    # 10.2 kW × 730 h × 1.58 × 4.27 = 50,235.18 → NT$50,235 a month, rounded once
+    assert c.option("rent_monthly").breakdown["power"] == 50_235
 
 
 def test_every_option_is_explained(book: PriceBook) -> None:

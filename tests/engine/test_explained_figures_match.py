@@ -67,18 +67,18 @@ def test_buying_pays_power_and_colocation_for_the_servers_it_buys(book: PriceBoo
     # × 10.2/5.6, the DGX H100 system-to-GPU ratio) = 15.3 kW.
     # Taiwan industrial energy (shipped tw-industrial-pue158): NT$4.27/kWh, PUE 1.58,
     # colocation NT$6,238.40/kW-month; capacity pricing at 100 % = 730 h a month.
-    # electricity: 15.3 kW × 730 h = 11,169 kWh × 1.58 × 4.27 = NT$75,352.78/month
+    # electricity: 15.3 kW × 730 h = 11,169 kWh × 1.58 × 4.27 = NT$75,352.78 → NT$75,353/month
     #              (before: 11.6 kW × 730 × 1.58 × 4.27 = NT$57,130.21)
-    # colocation:  15.3 kW × 6,238.40 = NT$95,447.52/month
+    # colocation:  15.3 kW × 6,238.40 = NT$95,447.52 → NT$95,448/month (rounded once, half up)
     power = figures["Electricity per month"]
     colo = figures["Colocation (rack, cooling) per month"]
-    assert power["value"] == pytest.approx(75_352.78, abs=0.01)
-    assert colo["value"] == pytest.approx(95_447.52, abs=0.01)
+    assert power["value"] == 75_353
+    assert colo["value"] == 95_448
     assert power["formula"].startswith("3 × 5.1 kW rated = 15.3 kW × 730 h = 11,169 kWh")
     assert colo["formula"].startswith("3 × 5.1 kW rated = 15.3 kW × ")
-    # Held 12 months (a service is priced for a year): 12 × the monthly figures.
-    assert buy["breakdown"]["power"] == pytest.approx(12 * 75_352.78, abs=0.5)
-    assert buy["breakdown"]["facility"] == pytest.approx(12 * 95_447.52, abs=0.5)
+    # Held 12 months (a service is priced for a year): 12 × the monthly figures as printed.
+    assert buy["breakdown"]["power"] == 12 * 75_353 == 904_236
+    assert buy["breakdown"]["facility"] == 12 * 95_448 == 1_145_376
 
 
 def _buy(cmp_options: list[CostOption]) -> CostOption:
@@ -97,20 +97,20 @@ def test_the_buy_explanations_reproduce_from_their_operands(book: PriceBook) -> 
         _check(e, {"usage": usage})
     power = next(e for e in buy.explain if e.figure == "Electricity per month")
     assert {o.name: o.value for o in power.operands}["servers"] == 3
-    assert power.value == pytest.approx(75_352.78, abs=0.01)
+    assert power.value == 75_353
 
 
 def test_a_small_usage_still_pays_the_whole_server_it_buys() -> None:
     # Seed 003 T9's server: an 8-GPU HGX H100 rated 10.2 kW (DGX H100 datasheet). A usage
     # that declares 5 kW buys that whole server and runs it: 10.2 kW × 730 h × PUE 1.58 ×
     # NT$4.27 = NT$50,235.18 a month (T9's own power figure), not 5 × 730 × 1.58 × 4.27 =
-    # NT$24,625.09. Colocation: 10.2 kW × NT$5,900 = NT$60,180.
+    # NT$24,625.09; rounded once: NT$50,235. Colocation: 10.2 kW × NT$5,900 = NT$60,180.
     c = compare_costs(use(gpus=8, power_kw=5, months=36), seed003_book(), horizon_months=36)
     buy = c.option("buy")
-    assert buy.breakdown["power"] == pytest.approx(36 * 50_235.18, abs=1)
+    assert buy.breakdown["power"] == 36 * 50_235
     assert buy.breakdown["facility"] == pytest.approx(36 * 60_180)
     power = next(e for e in buy.explain if e.figure == "Electricity per month")
-    assert power.recomputed() == pytest.approx(power.value) == pytest.approx(50_235.18, abs=0.01)
+    assert power.recomputed() == power.value == 50_235
     assert f"1 × {HGX_KW:g} kW rated" in power.formula
 
 

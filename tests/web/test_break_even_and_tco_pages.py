@@ -139,16 +139,18 @@ TCO_REQUEST = {"gpu": "h100-sxm-80gb", "gpu_count": 8, "months": 36, "utilizatio
 
 
 def test_tco_year_3_of_buying_is_the_36_month_buy_total(web: TestClient) -> None:
-    # /tco defaults on the shipped catalog. Buying: NT$10,852,762 up front, then a month of
-    # power for the server bought (10.2 kW rated × 584 busy h × PUE 1.58 × NT$4.27/kWh =
-    # 40,188.15; seed T7: an 8-GPU server draws over 10 kW) + colocation 63,631.68 +
-    # maintenance 69,337.09 + staff 25,000 = 198,156.92 a month: 10,852,761.60 + 36 ×
-    # 198,156.92 = 17,986,410.54 by month 36, less the hardware's book value then
-    # (NT$10,400,563 × 10 % = 1,040,056.32) = 16,946,354 — the Buy row's 36-month total.
+    # /tco defaults on the shipped catalog, each figure rounded once to whole NT$. Buying:
+    # NT$9,043,968 + installation 452,198 + network/storage 1,356,595 = NT$10,852,761 up
+    # front, then a month of power for the server bought (10.2 kW rated × 584 busy h × PUE
+    # 1.58 × NT$4.27/kWh = 40,188.15 → 40,188; seed T7: an 8-GPU server draws over 10 kW) +
+    # colocation 63,631.68 → 63,632 + maintenance 69,337.09 → 69,337 + staff 25,000 =
+    # 198,157 a month: 10,852,761 + 36 × 198,157 = 17,986,413 by month 36, less the
+    # hardware's book value then (NT$10,400,563 × 10 % = 1,040,056.3 → 1,040,056) =
+    # 16,946,357 — the Buy row's 36-month total.
     # Year 3 said 17,362,312 (no resale); the resale showed only in year 5.
     body = web.post("/api/v1/costs", json={**TCO_REQUEST, "term_months": 12}).json()
     buy = next(o for o in body["options"] if o["kind"] == "buy")
-    assert buy["total"] == pytest.approx(16_946_354, abs=1)
+    assert buy["total"] == 16_946_357
     years = next(c for c in body["tco"] if c["kind"] == "buy")["years"]
     assert years[2]["total"] == pytest.approx(buy["total"], abs=1)
     assert years[2]["residual"] == pytest.approx(-1_040_056, abs=1)
@@ -169,7 +171,7 @@ def test_the_tco_chart_and_the_buy_row_show_one_3_year_cost(
     soup = get_soup("/tco")
     buy_row = soup.select_one("table.costs-table tr[data-kind='buy'] td.total strong")
     total = int(re.sub(r"\D", "", buy_row.get_text()))
-    assert total == pytest.approx(16_946_354, abs=1)
+    assert total == 16_946_357
     fig = _figure(soup, "tco")
     diamonds = next(tr for tr in fig["data"] if (tr.get("meta") or {}).get("role") == "total")
     options, years = diamonds["y"]

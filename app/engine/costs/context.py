@@ -13,11 +13,12 @@ from app.engine.costs.model import (
     Billed,
     CostInputError,
     CostOption,
+    round_money,
 )
 from app.engine.explain import Explanation, Operand, money, number, operands
+from app.engine.formatting import exact_money, plural
 from app.engine.formatting import gpus as fmt_gpus
 from app.engine.formatting import months as fmt_months
-from app.engine.formatting import plural
 from app.engine.notices import Notice
 from app.engine.price_book import EnergyPrice, PriceBook
 
@@ -144,16 +145,22 @@ def finish_option(
     monthly_rate = fixed + metered × (busy hours / 730) — the same run-rate the utilisation
     chart draws (`monthly_cost_at_utilization`). A metered option costed for a job (billed
     by the hour) has no rate per month: its total is the job's hours × the hourly rate.
+
+    Each part of the total is rounded once to the currency's unit (`round_money`: NT$1,
+    US$0.01) and the total is the sum of the rounded parts, as printed: the parts of a
+    purchase listed "NT$25,512,073" in all beside a total of NT$25,512,071 (QA).
     """
-    breakdown = ledger.breakdown()
-    total = sum(breakdown.values())
+    ccy = ctx.currency
+    ledger.round_parts(lambda v: round_money(v, ccy))
+    breakdown = {part: round_money(v, ccy) for part, v in ledger.breakdown().items()}
+    total = round_money(sum(breakdown.values()), ccy)  # float noise only: the parts are whole
     cumulative = ledger.cumulative()
     metered_job = billed.unit == "hour" and ctx.pricing_mode == "job"
     monthly_rate = (
         None if metered_job else fixed_monthly + metered_monthly_full * ctx.hours / HOURS_PER_MONTH
     )
     parts = " + ".join(
-        f"{name} {money(v, ctx.currency)}" for name, v in breakdown.items() if v != 0
+        f"{name} {exact_money(v, ccy, 2)}" for name, v in breakdown.items() if v != 0
     )
     what = (
         f"{plural(billed.quantity, billed.unit)} of {fmt_gpus(billed.gpus)} "
@@ -166,9 +173,10 @@ def finish_option(
                 f"{label}: per month",
                 monthly_rate,
                 f"{ctx.currency}/month",
-                f"{money(fixed_monthly, ctx.currency)} fixed + "
-                f"{money(metered_monthly_full, ctx.currency)} at 730 h × "
-                f"{number(ctx.hours)} / 730 h = {money(monthly_rate, ctx.currency)}/month",
+                f"{exact_money(fixed_monthly, ccy, 2)} fixed + "
+                # to the cent: it is multiplied by the busy share (NT$125,587.50 × 584 / 730)
+                f"{exact_money(metered_monthly_full, ccy, 2)} at 730 h × "
+                f"{number(ctx.hours)} / 730 h = {exact_money(monthly_rate, ccy, 2)}/month",
                 "recurring charges per month at this utilisation (fixed + metered × busy share)",
                 operands(
                     fixed_monthly=(fixed_monthly, f"{ctx.currency}/month"),
@@ -183,7 +191,7 @@ def finish_option(
             f"{label}: total",
             total,
             ctx.currency,
-            f"{parts or '0'} = {money(total, ctx.currency)}",
+            f"{parts or '0'} = {exact_money(total, ccy, 2)}",
             f"billed {what}; sum of the parts over the quoted period ({ctx.horizon}-month horizon)",
             [Operand(name, v, ctx.currency) for name, v in breakdown.items()],
             " + ".join(breakdown) or "0",

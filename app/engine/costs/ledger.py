@@ -8,6 +8,7 @@ months), so fractional durations (2.5 months) cost exactly 2.5 months.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 
 class Ledger:
@@ -46,6 +47,15 @@ class Ledger:
             share = min(float(m), end) - max(lo, start)
             if share > 0:
                 flows[m] += per_month * share
+
+    def round_parts(self, rounding: Callable[[float], float]) -> None:
+        """Round each part's total once (`rounding`: to the currency's unit), the difference
+        taken in the part's last month with a flow, so that the curves end on the totals
+        printed (a part of NT$3,616,933.22 paid month by month ends on NT$3,616,933)."""
+        for flows in self._flows.values():
+            raw = sum(flows)
+            last = max((i for i, x in enumerate(flows) if x != 0), default=0)
+            flows[last] += rounding(raw) - raw
 
     def breakdown(self) -> dict[str, float]:
         """Total per part over the whole horizon."""

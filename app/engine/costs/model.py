@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 
 from app.engine.explain import Explanation
+from app.engine.expression import round_half_up
+from app.engine.formatting import CURRENCY_DIGITS
 from app.engine.units import HOURS_PER_MONTH
 
 DAYS_PER_MONTH = 365.0 / 12  # 30.42 days: the same average month as HOURS_PER_MONTH
@@ -39,7 +41,23 @@ __all__ = [
     "ScheduleCost",
     "TcoCurve",
     "Usage",
+    "money_places",
+    "round_money",
 ]
+
+
+def money_places(currency: str) -> int:
+    """Decimals of the currency's smallest amount: 0 for NT$, 2 for US$ (as quotes bill)."""
+    return CURRENCY_DIGITS.get(currency, 2)
+
+
+def round_money(amount: float, currency: str) -> float:
+    """`amount` rounded once, half up, to the currency's unit (NT$1, US$0.01), as a quote
+    rounds each line (app.quotes.pricing.round_money): a cost figure is rounded where it is
+    computed and every sum or product of it is taken from the rounded figure, so the parts
+    printed add up to the total printed (QA: "NT$13,565,952 + NT$678,298 + NT$2,034,893 =
+    NT$16,279,142")."""
+    return round_half_up(amount, money_places(currency))
 
 
 class CostInputError(ValueError):

@@ -26,6 +26,14 @@ Rules and their sources
   "residual" part.
 - Amortised run-rate = (capex − residual) / (amortisation_years × 12) + monthly costs
   (seed 003 T9: 3-year amortised > NT$400,000/month, above the NT$350,000 rent).
+- Rounding: each money figure is rounded once, half up, to the currency's unit (NT$1,
+  US$0.01: `model.round_money`, as a quote rounds its lines) where it is computed — the
+  server price, installation, network + storage, each cost per month, the resale, the
+  residual and the amortised capex — and every sum and product is taken from the rounded
+  figures, so the parts printed add up to the totals printed and a cost per month × whole
+  months is its period total (QA: "NT$13,565,952 + NT$678,298 + NT$2,034,893 =
+  NT$16,279,142"; power NT$75,353 × 36 printed as NT$2,712,700). Each Explanation's
+  expression rounds as its figure does (`round_half_up`), so it still reproduces it.
 - Holding period: the rental period quoted (`rent_months`, else the need); the hardware is
   resold at book value at its end. A holding period shorter than the delivery lead time
   plus `PAYBACK_FLOOR_MONTHS` (3, the shortest contract tier of seed 003 T8) is "not
@@ -52,8 +60,11 @@ from app.engine.costs.model import (
     CostInputError,
     CostOption,
     Usage,
+    money_places,
+    round_money,
 )
-from app.engine.explain import Explanation, money, number, operands, percent
+from app.engine.explain import Explanation, number, operands, percent
+from app.engine.formatting import exact_money as money
 from app.engine.formatting import gpus as fmt_gpus
 from app.engine.formatting import months as fmt_months
 from app.engine.notices import Notice, Sentences, one_or_many
@@ -246,22 +257,26 @@ def buy_option(
     runnable = bool(fit)
     count_group = group if runnable else 1
 
+    def unit_price(s: ServerSku) -> float:
+        return round_money(conv(s.price, s.currency), ccy)
+
     def capex(s: ServerSku) -> float:
-        return servers_needed(usage.gpu_count, s, count_group) * conv(s.price, s.currency)
+        return servers_needed(usage.gpu_count, s, count_group) * unit_price(s)
 
     server = min(fit or skus, key=capex)
     p = book.buy
     if p.amortisation_years <= 0:
         raise CostInputError("buy.amortisation_years", "> 0", p.amortisation_years)
     n = servers_needed(usage.gpu_count, server, count_group)
-    price = conv(server.price, server.currency)
+    price = unit_price(server)
+    places = money_places(ccy)  # each figure rounded once to it (module docstring)
     server_capex = n * price
-    install = p.install_pct * server_capex
-    netstore = p.network_storage_pct * server_capex
+    install = round_money(p.install_pct * server_capex, ccy)
+    netstore = round_money(p.network_storage_pct * server_capex, ccy)
     hardware = server_capex + netstore
     upfront = server_capex + install + netstore
-    staff = conv(p.staff_per_month, p.currency)
-    maintenance = p.maintenance_pct_per_year * hardware / 12
+    staff = round_money(conv(p.staff_per_month, p.currency), ccy)
+    maintenance = round_money(p.maintenance_pct_per_year * hardware / 12, ccy)
     amort_months = p.amortisation_years * 12
     src_buy = f"{ctx.book_ref} buy parameters{'; ' + p.source if p.source else ''}"
     src_srv = f"seed 003 T9 (8-GPU HGX H100 ≥ NT$12M); server {server.id}"
@@ -278,7 +293,7 @@ def buy_option(
             f"{percent(p.install_pct)} × {money(server_capex, ccy)} = {money(install, ccy)}",
             src_buy,
             operands(install_share=(p.install_pct, ""), server_capex=(server_capex, ccy)),
-            "install_share * server_capex",
+            f"round_half_up(install_share * server_capex, {places})",
         ),
         Explanation(
             "Network + storage capex",
@@ -291,7 +306,7 @@ def buy_option(
                 network_storage_share=(p.network_storage_pct, ""),
                 server_capex=(server_capex, ccy),
             ),
-            "network_storage_share * server_capex",
+            f"round_half_up(network_storage_share * server_capex, {places})",
         ),
         Explanation(
             "Upfront capex",
@@ -330,8 +345,8 @@ def buy_option(
         tariff = conv(e.tariff_per_kwh, e.currency)
         colo = conv(e.colo_per_kw_month, e.currency)
         kwh = server_kw * ctx.hours
-        power = kwh * e.pue * tariff
-        facility = server_kw * colo
+        power = round_money(kwh * e.pue * tariff, ccy)
+        facility = round_money(server_kw * colo, ccy)
         ledger.recurring("power", power, ctx.metered_months)
         ledger.recurring("facility", facility, held)
         src_e = f"energy {e.id} ({e.region}){'; ' + e.source if e.source else ''}"
@@ -342,7 +357,7 @@ def buy_option(
                 power,
                 f"{ccy}/month",
                 f"{rated} × {number(ctx.hours)} h = {number(kwh)} kWh × PUE {number(e.pue)} "
-                f"× {money(tariff, ccy)}/kWh = {money(power, ccy)}/month",
+                f"× {money(tariff, ccy, 7)}/kWh = {money(power, ccy)}/month",
                 "seed 003 T7 (8-GPU > 10 kW; 7,200 kWh/month ≈ NT$25,000–30,000); the "
                 f"servers bought at their rated draw (server {server.id}); {src_e}",
                 operands(
@@ -352,7 +367,7 @@ def buy_option(
                     pue=(e.pue, ""),
                     tariff=(tariff, f"{ccy}/kWh"),
                 ),
-                "servers * server_kw * hours * pue * tariff",
+                f"round_half_up(servers * server_kw * hours * pue * tariff, {places})",
             ),
             Explanation(
                 "Colocation (rack, cooling) per month",
@@ -365,7 +380,7 @@ def buy_option(
                     server_kw=(server.power_kw, "kW rated"),
                     colocation=(colo, f"{ccy}/kW-month"),
                 ),
-                "servers * server_kw * colocation",
+                f"round_half_up(servers * server_kw * colocation, {places})",
             ),
         ]
     ledger.recurring("maintenance", maintenance, held)
@@ -381,7 +396,7 @@ def buy_option(
                 maintenance_share=(p.maintenance_pct_per_year, "per year"),
                 hardware=(hardware, ccy),
             ),
-            "maintenance_share * hardware / 12",
+            f"round_half_up(maintenance_share * hardware / 12, {places})",
         )
     )
     if staff:
@@ -393,14 +408,15 @@ def buy_option(
                 f"{ccy}/month",
                 # The figure is the monthly cost; what it comes to over the holding period
                 # follows it, so the formula ends on the figure it explains (QA).
-                f"{money(staff, ccy)}/month (over {fmt_months(held)}: {money(staff * held, ccy)})",
+                f"{money(staff, ccy)}/month (over {fmt_months(held)}: "
+                f"{money(round_money(staff * held, ccy), ccy)})",
                 src_buy,
                 operands(staff_per_month=(staff, f"{ccy}/month")),
                 "staff_per_month",
             )
         )
 
-    resale = book_value(hardware, p.residual_pct, amort_months, held)
+    resale = round_money(book_value(hardware, p.residual_pct, amort_months, held), ccy)
     ledger.at_end_of("residual", held, -resale)
     explain.append(
         Explanation(
@@ -418,14 +434,14 @@ def buy_option(
                 held_months=(held, "months"),
                 amortisation_months=(amort_months, "months"),
             ),
-            "-(hardware * (1 - (1 - residual_share) * min(held_months, amortisation_months) "
-            "/ amortisation_months))",
+            "-round_half_up(hardware * (1 - (1 - residual_share) * min(held_months, "
+            f"amortisation_months) / amortisation_months), {places})",
         )
     )
 
-    residual_full = p.residual_pct * hardware
-    amortised = (upfront - residual_full) / amort_months
-    run_rate = amortised + power + facility + maintenance + staff
+    residual_full = round_money(p.residual_pct * hardware, ccy)
+    amortised = round_money((upfront - residual_full) / amort_months, ccy)
+    run_rate = round_money(amortised + power + facility + maintenance + staff, ccy)
     explain += [
         Explanation(
             "Amortised capex per month",
@@ -440,7 +456,8 @@ def buy_option(
                 hardware=(hardware, ccy),
                 amortisation_years=(p.amortisation_years, "years"),
             ),
-            "(upfront - residual_share * hardware) / (amortisation_years * 12)",
+            f"round_half_up((upfront - round_half_up(residual_share * hardware, {places})) / "
+            f"(amortisation_years * 12), {places})",
         ),
         Explanation(
             "Amortised cost per month",
@@ -463,7 +480,7 @@ def buy_option(
 
     lead_days = server.lead_time_weeks * 7
     if rent_monthly:
-        delay = cost_of_delay(lead_days, rent_monthly)
+        delay = round_money(cost_of_delay(lead_days, rent_monthly), ccy)
         months = lead_days / DAYS_PER_MONTH
         explain.append(
             Explanation(
@@ -478,7 +495,7 @@ def buy_option(
                     days_per_month=(DAYS_PER_MONTH, "days"),
                     rent_monthly=(rent_monthly, f"{ccy}/month"),
                 ),
-                "lead_days / days_per_month * rent_monthly",
+                f"round_half_up(lead_days / days_per_month * rent_monthly, {places})",
             )
         )
         notes.append(

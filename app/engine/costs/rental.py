@@ -28,11 +28,19 @@ from app.engine.costs.context import (
 )
 from app.engine.costs.formulas import term_discount
 from app.engine.costs.ledger import Ledger
-from app.engine.costs.model import GPUS_PER_NODE, HOURS_PER_MONTH, Billed, CostOption, Usage
+from app.engine.costs.model import (
+    GPUS_PER_NODE,
+    HOURS_PER_MONTH,
+    Billed,
+    CostOption,
+    Usage,
+    money_places,
+    round_money,
+)
 from app.engine.explain import Explanation, Operand, money, number, operands, percent
+from app.engine.formatting import exact_money, plural
 from app.engine.formatting import gpus as fmt_gpus
 from app.engine.formatting import months as fmt_months
-from app.engine.formatting import plural
 from app.engine.notices import Notice, Sentences, one_or_many
 from app.engine.price_book import PriceBook, RentalOffer
 
@@ -421,15 +429,18 @@ def _extras(
             e = ctx.energy
             tariff = ctx.conv(e.tariff_per_kwh, e.currency)
             per_hour = usage.power_kw * e.pue * tariff
-            ledger.recurring("power", per_hour * ctx.hours, ctx.metered_months)
+            # Rounded once per month, as buying's electricity is (ownership module
+            # docstring): the period's part is this printed figure × the months.
+            per_month = round_money(per_hour * ctx.hours, ccy)
+            ledger.recurring("power", per_month, ctx.metered_months)
             metered += per_hour * HOURS_PER_MONTH
             explain.append(
                 Explanation(
                     "Electricity (not included in rent)",
-                    per_hour * ctx.hours,
+                    per_month,
                     f"{ccy}/month",
                     f"{number(usage.power_kw)} kW × {number(ctx.hours)} h × PUE {number(e.pue)} "
-                    f"× {money(tariff, ccy)}/kWh = {money(per_hour * ctx.hours, ccy)}/month",
+                    f"× {exact_money(tariff, ccy, 7)}/kWh = {money(per_month, ccy)}/month",
                     f"seed 003 T7; energy {e.id}; {src}",
                     operands(
                         power_kw=(usage.power_kw, "kW"),
@@ -437,7 +448,7 @@ def _extras(
                         pue=(e.pue, ""),
                         tariff=(tariff, f"{ccy}/kWh"),
                     ),
-                    "power_kw * hours * pue * tariff",
+                    f"round_half_up(power_kw * hours * pue * tariff, {money_places(ccy)})",
                 )
             )
     return explain, fixed, metered, note
