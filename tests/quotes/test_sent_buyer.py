@@ -57,8 +57,10 @@ def test_editing_the_customer_after_sending_leaves_the_sent_quote_as_sent(
     assert NEW_NAME not in text and NEW_TAX_ID not in text
 
     # The builder says what changed since sending, and how to send the new details.
-    sign_in(client, a.user)
-    page = BeautifulSoup(client.get(f"/plans/{p['id']}?lang=en").text, "html.parser")
+    pages = TestClient(client.app)  # its own cookies: the app's client is shared
+    pages.headers["Accept-Language"] = "en"
+    sign_in(pages, a.user)
+    page = BeautifulSoup(pages.get(f"/plans/{p['id']}").text, "html.parser")
     note = page.select_one("#buyer-changed").get_text(" ", strip=True)
     assert note.startswith(f"{NEW_NAME}'s record changed after this quote was sent")
     assert "(Company name, Tax ID (統一編號), Address)" in note
@@ -71,7 +73,7 @@ def test_editing_the_customer_after_sending_leaves_the_sent_quote_as_sent(
     assert shared.select_one("dd.customer").get_text(" ", strip=True) == (
         f"{NEW_NAME} · {NEW_TAX_ID}"
     )
-    page = BeautifulSoup(client.get(f"/plans/{p['id']}?lang=en").text, "html.parser")
+    page = BeautifulSoup(pages.get(f"/plans/{p['id']}").text, "html.parser")
     assert page.select_one("#buyer-changed") is None
 
 
