@@ -385,10 +385,10 @@ def _provider(source: str, book: PriceBook | None) -> str:
 
 #: The engine's notices that cite a seed rule, as a customer reads them (same parameters).
 CUSTOMER_NOTICES: Final = {
-    "Storage and network are not budgeted: seed 003 T13 says they should be at least 15 %% "
-    "of the budget (NVMe, NAS, 10GbE/InfiniBand, uplink).": N_(
-        "Storage and network are not budgeted: they should be at least 15 %% of the budget "
-        "(NVMe, NAS, 10GbE/InfiniBand, uplink)."
+    "The cheapest option (%(option)s) prices no storage or network: seed 003 T13 says they "
+    "should be at least 15 %% of the budget (NVMe, NAS, 10GbE/InfiniBand, uplink).": N_(
+        "The cheapest option (%(option)s) prices no storage or network: plan at least 15 %% "
+        "of the budget for them (NVMe, NAS, 10GbE/InfiniBand, uplink)."
     ),
     "Storage + network is %(share)s of the budget of the cheapest option (%(option)s); seed "
     "003 T13 says at least 15 %%: a GPU starved by slow storage sits idle while the rent "

@@ -531,7 +531,11 @@ def test_t13_storage_network_share(
 def test_t13_nothing_budgeted_warns(book: PriceBook) -> None:
     c = compare_costs(use(gpus=1, power_kw=1.5), book, horizon_months=12)
     assert c.storage_network_share is None
-    assert any("not budgeted" in w for w in c.warnings)
+    # Named: the cheapest option's price holds none (a purchase prices them as capex).
+    cheapest = next(o for o in c.options if o.key == c.cheapest)
+    assert f"The cheapest option ({cheapest.label}) prices no storage or network" in "".join(
+        c.warnings
+    )
 
 
 # -------------------------------------------------------------------- T16 mixed schedule

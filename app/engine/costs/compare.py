@@ -174,10 +174,14 @@ def _storage_share(
     part = cheapest.breakdown.get("storage_network", 0.0)
     if part <= 0 or cheapest.total <= 0:
         if usage.storage_network_monthly <= 0:
+            # Named: a purchase prices them (network + storage capex), so "not budgeted"
+            # read as wrong beside a buy option that includes 15 % for them (QA).
             warnings.append(
                 Notice(
-                    "Storage and network are not budgeted: seed 003 T13 says they should be "
-                    "at least 15 %% of the budget (NVMe, NAS, 10GbE/InfiniBand, uplink)."
+                    "The cheapest option (%(option)s) prices no storage or network: seed 003 "
+                    "T13 says they should be at least 15 %% of the budget (NVMe, NAS, "
+                    "10GbE/InfiniBand, uplink).",
+                    option=cheapest.label,
                 )
             )
         return None, None
