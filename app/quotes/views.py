@@ -425,6 +425,15 @@ def _plain(value: Decimal) -> str:
     return format(value.quantize(Decimal("0.01")).normalize(), "f")
 
 
+def share_until(plan: Plan) -> tuple[int, date] | None:
+    """(days, date): a share link made today that lasts through the quote's validity date,
+    within a link's 1–365 days; None without a validity date in that span."""
+    if plan.valid_until is None:
+        return None
+    days = (plan.valid_until - plans.today()).days + 1
+    return (days, plan.valid_until) if 1 <= days <= 365 else None
+
+
 #: A buyer field's name as the customer form labels it (`buyer_changed`).
 BUYER_FIELD_LABELS: Final = {
     "name": N_("Company name"),
@@ -604,6 +613,10 @@ def builder_context(
         # one the customer answered once they did (QA: "version 2" beside an accepted PDF of
         # version 1, a revision saved after sending being the plan's latest).
         "qb_current_edition": numbered.of(quotes.seller_copy(session=session, plan=plan).version),
+        # A share link's lifetime that runs to the quote's validity date (its last day
+        # included), offered first: a 30-day link on a quote valid for 60 closed before the
+        # quote did, and the customer could no longer accept it (QA).
+        "qb_share_until": share_until(plan),
         "qb_decision_edition": numbered.of(plan.decision_version),
         # A phased plan's document lists its phases, not ways to pay: it has no cloud
         # comparison to switch on (QA: ticked, it printed none and said nothing).

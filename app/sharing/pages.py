@@ -10,6 +10,7 @@ from fastapi.responses import JSONResponse, RedirectResponse, Response
 
 from app import errors, i18n
 from app.accounts.web import PageUser
+from app.dates import in_business_tz
 from app.deps import SessionDep, SettingsDep
 from app.i18n import N_, listing
 from app.i18n import gettext as _
@@ -101,7 +102,17 @@ def create_share(
         session=session, plan_id=plan_id, actor=user, expires_in_days=days
     )
     plan = plans.get_plan(session=session, plan_id=plan_id)
-    ctx = {"plan": plan, "link": link, "url": share_url(request, token), "nav_active": "plans"}
+    # A link that closes before the quote's validity ends takes the customer's last days to
+    # accept it (QA: a 7-day link on a quote valid to the month's end).
+    closes = in_business_tz(link.expires_at).date() if link.expires_at is not None else None
+    early = closes is not None and plan.valid_until is not None and closes < plan.valid_until
+    ctx = {
+        "plan": plan,
+        "link": link,
+        "url": share_url(request, token),
+        "nav_active": "plans",
+        "early": early,
+    }
     return render(request, "sharing/created.html", ctx, headers={"Cache-Control": "no-store"})
 
 
