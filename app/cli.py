@@ -238,8 +238,18 @@ def _print_plan(r: EstimateResponse, *, explain: bool) -> None:
                 + f"({plural(o['billed']['quantity'], o['billed']['unit'])} billed)",
             )
     console.print(t)
-    for w in r.warnings:
-        console.print(f"[yellow]⚠[/yellow] {w}")
+    # A warning naming a cost option names it as the table above does, not by its label of
+    # catalog ids ("Monthly rent — 1× h100-sxm-80gb (RunPod)").
+    names: dict[str, str] = {}
+    if r.cost:
+        from app.costs.presenters import named_options
+
+        named = named_options(r.cost, _shipped_prices())["options"]
+        names = {str(o.get("label")): str(o.get("name")) for o in named}
+    for w, n in zip(r.warnings, r.notices, strict=False):
+        option = n.params.get("option")
+        shown = n.template % {**n.params, "option": names[option]} if option in names else w
+        console.print(f"[yellow]⚠[/yellow] {shown}")
     if explain:
         et = Table(title="How each figure was reached")
         for col in ("figure", "formula", "source"):
@@ -407,6 +417,9 @@ def backup_cmd(out: Annotated[Path, typer.Option("--out", help="File to write.")
     from app.backup import BackupError, backup
 
     url = load_settings().database_url
+    # Replacing a file is what a nightly job to one name wants, but never silently (QA: an
+    # earlier backup was overwritten without a word).
+    replaced = out.is_file()
     start = time.perf_counter()
     try:
         with database_errors(url):
@@ -414,7 +427,10 @@ def backup_cmd(out: Annotated[Path, typer.Option("--out", help="File to write.")
     except BackupError as e:
         fail([str(e)])
     took = time.perf_counter() - start
-    typer.echo(f"backup written to {out} ({out.stat().st_size:,} bytes, {took:.1f} s)")
+    typer.echo(
+        f"backup written to {out} ({out.stat().st_size:,} bytes, {took:.1f} s)"
+        + ("; it replaced the backup that was there" if replaced else "")
+    )
 
 
 @cli.command("restore")
