@@ -393,3 +393,16 @@ def test_a_backup_over_the_database_itself_is_refused(suffix: str, tmp_path: Pat
     r = runner.invoke(cli, ["restore", str(tmp_path)], env={"DATABASE_URL": url})
     assert r.exit_code == 2 and f"{tmp_path} is a folder, not a backup file" in r.output
     assert snapshot(url) == before
+
+
+def test_a_backup_over_an_earlier_one_says_it_replaced_it(db_url: str, tmp_path: Path) -> None:
+    # QA: `stratagem backup --out` overwrote an earlier backup without a word.
+    prepare_database(Settings(DATABASE_URL=db_url, STRATAGEM_SECRET_KEY="b"), echo=lambda _: None)
+    runner = CliRunner()
+    env = {"DATABASE_URL": db_url}
+    out = tmp_path / "nightly.backup"
+    first = runner.invoke(cli, ["backup", "--out", str(out)], env=env)
+    assert first.exit_code == 0 and "replaced" not in first.output
+    again = runner.invoke(cli, ["backup", "--out", str(out)], env=env)
+    assert again.exit_code == 0, again.output
+    assert again.output.rstrip().endswith("; it replaced the backup that was there")
