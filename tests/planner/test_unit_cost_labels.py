@@ -59,3 +59,11 @@ def test_the_cost_per_million_tokens_names_the_rate_it_assumes(client: TestClien
         if k.select_one(".k").get_text(" ", strip=True).startswith("Output tokens per second")
     )
     assert f"at {shown} tokens/s" in text
+
+
+def test_a_first_token_target_under_a_tenth_of_a_second_is_shown_as_typed(
+    client: TestClient,
+) -> None:
+    # QA: a first-token target of 0.001 s read "≤ 0.00 s" beside "Not met".
+    text = _kpi(client, CHAT + "&slo_ttft_s=0.001", "Time to first token")
+    assert "target ≤ 0.001 s" in text
