@@ -485,6 +485,16 @@ def tax_id_warnings(
                 "sending."
             )
         )
+    if plan.name.endswith((" (copy)", "（副本）")):
+        # The plan's name heads the customer's quote as its project (QA: a duplicate was sent
+        # as "… （副本）").
+        out.append(
+            _(
+                "This plan's name, “%(name)s”, is the project name the customer's quote "
+                "prints: rename the copy before sending."
+            )
+            % {"name": plan.name}
+        )
     customer_id = parse_id(str(values.get("customer_id") or plan.customer_id or ""))
     customer = session.get(Customer, customer_id) if customer_id is not None else None
     if customer is not None and not customer.export and not (customer.tax_id or "").strip():

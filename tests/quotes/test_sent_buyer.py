@@ -83,3 +83,19 @@ def test_sending_again_with_nothing_changed_still_changes_nothing(client: TestCl
     first = client.post(f"/api/v1/plans/{p['id']}/send", headers=a.headers).json()
     second = client.post(f"/api/v1/plans/{p['id']}/send", headers=a.headers).json()
     assert second["version"] == first["version"] == p["version"] + 1
+
+
+def test_a_duplicate_still_named_copy_is_flagged_before_sending(client: TestClient) -> None:
+    # QA: a duplicated plan carried "（副本）" into the project name the customer's quote prints.
+    a = make_account(client, "sales")
+    p = _plan(client, a, _customer(client, a)["id"], _quote("0"))
+    dup = client.post(f"/api/v1/plans/{p['id']}/duplicate", headers=a.headers).json()
+    assert dup["name"] == f"{p['name']}（副本）"  # in the customer's language (zh-TW)
+    pages = TestClient(client.app)
+    pages.headers["Accept-Language"] = "en"
+    sign_in(pages, a.user)
+    page = BeautifulSoup(pages.get(f"/plans/{dup['id']}").text, "html.parser")
+    flags = [p.get_text(" ", strip=True) for p in page.select(".tax-id-missing")]
+    assert any(f.endswith("rename the copy before sending.") for f in flags), flags
+    original = BeautifulSoup(pages.get(f"/plans/{p['id']}").text, "html.parser")
+    assert not any("rename the copy" in x.get_text() for x in original.select(".tax-id-missing"))
