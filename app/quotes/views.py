@@ -479,10 +479,10 @@ def tax_id_warnings(
     if not seller_tax_id.strip():
         out.append(
             _(
-                "Your company's 統一編號 is missing from every quote: set "
+                "Your company's 統一編號 is missing from every quote: a quote sent now goes "
+                "out without it, though a Taiwanese quote carries both parties'. Set "
                 "STRATAGEM_COMPANY_TAX_ID (with STRATAGEM_COMPANY_NAME and "
-                "STRATAGEM_COMPANY_ADDRESS) in the server's settings and restart it before "
-                "sending."
+                "STRATAGEM_COMPANY_ADDRESS) in the server's settings and restart it."
             )
         )
     if plan.name.endswith((" (copy)", "（副本）")):
