@@ -170,17 +170,44 @@ def number_text(field: str, raw: str) -> str:
     return text
 
 
+#: An example of each number a form asks for, said when it cannot read one (QA: every field
+#: said "e.g. 4096", a sequence length, beside users, months or GPUs); others get `_EXAMPLE`.
+EXAMPLES: Final = {
+    "seq_len": "4096",
+    "users": "200",
+    "concurrency": "200",
+    "gpu_count": "8",
+    "term_months": "12",
+    "rent_months": "12",
+    "months": "12",
+    "deadline_days": "14",
+    "tokens": "2e9",
+    "dataset_gb": "20",
+    "images": "5,000",
+    "images_per_hour": "500",
+    "params_b": "70",
+    "size_other": "32",
+}
+_EXAMPLE: Final = "12"
+
+
+def number_example(field: str) -> str:
+    """The example a number field's error gives ("e.g. 200" for users)."""
+    return EXAMPLES.get(field.rsplit(".", 1)[-1], _EXAMPLE)
+
+
 def parse_number(field: str, raw: str | None, *, integer: bool = False) -> float | int | None:
     """'4096', '1,000', '2e9', '1.5B', '１．５' → a number; '' → None; anything else (a comma
     that does not separate thousands: '1,5') → FieldError."""
     if raw is None or not raw.strip():
         return None
     m = _NUMBER.match(number_text(field, raw).replace("_", ""))
+    example = {"example": number_example(field)}
     if not m:
-        raise FieldError(field, _("Enter a number, e.g. %(example)s.") % {"example": "4096"})
+        raise FieldError(field, _("Enter a number, e.g. %(example)s.") % example)
     value = float(m.group(1)) * _SUFFIX.get(m.group(2).lower(), 1.0)
     if not math.isfinite(value):
-        raise FieldError(field, _("Enter a number, e.g. %(example)s.") % {"example": "4096"})
+        raise FieldError(field, _("Enter a number, e.g. %(example)s.") % example)
     if integer:
         if value != int(value):
             raise FieldError(field, _("Enter a whole number."))
@@ -202,12 +229,18 @@ def validation_messages(
         loc = [str(p) for p in err.get("loc", ()) if not isinstance(p, int)]
         key = ".".join(loc)
         field = (aliases or {}).get(key, loc[-1] if loc else "")
-        out.setdefault(field, message_for(err, (scales or {}).get(field, 1.0)))
+        out.setdefault(
+            field, message_for(err, (scales or {}).get(field, 1.0), number_example(field))
+        )
     return out
 
 
-def message_for(err: Mapping[str, Any], scale: float = 1.0) -> str:
-    """One pydantic error in the page's language; a limit is multiplied by `scale`."""
+def message_for(err: Mapping[str, Any], scale: float = 1.0, example: str | None = None) -> str:
+    """One pydantic error in the page's language; a limit is multiplied by `scale`; a number
+    that could not be read gets `example` (by default `number_example` of the error's field)."""
+    if example is None:
+        names = [str(p) for p in err.get("loc", ()) if isinstance(p, str)]
+        example = number_example(names[-1]) if names else _EXAMPLE
     kind = str(err.get("type", ""))
     ctx = err.get("ctx") or {}
 
@@ -235,11 +268,11 @@ def message_for(err: Mapping[str, Any], scale: float = 1.0) -> str:
         "float_type",
         "finite_number",
     ):  # finite_number: inf, NaN, 1e309
-        return _("Enter a number, e.g. %(example)s.") % {"example": "4096"}
+        return _("Enter a number, e.g. %(example)s.") % {"example": example}
     if kind == "decimal_max_places":
         return _("At most %(n)s decimal places.") % {"n": ctx.get("decimal_places")}
     if kind in ("decimal_parsing", "decimal_type", "number_type"):
-        return _("Enter a number, e.g. %(example)s.") % {"example": "4096"}
+        return _("Enter a number, e.g. %(example)s.") % {"example": example}
     if kind in ("missing",):
         return _("This field is required.")
     if kind == "string_type":
