@@ -47,7 +47,7 @@ LABELS: Final = {
     "preset": N_("Model"),
     "dataset_gb": N_("Dataset (GB)"),
     "epochs": N_("Epochs"),
-    "concurrency": N_("Concurrent sequences"),
+    "concurrency": N_("Users served at once"),  # the planner's word for it (QA)
     "wgpu": N_("GPU"),
     "wgpu_count": N_("GPU count"),
 }
