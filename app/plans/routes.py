@@ -72,7 +72,10 @@ def create_plan(
 def list_plans(
     session: SessionDep,
     _: ApiUser,
-    search: Annotated[str | None, Query(description="In name, customer, quote number.")] = None,
+    search: Annotated[
+        str | None,
+        Query(description="In name, customer, quote number or the customer's 統一編號."),
+    ] = None,
     status: Annotated[StatusName | None, Query(description=" | ".join(STATUSES))] = None,
     customer: Annotated[str | None, Query(description="Exact customer name.")] = None,
     customer_id: Annotated[DbId | None, Query(description="The customer's id.")] = None,

@@ -700,7 +700,8 @@ def list_plans(
 ) -> Page:
     """One page of plans (without workload and result); `sort` is a field, '-' for descending.
 
-    `search` matches name, customer or quote number anywhere, case-insensitively; the other
+    `search` matches name, customer, quote number or the customer's 統一編號 anywhere,
+    case-insensitively; the other
     filters are exact. Archived plans are listed only with `archived=True`.
     """
     expire_due(session=session)
@@ -717,11 +718,14 @@ def list_plans(
     conds: list[Any] = [col(Plan.archived) == archived]
     if search and search.strip():
         pattern = _like(search.strip())
+        # A customer's 統一編號 finds its plans too (QA searched by it and found none).
+        by_tax_id = select(Customer.id).where(col(Customer.tax_id).ilike(pattern, escape="\\"))
         conds.append(
             or_(
                 col(Plan.name).ilike(pattern, escape="\\"),
                 col(Plan.customer).ilike(pattern, escape="\\"),
                 col(Plan.quote_number).ilike(pattern, escape="\\"),
+                col(Plan.customer_id).in_(by_tax_id),
             )
         )
     if status:
