@@ -19,6 +19,7 @@ from sqlmodel import Session
 
 from app.accounts.models import User
 from app.customers import service as customers
+from app.customers import views as customer_views
 from app.customers.models import Customer
 from app.i18n import N_, listing
 from app.i18n import gettext as _
@@ -434,17 +435,9 @@ def share_until(plan: Plan) -> tuple[int, date] | None:
     return (days, plan.valid_until) if 1 <= days <= 365 else None
 
 
-#: A buyer field's name as the customer form labels it (`buyer_changed`).
-BUYER_FIELD_LABELS: Final = {
-    "name": N_("Company name"),
-    "tax_id": N_("Tax ID (統一編號)"),
-    "contact": N_("Contact person"),
-    "email": N_("E-mail"),
-    "address": N_("Address"),
-    "language": N_("Language of documents"),
-    "currency": N_("Currency"),
-    "export": N_("Export customer"),
-}
+#: A buyer field's name as the customer form labels it (`buyer_changed`); export without the
+#: form's rate.
+BUYER_FIELD_LABELS: Final = {**customer_views.LABELS, "export": N_("Export customer")}
 
 
 def buyer_changed(*, session: Session, plan: Plan) -> str | None:
