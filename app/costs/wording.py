@@ -85,7 +85,7 @@ PATTERNS: Final = (
     "({upfront} − {residual} residual) / ({years} years × 12) = {total}/month",
     "{capex} + power {power} + colocation {colo} + maintenance {maint} + staff {staff} = "
     "{total}/month",
-    "{days} days / {per} = {months} months × {rate}/month = {total}",
+    "{days} days × {rate}/month × 12 / 365 days = {total}",
     "{days} days / {per} + {floor} = {months} months > {held} held",
     "{n} × {usd}/h (= {rate}/h at {fx} TWD/USD) × {hours} h billed = {total}",
     "{n} × {usd}/h (= {rate}/h at {fx} TWD/USD) × {hours} h (paid whether used or not) = "
@@ -397,9 +397,9 @@ CUSTOMER_NOTICES: Final = {
         "plan at least 15 %%: a GPU starved by slow storage sits idle while the rent runs."
     ),
     "Delivery takes ≈%(weeks)s weeks (seed 003 T9: 8–12): renting meanwhile costs "
-    "≈%(delay)s (%(months)s months × %(rent)s), not included in this total.": N_(
+    "≈%(delay)s (%(days)s days at %(rent)s a month), not included in this total.": N_(
         "Delivery takes ≈%(weeks)s weeks (usually 8–12): renting meanwhile costs ≈%(delay)s "
-        "(%(months)s months × %(rent)s), not included in this total."
+        "(%(days)s days at %(rent)s a month), not included in this total."
     ),
     "%(nodes)s nodes, rented as %(offers)s offers: seed 003 T1 quotes multi-node clusters per "
     "project; priced here as the sum of the offers' rent, before any volume discount.": N_(

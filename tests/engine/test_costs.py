@@ -426,6 +426,10 @@ def test_t9_cost_of_delay_is_in_the_note_not_the_total(book: PriceBook) -> None:
     assert "delay" not in buy.breakdown
     x = next(x for x in buy.explain if x.figure.startswith("Cost of delay"))
     assert x.value == 805_479  # the figure as printed, rounded once
+    # Printed as it multiplies out: 70 × 350,000 × 12 / 365 = 805,479.45 (QA: "2.3 months ×
+    # NT$700,000 = NT$1,610,959" did not, the months being 2.3014 printed to a tenth).
+    assert x.formula == "70 days × NT$350,000/month × 12 / 365 days = NT$805,479"
+    assert "≈NT$805,479 (70 days at NT$350,000 a month)" in buy.note
 
 
 def test_buy_colocation_pays_the_rack_not_the_draw(book: PriceBook) -> None:

@@ -481,14 +481,15 @@ def buy_option(
     lead_days = server.lead_time_weeks * 7
     if rent_monthly:
         delay = round_money(cost_of_delay(lead_days, rent_monthly), ccy)
-        months = lead_days / DAYS_PER_MONTH
         explain.append(
             Explanation(
                 "Cost of delay (rent while waiting for delivery)",
                 delay,
                 ccy,
-                f"{number(lead_days, 0)} days / {number(DAYS_PER_MONTH)} = {number(months)} "
-                f"months × {money(rent_monthly, ccy)}/month = {money(delay, ccy)}",
+                # As it multiplies out (QA: "2.3 months × NT$700,000 = NT$1,610,959" did not:
+                # the months were 2.3014, printed to a tenth).
+                f"{number(lead_days, 0)} days × {money(rent_monthly, ccy)}/month × 12 / 365 "
+                f"days = {money(delay, ccy)}",
                 "seed 003 T9/T13 (purchase 8–12 weeks, rental 2 hours)",
                 operands(
                     lead_days=(lead_days, "days"),
@@ -501,9 +502,9 @@ def buy_option(
         notes.append(
             Notice(
                 "Delivery takes ≈%(weeks)s weeks (seed 003 T9: 8–12): renting meanwhile costs "
-                "≈%(delay)s (%(months)s months × %(rent)s), not included in this total.",
+                "≈%(delay)s (%(days)s days at %(rent)s a month), not included in this total.",
                 weeks=number(server.lead_time_weeks), delay=money(delay, ccy),
-                months=number(months, 1), rent=money(rent_monthly, ccy),
+                days=number(lead_days, 0), rent=money(rent_monthly, ccy),
             )
         )  # fmt: skip
     if n * server.gpu_count > usage.gpu_count + _EPS:
