@@ -27,22 +27,19 @@ SessionDep = Annotated[Session, Depends(get_session)]
 
 
 def current_prices(request: Request) -> PriceBook | None:
-    """The price list estimates are priced with: the catalog's current list, else (an empty
-    catalog, or no published list in effect yet) the shipped one, as the pages price
-    (`app.catalog.current.price_book`). Cached per list revision: one small query a call."""
+    """The price list estimates are priced with (`app.catalog.current.book_in_effect`);
+    None for a database not migrated yet. Cached per list revision: one small query a call."""
     from sqlalchemy.exc import OperationalError, ProgrammingError
     from sqlmodel import Session
 
-    from app.catalog.service import current_price_book
-    from app.catalog.shipped import shipped_price_book
+    from app.catalog.current import book_in_effect
 
     try:
         with Session(request.app.state.engine) as session:
-            book = current_price_book(session=session)
+            return book_in_effect(session)
     except (OperationalError, ProgrammingError):
         # A database not migrated yet (no catalog tables): estimate without prices.
         return None
-    return book if book is not None else shipped_price_book()
 
 
 PriceBookDep = Annotated[PriceBook | None, Depends(current_prices)]

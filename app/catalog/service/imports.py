@@ -160,17 +160,26 @@ def apply_import(
     return preview
 
 
+def _gpu_keys(preview: io.ImportPreview) -> dict[str, list[str]]:
+    """The GPU ids an import adds, changes and removes, by kind of change."""
+    return {
+        change: [c.key for c in getattr(preview, change) if c.kind == "gpus"]
+        for change in ("added", "changed", "removed")
+    }
+
+
 def gpu_changes(preview: io.ImportPreview) -> list[str]:
     """The GPU ids an import adds, changes or removes: GPU specs are not versioned, so these
     take effect for every price list, the current one included, when the import is applied."""
-    return [c.key for c in (*preview.added, *preview.changed, *preview.removed) if c.kind == "gpus"]
+    return [key for keys in _gpu_keys(preview).values() for key in keys]
 
 
 def _record_gpu_changes(session: Session, actor: str, preview: io.ImportPreview) -> None:
     """An audit entry of the import's GPU spec changes, as the GPU form writes one: the price
     books are cached by the latest GPU entry (`books._book_key`), so without it an imported
     spec reached the catalog pages at once but the planner only after a restart (QA)."""
-    keys = gpu_changes(preview)
+    by_change = _gpu_keys(preview)
+    keys = [key for keys in by_change.values() for key in keys]
     if not keys:
         return
     record(
@@ -181,11 +190,7 @@ def _record_gpu_changes(session: Session, actor: str, preview: io.ImportPreview)
         ", ".join(keys),
         None,
         None,
-        {
-            "added": [c.key for c in preview.added if c.kind == "gpus"],
-            "changed": [c.key for c in preview.changed if c.kind == "gpus"],
-            "removed": [c.key for c in preview.removed if c.kind == "gpus"],
-        },
+        by_change,
         summary=f"import: GPU specs of {', '.join(keys)} (shared by every price list)",
     )
 
