@@ -7,12 +7,12 @@ list (`app.catalog.current.price_book`), so a new list changes every page at onc
 from __future__ import annotations
 
 from dataclasses import dataclass
-from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
 from starlette.requests import Request
 
 from app.catalog.current import price_book
+from app.engine.expression import round_half_up
 from app.engine.formatting import currency_symbol
 from app.engine.price_book import FxRate, PriceBook, RentalOffer
 from app.i18n import N_
@@ -183,7 +183,7 @@ def whole(amount: float) -> int:
     """A reference price in whole units, half up as quotes round (app/quotes/pricing.py):
     NT$50,000 at 32 NT$/US$ is US$1,562.50 → US$1,563 (the money formatter rounds half to
     even, so it showed US$1,562 beside US$10,938 for 10,937.50, QA)."""
-    return int(Decimal(repr(amount)).quantize(Decimal(1), rounding=ROUND_HALF_UP))
+    return int(round_half_up(amount))
 
 
 def fx_rate(book: PriceBook | None, currency: str) -> FxRate | None:
