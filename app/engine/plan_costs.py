@@ -34,6 +34,17 @@ DAYS_PER_MONTH = 365.0 / 12
 DEFAULT_SERVICE_MONTHS = 12  # inference runs as a service: price a year unless told
 
 
+def five_year_contract(job: CostComparison) -> int:
+    """The contract, in months, the five-year view rents on when the request names none: the
+    plan's own when it is a year or longer (capped at the view's 60 months), else 12.
+
+    QA: a 36-month plan's quote listed "36-month contract" while its cumulative and TCO charts
+    drew "12-month contract" at the same price: one customer document, two contracts.
+    """
+    terms = [o.contract_months for o in job.options if o.kind == "rent_term" and o.contract_months]
+    return min(max(terms[0], 12), TCO_MONTHS) if terms else 12
+
+
 def explanation_dict(e: Explanation) -> dict[str, Any]:
     """One explanation as the API gives it: figure, value, unit, formula, source."""
     return {
@@ -254,7 +265,7 @@ def price_plan(
             prices,
             horizon_months=TCO_MONTHS,
             currency=req.currency,
-            term_months=req.term_months or 12,
+            term_months=req.term_months or five_year_contract(job),
             utilization=req.utilization,
         )
     except ValueError as e:
