@@ -24,9 +24,11 @@ from app.engine.costs.model import (
     Billed,
     CostOption,
     Usage,
+    money_places,
+    round_money,
 )
-from app.engine.explain import Explanation, money, number, operands
-from app.engine.formatting import plural
+from app.engine.explain import Explanation, number, operands
+from app.engine.formatting import exact_money, plural
 from app.engine.notices import Notice, Sentences, one_or_many
 from app.engine.price_book import CloudInstance
 
@@ -67,10 +69,10 @@ def instances_needed(gpu_count: float, inst: CloudInstance, group: int = 1) -> i
 def _price_text(ctx: Context, amount: float, ccy: str) -> str:
     """ "US$55.04/h (= NT$1,761.28/h at 32 TWD/USD)" when a conversion is involved."""
     if ccy == ctx.currency:
-        return f"{money(amount, ccy)}/h"
+        return f"{exact_money(amount, ccy)}/h"
     rate = ctx.conv(1.0, ccy)
     return (
-        f"{money(amount, ccy)}/h (= {money(amount * rate, ctx.currency)}/h at "
+        f"{exact_money(amount, ccy)}/h (= {exact_money(amount * rate, ctx.currency)}/h at "
         f"{number(rate, 4)} {ctx.currency}/{ccy})"
     )
 
@@ -192,20 +194,22 @@ def cloud_options(ctx: Context, usage: Usage, warnings: list[str]) -> list[CostO
         if rate > 0:
             ledger.recurring("cloud", rate, billed_hours / ctx.hours)
         storage_x = add_storage_network(ctx, ledger)
+        # The total as billed, rounded once (finish_option's ledger rounds it the same way).
+        on_demand = round_money(n * hourly * billed_hours, ccy)
         explain = [
             Explanation(
                 "Cloud on demand",
-                n * hourly * billed_hours,
+                on_demand,
                 ccy,
                 f"{n} × {_price_text(ctx, inst.on_demand_hourly, inst.currency)} × "
-                f"{number(billed_hours, 0)} h billed = {money(n * hourly * billed_hours, ccy)}",
+                f"{number(billed_hours, 0)} h billed = {exact_money(on_demand, ccy)}",
                 f"billed by the hour of use; {src}",
                 operands(
                     instances=(n, "instances"),
                     hourly=(hourly, f"{ccy}/h per instance"),
                     billed_hours=(billed_hours, "h"),
                 ),
-                "instances * hourly * billed_hours",
+                f"round_half_up(instances * hourly * billed_hours, {money_places(ccy)})",
             ),
             *storage_x,
         ]
@@ -249,7 +253,7 @@ def cloud_options(ctx: Context, usage: Usage, warnings: list[str]) -> list[CostO
                 r_rate,
                 f"{ccy}/month",
                 f"{n} × {_price_text(ctx, inst.reserved_hourly, inst.currency)} × 730 h "
-                f"(paid whether used or not) = {money(r_rate, ccy)}/month for {number(paid)} "
+                f"(paid whether used or not) = {exact_money(r_rate, ccy)}/month for {number(paid)} "
                 "months",
                 src,
                 operands(

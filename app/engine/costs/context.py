@@ -13,9 +13,10 @@ from app.engine.costs.model import (
     Billed,
     CostInputError,
     CostOption,
+    money_places,
     round_money,
 )
-from app.engine.explain import Explanation, Operand, money, number, operands
+from app.engine.explain import Explanation, Operand, number, operands
 from app.engine.formatting import exact_money, plural
 from app.engine.formatting import gpus as fmt_gpus
 from app.engine.formatting import months as fmt_months
@@ -233,14 +234,15 @@ def add_storage_network(ctx: Context, ledger: Ledger) -> list[Explanation]:
         return []
     months = ctx.period_covered
     ledger.recurring("storage_network", sn, months)
+    total = round_money(sn * months, ccy)  # as the ledger's part is rounded
     return [
         Explanation(
             "Storage + network",
-            sn * months,
+            total,
             ccy,
-            f"{money(sn, ccy)}/month × {fmt_months(months)} = {money(sn * months, ccy)}",
+            f"{exact_money(sn, ccy)}/month × {fmt_months(months)} = {exact_money(total, ccy)}",
             "usage input (separately priced storage/network); seed 003 T13 (≥15 % of budget)",
             operands(per_month=(sn, f"{ccy}/month"), months=(months, "months")),
-            "per_month * months",
+            f"round_half_up(per_month * months, {money_places(ccy)})",
         )
     ]

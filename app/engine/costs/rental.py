@@ -192,7 +192,7 @@ class OfferSelection:
         """
         terms = []
         for o, k in self.parts:
-            each = f"{money(conv(price(o), o.currency), currency)}{unit} ({o.id})"
+            each = f"{exact_money(conv(price(o), o.currency), currency)}{unit} ({o.id})"
             terms.append(f"{k} × {each}" if k > 1 else each)
         joined = " + ".join(terms)
         return f"({joined})" if group and len(terms) > 1 else joined
@@ -561,15 +561,19 @@ def rental_options(
         extra_x, ex_fixed, ex_metered, ex_note = _extras(ctx, usage, sel, ledger, src)
         if hourly_rate is not None and hours is not None:
             billed = Billed("hour", hours, sel.gpus, servers)
-            how = f"{money(hourly_rate, ccy)}/h × {number(hours, 0)} h billed"
+            how = f"{exact_money(hourly_rate, ccy)}/h × {number(hours, 0)} h billed"
         else:
             billed = Billed("month", paid, sel.gpus, servers)
-            how = f"{money(rate, ccy)}/month × {fmt_months(paid)}"
+            how = f"{exact_money(rate, ccy)}/month × {fmt_months(paid)}"
+        # Printed as the total is billed: rounded once to NT$1 / US$0.01 (finish_option's
+        # ledger rounds the part the same way), each rate in full so the product reproduces
+        # (QA: "16 × US$2,183 = US$34,923/month" for 16 × US$2,182.70).
+        rent_rounded = round_money(rent_total, ccy)
         rent_total_x = Explanation(
             f"{label}: rent",
-            rent_total,
+            rent_rounded,
             ccy,
-            f"{how} = {money(rent_total, ccy)} ({fmt_gpus(sel.gpus)}, "
+            f"{how} = {exact_money(rent_rounded, ccy)} ({fmt_gpus(sel.gpus)}, "
             f"{plural(str(servers), 'node')})",
             src,
             operands(
@@ -577,7 +581,7 @@ def rental_options(
                 months=(months, "months"),
                 horizon=(ctx.horizon, "months"),
             ),
-            "rate * min(months, horizon)",
+            f"round_half_up(rate * min(months, horizon), {money_places(ccy)})",
         )
         options.append(
             finish_option(
@@ -617,7 +621,7 @@ def rental_options(
                 rate,
                 f"{ccy}/month",
                 f"{sel.formula(conv, ccy, lambda o: o.hourly_price or 0.0, '/h', group=True)} × "
-                f"{number(hours)} h/month = {money(rate, ccy)}/month",
+                f"{number(hours)} h/month = {exact_money(rate, ccy)}/month",
                 src,
                 [*hourly_ops, Operand("hours", hours, "h/month")],
                 f"({hourly_expr}) * hours",
@@ -646,7 +650,8 @@ def rental_options(
             "Monthly rent",
             monthly,
             f"{ccy}/month",
-            f"{sel.formula(conv, ccy, lambda o: o.monthly_price)} = {money(monthly, ccy)}/month",
+            f"{sel.formula(conv, ccy, lambda o: o.monthly_price)} = "
+            f"{exact_money(monthly, ccy)}/month",
             src,
             *sel.operands(conv, ccy, lambda o: o.monthly_price, "/month"),
         ),
@@ -693,7 +698,8 @@ def rental_options(
             term_rate,
             f"{ccy}/month",
             _term_formula(sel, conv, ccy, term)
-            + f" = {money(term_rate, ccy)}/month ({tier}-month tier, {percent(discount)} off)",
+            + f" = {exact_money(term_rate, ccy)}/month ({tier}-month tier, "
+            f"{percent(discount)} off)",
             src,
             *sel.operands(
                 conv, ccy, lambda o: o.monthly_price * (1 - term_discount(o, term)[1]), "/month"

@@ -22,10 +22,13 @@ from app.engine.costs.model import (
     Phase,
     PhaseCost,
     ScheduleCost,
+    money_places,
+    round_money,
 )
 from app.engine.costs.rental import Converter, OfferSelection, select_offers
 from app.engine.costs.validate import in_range, positive, whole
 from app.engine.explain import Explanation, Operand, money, number, operands, percent
+from app.engine.formatting import exact_money
 from app.engine.formatting import months as fmt_months
 from app.engine.price_book import PriceBook
 
@@ -81,16 +84,18 @@ def schedule_cost(phases: Sequence[Phase], book: PriceBook, currency: str = "TWD
         src = f"seed 003 T8/T16; price list {book.name!r}; offers {', '.join(sel.ids)}"
         monthly, kind, how, tier, hours = _bill(sel, ph, i, conv, currency)
         ledger.recurring(label, monthly, ph.months, start)
-        cost = monthly * ph.months
+        # Rounded once to NT$1 / US$0.01, as a quote line is: the schedule's total is the sum
+        # of the phases as printed (they were float sums, a fraction of a dollar apart).
+        cost = round_money(monthly * ph.months, currency)
         x = Explanation(
             f"{label}: {number(sel.gpus)}× {ph.gpu_id}",
             cost,
             currency,
-            f"{how} = {money(monthly, currency)}/month × {fmt_months(ph.months)} "
-            f"= {money(cost, currency)}",
+            f"{how} = {exact_money(monthly, currency)}/month × {fmt_months(ph.months)} "
+            f"= {exact_money(cost, currency)}",
             src,
             operands(monthly=(monthly, f"{currency}/month"), months=(ph.months, "months")),
-            "monthly * months",
+            f"round_half_up(monthly * months, {money_places(currency)})",
         )
         results.append(
             PhaseCost(
@@ -108,15 +113,15 @@ def schedule_cost(phases: Sequence[Phase], book: PriceBook, currency: str = "TWD
         )
         start += ph.months
 
-    total = sum(p.total for p in results)
+    total = round_money(sum(p.total for p in results), currency)  # float noise only
     explain = [x for p in results for x in p.explain]
     explain.append(
         Explanation(
             "Schedule total",
             total,
             currency,
-            " + ".join(money(p.total, currency) for p in results)
-            + f" = {money(total, currency)} over {fmt_months(total_months)} "
+            " + ".join(exact_money(p.total, currency) for p in results)
+            + f" = {exact_money(total, currency)} over {fmt_months(total_months)} "
             f"({money(total / total_months, currency)}/month on average)",
             "seed 003 T16 (phased rental: < NT$400,000 for the worked example)",
             [Operand(f"phase_{i}", p.total, currency) for i, p in enumerate(results, 1)],
@@ -151,7 +156,7 @@ def _bill(
             raise CostInputError(
                 f"phases[{i}].option", "monthly or a contract (no hourly price listed)", "hourly"
             )
-        how = f"{money(hourly, currency)}/h × {number(ph.hours_per_month)} h/month"
+        how = f"{exact_money(hourly, currency)}/h × {number(ph.hours_per_month)} h/month"
         return hourly * ph.hours_per_month, "rent_hourly", how, None, ph.hours_per_month
     tier, discount = term_discount(sel.main, term) if term >= 1 else (None, 0.0)
     if ph.option == "monthly":
@@ -176,7 +181,7 @@ def _bill(
         else (f"{list_price} ({tier}-month contract at list price)" if tier else list_price)
     )
     if ph.option == "cheapest" and hourly is not None and hourly * ph.hours_per_month < monthly:
-        how = f"{money(hourly, currency)}/h × {number(ph.hours_per_month)} h/month"
+        how = f"{exact_money(hourly, currency)}/h × {number(ph.hours_per_month)} h/month"
         return hourly * ph.hours_per_month, "rent_hourly", how, None, ph.hours_per_month
     return monthly, kind, how, tier, 0.0
 
@@ -188,7 +193,7 @@ def schedule_ratio_explained(a: ScheduleCost, b: ScheduleCost, what: str) -> Exp
         what,
         ratio,
         "×",
-        f"{money(b.total, b.currency)} / {money(a.total, a.currency)} = {number(ratio)}× "
+        f"{exact_money(b.total, b.currency)} / {exact_money(a.total, a.currency)} = {number(ratio)}× "
         f"({percent(ratio - 1)} more)",
         'seed 003 T16 ("nearly twice as much")',
         operands(total_b=(b.total, b.currency), total_a=(a.total, a.currency)),
