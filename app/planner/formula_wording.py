@@ -662,10 +662,78 @@ def formula_text(formula: str) -> tuple[str, bool]:
     return (formula, False) if said is None else (said, True)
 
 
+#: Sources the engine writes with the request's GPU or one of its numbers in them: the
+#: engine's shape (matched whole) and its wording with placeholders (translated in
+#: sources.po). QA read 「出處： NVIDIA H100 SXM5 80GB dense BF16 peak (datasheet without
+#: sparsity)」 on every 中文 plan. More specific shapes first; `said` is itself a source.
+VARYING_SOURCES: Final = (
+    (
+        re.compile(
+            r"(?P<gpu>.+) dense TF32 tensor-core peak \(datasheet without sparsity\): fp32 "
+            r"training with TF32 matmuls enabled \(PyTorch: torch\.backends\.cuda\.matmul\."
+            r"allow_tf32 = True; off by default since 1\.12\)"
+        ),
+        N_(
+            "%(gpu)s dense TF32 tensor-core peak (datasheet without sparsity): fp32 training "
+            "with TF32 matmuls enabled (PyTorch: torch.backends.cuda.matmul.allow_tf32 = True; "
+            "off by default since 1.12)"
+        ),
+    ),
+    (
+        re.compile(
+            r"(?P<gpu>.+) dense (?P<format>\w+) peak \(datasheet without sparsity\) "
+            r"\((?P<precision>\w+) weights compute in (?P=format)\)"
+        ),
+        N_(
+            "%(gpu)s dense %(format)s peak (datasheet without sparsity) (%(precision)s weights "
+            "compute in %(format)s)"
+        ),
+    ),
+    (
+        re.compile(r"(?P<gpu>.+) dense (?P<format>\w+) peak \(datasheet without sparsity\)"),
+        N_("%(gpu)s dense %(format)s peak (datasheet without sparsity)"),
+    ),
+    (
+        re.compile(
+            r"share of peak (?P<share>[\d.]+): median of the published runs it was chosen on "
+            r"\(GET /api/v1/validation, kind image\); (?P<gpu>.+) dense BF16 peak \(datasheet\)"
+        ),
+        N_(
+            "share of peak %(share)s: median of the published runs it was chosen on (GET "
+            "/api/v1/validation, kind image); %(gpu)s dense BF16 peak (datasheet)"
+        ),
+    ),
+    (
+        re.compile(
+            r"(?P<said>.+); scaling floor: fewer GPU-hours on (?P<count>[\d,]+) GPUs?, and the "
+            r"engine never predicts more than linear scaling"
+        ),
+        N_(
+            "%(said)s; scaling floor: fewer GPU-hours on %(count)s GPUs, and the engine never "
+            "predicts more than linear scaling"
+        ),
+    ),
+)
+
+
 def source_text(source: str) -> tuple[str, bool]:
     """(a sizing figure's source in the page's language, whether it is in it): plain prose is
-    translated; a citation (a paper, a datasheet, a seed rule) stays as written."""
+    translated; a citation (a paper, a datasheet, a seed rule) stays as written; a source
+    with the request's GPU or numbers in it is said with them (`VARYING_SOURCES`)."""
     if i18n.current_language() == "en":
         return source, True
     msgid = SOURCES.get(source) or CITED_SOURCES.get(source)
-    return (_(msgid), True) if msgid else (source, False)
+    if msgid:
+        return _(msgid), True
+    for shape, wording in VARYING_SOURCES:
+        m = shape.fullmatch(source)
+        if m is None:
+            continue
+        values = m.groupdict()
+        if "said" in values:
+            said, ok = source_text(values["said"])
+            if not ok:
+                return source, False
+            values["said"] = said
+        return _(wording) % values, True
+    return source, False
