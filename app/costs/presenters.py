@@ -10,6 +10,7 @@ from typing import Any, Final, NamedTuple
 from app import i18n
 from app.charts import figures
 from app.costs import wording
+from app.engine.formatting import currency_symbol
 from app.engine.formatting import number as short_number
 from app.engine.price_book import PriceBook
 from app.i18n import N_
@@ -317,6 +318,10 @@ def money_text(value: float, unit: str) -> str | None:
     ccy, _sep, per = unit.partition("/")
     if ccy not in ("TWD", "USD"):
         return None
+    if per in ("TWD", "USD"):
+        # An exchange rate is a ratio, not money: "US$0.03/TWD" was 1/32 = 0.03125 to the
+        # cent, which converts nothing back (QA). Said in full, in the table's symbols.
+        return f"{currency_symbol(per)}1 = {currency_symbol(ccy)}{value:.6g}"
     cents = abs(value - round(value)) >= 0.005
     price = money(value, ccy, 2 if cents else None)
     if not per:

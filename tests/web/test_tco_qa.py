@@ -481,3 +481,19 @@ def test_a_long_field_is_read_whole_not_cut(web: TestClient) -> None:
     assert page.select_one("#f-gpu_count")["value"] == count
     cheapest = page.select_one(".kpi").get_text(" ", strip=True)
     assert "80× H100" in cheapest, cheapest
+
+
+@pytest.mark.parametrize(
+    ("currency", "said"),
+    # The shipped list's rate: 1 USD = 32 TWD (app/data/catalog.yaml); in US$ it is
+    # 1 / 32 = 0.03125 USD per TWD, which "US$0.03/TWD" rounded to the cent.
+    [("TWD", "US$1 = NT$32"), ("USD", "NT$1 = US$0.03125")],
+)
+def test_the_exchange_rate_is_said_in_full_not_as_money(
+    web: TestClient, currency: str, said: str
+) -> None:
+    web.cookies.set("currency", currency)
+    page = BeautifulSoup(web.get(TCO, headers={"Accept-Language": "en"}).text, "html.parser")
+    rows = [s for s in page.select("summary") if "Exchange rate" in s.get_text()]
+    assert len(rows) == 1
+    assert rows[0].select_one(".num").get_text(strip=True) == said
