@@ -34,14 +34,18 @@ def _link(client: TestClient, **body: object) -> tuple[str, dict]:
 @pytest.mark.parametrize("lang", ["en", "zh-TW"])
 def test_a_link_with_a_lifetime_says_its_last_day(client: TestClient, lang: str) -> None:
     url, made = _link(client, expires_in_days=7)
-    last = in_business_tz(datetime.fromisoformat(made["expires_at"])).date()
+    closes = in_business_tz(datetime.fromisoformat(made["expires_at"]))
+    last = closes.date()
     visitor = TestClient(client.app)  # ?lang= sets a cookie: not on the shared client
     page = BeautifulSoup(visitor.get(f"{url}?lang={lang}").text, "html.parser")
     dt = next(d for d in page.select("dl.facts dt") if d.get_text(strip=True) == LABEL[lang])
     shown = dt.find_next_sibling("dd").get_text(strip=True)
+    # With the time it closes: a link lasting through the quote's validity date closes the
+    # day after it, at the hour it was made, and the day alone read as a day too late (QA:
+    # "valid until Jan 15" beside "this link opens until Jan 16").
     want = {
-        "en": f"{last:%b} {last.day}, {last.year}",
-        "zh-TW": f"{last.year}年{last.month}月{last.day}日",
+        "en": f"{last:%b} {last.day}, {last.year} {closes:%H:%M} UTC+8",
+        "zh-TW": f"{last.year}年{last.month}月{last.day}日 {closes:%H:%M} UTC+8",
     }
     assert shown == want[lang]
 

@@ -31,7 +31,7 @@ def test_the_share_form_offers_the_quotes_validity_first_and_warns_of_a_shorter_
     page = BeautifulSoup(pages.get(f"/plans/{p['id']}").text, "html.parser")
     first = page.select_one("#share-expires option")
     assert first["value"] == str(days) and first.has_attr("selected")
-    assert first.get_text(strip=True).startswith(f"The quote's validity ({days} days, to ")
+    assert first.get_text(strip=True).startswith(f"The quote's validity ({days} days, all of ")
     token = str(page.select_one("input[name=csrf_token]")["value"])
 
     week = pages.post(f"/plans/{p['id']}/share",
