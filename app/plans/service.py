@@ -145,8 +145,8 @@ class Forbidden(PlanError, errors.Forbidden):
 class Invalid(PlanError, errors.Invalid):
     """A value the service refuses; `field` is its dotted path (a 422)."""
 
-    def __init__(self, field: str, message: str, *, where: str = "body") -> None:
-        super().__init__(message, field=field, where=where)
+    def __init__(self, field: str, message: str, *, where: str = "body", **params: Any) -> None:
+        super().__init__(message, field=field, where=where, **params)
 
 
 class Conflict(PlanError, errors.Conflict):
@@ -425,7 +425,7 @@ def _quote_values(
             fx=_fx(book, "USD" if "USD" in (currency, plan_currency) else currency),
         )
     except pricing.QuoteInputError as e:
-        raise Invalid(e.field, str(e)) from e
+        raise Invalid(e.field, e.message_id, **e.params) from e
     if customer is not None and pricing.domestic_at_zero(
         export=customer.export, tax_rate=stored["tax_rate"]
     ):

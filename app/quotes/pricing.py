@@ -46,9 +46,11 @@ class QuoteInputError(ValueError):
     """A quote value refused; `field` is its dotted path under `quote`, the message a msgid
     (marked `N_`) that the error path translates into the page's or request's language."""
 
-    def __init__(self, field: str, message: str) -> None:
-        super().__init__(message)
+    def __init__(self, field: str, message: str, **params: str) -> None:
+        super().__init__(message % params if params else message)
         self.field = field
+        self.message_id = message
+        self.params = params
 
 
 def round_money(value: Decimal, currency: str) -> Decimal:
@@ -474,8 +476,13 @@ def _option_line(
     unit price, quantity and months for the rest (`option_defaults`), in `currency`."""
     option = by_key.get(str(line.option_key))
     if option is None:
+        # Which keys would do, as an integrator needs them (QA: the bare refusal left a CRM
+        # client guessing): the options a line can quote, those that can run the plan.
+        keys = sorted(k for k, o in by_key.items() if o.get("feasible", True) is not False)
         raise QuoteInputError(
-            f"quote.lines.{i}.option_key", N_("is not a cost option of this plan")
+            f"quote.lines.{i}.option_key",
+            N_("is not a cost option of this plan; its options are: %(keys)s"),
+            keys=", ".join(keys) or "—",
         )
     if option.get("feasible", True) is False:
         # RunPod's single-GPU machines for a plan that needs 8 GPUs on NVLink: printed as an
