@@ -21,7 +21,7 @@ from app.engine.gpus import DEFAULT_GPU, default_gpus, find_gpu
 from app.engine.hardware import GpuSpec
 from app.engine.image import plan_image
 from app.engine.infra import BTU_H_PER_KW, Infra, size_infra
-from app.engine.notices import Notice, template_and_params
+from app.engine.notices import FIELD_SUFFIX, Notice, template_and_params
 from app.engine.plan import Plan
 from app.engine.price_book import PriceBook
 from app.engine.schemas import (
@@ -254,8 +254,8 @@ def _chosen_gpu(req: EstimateRequest, pool: list[GpuSpec]) -> GpuSpec:
         raise InputError(
             "tp",
             Notice(
-                "tp %(tp)s exceeds the %(domain)s GPUs of one %(gpu)s NVLink domain",
-                tp=req.tp, domain=domain, gpu=gpu.name,
+                "%(tp_field)s %(tp)s exceeds the %(domain)s GPUs of one %(gpu)s NVLink domain",
+                tp=req.tp, domain=domain, gpu=gpu.name, **fields("tp"),
             ),
         )  # fmt: skip
     if req.precision == "fp4" and not gpu.supports_fp4:
@@ -296,16 +296,17 @@ def _check_coherent(req: EstimateRequest, model: ModelSpec) -> None:
         raise InputError(
             "gpu_count",
             Notice(
-                "gpu_count %(count)s must be a multiple of tp × pp = %(group)s",
-                count=req.gpu_count, group=group,
+                "%(count_field)s %(count)s must be a multiple of %(tp_field)s × %(pp_field)s = "
+                "%(group)s",
+                count=req.gpu_count, group=group, **fields("count", "tp", "pp"),
             ),
         )  # fmt: skip
     if req.global_batch and req.global_batch < req.micro_batch:
         raise InputError(
             "global_batch",
             Notice(
-                "global_batch %(batch)s must be at least micro_batch %(micro)s",
-                batch=req.global_batch, micro=req.micro_batch,
+                "%(batch_field)s %(batch)s must be at least %(micro_field)s %(micro)s",
+                batch=req.global_batch, micro=req.micro_batch, **fields("batch", "micro"),
             ),
         )  # fmt: skip
     serving_text = req.task == "inference" and model.kind != "image"
@@ -316,9 +317,9 @@ def _check_coherent(req: EstimateRequest, model: ModelSpec) -> None:
         raise InputError(
             "output_tokens",
             Notice(
-                "output_tokens %(out)s must be less than avg_context_tokens %(context)s: the "
+                "%(out_field)s %(out)s must be less than %(context_field)s %(context)s: the "
                 "context holds the prompt and the answer",
-                out=f"{req.output_tokens:,}", context=f"{req.avg_context_tokens:,}",
+                out=f"{req.output_tokens:,}", context=f"{req.avg_context_tokens:,}", **fields("out", "context"),
             ),
         )  # fmt: skip
 
@@ -335,18 +336,21 @@ def _check_training_pins(req: EstimateRequest, model: ModelSpec, gpu: GpuSpec) -
         raise InputError(
             "pp",
             Notice(
-                "pp %(pp)s exceeds the %(layers)s layers of %(model)s: every pipeline stage "
-                "needs at least one layer (1–%(layers)s)",
-                pp=pp, layers=model.layers, model=model.name,
+                "%(pp_field)s %(pp)s exceeds the %(layers)s layers of %(model)s: every "
+                "pipeline stage needs at least one layer (1–%(layers)s)",
+                pp=pp, layers=model.layers, model=model.name, **fields("pp"),
             ),
         )  # fmt: skip
     if req.gpu_count and pp and not tp and req.gpu_count % pp:
         raise InputError(
             "pp",
             Notice(
-                "gpu_count %(count)s must be a multiple of pp %(pp)s", count=req.gpu_count, pp=pp
+                "%(count_field)s %(count)s must be a multiple of %(pp_field)s %(pp)s",
+                count=req.gpu_count, pp=pp, **fields("count", "pp"),
             ),
-        )
+        )  # fmt: skip
+    if req.gpu_count and req.global_batch:
+        _check_batch_splits(req, model, gpu)
     if req.precision == "fp8" and req.task == "qlora":
         raise InputError(
             "precision",
@@ -396,6 +400,66 @@ def _check_training_pins(req: EstimateRequest, model: ModelSpec, gpu: GpuSpec) -
         )
 
 
+#: The request fields a refusal names, by short name: passed as `FIELD_SUFFIX` parameters
+#: (`fields`), which the API writes as the field names and a page as its labels
+#: (`app.web.notices.input_error_text`).
+FIELDS: Final = {
+    "count": "gpu_count", "tp": "tp", "pp": "pp", "batch": "global_batch",
+    "micro": "micro_batch", "dataset": "dataset_gb", "tokens": "tokens",
+    "out": "output_tokens", "context": "avg_context_tokens",
+}  # fmt: skip
+
+
+def fields(*shorts: str) -> dict[str, str]:
+    """The `FIELDS` parameters a refusal names, by their short names ("count", "tp")."""
+    return {f"{short}{FIELD_SUFFIX}": FIELDS[short] for short in shorts}
+
+
+def _check_batch_splits(req: EstimateRequest, model: ModelSpec, gpu: GpuSpec) -> None:
+    """Refuse a pinned global batch smaller than one micro-batch on each data-parallel rank
+    of the pinned GPU count (at the fewest ranks any tp × pp the pins allow leaves): no
+    framework can run it (Megatron-LM and DeepSpeed require global batch = dp × micro-batch ×
+    accumulation steps), and the planner, which never runs more sequences a step than a pinned
+    batch, had no layout left and called the plan "does not fit in memory" beside figures
+    that fitted (QA: 10 sequences, micro-batch 3, 8 GPUs at TP 1, PP 1)."""
+    assert req.gpu_count and req.global_batch
+    pins = planner.Pins(tp=req.tp, pp=req.pp)
+    dp, group = planner.fewest_data_ranks(model, gpu, req.gpu_count, pins)
+    least = dp * req.micro_batch
+    if least <= req.global_batch:
+        return
+    params: dict[str, object] = {
+        "batch": f"{req.global_batch:,}",
+        "micro": f"{req.micro_batch:,}",
+        "dp": f"{dp:,}",
+        "count": f"{req.gpu_count:,}",
+        "group": f"{group:,}",
+        "least": f"{least:,}",
+        # the most GPUs that leave a rank per micro-batch: batch ÷ micro ranks of tp × pp each
+        "most": f"{req.global_batch // req.micro_batch * group:,}",
+        "fit": f"{req.global_batch // dp:,}",
+        **fields("batch", "micro", "count", "tp", "pp"),
+    }
+    if req.global_batch >= dp:
+        text = (
+            "%(batch_field)s %(batch)s is less than one micro-batch of %(micro)s on each of "
+            "the %(dp)s data-parallel ranks that %(count_field)s %(count)s leaves at "
+            "%(tp_field)s × %(pp_field)s = %(group)s (the fewest the pins allow): a step "
+            "runs at least %(dp)s × %(micro)s = %(least)s sequences. Give %(batch_field)s "
+            "%(least)s or a multiple of it, %(micro_field)s at most %(fit)s, or "
+            "%(count_field)s at most %(most)s"
+        )
+    else:
+        text = (
+            "%(batch_field)s %(batch)s is less than one micro-batch of %(micro)s on each of "
+            "the %(dp)s data-parallel ranks that %(count_field)s %(count)s leaves at "
+            "%(tp_field)s × %(pp_field)s = %(group)s (the fewest the pins allow): a step "
+            "runs at least %(dp)s × %(micro)s = %(least)s sequences. Give %(batch_field)s "
+            "%(least)s or a multiple of it, or %(count_field)s at most %(most)s"
+        )
+    raise InputError("global_batch", Notice(text, **params))
+
+
 #: Fields only a training plan reads (app.engine.training, app.engine.planner): on serving or
 #: image generation they would be dropped without a word, so a value other than the field's
 #: default is refused. `epochs`, `dataset_gb` and `deadline_days` are not here: the serving and
@@ -435,9 +499,9 @@ def _check_tp_splits_heads(tp: int | None, model: ModelSpec, *, most: int) -> No
         raise InputError(
             "tp",
             Notice(
-                "tp %(tp)s does not split the %(heads)s attention heads (%(kv_heads)s KV heads) "
-                "of %(model)s: choose one of %(allowed)s",
-                tp=tp, heads=model.heads, kv_heads=model.kv_heads, model=model.name,
+                "%(tp_field)s %(tp)s does not split the %(heads)s attention heads "
+                "(%(kv_heads)s KV heads) of %(model)s: choose one of %(allowed)s",
+                tp=tp, **fields("tp"), heads=model.heads, kv_heads=model.kv_heads, model=model.name,
                 allowed=", ".join(map(str, _tp_splitting_heads(model, most))),
             ),
         )  # fmt: skip

@@ -35,6 +35,12 @@ def one_or_many(count: object, one: str, many: str) -> str:
 #: template itself (a task or a recomputation mode reads "完整微調", never "full_finetune").
 TERM_SUFFIX = "_term"
 
+#: Parameters whose name ends so are request field names ("gpu_count", "tp"): the API says
+#: them as they are (the names it takes), while a page says the label its form shows for that
+#: field, in its language (`app.web.notices.input_error_text`): "GPU 數量 8 必須是…", never
+#: "gpu_count 8" on a page that has no field called gpu_count (QA).
+FIELD_SUFFIX = "_field"
+
 #: The engine's vocabulary that a notice names by value: every phrase has a zh-TW translation
 #: (tests/web/test_engine_notices.py), so no enum value reaches a reader.
 TERMS: dict[str, str] = {

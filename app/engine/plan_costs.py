@@ -21,8 +21,9 @@ from app.engine.costs import (
     tco_curves,
 )
 from app.engine.costs.formulas import utilization_break_evens
-from app.engine.costs.model import TCO_MONTHS, five_year_usage
+from app.engine.costs.model import MAX_HORIZON_MONTHS, TCO_MONTHS, five_year_usage
 from app.engine.explain import Explanation, Operand, money
+from app.engine.formatting import number
 from app.engine.hardware import GpuSpec
 from app.engine.infra import Infra
 from app.engine.notices import Notice, sentence_pairs
@@ -233,6 +234,24 @@ def price_plan(
     period = req.rent_months if req.rent_months is not None else months
     horizon = max(1, math.ceil(months), math.ceil(period), req.term_months or 0)
     warnings: list[str] = []
+    if days is not None and mode == "job" and months > MAX_HORIZON_MONTHS:
+        # The cost engine prices at most 10 years: a longer job was billed for 120 months
+        # of its 2.3 million (QA: NT$9.6M for a 192,000-year run, with no word that the
+        # total covered a fraction of it). Said, and left unpriced, as a GPU without a price.
+        warnings.append(
+            Notice(
+                "Not priced: the job takes %(days)s days (about %(years)s years), longer than "
+                "the %(most)s months (%(most_years)s years) the cost comparison covers, and a "
+                "total for part of it would understate its cost. Shorten it (more GPUs, fewer "
+                "training tokens, or a deadline that has the planner add GPUs) to have it "
+                "priced.",
+                days=number(days, 0),
+                years=number(days / 365, 0 if days >= 3650 else 1),
+                most=MAX_HORIZON_MONTHS,
+                most_years=MAX_HORIZON_MONTHS // 12,
+            )
+        )
+        return None, warnings, []
     prices = latest_cloud_prices(prices)
     priced = priced_gpus(prices)
     if gpu.id not in priced:
@@ -253,7 +272,7 @@ def price_plan(
         job = compare_costs(
             usage,
             prices,
-            horizon_months=min(horizon, 120),
+            horizon_months=min(horizon, MAX_HORIZON_MONTHS),
             currency=req.currency,
             term_months=req.term_months,
             utilization=req.utilization,

@@ -433,10 +433,28 @@ def _degrees(job: TrainingJob, per_node: int, pins: Pins) -> tuple[tuple[int, in
     """(tensor degree t, pipeline degree p) of every pair the pins allow on nodes of
     `per_node` GPUs, in search order: TP within a node and dividing the heads, PP up to the
     layer count (Narayanan et al. 2021 §3)."""
-    heads, layers = job.model.heads, job.model.layers
+    return _model_degrees(job.model, per_node, pins)
+
+
+def _model_degrees(model: ModelSpec, per_node: int, pins: Pins) -> tuple[tuple[int, int], ...]:
+    """`_degrees` of a model (its heads and layers are all the pairs depend on)."""
+    heads, layers = model.heads, model.layers
     tps = (pins.tp,) if pins.tp else [x for x in _TP_DEGREES if x <= per_node and heads % x == 0]
     pps = (pins.pp,) if pins.pp else _PP_DEGREES
     return tuple((t, p) for t in tps for p in pps if p <= layers)
+
+
+def fewest_data_ranks(model: ModelSpec, gpu: GpuSpec, count: int, pins: Pins) -> tuple[int, int]:
+    """(data-parallel ranks, tp × pp) of the (tp, pp) pair the pins allow on `count` GPUs of
+    `gpu` that leaves the fewest data-parallel ranks; (count, 1) when no pair divides it.
+
+    A pinned global batch must give each of these ranks at least one micro-batch
+    (`estimate._check_training_pins`): the planner's layouts never run more sequences a step
+    than a pinned batch (`_layouts`), so with fewer sequences no layout is left."""
+    per_node = count if count < gpu.gpus_per_node else gpu.gpus_per_node
+    groups = [t * p for t, p in _model_degrees(model, per_node, pins) if count % (t * p) == 0]
+    group = max(groups, default=1)
+    return count // group, group
 
 
 def virtual_stages(layers: int, pp: int, micro_batches: int) -> int:

@@ -189,7 +189,8 @@ class EstimateRequest(NumbersNotBooleans, BaseModel):
         ge=0,
         le=1e8,
         description="Training data on disk, GB: sizes the storage, and with `epochs` the "
-        "token count when `tokens` is not given.",
+        "token count when `tokens` is not given. 0 (the default) is no dataset: a training "
+        "task without `tokens` then plans an assumed token budget and says so in `warnings`.",
     )
     deadline_days: float | None = Field(None, ge=0.01, le=3_650, description="Finish within, days.")
     concurrency: int = Field(

@@ -24,7 +24,7 @@ from app.engine.explain import Explanation, Operand
 from app.engine.formatting import days as fmt_days
 from app.engine.formatting import gpus as fmt_gpus
 from app.engine.hardware import GpuSpec
-from app.engine.notices import Notice
+from app.engine.notices import Notice, one_or_many
 from app.engine.plan import Plan
 from app.engine.schemas import (
     CandidateOut,
@@ -163,8 +163,13 @@ def training_tokens(req: EstimateRequest, model: ModelSpec, warnings: list[str])
         # assumed budget below is what is planned (QA: epochs 3 alone, without a word).
         warnings.append(
             Notice(
-                "%(epochs)s epochs given without a dataset size: they count nothing; give "
-                "dataset_gb (GB of training text) or tokens.",
+                one_or_many(
+                    fmt(req.epochs),
+                    "%(epochs)s epoch given without a dataset size: it counts nothing; give "
+                    "dataset_gb (GB of training text) or tokens.",
+                    "%(epochs)s epochs given without a dataset size: they count nothing; give "
+                    "dataset_gb (GB of training text) or tokens.",
+                ),
                 epochs=fmt(req.epochs),
             )
         )
@@ -180,7 +185,9 @@ def training_tokens(req: EstimateRequest, model: ModelSpec, warnings: list[str])
         return t
     warnings.append(
         Notice(
-            "No tokens or dataset given: assumed %(tokens)s fine-tuning tokens.",
+            "No tokens or dataset given (a dataset of 0 GB counts as none): assumed "
+            "%(tokens)s fine-tuning tokens. Give the tokens, or the dataset's size, to plan "
+            "the job you mean.",
             tokens=fmt(DEFAULT_FINETUNE_TOKENS),
         )
     )
@@ -198,10 +205,17 @@ def _check_tokens_against_data(req: EstimateRequest, warnings: list[str]) -> Non
     if passes > 2 * epochs or passes < epochs / 2:
         warnings.append(
             Notice(
-                "%(tokens)s training tokens read %(gb)s GB of data (%(per_epoch)s tokens at "
-                "4 bytes a token) %(passes)s times, where the epochs say %(epochs)s: the "
-                "training time is for the tokens, while storage and upload are sized for "
-                "%(gb)s GB. Correct whichever is wrong.",
+                one_or_many(
+                    fmt(passes),
+                    "%(tokens)s training tokens read %(gb)s GB of data (%(per_epoch)s tokens "
+                    "at 4 bytes a token) %(passes)s time, where the epochs say %(epochs)s: the "
+                    "training time is for the tokens, while storage and upload are sized for "
+                    "%(gb)s GB. Correct whichever is wrong.",
+                    "%(tokens)s training tokens read %(gb)s GB of data (%(per_epoch)s tokens at "
+                    "4 bytes a token) %(passes)s times, where the epochs say %(epochs)s: the "
+                    "training time is for the tokens, while storage and upload are sized for "
+                    "%(gb)s GB. Correct whichever is wrong.",
+                ),
                 tokens=fmt(req.tokens or 0.0),
                 passes=fmt(passes),
                 gb=fmt(req.dataset_gb),
@@ -296,10 +310,17 @@ def _running_batch(
     if job.batch_pinned:
         warnings.append(
             Notice(
-                "The global batch of %(asked)s sequences is not a multiple of data-parallel "
-                "%(dp)s × micro-batch %(micro)s: each step runs %(running)s sequences "
-                "(%(steps)s accumulation steps, %(tokens)s tokens), and the figures are for "
-                "that batch.",
+                one_or_many(
+                    steps,
+                    "The global batch of %(asked)s sequences is not a multiple of data-parallel "
+                    "%(dp)s × micro-batch %(micro)s: each step runs %(running)s sequences "
+                    "(%(steps)s accumulation step, %(tokens)s tokens), and the figures are for "
+                    "that batch.",
+                    "The global batch of %(asked)s sequences is not a multiple of data-parallel "
+                    "%(dp)s × micro-batch %(micro)s: each step runs %(running)s sequences "
+                    "(%(steps)s accumulation steps, %(tokens)s tokens), and the figures are for "
+                    "that batch.",
+                ),
                 **params,
             )
         )
@@ -483,6 +504,16 @@ def _frugal_count(job: planner.TrainingJob, gpu: GpuSpec, pins: planner.Pins) ->
     gpn, replica = gpu.gpus_per_node, (pins.tp or 1) * (pins.pp or 1)
     counts = [c for c in _doublings(replica) if c <= gpn]
     counts += [c for c in _doublings(planner.count_step(gpn, pins)) if c > gpn]
+    if job.batch_pinned:
+        # A pinned batch is kept: no count whose data-parallel ranks outnumber its
+        # micro-batches (a batch of 2 was shown on 8,192 GPUs running 8,192 sequences).
+        kept = [
+            c
+            for c in counts
+            if planner.fewest_data_ranks(job.model, gpu, c, pins)[0] * job.micro_batch
+            <= job.global_batch
+        ]
+        counts = kept or counts[:1]
     memory_at = {n: infeasible_candidate(job, gpu, pins, count=n).per_gpu_bytes for n in counts}
     least = min(memory_at.values())
     return next(n for n in counts if memory_at[n] <= least * 1.01)

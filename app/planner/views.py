@@ -526,7 +526,7 @@ def run_estimate(
                 "task": _(TASK_NAMES.get(req.task, req.task)),
             }
             return None, {field: Markup(escape(_(said) % params))}
-        return None, {field: input_error_text(e)}
+        return None, {field: input_error_text(e, FIELD_LABELS)}
 
 
 def scaling_points(req: EstimateRequest, resp: EstimateResponse) -> list[tuple[int, float]]:

@@ -17,7 +17,7 @@ from markupsafe import Markup, escape
 
 from app import i18n
 from app.engine.gpus import UNKNOWN_GPU, UNKNOWN_GPU_CLOSE
-from app.engine.notices import TERM_SUFFIX, Notice
+from app.engine.notices import FIELD_SUFFIX, TERM_SUFFIX, Notice
 from app.i18n import N_
 
 if TYPE_CHECKING:
@@ -43,11 +43,13 @@ def _reader_number(value: str) -> str:
     return i18n.count_words(float(value))
 
 
-def notice_text(notice: Any) -> Markup:
+def notice_text(notice: Any, labels: Mapping[str, str] | None = None) -> Markup:
     """The warning in the active language; marked lang="en" when no translation exists.
 
-    Plain text (a saved plan's result read back from JSON holds the English only) is shown
-    as it is."""
+    `labels`: the page's form labels (msgids) by request field: a `FIELD_SUFFIX` parameter
+    (a field the notice names, "gpu_count") is said as its label there ("GPU 數量"), as the
+    field's name where the page has no such field. Plain text (a saved plan's result read
+    back from JSON holds the English only) is shown as it is."""
     if isinstance(notice, str) and not isinstance(notice, Notice):
         found = _read_back(notice) if i18n.current_language() != "en" else None
         if found is None:
@@ -57,14 +59,22 @@ def notice_text(notice: Any) -> Markup:
     params = notice["params"] if isinstance(notice, Mapping) else notice.params
     translated = i18n.gettext(template)
     if params:
-        params = {
-            k: i18n.gettext(v) if k.endswith(TERM_SUFFIX) else _reader_number(v)
-            for k, v in params.items()
-        }
+        params = {k: _said(k, v, labels) for k, v in params.items()}
     text = translated % params if params else translated.replace("%%", "%")
     if translated == template and i18n.current_language() != "en":
         return Markup('<span lang="en">%s</span>') % escape(text)
     return Markup(escape(text))
+
+
+def _said(name: str, value: str, labels: Mapping[str, str] | None) -> str:
+    """A notice's parameter in the page's words: a term or a field label translated, a
+    large count in words."""
+    if name.endswith(TERM_SUFFIX):
+        return i18n.gettext(value)
+    if name.endswith(FIELD_SUFFIX):
+        label = (labels or {}).get(value)
+        return i18n.gettext(label) if label else value
+    return _reader_number(value)
 
 
 @lru_cache(maxsize=1)
@@ -109,13 +119,14 @@ CHECKPOINT_KINDS: dict[str, str] = {
 }
 
 
-def input_error_text(error: InputError) -> Markup:
-    """An engine `InputError` for a form: its Notice in the active language, else its text
+def input_error_text(error: InputError, labels: Mapping[str, str] | None = None) -> Markup:
+    """An engine `InputError` for a form: its Notice in the active language, the fields it
+    names said by their `labels` on the form (msgids by request field), else its text
     (`CHOICE_TEMPLATES` said as `CHOOSE_LISTED`)."""
     if isinstance(error.message, Notice) and error.message.template in CHOICE_TEMPLATES:
         return Markup(escape(i18n.gettext(CHOOSE_LISTED)))
     if isinstance(error.message, Notice):
-        return notice_text(error.message)
+        return notice_text(error.message, labels)
     return Markup(escape(error.message))
 
 

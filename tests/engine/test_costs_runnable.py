@@ -367,3 +367,28 @@ def test_a_pcie_group_no_listed_machine_holds_is_not_priced_per_token(book: Pric
     runpod = _options(h100.cost)[f"rent_monthly:{RUNPOD_H100}"]
     assert "needs 2 GPUs on NVLink in one machine" in runpod["note"]
     assert h100.cost["cost_per_million_tokens"] is not None  # Stratagem's 2-GPU box runs it
+
+
+@pytest.mark.parametrize("tokens", [1e17, 6e12])
+def test_a_job_longer_than_ten_years_is_not_priced_for_part_of_it(
+    book: PriceBook, tokens: float
+) -> None:
+    # QA: 7B pre-training on 1e17 tokens takes ≈70 million days; every option was billed for
+    # 120 months of it. 6e12 tokens on the same 2 H100s take ≈4,200 days > 3,650 (10 years).
+    req = EstimateRequest(model={"params_b": 7}, task="pretrain", tokens=tokens, gpu=H100)
+    r = estimate(req, prices=book)
+    assert r.training is not None and r.training.days > 120 * 365 / 12
+    assert r.cost is None
+    (said,) = [w for w in r.warnings if w.startswith("Not priced: the job takes")]
+    assert f"{r.training.days:,.0f} days" in said
+    assert f"about {r.training.days / 365:,.0f} years" in said
+    assert "longer than the 120 months (10 years)" in said
+
+
+def test_a_job_within_ten_years_is_priced_for_all_of_it(book: PriceBook) -> None:
+    # 5e12 tokens: ≈3,500 days < 3,650, priced over its whole length.
+    req = EstimateRequest(model={"params_b": 7}, task="pretrain", tokens=5e12, gpu=H100)
+    r = estimate(req, prices=book)
+    assert r.training is not None and r.training.days < 120 * 365 / 12
+    assert r.cost is not None
+    assert r.cost["horizon_months"] == math.ceil(r.training.days / (365 / 12))

@@ -172,3 +172,73 @@ def test_the_peak_a_plan_divides_by_names_the_format_it_computes_in() -> None:
     r = est("llama-3.1-8b", task="pretrain", gpu="h100-sxm-80gb", precision="fp8", tokens=1e11)
     (days,) = [e for e in r.explain if e.figure == "training.days"]
     assert "dense FP8 peak" in days.source and "compute in" not in days.source
+
+
+# QA: 10 sequences a step in micro-batches of 3 on 8 GPUs at TP 1, PP 1. The pins leave
+# dp = 8 / (1 × 1) = 8 ranks, and one micro-batch each is 8 × 3 = 24 sequences > 10: no
+# framework runs it (Megatron-LM: global batch = dp × micro-batch × accumulation steps). It
+# was reported "does not fit in 80 GB … needs 50.4 GB of the 76 GB usable".
+QA_BATCH = dict(
+    task="full_finetune", dataset_gb=10, gpu="h100-sxm-80gb", gpu_count=8, tp=1, pp=1,
+    micro_batch=3,
+)  # fmt: skip
+
+
+def test_a_pinned_batch_too_small_for_the_pinned_ranks_is_refused_naming_what_runs() -> None:
+    with pytest.raises(InputError) as err:
+        est("llama-3.1-8b", **QA_BATCH, global_batch=10)
+    assert err.value.field == "global_batch"
+    text = str(err.value)
+    assert "does not fit" not in text
+    # 8 ranks × 3 = 24 a step; micro_batch ≤ 10 // 8 = 1; gpu_count ≤ (10 // 3) × 1 = 3
+    assert "a step runs at least 8 × 3 = 24 sequences" in text
+    assert "Give global_batch 24 or a multiple of it, micro_batch at most 1, or gpu_count at most 3" in text  # fmt: skip
+    # Each way out it names is planned: 3 GPUs (dp 3 × 3 = 9 ≤ 10 a step; whether 3 GPUs
+    # hold the states is the memory check's answer), micro-batch 1 (8 × 1 = 8 ≤ 10).
+    three = est("llama-3.1-8b", **{**QA_BATCH, "gpu_count": 3}, global_batch=10).parallelism
+    assert three.dp * three.micro_batch == 9
+    assert est("llama-3.1-8b", **{**QA_BATCH, "micro_batch": 1}, global_batch=10).training.fits
+
+
+def test_the_batch_that_splits_fits_and_says_so_with_one_figure() -> None:
+    r = est("llama-3.1-8b", **QA_BATCH, global_batch=24)
+    assert r.training is not None and r.training.fits
+    p = r.parallelism
+    assert (p.dp, p.micro_batch, p.gradient_accumulation, p.global_batch) == (8, 3, 1, 24)
+    # H100 80 GB × the planner's 95% headroom = 76 GB usable
+    assert r.memory_per_gpu_gb.total <= 80 * 0.95
+    assert not any("does not fit" in w for w in r.warnings)
+
+
+def test_a_free_tensor_degree_can_still_keep_a_small_pinned_batch() -> None:
+    # Without tp and pp pinned, TP 8 leaves 8 / 8 = 1 rank: one micro-batch of 3 ≤ 10.
+    body = {k: v for k, v in QA_BATCH.items() if k not in ("tp", "pp")}
+    r = est("llama-3.1-8b", **body, global_batch=10)
+    p = r.parallelism
+    assert r.training is not None and r.training.fits
+    assert p.dp * p.micro_batch <= 10
+
+
+def test_an_overflowing_plan_keeps_a_pinned_batch() -> None:
+    # Llama 3.1 70B full fine-tune at TP 1, PP 1 with a batch of 2: at most 2 ranks of one
+    # sequence. It fits nowhere, and the layout shown ran 8,192 GPUs and 8,192 sequences.
+    r = est("llama-3.1-70b", task="full_finetune", tokens=1e8, gpu="h100-sxm-80gb", tp=1, pp=1,
+            global_batch=2)  # fmt: skip
+    assert r.training is not None and r.training.fits is False
+    p = r.parallelism
+    assert (p.dp, p.global_batch) == (2, 2)
+    assert not any("accumulation step" in w for w in r.warnings)
+
+
+def test_one_epoch_without_a_dataset_is_said_in_the_singular() -> None:
+    r = est("llama-3.1-8b", task="lora", epochs=1, gpu="h100-sxm-80gb", gpu_count=1)
+    assert any(w.startswith("1 epoch given without a dataset size: it counts nothing") for w in r.warnings)  # fmt: skip
+
+
+def test_a_dataset_of_0_gb_is_said_to_count_as_none() -> None:
+    # dataset_gb 0 is the field's default (no dataset): the assumed 1e8-token budget
+    # (training.DEFAULT_FINETUNE_TOKENS) is planned, and the warning says 0 GB was read as none.
+    r = est("llama-3.1-8b", task="lora", dataset_gb=0, gpu="h100-sxm-80gb", gpu_count=1)
+    assert r.training is not None and r.training.tokens == 1e8
+    assert any("(a dataset of 0 GB counts as none): assumed 1e+08 fine-tuning tokens" in w
+               for w in r.warnings)  # fmt: skip

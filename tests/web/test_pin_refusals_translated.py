@@ -127,3 +127,42 @@ def test_the_cli_prints_the_refusal_and_exits_2() -> None:
     )  # fmt: skip
     assert r.exit_code == 2, r.output
     assert "pp: pipeline parallelism is not modelled for serving" in r.output
+
+
+# A refusal that names other fields says them by the form's labels on the page, in its
+# language, and by their field names in the API (QA: 「GPU 數量：gpu_count 8 必須是 tp × pp = 3
+# 的倍數」 on a 中文 page that has no field called gpu_count).
+PIN_COMBINATIONS = [
+    (f"{LLAMA_8B}&task=full_finetune&tp=4&pp=3&gpu_count=8", "gpu_count",
+     "GPU count 8 must be a multiple of Tensor parallel × Pipeline parallel = 12",
+     "GPU 數量 8 必須是張量平行 × 管線平行 = 12 的倍數",
+     "gpu_count 8 must be a multiple of tp × pp = 12"),
+    (f"{LLAMA_8B}&task=full_finetune&gpu=h100-sxm-80gb&gpu_count=8&tp=1&pp=1&micro_batch=3"
+     "&global_batch=10", "global_batch",
+     "Give Global batch (sequences) 24 or a multiple of it, Micro-batch per GPU at most 1, or "
+     "GPU count at most 3",
+     "請將全域批次（序列數）設為 24 或其倍數、每張 GPU 的微批次不超過 1，或 GPU 數量不超過 3",
+     "Give global_batch 24 or a multiple of it, micro_batch at most 1, or gpu_count at most 3"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("query", "field", "en", "zh", "api"), PIN_COMBINATIONS)
+def test_a_pin_combination_is_refused_by_the_page_labels_and_by_the_api_names(
+    client: TestClient, query: str, field: str, en: str, zh: str, api: str
+) -> None:
+    for lang, words in (("en", en), ("zh-TW", zh)):
+        r = client.get(f"/plan?{query}", headers={"Accept-Language": lang})
+        err = BeautifulSoup(r.text, "html.parser").select_one(f"#err-{field}")
+        assert err is not None and words in err.get_text(), err
+        for name in ("gpu_count", "global_batch", "micro_batch", " tp ", " pp "):
+            assert name not in err.get_text()
+    body = dict(pair.split("=") for pair in query.split("&"))
+    payload = {
+        "model": {"preset": body.pop("preset")},
+        **{k: (v if k in ("task", "gpu") else int(v)) for k, v in body.items()
+           if k != "model_source"},
+    }  # fmt: skip
+    r = client.post("/api/v1/estimate", json=payload)
+    assert r.status_code == 422
+    (detail,) = r.json()["detail"]
+    assert detail["loc"] == ["body", field] and api in detail["msg"]
