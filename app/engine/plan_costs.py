@@ -187,6 +187,14 @@ def machine_group(
     return max(1, tp)
 
 
+def machines_independent(task: str) -> bool:
+    """Whether the plan's machines need no fabric between them (`Usage.independent_machines`):
+    serving and image generation run independent copies, each inside one machine (its
+    `machine_group`), which exchange no data; a training job is timed on InfiniBand between
+    its nodes."""
+    return task not in TRAINING_TASKS
+
+
 def price_plan(
     *,
     req: EstimateRequest,
@@ -229,6 +237,7 @@ def price_plan(
             gpus_per_node=gpu.gpus_per_node,
             fraction=fraction,
         ),
+        independent_machines=machines_independent(req.task),
     )
     period = req.rent_months if req.rent_months is not None else months
     horizon = max(1, math.ceil(months), math.ceil(period), req.term_months or 0)
