@@ -86,7 +86,10 @@ def request_quote(
             return render(request, "pages/assess.html", ctx, "quote")
         return render(request, "pages/assess.html", ctx, status_code=422)
     tier = ctx["tier"].key if a.resp else ""  # the tier the page showed (a fleet's servers')
-    data, errors = lead_views.parse_lead(form, lang=lang, tier=tier, answers=a.answers)
+    # The currency the customer read the price in goes with the answers: the customer and
+    # plan a lead converts into are in it (QA: a US$ reader's lead became a NT$ customer).
+    answers = {**a.answers, "currency": choose_currency(request)}
+    data, errors = lead_views.parse_lead(form, lang=lang, tier=tier, answers=answers)
     if data is None or a.resp is None:
         slot.release()  # an incomplete form costs nothing
         errors = errors or {"": ""}

@@ -14,20 +14,22 @@ from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
+from urllib.parse import urlencode
 
 from babel.numbers import format_decimal
 from pydantic import ValidationError
 
 from app.architectures import content
 from app.architectures.content import fx_note, whole
-from app.engine.costs.fleet import FleetRental
-from app.engine.costs.fleet import fleet_rental as engine_fleet_rental
+from app.engine.costs.rental import machine_gpus, offer_servers
 from app.engine.estimate import InputError, estimate, gpu_pool
 from app.engine.formatting import gpu_name as gpu_label
+from app.engine.plan_costs import DEFAULT_SERVICE_MONTHS, machines_independent, provider_selection
 from app.engine.price_book import PriceBook
 from app.engine.schemas import TRAINING_TASKS, EstimateRequest, EstimateResponse
 from app.i18n import N_, babel_locale, gap, ngettext
 from app.i18n import gettext as _
+from app.planner.views import form_query
 from app.web.forms import FieldError, number_text, parse_number
 from app.web.notices import input_error_text
 
@@ -247,6 +249,32 @@ def assess(query: Mapping[str, str], *, currency: str, book: PriceBook | None) -
     except InputError as e:
         return Assessment(answers, {"size": input_error_text(e)})
     return Assessment(answers, {}, req, resp)
+
+
+def planner_request(a: Assessment) -> EstimateRequest | None:
+    """The workload the answer states, as the planner and a converted lead plan it: the
+    assessment's request (4-bit weights for serving, a deadline of a year where none was
+    given and the job ran longer), and for images the service the card prices monthly at the
+    throughput it states ("about 4,509 images an hour", whole images down, so that the same
+    GPUs hold it) — the request alone is a one-off batch of 1,000 images, which a plan priced
+    as an hour of rent (QA: a NT$101 quote for a lead the card priced NT$40,000–50,000 a
+    month)."""
+    if a.req is None or a.resp is None:
+        return None
+    r = a.resp
+    if a.req.task == "image" and r.inference is not None and r.inference.images_per_hour:
+        rate = max(1, math.floor(r.inference.images_per_hour))
+        return a.req.model_copy(update={"images_per_hour": float(rate)})
+    return a.req
+
+
+def planner_link(a: Assessment) -> str:
+    """/plan with every assumption the card states (QA: the link dropped `precision=int4`, and
+    the planner showed BF16 on 32 GPUs for the card's 26 × H100)."""
+    req = planner_request(a)
+    if req is None:
+        return "/plan"
+    return "/plan?" + urlencode(form_query(req.model_dump(mode="json")))
 
 
 def duration(days: float) -> str:
@@ -504,22 +532,63 @@ def model_sentence(a: Assessment) -> str:
     return _("Model: sized for %(model)s.") % {"model": name}
 
 
-def plan_price(
-    book: PriceBook | None, gpus: float, currency: str
-) -> tuple[float, float, float] | None:
-    """(best term price, list price, GPUs rented) per month for the smallest of the provider's
-    offers that holds `gpus` GPUs — 3 GPUs rent as the 4-GPU offer, as the cost engine
-    covers them (seed 003 T8); the cheaper of two offers of one size. None without one."""
-    holding = [o for o in content.house_offers(book) if o.gpu_count >= gpus - 1e-9]
-    if book is None or not holding:
+@dataclass(frozen=True, slots=True)
+class Rental:
+    """The provider's own rental the cost engine prices the estimate on
+    (`plan_costs.provider_selection`), a month of it in the page's currency: the list price
+    and the 12-month contract price (seed 003 T8: −20 %), the range the planner, /tco and
+    the quote give for the same GPUs. `servers`: GPUs of each machine, largest first (a
+    16-GPU InfiniBand offer is two machines of 8)."""
+
+    servers: tuple[int, ...]
+    gpus: float
+    list_price: float
+    best_price: float
+
+
+def house_rental(
+    r: EstimateResponse, task: str, book: PriceBook | None, currency: str
+) -> Rental | None:
+    """The house provider's rental for the estimate, as the engine selects it; None without
+    a price list, off the reference GPU (quoted per project), where the provider cannot run
+    it, or for a training job over several rentals (a multi-node cluster, seed 003 T1:
+    quoted per project)."""
+    if book is None or r.gpu.id != content.REFERENCE_GPU:
         return None
-    offer = min(holding, key=lambda o: (o.gpu_count, o.monthly_price))
-    best = max(offer.term_discounts.values(), default=0.0)
+    per_node = gpus_per_node(r, book)
+    fraction = r.gpu.fraction if r.gpu.fraction and r.gpu.fraction < 1 else None
+    sel = provider_selection(
+        book,
+        provider=book.house_provider,
+        task=task,
+        gpu_id=r.gpu.id,
+        count=max(1, r.gpu.count),
+        tp=max(1, r.parallelism.tp),
+        gpus_per_node=per_node,
+        fraction=fraction,
+    )
+    if sel is None or (sel.nodes > 1 and not machines_independent(task)):
+        return None
+
+    def conv(amount: float, ccy: str) -> float:
+        return book.convert(amount, ccy, currency)
+
     try:
-        top = book.convert(offer.monthly_price, offer.currency, currency)
+        top = sel.monthly(conv)
+        best = sel.term_monthly(conv, DEFAULT_SERVICE_MONTHS)
     except KeyError:
         return None
-    return (top * (1 - best), top, float(offer.gpu_count))
+    servers = tuple(
+        sorted(
+            (
+                round(machine_gpus(o, per_node))
+                for o, k in sel.parts
+                for _ in range(k * offer_servers(o, per_node))
+            ),
+            reverse=True,
+        )
+    )
+    return Rental(servers, sel.gpus, top, best)
 
 
 def estimate_text(r: EstimateResponse) -> str:
@@ -612,7 +681,7 @@ class Fleet:
     span: int  # GPUs one copy takes
     per_node: int  # GPUs a server of this GPU holds
     nodes: int  # the engine's servers
-    rental: FleetRental | None  # the provider's servers that hold it, when it rents this GPU
+    rental: Rental | None  # the provider's servers that hold it, when it rents this GPU
 
     @property
     def servers(self) -> tuple[int, ...]:
@@ -624,13 +693,6 @@ class Fleet:
         return (self.per_node,) * full + ((rest,) if rest else ())
 
 
-def fleet_rental(book: PriceBook | None, gpus: int, span: int, currency: str) -> FleetRental | None:
-    """The provider's servers that hold the fleet (`app.engine.costs.fleet`)."""
-    if book is None:
-        return None
-    return engine_fleet_rental(book, content.house_offers(book), gpus, span, currency)
-
-
 def gpus_per_node(r: EstimateResponse, book: PriceBook | None) -> int:
     """GPUs the engine puts in one server of the estimate's GPU (`GpuSpec.gpus_per_node`)."""
     for g in gpu_pool(None, book):
@@ -639,18 +701,17 @@ def gpus_per_node(r: EstimateResponse, book: PriceBook | None) -> int:
     return max(1, math.ceil(r.gpu.count / max(1, r.gpu.nodes)))
 
 
-def fleet_of(r: EstimateResponse, book: PriceBook | None, currency: str) -> Fleet | None:
+def fleet_of(r: EstimateResponse, book: PriceBook | None, rental: Rental | None) -> Fleet | None:
     """The estimate as a serving fleet over several servers, each copy inside one; None for a
     training job, one server, or copies that are themselves split across servers."""
     if r.inference is None or r.training is not None or r.gpu.nodes <= 1:
         return None
     if r.gpu.fraction and r.gpu.fraction < 1:
         return None
-    n, span, copies = layout(r)
+    _n, span, copies = layout(r)
     per_node = gpus_per_node(r, book)
     if copies <= 1 or span > per_node:
         return None
-    rental = fleet_rental(book, n, span, currency) if r.gpu.id == content.REFERENCE_GPU else None
     return Fleet(copies, span, per_node, r.gpu.nodes, rental)
 
 
@@ -796,24 +857,19 @@ def result_context(a: Assessment, *, book: PriceBook | None, currency: str) -> d
     the estimate (a MIG slice where the engine sized one; a fleet's servers); an estimate on
     another GPU has no list price here and is quoted per project (it was priced as that many
     H100s). Reference prices are whole units, half up (`whole`)."""
-    if a.resp is None:
+    if a.resp is None or a.req is None:
         return {}
     r = a.resp
-    fleet = fleet_of(r, book, currency)
+    rental = house_rental(r, a.req.task, book, currency)
+    fleet = fleet_of(r, book, rental)
     tier = content.TIER_BY_KEY[tier_key(r, fleet)]
     architecture = content.ARCH_BY_KEY[tier.template]
     reference = r.gpu.id == content.REFERENCE_GPU
     units = r.gpu.fraction if r.gpu.fraction and r.gpu.fraction < 1 else float(r.gpu.count)
-    plan_range: tuple[float, float, float] | None
-    if fleet is not None:
-        rental = fleet.rental
-        plan_range = (
-            (rental.best_price, rental.list_price, float(sum(rental.servers)))
-            if rental is not None
-            else None
-        )
-    else:
-        plan_range = plan_price(book, units, currency) if reference else None
+    # One rule with the planner, /tco and the quote: the engine's own selection of the
+    # provider's offers (QA: 26 × H100 read "3 servers of 8 + 1 of 2" here and 32 GPUs on
+    # the plan; 6 × H100 read "8 × H100" here and 4 + 2 GPUs there).
+    plan_range = (rental.best_price, rental.list_price, rental.gpus) if rental else None
     tier_range = content.tier_price_range(book, tier, currency) if reference else None
     why_ = why(a)
     if fleet is not None:
@@ -836,12 +892,15 @@ def result_context(a: Assessment, *, book: PriceBook | None, currency: str) -> d
         "fleet": fleet,
         "fleet_servers": servers_count(fleet) if fleet else "",
         "fleet_layout": servers_text(fleet.servers) if fleet else "",
+        "rental": rental,
+        "rental_layout": servers_text(rental.servers) if rental else "",
         "template_note": fleet_template_note(r, fleet)
         if fleet
         else template_note(r, architecture, plan_range[2] if plan_range else None),
         "gpu_note": gpu_note(r),
         "signals": signals(a, tier.key, fleet),
         "fx_note": fx_note(book, currency),
+        "planner_link": planner_link(a),
     }
 
 

@@ -22,6 +22,7 @@ from app.engine.costs import (
 )
 from app.engine.costs.formulas import utilization_break_evens
 from app.engine.costs.model import MAX_HORIZON_MONTHS, TCO_MONTHS, five_year_usage
+from app.engine.costs.rental import OfferSelection, offer_selections
 from app.engine.explain import Explanation, Operand, money
 from app.engine.formatting import number
 from app.engine.hardware import GpuSpec
@@ -188,6 +189,38 @@ def machine_group(
     return max(1, tp)
 
 
+def machines_independent(task: str) -> bool:
+    """Whether the plan's machines need no fabric between them (`Usage.independent_machines`):
+    serving and image generation run independent copies, each inside one machine (its
+    `machine_group`), which exchange no data; a training job is timed on InfiniBand between
+    its nodes."""
+    return task not in TRAINING_TASKS
+
+
+def provider_selection(
+    prices: PriceBook,
+    *,
+    provider: str,
+    task: str,
+    gpu_id: str,
+    count: int,
+    tp: int,
+    gpus_per_node: int,
+    fraction: float | None = None,
+) -> OfferSelection | None:
+    """The rental of `provider` that `price_plan` prices a plan on: its offers covering the
+    plan's GPUs with the plan's machine group (`machine_group`) and, for serving, machines
+    that need no fabric between them (`machines_independent`); None when the provider
+    cannot run it. One rule for every page that names a rent for a plan (the self-assessment's
+    monthly range is this selection's list and contract rent)."""
+    group = machine_group(
+        task=task, count=count, tp=tp, gpus_per_node=gpus_per_node, fraction=fraction
+    )
+    gpus = fraction if fraction else float(count)
+    sels = offer_selections(prices, gpu_id, gpus, group, gpus_per_node, machines_independent(task))
+    return next((s for s in sels if s.provider == provider and s.runnable), None)
+
+
 def price_plan(
     *,
     req: EstimateRequest,
@@ -230,6 +263,7 @@ def price_plan(
             gpus_per_node=gpu.gpus_per_node,
             fraction=fraction,
         ),
+        independent_machines=machines_independent(req.task),
     )
     period = req.rent_months if req.rent_months is not None else months
     horizon = max(1, math.ceil(months), math.ceil(period), req.term_months or 0)

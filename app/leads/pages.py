@@ -15,6 +15,7 @@ from fastapi.responses import RedirectResponse, Response
 
 from app.accounts.web import SalesPageUser
 from app.assess import views as assessment
+from app.catalog.current import price_book
 from app.deps import SessionDep
 from app.errors import Conflict, Invalid
 from app.i18n import gettext as _
@@ -111,11 +112,15 @@ def lead_convert(
 ) -> Response:
     """Create a plan prefilled from the lead's answers, link it, and open it."""
     activate(request)
-    currency = choose_currency(request)
+    book = price_book(request)
 
     def workload(lead: Lead) -> Any:
+        # The workload the customer's card stated (`assessment.planner_request`: an image
+        # lead is the monthly service it priced, not a one-off batch), in the currency the
+        # customer read it in (a lead stored before leads kept it: this page's).
+        currency = service.lead_currency(lead) or choose_currency(request)
         answers = {k: str(v) for k, v in lead.answers.items()}
-        req, _errors = assessment.build_request(answers, currency)
+        req = assessment.planner_request(assessment.assess(answers, currency=currency, book=book))
         if req is None:  # an answer the form no longer accepts: start from the planner default
             req, _unused = planner.build_request(planner.DEFAULTS, currency)
         return req

@@ -170,6 +170,13 @@ def _printable(value: str) -> str:
     return "".join(ch for ch in value if text.bad_character(ch) is None).strip()
 
 
+def lead_currency(lead: Lead) -> Literal["TWD", "USD"] | None:
+    """The currency the customer read the self-assessment's price in (kept with the answers
+    since quote requests recorded it); None for an older lead."""
+    currency = lead.answers.get("currency")
+    return currency if currency in ("TWD", "USD") else None
+
+
 def convert_lead(
     *, session: Session, lead_id: int, owner: User, workload: Callable[[Lead], Any]
 ) -> int:
@@ -197,6 +204,7 @@ def convert_lead(
             contact=_printable(lead.name),
             email=lead.email,
             language=customer_language,
+            currency=lead_currency(lead) or "TWD",
         ),
         commit=False,
     )

@@ -334,6 +334,31 @@ def form_values(query: Mapping[str, str]) -> dict[str, str]:
     return values
 
 
+def form_query(workload: Mapping[str, Any]) -> dict[str, str]:
+    """The form's values that open `workload` (an `EstimateRequest` as JSON) in the planner:
+    every field the form has, empty where the workload leaves it unset — not the form's
+    default, which would plan another workload (QA: the self-assessment's int4 service
+    opened as BF16, 32 GPUs). The inverse of `build_request` for a preset or a custom size;
+    used by a saved plan's "edit in the planner" and the self-assessment's link."""
+    model = workload.get("model") or {}
+    values: dict[str, str] = {}
+    if model.get("preset"):
+        values.update(model_source="preset", preset=str(model["preset"]))
+    elif model.get("params_b"):
+        values.update(model_source="custom", params_b=f"{model['params_b']:g}")
+    for name in FIELDS:
+        value = workload.get(name)
+        if name in ("preset", "params_b", "model_source") or value in (None, ""):
+            continue
+        if name in ("mfu", "utilization"):  # fractions in the workload, % in the form
+            value = float(value) * 100
+        values[name] = f"{value:g}" if isinstance(value, float) else str(value)
+    for name in FIELDS:  # absent from the workload: empty, not the form's default
+        if name not in values and name not in ("model_source", "preset", "params_b", "hf_config"):
+            values.setdefault(name, "")
+    return values
+
+
 _INT_FIELDS: Final = (
     "seq_len",
     "micro_batch",

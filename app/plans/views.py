@@ -710,21 +710,6 @@ def planner_url(plan: Plan) -> str | None:
     w = plan.workload or {}
     if schedule.is_schedule(w):
         return None
-    model = w.get("model") or {}
-    values: dict[str, str] = {}
-    if model.get("preset"):
-        values.update(model_source="preset", preset=str(model["preset"]))
-    elif model.get("params_b"):
-        values.update(model_source="custom", params_b=f"{model['params_b']:g}")
-    for name in planner.FIELDS:
-        value = w.get(name)
-        if name in ("preset", "params_b", "model_source") or value in (None, ""):
-            continue
-        if name in ("mfu", "utilization"):  # fractions in the workload, % in the form
-            value = float(value) * 100
-        values[name] = f"{value:g}" if isinstance(value, float) else str(value)
-    for name in planner.FIELDS:  # absent from the workload: empty, not the form's default
-        if name not in values and name not in ("model_source", "preset", "params_b", "hf_config"):
-            values.setdefault(name, "")
+    values = planner.form_query(w)
     values.update(revise=str(plan.id), version=str(plan.version))
     return "/plan?" + urlencode(values)

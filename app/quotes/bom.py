@@ -74,15 +74,45 @@ class Bom:
         return sum((line.line_total for line in self.lines), Decimal("0"))
 
 
+def is_own_option(option: Mapping[str, Any], house: str) -> bool:
+    """Whether `option` is the seller's own way to pay: its rent or MIG slice (`house`, the
+    price list's `PriceBook.house_provider`; "" when unknown: every provider's) or buying —
+    never another provider's rent nor a public cloud, which a quote shows only as a
+    comparison (`document.is_comparison`)."""
+    if option.get("kind") not in QUOTABLE_KINDS:
+        return False
+    provider = str(option.get("provider") or "")
+    return not (house and provider and provider != house)
+
+
+def default_option(cost: Mapping[str, Any] | None, house: str = "") -> Mapping[str, Any] | None:
+    """The option a quote opens on before anyone chose one: the plan's cheapest (the
+    engine's `cost.cheapest`) when it is the seller's own (`is_own_option`) and feasible,
+    else the seller's own feasible option with the lowest total (economical first). A
+    marketplace's hourly H100 was the cheapest of a converted lead, and its default line
+    read "RunPod NT$96/h" in a quote whose ways to pay, comparison off, listed the seller's
+    NT$120/h (QA). Only where the seller has no option is another quotable one taken."""
+    if not cost:
+        return None
+    options = [o for o in cost.get("options") or [] if o.get("total") is not None]
+    own = [o for o in options if is_own_option(o, house)]
+    pool = own or [o for o in options if o.get("kind") in QUOTABLE_KINDS] or options
+    cheapest = next((o for o in pool if o.get("key") == cost.get("cheapest")), None)
+    if cheapest is not None and cheapest.get("feasible", True):
+        return cheapest
+    feasible = [o for o in pool if o.get("feasible", True)]
+    sensible = [o for o in feasible if o.get("economical", True)]
+    return min(sensible or feasible or pool, key=lambda o: float(o["total"]), default=None)
+
+
 def quoted_option(
-    cost: Mapping[str, Any] | None, quote: Mapping[str, Any] | None = None
+    cost: Mapping[str, Any] | None, quote: Mapping[str, Any] | None = None, house: str = ""
 ) -> Mapping[str, Any] | None:
     """The option the quote is for: the option of the saved quote's largest option line,
     where it has one (QA: the BOM of a quote for Stratagem's monthly rent listed RunPod's
-    hourly rent, the plan's cheapest); else the cheapest one the provider can bill (rent,
-    MIG or buy; a public cloud is a comparison, never a quote) that is feasible and
-    economical, else the cheapest feasible one. A plan whose overall cheapest was on-demand
-    cloud printed that cloud's total as its "Quoted total" (QA 2026-12-02)."""
+    hourly rent, the plan's cheapest); else the option a quote opens on (`default_option`:
+    the seller's own cheapest, never a public cloud's or another provider's total as the
+    "Quoted total", QA 2026-12-02)."""
     if not cost:
         return None
     options = [o for o in cost.get("options") or [] if o.get("total") is not None]
@@ -91,13 +121,7 @@ def quoted_option(
     if quoted:
         largest = max(quoted, key=gross)  # the first of equals
         return by_key[largest["option_key"]]
-    pool = [o for o in options if o.get("kind") in QUOTABLE_KINDS] or options
-    cheapest = next((o for o in pool if o.get("key") == cost.get("cheapest")), None)
-    if cheapest is not None and cheapest.get("feasible", True):
-        return cheapest
-    feasible = [o for o in pool if o.get("feasible", True)]
-    sensible = [o for o in feasible if o.get("economical", True)]
-    return min(sensible or feasible or pool, key=lambda o: float(o["total"]), default=None)
+    return default_option(cost, house)
 
 
 def _split(total: Decimal, weights: Sequence[float]) -> list[Decimal]:
@@ -244,7 +268,7 @@ def build_bom(
     saved `quote` quotes where it has one."""
     cost = result.get("cost") or None
     currency = str((cost or {}).get("currency") or workload.get("currency") or "TWD")
-    option = quoted_option(cost, quote)
+    option = quoted_option(cost, quote, book.house_provider if book is not None else "")
     lines: list[BomLine] = []
     if option is not None:
         if option.get("kind") in RENTAL_KINDS:

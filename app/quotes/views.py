@@ -29,6 +29,7 @@ from app.plans.models import Plan
 from app.plans.presenters import STATUS_NAMES
 from app.quotes import document
 from app.quotes import service as quotes
+from app.quotes.bom import default_option
 from app.quotes.models import MAX_LINES, QuoteIn
 from app.web.forms import message_for, parse_id
 
@@ -43,18 +44,18 @@ LINE_FIELDS: Final = (
 TAX_CHOICES: Final = (("0.05", "5%"), ("0", "0%"))
 
 
-def values_of(plan: Plan) -> dict[str, Any]:
-    """The builder's values from the saved quote (or an empty quote with one option line)."""
+def values_of(plan: Plan, house: str = "") -> dict[str, Any]:
+    """The builder's values from the saved quote (or an empty quote with one option line).
+
+    `house`: the seller (`quotes.house_provider`), whose own option the first line is."""
     q: Mapping[str, Any] = plan.quote or {}
     cost = plan.result.get("cost") or {}
     options = cost.get("options") or []
-    # The first line is the plan's cheapest way to pay for what it runs (the engine's
-    # `cheapest`, lowest total among the feasible options over the plan's period): a 7-day job
-    # must not open as a 12-month contract at 20× the hourly total.
-    first = next(
-        (o for o in options if o.get("key") == cost.get("cheapest")),
-        next((o for o in options if o.get("kind") == "rent_term"), options[0] if options else {}),
-    )
+    # The first line is the seller's cheapest way to pay for what the plan runs
+    # (`bom.default_option`: the engine's `cheapest` when it is the seller's, lowest total
+    # over the plan's period): a 7-day job must not open as a 12-month contract at 20× the
+    # hourly total, nor on a marketplace's rent the document lists nowhere (QA).
+    first = default_option(cost, house) or {}
     # A phased plan is quoted a line per phase (app.plans.schedule's `phase-<n>` options).
     phase_keys = [str(o["key"]) for o in options if str(o.get("key", "")).startswith("phase-")]
     default = [{"option_key": k, "discount_pct": "0"} for k in phase_keys] or [
@@ -561,7 +562,11 @@ def builder_context(
     quotable = [o for o in cost.get("options") or [] if o.get("kind") not in document.CLOUD_KINDS]
     labels = document.option_labels(quotable, gpu, hours)
     owner = session.get(User, plan.owner_id)
-    qb = values if values is not None else values_of(plan)
+    qb = (
+        values
+        if values is not None
+        else values_of(plan, quotes.house_provider(session=session, plan=plan))
+    )
     # Offers whose machines cannot hold the plan's NVLink group are not offered as lines;
     # one a saved line already names stays listed, so re-saving never loses it.
     used = {str(line.get("option_key") or "") for line in qb.get("lines") or []}

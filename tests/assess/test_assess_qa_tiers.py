@@ -20,6 +20,7 @@ from sqlmodel import Session, select
 
 from app.assess import views
 from app.catalog.shipped import shipped_price_book
+from app.engine.plan_costs import provider_selection
 from app.leads.models import Lead
 
 ZH = "zh-TW"
@@ -118,12 +119,19 @@ def test_a_fleet_is_priced_as_the_servers_that_hold_it(
 def test_fleet_rental_is_the_cheapest_cover_in_whole_copies(
     gpus: int, span: int, expected: tuple[tuple[int, ...], int]
 ) -> None:
-    rental = views.fleet_rental(shipped_price_book(), gpus, span, "TWD")
-    assert rental is not None
+    # The engine's own selection (`plan_costs.provider_selection`), which /assess prices on.
+    book = shipped_price_book()
+    sel = provider_selection(
+        book, provider=book.house_provider, task="inference", gpu_id="h100-sxm-80gb",
+        count=gpus, tp=span, gpus_per_node=8,
+    )  # fmt: skip
+    assert sel is not None
     servers, price = expected
-    assert rental.servers == servers
-    assert rental.list_price == price
-    assert rental.best_price == price * 0.8  # 12-month contract −20 % (T8)
+    held = sorted((int(o.gpu_count) for o, k in sel.parts for _ in range(k)), reverse=True)
+    assert tuple(held) == servers
+    assert sel.monthly(lambda amount, _ccy: amount) == price
+    # 12-month contract −20 % (T8)
+    assert sel.term_monthly(lambda amount, _ccy: amount, 12) == pytest.approx(price * 0.8)
 
 
 def test_a_copy_that_spans_servers_stays_multi_node(

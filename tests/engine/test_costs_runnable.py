@@ -37,6 +37,7 @@ H200 = "h200-sxm-141gb"
 FX = 32.0  # TWD per USD in the shipped list
 RUNPOD_H100_MONTH = 2_182.7 * FX  # NT$69,846.40 per pod-month
 X16 = "stratagem-tpe-h100-x16-ib"
+X8 = "stratagem-tpe-h100-x8"
 RUNPOD_H100 = "runpod-secure-h100-sxm-x1"
 P5_1GPU = "aws-p5-4xlarge-use1"
 P5_8GPU = "aws-p5-48xlarge-use1"
@@ -81,21 +82,22 @@ def _reproduce(resp: Any, body: dict[str, Any]) -> None:
 # ------------------------------------------------------------- H1: every provider rents
 
 
-def test_26_gpu_int4_service_is_cheapest_on_two_16_gpu_offers_on_a_12_month_term(
+def test_26_gpu_int4_service_is_cheapest_on_3_x_8_plus_2_machines_on_a_12_month_term(
     book: PriceBook,
 ) -> None:
     resp = estimate(EstimateRequest(**SERVICE_26), prices=book)
     assert resp.cost is not None and resp.inference is not None
     opts = _options(resp.cost)
 
-    # Stratagem: no offer holds 26, so 16 + the smallest offer covering the last 10 = 16
-    # again: 2 × 16 = 32 GPUs in 2 × 2 = 4 nodes.
-    # Monthly: 2 × 700,000 = NT$1,400,000. 12-month term: 2 × 700,000 × (1 − 0.2) = 1,120,000.
-    monthly, term = opts[f"rent_monthly:{X16}"], opts[f"rent_term:{X16}"]
-    assert monthly["monthly_rate"] == pytest.approx(2 * 700_000)
-    assert term["monthly_rate"] == pytest.approx(2 * 700_000 * 0.8)
-    assert term["billed"] == {"unit": "month", "quantity": 12.0, "gpus": 32, "nodes": 4}
-    assert "Rents 32 GPUs to cover 26." in term["note"]
+    # Stratagem: the replicas are independent copies (`Usage.independent_machines`), so the
+    # cheapest mix of machines holds them at any size: 3 × 8 + 2 = 26 GPUs in 4 machines.
+    # (It was 2 × 16-GPU InfiniBand offers = 32 GPUs, NT$1,400,000: QA.)
+    # Monthly: 3 × 350,000 + 100,000 = NT$1,150,000. 12-month term: × (1 − 0.2) = 920,000.
+    monthly, term = opts[f"rent_monthly:{X8}"], opts[f"rent_term:{X8}"]
+    assert monthly["monthly_rate"] == pytest.approx(1_150_000)
+    assert term["monthly_rate"] == pytest.approx(920_000)
+    assert term["billed"] == {"unit": "month", "quantity": 12.0, "gpus": 26, "nodes": 4}
+    assert "Rents" not in term["note"]
     assert term["feasible"] and monthly["feasible"]
 
     # RunPod keeps its own options: 26 pods × US$2,182.70 × 32 = NT$1,816,006.40 a month.
@@ -104,24 +106,24 @@ def test_26_gpu_int4_service_is_cheapest_on_two_16_gpu_offers_on_a_12_month_term
     )
     assert opts[f"rent_hourly:{RUNPOD_H100}"]["feasible"]
 
-    # The cheapest is the contract: 12 × 1,120,000 = NT$13,440,000 for the year, below
+    # The cheapest is the contract: 12 × 920,000 = NT$11,040,000 for the year, below
     # buying (7 × 4-GPU servers, ≈NT$1.48M/month amortised, NT$18.8M for the year).
-    assert resp.cost["cheapest"] == f"rent_term:{X16}"
-    assert term["total"] == pytest.approx(12 * 1_120_000)
+    assert resp.cost["cheapest"] == f"rent_term:{X8}"
+    assert term["total"] == pytest.approx(12 * 920_000)
     buy = next(o for o in resp.cost["options"] if o["kind"] == "buy")
-    assert buy["total"] > term["total"] and buy["monthly_rate"] > 1_120_000
+    assert buy["total"] > term["total"] and buy["monthly_rate"] > 920_000
 
-    # Cost per 1M output tokens at the cheapest option: 1,120,000 / (tokens/s × 3,600 s ×
-    # 730 h / 10^6) — ≈NT$41.3, where buying's ≈NT$1.48M/month gave ≈NT$54.5 (32 % more).
+    # Cost per 1M output tokens at the cheapest option: 920,000 / (tokens/s × 3,600 s ×
+    # 730 h / 10^6) — ≈NT$33.9 (41.26 × 920,000 / 1,120,000 at the former 32 GPUs).
     tps = resp.inference.tokens_per_s
     million_tokens = tps * 3600 * 730 / 1e6
-    assert resp.cost["cost_per_million_tokens"] == pytest.approx(1_120_000 / million_tokens)
-    assert resp.inference.cost_per_million_tokens == pytest.approx(41.26, abs=0.01)
+    assert resp.cost["cost_per_million_tokens"] == pytest.approx(920_000 / million_tokens)
+    assert resp.inference.cost_per_million_tokens == pytest.approx(33.89, abs=0.01)
     _reproduce(resp, SERVICE_26)
 
 
 @pytest.mark.parametrize("count", [24, 26, 32])
-def test_stratagem_16_gpu_options_appear_whatever_runpod_covers_it_with(
+def test_stratagem_options_appear_whatever_runpod_covers_it_with(
     book: PriceBook, count: int
 ) -> None:
     # Before, one provider per GPU was offered: the fewest GPUs won, so RunPod's 26 pods hid
@@ -129,8 +131,10 @@ def test_stratagem_16_gpu_options_appear_whatever_runpod_covers_it_with(
     resp = estimate(EstimateRequest(**{**SERVICE_26, "gpu_count": count}), prices=book)
     assert resp.cost is not None
     opts = _options(resp.cost)
-    assert f"rent_term:{X16}" in opts and f"rent_monthly:{RUNPOD_H100}" in opts
-    assert resp.cost["cheapest"] == f"rent_term:{X16}"
+    # Stratagem's independent machines: 24 = 3 × 8, 26 = 3 × 8 + 2, 32 = 4 × 8 (8-GPU
+    # machines, NT$43,750 a GPU, rather than the 16-GPU InfiniBand pair at the same rate).
+    assert f"rent_term:{X8}" in opts and f"rent_monthly:{RUNPOD_H100}" in opts
+    assert resp.cost["cheapest"] == f"rent_term:{X8}"
 
 
 def test_selections_are_one_per_provider_cheapest_first(book: PriceBook) -> None:

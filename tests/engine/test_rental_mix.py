@@ -12,7 +12,6 @@ from __future__ import annotations
 import pytest
 
 from app.catalog.shipped import shipped_price_book
-from app.engine.costs.fleet import fleet_rental
 from app.engine.costs.rental import select_offers
 from app.engine.estimate import estimate
 from app.engine.schemas import EstimateRequest
@@ -76,25 +75,6 @@ def test_a_copy_that_spans_servers_is_the_multi_node_tier() -> None:
     )
     assert r.parallelism.tp * r.parallelism.pp > 4 and r.gpu.nodes > 1
     assert r.tier == "multi_node"
-
-
-def test_a_fleet_of_copies_rents_the_cheapest_servers_that_hold_whole_copies() -> None:
-    """26 one-GPU copies on the provider's H100 servers (seed 003 T8: 1 GPU NT$50,000,
-    2 GPUs NT$100,000, 8 GPUs NT$350,000 a month; 12 months −20 %): 3 × 8 + 1 × 2 = 26 GPUs
-    for 3 × 350,000 + 100,000 = NT$1,150,000 at list, NT$920,000 on a 12-month contract —
-    not the 16-GPU InfiniBand cluster offers, which copies that share nothing do not need."""
-    book = shipped_price_book()
-    house = [o for o in book.offers if o.provider == "Stratagem Taipei" and o.gpu_id == H100]
-    rental = fleet_rental(book, house, gpus=26, span=1, currency="TWD")
-    assert rental is not None
-    assert rental.servers == (8, 8, 8, 2)
-    assert rental.list_price == pytest.approx(1_150_000)
-    assert rental.best_price == pytest.approx(920_000)
-    # Copies of 4 GPUs never straddle servers: 12 GPUs are an 8-GPU server and a 4-GPU one
-    # (or what holds them as cheaply), never three 4-GPU halves of 8-GPU servers' worth.
-    four = fleet_rental(book, house, gpus=12, span=4, currency="TWD")
-    assert four is not None and sum(four.servers) >= 12
-    assert all(n % 4 == 0 for n in four.servers)
 
 
 def test_one_rented_gpu_is_named_as_one_gpu_with_no_link() -> None:

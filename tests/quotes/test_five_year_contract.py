@@ -16,10 +16,11 @@ from fastapi.testclient import TestClient
 
 from app.engine.costs.model import TCO_MONTHS
 
-# 16 H100 over InfiniBand (Stratagem Taipei, shipped list): NT$700,000/month list price.
+# 16 H100 of independent replicas as two 8-GPU machines (Stratagem Taipei, shipped list):
+# 2 × NT$350,000 = NT$700,000/month list price.
 SERVICE = {"model": {"preset": "llama-3.1-70b"}, "task": "inference", "users": 200,
            "slo": {"ttft_s": 1, "tokens_per_s_per_user": 20}}  # fmt: skip
-TERM = "rent_term:stratagem-tpe-h100-x16-ib"
+TERM = "rent_term:stratagem-tpe-h100-x8"
 
 
 def _cost(client: TestClient, **extra: Any) -> dict[str, Any]:

@@ -432,7 +432,12 @@ def compare_costs(
     # Every provider's own rental options (one selection each), not only the one with the
     # fewest GPUs: a provider that rents more GPUs for less money is a real choice.
     selections = offer_selections(
-        book, usage.gpu_id, usage.gpu_count, usage.gpus_per_machine_min, usage.gpus_per_node
+        book,
+        usage.gpu_id,
+        usage.gpu_count,
+        usage.gpus_per_machine_min,
+        usage.gpus_per_node,
+        usage.independent_machines,
     )
     # The one rent buying is measured against (cost of delay, like for like): the cheapest
     # runnable selection (`select_offers`; `offer_selections` puts it first).

@@ -107,6 +107,15 @@ class Usage:
     # L40S or RTX 4090 box): a "not runnable" note says which (QA read "needs 2 GPUs on
     # NVLink" for L4s, which have none).
     nvlink: bool = True
+    # Whether the machines holding the need exchange no data, so they need no fabric
+    # (InfiniBand) between them: serving replicas, each a whole copy of the model inside one
+    # machine (`gpus_per_machine_min` is its tensor-parallel group). Rent then takes the
+    # cheapest mix of machines of any size (`rental._cover`: 26 single-GPU replicas as
+    # 8 + 8 + 8 + 2, not two 16-GPU InfiniBand offers). False for a training job, which its
+    # planner times on InfiniBand between nodes (`plan_costs.machine_group`), and where no
+    # plan says (the /tco page): a need larger than every offer is then rented as the
+    # largest offer repeated, never spread over more separate machines than that.
+    independent_machines: bool = False
 
 
 #: Months of the 1–5-year TCO view.

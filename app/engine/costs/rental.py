@@ -235,25 +235,37 @@ def _cover(
     need: float,
     price: Converter,
     capacity: Callable[[RentalOffer], float],
+    independent: bool = False,
 ) -> OfferSelection:
     """Fewest GPUs covering `need` from one provider's offers, then the lowest monthly price.
 
     `capacity(offer)` is the GPUs of one rental the need can use (its whole groups, see
-    `group_capacity`); every offer passed has some. One offer when one is big enough;
-    otherwise as many of the largest offer as fit, plus the smallest offer that covers the
-    rest (16 = 2 × 8; 12 = 8 + 4).
+    `group_capacity`); every offer passed has some. One offer when one is big enough, or
+    the cheapest mix of offers when it costs less (`_cheapest_mix`).
+
+    `independent` (`Usage.independent_machines`): the need is copies that exchange no data
+    (serving replicas), so the cheapest mix of machines is taken at any size — 26 single-GPU
+    replicas rent as 8 + 8 + 8 + 2 (NT$1,150,000 a month at seed 003 T8's list), not as two
+    16-GPU InfiniBand offers (NT$1,400,000). Otherwise (a training job, timed on InfiniBand
+    between its nodes, `plan_costs.machine_group`) a need larger than every offer is as many
+    of the largest offer as fit plus the smallest offer that covers the rest (16 = 2 × 8;
+    24 = 16 + 8), never spread over more separate machines than that.
     """
 
     def cost(o: RentalOffer) -> tuple[float, float]:
         return (o.gpu_count, price(o.monthly_price, o.currency))
 
     covering = [o for o in offers if capacity(o) >= need - _EPS]
-    if covering:
-        single = min(covering, key=cost)
-        combined = _cheapest_mix(offers, need, price, capacity)
-        if combined is not None and _mix_key(combined, price) < _mix_key(((single, 1),), price):
+    if covering or independent:
+        single = ((min(covering, key=cost), 1),) if covering else None
+        combined = _cheapest_mix(offers, need, price, capacity, independent)
+        if combined is not None and (
+            single is None
+            or _mix_key(combined, price, independent) < _mix_key(single, price, independent)
+        ):
             return OfferSelection(provider, combined)
-        return OfferSelection(provider, ((single, 1),))
+        if single is not None:
+            return OfferSelection(provider, single)
     largest = min(offers, key=lambda o: (-capacity(o), price(o.monthly_price, o.currency)))
     k = math.floor((need + _EPS) / capacity(largest))
     rest_need = need - k * capacity(largest)
@@ -265,13 +277,27 @@ def _cover(
     return OfferSelection(provider, ((largest, k), (rest, 1)))
 
 
+def _fabric(o: RentalOffer) -> bool:
+    """An offer sold as a cluster joined by a fabric (the 16-GPU InfiniBand offer)."""
+    return o.interconnect == "infiniband"
+
+
 def _mix_key(
-    parts: tuple[tuple[RentalOffer, int], ...], price: Converter
-) -> tuple[float, float, int]:
-    """(monthly list rent, GPUs, rentals) of a mix, in the list's currency: what a mix is
-    chosen by (a cent's difference counts; equal rents keep fewer GPUs, then fewer rentals)."""
+    parts: tuple[tuple[RentalOffer, int], ...], price: Converter, independent: bool = False
+) -> tuple[float, float, int, int]:
+    """(monthly list rent, GPUs, fabric rentals, rentals) of a mix, in the list's currency:
+    what a mix is chosen by (a cent's difference counts; equal rents keep fewer GPUs, then —
+    for independent machines, which use no fabric — fewer cluster offers, then fewer
+    rentals). Replicas at equal rent are rented as standalone machines, not as an
+    InfiniBand cluster they would not use (16 as 8 + 8, not the 16-GPU IB offer)."""
     rent = sum(price(o.monthly_price, o.currency) * k for o, k in parts)
-    return (round(rent, 2), sum(o.gpu_count * k for o, k in parts), sum(k for _, k in parts))
+    fabric = sum(k for o, k in parts if _fabric(o)) if independent else 0
+    return (
+        round(rent, 2),
+        sum(o.gpu_count * k for o, k in parts),
+        fabric,
+        sum(k for _, k in parts),
+    )
 
 
 def _cheapest_mix(
@@ -279,32 +305,43 @@ def _cheapest_mix(
     need: float,
     price: Converter,
     capacity: Callable[[RentalOffer], float],
+    independent: bool = False,
 ) -> tuple[tuple[RentalOffer, int], ...] | None:
     """The cheapest mix of whole-GPU offers whose capacities add up to at least `need`
-    (unbounded knapsack over GPU counts), or None when no offer mixes (a MIG slice, a need
-    of at most one offer's size with nothing smaller).
+    (unbounded knapsack over GPU counts, ordered by `_mix_key`), or None when no offer mixes
+    (a MIG slice, a need of at most one offer's size with nothing smaller).
 
     Serving replicas are independent: 13 GPUs of single-GPU replicas rent as 8 + 4 + 1
     (NT$600,000 a month at seed 003 T8's list) rather than the 16-GPU InfiniBand offer
     (NT$700,000) — QA found that 17 % over. A training group is whole in each machine by
-    `capacity` (`group_capacity`), so a mix never splits one. Only the last two largest
-    offers' worth of the need is searched; the rest is the largest offer repeated."""
+    `capacity` (`group_capacity`), so a mix never splits one.
+
+    Only a window of the need is searched; the rest is the offer with the lowest rent per
+    GPU of capacity (`bulk`) repeated. That loses nothing: among any `cap(bulk)` other
+    offers of a mix, some have capacities adding up to a multiple of `cap(bulk)` (prefix
+    sums modulo it), and as many `bulk` offers hold as much for no more rent; so a cheapest
+    mix has fewer than `cap(bulk)` others, under `cap(bulk)` × the largest capacity. The
+    search is then at most a few hundred GPU counts × the provider's offers, whatever the
+    need (2,048 GPUs included)."""
     usable = [o for o in offers if capacity(o) >= 1 - _EPS and o.gpu_count >= 1 - _EPS]
     if len(usable) < 2:
         return None
     caps = {o.id: round(capacity(o)) for o in usable}
     rents = {o.id: price(o.monthly_price, o.currency) for o in usable}
-    largest = max(usable, key=lambda o: (caps[o.id], -rents[o.id]))
+    fabric = {o.id: int(independent and _fabric(o)) for o in usable}
+    bulk_offer = min(usable, key=lambda o: (rents[o.id] / caps[o.id], fabric[o.id], -caps[o.id]))
+    per_bulk = caps[bulk_offer.id]
+    largest_cap = max(caps.values())
     units = math.ceil(need - _EPS)
-    bulk = max(0, units // caps[largest.id] - 1)
-    rest = units - bulk * caps[largest.id]
-    top = rest + max(caps.values())
-    # best[c]: the cheapest (rent, GPUs, rentals) of exactly c GPUs of capacity, and its
-    # last offer, to rebuild the mix.
-    inf = (math.inf, math.inf, 0)
-    best: list[tuple[float, float, int]] = [inf] * (top + 1)
+    bulk = max(0, (units - per_bulk * largest_cap) // per_bulk)
+    rest = units - bulk * per_bulk
+    top = rest + largest_cap
+    # best[c]: the cheapest `_mix_key` of exactly c GPUs of capacity, and its last offer, to
+    # rebuild the mix.
+    inf = (math.inf, math.inf, 0, 0)
+    best: list[tuple[float, float, int, int]] = [inf] * (top + 1)
     last: list[RentalOffer | None] = [None] * (top + 1)
-    best[0] = (0.0, 0.0, 0)
+    best[0] = (0.0, 0.0, 0, 0)
     for c in range(1, top + 1):
         for o in usable:
             cap = caps[o.id]
@@ -312,9 +349,10 @@ def _cheapest_mix(
                 continue
             prev = best[c - cap]
             cand = (
-                prev[0] + rents[o.id],
+                round(prev[0] + rents[o.id], 2),
                 prev[1] + o.gpu_count,
-                prev[2] + 1,
+                prev[2] + fabric[o.id],
+                prev[3] + 1,
             )
             if cand < best[c]:
                 best[c], last[c] = cand, o
@@ -334,7 +372,7 @@ def _cheapest_mix(
         counts[chosen.id] = counts.get(chosen.id, 0) + 1
         c -= caps[chosen.id]
     if bulk:
-        counts[largest.id] = counts.get(largest.id, 0) + bulk
+        counts[bulk_offer.id] = counts.get(bulk_offer.id, 0) + bulk
     parts = sorted(((by_id[i], k) for i, k in counts.items()), key=lambda p: -p[0].gpu_count)
     return tuple(parts)
 
@@ -345,6 +383,7 @@ def offer_selections(
     gpu_count: float,
     group: int = 1,
     gpus_per_node: int = GPUS_PER_NODE,
+    independent: bool = False,
 ) -> list[OfferSelection]:
     """One selection per provider that lists `gpu_id`, runnable ones first, cheapest first.
 
@@ -355,7 +394,8 @@ def offer_selections(
     comparison can say why it cannot run the need. Order: runnable before not, then the
     lowest monthly list rent in the list's currency, the fewest GPUs, the provider's name (a
     fixed order for equal prices). A need of ≤ 0.25 GPU picks a MIG 1/4 slice when the list
-    has one (seed 003 T8).
+    has one (seed 003 T8). `independent` (`Usage.independent_machines`): the machines need
+    no fabric between them, so any mix of machine sizes may hold the need (`_cover`).
     """
     by_provider: dict[str, list[RentalOffer]] = {}
     for o in book.offers:
@@ -376,10 +416,10 @@ def offer_selections(
     for provider, offers in by_provider.items():
         fit = [o for o in offers if grouped(o) > _EPS]
         if fit:
-            sel = _cover(provider, fit, gpu_count, in_book_ccy, grouped)
+            sel = _cover(provider, fit, gpu_count, in_book_ccy, grouped, independent)
             out.append(replace(sel, group=group))
         else:
-            sel = _cover(provider, offers, gpu_count, in_book_ccy, plain)
+            sel = _cover(provider, offers, gpu_count, in_book_ccy, plain, independent)
             out.append(replace(sel, group=group, runnable=False))
 
     def rank(s: OfferSelection) -> tuple[bool, float, float, str]:
@@ -394,6 +434,7 @@ def select_offers(
     gpu_count: float,
     group: int = 1,
     gpus_per_node: int = GPUS_PER_NODE,
+    independent: bool = False,
 ) -> OfferSelection | None:
     """The cheapest runnable selection for `gpu_count` GPUs of `gpu_id` (groups of `group`
     GPUs inside one machine), or None if no provider's offers can run it.
@@ -403,7 +444,7 @@ def select_offers(
     like for like) and what a phase of a schedule is billed on — because it is the rent a
     customer who rents for a month actually pays. `offer_selections` gives every provider.
     """
-    sels = offer_selections(book, gpu_id, gpu_count, group, gpus_per_node)
+    sels = offer_selections(book, gpu_id, gpu_count, group, gpus_per_node, independent)
     return sels[0] if sels and sels[0].runnable else None
 
 
