@@ -36,7 +36,7 @@ from app.engine.estimate import InputError, estimate
 from app.engine.formatting import number
 from app.engine.gpus import default_gpus
 from app.engine.notices import Notice
-from app.engine.plan_costs import explanation_dict, machine_group
+from app.engine.plan_costs import explanation_dict, machine_group, machines_independent
 from app.engine.planner import tier_for
 from app.engine.price_book import PriceBook
 from app.engine.schemas import EstimateRequest
@@ -237,11 +237,18 @@ def _check_gpu(i: int, gpu_id: str, count: float, book: PriceBook, field: str) -
 
 
 def _check_option(
-    i: int, p: PhaseIn, gpu_id: str, count: float, book: PriceBook, group: int = 1
+    i: int,
+    p: PhaseIn,
+    gpu_id: str,
+    count: float,
+    book: PriceBook,
+    group: int = 1,
+    independent: bool = False,
 ) -> None:
     """An hourly phase needs an hourly price, a contract a tier no longer than the phase
-    (on the rental `schedule_cost` bills: the cheapest that holds `group` GPUs per machine)."""
-    sel = select_offers(book, gpu_id, count, group, _per_node(gpu_id, book))
+    (on the rental `schedule_cost` bills: the cheapest that holds `group` GPUs per machine,
+    as independent machines for a service)."""
+    sel = select_offers(book, gpu_id, count, group, _per_node(gpu_id, book), independent)
     if sel is None:
         return  # _check_gpu said why, or schedule_cost says no machine holds the group
     if p.option == "hourly" and any(o.hourly_price is None for o, _ in sel.parts):
@@ -294,7 +301,8 @@ def _size(i: int, p: PhaseIn, book: PriceBook) -> tuple[str, float, int, dict[st
         fraction=count if count < 1 else None,
     )
     _check_gpu(i, gpu_id, count, book, "workload.gpu")
-    _check_option(i, p, gpu_id, count, book, group)
+    independent = machines_independent(p.workload.task)
+    _check_option(i, p, gpu_id, count, book, group, independent)
     job_days = resp.training.days if resp.training is not None else None
     return (
         gpu_id,
@@ -306,6 +314,7 @@ def _size(i: int, p: PhaseIn, book: PriceBook) -> tuple[str, float, int, dict[st
             "job_days": job_days,
             "fits_in_phase": job_days is None or job_days <= p.months * DAYS_PER_MONTH + 1e-9,
             "engine_tier": resp.tier,
+            "independent_machines": independent,
         },
     )
 
@@ -328,8 +337,9 @@ def compute(
             p.option,
             gpus_per_machine_min=group,
             gpus_per_node=_per_node(gpu, book),
+            independent_machines=bool(said.get("independent_machines")),
         )
-        for p, (gpu, count, group, _) in zip(sched.phases, sized, strict=True)
+        for p, (gpu, count, group, said) in zip(sched.phases, sized, strict=True)
     ]
     try:
         cost = schedule_cost(phases, book, sched.currency)

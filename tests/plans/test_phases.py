@@ -312,3 +312,21 @@ def test_a_phase_shorter_than_its_job_is_a_warning_in_the_api(
     fits = _create(client, a, [{"kind": "workload", "workload": LORA, "months": 2}])
     assert fits["result"]["schedule"]["phases"][0]["fits_in_phase"] is True
     assert fits["result"]["warnings"] == [] and fits["result"]["notices"] == []
+
+
+def test_a_serving_phase_rents_its_replicas_as_the_cheapest_machines(
+    client: TestClient, account: MakeAccount
+) -> None:
+    """A phase serving Llama 3.1 70B at int4 to 1,000 users runs 26 single-GPU replicas: as
+    independent machines they rent as 3 × 8 + 2 GPUs, 3 × NT$350,000 + NT$100,000 =
+    NT$1,150,000 a month (seed 003 T8), not as two 16-GPU InfiniBand clusters (2 ×
+    NT$700,000 = NT$1,400,000) that a training phase's nodes would need. The single plan's
+    cost table rents it so (tests/engine/test_rental_independent.py); the phase did not."""
+    a = account("sales")
+    serving = {"model": {"preset": "llama-3.1-70b"}, "task": "inference", "precision": "int4",
+               "concurrency": 1000}  # fmt: skip
+    p = _create(client, a, [{"kind": "workload", "months": 1, "option": "monthly",
+                             "workload": serving}])  # fmt: skip
+    (phase,) = p["result"]["schedule"]["phases"]
+    assert phase["gpu_count"] == 26 and phase["billed_gpus"] == 26
+    assert phase["total"] == 1_150_000

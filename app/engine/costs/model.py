@@ -257,6 +257,9 @@ class Phase:
     #: line) and GPUs in one server of this GPU: see `Usage`.
     gpus_per_machine_min: int = 1
     gpus_per_node: int = GPUS_PER_NODE
+    #: Whether the phase's machines need no fabric between them (`Usage.independent_machines`:
+    #: a serving phase's replicas), so it rents the cheapest mix of machines at any size.
+    independent_machines: bool = False
 
 
 PHASE_OPTIONS = ("cheapest", "hourly", "monthly", "contract")

@@ -64,7 +64,12 @@ def schedule_cost(phases: Sequence[Phase], book: PriceBook, currency: str = "TWD
     for i, ph in enumerate(phases):
         label = ph.label or f"Phase {i + 1}"
         sel = select_offers(
-            book, ph.gpu_id, ph.gpu_count, ph.gpus_per_machine_min, ph.gpus_per_node
+            book,
+            ph.gpu_id,
+            ph.gpu_count,
+            ph.gpus_per_machine_min,
+            ph.gpus_per_node,
+            independent=ph.independent_machines,
         )
         if sel is None:
             rentable = sorted({o.gpu_id for o in book.offers})
