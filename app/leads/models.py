@@ -1,7 +1,8 @@
 """Leads: 'request a quote' submissions from the self-assessment, stored for sales.
 
-`Lead` is the table (migration 0002_leads); `LeadCreate` validates what the form sent
-(required name and company, an e-mail address, length limits); `app.leads.service` stores it.
+`Lead` is the table (migrations 0002_leads, 0015_lead_tax_id); `LeadCreate` validates what the
+form sent (required name and company, an e-mail address, an optional 統一編號 with its check
+digit, length limits); `app.leads.service` stores it.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from pydantic import field_validator
 from sqlalchemy import JSON, Column, Index
 from sqlmodel import Field, SQLModel
 
+from app.customers.models import typed_tax_id
 from app.engine.strict_numbers import NumbersNotBooleans
 from app.i18n import N_
 from app.i18n import gettext as _
@@ -41,6 +43,10 @@ class LeadBase(NumbersNotBooleans, SQLModel):
     company: str = Field(max_length=COMPANY_MAX)
     email: str = Field(max_length=EMAIL_MAX)
     notes: str = Field(default="", max_length=NOTES_MAX)
+    # The company's 統一編號, optional: a converted lead's customer carries it, so its quote
+    # can be sent without asking again (QA: typed into the notes as "統編 22099131", the
+    # customer had none and sending was refused).
+    tax_id: str = Field(default="", max_length=8, sa_column_kwargs={"server_default": ""})
     lang: str = Field(default="zh-TW", max_length=8)
     tier: str = Field(default="", max_length=20)
 
@@ -66,6 +72,11 @@ class LeadCreate(LeadBase):
     @classmethod
     def _strip(cls, v: Any) -> Any:
         return trim(v) if isinstance(v, str) else v
+
+    @field_validator("tax_id", mode="before")
+    @classmethod
+    def _tax_id(cls, v: Any) -> Any:
+        return typed_tax_id(v) if isinstance(v, str) else v
 
     @field_validator("name", "company")
     @classmethod

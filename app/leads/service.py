@@ -181,8 +181,8 @@ def convert_lead(
     *, session: Session, lead_id: int, owner: User, workload: Callable[[Lead], Any]
 ) -> int:
     """A customer and a plan prefilled from the lead's answers, linked to it; the lead
-    becomes 'converted'. The customer is found again by company name when it exists (a lead
-    carries no 統一編號: sales add it on the customer page).
+    becomes 'converted'. The customer is found again by its 統一編號 when the request gave
+    one, else by company name (`customers.find_or_create`).
 
     `workload(lead)` builds the plan's workload from the lead's answers (the page passes the
     self-assessment's request builder). Converting twice opens the plan made the first time.
@@ -201,6 +201,7 @@ def convert_lead(
         session=session,
         data=CustomerCreate(
             name=_printable(lead.company) or lead.email,
+            tax_id=lead.tax_id,
             contact=_printable(lead.name),
             email=lead.email,
             language=customer_language,
@@ -216,7 +217,9 @@ def convert_lead(
         # queue read "ACME Taiwan 的報價需求" on its English share page).
         name=i18n.translations(customer_language).gettext("Quote request from %(company)s")
         % {"company": _printable(lead.company)},
-        customer=_printable(lead.company) or lead.email,
+        # The customer's own name: a 統一編號 finds a customer that may be written otherwise
+        # ("台中好物" for "台中好物電商有限公司"), and a plan's name must be its customer's.
+        customer=customer.name,
         customer_id=customer.id,
         workload=workload(lead),
         notes=_("From quote request #%(id)s: %(name)s <%(email)s>")

@@ -41,6 +41,7 @@ def parse_lead(
             company=form.get("company", ""),
             email=form.get("email", ""),
             notes=form.get("notes", ""),
+            tax_id=form.get("tax_id", ""),
             lang=lang,
             tier=tier,
             answers=answers,

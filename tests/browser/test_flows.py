@@ -459,6 +459,9 @@ def test_keyboard_only_self_assessment(en: Page, base_url: str, console_errors: 
     page.keyboard.type("Wang")
     page.keyboard.press("Tab")
     page.keyboard.type("Keelung Labs")
+    page.keyboard.press("Tab")  # the 統一編號, optional
+    assert focused() == "f-tax_id"
+    page.keyboard.type("22099131")
     page.keyboard.press("Tab")
     page.keyboard.type("wang@keelung.tw")
     page.keyboard.press("Tab")

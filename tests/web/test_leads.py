@@ -61,6 +61,7 @@ def test_migration_up_and_down(tmp_path) -> None:  # type: ignore[no-untyped-def
         "company",
         "email",
         "notes",
+        "tax_id",  # 0015_lead_tax_id
         "lang",
         "tier",
         "answers",
