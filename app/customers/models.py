@@ -125,6 +125,8 @@ def typed_tax_id(v: str) -> str:
     as its 8 digits, checked (`_tax_id`); "" for none. ValueError, with the message a form
     shows, for anything else. The customer form and the quote request read it the same way."""
     v = unicodedata.normalize("NFKC", trim(v))
+    # Compacted only when that gives the 8 digits: otherwise the message echoes the value as
+    # typed.
     digits = _separated(v)
     if len(digits) == 8 and digits.isascii() and digits.isdigit():
         v = digits
@@ -157,16 +159,8 @@ class _CustomerChecks(NumbersNotBooleans, SQLModel):
     def _compact(cls, v: Any) -> Any:
         # Full-width digits (２２０９９１３１, as an IME types them) are the same number, as
         # they are in a quote's quantities.
-        if not isinstance(v, str):
-            return v
-        v = unicodedata.normalize("NFKC", v)
-        # Compacted only when that gives the 8 digits: otherwise the message echoes the
-        # value as typed.
-        digits = _separated(v)
-        if len(digits) == 8 and digits.isascii() and digits.isdigit():
-            return digits
         # Told here, before the column's 8-character limit answers "Too long" to 9 digits.
-        return _tax_id(v.strip())
+        return typed_tax_id(v) if isinstance(v, str) else v
 
     @field_validator("name", check_fields=False)
     @classmethod
