@@ -9,8 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, WithJsonSchema, model_validator
 
+from app.engine.cost_schema import EstimateCostDoc, inline_schema
 from app.engine.explain import Explanation
 from app.engine.notices import Notice
 from app.engine.strict_numbers import NumbersNotBooleans
@@ -550,7 +551,11 @@ class EstimateResponse(BaseModel):
     training: TrainingOut | None
     inference: InferenceOut | None
     infra: InfraOut
-    cost: dict[str, Any] | None
+    # A dict to every reader; its shape published for integrators (app.engine.cost_schema).
+    cost: Annotated[
+        dict[str, Any] | None,
+        WithJsonSchema({"anyOf": [inline_schema(EstimateCostDoc), {"type": "null"}]}),
+    ]
     warnings: list[str]
     notices: list[NoticeOut] = Field(
         default_factory=list,
