@@ -289,12 +289,34 @@ class MemoryTerms:
     caching allocator's reserve, the CUDA context, NCCL buffers); `allocated` the tensors
     alone, as torch.cuda.max_memory_allocated() reports (total − overhead)."""
 
-    weights: float
-    gradients: float
-    optimizer: float
-    activations: float
-    kv_cache: float
-    overhead: float
+    weights: Annotated[
+        float, Field(description="Model weights, GB (as stored at the plan's precision).")
+    ]
+    gradients: Annotated[
+        float,
+        Field(description="Gradients, GB (0 when serving; LoRA and QLoRA: the adapters' only)."),
+    ]
+    optimizer: Annotated[
+        float,
+        Field(
+            description="Optimizer state, GB (e.g. Adam's fp32 master weights, momentum, variance)."
+        ),
+    ]
+    activations: Annotated[
+        float,
+        Field(
+            description="Activations kept for the backward pass (serving and images: working buffers), GB."
+        ),
+    ]
+    kv_cache: Annotated[
+        float, Field(description="KV cache, GB (serving: every sequence held at once).")
+    ]
+    overhead: Annotated[
+        float,
+        Field(
+            description="CUDA context, NCCL buffers and the caching allocator's reserve, GB: total − allocated."
+        ),
+    ]
     total: Annotated[
         float,
         Field(
@@ -314,16 +336,20 @@ class MemoryTerms:
 
 @dataclass(slots=True, kw_only=True)
 class MemoryGB(MemoryTerms):
-    per_gpu: float
+    per_gpu: Annotated[
+        float, Field(description="GB on the most loaded GPU: memory_per_gpu_gb.total.")
+    ]
 
 
 @dataclass(slots=True, kw_only=True)
 class GpuOut:
-    id: str
-    name: str
-    count: int
-    nodes: int
-    memory_gb: float
+    id: Annotated[str, Field(description="GPU id, as GET /api/v1/gpus lists them.")]
+    name: Annotated[str, Field(description="GPU name (datasheet).")]
+    count: Annotated[
+        int, Field(description="GPUs the plan uses (1 for a MIG slice, with `fraction`).")
+    ]
+    nodes: Annotated[int, Field(description="Servers those GPUs sit in.")]
+    memory_gb: Annotated[float, Field(description="Memory of one GPU, GB.")]
     fraction: Annotated[float | None, Field(description="MIG share of one GPU when under 1.")] = (
         None
     )
@@ -331,9 +357,21 @@ class GpuOut:
 
 @dataclass(slots=True, kw_only=True)
 class ParallelismOut:
-    dp: int
-    tp: int
-    pp: int
+    dp: Annotated[
+        int,
+        Field(
+            description="Data-parallel degree: copies of the model (training ranks; serving replicas)."
+        ),
+    ]
+    tp: Annotated[
+        int,
+        Field(
+            description="Tensor-parallel degree: GPUs each layer is split over, inside one NVLink machine."
+        ),
+    ]
+    pp: Annotated[
+        int, Field(description="Pipeline-parallel degree: stages the layers are split into.")
+    ]
     ep: Annotated[
         int,
         Field(
@@ -341,11 +379,26 @@ class ParallelismOut:
             "over this many of the dp ranks; 1 for dense models and serving."
         ),
     ]
-    zero_stage: int
-    recompute: Recompute
-    micro_batch: int
-    global_batch: int
-    gradient_accumulation: int
+    zero_stage: Annotated[
+        int,
+        Field(
+            description="ZeRO stage, 0–3: 1 shards optimizer state, 2 also gradients, 3 also weights."
+        ),
+    ]
+    recompute: Annotated[
+        Recompute,
+        Field(description="Activation recomputation: none, selective (attention) or full."),
+    ]
+    micro_batch: Annotated[int, Field(description="Sequences each GPU runs per forward pass.")]
+    global_batch: Annotated[
+        int,
+        Field(
+            description="Sequences per optimizer step: dp × micro_batch × gradient_accumulation."
+        ),
+    ]
+    gradient_accumulation: Annotated[
+        int, Field(description="Micro-batches each data-parallel rank accumulates per step.")
+    ]
 
 
 @dataclass(slots=True, kw_only=True)
@@ -369,14 +422,37 @@ class Uncertainty:
 
 @dataclass(slots=True, kw_only=True)
 class TrainingOut:
-    flops: float
-    tokens: float
-    gpu_hours: float
-    days: float
-    mfu: float
-    tokens_per_s: float
-    meets_deadline: bool | None
-    goodput: float = 1.0
+    flops: Annotated[
+        float,
+        Field(
+            description="Model FLOPs of the whole run, FLOP (recomputation not counted: it enters `mfu`)."
+        ),
+    ]
+    tokens: Annotated[float, Field(description="Tokens trained on, epochs included.")]
+    gpu_hours: Annotated[float, Field(description="GPU-hours: days × 24 × GPUs.")]
+    days: Annotated[
+        float,
+        Field(
+            description="Wall-clock days, interruptions included: flops / (GPUs × dense peak × mfu × goodput) / 86,400."
+        ),
+    ]
+    mfu: Annotated[
+        float,
+        Field(
+            description="Model FLOPs utilisation, 0–1: model FLOPs / (GPUs × dense peak × wall-clock time excluding interruptions)."
+        ),
+    ]
+    tokens_per_s: Annotated[float, Field(description="Tokens per second of all the plan's GPUs.")]
+    meets_deadline: Annotated[
+        bool | None,
+        Field(description="Whether `days` ≤ the request's deadline_days; null without a deadline."),
+    ]
+    goodput: Annotated[
+        float,
+        Field(
+            description="Share of wall-clock time doing useful work, 0–1 (failures' restarts and lost steps excluded)."
+        ),
+    ] = 1.0
     fits: Annotated[
         bool,
         Field(
@@ -422,10 +498,12 @@ class TrainingOut:
 class ServingPointOut:
     """One point of the serving curve: what each user gets at a concurrency per replica."""
 
-    concurrency: int
-    tokens_per_s_per_user: float
-    tokens_per_s: float
-    ttft_s: float
+    concurrency: Annotated[int, Field(description="Sequences decoding at once on one replica.")]
+    tokens_per_s_per_user: Annotated[
+        float, Field(description="Output tokens/s each sequence receives.")
+    ]
+    tokens_per_s: Annotated[float, Field(description="Output tokens/s of the replica.")]
+    ttft_s: Annotated[float, Field(description="Seconds to the first token.")]
 
 
 @dataclass(slots=True, kw_only=True)
@@ -445,15 +523,30 @@ class InferenceOut:
             "max_concurrency_per_replica × replicas (task=image: the plan's GPU count)."
         ),
     ]
-    tokens_per_s: float
-    tokens_per_s_per_user: float
-    time_to_first_token_s: float
-    cost_per_million_tokens: float | None
-    replicas: int
+    tokens_per_s: Annotated[
+        float, Field(description="Output tokens/s of all replicas at the requested load.")
+    ]
+    tokens_per_s_per_user: Annotated[
+        float, Field(description="Output tokens/s each user (sequence) receives at that load.")
+    ]
+    time_to_first_token_s: Annotated[
+        float, Field(description="Seconds from a request to its first output token at that load.")
+    ]
+    cost_per_million_tokens: Annotated[
+        float | None,
+        Field(
+            description="Money per 1M output tokens at the cheapest option, in the request's currency, excl. tax; null when unpriced."
+        ),
+    ]
+    replicas: Annotated[
+        int, Field(description="Copies of the model serving, each on tp × pp GPUs.")
+    ]
     images_per_hour: Annotated[
         float | None, Field(description="Images per hour of all the plan's GPUs (task=image).")
     ] = None
-    images_per_hour_per_gpu: float | None = None
+    images_per_hour_per_gpu: Annotated[
+        float | None, Field(description="Images per hour of one GPU (task=image).")
+    ] = None
     seconds_per_image: Annotated[
         float | None, Field(description="Seconds one GPU spends on one image (task=image).")
     ] = None
@@ -467,8 +560,18 @@ class InferenceOut:
     meets_images_per_hour: Annotated[
         bool | None, Field(description="The GPUs make the target `images_per_hour` (if any).")
     ] = None
-    itl_s: float | None = None
-    meets_slo: bool | None = None
+    itl_s: Annotated[
+        float | None,
+        Field(
+            description="Seconds between two output tokens of one sequence (inter-token latency)."
+        ),
+    ] = None
+    meets_slo: Annotated[
+        bool | None,
+        Field(
+            description="Whether every user gets the request's slo targets; null without targets."
+        ),
+    ] = None
     fits: Annotated[
         bool,
         Field(
@@ -486,39 +589,76 @@ class InferenceOut:
     offline_tokens_per_s: Annotated[
         float | None, Field(description="Max-load (MLPerf Offline) output tokens/s, all replicas.")
     ] = None
-    cost_per_million_input_tokens: float | None = None
-    uncertainty: UncertaintyOut | None = None
-    curve: list[ServingPointOut] = field(default_factory=list)
+    cost_per_million_input_tokens: Annotated[
+        float | None,
+        Field(
+            description="The same monthly cost per 1M prompt tokens, in the request's currency, excl. tax: another view of cost_per_million_tokens, not to be added to it."
+        ),
+    ] = None
+    uncertainty: Annotated[
+        UncertaintyOut | None,
+        Field(
+            description="Error band of the serving figures: median |error| on published runs (GET /api/v1/validation)."
+        ),
+    ] = None
+    curve: Annotated[
+        list[ServingPointOut],
+        Field(
+            description="One replica's operating points: what each user gets as concurrency grows."
+        ),
+    ] = field(default_factory=list)
 
 
 @dataclass(slots=True, kw_only=True)
 class NetworkOut:
-    uplink_gbps: float
-    transfer_hours: float
-    internal: str
-    scale_out: str | None
-    rails: int
+    uplink_gbps: Annotated[float, Field(description="Internet uplink, Gbit/s.")]
+    transfer_hours: Annotated[
+        float, Field(description="Hours to bring the dataset in over that uplink.")
+    ]
+    internal: Annotated[
+        str, Field(description="Network inside a server (GPU to GPU, and to the storage).")
+    ]
+    scale_out: Annotated[
+        str | None, Field(description="Network between servers; null on one server.")
+    ]
+    rails: Annotated[int, Field(description="Scale-out links per server.")]
 
 
 @dataclass(slots=True, kw_only=True)
 class InfraOut:
-    nodes: int
-    gpus_per_node: int
-    cpu_cores: int
-    cpu_cores_per_node: int
-    ram_gb: int
-    ram_gb_per_node: int
-    nvme_tb: float
-    nvme_tb_per_node: float
-    nas_tb: float
-    checkpoint_gb: float
-    checkpoint_kind: str
-    network: NetworkOut
-    power_kw: float
-    power_typical_kw: float
-    cooling: str
-    cooling_btu_h: float
-    storage_tiers: list[dict[str, Any]]
+    nodes: Annotated[int, Field(description="Servers.")]
+    gpus_per_node: Annotated[int, Field(description="GPUs per server.")]
+    cpu_cores: Annotated[int, Field(description="CPU cores, all servers.")]
+    cpu_cores_per_node: Annotated[int, Field(description="CPU cores per server.")]
+    ram_gb: Annotated[
+        int, Field(description="System memory, GB, all servers (2× the GPUs' memory).")
+    ]
+    ram_gb_per_node: Annotated[int, Field(description="System memory per server, GB.")]
+    nvme_tb: Annotated[float, Field(description="Local NVMe, TB, all servers (the hot tier).")]
+    nvme_tb_per_node: Annotated[float, Field(description="Local NVMe per server, TB.")]
+    nas_tb: Annotated[float, Field(description="Shared storage (NAS, the warm tier), TB.")]
+    checkpoint_gb: Annotated[float, Field(description="One checkpoint, GB.")]
+    checkpoint_kind: Annotated[
+        str,
+        Field(
+            description="What a checkpoint holds: resumable (weights and optimizer state) or weights only."
+        ),
+    ]
+    network: Annotated[
+        NetworkOut, Field(description="Networks inside and between servers, and the uplink.")
+    ]
+    power_kw: Annotated[
+        float, Field(description="Rated IT power of the servers, kW (their maximum draw).")
+    ]
+    power_typical_kw: Annotated[float, Field(description="Typical IT power under load, kW.")]
+    cooling: Annotated[str, Field(description="How the heat is removed (English).")]
+    cooling_btu_h: Annotated[
+        float, Field(description="Heat to remove, BTU/h: power_kw × 3,412.14.")
+    ]
+    storage_tiers: Annotated[
+        list[dict[str, Any]],
+        Field(description="Storage tiers (hot, warm, cold): what each is and its size in TB."),
+    ]
 
 
 @dataclass(slots=True, kw_only=True)

@@ -100,3 +100,18 @@ def test_openapi_describes_the_options_with_their_units(client: TestClient) -> N
         ]  # fmt: skip
         # Inlined: no reference into a `$defs` the OpenAPI document does not have.
         assert "$ref" not in str(schema)
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["TrainingOut", "InferenceOut", "ServingPointOut", "InfraOut", "NetworkOut", "MemoryGB",
+     "MemoryTerms", "GpuOut", "ParallelismOut"],
+)  # fmt: skip
+def test_every_figure_of_an_estimate_says_what_it_is_and_its_unit(
+    client: TestClient, name: str
+) -> None:
+    """QA: `tokens_per_s`, `cost_per_million_tokens` (which currency?), `cooling`, `network`
+    and the memory terms had no description in /openapi.json."""
+    schema = client.get("/openapi.json").json()["components"]["schemas"][name]
+    bare = [k for k, v in schema["properties"].items() if not v.get("description")]
+    assert bare == [], f"{name}: {bare}"
