@@ -20,7 +20,11 @@ ANSWER_NAMES: Final = {
     "data": N_("Training data"),
     "deadline": N_("Deadline"),
     "users": N_("Concurrent users"),
+    # The currency the customer read the prices in (recorded since quote requests kept it):
+    # the converted customer and plan are in it, so sales see it before converting.
+    "currency": N_("Prices read in"),
 }
+_CURRENCY_NAMES: Final = {"TWD": N_("New Taiwan dollars (NT$)"), "USD": N_("US dollars (US$)")}
 # The choices as the customer saw them: "100 GB–1 TB", not the band's stored top "1000"
 # under "Training data (GB)" (QA read 1,000 GB where the customer picked 100 GB–1 TB).
 _CHOICES: Final = {
@@ -60,6 +64,8 @@ def answer_rows(lead: Lead) -> list[tuple[str, str]]:
         choice = next((o for o in _CHOICES.get(key, ()) if o.value == value), None)
         if key == "task":
             value = _(planner.TASK_NAMES.get(value, value))
+        elif key == "currency":
+            value = _(_CURRENCY_NAMES.get(value, value))
         elif choice is not None:
             value = _(choice.label)
         rows.append((_(label), value))

@@ -53,7 +53,11 @@ def test_an_image_lead_becomes_the_monthly_service_the_card_priced(
     assert lead.answers["currency"] == "USD"
 
     sign_in(pages, account("admin").user)
-    detail = pages.get(f"/leads/{lead.id}")
+    detail = pages.get(f"/leads/{lead.id}", headers={"Accept-Language": "en"})
+    # Sales see the currency the customer read before converting.
+    assert "Prices read in US dollars (US$)" in BeautifulSoup(detail.text, "html.parser").get_text(
+        " ", strip=True
+    )
     r = pages.post(f"/leads/{lead.id}/convert", data={"csrf_token": _token(detail.text)})
     assert r.status_code == 303
     plan_id = int(r.headers["location"].rsplit("/", 1)[1])
