@@ -172,7 +172,10 @@ class ComparisonDoc(_Doc):
         description="job: priced for its duration; capacity: a service priced by the month."
     )
     rent_months: float = Field(description="The rental period the totals cover, months.")
-    cheapest: str | None = Field(description="Key of the cheapest option that can run it.")
+    cheapest: str | None = Field(
+        description="Key of the cheapest option that can run it; when none can (every "
+        "`feasible` false), the cheapest of all, for comparison only — a warning says so."
+    )
     storage_network_share: float | None = Field(
         description="Storage and network's share of the cheapest total (seed rule: ≥ 15 %)."
     )

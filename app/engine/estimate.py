@@ -709,6 +709,10 @@ def _tier_explained(plan: Plan, nodes: int, tier: str) -> Explanation:
     """T1: one GPU, one node of several GPUs, or several nodes (of one job or one copy)."""
     gpus, span = _tier_span(plan, nodes)
     number, words = _TIERS[tier]
+    if tier == "multi_gpu" and not plan.gpu.has_nvlink:
+        # An L4, L40S or RTX 4090 box talks over PCIe (QA: "tier 2, multi-GPU, NVLink" for
+        # 8 × L4, which have no NVLink).
+        words = "multi-GPU, PCIe"
     total = plan.fraction or plan.count
     where = f"{fmt_gpus(f'{total:g}')} on {plural(str(nodes), 'node')}"
     if span != nodes:

@@ -234,7 +234,11 @@ class EstimateRequest(NumbersNotBooleans, BaseModel):
     optimizer: Optimizer = "adamw"
     lora_rank: int = Field(16, ge=1, le=4_096)
     lora_targets: Literal["attention", "all_linear"] = "all_linear"
-    kv_dtype: KvDtype | None = Field(None, description="KV-cache dtype (default: bf16).")
+    kv_dtype: KvDtype | None = Field(
+        None,
+        description="KV-cache dtype (default: fp8 when precision is fp8 or fp4, as the engines "
+        "that serve fp8 weights store their KV cache; bf16 otherwise).",
+    )
     flash_attention: bool = True
     # Optional pins: the planner fills what is left out.
     gpu: str | None = Field(None, max_length=100, description="GPU id from GET /api/v1/gpus.")

@@ -170,6 +170,7 @@ PHRASES: Final = (
     N_(", copies of %(copy)s GPUs each within a node: %(gpus)s GPUs in 1 node"),
     N_("→ tier %(tier)s, single GPU"),
     N_("→ tier %(tier)s, multi-GPU, NVLink"),
+    N_("→ tier %(tier)s, multi-GPU, PCIe"),
     N_("→ tier %(tier)s, multi-node, InfiniBand"),
     N_("(1 single GPU · 2 several GPUs in one node · 3 several nodes)"),
     # --- serving: inference.*, memory_gb.kv_cache, gpu.fraction

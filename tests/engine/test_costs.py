@@ -661,7 +661,7 @@ def test_u8_cost_per_million_tokens() -> None:
     assert cost_per_million_tokens(50_000, 2_000, 0.5) == pytest.approx(19.03, abs=0.01)
     x = cost_per_million_tokens_explained(50_000, 2_000, 0.5, "TWD")
     assert x.formula == (
-        "NT$50,000 / (2,000 tokens/s × 3,600 s × 730 h × 0.5 / 10^6 = 2,628M tokens) = NT$19.03"
+        "NT$50,000/month / (2,000 tokens/s × 3,600 s × 730 h × 0.5 / 10^6 = 2,628M tokens) = NT$19.03"
     )
 
 

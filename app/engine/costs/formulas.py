@@ -132,7 +132,8 @@ def cost_per_million_tokens_explained(
         "Cost per 1M tokens",
         value,
         f"{currency}/1M tokens",
-        f"{money(monthly_cost, currency)} / ({number(tokens_per_s)} tokens/s × 3,600 s × 730 h "
+        f"{money(monthly_cost, currency)}/month / ({number(tokens_per_s)} tokens/s × 3,600 s × "
+        "730 h "
         f"× {number(utilization)} / 10^6 = {number(millions, 1)}M tokens) "
         f"= {money(value, currency, 2)}",
         "seed 000 U8 (cost per 1M tokens); 730 h = 8,760 h / 12",
