@@ -501,7 +501,10 @@ def build_request(
     # was typed there for another task is not a pin of this one (the API refuses such a
     # field, app.engine.estimate.TRAINING_ONLY_FIELDS; the form only forgets it).
     if data["task"] not in TRAINING_TASKS:
-        for name in TRAINING_ONLY_FIELDS:
+        # "Training data (GB)" too, which the API also reads for a service (data to upload):
+        # the page hides it, and its default 5 GB added 5 GB to the uplink's hours of a
+        # service whose API twin said 0 (QA).
+        for name in (*TRAINING_ONLY_FIELDS, "dataset_gb"):
             data.pop(name, None)
             errors.pop(name, None)
     if errors:

@@ -9,6 +9,7 @@ import pytest
 from bs4 import BeautifulSoup
 from fastapi.testclient import TestClient
 
+from app.planner.views import DEFAULTS, build_request
 from tests.web.conftest import htmx
 
 
@@ -332,3 +333,15 @@ def test_the_users_typed_are_the_concurrency_the_plan_saves() -> None:
     req, errors = planner_views.build_request(values, "TWD")
     assert not errors and req is not None
     assert (req.users, req.concurrency) == (200, 200)
+
+
+def test_a_service_on_the_planner_uploads_no_hidden_training_data() -> None:
+    """QA: the planner carried its hidden "Training data (GB)" default (5 GB) into a serving
+    plan — "(16.1 GB weights + 5 GB data) × 8 / 1 Gbps = 0.47 h" — where the same request
+    through the API said 0.36 h. A hidden field is not an input of the task shown."""
+    values = {**DEFAULTS, "preset": "llama-3.1-8b", "task": "inference", "dataset_gb": "5"}
+    req, errors = build_request(values, "TWD")
+    assert errors == {} and req is not None
+    assert req.dataset_gb == 0
+    train, _ = build_request({**values, "task": "lora"}, "TWD")
+    assert train is not None and train.dataset_gb == 5
