@@ -26,6 +26,7 @@ from app.engine.costs.context import period_in_units
 from app.engine.estimate import TRAINING_ONLY_FIELDS, InputError, estimate, gpu_pool
 from app.engine.explain import Explanation
 from app.engine.formatting import gpu_name
+from app.engine.formatting import number as plain_number
 from app.engine.notices import Notice
 from app.engine.price_book import PriceBook
 from app.engine.schemas import TRAINING_TASKS, EstimateRequest, EstimateResponse
@@ -714,6 +715,14 @@ def _short_period(value: float, unit: str) -> str | None:
     return f"{amount} {_('days') if said == 'days' else _('h')}"
 
 
+def _short_seconds(value: float, unit: str) -> str | None:
+    """Under a second in milliseconds, as the serving card says it: an inter-token latency of
+    0.0182 s read "0.02 s" in the panel beside "18.2 ms" on the card (QA)."""
+    if unit != "s" or not 0 < value < 1:
+        return None
+    return f"{plain_number(value * 1000, 1)} ms"
+
+
 def explain_entries(
     explain: Sequence[Explanation],
     cost: Mapping[str, Any] | None,
@@ -748,7 +757,8 @@ def explain_entries(
                     if e.unit == "fraction of 730 h"
                     else None
                 )
-                or _short_period(e.value, e.unit),
+                or _short_period(e.value, e.unit)
+                or _short_seconds(e.value, e.unit),
                 "formula": e.formula,
                 "source": e.source,
             }

@@ -345,3 +345,22 @@ def test_a_service_on_the_planner_uploads_no_hidden_training_data() -> None:
     assert req.dataset_gb == 0
     train, _ = build_request({**values, "task": "lora"}, "TWD")
     assert train is not None and train.dataset_gb == 5
+
+
+def test_a_latency_under_a_second_is_said_in_milliseconds(web: TestClient) -> None:
+    """QA: the Explain panel said an inter-token latency of 0.0182 s as "0.02 s" (10 % off)
+    beside "18.2 ms" on the serving card."""
+    page = BeautifulSoup(
+        web.get("/plan?preset=llama-3.1-8b&task=inference&users=50",
+                headers={"Accept-Language": "en"}).text,
+        "html.parser",
+    )  # fmt: skip
+    shown = {
+        s.select_one(".fig").get_text(" ", strip=True): s.select_one(".num").get_text(strip=True)
+        for s in page.select("#explain summary")
+    }
+    seconds = {f: v for f, v in shown.items() if v.endswith(" s")}
+    millis = {f: v for f, v in shown.items() if v.endswith(" ms")}
+    assert millis, shown
+    # Nothing under a second is left in seconds ("0.02 s").
+    assert not [v for v in seconds.values() if v.startswith("0.") or v.startswith("0 ")], seconds
