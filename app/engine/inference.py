@@ -241,7 +241,23 @@ def step(cfg: ServingConfig, batch: int) -> Step:
     )
 
 
-def prefill_seconds(cfg: ServingConfig, tokens: int) -> float:
+@dataclass(frozen=True, slots=True)
+class Prefill:
+    """One prompt's prefill, by term (seconds): the larger of compute and the weights' reads,
+    plus the all-reduces and step overheads of its chunks."""
+
+    flops: float
+    compute_s: float
+    memory_s: float
+    allreduce_s: float
+    overhead_s: float
+
+    @property
+    def seconds(self) -> float:
+        return max(self.compute_s, self.memory_s) + self.allreduce_s + self.overhead_s
+
+
+def prefill_parts(cfg: ServingConfig, tokens: int) -> Prefill:
     """One prompt of `tokens` alone, in chunks of PREFILL_CHUNK_TOKENS: each chunk reads the
     weights once and computes 2·N + causal attention per token."""
     m, g, st = cfg.model, cfg.gpu, cfg.stack
@@ -251,11 +267,18 @@ def prefill_seconds(cfg: ServingConfig, tokens: int) -> float:
     compute_s = flops / cfg.tp / (g.peak_tflops(_compute_precision(cfg)) * 1e12 * st.compute)
     w = active_weight_bytes(m, cfg.precision, min(tokens, PREFILL_CHUNK_TOKENS)) / cfg.tp
     memory_s = chunks * w / (g.bandwidth_gbs * 1e9 * st.hbm)
-    return (
-        max(compute_s, memory_s)
-        + allreduce_seconds(cfg, min(tokens, PREFILL_CHUNK_TOKENS)) * chunks
-        + st.step_overhead_s * chunks
+    return Prefill(
+        flops=flops,
+        compute_s=compute_s,
+        memory_s=memory_s,
+        allreduce_s=allreduce_seconds(cfg, min(tokens, PREFILL_CHUNK_TOKENS)) * chunks,
+        overhead_s=st.step_overhead_s * chunks,
     )
+
+
+def prefill_seconds(cfg: ServingConfig, tokens: int) -> float:
+    """`prefill_parts` in seconds."""
+    return prefill_parts(cfg, tokens).seconds
 
 
 def operating_point(
@@ -408,8 +431,23 @@ def explain_point(
     # One GPU (TP 1) all-reduces nothing: the formula reads no "+ all-reduce 0.00 ms" (the
     # operand, 0 s, stays in the expression).
     allreduce = f"all-reduce {s.allreduce_s * 1e3:.2f} ms + " if s.allreduce_s else ""
-    own_prefill = prefill_seconds(cfg, cfg.input_tokens)
+    pre = prefill_parts(cfg, cfg.input_tokens)
+    own_prefill = pre.seconds
     ttft0 = "(own_prefill_s + (itl_s if batch > 1 else 0))"
+    # The prompt's own prefill with its arithmetic (QA: "prefill 1792 tokens 79.1 ms" gave no
+    # FLOPs, peak or share to check it by), then what the load adds: one step of the running
+    # batch it is chunked into, and a wait for a KV slot.
+    peak = g.peak_tflops(_compute_precision(cfg))
+    ttft_text = (
+        f"prefill {cfg.input_tokens} tokens: max({fmt(pre.flops)} FLOP / ({cfg.tp} × "
+        f"{fmt(peak)} TFLOPS × {st.compute:.0%}) = {pre.compute_s * 1e3:.1f} ms, weights read "
+        f"{pre.memory_s * 1e3:.1f} ms)"
+        + (f" + all-reduce {pre.allreduce_s * 1e3:.2f} ms" if pre.allreduce_s else "")
+        + f" + step overhead {pre.overhead_s * 1e3:.2f} ms = {own_prefill * 1e3:.1f} ms"
+        + (f" + one step of the running batch {p.itl_s * 1e3:.2f} ms" if p.batch > 1 else "")
+        + (f" + waiting for a slot {p.queue_s:.1f} s" if p.queue_s else "")
+        + f" = {p.ttft_s:.3f} s"
+    )
     return [
         Explanation(
             "inference.kv_bytes_per_token",
@@ -486,9 +524,7 @@ def explain_point(
             "inference.time_to_first_token_s",
             p.ttft_s,
             "s",
-            f"prefill {cfg.input_tokens} tokens {(p.ttft_s - p.queue_s) * 1e3:.1f} ms"
-            + (f" + waiting for a slot {p.queue_s:.1f} s" if p.queue_s else "")
-            + f" = {p.ttft_s:.3f} s",
+            ttft_text,
             "compute-bound prefill (Pope et al. 2022 §3); queueing by Little's law for a "
             "closed loop of users over the KV slots",
             operands(

@@ -204,7 +204,14 @@ PHRASES: Final = (
     ),
     N_("(AMD Instinct, Infinity Fabric (vLLM on ROCm): %(hbm)s of HBM, %(peak)s of peak)"),
     N_("= %(rate)s tokens/s per replica"),
-    N_("prefill %(tokens)s tokens %(ms)s ms"),
+    N_("prefill %(tokens)s tokens %(ms)s ms"),  # plans saved before the prefill's arithmetic
+    N_(
+        "prefill %(tokens)s tokens: max(%(flops)s FLOP / (%(tp)s × %(peak)s TFLOPS × "
+        "%(share)s) = %(compute)s ms, weights read %(memory)s ms)"
+    ),
+    N_("+ all-reduce %(ms)s ms"),
+    N_("+ step overhead %(ms)s ms = %(own)s ms"),
+    N_("+ one step of the running batch %(ms)s ms"),
     N_("+ waiting for a slot %(s)s s"),
     N_("most users one replica of TP %(tp)s holds with each at ≥ %(rate)s tokens/s: %(users)s;"),
     N_(

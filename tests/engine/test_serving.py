@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import re
 
 import pytest
 from hypothesis import given, settings
@@ -250,3 +251,30 @@ def test_a_service_on_several_servers_is_not_told_about_gradient_sync() -> None:
     t = estimate(train)
     assert t.gpu.nodes > 1
     assert [w for w in t.warnings if "Multi-node training over plain Ethernet:" in w]
+
+
+def test_the_first_token_time_shows_the_prefills_arithmetic() -> None:
+    """QA: "prefill 1792 tokens 79.1 ms = 0.079 s" gave no FLOPs, peak or share to check it
+    by. Llama 3.1 8B, 50 users on one H100: the prompt (2,048 − 256 = 1,792 tokens) costs
+    1,792 × (2 × 8.03e9 + 4 × 32 layers × 32 heads × 128 × 1,792 / 2) = 2.96e13 FLOP; at
+    989 TFLOPS × 50 % that is 2.96e13 / 4.945e14 = 59.9 ms, more than reading the 16 GB of
+    weights. The printed terms add up to the printed time."""
+    req = EstimateRequest(model={"preset": "llama-3.1-8b"}, task="inference", users=50,
+                          slo={"ttft_s": 1, "tokens_per_s_per_user": 20})  # fmt: skip
+    resp = estimate(req, search_all=False)
+    x = next(e for e in resp.explain if e.figure == "inference.time_to_first_token_s")
+    m = re.fullmatch(
+        r"prefill 1792 tokens: max\((?P<flops>[\d.e+]+) FLOP / \(1 × 989 TFLOPS × 50%\) = "
+        r"(?P<compute>[\d.]+) ms, weights read (?P<memory>[\d.]+) ms\) \+ step overhead "
+        r"(?P<overhead>[\d.]+) ms = (?P<own>[\d.]+) ms \+ one step of the running batch "
+        r"(?P<itl>[\d.]+) ms = (?P<ttft>[\d.]+) s",
+        x.formula,
+    )
+    assert m is not None, x.formula
+    flops = 1792 * (2 * 8.03e9 + 4 * 32 * 32 * 128 * 1792 / 2)
+    assert float(m["flops"]) == pytest.approx(flops, rel=0.01)
+    assert float(m["compute"]) == pytest.approx(flops / (989e12 * 0.5) * 1e3, abs=0.1)
+    own = max(float(m["compute"]), float(m["memory"])) + float(m["overhead"])
+    assert float(m["own"]) == pytest.approx(own, abs=0.1)
+    assert float(m["ttft"]) == pytest.approx((own + float(m["itl"])) / 1e3, abs=0.001)
+    assert float(m["ttft"]) == pytest.approx(x.value, abs=0.0005)
