@@ -533,6 +533,16 @@ def _option_figures(i: int, line: QuoteLineIn, d: Mapping[str, Any], currency: s
     # Rates are kept to the minor unit: the customer sees the price they pay, and the line's
     # amount is that price × quantity × months (never a rate rounded only for display).
     unit = str(d["unit"])
+    if unit != "month" and line.months is not None and line.months != 1:
+        # A purchase is paid once and an hourly option by its hours: a 12 typed in months
+        # multiplied the servers' price by 12 (QA: NT$5,426,381 × 1 × 12 = NT$65,116,572),
+        # and 12 × NT$220 an hour read as twelve months of cloud. As on a line of one's own.
+        raise QuoteInputError(
+            f"quote.lines.{i}.months",
+            N_("a one-off line has no months: leave them empty")
+            if unit == "item"
+            else N_("an hourly line has no months: put every hour in the quantity"),
+        )
     unit_price = round_money(
         line.unit_price if line.unit_price is not None else d["unit_price"], currency
     )
