@@ -361,3 +361,16 @@ def test_an_answered_quote_offers_no_reprice_and_says_why(
         "declined: no re-pricing or workload changes. Duplicate the plan to make a new offer.",
     }
     assert note == say(lang, words[status])
+
+
+def test_the_compare_box_keeps_every_plan_ticked_on_the_list(
+    pages: TestClient, account: MakeAccount
+) -> None:
+    """QA: ticking Q3 and Q4 on the plans list opened /compare?ids=3&ids=4, whose box then
+    read "4" only — pressing Compare again compared one plan."""
+    a = signed_in(pages, account)
+    lora = make_plan(pages, a.user, LORA, name="LoRA")
+    serve = make_plan(pages, a.user, SERVICE, name="Service")
+    page = soup(pages.get(f"/compare?ids={lora.id}&ids={serve.id}"))
+    box = page.select_one("#f-ids")
+    assert box is not None and box["value"] == f"{lora.id},{serve.id}"
