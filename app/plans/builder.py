@@ -92,7 +92,10 @@ def phase_values(p: Mapping[str, Any]) -> dict[str, str]:
         # 0 GB is the API's "not given" (the job counts `tokens`): blank, not "0 GB"
         dataset_gb=_num(w.get("dataset_gb") or None),
         epochs=_num(w.get("epochs")),
-        concurrency=_num(w.get("concurrency")),
+        # A phase made through the API may give `users`, which the engine takes over
+        # `concurrency` (QA: the box read 1 for a phase sized on 200 users, and what was typed
+        # in it changed nothing).
+        concurrency=_num(w.get("users") or w.get("concurrency")),
         wgpu=str(w.get("gpu") or ""),
         wgpu_count=_num(w.get("gpu_count")),
         base=json.dumps(w, separators=(",", ":"), sort_keys=True),
@@ -210,6 +213,8 @@ def _workload(p: Mapping[str, str], shown: frozenset[str]) -> dict[str, Any]:
         if key == "model":
             if value:
                 w["model"] = {"preset": value}
+        elif key == "concurrency" and value and "users" in w:
+            w["users"] = value  # the users served at once, where the engine reads them
         elif value:
             w[key] = value
         else:
@@ -427,6 +432,10 @@ def post(*, session: Session, plan: Plan, form: Mapping[str, str], user: User) -
                 errs = {"phases": e.form_message(version)}
         if saved is not None:
             url = f"/plans/{plan.id}/diff?a={version}&b={saved.version}"
+            if saved.version == version:
+                # Nothing changed, so no revision: the plan itself, not a diff of a version
+                # with itself (QA: "version 2 → version 2" listing changed fields).
+                url = f"/plans/{plan.id}#phase-builder"
             return Outcome(url, values, {}, priced, 303)
     status = 409 if stale else 422 if errs and action == "save" else 200
     return Outcome(None, values, errs, priced, status)

@@ -298,6 +298,8 @@ def plan_workload(
             else form_message(e.message_id, e.params)
         )
         return _planner_again(request, form, e.status, revise=revise, revise_error=said)
+    if plan.version == version:  # nothing changed, no revision: not a diff with itself
+        return _see(f"/plans/{plan_id}")
     return _see(f"/plans/{plan_id}/diff?a={version}&b={plan.version}")
 
 

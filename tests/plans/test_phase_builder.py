@@ -576,3 +576,33 @@ def test_a_plain_plan_without_a_quote_has_no_requote_warning(
     plan = make_plan(pages, a.user)
     page = soup(pages.get(f"/plans/{plan.id}", headers={"Accept-Language": "en"}))
     assert page.select_one("#phase-builder .requotes") is None
+
+
+def test_a_phase_sized_on_users_shows_and_takes_them(
+    pages: TestClient, account: MakeAccount
+) -> None:
+    """QA: a phase created through the API with `users: 200` showed 1 in "Users served at
+    once" (the box read `concurrency`), and 3,000 typed there changed nothing (the engine
+    takes `users` first). Saving the phases unchanged then opened "version 2 → version 2"."""
+    a = signed_in(pages, account)
+    serving = {"model": {"preset": "llama-3.1-8b"}, "task": "inference", "users": 200}
+    phases = [{"kind": "workload", "months": 2, "option": "monthly", "workload": serving}]
+    r = pages.post("/api/v1/plans", json={"name": "Users", "phases": phases},
+                   headers=a.headers)  # fmt: skip
+    assert r.status_code == 201, r.text
+    plan_id, before = r.json()["id"], r.json()["result"]["schedule"]["phases"][0]["gpu_count"]
+    data = form_of(soup(pages.get(f"/plans/{plan_id}")))
+    assert data["phase-0-concurrency"] == "200"
+
+    same = pages.post(f"/plans/{plan_id}/phases", data={**data, "action": "save"})
+    assert same.status_code == 303
+    assert same.headers["location"] == f"/plans/{plan_id}#phase-builder"
+
+    data["phase-0-concurrency"] = "3000"
+    r = pages.post(f"/plans/{plan_id}/phases", data={**data, "action": "save"})
+    assert r.status_code == 303 and r.headers["location"] == f"/plans/{plan_id}/diff?a=1&b=2"
+    with Session(pages.app.state.engine) as s:  # type: ignore[attr-defined]
+        saved = service.get_plan(session=s, plan_id=plan_id)
+        (phase,) = saved.result["schedule"]["phases"]
+        assert saved.workload["schedule"]["phases"][0]["workload"]["users"] == 3000
+        assert phase["gpu_count"] > before  # 15 × the users need more replicas
