@@ -5,12 +5,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Annotated
 
-from fastapi import Depends, HTTPException, status
+from fastapi import Depends, HTTPException, Request, status
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 
+from app import i18n
 from app.accounts import service
 from app.accounts.models import ROLES, User
 from app.deps import SessionDep
+from app.i18n import N_
 
 # auto_error=False: the 401 below names the problem and carries WWW-Authenticate (RFC 6750).
 _bearer = HTTPBearer(auto_error=False, description="An API token: `stratagem tokens create`.")
@@ -59,18 +61,26 @@ def optional_api_user(
 OptionalApiUser = Annotated[User | None, Depends(optional_api_user)]
 
 
-def require_role(*roles: str) -> Callable[[User], User]:
+ROLE_REFUSAL = N_("requires role %(need)s (you are %(role)s)")
+
+
+def require_role(*roles: str) -> Callable[[User, Request], User]:
     """A dependency that passes users holding one of `roles` and answers 403 otherwise."""
     unknown = set(roles) - set(ROLES)
     if unknown:
         raise ValueError(f"unknown roles: {', '.join(sorted(unknown))}")
 
-    def check(user: ApiUser) -> User:
+    def check(user: ApiUser, request: Request) -> User:
         if user.role not in roles:
-            raise HTTPException(
-                status_code=status.HTTP_403_FORBIDDEN,
-                detail=f"requires role {' or '.join(roles)} (you are {user.role})",
-            )
+            # In the request's language, as the API's other refusals are (QA: an English 403
+            # beside a 中文 409 to the same client).
+            settings = getattr(request.app.state, "settings", None)
+            lang = i18n.choose_language(request, str(getattr(settings, "default_language", "en")))
+            said = i18n.translations(lang).gettext(ROLE_REFUSAL) % {
+                "need": " / ".join(roles),
+                "role": user.role,
+            }
+            raise HTTPException(status_code=status.HTTP_403_FORBIDDEN, detail=said)
         return user
 
     return check

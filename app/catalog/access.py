@@ -34,7 +34,7 @@ def require_catalog_admin(
 ) -> User:
     """An admin: by bearer token on the JSON API, by session cookie on the pages."""
     if request.url.path.startswith("/api/"):
-        user = _api_admin(api_user(session, credentials))
+        user = _api_admin(api_user(session, credentials), request)
         request.state.user = user  # the audit trail's actor
         return user
     return _page_admin(page_user(request))

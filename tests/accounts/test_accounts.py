@@ -147,3 +147,20 @@ def test_require_role(client: TestClient, account: MakeAccount) -> None:
         assert c.get("/staff", headers=sales.headers).status_code == 200
     with pytest.raises(ValueError, match="unknown roles"):
         require_role("boss")
+
+
+@pytest.mark.parametrize(
+    ("lang", "said"), [("en", "requires role admin (you are sales)"),
+                       ("zh-TW", "需要 admin 角色（您目前是 sales）")],
+)  # fmt: skip
+def test_a_wrong_role_is_refused_in_the_requests_language(
+    client: TestClient, account: MakeAccount, lang: str, said: str
+) -> None:
+    """QA: approving a discount as a sales user answered an English 403 to a client that
+    asked in 中文, while the 409 before it was in 中文."""
+    sales = account("sales")
+    r = client.post(
+        "/api/v1/plans/1/approve-discount", headers={**sales.headers, "Accept-Language": lang}
+    )
+    assert r.status_code == 403
+    assert r.json()["detail"] == said
