@@ -411,3 +411,27 @@ def test_each_saved_line_says_its_arithmetic_and_a_short_contract_is_flagged_on_
     assert not section.select_one("#err-line-0-months").get_text(strip=True)
     six = "× 6 months" if lang == "en" else "× 6 個月"
     assert section.select(".line-formula")[0].get_text().endswith(six)
+
+
+@pytest.mark.parametrize(
+    ("answer", "lang", "who"),
+    [("accepted", "en", "The customer, on the share link"),
+     ("declined", "zh-TW", "客戶（經分享連結）")],
+)  # fmt: skip
+def test_the_history_names_the_customer_for_the_customers_answer(
+    client: TestClient, answer: str, lang: str, who: str
+) -> None:
+    """QA: the history said "Who: Sales Eng" beside "Accepted by the customer: 王小明"."""
+    sales, p, _link = _answered(client, answer)
+    pages = TestClient(client.app, follow_redirects=False)
+    sign_in(pages, sales.user)
+    page = BeautifulSoup(
+        pages.get(f"/plans/{p['id']}", headers={"Accept-Language": lang}).text, "html.parser"
+    )
+    latest = page.select_one(f"table.history-table tr#v{p['version']}")
+    assert latest is not None
+    cells = [td.get_text(" ", strip=True) for td in latest.select("td")]
+    assert cells[-2] == who
+    # The sales engineer's own revisions keep their author.
+    first = page.select_one("table.history-table tr#v1")
+    assert first is not None and first.select("td")[-2].get_text(strip=True) != who
