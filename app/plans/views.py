@@ -44,6 +44,7 @@ from app.plans.presenters import (
     number_text,
     summary_text,
 )
+from app.quotes import bom, pricing
 from app.web.forms import parse_id
 
 log = logging.getLogger("stratagem.web")
@@ -569,6 +570,12 @@ class Scenario:
     kf: KeyFigures
     href: str
     price_list_id: int | None = None
+    #: What the scenario's quote asks, tax included (`quote_totals.total`), its currency and
+    #: the option its largest line quotes; None without lines. QA: three plans quoting rent,
+    #: buying and the cloud read alike, the page showing only each one's cheapest option.
+    quoted_total: str | None = None
+    quoted_currency: str = "TWD"
+    quoted_name: str = ""
 
 
 #: The most a chart legend gives one scenario's name, in Latin letters (a CJK character
@@ -626,6 +633,14 @@ def compare_context(
             src = service.get_revision(session=session, plan_id=pid, version=ver)
             version = ver
             href = f"/plans/{pid}#v{ver}"
+        quote = src.quote or {}
+        lines = quote.get("lines") or []
+        asked = pricing.totals(quote).public() if lines else None
+        quoted = (
+            bom.quoted_option((src.result or {}).get("cost"), quote)
+            if any(line.get("option_key") for line in lines)
+            else None
+        )
         scenarios.append(
             Scenario(
                 plan,
@@ -636,6 +651,9 @@ def compare_context(
                 key_figures(src.result, _book(session, src.price_list_id)),
                 href,
                 src.price_list_id,
+                quoted_total=str(asked["total"]) if asked else None,
+                quoted_currency=str(asked["currency"]) if asked else "TWD",
+                quoted_name=costs_view.option_name(quoted) if quoted else "",
             )
         )
     books = [_book(session, s.price_list_id) for s in scenarios]

@@ -11,6 +11,7 @@ import json
 import re
 import uuid
 from datetime import UTC, datetime
+from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
 import pytest
@@ -23,7 +24,8 @@ from app.accounts.models import User
 from app.customers.models import Customer
 from app.plans import service
 from app.plans.models import Plan
-from tests.accounts.helpers import Account, MakeAccount, sign_in
+from tests.accounts.helpers import Account, MakeAccount, make_account, sign_in
+from tests.plan_quotes import WORKLOAD as QUOTED_WORKLOAD
 
 LANGS = ("zh-TW", "en")
 H100 = "h100-sxm-80gb"
@@ -374,3 +376,32 @@ def test_the_compare_box_keeps_every_plan_ticked_on_the_list(
     page = soup(pages.get(f"/compare?ids={lora.id}&ids={serve.id}"))
     box = page.select_one("#f-ids")
     assert box is not None and box["value"] == f"{lora.id},{serve.id}"
+
+
+def test_compare_shows_what_each_plans_quote_asks(client: TestClient, pages: TestClient) -> None:
+    """QA: three plans of one workload quoting a 12-month contract, buying and the cloud read
+    alike on /compare — each column showed its plan's cheapest option only. A row now gives
+    each quote's total with tax and the option it quotes. By hand (tests/plan_quotes.py's
+    4-GPU job, seed 003 T8): 6-month contract NT$200,000 × (1 − 0.1) × 6 = NT$1,080,000,
+    + 5 % = NT$1,134,000; buying: the server's up-front price + 5 %."""
+    who = make_account(client, "sales")
+    ids = []
+    for lines in ([{"option_key": "rent_term:stratagem-tpe-h100-x4"}],
+                  [{"option_key": "buy:h100-4gpu-nvlink-server"}], []):  # fmt: skip
+        r = client.post("/api/v1/plans", json={"name": "Alt", "workload": QUOTED_WORKLOAD,
+                        "quote": {"lines": lines}}, headers=who.headers)  # fmt: skip
+        assert r.status_code == 201, r.text
+        ids.append(r.json())
+    buy = next(o for o in ids[1]["result"]["cost"]["options"] if o["kind"] == "buy")
+    sign_in(pages, who.user)
+    page = soup(pages.get("/compare?ids=" + ",".join(str(p["id"]) for p in ids),
+                          headers={"Accept-Language": "en"}))  # fmt: skip
+    row = page.select_one("table.compare-table tr.quote-row")
+    assert row is not None
+    cells = [td.get_text(" ", strip=True) for td in row.select("td")]
+    assert cells[0].startswith("NT$1,134,000") and "6-month contract" in cells[0]
+    upfront = Decimal(round(buy["upfront"]))
+    with_tax = upfront + (upfront * Decimal("0.05")).quantize(Decimal(1), rounding=ROUND_HALF_UP)
+    assert cells[1].startswith(f"NT${with_tax:,}")
+    assert "Buy" in cells[1]
+    assert cells[2] == "No quote lines yet"
