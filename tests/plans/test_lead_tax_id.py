@@ -20,6 +20,13 @@ from tests.accounts.helpers import MakeAccount, sign_in
 ANSWERS = {"task": "inference", "size": "70", "users": "200"}
 
 
+def _visitor(app: object, address: str) -> TestClient:
+    """A customer of their own address: quote requests are limited to 5 per address in 10
+    minutes (app.ratelimit.service.QUOTE_REQUESTS), and the session's other tests post some
+    from TestClient's one default address."""
+    return TestClient(app, follow_redirects=False, client=(address, 50000))  # type: ignore[arg-type]
+
+
 def _token(html: str) -> str:
     el = BeautifulSoup(html, "html.parser").select_one("input[name=csrf_token]")
     assert el is not None
@@ -37,7 +44,7 @@ def test_a_typed_tax_id_reaches_the_converted_customer(
     pages: TestClient, account: MakeAccount
 ) -> None:
     app = pages.app
-    with TestClient(app, follow_redirects=False) as visitor:
+    with _visitor(app, "198.51.100.11") as visitor:
         # As people type it: full-width digits with a space between the groups.
         r = _ask(visitor, "chen@goods.example", "５３２１ ２５３９")
         assert r.status_code == 303  # type: ignore[attr-defined]
@@ -69,7 +76,7 @@ def test_a_tax_id_of_a_known_customer_converts_onto_that_customer(
     known = pages.post("/api/v1/customers", json={"name": "好物電商股份有限公司",
                        "tax_id": "28682266"}, headers=admin.headers)  # fmt: skip
     assert known.status_code == 201, known.text
-    with TestClient(app, follow_redirects=False) as visitor:
+    with _visitor(app, "198.51.100.12") as visitor:
         assert _ask(visitor, "lin@goods.example", "28682266").status_code == 303  # type: ignore[attr-defined]
     with Session(app.state.engine) as s:  # type: ignore[attr-defined]
         lead = s.exec(select(Lead).where(Lead.email == "lin@goods.example")).one()
@@ -88,7 +95,7 @@ def test_a_wrong_check_digit_is_refused_beside_the_field_and_nothing_is_stored(
     pages: TestClient,
 ) -> None:
     # 2+4+0+9+9+2+(4×3=12 → 1+2=3)+2 = 31 for 22099132: not divisible by 5 (PRODUCT.md §6).
-    with TestClient(pages.app, follow_redirects=False) as visitor:
+    with _visitor(pages.app, "198.51.100.13") as visitor:
         r = _ask(visitor, "wrong@goods.example", "22099132")
         assert r.status_code == 422  # type: ignore[attr-defined]
         page = BeautifulSoup(r.text, "html.parser")  # type: ignore[attr-defined]
