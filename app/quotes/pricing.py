@@ -533,16 +533,9 @@ def _option_figures(i: int, line: QuoteLineIn, d: Mapping[str, Any], currency: s
     # Rates are kept to the minor unit: the customer sees the price they pay, and the line's
     # amount is that price × quantity × months (never a rate rounded only for display).
     unit = str(d["unit"])
-    if unit != "month" and line.months is not None and line.months != 1:
-        # A purchase is paid once and an hourly option by its hours: a 12 typed in months
-        # multiplied the servers' price by 12 (QA: NT$5,426,381 × 1 × 12 = NT$65,116,572),
-        # and 12 × NT$220 an hour read as twelve months of cloud. As on a line of one's own.
-        raise QuoteInputError(
-            f"quote.lines.{i}.months",
-            N_("a one-off line has no months: leave them empty")
-            if unit == "item"
-            else N_("an hourly line has no months: put every hour in the quantity"),
-        )
+    # A purchase is paid once and an hourly option by its hours: a 12 typed in months
+    # multiplied the servers' price by 12 (QA: NT$5,426,381 × 1 × 12 = NT$65,116,572).
+    _no_months(i, line, unit)
     unit_price = round_money(
         line.unit_price if line.unit_price is not None else d["unit_price"], currency
     )
@@ -569,10 +562,7 @@ def _item_figures(i: int, line: QuoteLineIn, d: Mapping[str, Any], currency: str
     duplicate, export, a move to another customer). Without it the next save read the one
     item back as "NT$139,693 per month × 0.5 months". Its price is the option's amount
     (rate × quantity × months, rounded once) unless typed."""
-    if line.months is not None and line.months != 1:
-        raise QuoteInputError(
-            f"quote.lines.{i}.months", N_("a one-off line has no months: leave them empty")
-        )
+    _no_months(i, line, "item")
     unit_price = round_money(
         line.unit_price
         if line.unit_price is not None
@@ -583,6 +573,21 @@ def _item_figures(i: int, line: QuoteLineIn, d: Mapping[str, Any], currency: str
     if not is_whole(unit_price * quantity, currency):
         raise QuoteInputError(f"quote.lines.{i}.quantity", _not_whole(currency))
     return "item", unit_price, quantity, Decimal(1)
+
+
+def _no_months(i: int, line: QuoteLineIn, unit: str) -> None:
+    """Refuse months typed on a line billed once (`item`) or by the hour: such a line has no
+    months multiplier to print (the document shows "—"), so a 3 there would multiply the
+    amount unseen. Every kind of line — an option's, one quoted as an item, one's own —
+    says so beside the field."""
+    if unit == "month" or line.months is None or line.months == 1:
+        return
+    raise QuoteInputError(
+        f"quote.lines.{i}.months",
+        N_("a one-off line has no months: leave them empty")
+        if unit == "item"
+        else N_("an hourly line has no months: put every hour in the quantity"),
+    )
 
 
 def _typed_months(i: int, line: QuoteLineIn) -> Decimal:
@@ -601,15 +606,7 @@ def _free_line(i: int, line: QuoteLineIn, currency: str) -> dict[str, Any]:
     so on the next save, whatever its months multiplier reads."""
     assert line.unit_price is not None  # QuoteLineIn checks it
     unit = line.unit or ("item" if line.months is None else "month")
-    if unit != "month" and line.months is not None and line.months != 1:
-        # One-off and hourly lines have no months multiplier to print (the document shows
-        # "—"): a 3 there would multiply the amount unseen.
-        raise QuoteInputError(
-            f"quote.lines.{i}.months",
-            N_("a one-off line has no months: leave them empty")
-            if unit == "item"
-            else N_("an hourly line has no months: put every hour in the quantity"),
-        )
+    _no_months(i, line, unit)
     if unit == "hour" and line.quantity is None:
         # Never a silent 1 hour: the hours are what the line is priced by.
         raise QuoteInputError(f"quote.lines.{i}.quantity", N_("enter the number of hours"))
