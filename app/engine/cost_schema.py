@@ -183,15 +183,21 @@ class ComparisonDoc(_Doc):
     break_even: list[BreakEvenDoc]
 
 
-class EstimateCostDoc(ComparisonDoc):
+class _PricedDoc(ComparisonDoc):
+    """What both answers add to the comparison: the price list, the five-year view's years
+    and the utilisations at which two options cost the same."""
+
+    price_list: PriceListDoc
+    tco: list[TcoRowDoc] = Field(description="Years 1–5 of the five-year view.")
+    break_even_utilization: list[UtilisationBreakEvenDoc]
+
+
+class EstimateCostDoc(_PricedDoc):
     """The estimate's prices: the job or service (`options`), and the same configuration kept
     busy for five years (`tco_options`, `tco`)."""
 
-    price_list: PriceListDoc
     months: float = Field(description="Months the plan runs (a job's duration, or a service's).")
-    tco: list[TcoRowDoc] = Field(description="Years 1–5 of the five-year view.")
     tco_options: ComparisonDoc = Field(description="The five-year view's options (60 months).")
-    break_even_utilization: list[UtilisationBreakEvenDoc]
     cost_per_million_tokens: Money | None = Field(
         description="Serving: the cheapest option's monthly cost per 1M output tokens at the "
         "plan's rate, in `currency`, excl. tax; null otherwise."
@@ -207,13 +213,10 @@ class EstimateCostDoc(ComparisonDoc):
     )
 
 
-class CostsAnswerDoc(ComparisonDoc):
+class CostsAnswerDoc(_PricedDoc):
     """`POST /api/v1/costs`: the options for the configuration, and its five-year view."""
 
     power_kw: float = Field(description="IT power the configuration draws, kW.")
-    price_list: PriceListDoc
-    tco: list[TcoRowDoc]
-    break_even_utilization: list[UtilisationBreakEvenDoc]
     warnings: list[str]
     notices: list[NoticeDoc]
     explain: list[ExplanationDoc] = Field(description="The figures shared by every option.")
