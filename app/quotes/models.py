@@ -16,6 +16,7 @@ from pydantic import (
     BeforeValidator,
     ConfigDict,
     Field,
+    ValidationInfo,
     field_validator,
     model_validator,
 )
@@ -93,8 +94,11 @@ class QuoteLineIn(NumbersNotBooleans, BaseModel):
     quantity: Annotated[Decimal | None, Unsigned, Plain] = Field(
         default=None, le=Decimal("1e9"), json_schema_extra={"exclusiveMinimum": 0}
     )
+    # Checked even when absent (`_own_line_priced`): a line of one's own without a price is
+    # refused on this field, beside the input left empty (QA: the message stood under the
+    # description, which was filled in).
     unit_price: Annotated[Decimal | None, Unsigned, Plain] = Field(
-        default=None, ge=0, le=Decimal("1e12"), decimal_places=4
+        default=None, ge=0, le=Decimal("1e12"), decimal_places=4, validate_default=True
     )
     months: Annotated[Decimal | None, Plain] = Field(default=None, gt=0, le=120)
     discount_pct: Annotated[Decimal, Unsigned, Plain] = Field(
@@ -138,13 +142,21 @@ class QuoteLineIn(NumbersNotBooleans, BaseModel):
             raise ValueError(N_("must be at least 0.0001"))
         return v
 
+    @field_validator("unit_price")
+    @classmethod
+    def _own_line_priced(cls, v: Decimal | None, info: ValidationInfo) -> Decimal | None:
+        # A described line without an option is the sales engineer's own: it has no price
+        # to fall back on. (No description either is `_one_kind`'s refusal, on the line.)
+        own = not info.data.get("option_key") and (info.data.get("description") or "").strip()
+        if v is None and own:
+            # msgids: the builder shows them in the page's language (views.errors_of)
+            raise ValueError(N_("a line of your own needs a unit price"))
+        return v
+
     @model_validator(mode="after")
     def _one_kind(self) -> QuoteLineIn:
         if not self.option_key and not (self.description or "").strip():
-            # msgids: the builder shows them in the page's language (views.errors_of)
             raise ValueError(N_("a line needs a cost option or a description"))
-        if not self.option_key and self.unit_price is None:
-            raise ValueError(N_("a line of your own needs a unit price"))
         return self
 
 

@@ -22,7 +22,8 @@ FREE_LINE_NO_PRICE = {"line-0-option_key": "", "line-0-description": "NAS 20 TB"
     [
         (EMPTY_LINE, "line-0-description",
          "a line needs a cost option or a description", "每一列須選擇計價方案或填寫說明"),
-        (FREE_LINE_NO_PRICE, "line-0-description",
+        # Beside the empty price, not under the description that was filled in (QA).
+        (FREE_LINE_NO_PRICE, "line-0-unit_price",
          "a line of your own needs a unit price", "自訂項目須填寫單價"),
         ({"valid_until": "2020-01-31"}, "valid_until",
          "must not be in the past", "不可為過去的日期"),
@@ -112,3 +113,18 @@ def test_one_save_names_every_wrong_input_of_the_builder(client: TestClient, lan
         },
     }
     assert said == expected[lang]
+
+
+def test_a_line_of_ones_own_without_a_price_is_refused_on_its_price(client: TestClient) -> None:
+    """The API names `unit_price`, the field to fill in, not the line (QA read the message
+    under the description, which was filled in)."""
+    a = make_account(client, "sales")
+    body = {"name": "no price", "workload": {"model": {"preset": "llama-3.1-8b"},
+            "task": "lora"}, "quote": {"lines": [{"description": "NAS 20 TB"}]}}  # fmt: skip
+    before = client.get("/api/v1/plans", headers=a.headers).json()["total"]
+    r = client.post("/api/v1/plans", json=body, headers={**a.headers, "Accept-Language": "en"})
+    assert r.status_code == 422, r.text
+    assert [(d["loc"], d["msg"]) for d in r.json()["detail"]] == [
+        (["body", "quote", "lines", 0, "unit_price"], "a line of your own needs a unit price")
+    ]
+    assert client.get("/api/v1/plans", headers=a.headers).json()["total"] == before
