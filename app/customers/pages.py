@@ -46,7 +46,7 @@ def customers_list(request: Request, session: SessionDep, user: SalesPageUser) -
     # Searched whole, as the API does (QA: cut to 100 characters, it found customers the
     # text typed does not match).
     q = (request.query_params.get("q") or "").strip()
-    ctx = {"customers": service.list_customers(session=session, search=q), "q": q}
+    ctx = views.list_context(session=session, q=q, page=request.query_params.get("page"))
     return render(request, "customers/list.html", {**ctx, "nav_active": "customers"})
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Query, status
+from fastapi import APIRouter, Query, Response, status
 
 from app.accounts.deps import ApiUser
 from app.customers import service
@@ -27,12 +27,22 @@ def create_customer(body: CustomerCreate, session: SessionDep, _: ApiUser) -> Cu
 
 @router.get("", response_model=list[CustomerPublic])
 def list_customers(
+    response: Response,
     session: SessionDep,
     _: ApiUser,
     search: Annotated[str | None, Query(description="In name, 統一編號, contact.")] = None,
+    page: Annotated[int, Query(ge=1, le=1_000_000, description="Page, from 1.")] = 1,
+    per_page: Annotated[
+        int, Query(ge=1, le=service.MAX_LIST, description="Customers a page (at most 500).")
+    ] = service.MAX_LIST,
 ) -> list[Customer]:
-    """Customers by name, optionally searched."""
-    return service.list_customers(session=session, search=search)
+    """Customers by name (then id), optionally searched, a page at a time. The response's
+    `X-Total-Count` header gives how many match in all: with more than `per_page`, ask for
+    the next `page` (a list cut at 500 without saying so hid every customer after it)."""
+    response.headers["X-Total-Count"] = str(service.count_customers(session=session, search=search))
+    return service.list_customers(
+        session=session, search=search, limit=per_page, offset=(page - 1) * per_page
+    )
 
 
 @router.get("/{customer_id}", response_model=CustomerPublic, responses={404: {}})

@@ -110,10 +110,8 @@ def sharing_name(*, session: Session, customer: Customer, limit: int = 20) -> li
     return list(session.exec(stmt))
 
 
-def list_customers(
-    *, session: Session, search: str | None = None, limit: int = MAX_LIST
-) -> list[Customer]:
-    """Customers by name; `search` matches name, 統一編號 or contact anywhere."""
+def _matching(search: str | None) -> Any:
+    """Customers whose name, 統一編號 or contact holds `search` anywhere (all without one)."""
     stmt = select(Customer)
     if search and search.strip():
         pattern = _like(search.strip())
@@ -124,10 +122,27 @@ def list_customers(
                 col(Customer.contact).ilike(pattern, escape="\\"),
             )
         )
-    stmt = stmt.order_by(func.lower(col(Customer.name)), col(Customer.id)).limit(
-        min(limit, MAX_LIST)
+    return stmt
+
+
+def list_customers(
+    *, session: Session, search: str | None = None, limit: int = MAX_LIST, offset: int = 0
+) -> list[Customer]:
+    """Customers by name (then id, so pages never repeat or skip one), `limit` from
+    `offset`; `search` matches name, 統一編號 or contact anywhere."""
+    stmt = (
+        _matching(search)
+        .order_by(func.lower(col(Customer.name)), col(Customer.id))
+        .offset(max(0, offset))
+        .limit(min(limit, MAX_LIST))
     )
     return list(session.exec(stmt))
+
+
+def count_customers(*, session: Session, search: str | None = None) -> int:
+    """How many customers `list_customers` pages through for `search`."""
+    inner = _matching(search).with_only_columns(col(Customer.id)).subquery()
+    return int(session.exec(select(func.count()).select_from(inner)).one())
 
 
 def update_customer(*, session: Session, customer_id: int, data: CustomerUpdate) -> Customer:

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
+from urllib.parse import urlencode
 
 from pydantic import ValidationError
 from sqlmodel import Session
@@ -28,6 +30,35 @@ EMPTY: Final[Mapping[str, str]] = {
 }
 LANGUAGE_NAMES: Final = (("zh-TW", "中文"), ("en", "English"))
 CURRENCY_NAMES: Final = (("TWD", N_("New Taiwan dollar (NT$)")), ("USD", N_("US dollar (US$)")))
+
+
+#: Customers a page of the list shows.
+PER_PAGE: Final = 50
+
+
+def list_context(*, session: Session, q: str, page: str | None) -> dict[str, Any]:
+    """The customer list's page `page` (1 when it is not a page number; the last when past
+    it), with its count and the links either side. The list stopped at 500 without saying
+    so: a customer after it was only found by searching."""
+    total = service.count_customers(session=session, search=q)
+    pages = max(1, math.ceil(total / PER_PAGE))
+    wanted = int(page) if page and page.isascii() and page.isdigit() else 1
+    current = min(max(1, wanted), pages)
+
+    def url(n: int) -> str:
+        return "/customers?" + urlencode({**({"q": q} if q else {}), "page": n})
+
+    return {
+        "customers": service.list_customers(
+            session=session, search=q, limit=PER_PAGE, offset=(current - 1) * PER_PAGE
+        ),
+        "q": q,
+        "total": total,
+        "page": current,
+        "pages": pages,
+        "prev_url": url(current - 1) if current > 1 else None,
+        "next_url": url(current + 1) if current < pages else None,
+    }
 
 
 def _data(values: Mapping[str, str]) -> dict[str, Any]:
