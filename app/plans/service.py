@@ -1431,7 +1431,10 @@ def _quote_follows_prices(
         derived = {
             f
             for f in ("unit_price", "quantity", "months")
-            if any(
+            # An hourly or one-off line has no months (`pricing._no_months`): absent on
+            # either side is not the option's own value (QA: KeyError 'months', a 500).
+            if line.get(f) is not None
+            and any(
                 d[i].get(f) is not None and pricing.dec(line[f]) == pricing.dec(d[i][f])
                 for d in own
             )

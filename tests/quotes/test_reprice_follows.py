@@ -411,3 +411,57 @@ def test_the_plan_page_says_when_a_newer_list_is_in_effect(
     r = fresh.post(f"/api/v1/plans/{p['id']}/reprice", json={}, headers=a.headers)
     assert r.status_code == 200, r.text
     assert note() is None  # re-priced on it: nothing newer
+
+
+X1 = "stratagem-tpe-h100-x1"  # the provider's 1-GPU server: NT$120 an hour
+
+
+def test_an_hourly_line_takes_the_new_hourly_price(fresh: TestClient) -> None:
+    """QA: a quote with an hourly (or cloud) line answered a reprice with a 500 (KeyError
+    'months': an hourly line has no months), so the plan could never leave the old list."""
+    a = make_account(fresh, "sales")
+    workload = {"model": {"preset": "llama-3.1-8b"}, "task": "lora"}
+    body = {"name": "時租", "workload": workload,
+            "quote": {"lines": [{"option_key": f"rent_hourly:{X1}"},
+                                {"option_key": f"rent_hourly:{X1}", "quantity": "10"}]}}  # fmt: skip
+    r = fresh.post("/api/v1/plans", json=body, headers=a.headers)
+    assert r.status_code == 201, r.text
+    p = r.json()
+    hours = p["quote"]["lines"][0]["quantity"]  # the job's whole hours, as its option bills
+    assert [ln["unit_price"] for ln in p["quote"]["lines"]] == ["120", "120"]
+    # A public cloud's hourly line as well, as QA had (its price does not change).
+    cloud = next(o for o in p["result"]["cost"]["options"] if o["kind"] == "cloud")
+    lines_in = [*body["quote"]["lines"], {"option_key": cloud["key"], "quantity": "1"}]
+    r = fresh.put(f"/api/v1/plans/{p['id']}", headers=a.headers,
+                  json={"version": p["version"], "quote": {"lines": lines_in}})  # fmt: skip
+    assert r.status_code == 200, r.text
+    cloud_line = r.json()["quote"]["lines"][2]
+    with Session(fresh.app.state.engine) as s:  # type: ignore[attr-defined]
+        current = catalog.current_price_list(session=s)
+        assert current is not None and current.id is not None
+        pl = catalog.new_price_list_from(session=s, source_id=current.id, name="2027-03",
+                                         effective_date=date.today(), actor="t")  # fmt: skip
+        assert pl.id is not None
+        row = catalog.get_row(session=s, kind_name="offers", price_list_id=pl.id, key=X1)
+        values = catalog.row_values(catalog.kind("offers"), row) | {"hourly_price": 108}
+        catalog.update_row(
+            session=s, kind_name="offers", price_list_id=pl.id, key=X1, actor="t",
+            data=catalog.validate_row(kind_name="offers", values=values),
+        )  # fmt: skip
+        catalog.publish_price_list(session=s, price_list_id=pl.id, actor="t")
+        new_id = pl.id
+    r = fresh.post(f"/api/v1/plans/{p['id']}/reprice", json={"price_list_id": new_id},
+                   headers=a.headers)  # fmt: skip
+    assert r.status_code == 200, r.text
+    lines = r.json()["plan"]["quote"]["lines"]
+    # NT$120 − 10% = NT$108 an hour; the option's hours follow it, the typed 10 hours stay.
+    assert [(ln["unit_price"], ln["quantity"]) for ln in lines[:2]] == [
+        ("108", hours),
+        ("108", "10"),
+    ]
+    assert (lines[2]["unit_price"], lines[2]["quantity"]) == (
+        cloud_line["unit_price"],
+        cloud_line["quantity"],
+    )
+    subtotal = 108 * int(hours) + 108 * 10 + int(cloud_line["unit_price"])
+    assert r.json()["plan"]["quote_totals"]["subtotal"] == str(subtotal)
