@@ -318,6 +318,33 @@ class PlanSummary(SQLModel):
     valid_until: date | None = None
 
 
+class DocumentTotal(SQLModel):
+    """The total the quote's PDF and share page print, so an integrator reads the same figure.
+
+    With quote lines it is theirs (`quote_totals`). Without any (no quote yet, or every line
+    removed) the document still quotes the option a quote opens on, the seller's cheapest,
+    with the customer's usual tax: the API said `quote_totals` 0 while the PDF of the same
+    plan asked NT$378 (QA)."""
+
+    basis: Literal["lines", "option"] = Field(
+        description="lines: the quote's own lines; option: no lines, the option the "
+        "document quotes (`option_key`)."
+    )
+    option_key: str | None = Field(
+        default=None, description="The cost option quoted when `basis` is option."
+    )
+    currency: str = Field(description="TWD or USD: the document's currency.")
+    subtotal: Decimal = Field(description="Total before tax (未稅), in `currency`.")
+    tax_rate: Decimal = Field(description="Business tax rate: 0.05 domestic, 0 export.")
+    tax: Decimal = Field(description="Tax (稅額), in `currency`.")
+    total: Decimal = Field(description="Total including tax (含稅), in `currency`.")
+    rate_text: str | None = Field(
+        default=None,
+        description='How an option\'s subtotal is billed, as printed ("NT$120/h × 3 h", '
+        '"paid once, up front"); null for lines.',
+    )
+
+
 class PlanPublic(PlanSummary):
     workload: dict[str, Any]
     phases: list[dict[str, Any]] | None = Field(
@@ -348,6 +375,11 @@ class PlanPublic(PlanSummary):
         default=None, description="The same as the customer's documents number it."
     )
     decline_reason: str = ""
+    document_total: DocumentTotal | None = Field(
+        default=None,
+        description="What the quote's PDF and share page ask in total (see DocumentTotal); "
+        "null when the plan has no cost option to quote.",
+    )
 
 
 class PlanPage(SQLModel):

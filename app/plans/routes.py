@@ -35,6 +35,7 @@ from app.plans.models import (
     TierName,
     VersionCheckIn,
 )
+from app.quotes import service as quotes_service
 from app.quotes.models import QuoteIn
 
 router = APIRouter(
@@ -65,7 +66,7 @@ def create_plan(
         quote_defaults=service.QuoteDefaults.from_settings(settings),
         **dict(body),
     )
-    return service.public(session=session, plan=plan)
+    return quotes_service.public(session=session, plan=plan)
 
 
 @router.get("", response_model=PlanPage)
@@ -109,7 +110,9 @@ def list_plans(
 @router.get("/{plan_id}", response_model=PlanPublic)
 def get_plan(plan_id: DbId, session: SessionDep, _: ApiUser) -> PlanPublic:
     """One plan with its version, workload and computed result."""
-    return service.public(session=session, plan=service.get_plan(session=session, plan_id=plan_id))
+    return quotes_service.public(
+        session=session, plan=service.get_plan(session=session, plan_id=plan_id)
+    )
 
 
 @router.put("/{plan_id}", response_model=PlanPublic, responses=_CONFLICT)
@@ -128,7 +131,7 @@ def update_plan(
         actor=user,
         quote_defaults=service.QuoteDefaults.from_settings(settings),
     )
-    return service.public(session=session, plan=plan)
+    return quotes_service.public(session=session, plan=plan)
 
 
 def _quote_with_saved_fields(session: SessionDep, plan_id: int, quote: QuoteIn) -> QuoteIn:
@@ -177,7 +180,7 @@ def duplicate_plan(
     or, without one, the source's name with "(copy)"."""
     name = body.name if body is not None else None
     plan = service.duplicate_plan(session=session, plan_id=plan_id, actor=user, name=name)
-    return service.public(session=session, plan=plan)
+    return quotes_service.public(session=session, plan=plan)
 
 
 @router.post("/{plan_id}/archive", response_model=PlanPublic, responses=_CONFLICT)
@@ -190,7 +193,7 @@ def archive_plan(
     plan = service.archive_plan(
         session=session, plan_id=plan_id, actor=user, expected_version=version
     )
-    return service.public(session=session, plan=plan)
+    return quotes_service.public(session=session, plan=plan)
 
 
 @router.post("/{plan_id}/restore", response_model=PlanPublic, responses=_CONFLICT)
@@ -203,7 +206,7 @@ def restore_plan(
     plan = service.restore_plan(
         session=session, plan_id=plan_id, actor=user, expected_version=version
     )
-    return service.public(session=session, plan=plan)
+    return quotes_service.public(session=session, plan=plan)
 
 
 @router.post("/{plan_id}/reprice", response_model=RepriceOut, responses=_CONFLICT)
@@ -226,7 +229,7 @@ def reprice_plan(
         quote_defaults=service.QuoteDefaults.from_settings(settings),
     )
     return RepriceOut(
-        plan=service.public(session=session, plan=r.plan),
+        plan=quotes_service.public(session=session, plan=r.plan),
         price_list_before=r.price_list_before,
         price_list_after=r.price_list_after,
         currency=r.currency,

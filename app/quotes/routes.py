@@ -36,7 +36,7 @@ def pdf_response(plan: Plan, pdf: bytes, *, lang: str, inline: bool = False) -> 
 def import_plan(body: export.PlanImport, session: SessionDep, user: ApiUser) -> PlanPublic:
     """Create a new plan (owned by you) from an export, re-priced or with its price list."""
     plan = export.import_plan(session=session, owner=user, data=body)
-    return plans.public(session=session, plan=plan)
+    return service.public(session=session, plan=plan)
 
 
 @router.get("/{plan_id}/pdf", response_class=Response)
@@ -98,7 +98,7 @@ def send_quote(
         limit_pct=settings.sales_discount_limit_pct,
         version=body.version if body else None,
     )
-    return plans.public(session=session, plan=plan)
+    return service.public(session=session, plan=plan)
 
 
 @router.post(
@@ -114,4 +114,4 @@ def approve_discount(
     plan = service.approve_discount(
         session=session, plan_id=plan_id, actor=user, version=body.version if body else None
     )
-    return plans.public(session=session, plan=plan)
+    return service.public(session=session, plan=plan)

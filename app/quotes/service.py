@@ -23,7 +23,7 @@ from app.engine.price_book import PriceBook
 from app.i18n import N_, gettext, zh_translations
 from app.plans import schedule
 from app.plans import service as plans
-from app.plans.models import Plan, utcnow
+from app.plans.models import DocumentTotal, Plan, PlanPublic, utcnow
 from app.quotes import currency, document, pricing
 from app.quotes.bom import Bom, build_bom
 from app.quotes.models import DOMESTIC_AT_ZERO, DOMESTIC_TAX_RATE, EXPORT_TAX_RATE
@@ -307,6 +307,40 @@ def _quoted_price(
             "rate_text": gettext("paid once, up front"),
         }
     return document.option_price(option, hours_per_month, currency)
+
+
+def document_total(*, session: Session, plan: Plan) -> DocumentTotal | None:
+    """The total the quote's documents print (`DocumentTotal`): its lines' totals, else the
+    summary's quoted option with its tax, read from the document's own context
+    (`quote_view`), so the API and the PDF cannot disagree."""
+    quote = plan.quote or {}
+    if quote.get("lines"):
+        t = pricing.totals(quote)
+        return DocumentTotal(
+            basis="lines", currency=t.currency, subtotal=t.subtotal, tax_rate=t.tax_rate,
+            tax=t.tax, total=t.total,
+        )  # fmt: skip
+    view = quote_view(session=session, plan=plan)
+    option, price, tax = view["quoted"], view["quoted_price"], view["quoted_tax"]
+    if option is None or tax is None:
+        return None
+    return DocumentTotal(
+        basis="option",
+        option_key=str(option.get("key")),
+        currency=str(view["currency"]),
+        subtotal=tax["total"] - tax["tax"],
+        tax_rate=tax["rate"],
+        tax=tax["tax"],
+        total=tax["total"],
+        rate_text=price["rate_text"] if price else None,
+    )
+
+
+def public(*, session: Session, plan: Plan) -> PlanPublic:
+    """The API's view of a plan (`plans.public`) with the total its documents print."""
+    out = plans.public(session=session, plan=plan)
+    out.document_total = document_total(session=session, plan=plan)
+    return out
 
 
 def bom_for(*, session: Session, plan: Plan) -> Bom:
