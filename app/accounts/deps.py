@@ -74,8 +74,9 @@ def require_role(*roles: str) -> Callable[[User, Request], User]:
         if user.role not in roles:
             # In the request's language, as the API's other refusals are (QA: an English 403
             # beside a 中文 409 to the same client).
-            settings = getattr(request.app.state, "settings", None)
-            lang = i18n.choose_language(request, str(getattr(settings, "default_language", "en")))
+            # The language middleware's choice (`request.state.lang`): English for the JSON
+            # API unless asked; the pages' default here made a bare 403 Chinese (QA).
+            lang = getattr(request.state, "lang", None) or i18n.choose_language(request, "en")
             said = i18n.translations(lang).gettext(ROLE_REFUSAL) % {
                 "need": " / ".join(roles),
                 "role": user.role,

@@ -164,3 +164,15 @@ def test_a_wrong_role_is_refused_in_the_requests_language(
     )
     assert r.status_code == 403
     assert r.json()["detail"] == said
+
+
+def test_a_wrong_role_is_refused_in_english_when_no_language_is_asked(
+    client: TestClient, account: MakeAccount
+) -> None:
+    """The JSON API answers in English unless asked (README): a bare 403 was Chinese, the
+    pages' default language, while the API's 401 and 422 were English (QA)."""
+    sales = account("sales")
+    for path in ("/api/v1/plans/1/approve-discount", "/api/v1/catalog/import"):
+        r = client.post(path, headers=sales.headers)
+        assert r.status_code == 403
+        assert r.json()["detail"] == "requires role admin (you are sales)"
