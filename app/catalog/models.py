@@ -283,7 +283,10 @@ class PriceListPublic(PriceListBase):
     status: str
     is_current: bool = Field(description="The list estimates are priced with today.")
     created_at: datetime
-    created_by: str
+    created_by: str = Field(
+        description="Who made the list; empty without a token (staff e-mails stay inside). "
+        "Its `notes` are empty without a token as well."
+    )
     updated_at: datetime
     revision: int
     counts: dict[str, int] = Field(default_factory=dict, description="Rows per kind.")

@@ -8,12 +8,13 @@ FastAPI's own error shape, naming the parameter at fault.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Annotated, Literal
+from typing import Annotated, Literal, TypeVar
 
 from fastapi import APIRouter, Depends, Query, Request
 from fastapi.responses import JSONResponse, Response
 from starlette.datastructures import UploadFile
 
+from app.accounts.models import User
 from app.catalog import io, service
 from app.catalog.access import ADMIN_DEPENDENCIES, ActorDep, ViewerDep, sees_drafts, visible
 from app.catalog.compare import PriceListComparison
@@ -113,24 +114,37 @@ def list_cloud(
     )  # fmt: skip
 
 
+PublicList = TypeVar("PublicList", PriceListPublic, PriceListDetail)
+
+
+def _for(viewer: User | None, pl: PublicList) -> PublicList:
+    """`pl` as `viewer` may read it: who made the list (a staff e-mail) and its internal
+    notes are for signed-in catalog users only; anyone may read prices (QA: an anonymous
+    GET listed "created_by": "admin@qa.tw" and the notes)."""
+    if sees_drafts(viewer):
+        return pl
+    return pl.model_copy(update={"created_by": "", "notes": ""})
+
+
 @router.get("/price-lists", response_model=list[PriceListPublic])
 def list_price_lists(session: SessionDep, viewer: ViewerDep) -> list[PriceListPublic]:
     """Every price list (newest first) with its status, whether it is current and row counts."""
     lists = service.price_lists_public(session=session)
-    return lists if sees_drafts(viewer) else [p for p in lists if p.status != "draft"]
+    shown = lists if sees_drafts(viewer) else [p for p in lists if p.status != "draft"]
+    return [_for(viewer, p) for p in shown]
 
 
 @router.get("/price-lists/current", response_model=PriceListDetail)
-def get_current_price_list(session: SessionDep) -> PriceListDetail:
+def get_current_price_list(session: SessionDep, viewer: ViewerDep) -> PriceListDetail:
     """The price list estimates are priced with today, with all its rows."""
-    return service.price_list_detail(session=session, price_list_id=None)
+    return _for(viewer, service.price_list_detail(session=session, price_list_id=None))
 
 
 @router.get("/price-lists/{price_list_id}", response_model=PriceListDetail)
 def get_price_list(session: SessionDep, viewer: ViewerDep, price_list_id: DbId) -> PriceListDetail:
     """One price list with all its rows (GPUs, servers, offers, cloud, energy, buying, FX)."""
     _visible_in_path(session, viewer, price_list_id)
-    return service.price_list_detail(session=session, price_list_id=price_list_id)
+    return _for(viewer, service.price_list_detail(session=session, price_list_id=price_list_id))
 
 
 def _visible_in_path(session: SessionDep, viewer: ViewerDep, price_list_id: int) -> None:
