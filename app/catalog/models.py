@@ -127,6 +127,21 @@ def _zero_or_at_least(smallest: float) -> AfterValidator:
     return AfterValidator(check)
 
 
+def _not_free() -> AfterValidator:
+    """A price something is sold or rented at is more than 0: a NT$0 offer became the
+    planner's cheapest option and could be quoted (QA imported one; an hourly price left
+    empty means "not offered by the hour")."""
+
+    def check(value: float) -> float:
+        if value == 0:
+            raise ValueError(
+                _("must be more than 0: a price of 0 would quote it as free; leave it out instead")
+            )
+        return value
+
+    return AfterValidator(check)
+
+
 def _at_most_places(places: int) -> BeforeValidator:
     """A price as typed (a CSV cell, a JSON number) with at most `places` decimals: a price
     is kept as a float, and 50000.123456789012345678901234567890 was saved, without a word,
@@ -182,6 +197,9 @@ HourlyMoney = Annotated[
     _at_most_places(6),
 ]
 """A price per hour: 0, or 0.01 … 10^6 in the row's currency, to six decimal places."""
+#: What a server, a rental or a cloud instance is sold at: as `Money` / `HourlyMoney`, never 0.
+Price = Annotated[Money, _not_free()]
+HourlyPrice = Annotated[HourlyMoney, _not_free()]
 GpuPriceUsd = Annotated[
     float,
     AllowInfNan(False),
@@ -189,8 +207,9 @@ GpuPriceUsd = Annotated[
     at.Le(1e7),
     _zero_or_at_least(SMALLEST_MONEY),
     _at_most_places(2),
+    _not_free(),
 ]
-"""Street price of one GPU: 0, or US$0.01 … US$10^7, in cents at most."""
+"""Street price of one GPU: US$0.01 … US$10^7, in cents at most (never 0)."""
 Tariff = Annotated[float, AllowInfNan(False), at.Ge(0), at.Le(1_000), _zero_or_at_least(SMALLEST)]
 """Electricity per kWh: 0, or 0.001 … 1,000 in the row's currency."""
 Positive = Annotated[float, AllowInfNan(False), at.Ge(SMALLEST), at.Le(1e9)]
@@ -350,7 +369,7 @@ class GpuPublic(GpuBase):
 
 class GpuPriceBase(NumbersNotBooleans, SQLModel):
     gpu_id: Slug = Field(max_length=80)
-    price_usd: GpuPriceUsd = Field(description="Street price per GPU, USD (0–10^7)")
+    price_usd: GpuPriceUsd = Field(description="Street price per GPU, USD (0.01–10^7)")
     source: SourceText
 
 
@@ -381,7 +400,7 @@ class ServerSkuBase(NumbersNotBooleans, SQLModel):
     nvme_tb: NonNegative
     nics: PlainLine = Field(default="", max_length=TEXT_MAX, description="Network cards")
     power_kw: Positive = Field(description="Planned maximum draw of the server, kW")
-    price: Money = Field(description="Purchase price per server, in `currency` (0–10^9)")
+    price: Price = Field(description="Purchase price per server, in `currency` (0.01–10^9)")
     currency: Currency
     lead_time_weeks: NonNegative = 10.0
     source: SourceText
@@ -410,9 +429,9 @@ class RentalOfferBase(NumbersNotBooleans, SQLModel):
     gpu_count: Positive = Field(
         description="GPUs in the offer: a whole number, or a MIG slice 1/2 … 1/8 (0.25 for 1/4)"
     )
-    monthly_price: Money = Field(description="List price per month, in `currency` (0–10^9)")
-    hourly_price: HourlyMoney | None = Field(
-        default=None, description="Per offer-hour (0–10^6); empty if none"
+    monthly_price: Price = Field(description="List price per month, in `currency` (0.01–10^9)")
+    hourly_price: HourlyPrice | None = Field(
+        default=None, description="Per offer-hour (0.01–10^6); empty if not offered by the hour"
     )
     currency: Currency
     term_discounts: dict[int, float] = Field(
@@ -515,9 +534,11 @@ class CloudInstanceBase(NumbersNotBooleans, SQLModel):
     region: Text
     gpu_id: Slug = Field(max_length=80)
     gpu_count: GpuCount
-    on_demand_hourly: HourlyMoney = Field(description="Per instance-hour, in `currency` (0–10^6)")
-    reserved_hourly: HourlyMoney | None = Field(
-        default=None, description="1-year reserved, per hour (0–10^6)"
+    on_demand_hourly: HourlyPrice = Field(
+        description="Per instance-hour, in `currency` (0.01–10^6)"
+    )
+    reserved_hourly: HourlyPrice | None = Field(
+        default=None, description="1-year reserved, per hour (0.01–10^6)"
     )
     currency: Currency
     price_date: CatalogDate = Field(description="When the provider charged this price")

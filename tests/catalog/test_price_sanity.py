@@ -26,6 +26,12 @@ def offers_csv(client: TestClient) -> str:
         ("1e309", "monthly_price must be a finite number (got 1e309)"),
         ("NaN", "monthly_price must be a finite number (got NaN)"),
         ("-5", "monthly_price must be ≥ 0 (got -5)"),
+        # QA: a NT$0 offer was imported, became the planner's cheapest and could be quoted.
+        (
+            "0",
+            "monthly_price must be more than 0: a price of 0 would quote it as free; "
+            "leave it out instead",
+        ),
         ("1e30", f"monthly_price must be ≤ {MONEY_MAX:.0f} (got 1e30)"),
     ],
 )
@@ -43,6 +49,27 @@ def test_csv_import_names_row_and_field(
     body = r.json()
     assert not body["ok"]
     assert body["messages"] == [f"row {row_no}: {message}"]
+
+
+@pytest.mark.parametrize(
+    ("kind", "field"),
+    [("offers", "hourly_price"), ("cloud", "on_demand_hourly"), ("servers", "price")],
+)
+def test_json_import_refuses_a_price_of_zero(
+    catalog_client: TestClient, kind: str, field: str
+) -> None:
+    doc = catalog_client.get("/api/v1/catalog/export").json()
+    row = next(r for r in doc[kind] if r.get(field))
+    row[field] = 0
+    r = catalog_client.post("/api/v1/catalog/import", json=doc)
+    assert r.status_code == 200
+    body = r.json()
+    assert not body["ok"] and not body.get("applied")
+    n = doc[kind].index(row) + 1
+    assert body["messages"] == [
+        f"{kind} row {n}: {field} must be more than 0: a price of 0 would quote it as free; "
+        "leave it out instead"
+    ]
 
 
 @pytest.mark.parametrize("literal", ["NaN", "Infinity", "-Infinity", "1e400"])
@@ -63,7 +90,7 @@ def test_json_import_refuses_non_finite_prices(catalog_client: TestClient, liter
 @pytest.mark.parametrize(
     ("field", "value"),
     [("monthly_price", "inf"), ("monthly_price", "1e30"), ("hourly_price", "NaN"),
-     ("monthly_price", "-1")],
+     ("monthly_price", "-1"), ("monthly_price", "0"), ("hourly_price", "0")],
 )  # fmt: skip
 def test_row_form_refuses_absurd_prices(catalog_client: TestClient, field: str, value: str) -> None:
     draft = draft_copy(catalog_client, "sanity draft")
