@@ -144,7 +144,7 @@ def option_detail(option: Mapping[str, Any], book: PriceBook | None) -> str:
     for server in book.servers:
         if server.id == ids[0]:
             # "4-GPU H100 NVLink server", without the catalog's "(seed 003 growth template)"
-            return wording.catalog_name(server.name)
+            return wording.server_name(server.name)
     for inst in book.cloud:
         if inst.id == ids[0]:
             return (

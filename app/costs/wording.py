@@ -26,6 +26,7 @@ from app.engine.costs.ownership import TOO_SHORT_TO_BUY as ENGINE_TOO_SHORT
 from app.engine.price_book import CloudInstance, PriceBook
 from app.i18n import N_, listing
 from app.i18n import gettext as _
+from app.i18n import paren as paren_said
 
 #: Figures of an option's "How this total is worked out" list and of the Explain panel, by
 #: the engine's English name (the option's own label removed).
@@ -208,15 +209,41 @@ def instance_name(inst: CloudInstance, book: PriceBook | None) -> str:
     return inst.name
 
 
-#: The catalog's note on where a server's configuration comes from ("4-GPU H100 NVLink
-#: server (seed 003 growth template)"): an internal reference, not part of its name.
-_SEED_NOTE = re.compile(r" ?\(seed \d+[^()]*\)")
+#: A parenthesis of a catalog name ("(seed 003 growth template)", "(Taiwan purchase, seed
+#: 003 T9)") and, in it, the note on where the configuration comes from: an internal
+#: reference, not part of the name.
+_PAREN = re.compile(r" ?\(([^()]*)\)")
+_SEED_PART = re.compile(r"^seed \d+\b")
+#: "4-GPU H100 NVLink server": said in the page's language (the catalog keeps English).
+_N_GPU_SERVER = re.compile(r"(\d+)-GPU (.+) server")
+
+
+def _without_seed_notes(m: re.Match[str]) -> str:
+    parts = [p.strip() for p in m.group(1).split(",")]
+    if not any(_SEED_PART.match(p) for p in parts):
+        return m.group(0)  # any other parenthesis stands as written ("(NT$10,045 − NT$0)")
+    kept = [p for p in parts if not _SEED_PART.match(p)]
+    return f" ({', '.join(kept)})" if kept else ""
 
 
 def catalog_name(name: str) -> str:
     """A price-list entry's name as a customer reads it: "4-GPU H100 NVLink server", never
-    "… (seed 003 growth template)"."""
-    return _SEED_NOTE.sub("", name)
+    "… (seed 003 growth template)"; "8-GPU HGX H100 server (Taiwan purchase)", never
+    "(Taiwan purchase, seed 003 T9)", which reached the customer's documents."""
+    return _PAREN.sub(_without_seed_notes, name)
+
+
+def server_name(name: str) -> str:
+    """A server's catalog name for a customer, in the page's language: "4 卡 H100 NVLink
+    伺服器" in 中文 (QA read "4-GPU H100 NVLink server" as the subtitle of a 中文 buy row).
+    A name of another shape (a product's, "NVIDIA DGX H100") is kept as it is."""
+    name = catalog_name(name)
+    head, paren, rest = name.partition(" (")
+    m = _N_GPU_SERVER.fullmatch(head)
+    if m is None:
+        return name
+    said = _("%(n)s-GPU %(model)s server") % {"n": m.group(1), "model": m.group(2)}
+    return said + (paren_said(_(rest[:-1])) if paren else "")
 
 
 def scrub(text: str, book: PriceBook | None) -> str:

@@ -257,10 +257,11 @@ def test_cheapest_option_total_and_its_period_are_apart(web: TestClient) -> None
             "Lambda 8× A100 SXM4 40GB 的價格日期為 2025-01-01",
             "Lambda 8× A100 SXM4 40GB price is dated 2025-01-01",
         ),
-        # 3 GPUs are bought as the catalog's 4-GPU server
+        # 3 GPUs are bought as the catalog's 4-GPU server, named in the page's language
+        # (QA read "4-GPU H100 NVLink server" on a 中文 buy row)
         (
             "gpu=h100-sxm-80gb&gpu_count=3&months=36",
-            "4-GPU H100 NVLink server",
+            "4 卡 H100 NVLink 伺服器",
             "4-GPU H100 NVLink server",
         ),
     ],
@@ -276,6 +277,37 @@ def test_notices_and_servers_name_no_entry_rule_or_enum(
         assert expected in text, lang
         assert not INTERNAL.findall(text), lang
         assert not soup.select("#results [lang=en]") or lang == "en"
+
+
+@pytest.mark.parametrize(
+    ("name", "zh", "en"),
+    [
+        # The shipped 8-GPU server's note sits beside a word the customer may read.
+        ("8-GPU HGX H100 server (Taiwan purchase, seed 003 T9)",
+         "8 卡 HGX H100 伺服器（台灣採購）", "8-GPU HGX H100 server (Taiwan purchase)"),
+        ("1-GPU H100 PCIe server (seed 003 entry template)",
+         "1 卡 H100 PCIe 伺服器", "1-GPU H100 PCIe server"),
+        # A product's name, and any other parenthesis, stand as written.
+        ("HGX H100 8-GPU OEM server (Dell PowerEdge XE9680 class)",
+         "HGX H100 8-GPU OEM server (Dell PowerEdge XE9680 class)",
+         "HGX H100 8-GPU OEM server (Dell PowerEdge XE9680 class)"),
+    ],
+)  # fmt: skip
+def test_a_server_is_named_without_seed_rules_in_the_readers_language(
+    name: str, zh: str, en: str
+) -> None:
+    """QA: the catalog's "(Taiwan purchase, seed 003 T9)" kept its seed rule (only a
+    parenthesis that began with "seed" was dropped), and a 中文 buy row read "4-GPU H100
+    NVLink server"."""
+    from app.costs.wording import scrub, server_name
+
+    for lang, expected in (("zh-TW", zh), ("en", en)):
+        i18n.activate(lang)
+        assert server_name(name) == expected
+    # A formula's own parentheses are not notes: "(NT$10,045 − NT$0)" keeps its comma.
+    assert scrub("(NT$10,045 − NT$0) / (NT$10,045 − NT$0) = 1", None) == (
+        "(NT$10,045 − NT$0) / (NT$10,045 − NT$0) = 1"
+    )
 
 
 def test_a_term_tier_list_is_said_in_months() -> None:
