@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from datetime import date
 from decimal import ROUND_HALF_UP, Decimal
 from fractions import Fraction
@@ -23,6 +23,7 @@ from babel.numbers import format_decimal
 
 from app.costs import wording
 from app.engine.formatting import CURRENCY_DIGITS, currency_symbol, gpu_name, number
+from app.engine.price_book import FxRate
 from app.engine.units import HOURS_PER_MONTH
 from app.i18n import N_, babel_locale, count_words, gettext, listing, ngettext, paren
 from app.quotes import pricing
@@ -691,6 +692,54 @@ def assumption_rows(workload: Mapping[str, Any]) -> list[tuple[str, str]]:
             rows.append((gettext(label), _count_text(value)))
     if workload.get("precision"):
         rows.append((gettext("Precision"), str(workload["precision"]).upper()))
+    return rows
+
+
+def pricing_assumption_rows(
+    cost: Mapping[str, Any],
+    workload: Mapping[str, Any],
+    *,
+    rates: Sequence[FxRate],
+) -> list[tuple[str, str]]:
+    """What the money depends on, for the assumptions table: the GPUs' utilisation (the busy
+    hours a month that hourly and cloud options bill and a purchase draws power for), the
+    contract term, the period the options are compared over, and each exchange rate a price
+    was converted at (`rates`, as the price list states them: US$1 = NT$32).
+    QA: the table listed the task, epochs and deadline, none of these, while every rental
+    and cloud total depends on them."""
+    rows: list[tuple[str, str]] = []
+    utilization = cost.get("utilization")
+    hours = cost.get("hours_per_month")
+    if utilization is not None and hours is not None:
+        pct = quantity_text(pricing.dec(utilization) * 100)
+        rows.append(
+            (
+                gettext("GPU utilisation"),
+                gettext("%(pct)s%% of the month: %(hours)s busy hours a month")
+                % {"pct": pct, "hours": quantity_text(round(float(hours), 1))},
+            )
+        )
+    term = workload.get("term_months")
+    if term:
+        rows.append((gettext("Contract term"), _months_phrase(pricing.dec(term))))
+    horizon = cost.get("horizon_months")
+    if cost.get("pricing_mode") == "job":
+        rows.append((gettext("Period compared"), gettext("the job itself, from start to finish")))
+    elif horizon:
+        rows.append((gettext("Period compared"), _months_phrase(pricing.dec(horizon))))
+    for fx in rates:
+        said = format_decimal(fx.rate, format="#,##0.####", locale=babel_locale())
+        rows.append(
+            (
+                gettext("Exchange rate"),
+                gettext("%(one)s = %(rate)s, the price list's rate of %(date)s")
+                % {
+                    "one": f"{currency_symbol(fx.base)}1",
+                    "rate": f"{currency_symbol(fx.quote)}{said}",
+                    "date": format_date(fx.as_of, "medium", locale=babel_locale()),
+                },
+            )
+        )
     return rows
 
 

@@ -7,7 +7,7 @@ active (`app.i18n.activate`): labels and money are formatted in it.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from datetime import date, timedelta
 from decimal import Decimal
 from typing import Any, Final
@@ -19,7 +19,7 @@ from app.accounts.models import User
 from app.catalog import service as catalog
 from app.customers.models import Customer
 from app.dates import in_business_tz
-from app.engine.price_book import PriceBook
+from app.engine.price_book import FxRate, PriceBook
 from app.i18n import N_, gettext, zh_translations
 from app.plans import schedule
 from app.plans import service as plans
@@ -102,6 +102,24 @@ def house_provider(*, session: Session, plan: Plan) -> str:
     return book.house_provider if book is not None else ""
 
 
+def _rates(
+    book: PriceBook | None, options: Sequence[Mapping[str, Any]], currency: str
+) -> list[FxRate]:
+    """The price list's exchange rates the document's `options` were converted at: one for
+    each currency other than the document's that a price row they quote is in (a cloud's
+    US$ list price in a NT$ quote; the NT$ rents in a US$ quote)."""
+    if book is None:
+        return []
+    ids = {str(i) for o in options for i in o.get("source_ids") or []}
+    priced = [(r.id, r.currency) for r in book.offers]
+    priced += [(r.id, r.currency) for r in book.servers] + [(r.id, r.currency) for r in book.cloud]
+    foreign = sorted({ccy for key, ccy in priced if key in ids and ccy != currency})
+    found = (
+        next((r for r in book.fx if {r.base, r.quote} == {c, currency}), None) for c in foreign
+    )
+    return [r for r in found if r is not None]
+
+
 def _assumptions(workload: Mapping[str, Any]) -> list[tuple[str, Any]]:
     """(label, value) rows for the quote's assumptions table.
 
@@ -170,6 +188,7 @@ def quote_view(
         all_options, include_cloud=bool(quote.get("include_cloud_comparison")), house=house
     )
     customer = printed_customer(session, plan)
+    book = _book(session, plan)
     labels = document.option_labels(all_options, gpu, hours, detailed=True)
     quoted_price = _quoted_price(quoted, hours, doc_currency)
     # The lines convert their own option prices (pricing.resolve) from the plan's currency.
@@ -211,7 +230,8 @@ def quote_view(
             for o in shown
         ],
         "infra_rows": document.infra_rows(result.get("infra") or {}),
-        "customer_assumptions": document.assumption_rows(workload),
+        "customer_assumptions": document.assumption_rows(workload)
+        + document.pricing_assumption_rows(cost, workload, rates=_rates(book, shown, doc_currency)),
         "gpu_text": (
             # a phased plan's GPUs change by phase: the summary names the peak as such
             gettext("up to %(gpus)s, by phase below") % {"gpus": document.gpu_text(gpu)}
