@@ -173,8 +173,9 @@ class ComparisonDoc(_Doc):
     )
     rent_months: float = Field(description="The rental period the totals cover, months.")
     cheapest: str | None = Field(
-        description="Key of the cheapest option that can run it; when none can (every "
-        "`feasible` false), the cheapest of all, for comparison only — a warning says so."
+        description="Key of the cheapest option that can run it; null when none can (every "
+        "`feasible` false): no option is named the cheapest then, a warning says so and "
+        "each option's `note` says what it lacks (GPUs in one machine, memory)."
     )
     storage_network_share: float | None = Field(
         description="Storage and network's share of the cheapest total (seed rule: ≥ 15 %)."

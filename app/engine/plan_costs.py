@@ -341,11 +341,13 @@ def price_plan(
     block["break_even_utilization"] = utilization_pairs(tco)
     block["cost_per_million_tokens"] = None
     # A unit cost needs an option that can run the plan: when none can (an L4 service laid
-    # out at TP 2 on a list that rents L4s one per machine), the cheapest is shown for
-    # comparison only, and a cost per 1M tokens from it would be a price nobody offers (QA).
-    cheapest = job.option(job.cheapest)
-    runs = cheapest.feasible
-    if inference is not None and inference.tokens_per_s > 0 and runs:
+    # out at TP 2 on a list that rents L4s one per machine), none is the cheapest, and a
+    # cost per 1M tokens from any would be a price nobody offers (QA).
+    cheapest = job.option(job.cheapest) if job.cheapest is not None else None
+    if cheapest is None or not cheapest.feasible:
+        block["cost_per_image"] = None
+        return block, warnings, explain
+    if inference is not None and inference.tokens_per_s > 0:
         per_month = (
             cheapest.monthly_rate
             if cheapest.monthly_rate is not None
@@ -357,7 +359,7 @@ def price_plan(
         block["cost_per_million_tokens"] = ex.value
         explain.append(ex)
     block["cost_per_image"] = None
-    if inference is not None and inference.images_per_hour and runs:
+    if inference is not None and inference.images_per_hour:
         ex = _cost_per_image(req, mode, cheapest.total, cheapest.monthly_rate, inference, util)
         block["cost_per_image"] = ex.value
         block["cost_of_images"] = ex.value * req.images

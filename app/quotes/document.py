@@ -510,39 +510,53 @@ def schedule_period(line: Mapping[str, Any], option: Mapping[str, Any] | None) -
 def option_price(
     option: Mapping[str, Any], hours_per_month: float, currency: str
 ) -> dict[str, Any] | None:
-    """An option of "Ways to pay" priced as a quote line of it would be: its rate rounded to
-    the currency's unit (NT$382.72/h → NT$383/h) × its hours or months, so the printed rate
-    multiplies out to the printed total and matches a quote line of the same option
-    (NT$383/h × 28 h = NT$10,724). Keys: unit ("hour" | "month"), unit_price, quantity,
-    total, `rate_text` ("NT$383/h × 28 h"). None for buying (its total for the period is
-    no rate × months: `buy_breakdown_text`) and for an option billed neither way."""
+    """An option of "Ways to pay" as rate × hours or months = total. The total is the
+    option's own — the engine's total, rounded once, as the planner, the plan page and the
+    API print it (a US$ quote: converted at its rate, then rounded once) — and the rate is
+    printed in full where it is not whole ("NT$1,761.28/h × 15,768 h" for AWS p5's
+    NT$27,771,863): rounded once, the product of the printed figures is the printed total
+    (`pricing.option_rate`). A quote line of the option comes to that same total
+    (`pricing.default_figures`: per hour at a whole rate, else one item). QA: the rate
+    rounded to NT$1,761 first printed NT$27,767,448 here beside NT$27,771,863 on the plan.
+    Keys: unit ("hour" | "month"), unit_price (the rate in full), quantity, total,
+    `rate_text`. None for buying (its total for the period is no rate × months:
+    `buy_breakdown_text`) and for an option that is no such product."""
     if option.get("kind") == "buy":
         return None
-    d = pricing.option_defaults(option, hours_per_month)
-    if d["unit"] not in ("hour", "month"):
+    price = pricing.option_rate(pricing.option_defaults(option, hours_per_month), currency)
+    if price is None:
         return None
-    price = pricing.round_money(d["unit_price"], currency)
-    quantity = d["quantity"] if d["unit"] == "hour" else d["months"]
-    per = d["unit"] == "month" and d["quantity"] != 1
-    if per or quantity <= 0 or not pricing.is_whole(price * quantity, currency):
-        return None
-    if d["unit"] == "hour":
+    if price.unit == "hour":
         text = gettext("%(price)s/h × %(qty)s h") % {
-            "price": money_text(price, currency),
-            "qty": quantity_text(quantity),
+            "price": rate_text(price.rate, currency),
+            "qty": quantity_text(price.quantity),
         }
     else:
         text = gettext("%(price)s/month × %(months)s") % {
-            "price": money_text(price, currency),
-            "months": _months_phrase(quantity),
+            "price": rate_text(price.rate, currency),
+            "months": _months_phrase(price.quantity),
         }
     return {
-        "unit": d["unit"],
-        "unit_price": price,
-        "quantity": quantity,
-        "total": price * quantity,
+        "unit": price.unit,
+        "unit_price": price.rate,
+        "quantity": price.quantity,
+        "total": price.total,
         "rate_text": text,
     }
+
+
+def rate_text(rate: Decimal, currency: str) -> str:
+    """A rate printed in full: the currency's decimals at least, more where it has them, and
+    two at least where it has any ("NT$1,761.28", "NT$120", "NT$69,846.40", "US$55.04",
+    "US$0.1334"), so it multiplies as printed."""
+    exponent = rate.normalize().as_tuple().exponent
+    places = -exponent if isinstance(exponent, int) and exponent < 0 else 0
+    # cents as cents: "NT$69,846.40/month", as the engine prints it (exact_money)
+    digits = max(CURRENCY_DIGITS.get((currency or "TWD").upper(), 2), places and max(places, 2))
+    pattern = "#,##0" + ("." + "0" * digits if digits > 0 else "")
+    body = format_decimal(abs(rate), format=pattern, locale=babel_locale())
+    symbol = currency_symbol((currency or "TWD").upper())
+    return f"{'-' if rate < 0 else ''}{symbol}{body}"
 
 
 def per_month_multiplies(running: pricing.RunningCosts, currency: str) -> bool:

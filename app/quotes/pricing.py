@@ -37,6 +37,7 @@ CURRENCY_FOLLOWS_CUSTOMER: Final = N_(
     "is read-only: a quote is in its customer's currency (change the customer's currency to "
     "change it)"
 )
+Figures = tuple[str, Decimal, Decimal, Decimal]  # unit, unit price, quantity, months
 #: Quantities and months an option gives a line, to this many places: the engine's floats
 #: carry noise (12.000000000000004 months) that would make the line's product inexact.
 QUANTITY_PLACES: Final = Decimal("0.0001")
@@ -192,7 +193,12 @@ def option_defaults(option: Mapping[str, Any], hours_per_month: float) -> dict[s
     (servers, installation, network and storage), once. Its `monthly_rate` is an amortised
     run-rate for comparing with rent — no one is billed it — and its `total` nets the resale
     value and the owner's own running costs, so neither is a price to quote; the running
-    costs are printed under the line (`running_costs`)."""
+    costs are printed under the line (`running_costs`).
+
+    `amount`: what the option comes to as the plan prices it — its `total`, the engine's
+    figure rounded once (the up-front price for buying). A rent's `unit_price` is its rate
+    in full (`hourly_rate` where the option states it: NT$1,761.28/h, not the NT$1,761.2800
+    of total ÷ hours), so rate × hours, rounded once, is that amount (`default_figures`)."""
     billed = option.get("billed") or {}
     total = dec(option.get("total") or 0)
     rate = option.get("monthly_rate")
@@ -202,6 +208,7 @@ def option_defaults(option: Mapping[str, Any], hours_per_month: float) -> dict[s
             "unit_price": dec(option["upfront"]),
             "quantity": Decimal(1),
             "months": Decimal(1),
+            "amount": dec(option["upfront"]),
         }
     if billed.get("unit") == "month" and rate:
         return {
@@ -209,26 +216,103 @@ def option_defaults(option: Mapping[str, Any], hours_per_month: float) -> dict[s
             "unit_price": dec(rate),
             "quantity": Decimal(1),
             "months": clean_quantity(dec(billed.get("quantity") or 1)),
+            "amount": total,
         }
     if billed.get("unit") == "hour" and billed.get("quantity"):
         hours = clean_quantity(dec(billed["quantity"]))
+        hourly = option.get("hourly_rate")
         return {
             "unit": "hour",
-            "unit_price": total / hours,
+            "unit_price": dec(hourly) if hourly else total / hours,
             "quantity": hours,
             "months": Decimal(1),
+            "amount": total,
         }
     kind = option.get("kind")
     fixed = option.get("fixed_monthly") or 0
     if kind in ("rent_monthly", "rent_term", "mig") and fixed:
         months = (total / dec(fixed)).quantize(Decimal("0.01"), rounding=ROUND_HALF_UP)
-        return {"unit": "month", "unit_price": dec(fixed), "quantity": Decimal(1), "months": months}
+        return {
+            "unit": "month",
+            "unit_price": dec(fixed),
+            "quantity": Decimal(1),
+            "months": months,
+            "amount": total,
+        }
     metered = option.get("metered_monthly_full") or 0
     if kind == "rent_hourly" and metered and hours_per_month:
         hourly = dec(metered) / dec(hours_per_month)
         hours = (total / hourly).quantize(Decimal("0.01"), rounding=ROUND_HALF_UP)
-        return {"unit": "hour", "unit_price": hourly, "quantity": hours, "months": Decimal(1)}
-    return {"unit": "item", "unit_price": total, "quantity": Decimal(1), "months": Decimal(1)}
+        return {
+            "unit": "hour",
+            "unit_price": hourly,
+            "quantity": hours,
+            "months": Decimal(1),
+            "amount": total,
+        }
+    return {
+        "unit": "item",
+        "unit_price": total,
+        "quantity": Decimal(1),
+        "months": Decimal(1),
+        "amount": total,
+    }
+
+
+#: The most decimals a rate is printed with in full ("NT$1,761.28/h", "US$0.1334/kWh"), as
+#: the engine prints its formulas (app.engine.formatting.exact_money).
+RATE_PLACES: Final = Decimal("0.0001")
+
+
+def rate_in_full(rate: Decimal) -> Decimal:
+    """A rate as printed in full: to at most 4 decimals, without trailing zeros (1761.28,
+    55.04, 0.1334); a converted rate with more (1,761.28 ÷ 31.5) to 4, half up."""
+    return rate.quantize(RATE_PLACES, rounding=ROUND_HALF_UP).normalize()
+
+
+@dataclass(frozen=True, slots=True)
+class OptionRate:
+    """A rent or cloud option as "rate × hours (or months) = total": `rate` printed in full
+    (`rate_in_full`), `quantity` its hours or months, `total` the option's own amount
+    rounded once; round_money(rate × quantity) == total, so the three multiply out."""
+
+    unit: str  # "hour" | "month"
+    rate: Decimal
+    quantity: Decimal
+    total: Decimal
+
+
+def option_rate(d: Mapping[str, Any], currency: str) -> OptionRate | None:
+    """`d` (`option_defaults`, in `currency`) as rate × hours or months = its amount, or None
+    where it is no such product: buying, a monthly rate for several units, or a rate whose
+    printed figure × the quantity does not round to the amount (a plan saved before options
+    stated their rate)."""
+    if d["unit"] not in ("hour", "month") or (d["unit"] == "month" and d["quantity"] != 1):
+        return None
+    quantity = d["quantity"] if d["unit"] == "hour" else d["months"]
+    if quantity <= 0:
+        return None
+    total = round_money(d["amount"], currency)
+    rate = rate_in_full(d["unit_price"])
+    if round_money(rate * quantity, currency) != total:
+        return None
+    return OptionRate(str(d["unit"]), rate, quantity, total)
+
+
+def default_figures(d: Mapping[str, Any], currency: str) -> Figures:
+    """The unit, unit price, quantity and months of a line of an option with nothing typed,
+    from `d` (`option_defaults`, in `currency`). The one rule: the line comes to the option's
+    own amount, the total the plan, the ways-to-pay table and the API show (the engine's,
+    rounded once). It is priced per hour or month at the option's rate when that rate is a
+    whole unit price (NT$120/h, US$55.04/h) and rate × quantity × months is that amount;
+    otherwise — a rate with cents in NT$ (AWS p5 at NT$1,761.28/h), a rate for part of a
+    month — it is one item at that amount, so no rate is rounded into another total (QA:
+    NT$1,761/h × 15,768 h = NT$27,767,448 beside the plan's NT$27,771,863)."""
+    unit, rate, quantity, months = str(d["unit"]), d["unit_price"], d["quantity"], d["months"]
+    amount = round_money(d.get("amount", rate * quantity * months), currency)
+    if unit == "item" or (is_whole(rate, currency) and rate * quantity * months == amount):
+        return unit, round_money(rate, currency), quantity, months
+    return "item", amount, Decimal(1), Decimal(1)
 
 
 def clean_quantity(value: Decimal) -> Decimal:
@@ -489,13 +573,16 @@ def _option_line(
         # ordinary priced line, the customer would buy what cannot run the job (QA).
         raise QuoteInputError(f"quote.lines.{i}.option_key", NOT_RUNNABLE)
     d = option_defaults(option, hours_per_month)
-    listed = d["unit_price"]
-    if currency != plan_currency and fx is not None:
-        listed = fx.convert(listed, plan_currency, currency)
-    if line.unit_price is None and currency != plan_currency:
+    if currency != plan_currency:
         if fx is None:
-            raise QuoteInputError("currency", NO_FX_RATE)
-        d["unit_price"] = listed
+            if line.unit_price is None:
+                raise QuoteInputError("currency", NO_FX_RATE)
+        else:
+            # The rate and the amount each converted once at the quote's rate: the line
+            # comes to the option's total in this currency, rounded once (`default_figures`).
+            d["unit_price"] = fx.convert(d["unit_price"], plan_currency, currency)
+            d["amount"] = fx.convert(d["amount"], plan_currency, currency)
+    listed = default_figures(d, currency)
     if line.unit == "item" and d["unit"] != "item":
         unit, unit_price, quantity, months = _item_figures(i, line, d, currency)
     else:
@@ -513,18 +600,15 @@ def _option_line(
         # The option's own price in the line's unit: a unit price typed below it is a
         # discount too, and counts toward the approval limit (`max_discount_pct`; QA sent
         # NT$1 for a NT$200,000 server without one).
-        # Worked out as the line's own default would be (`_item_figures`, `_option_figures`):
-        # an untouched line keeps exactly its list price.
-        if unit == "item" and d["unit"] != "item":
-            rate = listed if line.unit == "item" else round_money(listed, currency)
-            listed = rate * d["quantity"] * d["months"]
-        out["list_price"] = _s(round_money(listed, currency))
+        # Worked out as the line's own default is (`default_figures`): an untouched line
+        # keeps exactly its list price; one quoted as an item lists the option's amount.
+        l_unit, l_price, _qty, _months = listed
+        if unit == "item" and l_unit != "item":
+            l_price = round_money(d["amount"], currency)
+        out["list_price"] = _s(l_price)
     if line.description and line.description.strip():
         out["description"] = line.description.strip()
     return out
-
-
-Figures = tuple[str, Decimal, Decimal, Decimal]  # unit, unit price, quantity, months
 
 
 def _option_figures(i: int, line: QuoteLineIn, d: Mapping[str, Any], currency: str) -> Figures:
@@ -536,6 +620,8 @@ def _option_figures(i: int, line: QuoteLineIn, d: Mapping[str, Any], currency: s
     # A purchase is paid once and an hourly option by its hours: a 12 typed in months
     # multiplied the servers' price by 12 (QA: NT$5,426,381 × 1 × 12 = NT$65,116,572).
     _no_months(i, line, unit)
+    if line.unit_price is None and line.quantity is None and line.months is None:
+        return default_figures(d, currency)
     unit_price = round_money(
         line.unit_price if line.unit_price is not None else d["unit_price"], currency
     )
@@ -561,12 +647,10 @@ def _item_figures(i: int, line: QuoteLineIn, d: Mapping[str, Any], currency: str
     figures do not multiply out is saved, and what it stays on every later save (builder,
     duplicate, export, a move to another customer). Without it the next save read the one
     item back as "NT$139,693 per month × 0.5 months". Its price is the option's amount
-    (rate × quantity × months, rounded once) unless typed."""
+    (its total, as the plan shows it, rounded once: `default_figures`) unless typed."""
     _no_months(i, line, "item")
     unit_price = round_money(
-        line.unit_price
-        if line.unit_price is not None
-        else d["unit_price"] * d["quantity"] * d["months"],
+        line.unit_price if line.unit_price is not None else d["amount"],
         currency,
     )
     quantity = denoised(line.quantity) if line.quantity is not None else Decimal(1)

@@ -222,8 +222,9 @@ def quote_view(
                 "customer_label": labels.get(str(o.get("key")))
                 or document.option_label(o, gpu, hours, detailed=True),
                 "period_text": document.period_text(o),
-                # Priced as a quote line of it is: the rate × hours or months printed is
-                # the total printed (NT$383/h × 28 h = NT$10,724).
+                # The option's own total (the plan's), its rate in full beside it: the
+                # rate × hours printed rounds to the total printed (NT$382.72/h × 28 h =
+                # NT$10,716); a quote line of it comes to the same total.
                 "price": document.option_price(o, hours, doc_currency),
                 "buy_text": document.buy_breakdown_text(o, doc_currency),
             }
@@ -318,7 +319,8 @@ def _quoted_price(
 ) -> dict[str, Any] | None:
     """The summary's "Quoted total" of a plan without quote lines, priced as a line of the
     option would be: buying at its up-front price, once (not its total for the period,
-    which nets the resale value); a rental at its rounded rate × hours or months."""
+    which nets the resale value); a rental at its own total, rate in full × hours or months
+    (`document.option_price`)."""
     if option is None:
         return None
     if option.get("kind") == "buy" and option.get("upfront"):

@@ -360,16 +360,19 @@ def placeholders(
                 }
             )
             continue
-        d = quotes.pricing.option_defaults(option, hours_per_month)
+        own = quotes.pricing.option_defaults(option, hours_per_month)
+        # What an empty line of the option is saved as (pricing.default_figures): its rate
+        # per hour or month, or one item at the option's total (a rate with cents in NT$).
+        unit, price, quantity, months = quotes.pricing.default_figures(own, currency)
         if line.get("unit") == "item":
-            # the option quoted as one item at its amount (pricing._option_item)
-            d = {**d, "unit": "item", "quantity": Decimal(1), "months": Decimal(1),
-                 "unit_price": d["unit_price"] * d["quantity"] * d["months"]}  # fmt: skip
-        price = quotes.pricing.round_money(d["unit_price"], currency) if same_currency else None
+            unit, price = "item", quotes.pricing.round_money(own["amount"], currency)
+            quantity = months = Decimal(1)
+        d: dict[str, Any] = {"unit": unit, "quantity": quantity, "months": months}
+        shown = price if same_currency else None
         out.append(
             {
                 "quantity": _plain(d["quantity"]),
-                "unit_price": _plain(price) if price is not None else "",
+                "unit_price": _plain(shown) if shown is not None else "",
                 # the whole phased rental as one item covers its months (as the document
                 # says it, document.schedule_period), not "one-off"
                 "months": document.schedule_period({"unit": d["unit"]}, option)

@@ -100,6 +100,7 @@ def test_option_defaults_read_old_and_new_cost_shapes() -> None:
         "unit_price": Decimal("180000.0"),
         "quantity": Decimal(1),
         "months": Decimal("6.00"),
+        "amount": Decimal("1080000.0"),  # the option's own total, as the plan shows it
     }
     new = {
         "key": "rent_term:x",

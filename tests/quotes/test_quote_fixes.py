@@ -356,23 +356,9 @@ def test_an_hourly_phase_s_hours_are_its_hours_a_month_times_its_months(
 # ----------------------------------------------------- M5 printed figures multiply out
 
 
-def test_an_option_line_is_its_rounded_rate_times_its_hours_exactly() -> None:
-    # RunPod: US$2.99 × 32 = NT$95.68 per GPU-hour × 4 = NT$382.72/h; 28 h = NT$10,716.16.
-    # Quoted at NT$383/h (whole NT$), the line is 383 × 28 = NT$10,724, to the dollar.
-    hourly = {"key": "h", "kind": "rent_hourly", "total": 10716.16,
-              "billed": {"unit": "hour", "quantity": 28.0}}  # fmt: skip
-    # A month rate with float noise in its months: 69,846.4 × 12.000000000000004.
-    monthly = {"key": "m", "kind": "rent_monthly", "total": 838156.8, "monthly_rate": 69846.4,
-               "billed": {"unit": "month", "quantity": 12.000000000000004}}  # fmt: skip
-    stored = _resolve({"lines": [{"option_key": "h"}, {"option_key": "m"}]}, [hourly, monthly])
-    h, m = stored["lines"]
-    assert (h["unit_price"], h["quantity"]) == ("383", "28")
-    assert (m["unit_price"], m["quantity"], m["months"]) == ("69846", "1", "12")
-    assert pricing.totals(stored).line_amounts == (Decimal(10724), Decimal(838152))
-    i18n.activate("en")
-    price = document.option_price(hourly, 730.0, "TWD")
-    assert price is not None
-    assert (price["total"], price["rate_text"]) == (Decimal(10724), "NT$383/h × 28 h")
+# An option line used to be its rate rounded to NT$1 × its hours (NT$383/h × 28 h =
+# NT$10,724 for an option of NT$10,716): the ways to pay and a line of an option now come
+# to the option's own total, tests/quotes/test_option_total_is_one_figure.py.
 
 
 def test_an_option_whose_own_figures_do_not_multiply_out_is_one_item() -> None:

@@ -463,51 +463,54 @@ def compare_costs(
     runnable = [o for o in options if o.key not in too_small]
 
     # The cheapest is one that can run the plan: a feasible option worth taking, else any
-    # feasible one, and only when none can run it, the cheapest of all (with a warning).
-    # Falling back to every option at once named a single RTX 4090 pod the cheapest for a
-    # job laid out on 4 GPUs over NVLink (QA).
+    # feasible one. When none can run it, none is the cheapest (None): a price for what
+    # cannot run the job is no price to choose, and naming one "cheapest" put 「時租 最便宜」
+    # on 4 single-RTX 4090 pods for a 70B QLoRA every option said could not run it (QA).
     sensible = [o for o in options if o.feasible and o.economical]
     feasible = [o for o in options if o.feasible]
-    candidates = sensible or feasible or options
+    candidates = sensible or feasible
     if not feasible:
         warnings.append(
             Notice(
-                "No priced option can run this plan as it is laid out (each says why): the "
-                "cheapest is shown for comparison only. Choose a GPU whose servers hold the "
+                "No priced option can run this plan as it is laid out (each option's note says "
+                "why), so none is named the cheapest. Choose a GPU whose servers hold the "
                 "plan's machine group, or fewer GPUs per group."
             )
         )
-    cheapest = min(candidates, key=lambda o: o.total)
-    cheapest_rule = (
-        "lowest total among the options that can run the plan and are worth taking (a "
-        "purchase held too briefly to pay for itself is left out)"
-        if sensible
-        else "lowest total among the options that can run the plan"
-        if feasible
-        else "lowest total of all options: none can run the plan as laid out"
-    )
-    share, share_x = _storage_share(cheapest, usage, warnings)
+    share, share_x = None, None
     explain = _explain_comparison(ctx, sel, runnable, utilization)
-    if share_x is not None:
-        explain.append(share_x)
-    explain.append(
-        Explanation(
-            "Cheapest option",
-            cheapest.total,
-            ctx.currency,
-            f"{cheapest.label}: {money(cheapest.total, ctx.currency)} for the quoted period",
-            cheapest_rule,
-            [
-                Operand(f"option_{i}", o.total, f"{ctx.currency} ({o.label})")
-                for i, o in enumerate(candidates, 1)
-            ],
-            "min(" + ", ".join(f"option_{i}" for i in range(1, len(candidates) + 1)) + ")",
+    if candidates:
+        cheapest: CostOption | None = min(candidates, key=lambda o: o.total)
+        assert cheapest is not None
+        cheapest_rule = (
+            "lowest total among the options that can run the plan and are worth taking (a "
+            "purchase held too briefly to pay for itself is left out)"
+            if sensible
+            else "lowest total among the options that can run the plan"
         )
-    )
+        share, share_x = _storage_share(cheapest, usage, warnings)
+        if share_x is not None:
+            explain.append(share_x)
+        explain.append(
+            Explanation(
+                "Cheapest option",
+                cheapest.total,
+                ctx.currency,
+                f"{cheapest.label}: {money(cheapest.total, ctx.currency)} for the quoted period",
+                cheapest_rule,
+                [
+                    Operand(f"option_{i}", o.total, f"{ctx.currency} ({o.label})")
+                    for i, o in enumerate(candidates, 1)
+                ],
+                "min(" + ", ".join(f"option_{i}" for i in range(1, len(candidates) + 1)) + ")",
+            )
+        )
+    else:
+        cheapest = None
     return CostComparison(
         options=options,
         break_even=break_evens(runnable, until=_need_end(ctx)),
-        cheapest=cheapest.key,
+        cheapest=cheapest.key if cheapest is not None else None,
         storage_network_share=share,
         warnings=warnings,
         explain=explain,

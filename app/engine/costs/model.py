@@ -218,7 +218,9 @@ class CostComparison:
 
     options: list[CostOption]
     break_even: list[BreakEven]
-    cheapest: str  # key of the feasible option with the lowest total
+    # key of the feasible option with the lowest total; None when no option can run the plan
+    # (none is named the cheapest then: a warning says so, and each option's note says why)
+    cheapest: str | None
     storage_network_share: float | None  # seed 003 T13; None when nothing is budgeted
     warnings: list[str]
     explain: list[Explanation]

@@ -251,6 +251,14 @@ def buy_option(
     book, ccy, conv = ctx.book, ctx.currency, ctx.conv
     skus = [s for s in book.servers if s.gpu_id == usage.gpu_id and s.gpu_count > 0]
     if not skus:
+        # Said, not left out unseen: the shipped list prices no RTX 4090, L40S or RTX 6000
+        # Ada server, and a comparison without a purchase read as if buying had been weighed.
+        warnings.append(
+            Notice(
+                "No purchase price in the price list for a server with this GPU: buying is "
+                "not compared."
+            )
+        )
         return None
     group = max(1, usage.gpus_per_machine_min)
     fit = [s for s in skus if holds_group(s, group)]
