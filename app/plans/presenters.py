@@ -7,10 +7,12 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
+from decimal import Decimal
 from typing import Any, Final
 
 from babel.numbers import format_decimal
 
+from app import i18n
 from app.costs import presenters as costs_view
 from app.engine.architectures import get_preset
 from app.engine.estimate import gpu_pool
@@ -349,6 +351,7 @@ class KeyFigures:
     price_list_date: date | None
     phased: bool
     serving: bool = False  # an ongoing service: no time to finish
+    cheapest_period: str = ""  # what `total` covers: "total for 36 months"
 
 
 def _iso_date(value: Any) -> date | None:
@@ -416,6 +419,7 @@ def key_figures(result: Mapping[str, Any], book: PriceBook | None = None) -> Key
         price_list_date=_iso_date(pl.get("effective_date")),
         phased=bool(sched),
         serving=not sched and days is None and _is_service(result),
+        cheapest_period=_period(cheapest)[0] if cheapest and not sched else "",
     )
 
 
@@ -570,3 +574,218 @@ def compare_inputs(
         # scenarios that have it: a LoRA run and a service differ by their task, said above.
         rows.append({"label": input_label(key), "values": values, "differs": len(set(used)) > 1})
     return rows
+
+
+# --------------------------------------------------------------------------------------------
+# What a plan's quote quotes
+# --------------------------------------------------------------------------------------------
+
+#: The seller's rents buying is measured against, in the order a quoted purchase takes them:
+#: monthly rent first, the rent the engine itself measures buying against (its cost of
+#: delay, `app.engine.costs.compare.compare_costs`), then a term contract, then hourly rent.
+_OWN_RENTS: Final = ("rent_monthly", "rent_term", "rent_hourly", "mig")
+
+
+@dataclass(frozen=True, slots=True)
+class Quoted:
+    """The option a plan's quote quotes (`app.quotes.bom.quoted_option`: its largest option
+    line) with the figures a reader needs beside the quote's total, each in the plan's
+    currency, excl. tax and before the quote's discounts, as the engine priced it.
+
+    QA (國立成功大學, buying 4 × H100): /compare and the plan's summary gave the plan's
+    cheapest option — a 36-month rent, NT$5,760,000 — above a quote that asked
+    NT$5,416,234 up front for buying, whose own 36 months cost NT$8,742,369: a procurement
+    officer read buying as NT$570k cheaper when it costs about NT$3M more."""
+
+    option: Mapping[str, Any]
+    name: str  # "Buy", "36-month contract"
+    currency: str
+    #: The option's total over its period: for a purchase its cost of ownership (up front −
+    #: resale + running costs, `app.quotes.pricing.running_costs`).
+    total: float
+    monthly: float | None  # per month, where the option has a monthly rate (not a purchase)
+    hourly: float | None  # per hour, for options billed by the hour
+    #: "total for 36 months" / "total for 17 hours": what `total` covers.
+    period: str
+    months: float | None  # the period in months (a purchase: the months it is held)
+    upfront: float | None  # a purchase's up-front price (what its quote line asks)
+    running_per_month: Decimal | None  # a purchase's running costs, where one figure a month
+    running_total: Decimal | None  # … and over the period: not in the quote
+    ownership: str  # "NT$5,426,381 up front − NT$520,028 resale value … + …", a purchase only
+    is_cheapest: bool  # the plan's cheapest option is this one
+    #: What the quote asks, tax included, after its discounts (`quote_totals.total`).
+    quote_total: Decimal
+    quote_currency: str
+    quote_tax_rate: Decimal
+    quote_period: str  # "up front (one-off)" / "for 36 months": what the quote's total pays for
+    break_even: Mapping[str, Any] | None  # buying vs the seller's own rent (`own_break_even`)
+
+
+def _period(option: Mapping[str, Any]) -> tuple[str, float | None]:
+    """("total for 36 months", 36.0) or ("total for 17 hours", months) of an option's total."""
+    from app.web.templating import hours_text, months_text
+
+    billed = option.get("billed") or {}
+    if billed.get("unit") == "hour":
+        hours = float(billed.get("quantity") or 0)
+        months = float(option.get("period_months") or 0) or None
+        return _("total for %(n)s") % {"n": hours_text(hours)}, months
+    months = float(billed.get("quantity") or option.get("period_months") or 0)
+    if months:
+        return _("total for %(n)s") % {"n": months_text(months)}, months
+    return "", None
+
+
+def quoted_figures(
+    result: Mapping[str, Any], quote: Mapping[str, Any] | None, book: PriceBook | None = None
+) -> Quoted | None:
+    """What the plan's quote quotes, or None for a quote without an option line (a phased
+    plan's quote, a quote of free lines only, no quote): the page then shows the plan's
+    cheapest option, named so."""
+    from app.quotes import bom, document, pricing
+    from app.web.templating import hours_text, months_text
+
+    cost = result.get("cost") or {}
+    lines = (quote or {}).get("lines") or []
+    if result.get("schedule") or not any(line.get("option_key") for line in lines):
+        return None
+    option = bom.quoted_option(cost, quote, book.house_provider if book else "")
+    if option is None or not quote:
+        return None
+    ccy = str(cost.get("currency") or "TWD")
+    kind = str(option.get("kind") or "")
+    period, months = _period(option)
+    running = pricing.running_costs(option)
+    per_month = total = None
+    ownership = ""
+    if running is not None and running.total > 0:
+        total = document.running_costs_printed(running, ccy)
+        if document.per_month_multiplies(running, ccy):
+            per_month = pricing.round_money(running.per_month, ccy)
+        ownership = document.buy_breakdown_text(option, ccy)
+        period = _("cost of owning it for %(n)s") % {"n": document.held_phrase(running.months)}
+    asked = pricing.totals(quote)
+    largest: Mapping[str, Any] = max(
+        (line for line in lines if line.get("option_key") == option.get("key")),
+        key=pricing.gross,
+        default={},
+    )
+    if kind == "buy":
+        quote_period = _("paid once, up front")
+    elif largest.get("unit") == "month":
+        quote_period = _("for %(n)s") % {"n": months_text(float(largest.get("months") or 0))}
+    elif largest.get("unit") == "hour":
+        quote_period = _("for %(n)s") % {"n": hours_text(float(largest.get("quantity") or 0))}
+    else:
+        quote_period = ""
+    buying = kind == "buy"
+    return Quoted(
+        option=option,
+        name=costs_view.option_name(option),
+        currency=ccy,
+        total=float(option.get("total") or 0),
+        monthly=None if buying else option.get("monthly_rate", option.get("monthly")),
+        hourly=option.get("hourly_rate"),
+        period=period,
+        months=months,
+        upfront=float(option["upfront"]) if buying and option.get("upfront") else None,
+        running_per_month=per_month,
+        running_total=total,
+        ownership=ownership,
+        is_cheapest=option.get("key") == cost.get("cheapest"),
+        quote_total=asked.total,
+        quote_currency=asked.currency,
+        quote_tax_rate=asked.tax_rate,
+        quote_period=quote_period,
+        break_even=own_break_even(cost, option, book),
+    )
+
+
+def own_break_even(
+    cost: Mapping[str, Any], quoted: Mapping[str, Any], book: PriceBook | None = None
+) -> dict[str, Any] | None:
+    """Buying against the seller's own rent of the same GPUs, as the engine computed it (the
+    plan's five-year view, `cost.tco_options.break_even`; a plan saved before it had that
+    view: the cost table's own `break_even`), or None where the plan has no such pair.
+
+    A quoted rent of the seller's is measured against buying; a quoted purchase against the
+    seller's monthly rent (`_OWN_RENTS`). QA: a quote for buying 4 × H100 and a duplicate
+    quoting their 36-month rent both said "buying is cheaper than Lambda 8× H100 from month
+    15.9" — a public cloud's 8-GPU instance — when against the seller's own NT$200,000 a
+    month buying pays back only in month 58.1 (NT$5,426,381 / (NT$200,000 − NT$106,556)),
+    after its 36 months.
+
+    {"text": the crossing in words, "month": the month or None, "within": whether it falls
+    inside the quoted period, "verdict": what that means for the plan's period, in words}."""
+    from app.quotes import bom
+    from app.web.templating import money
+
+    long = cost.get("tco_options") or {}
+    pairs = (long["break_even"] if "break_even" in long else cost.get("break_even")) or []
+    horizon = float(long.get("horizon_months") or cost.get("horizon_months") or 0)
+    options = [o for o in cost.get("options") or [] if o.get("feasible") is not False]
+    house = book.house_provider if book else ""
+    if quoted.get("kind") == "buy":
+        buy = quoted
+        own = [o for o in options if o.get("kind") in _OWN_RENTS and bom.is_own_option(o, house)]
+        rents = sorted(own, key=lambda o: (_OWN_RENTS.index(str(o["kind"])), float(o["total"])))
+    elif quoted.get("kind") in _OWN_RENTS and bom.is_own_option(quoted, house):
+        buys = [o for o in options if o.get("kind") == "buy"]
+        buy = min(buys, key=lambda o: float(o.get("total") or 0), default={})
+        rents = [quoted]
+    else:
+        return None
+
+    def pair_of(rent: Mapping[str, Any]) -> Mapping[str, Any] | None:
+        keys = {buy.get("key"), rent.get("key")}
+        return next((p for p in pairs if {p.get("a"), p.get("b")} == keys), None)
+
+    found = next(((r, p) for r in rents if (p := pair_of(r)) is not None), None)
+    if not buy or found is None:
+        return None
+    rent, pair = found
+    ccy = str(cost.get("currency") or "TWD")
+    if rent.get("monthly_rate") is not None and rent.get("kind") != "rent_hourly":
+        rate = _("%(price)s per month") % {"price": money(rent["monthly_rate"], ccy)}
+    elif rent.get("hourly_rate") is not None:
+        rate = _("%(price)s per hour") % {"price": money(rent["hourly_rate"], ccy, 2)}
+    else:
+        return None
+    name = costs_view.option_name(rent)
+    if name[1:2].islower():  # "monthly rent" inside a sentence; "MIG slice rent" as it is
+        name = name[:1].lower() + name[1:]
+    kept = int(horizon) if "break_even" in long and horizon else None
+    rows = costs_view.break_even_rows([pair], {str(rent.get("key")): name}, kept)
+    months = (
+        float(buy.get("held_months") or (buy.get("billed") or {}).get("quantity") or 0)
+        if quoted.get("kind") == "buy"
+        else _period(rent)[1] or 0.0
+    )
+    said = {"rent": name, "rate": rate, "months": number_text(months)}
+    not_within = _("Buying does not pay back within the %(months)s months.") % said
+    if not rows:
+        return {
+            "text": _("Buying against %(rent)s (%(rate)s): no break-even within %(horizon)s months")
+            % {**said, "horizon": number_text(horizon)},
+            "month": None,
+            "within": False,
+            "verdict": not_within,
+        }
+    row = rows[0]
+    qualifiers = [q for q in (row["qualifier"],) if q]
+    if row.get("kept_months"):
+        qualifiers.append(
+            _("buying counted with the hardware kept %(months)s months")
+            % {"months": number_text(float(row["kept_months"]))}
+        )
+    within = row["month"] <= months + 1e-9
+    return {
+        "text": _("Buying against %(rent)s (%(rate)s) pays back in %(month)s")
+        % {**said, "month": row["month_text"]}
+        + (i18n.paren("; ".join(qualifiers)) if qualifiers else ""),
+        "month": row["month"],
+        "within": within,
+        "verdict": _("Buying pays back within the %(months)s months.") % said
+        if within
+        else not_within,
+    }

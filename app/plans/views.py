@@ -36,15 +36,17 @@ from app.plans.presenters import (
     DAYS_PER_MONTH,
     STATUS_NAMES,
     KeyFigures,
+    Quoted,
     applies,
     compare_inputs,
     field_label,
     field_value,
     key_figures,
     number_text,
+    quoted_figures,
     summary_text,
 )
-from app.quotes import bom, pricing
+from app.quotes import pricing
 from app.web.forms import parse_id
 
 log = logging.getLogger("stratagem.web")
@@ -310,10 +312,14 @@ def detail_context(
     people = service.users_by_id(
         session=session, ids=[plan.owner_id, *(r.author_id for r in revisions)]
     )
+    book = _book(session, plan.price_list_id)
     ctx = {
         "nav_active": "plans",
         "plan": plan,
-        "kf": key_figures(plan.result, _book(session, plan.price_list_id)),
+        "kf": key_figures(plan.result, book),
+        # What the quote quotes, which the summary describes where the quote has an option
+        # line (QA: 「每月 NT$160,000 · 36 個月合約」 above a quote for buying the GPUs).
+        "quoted": quoted_figures(plan.result, plan.quote, book),
         "owner": people.get(plan.owner_id),
         "people": people,
         "revisions": list(reversed(revisions)),
@@ -576,6 +582,16 @@ class Scenario:
     quoted_total: str | None = None
     quoted_currency: str = "TWD"
     quoted_name: str = ""
+    #: The quoted option's figures (`presenters.quoted_figures`): the column's rate, period
+    #: total, curve and break-even describe it; None where no option line is quoted, and the
+    #: column shows the plan's cheapest option, named so.
+    quoted: Quoted | None = None
+
+    @property
+    def period_total(self) -> float | None:
+        """The column's total for its period, excl. tax: the quoted option's (a purchase: its
+        cost of ownership), else the plan's cheapest option's."""
+        return self.quoted.total if self.quoted is not None else self.kf.total
 
 
 #: The most a chart legend gives one scenario's name, in Latin letters (a CJK character
@@ -636,11 +652,8 @@ def compare_context(
         quote = src.quote or {}
         lines = quote.get("lines") or []
         asked = pricing.totals(quote).public() if lines else None
-        quoted = (
-            bom.quoted_option((src.result or {}).get("cost"), quote)
-            if any(line.get("option_key") for line in lines)
-            else None
-        )
+        book = _book(session, src.price_list_id)
+        quoted = quoted_figures(src.result or {}, quote, book)
         scenarios.append(
             Scenario(
                 plan,
@@ -648,22 +661,25 @@ def compare_context(
                 src.name,
                 dict(src.workload),
                 dict(src.result),
-                key_figures(src.result, _book(session, src.price_list_id)),
+                key_figures(src.result, book),
                 href,
                 src.price_list_id,
                 quoted_total=str(asked["total"]) if asked else None,
                 quoted_currency=str(asked["currency"]) if asked else "TWD",
-                quoted_name=costs_view.option_name(quoted) if quoted else "",
+                quoted_name=quoted.name if quoted else "",
+                quoted=quoted,
             )
         )
     books = [_book(session, s.price_list_id) for s in scenarios]
     inputs = compare_inputs([s.workload for s in scenarios], books)
-    totals = [s.kf.total for s in scenarios if s.kf.total]
+    # Each column's total is what its quote quotes (a purchase: its cost of ownership), so
+    # "the cheapest" compares like with like: a quote to buy is not the 36-month rent beside it.
+    totals = [s.period_total for s in scenarios if s.period_total]
     cheapest = min(totals) if totals else None
     ccy = scenarios[0].kf.currency if scenarios else "TWD"
     options = []
     for i, s in enumerate(scenarios):
-        o = s.kf.cheapest
+        o = s.quoted.option if s.quoted is not None else s.kf.cheapest
         if o and o.get("cumulative"):
             options.append(
                 {
@@ -673,6 +689,9 @@ def compare_context(
                     "cumulative": list(o["cumulative"]),
                     "total": o.get("total"),
                     "monthly_rate": o.get("monthly_rate", o.get("monthly")),
+                    # a purchase's curve drops by its resale in its last month (`_resale`)
+                    "billed": o.get("billed"),
+                    "breakdown": o.get("breakdown"),
                 }
             )
     rows = []
@@ -704,6 +723,10 @@ def compare_context(
         "scenarios": scenarios,
         "inputs": inputs,
         "cheapest_total": cheapest,
+        "any_quoted": any(s.quoted is not None for s in scenarios),
+        # Where a quote is not for its plan's cheapest option, that option is shown too, as
+        # the cheapest alternative (never as what is quoted).
+        "alternatives": any(s.quoted is not None and not s.quoted.is_cheapest for s in scenarios),
         "currency": ccy,
         "tier_names": planner.TIER_NAMES,
         "error": error,
