@@ -141,8 +141,11 @@
     ["xaxis", "yaxis"].forEach(function (name) {
       var ax = layout[name];
       // Ticks written in Python (the TCO bars: "NT$10億", app/charts/theme.py money_ticks):
-      // the currency is left to the axis title when it names it, as below.
-      if (ax && ax.tickmode === "array" && ax.ticktext && ax.type !== "multicategory") {
+      // the currency is left to the axis title when it names it, as below. Not the years
+      // `headingsAbove` wrote on a category axis: thinned as money, every other year went
+      // ("Year 1, 3, 5" under one option, "Year 2, 4" under the next, QA at 390 px).
+      var categories = ax && (ax.type === "multicategory" || ax.type === "category");
+      if (ax && ax.tickmode === "array" && ax.ticktext && !categories) {
         var named = String((ax.title && (ax.title.text || ax.title)) || "");
         var symbol = (named.match(/NT\$|US\$/) || [])[0];
         if (symbol) ax.ticktext = ax.ticktext.map(function (s) { return s.replace(symbol, ""); });

@@ -165,6 +165,13 @@ def test_a_phone_puts_chart_groups_above_their_bars_and_shortens_money_ticks(
     )
     assert shown["plot"] >= 200, shown["plot"]
     assert shown["ticks"] and all(t.startswith("Year ") for t in shown["ticks"])
+    # Every option keeps all five years: thinned as if they were money ticks, every other
+    # one went ("Year 1, 3, 5" under one option, "Year 2, 4" under the next, QA).
+    bars = page.evaluate(
+        """() => document.getElementById("chart-tco")._fullLayout.yaxis._categories
+                   .filter(c => c.includes("\u241f")).length"""
+    )
+    assert len(shown["ticks"]) == bars and bars % 5 == 0, (bars, shown["ticks"])
     assert "<b>Buy</b>" in shown["heads"] and any("12-month" in h for h in shown["heads"])
     # short, level, and the currency left to the title: "0", "5M", "10M"
     assert shown["money"] and shown["angle"] == 0
