@@ -1433,9 +1433,14 @@ def _quote_follows_prices(
             for f in ("unit_price", "quantity", "months")
             # An hourly or one-off line has no months (`pricing._no_months`): absent on
             # either side is not the option's own value (QA: KeyError 'months', a 500).
+            # Compared in the same unit only: the option quoted as one item has quantity 1,
+            # and a typed 1 hour of the same option was taken for it (and followed the
+            # option's hours on a reprice).
             if line.get(f) is not None
             and any(
-                d[i].get(f) is not None and pricing.dec(line[f]) == pricing.dec(d[i][f])
+                d[i].get(f) is not None
+                and d[i].get("unit") == was.get("unit")
+                and pricing.dec(line[f]) == pricing.dec(d[i][f])
                 for d in own
             )
         }

@@ -107,8 +107,10 @@ def _rates(
 ) -> list[FxRate]:
     """The price list's exchange rates the document's `options` were converted at: one for
     each currency other than the document's that a price row they quote is in (a cloud's
-    US$ list price in a NT$ quote; the NT$ rents in a US$ quote)."""
-    if book is None:
+    US$ list price in a NT$ quote)."""
+    if book is None or currency != book.currency:
+        # A document in another currency than the list's (a US$ customer's) is priced at
+        # the quote's own rate, and prints no NT$ at all: its figures are its currency's.
         return []
     ids = {str(i) for o in options for i in o.get("source_ids") or []}
     priced = [(r.id, r.currency) for r in book.offers]
