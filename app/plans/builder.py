@@ -334,18 +334,13 @@ def _book(session: Session, plan: Plan) -> PriceBook | None:
     return catalog.price_book_if_any(session=session, price_list_id=plan.price_list_id)
 
 
-def currency_of(plan: Plan) -> str:
-    sched = (plan.workload or {}).get(schedule.SCHEDULE_KEY) or {}
-    return str(sched.get("currency") or (plan.result.get("cost") or {}).get("currency") or "TWD")
-
-
 def preview(
     *, session: Session, plan: Plan, phases: Sequence[schedule.PhaseIn]
 ) -> tuple[dict[str, Any] | None, dict[str, str]]:
     """(the priced `schedule` block, errors) for the builder's phases with the plan's list."""
     try:
         _w, result = schedule.compute(
-            schedule.schedule_workload(phases, currency_of(plan)), _book(session, plan)
+            schedule.schedule_workload(phases, service.plan_currency(plan)), _book(session, plan)
         )
     except schedule.ScheduleError as e:
         key, label = service_error_key(e.field)

@@ -274,7 +274,6 @@ def plan_workload(
             form=form,
             user=user,
             version=version,
-            currency=choose_currency(request),
         )
     except service.Conflict as e:
         # Saved by someone else since: the planner keeps the workload, and saving again

@@ -319,6 +319,20 @@ def _phase_currency(phases: Sequence[schedule.PhaseIn | Mapping[str, Any]]) -> s
     return "TWD"
 
 
+def plan_currency(plan: Plan) -> str:
+    """The currency the plan is priced in: its workload's (a phased plan's schedule's), as
+    saved. A page's display currency never changes it (QA: saving from the planner with the
+    US$ display switch on moved a NT$ customer's plan to US$)."""
+    workload = plan.workload or {}
+    sched = workload.get(schedule.SCHEDULE_KEY) or {}
+    return str(
+        sched.get("currency")
+        or workload.get("currency")
+        or (plan.result.get("cost") or {}).get("currency")
+        or "TWD"
+    )
+
+
 def _workload_or_phases(
     workload: EstimateRequest | Mapping[str, Any] | None,
     phases: Sequence[schedule.PhaseIn | Mapping[str, Any]] | None,
