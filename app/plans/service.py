@@ -240,9 +240,14 @@ def can_edit(user: User, plan: Plan) -> bool:
     return user.role == "admin" or plan.owner_id == user.id
 
 
-def _require_edit(user: User, plan: Plan) -> None:
+def require_edit(user: User, plan: Plan) -> None:
+    """Forbidden unless `user` may change `plan`: the first check of every change, before
+    its input is read (QA: a non-owner's edit was validated, then refused, typed input lost)."""
     if not can_edit(user, plan):
         raise Forbidden("Only the plan's owner or an admin can change it.")
+
+
+_require_edit = require_edit
 
 
 # --------------------------------------------------------------------------------------------

@@ -341,6 +341,13 @@ def detail_context(
     return ctx
 
 
+def owner_context(session: Session, plan: Plan) -> dict[str, Any]:
+    """Who may change `plan`, for the sentence a reader who may not reads: its owner by name
+    (an admin can too)."""
+    owner = service.users_by_id(session=session, ids=[plan.owner_id]).get(plan.owner_id)
+    return {"owner_name": (owner.name or owner.email) if owner is not None else "—"}
+
+
 def newer_price_list(*, session: Session, plan: Plan) -> dict[str, Any] | None:
     """The price list in effect today when it is newer than the one the plan was priced on
     (its name and effective date, and the plan's list's name), else None. QA published a
