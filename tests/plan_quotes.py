@@ -38,3 +38,27 @@ def create_plan(client: TestClient, who: Account, **extra: Any) -> dict[str, Any
     r = client.post("/api/v1/plans", json=body, headers=who.headers)
     assert r.status_code == 201, r.text
     return r.json()
+
+
+def leave_quote_behind(app: Any, plan_id: int, workload: dict[str, Any]) -> None:
+    """Give the plan `workload` as a save did before quotes followed their workload
+    (`plans.service.save_plan`): a new revision whose result moved while its quote stayed
+    as it was — the state of plans saved then, which sending and re-pricing still meet."""
+    from sqlmodel import Session
+
+    from app.accounts.models import User
+    from app.plans import service
+
+    with Session(app.state.engine) as s:
+        plan = service.get_plan(session=s, plan_id=plan_id)
+        owner = s.get(User, plan.owner_id)
+        assert owner is not None
+        dump, result = service._compute(s, workload, plan.price_list_id)
+        service._save(
+            s,
+            plan,
+            expected_version=plan.version,
+            values={"workload": dump, "result": result, "tier": str(result.get("tier", ""))},
+            actor=owner,
+            summary="workload",
+        )

@@ -200,14 +200,32 @@ def apply_action(
     return phases, {}
 
 
-def _workload(p: Mapping[str, str], shown: frozenset[str]) -> dict[str, Any]:
+#: A phase's hidden `base` (its saved workload, written by the page) that is not one: the
+#: page is out of date or the form was changed. Read as empty, the phase lost its deadline,
+#: users and images and the plan was saved at a quarter of its GPUs (QA).
+BAD_BASE: Final = N_(
+    "this phase's saved workload (phase-%(n)s-base) could not be read: the form is out of "
+    "date or was changed. Reload the page; nothing was saved."
+)
+
+
+def saved_workload(text: str) -> dict[str, Any] | None:
+    """A phase's hidden `base` as the workload it holds ({} for none: a phase added on the
+    page), or None when it holds none the page could have written: not JSON, not an object,
+    or text no form carries (a lone surrogate)."""
+    if not text:
+        return {}
     try:
-        base = json.loads(p.get("base") or "{}")
+        base = json.loads(text)
     except (ValueError, RecursionError):
-        base = {}
-    if first_surrogate(base) is not None:  # the page writes this field: one that cannot be
-        base = {}  # encoded is not ours
-    w: dict[str, Any] = dict(base) if isinstance(base, dict) else {}
+        return None
+    if not isinstance(base, dict) or first_surrogate(base) is not None:
+        return None
+    return base
+
+
+def _workload(p: Mapping[str, str], shown: frozenset[str]) -> dict[str, Any]:
+    w: dict[str, Any] = dict(saved_workload(p.get("base") or "") or {})
     for key, name in _WORKLOAD_INPUTS.items():
         value = p.get(name, "") if name in shown else ""
         if key == "model":
@@ -302,8 +320,18 @@ def parse(values: Sequence[Mapping[str, str]]) -> tuple[list[schedule.PhaseIn], 
     if not values:
         return [], {"phases": _("A plan needs at least one phase.")}
     for i, p in enumerate(values):
+        if p.get("kind") != "capacity" and saved_workload(p.get("base") or "") is None:
+            errs[f"phase-{i}-base"] = _(BAD_BASE) % {"n": i}
+            continue
+        body = phase_body(p)
+        # Busy hours the phase does not show (it is not billed by the hour) are not applied,
+        # but are checked as the input is where it shows: 800 h refused on an hourly phase
+        # was saved without a word on a monthly one (QA).
+        hidden_hours = "hours_per_month" not in body and bool(p.get("hours_per_month"))
         try:
-            out.append(schedule.PhaseIn.model_validate(phase_body(p)))
+            checked = {**body, "hours_per_month": p["hours_per_month"]} if hidden_hours else body
+            phase = schedule.PhaseIn.model_validate(checked)
+            out.append(schedule.PhaseIn.model_validate(body) if hidden_hours else phase)
         except ValidationError as e:
             for err in e.errors():
                 key, label = input_key(i, err.get("loc", ()))
@@ -334,18 +362,13 @@ def _book(session: Session, plan: Plan) -> PriceBook | None:
     return catalog.price_book_if_any(session=session, price_list_id=plan.price_list_id)
 
 
-def currency_of(plan: Plan) -> str:
-    sched = (plan.workload or {}).get(schedule.SCHEDULE_KEY) or {}
-    return str(sched.get("currency") or (plan.result.get("cost") or {}).get("currency") or "TWD")
-
-
 def preview(
     *, session: Session, plan: Plan, phases: Sequence[schedule.PhaseIn]
 ) -> tuple[dict[str, Any] | None, dict[str, str]]:
     """(the priced `schedule` block, errors) for the builder's phases with the plan's list."""
     try:
         _w, result = schedule.compute(
-            schedule.schedule_workload(phases, currency_of(plan)), _book(session, plan)
+            schedule.schedule_workload(phases, service.plan_currency(plan)), _book(session, plan)
         )
     except schedule.ScheduleError as e:
         key, label = service_error_key(e.field)

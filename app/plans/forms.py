@@ -246,17 +246,13 @@ def save_from_planner(
 
 
 def save_workload(
-    *,
-    session: Session,
-    plan_id: int,
-    form: Mapping[str, str],
-    user: User,
-    version: int,
-    currency: str,
+    *, session: Session, plan_id: int, form: Mapping[str, str], user: User, version: int
 ) -> Plan:
     """A new revision of the plan with the planner's workload (422 naming the field, 409 if
-    someone saved since `version`)."""
-    req, errors = planner.build_request(planner.form_values(form), currency)
+    someone saved since `version`), in the plan's own currency: the planner's display
+    currency is the reader's, not the plan's."""
+    plan = service.get_plan(session=session, plan_id=plan_id)
+    req, errors = planner.build_request(planner.form_values(form), service.plan_currency(plan))
     if req is None:
         field, message = next(iter(errors.items()))
         raise service.Invalid(field, message)

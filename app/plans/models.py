@@ -449,12 +449,45 @@ class CostDelta(SQLModel):
 
 
 class RemovedLine(SQLModel):
-    """A quote line a reprice took out: the new price list does not offer its option."""
+    """A quote line a reprice or a new workload took out: its option is no longer offered."""
 
     line: int = Field(description="Its number in the quote before the reprice (1 = first)")
     option_key: str
     label: str
     unit_price: str = Field(description="Its unit price before, in the quote's currency")
+
+
+class QuoteLineChange(SQLModel):
+    """A quote option line a save moved: its option's figures changed with the workload."""
+
+    line: int = Field(description="Its number in the quote before the save (1 = first)")
+    option_key: str
+    label: str
+    unit_price_before: str | None
+    unit_price_after: str | None
+    list_price_before: str | None = Field(description="The option's own unit price before")
+    list_price_after: str | None = Field(description="The option's own unit price now")
+    amount_before: str = Field(description="The line's amount after its discount, excl. tax")
+    amount_after: str
+    typed_price: bool = Field(
+        description="The unit price was typed and stays: the discount it makes is judged "
+        "against `list_price_after` (over the limit, sending waits for an admin)"
+    )
+
+
+class PlanSaved(PlanPublic):
+    """A saved plan, with what the save did to its quote on its own."""
+
+    quote_changes: list[QuoteLineChange] = Field(
+        default_factory=list,
+        description="Option lines whose figures followed their option to the new workload "
+        "(a typed unit price stays as typed).",
+    )
+    removed_lines: list[RemovedLine] = Field(
+        default_factory=list,
+        description="Quote lines taken out: the plan no longer has their option (the "
+        "revision before keeps them).",
+    )
 
 
 class RepriceOut(SQLModel):

@@ -26,6 +26,7 @@ from app.errors import InvalidNested
 from app.ids import DbId
 from app.planner import views as planner
 from app.plans import builder, forms, service, views
+from app.plans.models import Plan
 from app.quotes import views as quote_views
 from app.web import htmx
 from app.web.csrf import CsrfDep
@@ -124,10 +125,33 @@ def detail_page(
 def plan_edit_form(
     plan_id: DbId, request: Request, session: SessionDep, user: SalesPageUser
 ) -> Response:
-    """The edit form (name, customer, status, tags, notes) with the version it is based on."""
+    """The edit form (name, customer, status, tags, notes) with the version it is based on;
+    for someone who may not change the plan, a page that says who can (403), before they
+    type anything."""
     plan = service.get_plan(session=session, plan_id=plan_id)
+    if not service.can_edit(user, plan):
+        return _read_only(request, session, plan)
     ctx = {"nav_active": "plans", "plan": plan, "values": forms.edit_values(plan), "errors": {}}
     return render(request, "plans/edit.html", {**ctx, **forms.form_choices(plan)})
+
+
+def _read_only(request: Request, session: SessionDep, plan: Plan) -> Response:
+    """The edit page of a plan the user may not change: who can, and the way to a copy of
+    their own (a 403)."""
+    ctx = {
+        "nav_active": "plans",
+        "plan": plan,
+        "read_only": True,
+        **views.owner_context(session, plan),
+    }
+    return render(request, "plans/edit.html", ctx, status_code=403)
+
+
+def _editable(session: SessionDep, user: SalesPageUser, plan_id: int) -> Plan:
+    """The plan, when `user` may change it; else Forbidden, before any input is read."""
+    plan = service.get_plan(session=session, plan_id=plan_id)
+    service.require_edit(user, plan)
+    return plan
 
 
 @router.post("/plans/{plan_id}/edit")
@@ -140,6 +164,9 @@ def plan_edit(
     form: PostedFields,
 ) -> Response:
     """Save the edit; a stale version re-shows the form with the user's input and what changed."""
+    plan = service.get_plan(session=session, plan_id=plan_id)
+    if not service.can_edit(user, plan):
+        return _read_only(request, session, plan)
     ctx = forms.save_edit(session=session, plan_id=plan_id, form=form, user=user)
     if ctx is None:
         return _see(f"/plans/{plan_id}")
@@ -157,6 +184,7 @@ def plan_status(
     form: PostedFields,
 ) -> Response:
     """Change the plan's status (draft, sent, accepted, lost); a refusal is said beside it."""
+    _editable(session, user, plan_id)
     activate(request)
     try:
         return _see(forms.set_status(session=session, plan_id=plan_id, form=form, user=user))
@@ -266,6 +294,7 @@ def plan_workload(
     form: PostedText,
 ) -> Response:
     """Save the planner's workload as a new revision of the plan, then show the diff."""
+    _editable(session, user, plan_id)
     version = parse_id(form.get("version")) or 0  # not a version: stale (409) like any other
     try:
         plan = forms.save_workload(
@@ -274,7 +303,6 @@ def plan_workload(
             form=form,
             user=user,
             version=version,
-            currency=choose_currency(request),
         )
     except service.Conflict as e:
         # Saved by someone else since: the planner keeps the workload, and saving again
@@ -316,7 +344,7 @@ def plan_phases(
     """The phase builder: add, move or remove a phase and see the costs (not saved), or save
     the phases as a new revision and show its diff; errors re-render it inline (422)."""
     activate(request)
-    plan = service.get_plan(session=session, plan_id=plan_id)
+    plan = _editable(session, user, plan_id)
     out = builder.post(session=session, plan=plan, form=form, user=user)
     if out.redirect:
         return htmx.redirect(out.redirect) if is_fragment(request) else _see(out.redirect)

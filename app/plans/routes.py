@@ -24,8 +24,10 @@ from app.plans.models import (
     PlanPage,
     PlanPublic,
     PlanRevision,
+    PlanSaved,
     PlanSummary,
     PlanUpdate,
+    QuoteLineChange,
     RemovedLine,
     RepriceIn,
     RepriceOut,
@@ -115,15 +117,16 @@ def get_plan(plan_id: DbId, session: SessionDep, _: ApiUser) -> PlanPublic:
     )
 
 
-@router.put("/{plan_id}", response_model=PlanPublic, responses=_CONFLICT)
+@router.put("/{plan_id}", response_model=PlanSaved, responses=_CONFLICT)
 def update_plan(
     plan_id: DbId, body: PlanUpdate, session: SessionDep, user: ApiUser, settings: SettingsDep
-) -> PlanPublic:
-    """Save changes made on top of `version`; 409 with what changed if someone saved since."""
+) -> PlanSaved:
+    """Save changes made on top of `version`; 409 with what changed if someone saved since.
+    A new workload moves the quote's option lines with it (`quote_changes`, `removed_lines`)."""
     changes = body.changes()
     if body.quote is not None:
         changes["quote"] = _quote_with_saved_fields(session, plan_id, body.quote)
-    plan = service.update_plan(
+    saved = service.save_plan(
         session=session,
         plan_id=plan_id,
         expected_version=body.version,
@@ -131,7 +134,12 @@ def update_plan(
         actor=user,
         quote_defaults=service.QuoteDefaults.from_settings(settings),
     )
-    return quotes_service.public(session=session, plan=plan)
+    out = quotes_service.public(session=session, plan=saved.plan)
+    return PlanSaved(
+        **dict(out),
+        quote_changes=[QuoteLineChange(**x) for x in saved.quote_lines],
+        removed_lines=[RemovedLine(**x) for x in saved.removed_lines],
+    )
 
 
 def _quote_with_saved_fields(session: SessionDep, plan_id: int, quote: QuoteIn) -> QuoteIn:

@@ -240,9 +240,14 @@ def can_edit(user: User, plan: Plan) -> bool:
     return user.role == "admin" or plan.owner_id == user.id
 
 
-def _require_edit(user: User, plan: Plan) -> None:
+def require_edit(user: User, plan: Plan) -> None:
+    """Forbidden unless `user` may change `plan`: the first check of every change, before
+    its input is read (QA: a non-owner's edit was validated, then refused, typed input lost)."""
     if not can_edit(user, plan):
         raise Forbidden("Only the plan's owner or an admin can change it.")
+
+
+_require_edit = require_edit
 
 
 # --------------------------------------------------------------------------------------------
@@ -317,6 +322,20 @@ def _phase_currency(phases: Sequence[schedule.PhaseIn | Mapping[str, Any]]) -> s
         if ccy in ("TWD", "USD"):
             return str(ccy)
     return "TWD"
+
+
+def plan_currency(plan: Plan) -> str:
+    """The currency the plan is priced in: its workload's (a phased plan's schedule's), as
+    saved. A page's display currency never changes it (QA: saving from the planner with the
+    US$ display switch on moved a NT$ customer's plan to US$)."""
+    workload = plan.workload or {}
+    sched = workload.get(schedule.SCHEDULE_KEY) or {}
+    return str(
+        sched.get("currency")
+        or workload.get("currency")
+        or (plan.result.get("cost") or {}).get("currency")
+        or "TWD"
+    )
 
 
 def _workload_or_phases(
@@ -1144,6 +1163,18 @@ def record_change(
     )
 
 
+@dataclass(frozen=True, slots=True)
+class Saved:
+    """A save and what it did to the quote on its own (a new workload moves its lines)."""
+
+    plan: Plan
+    #: Option lines whose figures moved with their option: {line (1-based, as before),
+    #: option_key, label, unit_price/list_price/amount _before and _after, typed_price}.
+    quote_lines: list[dict[str, Any]]
+    #: Lines taken out: their option is gone (as `Reprice.removed_lines`).
+    removed_lines: list[dict[str, Any]]
+
+
 def update_plan(
     *,
     session: Session,
@@ -1153,11 +1184,35 @@ def update_plan(
     actor: User,
     quote_defaults: QuoteDefaults | None = None,
 ) -> Plan:
+    """Save `changes` made on top of `expected_version` (see `save_plan`)."""
+    return save_plan(
+        session=session,
+        plan_id=plan_id,
+        expected_version=expected_version,
+        changes=changes,
+        actor=actor,
+        quote_defaults=quote_defaults,
+    ).plan
+
+
+def save_plan(
+    *,
+    session: Session,
+    plan_id: int,
+    expected_version: int,
+    changes: Mapping[str, Any],
+    actor: User,
+    quote_defaults: QuoteDefaults | None = None,
+) -> Saved:
     """Save `changes` made on top of `expected_version`.
 
     Conflict when the plan has moved on since (with the fields changed since then). A new
     workload is priced with the plan's own price list (a saved quote keeps the prices of its
-    day; `reprice` moves it to another list). A save that changes nothing writes nothing.
+    day; `reprice` moves it to another list), and a saved quote follows it: its option lines
+    take their option's new figures wherever they held the option's own, as a reprice does
+    (`_quote_follows_prices`); a typed price stays, judged against the new list price; a line
+    whose option is gone is taken out and reported. A save that changes nothing writes
+    nothing.
     """
     plan = get_plan(session=session, plan_id=plan_id)
     _require_edit(actor, plan)
@@ -1177,6 +1232,7 @@ def update_plan(
             changed_fields=_changed_since(session, plan, expected_version),
         )
     values = dict(changes)
+    removed: list[dict[str, Any]] = []
     if "phases" in values:
         phases = values.pop("phases")
         current = (plan.workload or {}).get(schedule.SCHEDULE_KEY) or {}
@@ -1217,6 +1273,12 @@ def update_plan(
         values["tier"] = str(values["result"].get("tier", ""))
         if values.get("quote") is None and plan.quote and schedule.is_schedule(values["workload"]):
             values["quote"] = _phase_lines_follow(plan.quote, values["result"])
+        elif values.get("quote") is None and plan.quote:
+            # QA: 16 → 88 GPUs left the line at the 16-GPU price, list price included, so
+            # an 82% discount went out without approval.
+            values["quote"], removed = _quote_follows_prices(
+                session, plan, values["result"], new_workload=True
+            )
     moved = "customer_id" in values and values["customer_id"] != plan.customer_id
     if plan.quote and (moved or (values.get("quote") is not None and _billed_anew(session, plan))):
         given = values.get("quote")
@@ -1245,8 +1307,9 @@ def update_plan(
     after = {**before, **{k: v for k, v in values.items() if k in SNAPSHOT}}
     changed = [f for f, _, _ in diff_snapshots(before, after)]
     if not changed:
-        return plan
-    return _save(
+        return Saved(plan, [], [])
+    quote_before = dict(plan.quote or {})
+    plan = _save(
         session,
         plan,
         expected_version=expected_version,
@@ -1254,6 +1317,72 @@ def update_plan(
         actor=actor,
         summary=", ".join(changed),
     )
+    if not removed and "workload" not in values:
+        return Saved(plan, [], [])
+    labels = {
+        str(o.get("key")): str(o.get("label") or "")
+        for o in (plan.result.get("cost") or {}).get("options") or []
+    }
+    return Saved(plan, followed_lines(quote_before, plan.quote or {}, removed, labels), removed)
+
+
+def followed_lines(
+    before: Mapping[str, Any],
+    after: Mapping[str, Any],
+    removed: Sequence[Mapping[str, Any]],
+    labels: Mapping[str, str] | None = None,
+) -> list[dict[str, Any]]:
+    """The option lines of quote `before` whose unit price, list price or amount differ in
+    quote `after`, the same quote once its lines followed their options (`removed`: the
+    lines taken out on the way, by their number in `before`)."""
+    gone = {int(r["line"]) for r in removed}
+    kept = [(i, line) for i, line in enumerate(before.get("lines") or [], start=1) if i not in gone]
+    ccy_before = str(before.get("currency") or "TWD")
+    ccy_after = str(after.get("currency") or ccy_before)
+    out: list[dict[str, Any]] = []
+    for (i, was), now in zip(kept, after.get("lines") or [], strict=False):
+        if not was.get("option_key"):
+            continue
+        figures = {
+            "unit_price": (was.get("unit_price"), now.get("unit_price")),
+            "list_price": (was.get("list_price"), now.get("list_price")),
+            "amount": (_net(was, ccy_before), _net(now, ccy_after)),
+        }
+        if all(_same(a, b) for a, b in figures.values()):
+            continue
+        row: dict[str, Any] = {
+            "line": i,
+            "option_key": str(was.get("option_key")),
+            "label": str(
+                now.get("description")
+                or (labels or {}).get(str(was.get("option_key")))
+                or was.get("option_key")
+            ),
+            # A price someone typed stays as typed while its option's list price moved.
+            "typed_price": _same(*figures["unit_price"]) and not _same(*figures["list_price"]),
+        }
+        for name, (a, b) in figures.items():
+            row[f"{name}_before"] = None if a is None else str(a)
+            row[f"{name}_after"] = None if b is None else str(b)
+        out.append(row)
+    return out
+
+
+def _net(line: Mapping[str, Any], currency: str) -> Decimal:
+    """A stored line's amount after its own discount, as its document prints it."""
+    return pricing.line_amount(
+        unit_price=pricing.dec(line.get("unit_price") or 0),
+        quantity=pricing.dec(line.get("quantity") or 1),
+        months=pricing.dec(line.get("months") or 1),
+        discount_pct=pricing.dec(line.get("discount_pct") or 0),
+        currency=currency,
+    )
+
+
+def _same(a: Any, b: Any) -> bool:
+    if a is None or b is None:
+        return a is b
+    return pricing.dec(a) == pricing.dec(b)
 
 
 def _copy_name(session: Session, src: Plan) -> str:
@@ -1387,9 +1516,10 @@ class Reprice:
 
 
 def _quote_follows_prices(
-    session: Session, plan: Plan, result: Mapping[str, Any]
+    session: Session, plan: Plan, result: Mapping[str, Any], *, new_workload: bool = False
 ) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """The plan's quote for the repriced `result`: (quote input, lines taken out).
+    """The plan's quote for the repriced (or, `new_workload`, recomputed) `result`: (quote
+    input, lines taken out).
 
     A line quoting a cost option takes the new price list's unit price, quantity and months
     wherever it carried its option's own value — derived again, in the quote's currency,
@@ -1401,6 +1531,10 @@ def _quote_follows_prices(
     is gone (a GPU server or a term the list no longer offers), or it now bills another
     number of GPUs (a phase's server changed) while the line holds a typed price, which was
     agreed for the old server.
+
+    After a workload change (`new_workload`) the number of GPUs an option bills is what
+    changed: a typed price stays on its line, and the discount it now makes against the
+    option's new list price is what the approval limit judges (`needs_discount_approval`).
     """
     stored = plan.quote or {}
     # An old option line that does not multiply out is made one item only once it is known
@@ -1445,7 +1579,7 @@ def _quote_follows_prices(
             )
         }
         gone = key not in new_options
-        if not gone and "unit_price" not in derived:
+        if not gone and "unit_price" not in derived and not new_workload:
             before = (old_options.get(key) or {}).get("billed") or {}
             after = new_options[key].get("billed") or {}
             gone = before.get("gpus") is not None and before.get("gpus") != after.get("gpus")

@@ -347,6 +347,13 @@ def detail_context(
     return ctx
 
 
+def owner_context(session: Session, plan: Plan) -> dict[str, Any]:
+    """Who may change `plan`, for the sentence a reader who may not reads: its owner by name
+    (an admin can too)."""
+    owner = service.users_by_id(session=session, ids=[plan.owner_id]).get(plan.owner_id)
+    return {"owner_name": (owner.name or owner.email) if owner is not None else "—"}
+
+
 def newer_price_list(*, session: Session, plan: Plan) -> dict[str, Any] | None:
     """The price list in effect today when it is newer than the one the plan was priced on
     (its name and effective date, and the plan's list's name), else None. QA published a
@@ -413,6 +420,8 @@ def diff_context(*, session: Session, plan_id: int, a: int | None, b: int | None
         "revisions": revisions,
         "summary_text": summary_text,
         "quote": quote_changes(cmp.a, cmp.b),
+        # A new workload moves the quote's option lines with it (`service.save_plan`).
+        "workload_changed": any(f.startswith("workload") for f, _x, _y in cmp.changes),
     }
 
 
@@ -527,13 +536,15 @@ def quote_changes(a: PlanRevision, b: PlanRevision) -> dict[str, Any] | None:
             key = (str(stored.get("option_key") or ""), str(stored.get("description") or ""))
             while key in out:  # the same option quoted twice: keep both, in order
                 key = (key[0], key[1] + "\u0000")
-            out[key] = line
+            out[key] = {**line, "stored": stored}
         return out
 
     before, after = printed(a), printed(b)
     rows = []
     for key in dict.fromkeys([*before, *after]):
         x, y = before.get(key), after.get(key)
+        now = (y or {}).get("stored") or {}
+        listed = pricing.dec(now.get("list_price") or 0)
         rows.append(
             {
                 "description": (y or x or {}).get("description") or "—",
@@ -541,6 +552,11 @@ def quote_changes(a: PlanRevision, b: PlanRevision) -> dict[str, Any] | None:
                 "after": y["amount"] if y else None,
                 "removed": y is None,
                 "added": x is None,
+                # A typed unit price below its option's own: a discount the approval
+                # limit judges (after a workload change, against the new option's price).
+                "list_price": listed
+                if now.get("option_key") and 0 < pricing.dec(now.get("unit_price") or 0) < listed
+                else None,
             }
         )
     # Each side in its own currency (a quote moved to a USD customer was in NT$ before);

@@ -71,6 +71,8 @@ def save_quote(
     form: PostedText,
 ) -> Response:
     """Add or remove a builder line (not saved), or save the quote as a new revision."""
+    # Who may not change the plan is told so before anything they posted is checked.
+    plans.require_edit(user, plans.get_plan(session=session, plan_id=plan_id))
     activate(request)
     values, form_errs = views.values_from_form(form)
     action = form.get("action", "save")

@@ -90,6 +90,7 @@ def create_share(
 ) -> Response:
     """Create a share link from the plan page and show its URL once; a lifetime outside
     1–365 days is refused beside the form, in the page's language (422), not as raw JSON."""
+    plans.require_edit(user, plans.get_plan(session=session, plan_id=plan_id))
     days = parse_id(expires_in_days) if expires_in_days not in (None, "") else None
     if expires_in_days not in (None, "") and (days is None or days > service.MAX_DAYS):
         activate(request)

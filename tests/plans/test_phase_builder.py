@@ -437,16 +437,16 @@ def test_a_phase_save_refused_on_the_quote_names_the_quote_field() -> None:
 def test_a_value_the_phase_no_longer_shows_is_not_saved_with_it(
     pages: TestClient, account: MakeAccount
 ) -> None:
-    """QA: 800 busy hours typed for hourly rent, then the phase switched to monthly rent (the
-    hours now ride in a hidden input, so that switching back restores them): the save was
-    refused with an error on a field the page no longer drew. Monthly rent has no busy
-    hours: the save goes through without them. The same for a serving phase's concurrency
-    once the phase is switched to fine-tuning."""
+    """QA: busy hours typed for hourly rent, then the phase switched to monthly rent (the
+    hours now ride in a hidden input, so that switching back restores them). Monthly rent
+    has no busy hours: the save goes through without them (a value that is no number of
+    busy hours at all is refused, as where the input shows: the next test). The same for a
+    serving phase's concurrency once the phase is switched to fine-tuning."""
     a = signed_in(pages, account)
     plan = t16(pages, a.user)
     data = form_of(soup(pages.get(f"/plans/{plan.id}", headers={"Accept-Language": "en"})))
     assert data["phase-1-option"] == "monthly"
-    data["phase-1-hours_per_month"] = "800"  # more than the 730 h of a month
+    data["phase-1-hours_per_month"] = "200"  # typed for hourly rent
     inference = next(i for i in range(3) if data[f"phase-{i}-task"] == "inference")
     assert data[f"phase-{inference}-concurrency"]
     data[f"phase-{inference}-task"] = "lora"  # its concurrency stays in the (hidden) input
@@ -454,7 +454,7 @@ def test_a_value_the_phase_no_longer_shows_is_not_saved_with_it(
     assert r.status_code == 204, soup(r).get_text(" ", strip=True)[:300]
     with Session(pages.app.state.engine) as s:  # type: ignore[attr-defined]
         phases = service.get_plan(session=s, plan_id=plan.id).phases or []
-    assert phases[1]["hours_per_month"] == schedule.HOURS_PER_MONTH  # the default, not 800
+    assert phases[1]["hours_per_month"] == schedule.HOURS_PER_MONTH  # the default, not 200
     assert phases[inference]["workload"]["task"] == "lora"
     # the request's default (EstimateRequest.concurrency = 1), not the serving phase's 16
     assert phases[inference]["workload"].get("concurrency", 1) == 1

@@ -29,7 +29,7 @@ from app.plans import service as plans
 from app.quotes import worker
 from app.settings import Settings
 from tests.accounts.helpers import Account, make_account, sign_in
-from tests.plan_quotes import WORKLOAD
+from tests.plan_quotes import WORKLOAD, leave_quote_behind
 
 X4 = "stratagem-tpe-h100-x4"  # the provider's 4-GPU server: NT$200,000 a month
 TERM = f"rent_term:{X4}"  # its 6-month term: 10% off (app/data/catalog.yaml)
@@ -228,14 +228,14 @@ def test_the_quote_keeps_its_currency_when_the_customer_record_changed_since(
 
 def test_a_quote_left_behind_by_a_workload_edit_follows_the_reprice(fresh: TestClient) -> None:
     # The quote was resolved with the 6-month term (180,000 × 6); the workload then moved to
-    # a 12-month term, which leaves the saved quote as it was. Its values are still the
-    # option's own (as the revision the quote was saved with derives them), so a reprice
-    # moves the line to the new list's 12-month price: 220,000 × (1 − 20%) = 176,000 × 12.
+    # a 12-month term, saved before a save moved the quote with it (`leave_quote_behind`).
+    # Its values are still the option's own (as the revision the quote was saved with
+    # derives them), so a reprice moves the line to the new list's 12-month price:
+    # 220,000 × (1 − 20%) = 176,000 × 12.
     a = make_account(fresh, "sales")
     p = _plan(fresh, a)
-    r = fresh.put(f"/api/v1/plans/{p['id']}", headers=a.headers,
-                  json={"version": 1, "workload": {**WORKLOAD, "term_months": 12}})  # fmt: skip
-    assert r.status_code == 200, r.text
+    leave_quote_behind(fresh.app, p["id"], {**WORKLOAD, "term_months": 12})
+    r = fresh.get(f"/api/v1/plans/{p['id']}", headers=a.headers)
     assert r.json()["quote"]["lines"][0]["unit_price"] == "180000"  # left as it was
     b = _new_list(fresh, "2027-05", x4_monthly=220_000)
     r = fresh.post(f"/api/v1/plans/{p['id']}/reprice", json={"price_list_id": b},
