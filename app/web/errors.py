@@ -109,6 +109,8 @@ def error_page(request: Request, exc: DomainError) -> Response:
 #: A query value the page refuses, as the reader sees it in the address bar ("page=0"), not
 #: as "page: …" (QA: an error page naming the code's parameter); then why, as a sentence.
 ADDRESS_REFUSED: Final = N_("The address says %(part)s, which this page cannot take. %(why)s")
+#: A posted field the route's schema refuses, named as the form sends it.
+FIELD_REFUSED: Final = N_("The form's field “%(name)s” cannot be taken. %(why)s")
 #: A value longer than this is echoed cut, with "…".
 ADDRESS_ECHO_CHARS: Final = 40
 
@@ -223,21 +225,31 @@ def install(app: FastAPI) -> None:
         return await http_exception_handler(request, exc)
 
     async def invalid_request(request: Request, exc: Exception) -> Response:
-        """A page address whose query or path a route's schema refuses (`?page=-1`, a search
-        past 200 characters): the error page in the page's language naming the parameter,
-        or that sentence alone where HTMX swaps it into a table (QA: raw JSON in the
-        catalog's table). The API, and forms, keep FastAPI's JSON 422s (app.web.failures)."""
+        """A page whose query, path or form a route's schema refuses (`?page=-1`, a search
+        past 200 characters, `/plans/20/diff?a=abc`): the error page in the page's language
+        naming the parameter, or that sentence alone where HTMX swaps it into a table (QA:
+        raw JSON in the catalog's table). Every route outside /api/ is a page (none is in
+        the OpenAPI schema), so it answers HTML whatever the client's Accept header says (QA:
+        a signed-in `curl` of a diff got JSON). The API keeps FastAPI's JSON 422s
+        (app.web.failures)."""
         assert isinstance(exc, RequestValidationError)
-        wants_page = "text/html" in request.headers.get("accept", "") or is_fragment(request)
-        if is_api(request) or request.method not in ("GET", "HEAD") or not wants_page:
+        if is_api(request):
             return await failures.validation_error(request, exc)
         activate(request)
         first = exc.errors()[0] if exc.errors() else {}
-        name = str(first.get("loc", ("", ""))[-1])
-        said = _address_refusal(request, name, message_for(first))
+        loc = first.get("loc") or ("",)
+        name = str(loc[-1])
+        if loc[0] in ("query", "path"):
+            said = _address_refusal(request, name, message_for(first))
+        else:
+            said = gettext(FIELD_REFUSED) % {"name": name, "why": as_sentence(message_for(first))}
         if is_fragment(request):
+            # A form's swap keeps what was typed: the sentence goes on top of its section.
+            posted = request.method not in ("GET", "HEAD")
             return HTMLResponse(
-                f'<p class="error" role="alert">{escape(said)}</p>', status_code=422
+                f'<p class="error" role="alert">{escape(said)}</p>',
+                status_code=422,
+                headers={"HX-Reswap": "afterbegin"} if posted else None,
             )
         return error_page(request, Invalid(said, field=name))
 
