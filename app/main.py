@@ -38,6 +38,7 @@ from app.web import docs as api_docs
 from app.web import openapi as api_schema
 from app.web import path_ids, query_once
 from app.web.concurrency import ConcurrencyLimitMiddleware
+from app.web.content_encoding import ContentEncodingMiddleware
 from app.web.form_body import FormBodyMiddleware
 from app.web.head import HeadAsGetMiddleware
 from app.web.headers import SecurityHeadersMiddleware
@@ -115,6 +116,9 @@ def create_app(settings: Settings | None = None) -> FastAPI:
     # A form body is UTF-8 or a 422 naming the field (app/web/form_body.py): Starlette read
     # raw bytes as Latin-1 and bad escapes as U+FFFD, and saved both.
     app.add_middleware(FormBodyMiddleware)
+    # A compressed request body is a 415 naming its Content-Encoding before any reader takes
+    # its bytes for the body (app/web/content_encoding.py; QA: gzip read as "not UTF-8").
+    app.add_middleware(ContentEncodingMiddleware)
     # N requests at a time, the rest queue on the event loop (app/web/concurrency.py); added
     # first, so it sits inside the request middleware, which logs and counts its 503s.
     app.add_middleware(

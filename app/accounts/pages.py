@@ -48,9 +48,17 @@ def _next(value: str | None) -> str:
 
 
 def _login_page(
-    request: Request, *, email: str = "", next_path: str = "", error: str = "", status: int = 200
+    request: Request,
+    *,
+    email: str = "",
+    next_path: str = "",
+    error: str = "",
+    errors: dict[str, str] | None = None,
+    status: int = 200,
 ) -> Response:
-    ctx = {"email": email, "next": next_path, "error": error}
+    """The sign-in form: `error` for the whole form (never which part was wrong), `errors`
+    beside each field left empty."""
+    ctx = {"email": email, "next": next_path, "error": error, "errors": errors or {}}
     return render(request, "accounts/login.html", ctx, status_code=status, headers=NO_STORE)
 
 
@@ -75,6 +83,15 @@ def login(request: Request, session: SessionDep, form: PostedText) -> Response:
         form.get("password", ""),
         _next(form.get("next")),
     )
+    # A field left empty is said beside it (QA: "the e-mail address or password is not
+    # right" for an empty form); no sign-in is tried, so nothing counts against the account.
+    empty = {
+        name: _("This field is required.")
+        for name, value in (("email", email.strip()), ("password", password))
+        if not value
+    }
+    if empty:
+        return _login_page(request, email=email, next_path=target, errors=empty, status=422)
     ip = request.client.host if request.client else "unknown"
     try:
         user = auth.sign_in(session=session, email=email, password=password, ip=ip)

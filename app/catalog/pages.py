@@ -62,7 +62,7 @@ from app.deps import SessionDep
 from app.i18n import gettext as _
 from app.ids import DbId
 from app.web.csrf import verify_csrf
-from app.web.forms import PostedForm, validation_messages
+from app.web.forms import PostedForm, as_sentence, validation_messages
 from app.web.templating import is_fragment, render
 
 public = APIRouter(include_in_schema=False)
@@ -209,7 +209,11 @@ def import_preview(
     # gives none for JSON: passed, a CSV kind dropped the JSON's other kinds from the
     # preview while Apply wrote them all, QA).
     parsed = io.parse(data, fmt=fmt, kind=kind)
-    preview = service.preview_import(session=session, parsed=parsed, target=target, mode=mode)
+    try:
+        preview = service.preview_import(session=session, parsed=parsed, target=target, mode=mode)
+    except service.NotFound as e:  # no such list to import into: beside "Import into", 422
+        ctx = import_context(session, values) | {"errors": {"target": as_sentence(e.message)}}
+        return render(request, "catalog/import.html", ctx, status_code=422)
     ctx = import_context(session, values) | preview_context(preview)
     if preview.ok:
         staged = service.StagedImport(
@@ -291,10 +295,14 @@ def create_price_list(
     except InvalidRow as e:
         return _price_list_form_error(request, session, None, values, e)
     except CatalogError as e:
-        # the list to copy was deleted after the form was opened: say so beside "Start from"
+        # the list to copy was deleted after the form was opened: say so beside "Start from";
+        # a 422, as for any wrong value of a field (QA: a 404 with the form and its message)
         session.rollback()
-        ctx = price_list_form_context(session, None, values, {"source_list": e.message})
-        return render(request, "catalog/price_list_form.html", ctx, status_code=e.status)
+        ctx = price_list_form_context(
+            session, None, values, {"source_list": as_sentence(e.message)}
+        )
+        status = 422 if isinstance(e, service.NotFound) else e.status
+        return render(request, "catalog/price_list_form.html", ctx, status_code=status)
     return _redirect(f"/catalog?price_list={pl.id}")
 
 

@@ -268,20 +268,27 @@ def import_catalog(
     # a CSV's kind, else the one its name ends with, as exported: …-offers.csv (None: refused)
     rows_kind = kind or (io.kind_from_name(upload.filename) if fmt == "csv" else None)
     parsed = io.parse(upload.data, fmt=fmt, kind=rows_kind)
-    if dry_run:
-        preview = service.preview_import(
-            session=session, parsed=parsed, target=price_list, mode=mode
+    try:
+        if dry_run:
+            preview = service.preview_import(
+                session=session, parsed=parsed, target=price_list, mode=mode
+            )
+            return JSONResponse(preview.model_dump(mode="json"))
+        result = service.apply_import(
+            session=session,
+            parsed=parsed,
+            target=price_list,
+            actor=actor,
+            mode=mode,
+            new_name=name,
+            effective_date=effective_date,
         )
-        return JSONResponse(preview.model_dump(mode="json"))
-    result = service.apply_import(
-        session=session,
-        parsed=parsed,
-        target=price_list,
-        actor=actor,
-        mode=mode,
-        new_name=name,
-        effective_date=effective_date,
-    )
+    except NotFound as e:
+        if price_list is None or e.field != "price_list":
+            raise
+        # A query parameter naming no list is a wrong value (422), not a missing page: the
+        # 404 is for an id in the path (QA).
+        raise CatalogError(e.message_id, field="price_list", **e.params) from None
     return JSONResponse(result.model_dump(mode="json"), status_code=201 if result.applied else 422)
 
 

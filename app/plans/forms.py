@@ -58,9 +58,9 @@ class ListQuery:
     def parse(cls, params: Mapping[str, str]) -> ListQuery:
         refused: list[tuple[str, str]] = []
 
-        def keep(name: str, ok: bool) -> bool:
+        def keep(name: str, ok: bool, sent: str | None = None) -> bool:
             if not ok:
-                refused.append((name, params.get(name) or ""))
+                refused.append((name, (params.get(name) or "") if sent is None else sent))
             return ok
 
         sort = params.get("sort") or "-updated_at"
@@ -72,7 +72,9 @@ class ListQuery:
             page = 1
         status = params.get("status") or ""
         tier = params.get("tier") or ""
-        owner = (params.get("owner") or "").strip()
+        # `owner_id` is the API's name of this filter (GET /api/v1/plans): the list reads it
+        # too, and says why it cannot apply one (QA: ?owner_id=abc was silently ignored).
+        owner = (params.get("owner") or params.get("owner_id") or "").strip()
         cid = (params.get("customer_id") or "").strip()
         archived = params.get("archived") or ""
         return cls(
@@ -81,7 +83,7 @@ class ListQuery:
             q=(params.get("q") or "").strip(),
             status=status if keep("status", status in ("", *STATUSES)) else "",
             owner=owner
-            if keep("owner", owner in ("", "me") or parse_id(owner) is not None)
+            if keep("owner", owner in ("", "me") or parse_id(owner) is not None, owner)
             else "",
             tier=tier if keep("tier", tier in ("", *planner.TIER_NAMES)) else "",
             customer=(params.get("customer") or "").strip(),

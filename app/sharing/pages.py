@@ -207,7 +207,11 @@ def shared_pdf(token: str, request: Request, session: SessionDep, lang: Lang = N
 def plan_pdf(
     plan_id: DbId, request: Request, session: SessionDep, _: PageUser, lang: Lang = None
 ) -> Response:
-    """The plan's PDF quote, for signed-in users; by default in its customer's language."""
+    """The plan's PDF quote, for signed-in users; by default in its customer's language.
+
+    A page link: `lang` is read as the pages read it, and a value no language matches
+    (`?lang=xx`) is no choice, so the customer's language prints, never an error; the API's
+    PDF refuses it with a 422 naming `lang` (tests/web/test_quote_pdf_language_rule.py)."""
     plan = plans.get_plan(session=session, plan_id=plan_id)
     language = i18n.normalise(lang) or quotes.document_language(session=session, plan=plan)
     head = quotes.letterhead(request.app.state.settings)

@@ -11,6 +11,7 @@ nothing from the database (the usual pages read the signed-in user and the price
 
 from __future__ import annotations
 
+import re
 import sqlite3
 from html import escape
 from typing import Any, Final
@@ -23,6 +24,7 @@ from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Resp
 from sqlalchemy.exc import DBAPIError
 from sqlalchemy.exc import TimeoutError as PoolTimeout
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.formparsers import MultiPartException
 
 from app.engine.estimate import InputError
 from app.engine.notices import Notice
@@ -35,7 +37,7 @@ from app.errors import (
     PageForbidden,
     TooManyRequests,
 )
-from app.i18n import N_, gettext
+from app.i18n import N_, gap, gettext
 from app.ops import outage
 from app.ops.logs import REQUEST_ID
 from app.ops.middleware import loggable_path
@@ -109,6 +111,8 @@ def error_page(request: Request, exc: DomainError) -> Response:
 #: A query value the page refuses, as the reader sees it in the address bar ("page=0"), not
 #: as "page: …" (QA: an error page naming the code's parameter); then why, as a sentence.
 ADDRESS_REFUSED: Final = N_("The address says %(part)s, which this page cannot take. %(why)s")
+#: A posted field the route's schema refuses, named as the form sends it.
+FIELD_REFUSED: Final = N_("The form's field “%(name)s” cannot be taken. %(why)s")
 #: A value longer than this is echoed cut, with "…".
 ADDRESS_ECHO_CHARS: Final = 40
 
@@ -181,6 +185,79 @@ async def database_error(request: Request, exc: Exception) -> Response:
     return unavailable_response(request, busy=outage.database_busy(exc))
 
 
+class UnreadableForm(Invalid):
+    """A posted form the parser could not read (422): the page says so under its own
+    heading (`_error.html`)."""
+
+    kind = "unreadable_form"
+
+
+class FormTooLarge(UnreadableForm):
+    """A posted form with more fields, files or bytes in one field than the parser takes."""
+
+    status = 413
+
+
+#: Starlette's form parser (starlette/formparsers.py) refuses a body with an English 400
+#: ("Missing boundary in multipart.", "Too many fields. Maximum number of fields is 1000."),
+#: and that 400 reached pages and the API alike as `{"detail": "..."}` (QA). By the start of
+#: its message: the error it is here, its sentence (a limit it names as %(limit)s) and the
+#: error type the API's 422/413 gives.
+FORM_REFUSALS: Final[tuple[tuple[str, type[UnreadableForm], str, str], ...]] = (
+    ("Too many fields", FormTooLarge, "too_large", N_(
+        "The form sends more than %(limit)s fields; at most %(limit)s are taken.")),
+    ("Too many files", FormTooLarge, "too_large", N_(
+        "The form sends more than %(limit)s files; at most %(limit)s are taken.")),
+    ("Field exceeded", FormTooLarge, "too_large", N_(
+        "A field of the form holds more than %(limit)s KB; at most %(limit)s KB are taken.")),
+    ("Part exceeded", FormTooLarge, "too_large", N_(
+        "A field of the form holds more than %(limit)s KB; at most %(limit)s KB are taken.")),
+    ("Missing boundary", UnreadableForm, "multipart", N_(
+        "The body is sent as multipart/form-data without a boundary: the Content-Type header "
+        "must name one (multipart/form-data; boundary=…), as a browser's file upload does.")),
+    ("The Content-Disposition", UnreadableForm, "multipart", N_(
+        "A part of the multipart body has no name: its Content-Disposition header must "
+        "give one (name=\"…\").")),
+)  # fmt: skip
+#: Any other refusal of the parser ("Invalid multipart data.").
+FORM_UNREADABLE: Final = N_(
+    "The body cannot be read as multipart/form-data: its parts do not follow the boundary "
+    "its Content-Type names."
+)
+#: What a page adds: the form was not acted on.
+NOTHING_SAVED: Final = N_("Nothing was saved: go back to the form and send it again.")
+
+
+def form_refusal(exc: MultiPartException) -> tuple[UnreadableForm, str]:
+    """The error of a form the parser refused (a limit it names kept), and its API type."""
+    said = str(exc.message)
+    limit = re.search(r"\d+", said)
+    params = {"limit": f"{int(limit.group()):,}"} if limit else {}
+    for start, kind, api_type, message in FORM_REFUSALS:
+        if said.startswith(start):
+            return kind(message, field="", **params), api_type
+    return UnreadableForm(FORM_UNREADABLE, field=""), "multipart"
+
+
+def unreadable_form(request: Request, exc: MultiPartException) -> Response:
+    """A form the parser refused: JSON naming the body under /api/ (413 past a limit, else
+    422), the error page in the page's language elsewhere; an HTMX form the sentence on top
+    of its own section (a 422: htmx swaps no other 4xx, `base.html`'s responseHandling)."""
+    activate(request)
+    err, api_type = form_refusal(exc)
+    if is_api(request):
+        detail = [{"loc": ["body"], "msg": err.message, "type": api_type}]
+        return JSONResponse(status_code=err.status, content={"detail": detail})
+    said = as_sentence(err.message) + gap() + gettext(NOTHING_SAVED)
+    if is_fragment(request):
+        return HTMLResponse(
+            f'<p class="notice error" role="alert">{escape(said)}</p>',
+            status_code=422,
+            headers={"HX-Reswap": "afterbegin"},
+        )
+    return error_page(request, type(err)(said, field=""))
+
+
 #: FastAPI's 400 for a JSON body it could not decode other than by its syntax
 #: (fastapi/routing.py: any exception but JSONDecodeError while reading the body).
 _UNPARSED_BODY: Final = "There was an error parsing the body"
@@ -208,6 +285,8 @@ def install(app: FastAPI) -> None:
         own error page for a browser, FastAPI's JSON for the API and for other clients (a
         bare `{"detail": "Not Found"}` in a <pre> was all a visitor got, QA)."""
         assert isinstance(exc, StarletteHTTPException)
+        if exc.status_code == 400 and isinstance(exc.__context__, MultiPartException):
+            return unreadable_form(request, exc.__context__)
         if exc.status_code == 400 and exc.detail == _UNPARSED_BODY:
             activate(request)
             detail = [unreadable_body(exc.__cause__)]
@@ -223,21 +302,31 @@ def install(app: FastAPI) -> None:
         return await http_exception_handler(request, exc)
 
     async def invalid_request(request: Request, exc: Exception) -> Response:
-        """A page address whose query or path a route's schema refuses (`?page=-1`, a search
-        past 200 characters): the error page in the page's language naming the parameter,
-        or that sentence alone where HTMX swaps it into a table (QA: raw JSON in the
-        catalog's table). The API, and forms, keep FastAPI's JSON 422s (app.web.failures)."""
+        """A page whose query, path or form a route's schema refuses (`?page=-1`, a search
+        past 200 characters, `/plans/20/diff?a=abc`): the error page in the page's language
+        naming the parameter, or that sentence alone where HTMX swaps it into a table (QA:
+        raw JSON in the catalog's table). Every route outside /api/ is a page (none is in
+        the OpenAPI schema), so it answers HTML whatever the client's Accept header says (QA:
+        a signed-in `curl` of a diff got JSON). The API keeps FastAPI's JSON 422s
+        (app.web.failures)."""
         assert isinstance(exc, RequestValidationError)
-        wants_page = "text/html" in request.headers.get("accept", "") or is_fragment(request)
-        if is_api(request) or request.method not in ("GET", "HEAD") or not wants_page:
+        if is_api(request):
             return await failures.validation_error(request, exc)
         activate(request)
         first = exc.errors()[0] if exc.errors() else {}
-        name = str(first.get("loc", ("", ""))[-1])
-        said = _address_refusal(request, name, message_for(first))
+        loc = first.get("loc") or ("",)
+        name = str(loc[-1])
+        if loc[0] in ("query", "path"):
+            said = _address_refusal(request, name, message_for(first))
+        else:
+            said = gettext(FIELD_REFUSED) % {"name": name, "why": as_sentence(message_for(first))}
         if is_fragment(request):
+            # A form's swap keeps what was typed: the sentence goes on top of its section.
+            posted = request.method not in ("GET", "HEAD")
             return HTMLResponse(
-                f'<p class="error" role="alert">{escape(said)}</p>', status_code=422
+                f'<p class="error" role="alert">{escape(said)}</p>',
+                status_code=422,
+                headers={"HX-Reswap": "afterbegin"} if posted else None,
             )
         return error_page(request, Invalid(said, field=name))
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import re
+import sys
 from collections.abc import Collection, Mapping
 from decimal import Decimal
 from typing import Annotated, Any, Final
@@ -158,7 +159,8 @@ _GROUPED = re.compile(r"[-+]?\d{1,3}(,\d{3})+(\.\d*)?([eE][-+]?\d+)?\s*[kmbgtKMB
 def number_text(field: str, raw: str) -> str:
     """A typed number as plain ASCII: full-width digits read as ASCII, thousands commas
     dropped ('1,200' → '1200'); a comma that does not separate thousands ('1,5') →
-    FieldError. Anything else is left for the caller's own parsing."""
+    FieldError; a number past a float's range as the largest float of its sign
+    (`past_floats`). Anything else is left for the caller's own parsing."""
     text = raw.translate(_FULL_WIDTH).strip()
     if "," in text:
         if not _GROUPED.fullmatch(text.replace("_", "")):
@@ -167,7 +169,20 @@ def number_text(field: str, raw: str) -> str:
                 _("Use a point for decimals (1.5); a comma only separates thousands (1,500)."),
             )
         text = text.replace(",", "")
+    if _PLAIN_NUMBER.fullmatch(text) and math.isinf(float(text)):
+        return repr(past_floats(float(text)))
     return text
+
+
+_PLAIN_NUMBER = re.compile(r"[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?")
+
+
+def past_floats(value: float) -> float:
+    """A typed number too large for a float ('1e400', 5,000 nines: ±inf once read) as the
+    largest float of its sign: larger than any field allows, so the field's own bound says
+    the allowed range ("Must be at most 100,000,000."), where "Enter a number" said it was
+    no number (QA). Every form field that takes a number has an upper bound."""
+    return math.copysign(sys.float_info.max, value) if math.isinf(value) else value
 
 
 #: An example of each number a form asks for, said when it cannot read one (QA: every field
@@ -205,9 +220,7 @@ def parse_number(field: str, raw: str | None, *, integer: bool = False) -> float
     example = {"example": number_example(field)}
     if not m:
         raise FieldError(field, _("Enter a number, e.g. %(example)s.") % example)
-    value = float(m.group(1)) * _SUFFIX.get(m.group(2).lower(), 1.0)
-    if not math.isfinite(value):
-        raise FieldError(field, _("Enter a number, e.g. %(example)s.") % example)
+    value = past_floats(float(m.group(1)) * _SUFFIX.get(m.group(2).lower(), 1.0))
     if integer:
         if value != int(value):
             raise FieldError(field, _("Enter a whole number."))
@@ -238,17 +251,19 @@ def validation_messages(
 def message_for(err: Mapping[str, Any], scale: float = 1.0, example: str | None = None) -> str:
     """One pydantic error in the page's language; a limit is multiplied by `scale`; a number
     that could not be read gets `example` (by default `number_example` of the error's field)."""
+    names = [str(p) for p in err.get("loc", ()) if isinstance(p, str)]
     if example is None:
-        names = [str(p) for p in err.get("loc", ()) if isinstance(p, str)]
         example = number_example(names[-1]) if names else _EXAMPLE
     kind = str(err.get("type", ""))
     ctx = err.get("ctx") or {}
+    # A year is written 1990, not 1,990 (QA: a GPU's launch year "至少須為 1,990").
+    year = bool(names) and names[-1].endswith("year")
 
     def limit(key: str) -> str:
         value = ctx.get(key)
         if scale != 1.0 and isinstance(value, int | float):
             value = round(value * scale, 9)
-        return limit_text(value)
+        return str(value) if year and isinstance(value, int) else limit_text(value)
 
     if kind in ("greater_than_equal",):
         return _("Must be at least %(limit)s.") % {"limit": limit("ge")}

@@ -38,10 +38,13 @@ DESCRIPTIONS: dict[int, str] = {
     404: "No such resource (or not visible to you).",
     409: "The resource changed meanwhile, or is not in a state that allows this.",
     413: "The request body is larger than the limit (settings STRATAGEM_MAX_JSON_BYTES, "
-    "STRATAGEM_MAX_CSV_BYTES).",
-    415: "The body's content type is not one this route reads.",
-    422: "Invalid input: a body that is not valid JSON (or CSV), or a field that is missing, "
-    "of the wrong type or out of range; `detail` names each field and what it allows.",
+    "STRATAGEM_MAX_CSV_BYTES), or a form sends more than 1,000 fields or files or more than "
+    "1 MB in one field.",
+    415: "The body's content type is not one this route reads, or the body is compressed "
+    "(a Content-Encoding other than identity).",
+    422: "Invalid input: a body that is not valid JSON (or CSV, or multipart form data), or a "
+    "field that is missing, of the wrong type or out of range; `detail` names each field "
+    "and what it allows.",
     429: "Too many requests; retry after the `Retry-After` seconds.",
     500: "An unexpected error; the body carries a request id.",
     503: "No price list is loaded.",

@@ -315,7 +315,7 @@ def test_a_price_list_form_whose_list_changed_meanwhile_keeps_what_was_typed(
         {"name": "Copy of a gone list", "effective_date": "2027-03-01", "source_list": str(gone)},
         headers={"Accept-Language": "en"},
     )  # fmt: skip
-    assert r.status_code == 404
+    assert r.status_code == 422  # a wrong value of the field, not a missing page
     page = soup(r.text)
     assert page.select_one("#err-source_list").get_text(strip=True)
     assert page.select_one("#f-name")["value"] == "Copy of a gone list"
