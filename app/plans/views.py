@@ -134,9 +134,13 @@ def list_context(*, session: Session, params: Mapping[str, str], user: User) -> 
             }
         )
     staff = service.users_by_id(session=session)
+    current = catalog.current_price_list(session=session)
     return {
         "nav_active": "plans",
         "lq": lq,
+        # A plan priced on another list says so in its row: a sales manager looking for
+        # the plans to re-price opened each one (QA).
+        "current_list_id": current.id if current is not None else None,
         "refused_filters": refused_filters(lq),
         "plans": page.items,
         "total": page.total,
