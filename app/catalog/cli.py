@@ -18,6 +18,7 @@ from sqlmodel import Session
 
 from app.catalog import io, service
 from app.catalog.kinds import KINDS, ORDER
+from app.catalog.views import CellFormat, factor_text, shown_value
 from app.cli_db import database_session
 
 catalog_cli = typer.Typer(
@@ -167,9 +168,8 @@ def import_cmd(
             typer.echo("nothing was written (no draft created)")
         return
     typer.echo(f"{counts} → {result.target_name}")
-    for c in result.changed:
-        changes = "; ".join(f"{f.field}: {f.old} → {f.new}" for f in c.fields)
-        typer.echo(f"  changed {c.kind}:{c.key}: {changes}")
+    for line in change_lines(result):
+        typer.echo(line)
     gpus = ", ".join(service.gpu_changes(result))
     if result.applied:
         typer.echo(f"applied to price list {result.price_list_id} (a draft: publish it to use it)")
@@ -179,6 +179,42 @@ def import_cmd(
         typer.echo("a preview: add --apply to write it")
         if gpus:
             typer.echo(f"GPU specs of {gpus}: --apply changes them for every price list at once")
+
+
+def change_lines(result: io.ImportPreview) -> list[str]:
+    """Every row an import adds, changes and removes, one line each, money with its currency
+    and grouping as the pages write it ("monthly_price: NT$15,000 → NT$13,500 (−10%)"): the
+    added and removed rows whole, by key (QA: "1 added … 1 removed" named neither, and the
+    changes were bare floats, "15000.0 → 13500.0")."""
+    cell = CellFormat()  # the CLI speaks English (no request, no language activated)
+    out = []
+    for c in result.added:
+        out.append(f"  added {c.kind}:{c.key}: {_whole_row(c, cell)}")
+    for c in result.changed:
+        before = c.old_currency or c.currency
+        parts = []
+        for f in c.fields:
+            text = (
+                f"{f.field}: {shown_value(f.old, f.field, before, cell)} → "
+                f"{shown_value(f.new, f.field, c.currency, cell)}"
+            )
+            factor = factor_text(f)
+            parts.append(f"{text} ({factor})" if factor else text)
+        out.append(f"  changed {c.kind}:{c.key}: " + "; ".join(parts))
+    for c in result.removed:
+        out.append(f"  removed {c.kind}:{c.key}: {_whole_row(c, cell)}")
+    return out
+
+
+def _whole_row(change: io.RowChange, cell: CellFormat) -> str:
+    """An added or removed row's columns that hold a value, amounts with their currency."""
+    values = change.values or {}
+    key_fields = KINDS[change.kind].key_fields
+    return ", ".join(
+        f"{column}: {shown_value(v, column, change.currency, cell)}"
+        for column, v in values.items()
+        if column not in key_fields and column != "source"
+    )
 
 
 @catalog_cli.command("price-lists")

@@ -129,6 +129,14 @@ class RowChange(BaseModel):
     old_currency: str | None = PydField(
         default=None, description="The currency the old amounts were in, where it changed"
     )
+    values: dict[str, Any] | None = PydField(
+        default=None,
+        description=(
+            "The whole row, column by column: an added row as the file gives it, a removed row "
+            "as the list has it (its amounts in `currency`), so either can be checked before "
+            "it is applied; null for a changed row, whose `fields` say what moved"
+        ),
+    )
 
 
 #: Columns that are amounts in their row's currency: the same number in another currency is
@@ -815,10 +823,20 @@ def _diff(
         for vr in incoming:
             keys.add(vr.key)
             old = have.get(vr.key)
-            if old is None:
-                added.append({"kind": name, "key": vr.key, "row": vr.row})
-                continue
             new = comparable(k, vars(vr.data))  # the Create model's fields (no nesting)
+            if old is None:
+                # The new row whole, prices and currency included: the admin checks a new
+                # offer's price before applying (QA: only its kind and key were listed).
+                added.append(
+                    {
+                        "kind": name,
+                        "key": vr.key,
+                        "row": vr.row,
+                        "values": row_document(new),
+                        "currency": row_currency(name, new),
+                    }
+                )
+                continue
             changes, currency, old_currency = row_changes(name, k.columns, old, new)
             if changes:
                 preview.changed.append(
@@ -851,7 +869,14 @@ def _diff(
                 preview.messages.append(msg)
                 continue
             preview.removed.extend(
-                RowChange(kind=name, key=key) for key in sorted(have) if key not in keys
+                RowChange(
+                    kind=name,
+                    key=key,
+                    values=row_document(have[key]),
+                    currency=row_currency(name, have[key]),
+                )
+                for key in sorted(have)
+                if key not in keys
             )
     return preview
 
@@ -864,6 +889,11 @@ def same_value(a: Any, b: Any) -> bool:
     if isinstance(a, float) and isinstance(b, float):
         return math.isclose(a, b, rel_tol=1e-12, abs_tol=1e-12)
     return bool(a == b)
+
+
+def row_document(row: Mapping[str, Any]) -> dict[str, Any]:
+    """A comparable row as JSON keeps it: its columns that have a value, dates as ISO text."""
+    return {c: _jsonable(v) for c, v in row.items() if v is not None and v != ""}
 
 
 def _jsonable(v: Any) -> Any:

@@ -506,13 +506,38 @@ def preview_context(preview: io.ImportPreview, *, rows: int = PREVIEW_ROWS) -> d
         for name, items in shown.items()
         if len(getattr(preview, name)) > len(items)
     }
+    cell = CellFormat()
     return {
         "preview": preview,
         "changes": changes,
         "shown": shown,
         "more": more,
+        # What each added and removed row holds, its prices with their currency: the admin
+        # checks a new offer's price before applying (QA: only kind and key were listed).
+        "row_values": {
+            (c.kind, c.key): row_summary(c.kind, c.values or {}, c.currency, cell)
+            for c in (*shown["added"], *shown["removed"])
+        },
         "gpu_changes": service.gpu_changes(preview),
     }
+
+
+def row_summary(
+    kind_name: str,
+    values: Mapping[str, Any],
+    currency: str | None,
+    cell: CellFormat | None = None,
+) -> list[tuple[str, str]]:
+    """(label, value) of a whole row's columns as the kind's table lists them, its key left
+    out (named beside it): amounts with their currency, counts as numbers, in the page's
+    language; columns without a value left out."""
+    k = KINDS[kind_name]
+    cell = cell or CellFormat()
+    return [
+        (_(COLUMN_LABELS.get(c, c)), shown_value(values[c], c, currency, cell))
+        for c in k.list_columns
+        if c not in k.key_fields and values.get(c) not in (None, "", {})
+    ]
 
 
 def change_rows(changed: Sequence[Any]) -> list[dict[str, Any]]:

@@ -522,7 +522,44 @@ class FieldChange(SQLModel):
     after: Any
 
 
+class QuoteTotalsAt(SQLModel):
+    """A version's quote totals, as its PDF prints them (Decimal strings)."""
+
+    subtotal: str = Field(description="Excl. tax (未稅), after the quote's discounts")
+    tax: str = Field(description="The tax (營業稅) on the subtotal")
+    total: str = Field(description="Incl. tax (含稅): what the customer is asked")
+    currency: str
+
+
+class QuoteTotalsChange(SQLModel):
+    before: QuoteTotalsAt | None = Field(
+        description="The `from` version's quote totals; null where it had no quote lines"
+    )
+    after: QuoteTotalsAt | None = Field(
+        description="The `to` version's quote totals; null where it has no quote lines"
+    )
+
+
+class OptionTotalChange(SQLModel):
+    """A cost option whose total (for its period, excl. tax) differs between the versions."""
+
+    key: str
+    label: str = Field(description="The option as the quote document names it, provider included")
+    before: float | None = Field(description="Its total in `from`; null where it had none")
+    after: float | None = Field(description="Its total in `to`; null where it has none")
+
+
 class RevisionDiff(SQLModel):
     from_version: int
     to_version: int
     changes: list[FieldChange]
+    quote_totals: QuoteTotalsChange | None = Field(
+        default=None,
+        description="The quote's totals in each version, where either has quote lines: a "
+        "reprice moves them although `changes` lists only the lines",
+    )
+    currency: str = Field(default="", description="The currency of the options' totals")
+    options: list[OptionTotalChange] = Field(
+        default_factory=list,
+        description="The cost options whose totals changed (added and removed ones included)",
+    )

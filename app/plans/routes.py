@@ -20,6 +20,7 @@ from app.plans.models import (
     CostDelta,
     DuplicateIn,
     FieldChange,
+    OptionTotalChange,
     PlanCreate,
     PlanPage,
     PlanPublic,
@@ -28,6 +29,8 @@ from app.plans.models import (
     PlanSummary,
     PlanUpdate,
     QuoteLineChange,
+    QuoteTotalsAt,
+    QuoteTotalsChange,
     RemovedLine,
     RepriceIn,
     RepriceOut,
@@ -37,6 +40,7 @@ from app.plans.models import (
     TierName,
     VersionCheckIn,
 )
+from app.quotes import pricing
 from app.quotes import service as quotes_service
 from app.quotes.models import QuoteIn
 
@@ -173,11 +177,53 @@ def diff_revisions(
     from_version: Annotated[DbId, Query(alias="from")],
     to_version: Annotated[DbId, Query(alias="to")],
 ) -> RevisionDiff:
-    """What changed between two versions of the plan, field by field."""
-    a = service.get_revision(session=session, plan_id=plan_id, version=from_version)
-    b = service.get_revision(session=session, plan_id=plan_id, version=to_version)
-    changes = [FieldChange(field=f, before=x, after=y) for f, x, y in service.diff_revisions(a, b)]
-    return RevisionDiff(from_version=from_version, to_version=to_version, changes=changes)
+    """What changed between two versions of the plan, field by field, with the money: the
+    quote's totals in each and the cost options whose totals changed."""
+    cmp = service.compare_revisions(
+        session=session, plan_id=plan_id, from_version=from_version, to_version=to_version
+    )
+    return RevisionDiff(
+        from_version=from_version,
+        to_version=to_version,
+        changes=[FieldChange(field=f, before=x, after=y) for f, x, y in cmp.changes],
+        quote_totals=_quote_totals(cmp.a, cmp.b),
+        currency=cmp.currency,
+        options=_changed_options(cmp),
+    )
+
+
+def _quote_totals(a: PlanRevision, b: PlanRevision) -> QuoteTotalsChange | None:
+    """Each version's quote totals (None without lines), None when neither has lines."""
+
+    def at(rev: PlanRevision) -> QuoteTotalsAt | None:
+        if not (rev.quote or {}).get("lines"):
+            return None
+        t = pricing.totals(rev.quote or {})
+        return QuoteTotalsAt(
+            subtotal=str(t.subtotal), tax=str(t.tax), total=str(t.total), currency=t.currency
+        )
+
+    before, after = at(a), at(b)
+    return (
+        None if before is None and after is None else QuoteTotalsChange(before=before, after=after)
+    )
+
+
+def _changed_options(cmp: service.RevisionComparison) -> list[OptionTotalChange]:
+    """The options whose totals differ, named as the quote document names them."""
+    from app.quotes.document import option_labels_of
+
+    names = option_labels_of([cmp.b.result or {}, cmp.a.result or {}])
+    return [
+        OptionTotalChange(
+            key=o["key"],
+            label=names.get(o["key"], o["label"]),
+            before=o["before"],
+            after=o["after"],
+        )
+        for o in cmp.options
+        if o["before"] != o["after"]
+    ]
 
 
 @router.post("/{plan_id}/duplicate", status_code=201, response_model=PlanPublic)

@@ -403,6 +403,10 @@ def diff_context(*, session: Session, plan_id: int, a: int | None, b: int | None
         for f, x, y in cmp.changes
         if f != "quote.lines" and _means_something(f, cmp.a, cmp.b)
     ]
+    # Named as the quote document names them, providers told apart over both versions: a
+    # Stratagem and a RunPod hourly rent read alike, and so did a RunPod offer the new list
+    # dropped (QA).
+    names = option_names(cmp.b, cmp.a)
     return {
         "nav_active": "plans",
         "plan": cmp.plan,
@@ -416,7 +420,7 @@ def diff_context(*, session: Session, plan_id: int, a: int | None, b: int | None
         "options": [
             {
                 **o,
-                "name": _option_label(o["key"], cmp.b, cmp.a),
+                "name": names.get(o["key"]) or _option_label(o["key"], cmp.b, cmp.a),
                 **_option_period(o["key"], cmp.b, cmp.a),
             }
             for o in cmp.options
@@ -467,6 +471,15 @@ def _option_period(key: str, *revisions: PlanRevision) -> dict[str, Any]:
         "economical": option.get("economical") is not False,
         "feasible": option.get("feasible") is not False,
     }
+
+
+def option_names(*revisions: PlanRevision) -> dict[str, str]:
+    """Every cost option of `revisions` by key, named as the quote document names it
+    (`document.option_labels_of`): no catalog ids, each rental's provider said where another
+    provider rents the same."""
+    from app.quotes.document import option_labels_of
+
+    return option_labels_of([rev.result or {} for rev in revisions])
 
 
 def _option_label(key: str, *revisions: PlanRevision) -> str:
@@ -606,6 +619,9 @@ class Scenario:
     #: total, curve and break-even describe it; None where no option line is quoted, and the
     #: column shows the plan's cheapest option, named so.
     quoted: Quoted | None = None
+    #: Where the quote stands, beside its total (`quote_status`): a sent plan repriced since
+    #: listed its new total as if the customer had been asked it (QA).
+    quote_status: str = ""
 
     @property
     def period_total(self) -> float | None:
@@ -636,6 +652,30 @@ def short_name(name: str, width: int = LEGEND_WIDTH) -> str:
     if cut_inside_a_word and " " in out and w(out) > width // 2:  # end at a word
         out = out[: out.rstrip().rfind(" ")]
     return out.rstrip(" ·:,(→-–") + "…"
+
+
+def quote_status(*, session: Session, plan: Plan, version: int) -> str:
+    """Where version `version` of `plan`'s quote stands, in the page's language: the plan's
+    status for its latest version, said with what the customer's link still asks where that
+    version is a sent quote's unsent revision (`quotes.unsent_revision`); for an earlier
+    version, whether it is the one sent."""
+    from app.quotes import service as quotes
+    from app.web.templating import money
+
+    numbered = service.editions(session=session, plan_id=plan.id)
+    if version != plan.version:
+        if version == plan.sent_version:
+            return _("Sent as the customer's version %(n)s") % {"n": numbered.of(version)}
+        return _("An earlier version")
+    unsent = quotes.unsent_revision(session=session, plan=plan)
+    if unsent is None:
+        return _(STATUS_NAMES[plan.status])
+    if unsent.sent_total is None:
+        return _("Not sent: the customer has version %(n)s") % {"n": unsent.sent_edition}
+    return _("Not sent: the customer has version %(n)s at %(total)s (incl. tax)") % {
+        "n": unsent.sent_edition,
+        "total": money(unsent.sent_total.total, unsent.sent_total.currency),
+    }
 
 
 def missing_compared(*, session: Session, items: Sequence[tuple[int, int | None]]) -> str:
@@ -688,6 +728,7 @@ def compare_context(
                 quoted_currency=str(asked["currency"]) if asked else "TWD",
                 quoted_name=quoted.name if quoted else "",
                 quoted=quoted,
+                quote_status=quote_status(session=session, plan=plan, version=version),
             )
         )
     books = [_book(session, s.price_list_id) for s in scenarios]

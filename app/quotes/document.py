@@ -185,6 +185,33 @@ def option_labels(
     labels = {
         str(o.get("key")): option_label(o, gpu, hours_per_month, detailed=detailed) for o in options
     }
+    return _providers_told_apart(options, labels)
+
+
+def option_labels_of(results: Sequence[Mapping[str, Any]]) -> dict[str, str]:
+    """`option_labels` of the options of several results of one plan (two revisions compared,
+    the first result's option first where both have a key), each named with its own result's
+    GPUs, and providers told apart over all of them: after a reprice the comparison listed
+    "Hourly rent · 1 × H100" twice, Stratagem's and RunPod's, and a RunPod offer the new list
+    dropped read like the Stratagem one beside it (QA)."""
+    options: dict[str, Mapping[str, Any]] = {}
+    labels: dict[str, str] = {}
+    for result in results:
+        cost = result.get("cost") or {}
+        hours = float(cost.get("hours_per_month") or 730.0)
+        for o in cost.get("options") or []:
+            key = str(o.get("key"))
+            if key not in options:
+                options[key] = o
+                labels[key] = option_label(o, result.get("gpu") or {}, hours)
+    return _providers_told_apart(list(options.values()), labels)
+
+
+def _providers_told_apart(
+    options: Sequence[Mapping[str, Any]], labels: dict[str, str]
+) -> dict[str, str]:
+    """`labels` by option key, a rental's ending with its provider where another option reads
+    the same or another provider offers its kind (`option_labels`)."""
     seen = Counter(labels.values())
     providers = {str(o.get("key")): _provider(o) for o in options}
     offered_by: dict[str, set[str]] = {}

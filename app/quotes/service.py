@@ -8,6 +8,7 @@ active (`app.i18n.activate`): labels and money are formatted in it.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from datetime import date, timedelta
 from decimal import Decimal
 from typing import Any, Final
@@ -204,6 +205,12 @@ def quote_view(
         "decision_edition": numbered.of(plan.decision_version),
         "doc_state": document_state(plan),
         "doc_state_names": DOCUMENT_STATE_NAMES,
+        # A sent quote's revision saved since: the customer's version it follows (its draft
+        # says so, as the plan page does: QA read "(version 2) Status Draft" and no word of
+        # the version 1 the customer had).
+        "draft_after": numbered.of(plan.sent_version)
+        if plan.status == "sent" and plan.sent_version not in (None, plan.version)
+        else None,
         "letterhead": dict(letterhead or {"name": gettext("Stratagem")}),
         "customer_record": customer,
         "quote": quote,
@@ -925,6 +932,38 @@ def seller_copy(*, session: Session, plan: Plan) -> Plan:
     if all(getattr(plan, f) == sent[f] for f in plans.AS_SENT if f in sent):
         return customer_copy(session=session, plan=plan)
     return plan
+
+
+@dataclass(frozen=True, slots=True)
+class UnsentRevision:
+    """A sent quote saved since with other content (a reprice, an edit): what the customer's
+    link still shows and what this revision asks, each as its documents total it."""
+
+    sent_edition: int  # the customer's version, the one the share link shows
+    sent_total: DocumentTotal | None
+    edition: int  # the customer's version this revision becomes when it is sent
+    total: DocumentTotal | None
+
+
+def unsent_revision(*, session: Session, plan: Plan) -> UnsentRevision | None:
+    """The sent quote's unsent revision (`UnsentRevision`), or None: not sent, answered, or
+    nothing the documents print changed since sending (`seller_copy`).
+
+    QA: after a sent quote was repriced the page said "Sent" over the new total, the seller's
+    PDF printed the new total as a draft "version 2", and nothing said that the customer's
+    link still asked the sent one."""
+    if plan.status != "sent" or plan.sent_version is None or plan.version == plan.sent_version:
+        return None
+    if seller_copy(session=session, plan=plan) is not plan:
+        return None  # a save that changed nothing the customer reads (notes, tags)
+    numbered = plans.editions(session=session, plan_id=plan.id)
+    sent = customer_copy(session=session, plan=plan)
+    return UnsentRevision(
+        sent_edition=numbered.of(plan.sent_version) or 1,
+        sent_total=document_total(session=session, plan=sent),
+        edition=numbered.of(plan.version) or 1,
+        total=document_total(session=session, plan=plan),
+    )
 
 
 def document_language(*, session: Session, plan: Plan) -> str:

@@ -624,6 +624,9 @@ def builder_context(
         # one the customer answered once they did (QA: "version 2" beside an accepted PDF of
         # version 1, a revision saved after sending being the plan's latest).
         "qb_current_edition": numbered.of(quotes.seller_copy(session=session, plan=plan).version),
+        # A sent quote saved since (a reprice, an edit): what the customer's link still asks
+        # beside what this revision asks, said plainly (QA: "Sent" over the new total).
+        "qb_unsent": quotes.unsent_revision(session=session, plan=plan),
         # A share link's lifetime that runs to the quote's validity date (its last day
         # included), offered first: a 30-day link on a quote valid for 60 closed before the
         # quote did, and the customer could no longer accept it (QA).

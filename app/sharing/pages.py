@@ -326,12 +326,18 @@ def _client_ip(request: Request) -> str:
     return request.client.host if request.client is not None else ""
 
 
-def _decided(request: Request, token: str, plan: Plan, is_json: bool) -> Response:
+def _decided(
+    request: Request, session: SessionDep, token: str, plan: Plan, is_json: bool
+) -> Response:
+    """A JSON answer's body: `status`, `decided_at`, `revision` (the history's version the
+    answer is to) and `edition` (the same version as the customer's documents number it,
+    "version 1" / 「第 1 版」: QA read `"revision": 2` for the 第 1 版 it had accepted)."""
     if is_json:
         body = {
             "status": plan.status,
             "decided_at": plan.decided_at.isoformat() if plan.decided_at else None,
             "revision": plan.decision_version,
+            "edition": plans.editions(session=session, plan_id=plan.id).of(plan.decision_version),
         }
         return JSONResponse(body, headers=SHARED_HEADERS)
     return RedirectResponse(f"/s/{token}", status_code=303, headers=SHARED_HEADERS)
@@ -375,7 +381,8 @@ def _still_open(link: ShareLink) -> plans.Guard:
 
 @router.post("/s/{token}/accept")
 def shared_accept(token: str, request: Request, session: SessionDep, answer: AnswerDep) -> Response:
-    """The customer accepts the sent quote: name, title and the tick box (JSON or form)."""
+    """The customer accepts the sent quote: name, title and the tick box (JSON or form); a
+    JSON answer gives `status`, `decided_at`, `revision` and the customer's `edition`."""
     found = _open_link(token, request, session, answer.is_json)
     if isinstance(found, Response):
         return found
@@ -400,7 +407,7 @@ def shared_accept(token: str, request: Request, session: SessionDep, answer: Ans
         return _decision_error(
             request, session, token, link, plan, exc, answer.is_json, fields, whole_form=True
         )
-    return _decided(request, token, plan, answer.is_json)
+    return _decided(request, session, token, plan, answer.is_json)
 
 
 def _unanswered(fields: dict[str, str]) -> dict[str, str]:
@@ -424,7 +431,8 @@ def _ticked(value: str) -> bool:
 def shared_decline(
     token: str, request: Request, session: SessionDep, answer: AnswerDep
 ) -> Response:
-    """The customer declines the sent quote with a reason (JSON or form)."""
+    """The customer declines the sent quote with a reason (JSON or form); a JSON answer gives
+    `status`, `decided_at`, `revision` and the customer's `edition`."""
     found = _open_link(token, request, session, answer.is_json)
     if isinstance(found, Response):
         return found
@@ -445,4 +453,4 @@ def shared_decline(
         return _refused(request, session, exc, answer.is_json)
     except errors.DomainError as exc:
         return _decision_error(request, session, token, link, plan, exc, answer.is_json, fields)
-    return _decided(request, token, plan, answer.is_json)
+    return _decided(request, session, token, plan, answer.is_json)

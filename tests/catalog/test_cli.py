@@ -42,7 +42,10 @@ def test_load_export_and_list(env: str, tmp_path: Path) -> None:
     offers.write_text(text, encoding="utf-8")
     preview = runner.invoke(cli, ["catalog", "import", str(offers), "--kind", "offers"])
     assert preview.exit_code == 0, preview.output
-    assert "1 changed" in preview.output and "monthly_price: 50000.0 → 51000.0" in preview.output
+    assert (
+        "1 changed" in preview.output
+        and "monthly_price: NT$50,000 → NT$51,000 (+2%)" in preview.output
+    )
     applied = runner.invoke(
         cli, ["catalog", "import", str(offers), "--kind", "offers", "--apply", "--name", "cli"]
     )

@@ -92,7 +92,10 @@ def test_a_changed_row_named_offers_csv_previews_then_applies(exported: Path, db
     assert preview.exit_code == 0, preview.output
     lines = preview.output.splitlines()
     assert lines[0].startswith("0 added, 1 changed, 0 removed, 16 unchanged → a new draft")
-    assert "monthly_price: 50000.0 → 51000.0" in lines[1]
+    assert (
+        lines[1]
+        == "  changed offers:stratagem-tpe-h100-x1: monthly_price: NT$50,000 → NT$51,000 (+2%)"
+    )
     assert lines[-1] == "a preview: add --apply to write it"
     assert price_list_ids(db_url) == before
 

@@ -63,7 +63,9 @@ def test_a_quote_sent_twice_is_version_1_then_version_2_everywhere_the_customer_
     sign_in(seller, a.user)
     builder = BeautifulSoup(seller.get(f"/plans/{p['id']}?lang=en").text, "html.parser")
     status = " ".join(builder.select_one(".quote-builder p.muted").get_text().split())
-    assert f"sent as version {again['sent_version']} (the customer's version 2)" in status
+    assert (
+        f"sent as the customer's version 2 (this page's version {again['sent_version']})" in status
+    )
     record = " ".join(builder.select_one(".decision-record").get_text().split())
     assert ", version 2." in record and f"(history version {again['sent_version']})" in record
 
