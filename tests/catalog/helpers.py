@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from datetime import date
 from typing import Any
 
 from bs4 import BeautifulSoup
 from fastapi.testclient import TestClient
 from sqlmodel import Session, func, select
 
+from app.catalog import service as catalog
 from app.catalog.kinds import KINDS
 from app.catalog.models import AuditEntry, PriceList
 
@@ -59,3 +62,26 @@ def catalog_counts(session: Session) -> dict[str, int]:
 
 def audit_count(session: Session) -> int:
     return int(session.exec(select(func.count()).select_from(AuditEntry)).one())
+
+
+def publish_copy(
+    client: TestClient,
+    name: str,
+    *,
+    actor: str = "t",
+    edit: Callable[[Session, int], None] | None = None,
+) -> int:
+    """A copy of the current price list, changed by `edit(session, its id)` and published
+    today: its id. Every later plan of `client`'s database is priced with it (use a database
+    of the test's own)."""
+    with Session(client.app.state.engine) as s:  # type: ignore[attr-defined]
+        current = catalog.current_price_list(session=s)
+        assert current is not None and current.id is not None
+        pl = catalog.new_price_list_from(
+            session=s, source_id=current.id, name=name, effective_date=date.today(), actor=actor
+        )
+        assert pl.id is not None
+        if edit is not None:
+            edit(s, pl.id)
+        catalog.publish_price_list(session=s, price_list_id=pl.id, actor=actor)
+        return pl.id

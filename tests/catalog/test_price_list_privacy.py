@@ -5,7 +5,6 @@ answered "created_by": "admin@qa.tw" and the notes)."""
 from __future__ import annotations
 
 from collections.abc import Iterator
-from datetime import date
 from pathlib import Path
 
 import pytest
@@ -18,6 +17,7 @@ from app.catalog.models import PriceListUpdate
 from app.main import create_app
 from app.settings import Settings
 from tests.accounts.helpers import make_account
+from tests.catalog.helpers import publish_copy
 
 
 @pytest.fixture
@@ -29,16 +29,11 @@ def fresh(tmp_path: Path) -> Iterator[TestClient]:
 
 
 def test_anonymous_readers_get_prices_without_staff_e_mails_or_notes(fresh: TestClient) -> None:
-    with Session(fresh.app.state.engine) as s:  # type: ignore[attr-defined]
-        current = catalog.current_price_list(session=s)
-        assert current is not None and current.id is not None
-        pl = catalog.new_price_list_from(session=s, source_id=current.id, name="2027-01",
-                                         effective_date=date.today(), actor="admin@qa.tw")  # fmt: skip
-        assert pl.id is not None
-        catalog.update_price_list(session=s, price_list_id=pl.id, actor="admin@qa.tw",
+    def annotate(s: Session, list_id: int) -> None:
+        catalog.update_price_list(session=s, price_list_id=list_id, actor="admin@qa.tw",
                                   data=PriceListUpdate(notes="H100 −10% to win NTU"))  # fmt: skip
-        catalog.publish_price_list(session=s, price_list_id=pl.id, actor="admin@qa.tw")
-        new_id = pl.id
+
+    new_id = publish_copy(fresh, "2027-01", actor="admin@qa.tw", edit=annotate)
 
     anon = fresh.get("/api/v1/price-lists").json()
     assert [(p["created_by"], p["notes"]) for p in anon] == [("", "")] * len(anon)

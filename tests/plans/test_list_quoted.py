@@ -5,14 +5,12 @@ a new list was published, had to open every plan)."""
 from __future__ import annotations
 
 import uuid
-from datetime import date
 
 from bs4 import BeautifulSoup
 from fastapi.testclient import TestClient
-from sqlmodel import Session
 
-from app.catalog import service as catalog
 from tests.accounts.helpers import make_account, sign_in
+from tests.catalog.helpers import publish_copy
 from tests.quotes.test_reprice_follows import fresh  # noqa: F401  (its own database)
 
 WORKLOAD = {"model": {"preset": "llama-3.1-8b"}, "task": "lora"}
@@ -50,12 +48,6 @@ def test_a_plan_on_an_older_price_list_says_so(fresh: TestClient) -> None:  # no
     pages = TestClient(fresh.app)
     sign_in(pages, a.user)
     assert "older price list" not in _row_cells(pages, "before")["before the new list"]
-    with Session(fresh.app.state.engine) as s:  # type: ignore[attr-defined]
-        current = catalog.current_price_list(session=s)
-        assert current is not None and current.id is not None
-        pl = catalog.new_price_list_from(session=s, source_id=current.id, name="2027-04",
-                                         effective_date=date.today(), actor="t")  # fmt: skip
-        assert pl.id is not None
-        catalog.publish_price_list(session=s, price_list_id=pl.id, actor="t")
+    publish_copy(fresh, "2027-04")
     assert "older price list" in _row_cells(pages, "before")["before the new list"]
     assert "舊價目表" in _row_cells(pages, "before", "zh-TW")["before the new list"]

@@ -5,21 +5,13 @@ depends on them)."""
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 from fastapi.testclient import TestClient
 
 from tests.accounts.helpers import make_account
+from tests.quotes.test_document_total import _pdf_text
 from tests.quotes.test_quote_life import _customer
-
-
-def _pdf_text(client: TestClient, headers: dict[str, str], plan_id: int, tmp: Path) -> str:
-    r = client.get(f"/api/v1/plans/{plan_id}/pdf", headers=headers)
-    assert r.status_code == 200, r.text[:300]
-    (tmp / "q.pdf").write_bytes(r.content)
-    out = subprocess.run(["pdftotext", str(tmp / "q.pdf"), "-"], capture_output=True, text=True)
-    return " ".join(out.stdout.split())
 
 
 def test_a_service_quote_states_utilisation_term_period_and_exchange_rate(

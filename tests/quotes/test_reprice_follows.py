@@ -29,6 +29,7 @@ from app.plans import service as plans
 from app.quotes import worker
 from app.settings import Settings
 from tests.accounts.helpers import Account, make_account, sign_in
+from tests.catalog.helpers import publish_copy
 from tests.plan_quotes import WORKLOAD, leave_quote_behind
 
 X4 = "stratagem-tpe-h100-x4"  # the provider's 4-GPU server: NT$200,000 a month
@@ -436,20 +437,16 @@ def test_an_hourly_line_takes_the_new_hourly_price(fresh: TestClient) -> None:
                   json={"version": p["version"], "quote": {"lines": lines_in}})  # fmt: skip
     assert r.status_code == 200, r.text
     cloud_line = r.json()["quote"]["lines"][2]
-    with Session(fresh.app.state.engine) as s:  # type: ignore[attr-defined]
-        current = catalog.current_price_list(session=s)
-        assert current is not None and current.id is not None
-        pl = catalog.new_price_list_from(session=s, source_id=current.id, name="2027-03",
-                                         effective_date=date.today(), actor="t")  # fmt: skip
-        assert pl.id is not None
-        row = catalog.get_row(session=s, kind_name="offers", price_list_id=pl.id, key=X1)
+
+    def cheaper_by_the_hour(s: Session, list_id: int) -> None:
+        row = catalog.get_row(session=s, kind_name="offers", price_list_id=list_id, key=X1)
         values = catalog.row_values(catalog.kind("offers"), row) | {"hourly_price": 108}
         catalog.update_row(
-            session=s, kind_name="offers", price_list_id=pl.id, key=X1, actor="t",
+            session=s, kind_name="offers", price_list_id=list_id, key=X1, actor="t",
             data=catalog.validate_row(kind_name="offers", values=values),
         )  # fmt: skip
-        catalog.publish_price_list(session=s, price_list_id=pl.id, actor="t")
-        new_id = pl.id
+
+    new_id = publish_copy(fresh, "2027-03", edit=cheaper_by_the_hour)
     r = fresh.post(f"/api/v1/plans/{p['id']}/reprice", json={"price_list_id": new_id},
                    headers=a.headers)  # fmt: skip
     assert r.status_code == 200, r.text
