@@ -7,6 +7,7 @@ active (`app.i18n.activate`): labels and money are formatted in it.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date, timedelta
@@ -18,6 +19,7 @@ from sqlmodel import Session
 from app import errors, text
 from app.accounts.models import User
 from app.catalog import service as catalog
+from app.costs import wording
 from app.customers.models import Customer
 from app.dates import in_business_tz
 from app.engine.price_book import FxRate, PriceBook
@@ -26,7 +28,7 @@ from app.plans import schedule
 from app.plans import service as plans
 from app.plans.models import DocumentTotal, Plan, PlanPublic, utcnow
 from app.quotes import currency, document, pricing
-from app.quotes.bom import Bom, build_bom
+from app.quotes.bom import Bom, build_bom, quoted_option
 from app.quotes.models import DOMESTIC_AT_ZERO, DOMESTIC_TAX_RATE, EXPORT_TAX_RATE
 from app.settings import Settings
 
@@ -365,6 +367,60 @@ def document_total(*, session: Session, plan: Plan) -> DocumentTotal | None:
         total=tax["total"],
         rate_text=price["rate_text"] if price else None,
     )
+
+
+#: (infrastructure figure, what a server has of it, its unit, its name) for `server_shortfalls`.
+_SERVER_PARTS: Final = (
+    ("ram_gb", "ram_gb", "GB", N_("RAM")),
+    ("cpu_cores", "cpu_cores", "", N_("CPU cores")),
+    ("nvme_tb", "nvme_tb", "TB", N_("local NVMe")),
+)
+
+
+def server_shortfalls(*, session: Session, plan: Plan) -> list[str]:
+    """What the plan's infrastructure asks beyond the servers its quote buys, in the page's
+    language, for the sales engineer: QA read "RAM 768 GB" in the quote's infrastructure
+    table beside a purchase line for the catalog's 4-GPU server of 512 GB (seed 003 T6's
+    template, below T6/U5's own RAM ≥ 2 × VRAM). Empty unless a line quotes buying."""
+    quote: Mapping[str, Any] = plan.quote or {}
+    result: Mapping[str, Any] = plan.result or {}
+    cost: Mapping[str, Any] = result.get("cost") or {}
+    infra: Mapping[str, Any] = result.get("infra") or {}
+    book = _book(session, plan)
+    option = quoted_option(cost, quote, book.house_provider if book is not None else "")
+    quoted_keys = {line.get("option_key") for line in quote.get("lines") or []}
+    if book is None or not option or option.get("kind") != "buy":
+        return []
+    if option.get("key") not in quoted_keys:
+        return []
+    ids = set(option.get("source_ids") or [])
+    server = next((sv for sv in book.servers if sv.id in ids), None)
+    if server is None:
+        return []
+    gpus = float(
+        (option.get("billed") or {}).get("gpus") or (result.get("gpu") or {}).get("count") or 0
+    )
+    count = max(1, math.ceil(gpus / server.gpu_count)) if gpus else 1
+    out = []
+    for need_key, have_key, unit, label in _SERVER_PARTS:
+        need = infra.get(need_key)
+        have = float(getattr(server, have_key)) * count
+        if need and have < float(need):
+            out.append(
+                gettext(
+                    "%(count)s × %(server)s has %(have)s of %(what)s; this plan is sized for "
+                    "%(need)s. Quote the upgrade as a line of its own, or tell the customer "
+                    "why less will do."
+                )
+                % {
+                    "count": count,
+                    "server": wording.server_name(server.name),
+                    "have": f"{have:,.0f} {unit}".strip(),
+                    "what": gettext(label),
+                    "need": f"{float(need):,.0f} {unit}".strip(),
+                }
+            )
+    return out
 
 
 def public(*, session: Session, plan: Plan) -> PlanPublic:

@@ -650,6 +650,7 @@ def builder_context(
             session=session, plan=plan, values=qb, seller_tax_id=str(seller or "")
         ),
         "qb_buyer_changed": buyer_changed(session=session, plan=plan),
+        "qb_server_shortfalls": quotes.server_shortfalls(session=session, plan=plan),
         "qb_errors": dict(errors or {}),
         "qb_pct": document.percent_text,
         "qb_tax_label": document.tax_label,
