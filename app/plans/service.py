@@ -12,7 +12,7 @@ Permissions (enforced here, so the API and later the pages share them):
 from __future__ import annotations
 
 import uuid
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import date
 from decimal import Decimal
@@ -1579,6 +1579,15 @@ def _quote_follows_prices(
             )
         }
         gone = key not in new_options
+        if gone and new_workload:
+            # A new workload can change which server or offer an option is for ("buy:" an
+            # 8-GPU server → a 4-GPU one): the line follows the option of the same kind from
+            # the same provider (QA: a quoted purchase was taken out of the quote without a
+            # word when 600 users chose another server than 200).
+            successor = _successor(old_options.get(key) or {}, new_options.values())
+            if successor is not None:
+                line["option_key"] = key = successor
+                gone = False
         if not gone and "unit_price" not in derived and not new_workload:
             before = (old_options.get(key) or {}).get("billed") or {}
             after = new_options[key].get("billed") or {}
@@ -1602,6 +1611,21 @@ def _quote_follows_prices(
             _as_one_item(line, was, quote_currency)
         lines.append(line)
     return {**given, "lines": lines}, removed
+
+
+def _successor(was: Mapping[str, Any], options: Iterable[Mapping[str, Any]]) -> str | None:
+    """The key of the option that takes over from `was` after a workload change: the one of
+    its kind (and, for a rental or a cloud, its provider) with the lowest total; None when
+    the new result has none."""
+    same = [
+        o
+        for o in options
+        if o.get("kind") == was.get("kind")
+        and (was.get("kind") == "buy" or o.get("provider") == was.get("provider"))
+        and o.get("total") is not None
+    ]
+    best = min(same, key=lambda o: float(o["total"]), default=None)
+    return str(best["key"]) if best is not None else None
 
 
 def _quote_saved_with(session: Session, plan: Plan) -> tuple[dict[str, Any], int | None]:

@@ -112,8 +112,13 @@ def test_a_typed_price_stays_and_is_judged_against_the_new_list_price(
     assert r.json()["detail"][0]["loc"] == ["body", "status", "discount_approval_required"]
 
 
-def test_a_line_whose_option_is_gone_is_taken_out_and_reported(client: TestClient) -> None:
-    """The 4-GPU server rents the small job; the 88-GPU job has no such option."""
+def test_a_line_whose_option_is_gone_follows_its_kind_from_its_provider(
+    client: TestClient,
+) -> None:
+    """The 4-GPU server rents the small job; the 88-GPU job has no such option. The line
+    quoted the provider's monthly rent: it quotes the provider's monthly rent of the new
+    machines, at their price (QA: a quoted purchase was taken out of the quote without a
+    word when the workload chose another server)."""
     sales = make_account(client, "sales")
     small = {**WORKLOAD, "model": {"preset": "llama-3.1-8b"}, "dataset_gb": 1}
     c = _customer(client, sales)
@@ -124,8 +129,9 @@ def test_a_line_whose_option_is_gone_is_taken_out_and_reported(client: TestClien
     )
     assert r.status_code == 201, r.text
     plan = r.json()
-    keys = [o["key"] for o in plan["result"]["cost"]["options"] if o.get("feasible", True)]
-    gone = next(k for k in keys if k.startswith("rent_monthly:") and "x16" not in k)
+    options = [o for o in plan["result"]["cost"]["options"] if o.get("feasible", True)]
+    was_option = next(o for o in options if o["kind"] == "rent_monthly" and "x16" not in o["key"])
+    gone = was_option["key"]
     quote = {
         "lines": [
             {"option_key": gone},
@@ -135,17 +141,49 @@ def test_a_line_whose_option_is_gone_is_taken_out_and_reported(client: TestClien
     r = _put(client, sales, plan, quote=quote)
     assert r.status_code == 200, r.text
     plan = r.json()
-    was = plan["quote"]["lines"][0]
 
     r = _put(client, sales, plan, workload=BIGGER)
     assert r.status_code == 200, r.text
     saved = r.json()
     assert gone not in {o["key"] for o in saved["result"]["cost"]["options"]}
-    # the free line stays; the option line is gone and said to be
-    assert [ln.get("description") for ln in saved["quote"]["lines"]] == ["NAS 20 TB"]
-    [removed] = saved["removed_lines"]
-    assert (removed["line"], removed["option_key"]) == (1, gone)
-    assert removed["unit_price"] == was["unit_price"]
+    assert saved["removed_lines"] == []
+    line, nas = saved["quote"]["lines"]
+    assert nas["description"] == "NAS 20 TB"
+    successor = _option(saved, line["option_key"])
+    assert successor["kind"] == "rent_monthly"
+    assert successor["provider"] == was_option["provider"]
+    # at the new option's own rate: its monthly rate × its months
+    assert Decimal(line["unit_price"]) == pricing.round_money(
+        Decimal(str(successor["monthly_rate"])), "TWD"
+    )
+
+
+def test_a_quoted_purchase_follows_the_server_a_new_workload_buys(client: TestClient) -> None:
+    """QA: a chat service for 200 users quoted buying one 8-GPU server; at 600 users the
+    engine buys 4-GPU servers instead, and the purchase line vanished from the quote."""
+    sales = make_account(client, "sales")
+    c = _customer(client, sales)
+    serving = {"model": {"preset": "llama-3.1-70b"}, "task": "inference", "users": 200,
+               "term_months": 36, "pricing_mode": "capacity"}  # fmt: skip
+    r = client.post("/api/v1/plans", headers=sales.headers,
+                    json={"name": "buy", "customer_id": c["id"], "workload": serving})  # fmt: skip
+    assert r.status_code == 201, r.text
+    plan = r.json()
+    buy = next(o for o in plan["result"]["cost"]["options"] if o["kind"] == "buy")
+    r = _put(client, sales, plan, quote={"lines": [{"option_key": buy["key"]}]})
+    assert r.status_code == 200, r.text
+    plan = r.json()
+    r = _put(client, sales, plan, workload={**serving, "users": 600})
+    assert r.status_code == 200, r.text
+    saved = r.json()
+    [line] = saved["quote"]["lines"]
+    new_buy = next(o for o in saved["result"]["cost"]["options"] if o["kind"] == "buy")
+    assert new_buy["key"] != buy["key"]  # another server
+    assert line["option_key"] == new_buy["key"] and saved["removed_lines"] == []
+    # paid once, up front: the new purchase's up-front price
+    assert Decimal(line["unit_price"]) == pricing.round_money(
+        Decimal(str(new_buy["upfront"])), "TWD"
+    )
 
 
 def test_the_planners_save_shows_the_quote_lines_before_and_after(client: TestClient) -> None:
