@@ -377,8 +377,11 @@ def key_figures(result: Mapping[str, Any], book: PriceBook | None = None) -> Key
     cost = result.get("cost") or {}
     options = cost.get("options") or []
     cheapest = next((o for o in options if o.get("key") == cost.get("cheapest")), None)
-    if cheapest is None and options:
-        cheapest = min(options, key=lambda o: float(o.get("total") or math.inf))
+    runnable = [o for o in options if o.get("feasible", True)]
+    if cheapest is None and runnable:
+        # Never an option that cannot run the plan (QA: "Cheapest option's total
+        # NT$9,991,775,846" on a plan none of whose options can run): with none, no figure.
+        cheapest = min(runnable, key=lambda o: float(o.get("total") or math.inf))
     gpu = result.get("gpu") or {}
     sched = result.get("schedule")
     training = result.get("training") or {}

@@ -881,7 +881,11 @@ def headline_total(result: Mapping[str, Any]) -> float | None:
     named = next((o for o in options if o.get("key") == cost.get("cheapest")), None)
     if named is not None and named.get("total") is not None:
         return float(named["total"])
-    totals = [float(o["total"]) for o in options if o.get("total") is not None]
+    totals = [
+        float(o["total"])
+        for o in options
+        if o.get("total") is not None and o.get("feasible", True)  # never one that cannot run
+    ]
     return min(totals) if totals else None
 
 

@@ -88,7 +88,8 @@ def is_own_option(option: Mapping[str, Any], house: str) -> bool:
 def default_option(cost: Mapping[str, Any] | None, house: str = "") -> Mapping[str, Any] | None:
     """The option a quote opens on before anyone chose one: the plan's cheapest (the
     engine's `cost.cheapest`) when it is the seller's own (`is_own_option`) and feasible,
-    else the seller's own feasible option with the lowest total (economical first). A
+    else the seller's own feasible option with the lowest total (economical first); None
+    when no option can run the plan. A
     marketplace's hourly H100 was the cheapest of a converted lead, and its default line
     read "RunPod NT$96/h" in a quote whose ways to pay, comparison off, listed the seller's
     NT$120/h (QA). Only where the seller has no option is another quotable one taken."""
@@ -102,7 +103,10 @@ def default_option(cost: Mapping[str, Any] | None, house: str = "") -> Mapping[s
         return cheapest
     feasible = [o for o in pool if o.get("feasible", True)]
     sensible = [o for o in feasible if o.get("economical", True)]
-    return min(sensible or feasible or pool, key=lambda o: float(o["total"]), default=None)
+    # None when nothing can run the plan: a document quoting an option that cannot (QA:
+    # "Quoted total NT$9,991,775,846" for 32,768 single-GPU machines where the plan needs
+    # 4 GPUs in one) asks the customer for a setup that does not work.
+    return min(sensible or feasible, key=lambda o: float(o["total"]), default=None)
 
 
 def quoted_option(
