@@ -562,8 +562,6 @@ def builder_context(
     cost = plan.result.get("cost") or {}
     gpu = plan.result.get("gpu") or {}
     hours = float(cost.get("hours_per_month") or 730.0)
-    quotable = [o for o in cost.get("options") or [] if o.get("kind") not in document.CLOUD_KINDS]
-    labels = document.option_labels(quotable, gpu, hours)
     owner = session.get(User, plan.owner_id)
     qb = (
         values
@@ -571,8 +569,16 @@ def builder_context(
         else values_of(plan, quotes.house_provider(session=session, plan=plan))
     )
     # Offers whose machines cannot hold the plan's NVLink group are not offered as lines;
-    # one a saved line already names stays listed, so re-saving never loses it.
+    # one a saved line already names stays listed, so re-saving never loses it. A public
+    # cloud is not offered either, but one a line quotes (through the API) stays listed: it
+    # read "Free line" with no description, and the quote could not be saved again (QA).
     used = {str(line.get("option_key") or "") for line in qb.get("lines") or []}
+    quotable = [
+        o
+        for o in cost.get("options") or []
+        if o.get("kind") not in document.CLOUD_KINDS or str(o.get("key")) in used
+    ]
+    labels = document.option_labels(quotable, gpu, hours)
     options = [
         (str(o.get("key")), labels[str(o.get("key"))])
         for o in quotable
