@@ -108,3 +108,13 @@ def test_the_owner_still_gets_the_forms(client: TestClient, others: dict[str, An
     assert page.select_one(".who-can-edit") is None
     edit = pages.get(f"/plans/{plan['id']}/edit")
     assert edit.status_code == 200 and _soup(edit).select_one("input[name=name]") is not None
+
+
+def test_a_non_owner_reads_each_quote_line_by_name(others: dict[str, Any]) -> None:
+    """QA: without the builder's form the lines read "Line 1 NT$250,000/month × …" with
+    nothing saying what they are, under the heading "Quote builder"."""
+    page = _soup(others["pages"].get(f"/plans/{others['plan']['id']}?lang=en"))
+    assert page.select_one("#qb-title").get_text(strip=True) == "Quote"
+    names = [n.get_text(strip=True) for n in page.select(".qb-totals .line-name")]
+    # the TERM line: the provider's 4-GPU server on its 6-month contract
+    assert len(names) == 1 and "6-month contract" in names[0], names
