@@ -506,7 +506,8 @@ def quote_lines(
                 "shows_months": line.get("unit") == "month" or months != 1,
                 # The whole phased rental quoted as one item is no one-off: it says the
                 # months it covers (QA read "NT$3,430,000 × qty 1, one-off" for 20 months).
-                "period_text": schedule_period(line, option),
+                "period_text": schedule_period(line, option)
+                or item_period(line, option, hours_per_month, option_currency),
                 "gross": gross,
                 "discount_pct": Decimal(line.get("discount_pct") or 0),
                 "discount_text": percent_text(line.get("discount_pct") or 0),
@@ -516,6 +517,26 @@ def quote_lines(
             }
         )
     return out
+
+
+def item_period(
+    line: Mapping[str, Any],
+    option: Mapping[str, Any] | None,
+    hours_per_month: float,
+    currency: str,
+) -> str:
+    """How an option quoted as one item at its total is billed ("NT$1,761.28/h × 18,396 h"),
+    for the line's own text; '' for any other line. QA read a public cloud's 36 months of
+    use as "NT$32,400,507 × qty 1, one-off": an option whose rate is not a whole unit price
+    is quoted as one item at its total (`pricing.option_rate`), and it is no one-off."""
+    if option is None or line.get("unit") != "item" or option.get("kind") == "buy":
+        return ""
+    if pricing.dec(line.get("quantity", 1)) != 1 or pricing.dec(line.get("months", 1)) != 1:
+        return ""
+    price = option_price(option, hours_per_month, currency)
+    if price is None or pricing.dec(line["unit_price"]) != pricing.dec(price["total"]):
+        return ""
+    return str(price["rate_text"])
 
 
 def schedule_period(line: Mapping[str, Any], option: Mapping[str, Any] | None) -> str:
