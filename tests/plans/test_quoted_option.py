@@ -259,9 +259,12 @@ def test_a_plan_quoting_rent_says_so_in_its_summary(
     total = page.select_one(".kpi.quoted-total")
     assert rate is not None and total is not None
     assert " ".join(rate.get_text(" ", strip=True).split()).startswith(
-        "Per month (excl. tax) NT$160,000 Quoted: 36-month contract"
+        # the option's list rate, said as such: a typed price is the quote's (QA)
+        "List price per month (excl. tax) NT$160,000 Quoted: 36-month contract"
     )
     said = " ".join(total.get_text(" ", strip=True).split())
-    assert said.startswith("Quoted option's total (excl. tax) NT$5,760,000 total for 36 months")
+    assert said.startswith(
+        "Quoted option's total at list price (excl. tax) NT$5,760,000 total for 36 months"
+    )
     assert "the quote asks NT$6,048,000 incl. tax" in said
     assert page.select_one("p.cheapest-alternative") is None  # the quote is the cheapest
