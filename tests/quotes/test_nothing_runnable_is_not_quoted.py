@@ -33,6 +33,11 @@ def test_nothing_runnable_is_quoted_nowhere(client: TestClient, tmp_path) -> Non
 
     text = _pdf_text(client, a.headers, plan["id"], tmp_path)
     assert "報價方案" not in text and "報價總額" not in text  # no quoted option, no total
+    # … and says why there is no price, rather than leave the reader looking for one
+    assert "價目表中沒有任何方案能以目前的配置執行此方案：須改用其他GPU或配置後才能報價。" in (
+        text.replace(" ", "")  # the sentence wraps in its cell
+    )
+    assert "付費方式" not in text  # no ways to pay, and no note pointing at them
 
     pages = TestClient(client.app)
     sign_in(pages, a.user)
