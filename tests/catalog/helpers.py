@@ -85,3 +85,14 @@ def publish_copy(
             edit(s, pl.id)
         catalog.publish_price_list(session=s, price_list_id=pl.id, actor=actor)
         return pl.id
+
+
+def change_row(s: Session, list_id: int, kind_name: str, key: str, **values: Any) -> None:
+    """Set `values` on row `key` of `kind_name` in price list `list_id`, validated as the
+    row form does (for `publish_copy`'s `edit`)."""
+    row = catalog.get_row(session=s, kind_name=kind_name, price_list_id=list_id, key=key)
+    merged = catalog.row_values(catalog.kind(kind_name), row) | values
+    catalog.update_row(
+        session=s, kind_name=kind_name, price_list_id=list_id, key=key, actor="t",
+        data=catalog.validate_row(kind_name=kind_name, values=merged),
+    )  # fmt: skip

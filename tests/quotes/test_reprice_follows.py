@@ -29,7 +29,7 @@ from app.plans import service as plans
 from app.quotes import worker
 from app.settings import Settings
 from tests.accounts.helpers import Account, make_account, sign_in
-from tests.catalog.helpers import publish_copy
+from tests.catalog.helpers import change_row, publish_copy
 from tests.plan_quotes import WORKLOAD, leave_quote_behind
 
 X4 = "stratagem-tpe-h100-x4"  # the provider's 4-GPU server: NT$200,000 a month
@@ -72,26 +72,16 @@ def _plan(c: TestClient, a: Account) -> dict:
 def _new_list(c: TestClient, name: str, *, x4_monthly: float | None) -> int:
     """A published copy of the current list with the 4-GPU server's monthly price changed,
     or (None) without that server."""
-    with Session(c.app.state.engine) as s:  # type: ignore[attr-defined]
-        current = catalog.current_price_list(session=s)
-        assert current is not None and current.id is not None
-        pl = catalog.new_price_list_from(
-            session=s, source_id=current.id, name=name, effective_date=date.today(), actor="t"
-        )
-        assert pl.id is not None
+
+    def edit(s: Session, list_id: int) -> None:
         if x4_monthly is None:
             catalog.delete_row(
-                session=s, kind_name="offers", price_list_id=pl.id, key=X4, actor="t"
+                session=s, kind_name="offers", price_list_id=list_id, key=X4, actor="t"
             )
         else:
-            row = catalog.get_row(session=s, kind_name="offers", price_list_id=pl.id, key=X4)
-            values = catalog.row_values(catalog.kind("offers"), row) | {"monthly_price": x4_monthly}
-            catalog.update_row(
-                session=s, kind_name="offers", price_list_id=pl.id, key=X4, actor="t",
-                data=catalog.validate_row(kind_name="offers", values=values),
-            )  # fmt: skip
-        catalog.publish_price_list(session=s, price_list_id=pl.id, actor="t")
-        return pl.id
+            change_row(s, list_id, "offers", X4, monthly_price=x4_monthly)
+
+    return publish_copy(c, name, edit=edit)
 
 
 def test_option_lines_take_the_new_prices_and_typed_prices_stay(fresh: TestClient) -> None:
@@ -439,12 +429,7 @@ def test_an_hourly_line_takes_the_new_hourly_price(fresh: TestClient) -> None:
     cloud_line = r.json()["quote"]["lines"][2]
 
     def cheaper_by_the_hour(s: Session, list_id: int) -> None:
-        row = catalog.get_row(session=s, kind_name="offers", price_list_id=list_id, key=X1)
-        values = catalog.row_values(catalog.kind("offers"), row) | {"hourly_price": 108}
-        catalog.update_row(
-            session=s, kind_name="offers", price_list_id=list_id, key=X1, actor="t",
-            data=catalog.validate_row(kind_name="offers", values=values),
-        )  # fmt: skip
+        change_row(s, list_id, "offers", X1, hourly_price=108)
 
     new_id = publish_copy(fresh, "2027-03", edit=cheaper_by_the_hour)
     r = fresh.post(f"/api/v1/plans/{p['id']}/reprice", json={"price_list_id": new_id},

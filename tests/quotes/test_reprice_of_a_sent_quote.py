@@ -14,7 +14,6 @@ Each test runs on its own database: publishing a price list changes every later 
 
 from __future__ import annotations
 
-from datetime import date
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -25,6 +24,7 @@ from sqlmodel import Session
 
 from app.catalog import service as catalog
 from tests.accounts.helpers import Account, make_account, sign_in
+from tests.catalog.helpers import change_row, publish_copy
 from tests.quotes.test_document_state import _seller_pdf
 from tests.quotes.test_quote_life import _customer, _share
 from tests.quotes.test_reprice_follows import fresh  # noqa: F401  (a database of its own)
@@ -51,26 +51,14 @@ def _words(node: Any) -> str:
 def _new_list(c: TestClient) -> int:
     """A published copy of the current list: the 1-GPU server 10% cheaper (NT$45,000 a month,
     NT$108 an hour), RunPod's H100 SXM no longer offered."""
-    with Session(c.app.state.engine) as s:  # type: ignore[attr-defined]
-        current = catalog.current_price_list(session=s)
-        assert current is not None and current.id is not None
-        pl = catalog.new_price_list_from(
-            session=s, source_id=current.id, name="2027-01", effective_date=date.today(),
-            actor="t",
-        )  # fmt: skip
-        assert pl.id is not None
-        row = catalog.get_row(session=s, kind_name="offers", price_list_id=pl.id, key=X1)
-        values = catalog.row_values(catalog.kind("offers"), row)
-        values |= {"monthly_price": 45_000, "hourly_price": 108}
-        catalog.update_row(
-            session=s, kind_name="offers", price_list_id=pl.id, key=X1, actor="t",
-            data=catalog.validate_row(kind_name="offers", values=values),
-        )  # fmt: skip
+
+    def edit(s: Session, list_id: int) -> None:
+        change_row(s, list_id, "offers", X1, monthly_price=45_000, hourly_price=108)
         catalog.delete_row(
-            session=s, kind_name="offers", price_list_id=pl.id, key=RUNPOD, actor="t"
+            session=s, kind_name="offers", price_list_id=list_id, key=RUNPOD, actor="t"
         )
-        catalog.publish_price_list(session=s, price_list_id=pl.id, actor="t")
-        return pl.id
+
+    return publish_copy(c, "2027-01", edit=edit)
 
 
 def _sent_then_repriced(c: TestClient) -> tuple[Account, dict[str, Any], dict[str, Any], str]:
