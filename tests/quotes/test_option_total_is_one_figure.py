@@ -23,7 +23,7 @@ from app.engine.estimate import estimate
 from app.engine.schemas import EstimateRequest
 from app.quotes import document, pricing
 from app.quotes.currency import result_in_quote_currency
-from app.quotes.models import QuoteIn
+from tests.quotes.test_quote_fixes import _resolve as quote_of
 
 TODAY = date(2026, 3, 2)
 NT = Decimal("1")
@@ -43,18 +43,9 @@ HOUSE = {"key": "rent_hourly:house", "kind": "rent_hourly", "hourly_rate": 120.0
 
 
 def _resolve(options: list[dict[str, Any]], **kw: Any) -> dict[str, Any]:
-    args: dict[str, Any] = {
-        "options": options,
-        "plan_currency": "TWD",
-        "currency": "TWD",
-        "hours_per_month": 730.0,
-        "export": False,
-        "default_terms": "terms",
-        "today": TODAY,
-        **kw,
-    }
+    """A quote of one line per option, each at its option's own figures."""
     lines = [{"option_key": o["key"]} for o in options]
-    return pricing.resolve(QuoteIn.model_validate({"lines": lines}), **args)
+    return quote_of({"lines": lines}, options, **{"today": TODAY, **kw})
 
 
 @pytest.fixture(autouse=True)
