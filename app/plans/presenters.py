@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -376,12 +375,9 @@ def key_figures(result: Mapping[str, Any], book: PriceBook | None = None) -> Key
     cost table and charts do (a marketplace's provider, a cloud's instance)."""
     cost = result.get("cost") or {}
     options = cost.get("options") or []
-    cheapest = next((o for o in options if o.get("key") == cost.get("cheapest")), None)
-    runnable = [o for o in options if o.get("feasible", True)]
-    if cheapest is None and runnable:
-        # Never an option that cannot run the plan (QA: "Cheapest option's total
-        # NT$9,991,775,846" on a plan none of whose options can run): with none, no figure.
-        cheapest = min(runnable, key=lambda o: float(o.get("total") or math.inf))
+    # Never an option that cannot run the plan (QA: "Cheapest option's total
+    # NT$9,991,775,846" on a plan none of whose options can run): with none, no figure.
+    cheapest = service.headline_option(cost)
     gpu = result.get("gpu") or {}
     sched = result.get("schedule")
     training = result.get("training") or {}

@@ -11,6 +11,7 @@ Permissions (enforced here, so the API and later the pages share them):
 
 from __future__ import annotations
 
+import math
 import uuid
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -873,20 +874,26 @@ def result_summary(result: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
-def headline_total(result: Mapping[str, Any]) -> float | None:
-    """The total a plan is known by: its `cost.cheapest` option's (a phased plan's is the
-    whole schedule, not its cheapest phase), else the lowest option total."""
-    cost = result.get("cost") or {}
+def headline_option(cost: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    """The option a plan is known by: its `cost.cheapest` (a phased plan's is the whole
+    schedule, not its cheapest phase), else the runnable option with the lowest total;
+    never one that cannot run the plan (None when none can)."""
     options = cost.get("options") or []
     named = next((o for o in options if o.get("key") == cost.get("cheapest")), None)
-    if named is not None and named.get("total") is not None:
-        return float(named["total"])
-    totals = [
-        float(o["total"])
-        for o in options
-        if o.get("total") is not None and o.get("feasible", True)  # never one that cannot run
-    ]
-    return min(totals) if totals else None
+    if named is not None:
+        return named
+    runnable = [o for o in options if o.get("feasible", True)]
+    return min(
+        runnable,
+        key=lambda o: math.inf if o.get("total") is None else float(o["total"]),
+        default=None,
+    )
+
+
+def headline_total(result: Mapping[str, Any]) -> float | None:
+    """The total a plan is known by (`headline_option`'s)."""
+    option = headline_option(result.get("cost") or {})
+    return float(option["total"]) if option and option.get("total") is not None else None
 
 
 def _flatten_phases(

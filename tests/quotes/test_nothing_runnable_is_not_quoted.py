@@ -9,6 +9,8 @@ document_total named the RunPod hourly option, and /compare "Cheapest option: Ho
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from bs4 import BeautifulSoup
 from fastapi.testclient import TestClient
 
@@ -19,7 +21,7 @@ from tests.quotes.test_quote_life import _customer
 WORKLOAD = {"model": {"preset": "llama-3.1-70b"}, "task": "qlora", "gpu": "rtx-4090-24gb"}
 
 
-def test_nothing_runnable_is_quoted_nowhere(client: TestClient, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_nothing_runnable_is_quoted_nowhere(client: TestClient, tmp_path: Path) -> None:
     a = make_account(client, "sales")
     c = _customer(client, a)
     r = client.post("/api/v1/plans", headers=a.headers,
